@@ -1,0 +1,86 @@
+/**
+ * The error family of the API. Each error carries its HTTP status and wire code; the one mapper in
+ * platform/http turns any of them into `{error, message}`. Anything that is not an ApiError is an
+ * internal error: logged, never echoed.
+ */
+export type ErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'RATE_LIMITED'
+  | 'INTERNAL_ERROR'
+  | 'SERVICE_UNAVAILABLE';
+
+export interface ErrorBody {
+  error: ErrorCode;
+  message: string;
+  details?: unknown;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  toJSON(): ErrorBody {
+    return this.details === undefined
+      ? { error: this.code, message: this.message }
+      : { error: this.code, message: this.message, details: this.details };
+  }
+}
+
+export class ValidationError extends ApiError {
+  constructor(message: string, details?: unknown) {
+    super(400, 'VALIDATION_ERROR', message, details);
+  }
+}
+export class UnauthorizedError extends ApiError {
+  constructor(message = 'The credential is missing, invalid, expired or revoked.') {
+    super(401, 'UNAUTHORIZED', message);
+  }
+}
+export class ForbiddenError extends ApiError {
+  constructor(message = 'The credential has no permission for this resource.') {
+    super(403, 'FORBIDDEN', message);
+  }
+}
+export class NotFoundError extends ApiError {
+  constructor(message: string) {
+    super(404, 'NOT_FOUND', message);
+  }
+}
+export class ConflictError extends ApiError {
+  constructor(message: string) {
+    super(409, 'CONFLICT', message);
+  }
+}
+export class PayloadTooLargeError extends ApiError {
+  constructor(message: string) {
+    super(413, 'PAYLOAD_TOO_LARGE', message);
+  }
+}
+export class RateLimitedError extends ApiError {
+  constructor(message: string) {
+    super(429, 'RATE_LIMITED', message);
+  }
+}
+/** A dependency (queue, model, secret) is unavailable; the caller may retry. */
+export class ServiceUnavailableError extends ApiError {
+  constructor(message: string) {
+    super(503, 'SERVICE_UNAVAILABLE', message);
+  }
+}
+
+export const INTERNAL_ERROR_BODY: ErrorBody = {
+  error: 'INTERNAL_ERROR',
+  message: 'An internal error occurred.',
+};

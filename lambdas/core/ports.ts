@@ -1,0 +1,116 @@
+import type {
+  Change,
+  Configuration,
+  Confidence,
+  Diagnosis,
+  Execution,
+  Page,
+  Pipeline,
+  Signal,
+  Slot,
+  StructuredWarning,
+  SynthesisJob,
+  SynthesisRun,
+} from './schemas.ts';
+
+/** The ports the use cases need; store/ and platform/ implement them, tests may fake them. */
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface IdGenerator {
+  newId(): string;
+}
+
+export interface PageRequest {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface RunRepository {
+  /** Stores a new run; a run with the same id is a ConflictError. */
+  create(run: SynthesisRun): Promise<void>;
+  get(id: string): Promise<SynthesisRun | null>;
+  /**
+   * pending → generating, or re-claims a `generating` run whose lease started before `staleBefore`
+   * (its worker died). Returns the claimed run, or null when the run is not claimable.
+   */
+  claim(id: string, startedAt: string, staleBefore: string): Promise<SynthesisRun | null>;
+  /**
+   * generating → generated with the proposal, and the proposed configuration stored, in one
+   * transaction; a lost lease (another worker re-claimed the run) is a ConflictError.
+   */
+  completeGenerated(
+    run: SynthesisRun,
+    proposed: Omit<Configuration, 'version'>,
+    leaseStartedAt: string,
+  ): Promise<SynthesisRun>;
+  /** Marks the run failed if it is in one of `from`; returns the failed run, or null if it was not. */
+  fail(
+    id: string,
+    errorMessage: string,
+    at: string,
+    from: SynthesisRun['status'][],
+  ): Promise<SynthesisRun | null>;
+  listByPipeline(pipelineId: string, page: PageRequest): Promise<Page<SynthesisRun>>;
+}
+
+export interface PipelineRepository {
+  /** Stores the pipeline and its first configuration together. */
+  createPipeline(pipeline: Pipeline, configuration: Configuration): Promise<void>;
+  getPipeline(id: string): Promise<Pipeline | null>;
+  listPipelines(teamId: string, page: PageRequest): Promise<Page<Pipeline>>;
+  getConfiguration(pipelineId: string, configurationId: string): Promise<Configuration | null>;
+  /** All or nothing: a signal that already exists (same id and time) is a ConflictError. */
+  recordSignals(signals: Signal[]): Promise<void>;
+  recordExecutions(executions: Execution[]): Promise<void>;
+  /** The newest `limit` signals, newest first: one bounded Query, whatever the history size. */
+  recentSignals(pipelineId: string, limit: number): Promise<Signal[]>;
+  recentExecutions(pipelineId: string, limit: number): Promise<Execution[]>;
+}
+
+export interface JobQueue {
+  send(job: SynthesisJob): Promise<void>;
+}
+
+/** What a synthesis handler sees: the base configuration and bounded windows of evidence. */
+export interface SynthesisContext {
+  pipeline: Pipeline;
+  baseConfiguration: Configuration;
+  /** Newest first, at most SIGNAL_WINDOW. */
+  signals: Signal[];
+  /** Newest first, at most EXECUTION_WINDOW. */
+  executions: Execution[];
+}
+
+export interface SynthesisUsage {
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  attempts: number;
+}
+
+/** A finished proposal: references already mapped and checked by code, never by the model. */
+export interface SynthesisProposal {
+  diagnosis: Diagnosis;
+  changes: Change[];
+  structuredWarnings: StructuredWarning[];
+  confidence: Confidence;
+  analyzedSignalIds: string[];
+  proposedSlots: Slot[];
+  usage?: SynthesisUsage;
+}
+
+export interface SynthesisEngine {
+  readonly name: string;
+  generate(context: SynthesisContext): Promise<SynthesisProposal>;
+}
+
+/** Thrown by an engine when the failure is transient and the job should be retried by the queue. */
+export class RetryableSynthesisError extends Error {
+  override name = 'RetryableSynthesisError';
+}
+
+export const SIGNAL_WINDOW = 200;
+export const EXECUTION_WINDOW = 200;

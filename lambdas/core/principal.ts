@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { ForbiddenError } from './errors.ts';
+
+export const roleSchema = z.enum(['admin', 'member', 'viewer']);
+export type Role = z.infer<typeof roleSchema>;
+
+/**
+ * Who is calling, as the authorizer established it and API Gateway passes it to every handler
+ * (`requestContext.authorizer`). Values are strings because API Gateway's context holds only scalars.
+ */
+export const principalSchema = z.object({
+  principalId: z.string().min(1),
+  userId: z.string().min(1),
+  teamId: z.string().min(1),
+  role: roleSchema,
+  method: z.enum(['api-token', 'session']),
+  tokenId: z.string().optional(),
+});
+export type Principal = z.infer<typeof principalSchema>;
+
+/** A credential belongs to one team: anything of another team is forbidden, not hidden. */
+export function assertSameTeam(principal: Principal, resourceTeamId: string): void {
+  if (principal.teamId !== resourceTeamId) throw new ForbiddenError();
+}
+
+const WRITE_ROLES: readonly Role[] = ['admin', 'member'];
+
+export function assertCanWrite(principal: Principal): void {
+  if (!WRITE_ROLES.includes(principal.role)) {
+    throw new ForbiddenError(`The ${principal.role} role can read but not change this team's resources.`);
+  }
+}

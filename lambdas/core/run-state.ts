@@ -1,0 +1,32 @@
+import { ConflictError } from './errors.ts';
+import type { RunStatus } from './schemas.ts';
+
+/**
+ * The run state machine. `generating → generating` is a re-claim of a run whose worker died
+ * (its lease ran out); every other transition moves forward, and terminal states never move.
+ */
+const TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
+  pending: ['generating', 'failed'],
+  generating: ['generating', 'generated', 'failed'],
+  generated: ['approved', 'rejected'],
+  approved: [],
+  rejected: [],
+  failed: [],
+};
+
+export const TERMINAL_STATUSES: readonly RunStatus[] = ['approved', 'rejected', 'failed'];
+
+export function canTransition(from: RunStatus, to: RunStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+/** The statuses a run may be in for a move to `to` to be legal: the store's write condition. */
+export function statusesAllowedBefore(to: RunStatus): RunStatus[] {
+  return (Object.keys(TRANSITIONS) as RunStatus[]).filter((from) => TRANSITIONS[from].includes(to));
+}
+
+export function assertTransition(from: RunStatus, to: RunStatus): void {
+  if (!canTransition(from, to)) {
+    throw new ConflictError(`The run is ${from}; it cannot become ${to}.`);
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The one route table. The CDK stack (lib/api.ts) creates an API Gateway resource, method and
+ * Lambda function per route from it, and the local gateway (local/gateway.ts) serves the same
+ * routes with the same handler modules. `entry` names a file in lambdas/handlers.
+ */
+export type TableAccess = 'read' | 'readWrite';
+
+export interface FunctionAccess {
+  runs?: TableAccess;
+  data?: TableAccess;
+  auth?: TableAccess;
+  /** Sends synthesis jobs to the queue. */
+  sendJobs?: boolean;
+}
+
+export interface RouteDefinition {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** API Gateway path with `{param}` placeholders. */
+  path: string;
+  entry: string;
+  /** false only for the endpoints DESIGN.md lets through without a credential. */
+  authorized: boolean;
+  access: FunctionAccess;
+}
+
+export const ROUTES: readonly RouteDefinition[] = [
+  {
+    method: 'POST',
+    path: '/pipelines/{pipelineId}/synthesize',
+    entry: 'synthesize-pipeline',
+    authorized: true,
+    access: { runs: 'readWrite', data: 'read', sendJobs: true },
+  },
+  {
+    method: 'GET',
+    path: '/synthesis-runs/{id}',
+    entry: 'get-synthesis-run',
+    authorized: true,
+    access: { runs: 'read' },
+  },
+  { method: 'GET', path: '/me', entry: 'get-me', authorized: true, access: { auth: 'read' } },
+  { method: 'POST', path: '/pipelines', entry: 'create-pipeline', authorized: true, access: { data: 'readWrite' } },
+  { method: 'GET', path: '/pipelines', entry: 'list-pipelines', authorized: true, access: { data: 'read' } },
+  {
+    method: 'GET',
+    path: '/pipelines/{pipelineId}',
+    entry: 'get-pipeline',
+    authorized: true,
+    access: { data: 'read' },
+  },
+  {
+    method: 'GET',
+    path: '/pipelines/{pipelineId}/configurations/{configurationId}',
+    entry: 'get-configuration',
+    authorized: true,
+    access: { data: 'read' },
+  },
+  {
+    method: 'POST',
+    path: '/pipelines/{pipelineId}/signals',
+    entry: 'record-signals',
+    authorized: true,
+    access: { data: 'readWrite' },
+  },
+  {
+    method: 'POST',
+    path: '/pipelines/{pipelineId}/executions',
+    entry: 'record-executions',
+    authorized: true,
+    access: { data: 'readWrite' },
+  },
+];
+
+/** Functions that are not behind a route. */
+export const AUTHORIZER = { entry: 'authorize', access: { auth: 'read' } as FunctionAccess };
+export const SYNTHESIS_WORKER = {
+  entry: 'process-synthesis-jobs',
+  access: { runs: 'readWrite', data: 'readWrite' } as FunctionAccess,
+};
+export const DEAD_LETTER_HANDLER = {
+  entry: 'fail-dead-synthesis-jobs',
+  access: { runs: 'readWrite' } as FunctionAccess,
+};
+
+/** The worker's timeout; the queue's visibility timeout is six times this (AWS's guidance). */
+export const WORKER_TIMEOUT_SECONDS = 120;
+export const MAX_RECEIVE_COUNT = 3;

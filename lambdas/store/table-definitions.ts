@@ -1,0 +1,53 @@
+/**
+ * The tables, described once. The CDK stack (lib/stateful.ts) and the local stack
+ * (local/dynamodb.ts) both build their tables from these definitions, so they cannot drift.
+ * Every key attribute is a string.
+ */
+export interface IndexDefinition {
+  indexName: string;
+  partitionKey: string;
+  sortKey?: string;
+}
+
+export interface TableDefinition {
+  /** The construct id in CDK and the suffix of the local table name. */
+  id: 'Runs' | 'Data' | 'Auth';
+  /** Lambda environment variable that carries the table name. */
+  envVar: 'RUNS_TABLE' | 'DATA_TABLE' | 'AUTH_TABLE';
+  partitionKey: string;
+  sortKey?: string;
+  indexes: IndexDefinition[];
+  /** Attribute holding an epoch-seconds expiry for DynamoDB TTL. */
+  timeToLiveAttribute?: string;
+}
+
+/** Synthesis runs: one item per run, attribute names equal the API's wire names. */
+export const RUNS_TABLE: TableDefinition = {
+  id: 'Runs',
+  envVar: 'RUNS_TABLE',
+  partitionKey: 'id',
+  indexes: [{ indexName: 'byPipeline', partitionKey: 'pipelineId', sortKey: 'createdAt' }],
+  timeToLiveAttribute: 'expiresAtEpoch',
+};
+
+/** Pipelines, configurations, signals, executions (and idempotency keys), keyed by pk/sk. */
+export const DATA_TABLE: TableDefinition = {
+  id: 'Data',
+  envVar: 'DATA_TABLE',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  indexes: [{ indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  timeToLiveAttribute: 'expiresAtEpoch',
+};
+
+/** Users, teams, memberships, API tokens (by hash), sessions. Only hashes of secrets. */
+export const AUTH_TABLE: TableDefinition = {
+  id: 'Auth',
+  envVar: 'AUTH_TABLE',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  indexes: [{ indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  timeToLiveAttribute: 'expiresAtEpoch',
+};
+
+export const TABLE_DEFINITIONS: readonly TableDefinition[] = [RUNS_TABLE, DATA_TABLE, AUTH_TABLE];
