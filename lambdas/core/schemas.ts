@@ -195,8 +195,18 @@ export type CreatePipelineBody = z.infer<typeof createPipelineBodySchema>;
 export const signalInputSchema = signalSchema.omit({ pipelineId: true }).partial({ id: true, occurredAt: true }).strict();
 export type SignalInput = z.infer<typeof signalInputSchema>;
 
+/** Ids given in one batch must differ (with equal times they would name one item). */
+function hasUniqueIds(records: Array<{ id?: string | undefined }>): boolean {
+  const ids = records.flatMap((record) => (record.id === undefined ? [] : [record.id]));
+  return new Set(ids).size === ids.length;
+}
+
 export const recordSignalsBodySchema = z.strictObject({
-  signals: z.array(signalInputSchema).min(1).max(LIMITS.batchSize),
+  signals: z
+    .array(signalInputSchema)
+    .min(1)
+    .max(LIMITS.batchSize)
+    .refine(hasUniqueIds, { message: 'signal ids in a batch must be unique' }),
 });
 
 export const executionInputSchema = executionSchema
@@ -207,7 +217,11 @@ export const executionInputSchema = executionSchema
 export type ExecutionInput = z.infer<typeof executionInputSchema>;
 
 export const recordExecutionsBodySchema = z.strictObject({
-  executions: z.array(executionInputSchema).min(1).max(LIMITS.batchSize),
+  executions: z
+    .array(executionInputSchema)
+    .min(1)
+    .max(LIMITS.batchSize)
+    .refine(hasUniqueIds, { message: 'execution ids in a batch must be unique' }),
 });
 
 export const synthesizeBodySchema = z.strictObject({

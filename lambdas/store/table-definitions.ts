@@ -27,7 +27,6 @@ export const RUNS_TABLE: TableDefinition = {
   envVar: 'RUNS_TABLE',
   partitionKey: 'id',
   indexes: [{ indexName: 'byPipeline', partitionKey: 'pipelineId', sortKey: 'createdAt' }],
-  timeToLiveAttribute: 'expiresAtEpoch',
 };
 
 /** Pipelines, configurations, signals, executions (and idempotency keys), keyed by pk/sk. */

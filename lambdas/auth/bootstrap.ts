@@ -1,0 +1,54 @@
+import type { Clock, IdGenerator } from '../core/ports.ts';
+import type { Role } from '../core/principal.ts';
+import { generateApiToken, hashApiToken, tokenHint } from './api-token.ts';
+import { hashPassword } from './password.ts';
+import type { AuthRepository } from './ports.ts';
+
+export interface BootstrapInput {
+  teamName: string;
+  email: string;
+  userName: string;
+  password?: string;
+  role?: Role;
+  tokenName?: string;
+}
+
+export interface BootstrapResult {
+  teamId: string;
+  userId: string;
+  tokenId: string;
+  /** The API token secret: shown once, stored only as a hash. */
+  apiToken: string;
+}
+
+/** Creates a team, its first user (admin by default) and an API token for that team. */
+export function makeBootstrapTeam({ auth, clock, ids }: { auth: AuthRepository; clock: Clock; ids: IdGenerator }) {
+  return async (input: BootstrapInput): Promise<BootstrapResult> => {
+    const createdAt = clock.now().toISOString();
+    const teamId = ids.newId();
+    const userId = ids.newId();
+    const tokenId = ids.newId();
+    const apiToken = generateApiToken();
+    await auth.createTeam({ teamId, name: input.teamName, createdAt });
+    await auth.createUser({
+      userId,
+      email: input.email,
+      name: input.userName,
+      createdAt,
+      ...(input.password ? { passwordHash: await hashPassword(input.password) } : {}),
+    });
+    await auth.putMembership({ userId, teamId, role: input.role ?? 'admin', createdAt });
+    await auth.createApiToken({
+      tokenId,
+      tokenHash: hashApiToken(apiToken),
+      userId,
+      teamId,
+      name: input.tokenName ?? 'bootstrap',
+      hint: tokenHint(apiToken),
+      createdAt,
+      expiresAt: null,
+      revokedAt: null,
+    });
+    return { teamId, userId, tokenId, apiToken };
+  };
+}

@@ -1,0 +1,188 @@
+import { ApiError, ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
+import { legacyWarnings, renderExplanation } from '../explanation.ts';
+import {
+  type Clock,
+  EXECUTION_WINDOW,
+  type IdGenerator,
+  type JobQueue,
+  type PipelineRepository,
+  type RunRepository,
+  SIGNAL_WINDOW,
+  type SynthesisEngine,
+} from '../ports.ts';
+import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
+import type { SynthesisJob, SynthesisRun } from '../schemas.ts';
+import { isSynthesisHandlerName, SYNTHESIS_HANDLER_NAMES } from '../synthesis-handlers.ts';
+import { loadOwnedPipeline } from './pipelines.ts';
+
+export interface StartSynthesisDeps {
+  runs: RunRepository;
+  pipelines: PipelineRepository;
+  queue: JobQueue;
+  clock: Clock;
+  ids: IdGenerator;
+  defaultHandler: string;
+}
+
+/** Stores a pending run and queues its job; a run whose job cannot be queued is failed, not left pending. */
+export function makeStartSynthesis({ runs, pipelines, queue, clock, ids, defaultHandler }: StartSynthesisDeps) {
+  return async (
+    principal: Principal,
+    pipelineId: string,
+    body: { synthesisHandler?: string | undefined },
+  ): Promise<SynthesisRun> => {
+    assertCanWrite(principal);
+    const synthesisHandler = body.synthesisHandler ?? defaultHandler;
+    if (!isSynthesisHandlerName(synthesisHandler)) {
+      throw new ValidationError(
+        `Unknown synthesisHandler "${synthesisHandler}"; available: ${SYNTHESIS_HANDLER_NAMES.join(', ')}.`,
+      );
+    }
+    const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
+    const createdAt = clock.now().toISOString();
+    const run: SynthesisRun = {
+      id: ids.newId(),
+      pipelineId,
+      teamId: pipeline.teamId,
+      status: 'pending',
+      synthesisHandler,
+      baseConfigurationId: pipeline.activeConfigurationId,
+      proposedConfigurationId: null,
+      explanation: '',
+      warnings: [],
+      diagnosis: null,
+      changes: [],
+      structuredWarnings: [],
+      confidence: null,
+      analyzedSignalIds: [],
+      jobId: ids.newId(),
+      errorMessage: null,
+      createdAt,
+      triggeredBy: principal.userId,
+      generationStartedAt: null,
+      generationCompletedAt: null,
+      approvedAt: null,
+      approvedBy: null,
+      rejectedAt: null,
+      rejectedBy: null,
+    };
+    await runs.create(run);
+    try {
+      await queue.send({ runId: run.id, jobId: run.jobId });
+    } catch (error) {
+      const reason = 'The synthesis job could not be queued; start a new run.';
+      await runs.fail(run.id, reason, clock.now().toISOString(), ['pending']);
+      throw new ServiceUnavailableError(`${reason} (${(error as Error).name})`);
+    }
+    return run;
+  };
+}
+
+/** One run of the caller's team. */
+export function makeGetSynthesisRun({ runs }: { runs: RunRepository }) {
+  return async (principal: Principal, runId: string): Promise<SynthesisRun> => {
+    const run = await runs.get(runId);
+    if (!run) throw new NotFoundError(`Synthesis run ${runId} does not exist.`);
+    assertSameTeam(principal, run.teamId);
+    return run;
+  };
+}
+
+export interface GenerateRunDeps {
+  runs: RunRepository;
+  pipelines: PipelineRepository;
+  engines: Readonly<Record<string, SynthesisEngine>>;
+  clock: Clock;
+  ids: IdGenerator;
+  /** A run left `generating` longer than this is re-claimable: its worker died. */
+  leaseMs: number;
+}
+
+export type GenerateOutcome = 'generated' | 'failed' | 'skipped';
+
+/** A failure the run should end with (not retried); its message is shown to users. */
+export class SynthesisFailure extends Error {
+  override name = 'SynthesisFailure';
+}
+
+/**
+ * Processes one job: claims the run (a duplicate delivery finds it claimed or finished and does
+ * nothing), generates, and stores the proposal and the run `generated` in one transaction — or the
+ * run `failed` with a reason. Transient errors are thrown so the queue redelivers the job.
+ */
+export function makeGenerateRun({ runs, pipelines, engines, clock, ids, leaseMs }: GenerateRunDeps) {
+  return async (job: SynthesisJob): Promise<GenerateOutcome> => {
+    const startedAt = clock.now();
+    const staleBefore = new Date(startedAt.getTime() - leaseMs).toISOString();
+    const run = await runs.claim(job.runId, startedAt.toISOString(), staleBefore);
+    if (!run) return 'skipped';
+    const lease = startedAt.toISOString();
+    const fail = async (message: string): Promise<GenerateOutcome> => {
+      await runs.fail(run.id, message, clock.now().toISOString(), ['generating']);
+      return 'failed';
+    };
+
+    try {
+      const engine = engines[run.synthesisHandler];
+      if (!engine) return await fail(`Synthesis handler ${run.synthesisHandler} is not available.`);
+      const pipeline = await pipelines.getPipeline(run.pipelineId);
+      if (!pipeline) return await fail(`Pipeline ${run.pipelineId} no longer exists.`);
+      const baseConfiguration = await pipelines.getConfiguration(run.pipelineId, run.baseConfigurationId);
+      if (!baseConfiguration) return await fail(`Base configuration ${run.baseConfigurationId} no longer exists.`);
+      const [signals, executions] = await Promise.all([
+        pipelines.recentSignals(run.pipelineId, SIGNAL_WINDOW),
+        pipelines.recentExecutions(run.pipelineId, EXECUTION_WINDOW),
+      ]);
+
+      const proposal = await engine.generate({ pipeline, baseConfiguration, signals, executions });
+
+      const completedAt = clock.now().toISOString();
+      const proposedConfigurationId = ids.newId();
+      const generated: SynthesisRun = {
+        ...run,
+        status: 'generated',
+        proposedConfigurationId,
+        diagnosis: proposal.diagnosis,
+        changes: proposal.changes,
+        structuredWarnings: proposal.structuredWarnings,
+        confidence: proposal.confidence,
+        analyzedSignalIds: proposal.analyzedSignalIds,
+        explanation: renderExplanation(proposal.diagnosis, proposal.changes),
+        warnings: legacyWarnings(proposal.structuredWarnings),
+        generationCompletedAt: completedAt,
+        errorMessage: null,
+      };
+      await runs.completeGenerated(
+        generated,
+        {
+          id: proposedConfigurationId,
+          pipelineId: run.pipelineId,
+          slots: proposal.proposedSlots,
+          source: 'synthesis',
+          synthesisRunId: run.id,
+          createdAt: completedAt,
+          createdBy: run.triggeredBy,
+        },
+        lease,
+      );
+      return 'generated';
+    } catch (error) {
+      if (error instanceof SynthesisFailure) return await fail(error.message);
+      // Another worker re-claimed the run after our lease ran out: the run is theirs now.
+      if (error instanceof ConflictError) return 'skipped';
+      if (error instanceof ApiError && error.statusCode < 500) return await fail(error.message);
+      throw error; // transient (throttling, a network error, RetryableSynthesisError): redeliver
+    }
+  };
+}
+
+export const DEAD_LETTER_MESSAGE =
+  'Generation failed repeatedly and the job was moved to the dead-letter queue; start a new run.';
+
+/** Marks the run of a dead job failed, unless it already finished. */
+export function makeFailDeadJob({ runs, clock }: { runs: RunRepository; clock: Clock }) {
+  return async (job: SynthesisJob): Promise<boolean> => {
+    const failed = await runs.fail(job.runId, DEAD_LETTER_MESSAGE, clock.now().toISOString(), ['pending', 'generating']);
+    return failed !== null;
+  };
+}

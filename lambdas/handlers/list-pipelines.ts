@@ -1,0 +1,14 @@
+import { makeListPipelines } from '../core/use-cases/pipelines.ts';
+import { httpHandler, json, pageLimit, principalOf, queryParam } from '../platform/http.ts';
+import { pipelineRepositoryFromEnv } from '../platform/repositories.ts';
+
+const listPipelines = makeListPipelines({ pipelines: pipelineRepositoryFromEnv() });
+
+/** GET /pipelines?limit&cursor: the team's pipelines, newest first. */
+export const handler = httpHandler(async (event) => {
+  const page = await listPipelines(principalOf(event), {
+    limit: pageLimit(event),
+    cursor: queryParam(event, 'cursor'),
+  });
+  return json(200, page);
+});

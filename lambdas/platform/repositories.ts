@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { makeAuthRepository } from '../store/auth.ts';
+import { makePipelineRepository } from '../store/pipelines.ts';
+import { makeRunRepository } from '../store/runs.ts';
+import { getDocumentClient } from './aws.ts';
+import { readConfig, tableName } from './config.ts';
+
+/*
+ * Builders for the DynamoDB adapters, each reading only the table names it needs: a Lambda is
+ * given (and granted) just the tables its route table row names.
+ */
+export function runRepositoryFromEnv() {
+  const config = readConfig({ RUNS_TABLE: tableName, DATA_TABLE: tableName.optional() });
+  return makeRunRepository(getDocumentClient(), { runs: config.RUNS_TABLE, data: config.DATA_TABLE });
+}
+
+export function pipelineRepositoryFromEnv() {
+  return makePipelineRepository(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+}
+
+export function authRepositoryFromEnv() {
+  return makeAuthRepository(getDocumentClient(), readConfig({ AUTH_TABLE: tableName }).AUTH_TABLE);
+}
+
+export const queueUrl = z.string().url();

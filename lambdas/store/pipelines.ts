@@ -1,0 +1,174 @@
+import {
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { ConflictError } from '../core/errors.ts';
+import type { PipelineRepository } from '../core/ports.ts';
+import {
+  type Configuration,
+  configurationSchema,
+  type Execution,
+  executionSchema,
+  type Pipeline,
+  pipelineSchema,
+  type Signal,
+  signalSchema,
+} from '../core/schemas.ts';
+import { failedTransactionItems } from './conditions.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+
+/*
+ * Keys of the data table. Signals and executions live in one partition per pipeline with a
+ * time-ordered sort key, so "the newest N" is a single Query with Limit whatever the history size.
+ *   pipeline       pk PIPELINE#<id>              sk PIPELINE          gsi1 TEAM#<teamId>#PIPELINES / <createdAt>#<id>
+ *   configuration  pk PIPELINE#<id>              sk CONFIGURATION#<configurationId>
+ *   signal         pk PIPELINE#<id>#SIGNALS      sk <occurredAt>#<signalId>
+ *   execution      pk PIPELINE#<id>#EXECUTIONS   sk <startedAt>#<executionId>
+ */
+const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'latestConfigurationVersion', 'expiresAtEpoch'];
+
+function withoutKeys(item: Record<string, unknown>): Record<string, unknown> {
+  const record = { ...item };
+  for (const key of KEY_ATTRIBUTES) delete record[key];
+  return record;
+}
+
+export function pipelineKey(pipelineId: string) {
+  return { pk: `PIPELINE#${pipelineId}`, sk: 'PIPELINE' };
+}
+
+function teamPipelinesPartition(teamId: string) {
+  return `TEAM#${teamId}#PIPELINES`;
+}
+
+export function configurationItem(configuration: Configuration) {
+  return { pk: `PIPELINE#${configuration.pipelineId}`, sk: `CONFIGURATION#${configuration.id}`, ...configuration };
+}
+
+function signalItem(signal: Signal) {
+  return { pk: `PIPELINE#${signal.pipelineId}#SIGNALS`, sk: `${signal.occurredAt}#${signal.id}`, ...signal };
+}
+
+function executionItem(execution: Execution) {
+  return {
+    pk: `PIPELINE#${execution.pipelineId}#EXECUTIONS`,
+    sk: `${execution.startedAt}#${execution.id}`,
+    ...execution,
+  };
+}
+
+/** DynamoDB adapter of PipelineRepository. */
+export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: string): PipelineRepository {
+  /** Puts up to 100 new items in one transaction: all are written or none. */
+  async function putAllNew(items: Array<Record<string, unknown> & { id: unknown }>, what: string) {
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: items.map((Item) => ({
+            Put: { TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' },
+          })),
+        }),
+      );
+    } catch (error) {
+      const failed = failedTransactionItems(error);
+      if (failed.length > 0) {
+        const ids = failed.map((index) => String(items[index]?.id)).join(', ');
+        throw new ConflictError(`These ${what} are already recorded: ${ids}. Nothing in the batch was recorded.`);
+      }
+      throw error;
+    }
+  }
+
+  async function newest<T>(partition: string, limit: number, parse: (item: unknown) => T): Promise<T[]> {
+    const { Items = [] } = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': partition },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return Items.map((item) => parse(withoutKeys(item)));
+  }
+
+  return {
+    async createPipeline(pipeline, configuration) {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName,
+                Item: {
+                  ...pipelineKey(pipeline.id),
+                  gsi1pk: teamPipelinesPartition(pipeline.teamId),
+                  gsi1sk: `${pipeline.createdAt}#${pipeline.id}`,
+                  latestConfigurationVersion: configuration.version,
+                  ...pipeline,
+                },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Put: {
+                TableName: tableName,
+                Item: configurationItem(configuration),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+    },
+
+    async getPipeline(id) {
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: pipelineKey(id) }));
+      return Item ? pipelineSchema.parse(withoutKeys(Item)) : null;
+    },
+
+    async listPipelines(teamId, page) {
+      const partition = teamPipelinesPartition(teamId);
+      const startKey = decodeCursor(page.cursor, {
+        attributes: ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
+        partition: { name: 'gsi1pk', value: partition },
+      });
+      const { Items = [], LastEvaluatedKey } = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': partition },
+          ScanIndexForward: false,
+          Limit: page.limit,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      return {
+        items: Items.map((item) => pipelineSchema.parse(withoutKeys(item))),
+        nextCursor: encodeCursor(LastEvaluatedKey),
+      };
+    },
+
+    async getConfiguration(pipelineId, configurationId) {
+      const { Item } = await db.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: { pk: `PIPELINE#${pipelineId}`, sk: `CONFIGURATION#${configurationId}` },
+        }),
+      );
+      return Item ? configurationSchema.parse(withoutKeys(Item)) : null;
+    },
+
+    recordSignals: (signals) => putAllNew(signals.map(signalItem), 'signals'),
+    recordExecutions: (executions) => putAllNew(executions.map(executionItem), 'executions'),
+
+    recentSignals: (pipelineId, limit) =>
+      newest(`PIPELINE#${pipelineId}#SIGNALS`, limit, (item) => signalSchema.parse(item)),
+    recentExecutions: (pipelineId, limit) =>
+      newest(`PIPELINE#${pipelineId}#EXECUTIONS`, limit, (item) => executionSchema.parse(item)),
+  };
+}
+

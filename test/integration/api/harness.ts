@@ -1,0 +1,143 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { nanoid } from 'nanoid';
+import { inject } from 'vitest';
+import { createTables, type TableNames, tableEnv } from '../../../local/dynamodb.ts';
+import { makeBootstrapTeam } from '../../../lambdas/auth/bootstrap.ts';
+import type { Principal, Role } from '../../../lambdas/core/principal.ts';
+import { createDocumentClient } from '../../../lambdas/platform/aws.ts';
+import { nanoidGenerator, systemClock } from '../../../lambdas/platform/clock.ts';
+import { makeAuthRepository } from '../../../lambdas/store/auth.ts';
+
+export const TEST_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/synthesis-jobs';
+
+/**
+ * Fresh tables on the shared DynamoDB Local and the environment the handler modules read at
+ * import time. Call it before importing a handler (use `await import(...)`).
+ */
+export async function setUpApiEnvironment(extraEnv: Record<string, string> = {}) {
+  const endpoint = inject('dynamodbEndpoint');
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const names = await createTables(client, `t${nanoid(8).replace(/[^A-Za-z0-9]/g, 'x')}-`);
+  Object.assign(process.env, tableEnv(names), {
+    AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    SYNTHESIS_QUEUE_URL: TEST_QUEUE_URL,
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    ...extraEnv,
+  });
+  return { db: createDocumentClient(client), names };
+}
+
+export interface Caller {
+  principal: Principal;
+  apiToken: string;
+}
+
+/** A team with one user of the given role and an API token. */
+export async function createCaller(db: DynamoDBDocumentClient, names: TableNames, role: Role = 'admin'): Promise<Caller> {
+  const auth = makeAuthRepository(db, names.Auth);
+  const created = await makeBootstrapTeam({ auth, clock: systemClock, ids: nanoidGenerator })({
+    teamName: `team ${nanoid(5)}`,
+    email: `${nanoid(8)}@example.test`,
+    userName: 'tester',
+    role,
+  });
+  return {
+    apiToken: created.apiToken,
+    principal: {
+      principalId: created.userId,
+      userId: created.userId,
+      teamId: created.teamId,
+      role,
+      method: 'api-token',
+      tokenId: created.tokenId,
+    },
+  };
+}
+
+export interface EventInput {
+  method: string;
+  resource: string;
+  pathParameters?: Record<string, string>;
+  body?: string | object | null;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+  principal?: Principal;
+}
+
+/** An API Gateway REST proxy event as the gateway builds it after the authorizer allowed the call. */
+export function apiEvent(input: EventInput): APIGatewayProxyEvent {
+  const path = input.resource.replace(/\{(\w+)\}/g, (_, name: string) => input.pathParameters?.[name] ?? '');
+  const body = input.body === undefined || input.body === null ? null : typeof input.body === 'string' ? input.body : JSON.stringify(input.body);
+  return {
+    resource: input.resource,
+    path,
+    httpMethod: input.method,
+    headers: { 'content-type': 'application/json', ...input.headers },
+    multiValueHeaders: {},
+    queryStringParameters: input.query ?? null,
+    multiValueQueryStringParameters: null,
+    pathParameters: input.pathParameters ?? null,
+    stageVariables: null,
+    body,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'test',
+      authorizer: input.principal ? { ...input.principal } : null,
+      protocol: 'HTTP/1.1',
+      httpMethod: input.method,
+      identity: { sourceIp: '127.0.0.1' } as APIGatewayProxyEvent['requestContext']['identity'],
+      path: `/prod${path}`,
+      stage: 'prod',
+      requestId: nanoid(),
+      requestTimeEpoch: Date.now(),
+      resourceId: 'r',
+      resourcePath: input.resource,
+    },
+  };
+}
+
+export function lambdaContext(name = 'test'): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${name}`,
+    memoryLimitInMB: '256',
+    awsRequestId: nanoid(),
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: 'test',
+    getRemainingTimeInMillis: () => 30_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+export interface ApiResponse {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field
+  body: any;
+  headers: Record<string, string>;
+}
+
+type HttpLambda = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** Invokes an HTTP handler module's `handler` and parses its JSON body. */
+export async function invoke(handler: HttpLambda, event: APIGatewayProxyEvent): Promise<ApiResponse> {
+  const result = await handler(event, lambdaContext());
+  return {
+    status: result.statusCode,
+    body: result.body ? JSON.parse(result.body) : null,
+    headers: (result.headers ?? {}) as Record<string, string>,
+  };
+}
