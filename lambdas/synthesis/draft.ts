@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { LIMITS } from '../core/schemas.ts';
+import { findForbiddenKey } from './merge-patch.ts';
+
+/**
+ * The input of the `submit_synthesis` tool (DESIGN.md §6): what a synthesis handler drafts before
+ * code checks it. Signals are cited by the numbers the prompt showed them under, never by id; the
+ * code maps them, drops what does not resolve and computes the confidence (see finalize.ts).
+ */
+
+export const DRAFT_LIMITS = {
+  summaryLength: 2_000,
+  textLength: 1_000,
+  rationaleLength: 2_000,
+  findings: 20,
+  changes: 20,
+  warnings: 20,
+  signalRefsPerFinding: 50,
+  findingIdsPerChange: 20,
+  changeIdsPerWarning: 20,
+  slotIdLength: 64,
+  warningTypeLength: 64,
+} as const;
+
+/** Finding and change ids are "1", "2", … as on the wire; the code renumbers nothing. */
+const numberedId = (description: string) =>
+  z
+    .string()
+    .regex(/^[1-9][0-9]{0,2}$/, 'must be a number written as a string: "1", "2", …')
+    .meta({ description });
+const sequenceIdSchema = numberedId('Position in its list, as a string: "1", "2", …');
+const findingRefSchema = numberedId('The id of a finding of this diagnosis.');
+const changeRefSchema = numberedId('The id of a change of this synthesis.');
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+export const draftFindingSchema = z.strictObject({
+  id: sequenceIdSchema,
+  description: text(DRAFT_LIMITS.textLength).meta({ description: 'What is wrong, in one or two sentences.' }),
+  signalRefs: z
+    .array(z.number().int())
+    .max(DRAFT_LIMITS.signalRefsPerFinding)
+    .meta({ description: 'Numbers of the shown signals this finding rests on, e.g. [1, 4].' }),
+});
+
+export const draftPatchSchema = z
+  .record(z.string(), z.unknown())
+  .refine((patch) => findForbiddenKey(patch) === undefined, {
+    message: 'must not use the keys __proto__, constructor or prototype',
+  })
+  .refine((patch) => JSON.stringify(patch).length <= LIMITS.settingsBytes, {
+    message: `must serialize to at most ${LIMITS.settingsBytes} bytes`,
+  })
+  .meta({
+    description:
+      "An RFC 7396 JSON Merge Patch of the slot's settings: keys to set, null to delete a key; " +
+      'nested objects merge, arrays are replaced whole.',
+  });
+
+export const draftChangeSchema = z.strictObject({
+  id: sequenceIdSchema,
+  slotId: z
+    .string()
+    .min(1)
+    .max(DRAFT_LIMITS.slotIdLength)
+    .meta({ description: 'The id of a slot of the base configuration.' }),
+  description: text(DRAFT_LIMITS.textLength).meta({ description: 'What the change does.' }),
+  rationale: text(DRAFT_LIMITS.rationaleLength).meta({ description: 'Why it fixes the findings it cites.' }),
+  findingIds: z
+    .array(findingRefSchema)
+    .min(1)
+    .max(DRAFT_LIMITS.findingIdsPerChange)
+    .meta({ description: 'Ids of the findings this change addresses; every change cites one at least.' }),
+  patch: draftPatchSchema,
+});
+
+export const draftWarningSchema = z.strictObject({
+  type: z
+    .string()
+    .min(1)
+    .max(DRAFT_LIMITS.warningTypeLength)
+    .regex(/^[a-z][a-z0-9_]*$/, 'must be snake_case, e.g. speculative_change')
+    .meta({ description: 'snake_case kind of warning, e.g. thin_evidence, speculative_change, no_changes.' }),
+  message: text(DRAFT_LIMITS.textLength),
+  changeIds: z
+    .array(changeRefSchema)
+    .max(DRAFT_LIMITS.changeIdsPerWarning)
+    .optional()
+    .meta({ description: 'Ids of the changes the warning is about, if any.' }),
+});
+
+/** Ids must run "1", "2", … in list order, so the wire ids can be the draft's ids unchanged. */
+function checkSequence(ids: readonly string[], path: readonly string[], ctx: z.RefinementCtx): void {
+  ids.forEach((id, index) => {
+    if (id !== String(index + 1)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [...path, index, 'id'],
+        message: `${path.at(-1)} ids must be "1", "2", … in order; expected "${index + 1}", got "${id}"`,
+      });
+    }
+  });
+}
+
+export const synthesisDraftSchema = z
+  .strictObject({
+    diagnosis: z.strictObject({
+      summary: text(DRAFT_LIMITS.summaryLength).meta({ description: 'The diagnosis in a few sentences.' }),
+      findings: z.array(draftFindingSchema).max(DRAFT_LIMITS.findings),
+    }),
+    changes: z.array(draftChangeSchema).max(DRAFT_LIMITS.changes),
+    warnings: z.array(draftWarningSchema).max(DRAFT_LIMITS.warnings),
+  })
+  .superRefine((draft, ctx) => {
+    checkSequence(
+      draft.diagnosis.findings.map((finding) => finding.id),
+      ['diagnosis', 'findings'],
+      ctx,
+    );
+    checkSequence(
+      draft.changes.map((change) => change.id),
+      ['changes'],
+      ctx,
+    );
+  });
+
+export type SynthesisDraft = z.infer<typeof synthesisDraftSchema>;
+export type DraftFinding = z.infer<typeof draftFindingSchema>;
+export type DraftChange = z.infer<typeof draftChangeSchema>;
+export type DraftWarning = z.infer<typeof draftWarningSchema>;
+
+/**
+ * JSON Schema of the draft, for the `submit_synthesis` tool's `input_schema`. Refinements (id
+ * order, reserved keys, patch size) cannot be expressed in it; the zod parse enforces them.
+ */
+export const synthesisDraftJsonSchema: Record<string, unknown> = (() => {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(synthesisDraftSchema, { io: 'input' });
+  return schema;
+})();
