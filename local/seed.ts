@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { makeBootstrapTeam } from '../lambdas/auth/bootstrap.ts';
+import { hashPassword } from '../lambdas/auth/password.ts';
 import type { Principal } from '../lambdas/core/principal.ts';
 import type { ExecutionInput, SignalInput, Slot } from '../lambdas/core/schemas.ts';
 import {
@@ -104,8 +105,32 @@ function demoExecutions(now: number): ExecutionInput[] {
   });
 }
 
+const SEED_TEAMS = [
+  { name: 'Acme Support', email: 'ada@acme.example' },
+  { name: 'Globex Research', email: 'grace@globex.example' },
+];
+
+export interface SeedPassword {
+  password: string;
+  passwordHash: string;
+}
+
+/** Fresh random passwords for the seed users, hashed (scrypt is slow on purpose: start it early). */
+export function hashSeedPasswords(): Promise<SeedPassword[]> {
+  return Promise.all(
+    SEED_TEAMS.map(async () => {
+      const password = `local-${randomBytes(9).toString('base64url')}`;
+      return { password, passwordHash: await hashPassword(password) };
+    }),
+  );
+}
+
 /** Writes two teams, each with a user, an API token and a demo pipeline with signals and executions. */
-export async function seedLocalData(db: DynamoDBDocumentClient, tables: { data: string; auth: string }) {
+export async function seedLocalData(
+  db: DynamoDBDocumentClient,
+  tables: { data: string; auth: string },
+  passwords: SeedPassword[],
+) {
   const auth = makeAuthRepository(db, tables.auth);
   const pipelines = makePipelineRepository(db, tables.data);
   const deps = { pipelines, clock: systemClock, ids: nanoidGenerator };
@@ -121,7 +146,12 @@ export async function seedLocalData(db: DynamoDBDocumentClient, tables: { data: 
   return Promise.all(
     teams.map(async ({ name, email }): Promise<SeedTeam> => {
       const password = `local-${randomBytes(9).toString('base64url')}`;
-      const created = await bootstrap({ teamName: name, email, userName: email.split('@')[0] ?? email, password });
+      const created = await bootstrap({
+        teamName: name,
+        email,
+        userName: email.split('@')[0] ?? email,
+        password,
+      });
       const principal: Principal = {
         principalId: created.userId,
         userId: created.userId,
@@ -134,7 +164,14 @@ export async function seedLocalData(db: DynamoDBDocumentClient, tables: { data: 
       const now = Date.now();
       await recordSignals(principal, pipeline.id, demoSignals(now));
       await recordExecutions(principal, pipeline.id, demoExecutions(now));
-      return { teamId: created.teamId, name, email, password, apiToken: created.apiToken, pipelineIds: [pipeline.id] };
+      return {
+        teamId: created.teamId,
+        name,
+        email,
+        password,
+        apiToken: created.apiToken,
+        pipelineIds: [pipeline.id],
+      };
     }),
   );
 }

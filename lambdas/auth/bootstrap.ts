@@ -9,6 +9,8 @@ export interface BootstrapInput {
   email: string;
   userName: string;
   password?: string;
+  /** A hash from hashPassword, when the caller hashed the password already. */
+  passwordHash?: string;
   role?: Role;
   tokenName?: string;
 }
@@ -35,7 +37,11 @@ export function makeBootstrapTeam({ auth, clock, ids }: { auth: AuthRepository; 
       email: input.email,
       name: input.userName,
       createdAt,
-      ...(input.password ? { passwordHash: await hashPassword(input.password) } : {}),
+      ...(input.passwordHash
+        ? { passwordHash: input.passwordHash }
+        : input.password
+          ? { passwordHash: await hashPassword(input.password) }
+          : {}),
     });
     await auth.putMembership({ userId, teamId, role: input.role ?? 'admin', createdAt });
     await auth.createApiToken({
