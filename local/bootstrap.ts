@@ -28,13 +28,19 @@ const { values } = parseArgs({
 
 const authTable = values['auth-table'];
 if (!authTable || !values.team || !values.email) {
-  console.error('usage: npm run bootstrap -- --auth-table <name> --team <team name> --email <email> [--name <user name>] [--endpoint <url>] [--region <region>]');
+  console.error(
+    'usage: npm run bootstrap -- --auth-table <name> --team <team name> --email <email> [--name <user name>] [--endpoint <url>] [--region <region>]',
+  );
   process.exit(2);
 }
 
 const client = new DynamoDBClient({
   ...(values.endpoint
-    ? { endpoint: values.endpoint, region: values.region ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+    ? {
+        endpoint: values.endpoint,
+        region: values.region ?? 'local',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }
     : values.region
       ? { region: values.region }
       : {}),
@@ -49,5 +55,11 @@ const result = await bootstrap({
   email: values.email,
   userName: values.name ?? values.email.split('@')[0] ?? values.email,
 });
-console.log(JSON.stringify({ teamId: result.teamId, userId: result.userId, tokenId: result.tokenId, apiToken: result.apiToken }, null, 2));
+console.log(
+  JSON.stringify(
+    { teamId: result.teamId, userId: result.userId, tokenId: result.tokenId, apiToken: result.apiToken },
+    null,
+    2,
+  ),
+);
 console.error('Store the apiToken now: it is not shown again.');

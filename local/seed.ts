@@ -139,18 +139,16 @@ export async function seedLocalData(
   const recordSignals = makeRecordSignals(deps);
   const recordExecutions = makeRecordExecutions(deps);
 
-  const teams = [
-    { name: 'Acme Support', email: 'ada@acme.example' },
-    { name: 'Globex Research', email: 'grace@globex.example' },
-  ];
   return Promise.all(
-    teams.map(async ({ name, email }): Promise<SeedTeam> => {
-      const password = `local-${randomBytes(9).toString('base64url')}`;
+    SEED_TEAMS.map(async ({ name, email }, index): Promise<SeedTeam> => {
+      const seedPassword = passwords[index];
+      if (!seedPassword) throw new Error('hashSeedPasswords() gives one password per seed team.');
+      const { password, passwordHash } = seedPassword;
       const created = await bootstrap({
         teamName: name,
         email,
         userName: email.split('@')[0] ?? email,
-        password,
+        passwordHash,
       });
       const principal: Principal = {
         principalId: created.userId,

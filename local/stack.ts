@@ -118,7 +118,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await gateway.preload();
 
     const dynamodb = await dynamodbStarting;
-    const client = new DynamoDBClient({ endpoint: dynamodb.endpoint, region: REGION, credentials: LOCAL_CREDENTIALS });
+    const client = new DynamoDBClient({
+      endpoint: dynamodb.endpoint,
+      region: REGION,
+      credentials: LOCAL_CREDENTIALS,
+    });
     await createTables(client, TABLE_PREFIX);
     const teams = await seedLocalData(
       createDocumentClient(client),

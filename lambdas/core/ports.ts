@@ -1,7 +1,8 @@
 import type {
+  Activation,
   Change,
-  Configuration,
   Confidence,
+  Configuration,
   Diagnosis,
   Execution,
   Page,
@@ -53,7 +54,38 @@ export interface RunRepository {
     at: string,
     from: SynthesisRun['status'][],
   ): Promise<SynthesisRun | null>;
-  listByPipeline(pipelineId: string, page: PageRequest): Promise<Page<SynthesisRun>>;
+  /** A pipeline's runs, newest first, optionally only those in one status. */
+  listByPipeline(
+    pipelineId: string,
+    page: PageRequest,
+    filter?: { status?: SynthesisRun['status'] | undefined },
+  ): Promise<Page<SynthesisRun>>;
+  /**
+   * generated → approved and the pipeline's active configuration base → proposed, with the
+   * activation recorded, in one transaction. A run no longer `generated` or a pipeline whose active
+   * configuration is no longer the run's base is a ConflictError, and nothing changes.
+   */
+  approve(
+    run: SynthesisRun,
+    decision: { at: string; by: string },
+    activation: Activation,
+  ): Promise<SynthesisRun>;
+  /** generated → rejected; any other status is a ConflictError naming it. */
+  reject(runId: string, decision: { at: string; by: string; reason: string | null }): Promise<SynthesisRun>;
+}
+
+export interface IdempotencyRecord {
+  requestHash: string;
+  runId: string;
+  expiresAt: string;
+}
+
+/** Idempotency keys of POST …/synthesize, scoped to a team. */
+export interface IdempotencyStore {
+  find(scope: string, key: string): Promise<IdempotencyRecord | null>;
+  /** Claims the key unless a live record holds it; false when another request got there first. */
+  reserve(scope: string, key: string, record: IdempotencyRecord, now: string): Promise<boolean>;
+  release(scope: string, key: string): Promise<void>;
 }
 
 export interface PipelineRepository {
@@ -68,6 +100,13 @@ export interface PipelineRepository {
   /** The newest `limit` signals, newest first: one bounded Query, whatever the history size. */
   recentSignals(pipelineId: string, limit: number): Promise<Signal[]>;
   recentExecutions(pipelineId: string, limit: number): Promise<Execution[]>;
+  /**
+   * Makes `activation.configurationId` active, on the condition that the active one is still
+   * `activation.previousConfigurationId`; records the activation. A ConflictError otherwise.
+   */
+  activateConfiguration(activation: Activation): Promise<void>;
+  /** The pipeline's activations, newest first. */
+  listActivations(pipelineId: string, page: PageRequest): Promise<Page<Activation>>;
 }
 
 export interface JobQueue {

@@ -2,9 +2,9 @@ import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
   QueryCommand,
   TransactWriteCommand,
-  PutCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { ApiTokenRecord, AuthRepository, Membership, Team, User } from '../auth/ports.ts';
 import { ConflictError } from '../core/errors.ts';
@@ -72,7 +72,8 @@ export function makeAuthRepository(db: DynamoDBDocumentClient, tableName: string
           }),
         );
       } catch (error) {
-        if (failedTransactionItems(error).includes(0)) throw new ConflictError('A user with this email already exists.');
+        if (failedTransactionItems(error).includes(0))
+          throw new ConflictError('A user with this email already exists.');
         throw error;
       }
     },
@@ -119,7 +120,9 @@ export function makeAuthRepository(db: DynamoDBDocumentClient, tableName: string
           },
         }),
       );
-      const names = new Map((Responses[tableName] ?? []).map((team) => [team.teamId as string, team.name as string]));
+      const names = new Map(
+        (Responses[tableName] ?? []).map((team) => [team.teamId as string, team.name as string]),
+      );
       return memberships.map((m) => ({ ...m, teamName: names.get(m.teamId) ?? m.teamId }));
     },
 

@@ -23,7 +23,9 @@ export function decodeCursor(
   } catch {
     throw invalid();
   }
-  const shape = z.strictObject(Object.fromEntries(expected.attributes.map((name) => [name, z.string().max(512)])));
+  const shape = z.strictObject(
+    Object.fromEntries(expected.attributes.map((name) => [name, z.string().max(512)])),
+  );
   const parsed = shape.safeParse(decoded);
   if (!parsed.success) throw invalid();
   const key = parsed.data as Record<string, string>;

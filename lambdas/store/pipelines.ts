@@ -1,12 +1,14 @@
 import {
+  type DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
-  type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../core/errors.ts';
 import type { PipelineRepository } from '../core/ports.ts';
 import {
+  type Activation,
+  activationSchema,
   type Configuration,
   configurationSchema,
   type Execution,
@@ -44,7 +46,36 @@ function teamPipelinesPartition(teamId: string) {
 }
 
 export function configurationItem(configuration: Configuration) {
-  return { pk: `PIPELINE#${configuration.pipelineId}`, sk: `CONFIGURATION#${configuration.id}`, ...configuration };
+  return {
+    pk: `PIPELINE#${configuration.pipelineId}`,
+    sk: `CONFIGURATION#${configuration.id}`,
+    ...configuration,
+  };
+}
+
+/** Activations sort by time within the pipeline's partition: the pipeline's history, one Query. */
+export function activationItem(activation: Activation) {
+  return {
+    pk: `PIPELINE#${activation.pipelineId}`,
+    sk: `ACTIVATION#${activation.activatedAt}#${activation.id}`,
+    ...activation,
+  };
+}
+
+/** The transaction item that moves a pipeline's active configuration, guarded by what it was. */
+export function activatePipelineUpdate(tableName: string, activation: Activation) {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: pipelineKey(activation.pipelineId),
+      UpdateExpression: 'SET activeConfigurationId = :next',
+      ConditionExpression: 'activeConfigurationId = :previous',
+      ExpressionAttributeValues: {
+        ':next': activation.configurationId,
+        ':previous': activation.previousConfigurationId,
+      },
+    },
+  };
 }
 
 function signalItem(signal: Signal) {
@@ -75,7 +106,9 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
       const failed = failedTransactionItems(error);
       if (failed.length > 0) {
         const ids = failed.map((index) => String(items[index]?.id)).join(', ');
-        throw new ConflictError(`These ${what} are already recorded: ${ids}. Nothing in the batch was recorded.`);
+        throw new ConflictError(
+          `These ${what} are already recorded: ${ids}. Nothing in the batch was recorded.`,
+        );
       }
       throw error;
     }
@@ -165,10 +198,70 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
     recordSignals: (signals) => putAllNew(signals.map(signalItem), 'signals'),
     recordExecutions: (executions) => putAllNew(executions.map(executionItem), 'executions'),
 
+    async activateConfiguration(activation) {
+      try {
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              activatePipelineUpdate(tableName, activation),
+              {
+                ConditionCheck: {
+                  TableName: tableName,
+                  Key: {
+                    pk: `PIPELINE#${activation.pipelineId}`,
+                    sk: `CONFIGURATION#${activation.configurationId}`,
+                  },
+                  ConditionExpression: 'attribute_exists(pk)',
+                },
+              },
+              {
+                Put: {
+                  TableName: tableName,
+                  Item: activationItem(activation),
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+            ],
+          }),
+        );
+      } catch (error) {
+        const failed = failedTransactionItems(error);
+        if (failed.includes(0)) {
+          throw new ConflictError(
+            'The active configuration changed while this request was made; reload and retry.',
+          );
+        }
+        if (failed.includes(1))
+          throw new ConflictError(`Configuration ${activation.configurationId} does not exist.`);
+        throw error;
+      }
+    },
+
+    async listActivations(pipelineId, page) {
+      const partition = `PIPELINE#${pipelineId}`;
+      const startKey = decodeCursor(page.cursor, {
+        attributes: ['pk', 'sk'],
+        partition: { name: 'pk', value: partition },
+      });
+      const { Items = [], LastEvaluatedKey } = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :activation)',
+          ExpressionAttributeValues: { ':pk': partition, ':activation': 'ACTIVATION#' },
+          ScanIndexForward: false,
+          Limit: page.limit,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      return {
+        items: Items.map((item) => activationSchema.parse(withoutKeys(item))),
+        nextCursor: encodeCursor(LastEvaluatedKey),
+      };
+    },
+
     recentSignals: (pipelineId, limit) =>
       newest(`PIPELINE#${pipelineId}#SIGNALS`, limit, (item) => signalSchema.parse(item)),
     recentExecutions: (pipelineId, limit) =>
       newest(`PIPELINE#${pipelineId}#EXECUTIONS`, limit, (item) => executionSchema.parse(item)),
   };
 }
-

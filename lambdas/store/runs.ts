@@ -1,12 +1,18 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../core/errors.ts';
 import type { PageRequest, RunRepository } from '../core/ports.ts';
 import { statusesAllowedBefore } from '../core/run-state.ts';
 import { type Configuration, type Page, type SynthesisRun, synthesisRunSchema } from '../core/schemas.ts';
 import { failedTransactionItems, isConditionFailure } from './conditions.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { configurationItem, pipelineKey } from './pipelines.ts';
+import { activatePipelineUpdate, activationItem, configurationItem, pipelineKey } from './pipelines.ts';
 
 export interface RunTables {
   runs: string;
@@ -24,14 +30,28 @@ const MAX_VERSION_RETRIES = 5;
 
 /** DynamoDB adapter of RunRepository; every status change is a conditional write. */
 export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables): RunRepository {
+  /** The 409 for a decision on a run that is not `generated`: it names the status the run is in. */
+  async function notDecidable(runId: string, wanted: 'approved' | 'rejected'): Promise<ConflictError> {
+    const { Item } = await db.send(
+      new GetCommand({ TableName: tables.runs, Key: { id: runId }, ConsistentRead: true }),
+    );
+    const status = Item ? String(Item.status) : 'missing';
+    return new ConflictError(`The run is ${status}; only a generated run can be ${wanted}.`);
+  }
+
   return {
     async create(run) {
       try {
         await db.send(
-          new PutCommand({ TableName: tables.runs, Item: run, ConditionExpression: 'attribute_not_exists(id)' }),
+          new PutCommand({
+            TableName: tables.runs,
+            Item: run,
+            ConditionExpression: 'attribute_not_exists(id)',
+          }),
         );
       } catch (error) {
-        if (isConditionFailure(error)) throw new ConflictError(`A synthesis run with id ${run.id} already exists.`);
+        if (isConditionFailure(error))
+          throw new ConflictError(`A synthesis run with id ${run.id} already exists.`);
         throw error;
       }
     },
@@ -95,7 +115,10 @@ export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables)
                     UpdateExpression: 'SET latestConfigurationVersion = :next',
                     ConditionExpression:
                       'attribute_exists(pk) AND (latestConfigurationVersion = :previous OR attribute_not_exists(latestConfigurationVersion))',
-                    ExpressionAttributeValues: { ':next': configuration.version, ':previous': previousVersion },
+                    ExpressionAttributeValues: {
+                      ':next': configuration.version,
+                      ':previous': previousVersion,
+                    },
                   },
                 },
                 {
@@ -135,7 +158,12 @@ export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables)
             UpdateExpression: 'SET #status = :failed, errorMessage = :message, generationCompletedAt = :at',
             ConditionExpression: `attribute_exists(id) AND #status IN (${Object.keys(values).join(', ')})`,
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':failed': 'failed', ':message': errorMessage, ':at': at, ...values },
+            ExpressionAttributeValues: {
+              ':failed': 'failed',
+              ':message': errorMessage,
+              ':at': at,
+              ...values,
+            },
             ReturnValues: 'ALL_NEW',
           }),
         );
@@ -146,7 +174,87 @@ export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables)
       }
     },
 
-    async listByPipeline(pipelineId: string, page: PageRequest): Promise<Page<SynthesisRun>> {
+    async approve(run, decision, activation) {
+      const dataTable = tables.data;
+      if (!dataTable) throw new Error('The run repository was built without the data table.');
+      const approved: SynthesisRun = {
+        ...run,
+        status: 'approved',
+        approvedAt: decision.at,
+        approvedBy: decision.by,
+      };
+      try {
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: tables.runs,
+                  Key: { id: run.id },
+                  UpdateExpression: 'SET #status = :approved, approvedAt = :at, approvedBy = :by',
+                  ConditionExpression: '#status = :generated',
+                  ExpressionAttributeNames: { '#status': 'status' },
+                  ExpressionAttributeValues: {
+                    ':approved': 'approved',
+                    ':generated': 'generated',
+                    ':at': decision.at,
+                    ':by': decision.by,
+                  },
+                },
+              },
+              activatePipelineUpdate(dataTable, activation),
+              {
+                Put: {
+                  TableName: dataTable,
+                  Item: activationItem(activation),
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+            ],
+          }),
+        );
+        return approved;
+      } catch (error) {
+        const failed = failedTransactionItems(error);
+        if (failed.includes(0)) throw await notDecidable(run.id, 'approved');
+        if (failed.includes(1)) {
+          throw new ConflictError(
+            `The pipeline's active configuration is no longer ${run.baseConfigurationId}, the base of this run; ` +
+              'nothing was changed. Start a new synthesis run on the current configuration.',
+          );
+        }
+        throw error;
+      }
+    },
+
+    async reject(runId, decision) {
+      try {
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName: tables.runs,
+            Key: { id: runId },
+            UpdateExpression:
+              'SET #status = :rejected, rejectedAt = :at, rejectedBy = :by, rejectionReason = :reason',
+            ConditionExpression: '#status = :generated',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':rejected': 'rejected',
+              ':generated': 'generated',
+              ':at': decision.at,
+              ':by': decision.by,
+              ':reason': decision.reason,
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return toRun(Attributes ?? {});
+      } catch (error) {
+        if (isConditionFailure(error)) throw await notDecidable(runId, 'rejected');
+        throw error;
+      }
+    },
+
+    async listByPipeline(pipelineId: string, page: PageRequest, filter = {}): Promise<Page<SynthesisRun>> {
       const startKey = decodeCursor(page.cursor, {
         attributes: ['id', 'pipelineId', 'createdAt'],
         partition: { name: 'pipelineId', value: pipelineId },
@@ -156,10 +264,17 @@ export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables)
           TableName: tables.runs,
           IndexName: RUN_INDEX,
           KeyConditionExpression: 'pipelineId = :pipelineId',
-          ExpressionAttributeValues: { ':pipelineId': pipelineId },
+          ExpressionAttributeValues: {
+            ':pipelineId': pipelineId,
+            ...(filter.status ? { ':status': filter.status } : {}),
+          },
           ScanIndexForward: false,
           Limit: page.limit,
           ExclusiveStartKey: startKey,
+          // A filter applies after Limit: a page may hold fewer items, and nextCursor goes on.
+          ...(filter.status
+            ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } }
+            : {}),
         }),
       );
       return { items: Items.map(toRun), nextCursor: encodeCursor(LastEvaluatedKey) };

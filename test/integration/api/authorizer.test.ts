@@ -2,8 +2,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { TableNames } from '../../../local/dynamodb.ts';
 import { generateApiToken, hashApiToken } from '../../../lambdas/auth/api-token.ts';
+import type { TableNames } from '../../../local/dynamodb.ts';
 import { type Caller, createCaller, setUpApiEnvironment } from './harness.ts';
 
 type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -41,7 +41,9 @@ describe('the Lambda authorizer', () => {
   it('allows a valid API token for exactly the requested method and passes the caller as context', async () => {
     const result = await authorize(requestEvent({ Authorization: `Bearer ${caller.apiToken}` }));
     expect(result.principalId).toBe(caller.principal.userId);
-    expect(result.policyDocument.Statement).toEqual([{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: METHOD_ARN }]);
+    expect(result.policyDocument.Statement).toEqual([
+      { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: METHOD_ARN },
+    ]);
     expect(result.context).toEqual({
       userId: caller.principal.userId,
       teamId: caller.principal.teamId,
@@ -76,8 +78,12 @@ describe('the Lambda authorizer', () => {
       );
     await set(revoked.apiToken, 'revokedAt');
     await set(expired.apiToken, 'expiresAt');
-    await expect(authorize(requestEvent({ authorization: `Bearer ${revoked.apiToken}` }))).rejects.toThrow(/^Unauthorized$/);
-    await expect(authorize(requestEvent({ authorization: `Bearer ${expired.apiToken}` }))).rejects.toThrow(/^Unauthorized$/);
+    await expect(authorize(requestEvent({ authorization: `Bearer ${revoked.apiToken}` }))).rejects.toThrow(
+      /^Unauthorized$/,
+    );
+    await expect(authorize(requestEvent({ authorization: `Bearer ${expired.apiToken}` }))).rejects.toThrow(
+      /^Unauthorized$/,
+    );
   });
 
   it('stores API tokens only as SHA-256 hashes', async () => {

@@ -3,12 +3,12 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { nanoid } from 'nanoid';
 import { inject } from 'vitest';
-import { createTables, type TableNames, tableEnv } from '../../../local/dynamodb.ts';
 import { makeBootstrapTeam } from '../../../lambdas/auth/bootstrap.ts';
 import type { Principal, Role } from '../../../lambdas/core/principal.ts';
 import { createDocumentClient } from '../../../lambdas/platform/aws.ts';
 import { nanoidGenerator, systemClock } from '../../../lambdas/platform/clock.ts';
 import { makeAuthRepository } from '../../../lambdas/store/auth.ts';
+import { createTables, type TableNames, tableEnv } from '../../../local/dynamodb.ts';
 
 export const TEST_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/synthesis-jobs';
 
@@ -42,7 +42,11 @@ export interface Caller {
 }
 
 /** A team with one user of the given role and an API token. */
-export async function createCaller(db: DynamoDBDocumentClient, names: TableNames, role: Role = 'admin'): Promise<Caller> {
+export async function createCaller(
+  db: DynamoDBDocumentClient,
+  names: TableNames,
+  role: Role = 'admin',
+): Promise<Caller> {
   const auth = makeAuthRepository(db, names.Auth);
   const created = await makeBootstrapTeam({ auth, clock: systemClock, ids: nanoidGenerator })({
     teamName: `team ${nanoid(5)}`,
@@ -76,7 +80,12 @@ export interface EventInput {
 /** An API Gateway REST proxy event as the gateway builds it after the authorizer allowed the call. */
 export function apiEvent(input: EventInput): APIGatewayProxyEvent {
   const path = input.resource.replace(/\{(\w+)\}/g, (_, name: string) => input.pathParameters?.[name] ?? '');
-  const body = input.body === undefined || input.body === null ? null : typeof input.body === 'string' ? input.body : JSON.stringify(input.body);
+  const body =
+    input.body === undefined || input.body === null
+      ? null
+      : typeof input.body === 'string'
+        ? input.body
+        : JSON.stringify(input.body);
   return {
     resource: input.resource,
     path,

@@ -15,16 +15,30 @@ beforeAll(async () => {
     createCaller(db, names),
     createCaller(db, names, 'viewer'),
   ]);
-  const entries = ['create-pipeline', 'list-pipelines', 'get-pipeline', 'get-configuration', 'record-signals', 'record-executions'];
+  const entries = [
+    'create-pipeline',
+    'list-pipelines',
+    'get-pipeline',
+    'get-configuration',
+    'record-signals',
+    'record-executions',
+  ];
   handlers = Object.fromEntries(
-    await Promise.all(entries.map(async (entry) => [entry, (await import(`../../../lambdas/handlers/${entry}.ts`)).handler])),
+    await Promise.all(
+      entries.map(async (entry) => [entry, (await import(`../../../lambdas/handlers/${entry}.ts`)).handler]),
+    ),
   );
 });
 
 async function createPipeline(caller: Caller, name = 'support bot') {
   return invoke(
     handlers['create-pipeline'] as Handler,
-    apiEvent({ method: 'POST', resource: '/pipelines', body: { name, slots: DEMO_SLOTS }, principal: caller.principal }),
+    apiEvent({
+      method: 'POST',
+      resource: '/pipelines',
+      body: { name, slots: DEMO_SLOTS },
+      principal: caller.principal,
+    }),
   );
 }
 
@@ -44,14 +58,22 @@ describe('pipelines', () => {
       }),
     );
     expect(configuration.status).toBe(200);
-    expect(configuration.body).toMatchObject({ version: 1, source: 'manual', slots: DEMO_SLOTS, createdBy: admin.principal.userId });
+    expect(configuration.body).toMatchObject({
+      version: 1,
+      source: 'manual',
+      slots: DEMO_SLOTS,
+      createdBy: admin.principal.userId,
+    });
   });
 
   it('lists only the caller team pipelines, newest first, a page at a time', async () => {
     const caller = await createCallerForList();
     for (const name of ['first', 'second', 'third']) await createPipeline(caller, name);
     const list = (query: Record<string, string>) =>
-      invoke(handlers['list-pipelines'] as Handler, apiEvent({ method: 'GET', resource: '/pipelines', query, principal: caller.principal }));
+      invoke(
+        handlers['list-pipelines'] as Handler,
+        apiEvent({ method: 'GET', resource: '/pipelines', query, principal: caller.principal }),
+      );
 
     const page1 = await list({ limit: '2' });
     expect(page1.status).toBe(200);
@@ -71,7 +93,12 @@ describe('pipelines', () => {
     const get = (caller: Caller, pipelineId: string) =>
       invoke(
         handlers['get-pipeline'] as Handler,
-        apiEvent({ method: 'GET', resource: '/pipelines/{pipelineId}', pathParameters: { pipelineId }, principal: caller.principal }),
+        apiEvent({
+          method: 'GET',
+          resource: '/pipelines/{pipelineId}',
+          pathParameters: { pipelineId },
+          principal: caller.principal,
+        }),
       );
     expect((await get(admin, created.body.id)).status).toBe(200);
     const forbidden = await get(otherTeam, created.body.id);
@@ -82,11 +109,22 @@ describe('pipelines', () => {
 
   it('refuses hostile bodies with a 4xx and an {error, message} body', async () => {
     const post = (body: string | object) =>
-      invoke(handlers['create-pipeline'] as Handler, apiEvent({ method: 'POST', resource: '/pipelines', body, principal: admin.principal }));
-    for (const body of ['{not json', '[]', { name: 'x' }, { name: 'x', slots: [] }, { name: 'x', slots: DEMO_SLOTS, extra: 1 }]) {
+      invoke(
+        handlers['create-pipeline'] as Handler,
+        apiEvent({ method: 'POST', resource: '/pipelines', body, principal: admin.principal }),
+      );
+    for (const body of [
+      '{not json',
+      '[]',
+      { name: 'x' },
+      { name: 'x', slots: [] },
+      { name: 'x', slots: DEMO_SLOTS, extra: 1 },
+    ]) {
       const response = await post(body);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual(expect.objectContaining({ error: 'VALIDATION_ERROR', message: expect.any(String) }));
+      expect(response.body).toEqual(
+        expect.objectContaining({ error: 'VALIDATION_ERROR', message: expect.any(String) }),
+      );
     }
     const duplicateSlots = await post({ name: 'x', slots: [DEMO_SLOTS[0], DEMO_SLOTS[0]] });
     expect(duplicateSlots.status).toBe(400);
@@ -117,7 +155,13 @@ describe('signals and executions', () => {
         body: {
           signals: [
             { kind: 'timeout', severity: 'critical', message: 'slow', slotId: 'retrieve' },
-            { id: 'client-id-1', kind: 'feedback', severity: 'info', message: 'meh', occurredAt: '2026-01-01T00:00:00.000Z' },
+            {
+              id: 'client-id-1',
+              kind: 'feedback',
+              severity: 'info',
+              message: 'meh',
+              occurredAt: '2026-01-01T00:00:00.000Z',
+            },
           ],
         },
         principal: admin.principal,
@@ -125,8 +169,14 @@ describe('signals and executions', () => {
     );
     expect(response.status).toBe(201);
     expect(response.body.signals).toHaveLength(2);
-    expect(response.body.signals[0]).toMatchObject({ pipelineId: pipeline.id, id: expect.stringMatching(/^[A-Za-z0-9_-]{21}$/) });
-    expect(response.body.signals[1]).toMatchObject({ id: 'client-id-1', occurredAt: '2026-01-01T00:00:00.000Z' });
+    expect(response.body.signals[0]).toMatchObject({
+      pipelineId: pipeline.id,
+      id: expect.stringMatching(/^[A-Za-z0-9_-]{21}$/),
+    });
+    expect(response.body.signals[1]).toMatchObject({
+      id: 'client-id-1',
+      occurredAt: '2026-01-01T00:00:00.000Z',
+    });
 
     const executions = await invoke(
       handlers['record-executions'] as Handler,
@@ -134,12 +184,24 @@ describe('signals and executions', () => {
         method: 'POST',
         resource: '/pipelines/{pipelineId}/executions',
         pathParameters: { pipelineId: pipeline.id },
-        body: { executions: [{ status: 'failed', durationMs: 1500, error: 'timeout', slotResults: [{ slotId: 'retrieve', status: 'failed', durationMs: 1500 }] }] },
+        body: {
+          executions: [
+            {
+              status: 'failed',
+              durationMs: 1500,
+              error: 'timeout',
+              slotResults: [{ slotId: 'retrieve', status: 'failed', durationMs: 1500 }],
+            },
+          ],
+        },
         principal: admin.principal,
       }),
     );
     expect(executions.status).toBe(201);
-    expect(executions.body.executions[0]).toMatchObject({ configurationId: pipeline.activeConfigurationId, status: 'failed' });
+    expect(executions.body.executions[0]).toMatchObject({
+      configurationId: pipeline.activeConfigurationId,
+      status: 'failed',
+    });
   });
 
   it('records a batch all or nothing: a repeated signal is a 409 and nothing of the batch is stored twice', async () => {
@@ -147,7 +209,13 @@ describe('signals and executions', () => {
     const post = (signals: object[]) =>
       invoke(
         handlers['record-signals'] as Handler,
-        apiEvent({ method: 'POST', resource: '/pipelines/{pipelineId}/signals', pathParameters: { pipelineId: pipeline.id }, body: { signals }, principal: admin.principal }),
+        apiEvent({
+          method: 'POST',
+          resource: '/pipelines/{pipelineId}/signals',
+          pathParameters: { pipelineId: pipeline.id },
+          body: { signals },
+          principal: admin.principal,
+        }),
       );
     const at = '2026-02-01T00:00:00.000Z';
     const first = { id: 'sig-a', kind: 'error', severity: 'warning', message: 'a', occurredAt: at };
@@ -164,12 +232,25 @@ describe('signals and executions', () => {
     const post = (signals: object[]) =>
       invoke(
         handlers['record-signals'] as Handler,
-        apiEvent({ method: 'POST', resource: '/pipelines/{pipelineId}/signals', pathParameters: { pipelineId: pipeline.id }, body: { signals }, principal: admin.principal }),
+        apiEvent({
+          method: 'POST',
+          resource: '/pipelines/{pipelineId}/signals',
+          pathParameters: { pipelineId: pipeline.id },
+          body: { signals },
+          principal: admin.principal,
+        }),
       );
     const signal = { kind: 'error', severity: 'warning', message: 'x' };
     expect((await post(Array.from({ length: 101 }, () => signal))).status).toBe(400);
     expect((await post(Array.from({ length: 100 }, () => signal))).status).toBe(201);
-    expect((await post([{ ...signal, id: 'same' }, { ...signal, id: 'same' }])).status).toBe(400);
+    expect(
+      (
+        await post([
+          { ...signal, id: 'same' },
+          { ...signal, id: 'same' },
+        ])
+      ).status,
+    ).toBe(400);
     expect((await post([{ ...signal, severity: 'fatal' }])).status).toBe(400);
     expect((await post([{ ...signal, message: 'x'.repeat(5000) }])).status).toBe(400);
   });

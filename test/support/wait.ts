@@ -1,0 +1,22 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * Resolves once `condition` holds. The deadline is a safety net against a hanging test, not an
+ * assertion about speed.
+ */
+export async function waitFor(condition: () => boolean, what: string, deadlineMs = 10_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+/** A promise with its resolve function, for handlers a test wants to hold open. */
+export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve: (value: T) => void = () => {};
+  const promise = new Promise<T>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
