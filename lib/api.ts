@@ -1,0 +1,191 @@
+import { Duration } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  AuthorizationType,
+  EndpointType,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { AUTHORIZER, type RouteDefinition } from '../lambdas/routes.ts';
+import { GATEWAY_ERRORS, gatewayErrorBody } from './gateway-errors.ts';
+import { acknowledgeNag } from './nag.ts';
+import { type FunctionSettings, type GrantableResources, ServiceFunction } from './service-function.ts';
+
+export interface ApiProps {
+  readonly stageName: string;
+  readonly routes: readonly RouteDefinition[];
+  readonly resources: GrantableResources;
+  readonly sessionSigningKey: ISecret;
+  readonly settings: FunctionSettings;
+  /** Handler a synthesis request gets when its body names none. */
+  readonly defaultSynthesisHandler: string;
+}
+
+/** One JSON line per request; no headers, so no credential ever reaches the logs. */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: AccessLogField.contextRequestId(),
+    requestTime: AccessLogField.contextRequestTime(),
+    ip: AccessLogField.contextIdentitySourceIp(),
+    userAgent: AccessLogField.contextIdentityUserAgent(),
+    method: AccessLogField.contextHttpMethod(),
+    resourcePath: AccessLogField.contextResourcePath(),
+    path: AccessLogField.contextPath(),
+    status: AccessLogField.contextStatus(),
+    responseLength: AccessLogField.contextResponseLength(),
+    responseLatency: AccessLogField.contextResponseLatency(),
+    integrationLatency: AccessLogField.contextIntegrationLatency(),
+    principalId: AccessLogField.contextAuthorizerPrincipalId(),
+    authorizerError: AccessLogField.contextAuthorizerError(),
+    errorMessage: AccessLogField.contextErrorMessage(),
+    integrationError: AccessLogField.contextIntegrationErrorMessage(),
+  }),
+);
+
+/** The REST API: one method and one Lambda per row of the route table, behind one authorizer. */
+export class Api extends Construct {
+  readonly restApi: RestApi;
+  readonly authorizerFunction: ServiceFunction;
+  /** Route functions by their entry name. */
+  readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
+
+  constructor(scope: Construct, id: string, props: ApiProps) {
+    super(scope, id);
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: props.settings.removalPolicy,
+    });
+    this.restApi = new RestApi(this, 'RestApi', {
+      description: 'Pipeline Synthesis API',
+      endpointTypes: [EndpointType.REGIONAL],
+      // API Gateway writes access and execution logs through one account-wide role.
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: props.stageName,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: ACCESS_LOG_FORMAT,
+        // Execution logs for errors only; never data traces, which would log the Authorization
+        // header, session cookies and request bodies.
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        throttlingRateLimit: 50,
+        throttlingBurstLimit: 100,
+        tracingEnabled: true,
+        metricsEnabled: true,
+      },
+    });
+    this.acknowledgeApiFindings();
+
+    for (const gatewayError of GATEWAY_ERRORS) {
+      this.restApi.addGatewayResponse(`GatewayResponse${pascalCase(gatewayError.type)}`, {
+        type: ResponseType.of(gatewayError.type),
+        statusCode: gatewayError.statusCode,
+        // The body is JSON whatever the request's Accept header asked for.
+        responseHeaders: { 'Content-Type': "'application/json'" },
+        templates: { 'application/json': gatewayErrorBody(gatewayError) },
+      });
+    }
+
+    this.authorizerFunction = new ServiceFunction(this, 'Authorizer', {
+      entry: AUTHORIZER.entry,
+      access: AUTHORIZER.access,
+      resources: props.resources,
+      settings: props.settings,
+      description: 'API Gateway REQUEST authorizer: API tokens and sessions',
+      timeout: Duration.seconds(5),
+    });
+    props.sessionSigningKey.grantRead(this.authorizerFunction.function);
+    this.authorizerFunction.function.addEnvironment('SESSION_SECRET_ARN', props.sessionSigningKey.secretArn);
+
+    const authorizer = new RequestAuthorizer(this, 'RequestAuthorizer', {
+      handler: this.authorizerFunction.function,
+      // No identity source and no result cache. With an identity source (say the Authorization
+      // header) API Gateway would answer 401 itself when that header is missing, so a request
+      // carrying only session cookies would never reach the authorizer; a cache would keep
+      // allowing a revoked token or an ended session until its TTL ran out.
+      identitySources: [],
+      resultsCacheTtl: Duration.seconds(0),
+    });
+
+    const routeFunctions = new Map<string, ServiceFunction>();
+    const functionsScope = new Construct(this, 'Routes');
+    for (const route of props.routes) {
+      if (routeFunctions.has(route.entry)) {
+        throw new Error(`Route entry '${route.entry}' is used twice; each route has its own handler file.`);
+      }
+      const routeFunction = new ServiceFunction(functionsScope, pascalCase(route.entry), {
+        entry: route.entry,
+        access: route.access,
+        resources: props.resources,
+        settings: props.settings,
+        description: `${route.method} ${route.path}`,
+      });
+      if (route.access.sendJobs) {
+        routeFunction.function.addEnvironment('DEFAULT_SYNTHESIS_HANDLER', props.defaultSynthesisHandler);
+      }
+      routeFunctions.set(route.entry, routeFunction);
+
+      const method = this.restApi.root
+        .resourceForPath(route.path)
+        .addMethod(
+          route.method,
+          new LambdaIntegration(routeFunction.function),
+          route.authorized
+            ? { authorizer, authorizationType: AuthorizationType.CUSTOM }
+            : { authorizationType: AuthorizationType.NONE },
+        );
+      acknowledgeNag(
+        method,
+        'AwsSolutions-COG4',
+        'Callers authenticate with API tokens and session cookies that the Lambda REQUEST authorizer checks against the auth table; there is no Cognito user pool.',
+      );
+      if (!route.authorized) {
+        acknowledgeNag(
+          method,
+          'AwsSolutions-APIG4',
+          `${route.method} ${route.path} is public by design (DESIGN.md: POST /auth/* and GET /openapi.json need no credential); the handler does its own checks.`,
+        );
+      }
+    }
+    this.routeFunctions = routeFunctions;
+  }
+
+  private acknowledgeApiFindings(): void {
+    acknowledgeNag(
+      this.restApi,
+      'AwsSolutions-APIG2',
+      'Every handler parses its path parameters and body with zod and answers 400 VALIDATION_ERROR with details; an API Gateway request validator would duplicate those schemas and answer in another shape.',
+    );
+    acknowledgeNag(
+      this.restApi.deploymentStage,
+      'AwsSolutions-APIG3',
+      'No WAF web ACL: every route but the public ones is behind the authorizer and the stage is throttled (50 rps, burst 100); a web ACL is a per-account cost the operator can attach without changing this stack.',
+    );
+    const cloudWatchRole = this.restApi.node.tryFindChild('CloudWatchRole');
+    if (!cloudWatchRole) throw new Error('RestApi created no CloudWatchRole.');
+    acknowledgeNag(
+      cloudWatchRole,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      "API Gateway's account-level logging role needs exactly this AWS-managed policy (AWS's documented setup); only apigateway.amazonaws.com can assume the role.",
+    );
+  }
+}
+
+/** `get-synthesis-run` → `GetSynthesisRun`, `DEFAULT_4XX` → `Default4xx`. */
+export function pascalCase(name: string): string {
+  return name
+    .toLowerCase()
+    .split(/[-_]/)
+    .filter((part) => part.length > 0)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}

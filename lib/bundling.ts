@@ -1,0 +1,63 @@
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BuildOptions } from 'esbuild';
+
+/**
+ * How every Lambda is bundled, in one place and without CDK imports: the NodejsFunction construct
+ * (lib/service-function.ts) and the bundle-size benchmark (bench/bundle-size.ts) both read it, so
+ * the benchmark measures exactly what gets deployed.
+ */
+
+/** The repository root (this file lives in lib/). */
+export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+export const DEPS_LOCK_FILE = join(REPO_ROOT, 'package-lock.json');
+
+/** `entry` in lambdas/routes.ts names a file in lambdas/handlers. */
+export function handlerEntryPath(entry: string): string {
+  return join(REPO_ROOT, 'lambdas', 'handlers', `${entry}.ts`);
+}
+
+export interface LambdaBundling {
+  readonly format: 'esm';
+  readonly target: string;
+  readonly minify: boolean;
+  /** When on, functions also get NODE_OPTIONS=--enable-source-maps (which costs init time). */
+  readonly sourceMap: boolean;
+  readonly mainFields: readonly string[];
+  readonly banner: string;
+  readonly externalModules: readonly string[];
+}
+
+export const LAMBDA_BUNDLING: LambdaBundling = {
+  format: 'esm',
+  target: 'node24',
+  minify: true,
+  sourceMap: false,
+  // ESM builds of dependencies (the AWS SDK v3 ships them) tree-shake far better than CJS ones.
+  mainFields: ['module', 'main'],
+  // Bundled CJS dependencies call require('node:https') and friends; an ES module has no
+  // `require`, so the bundle would throw "Dynamic require of ... is not supported" at import.
+  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+  // Bundle the AWS SDK v3 instead of using the runtime's copy: a tree-shaken, minified client
+  // loads faster on a cold start than the full SDK from the runtime's node_modules, and the
+  // version is the one package-lock.json pins and the tests ran against.
+  externalModules: [],
+};
+
+/** The esbuild options equivalent to the NodejsFunction bundling of one entry. */
+export function esbuildOptions(entryFile: string, outfile: string): BuildOptions {
+  return {
+    entryPoints: [entryFile],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: LAMBDA_BUNDLING.format,
+    target: LAMBDA_BUNDLING.target,
+    minify: LAMBDA_BUNDLING.minify,
+    sourcemap: LAMBDA_BUNDLING.sourceMap,
+    mainFields: [...LAMBDA_BUNDLING.mainFields],
+    banner: { js: LAMBDA_BUNDLING.banner },
+    external: [...LAMBDA_BUNDLING.externalModules],
+    logLevel: 'warning',
+  };
+}

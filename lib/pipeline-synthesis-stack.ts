@@ -1,0 +1,61 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { ROUTES, type RouteDefinition } from '../lambdas/routes.ts';
+import { TABLE_DEFINITIONS } from '../lambdas/store/table-definitions.ts';
+import { Api } from './api.ts';
+import type { FunctionSettings } from './service-function.ts';
+import type { StageSettings } from './stage.ts';
+import { Stateful } from './stateful.ts';
+import { SynthesisJobs } from './synthesis-jobs.ts';
+
+export interface PipelineSynthesisStackProps extends StackProps {
+  readonly stage: StageSettings;
+  /** Handler a synthesis request gets when its body names none. */
+  readonly defaultSynthesisHandler: string;
+  /** Active X-Ray tracing on the Lambdas (the API stage always traces). @default true */
+  readonly lambdaTracing?: boolean;
+  /** @default ROUTES from lambdas/routes.ts */
+  readonly routes?: readonly RouteDefinition[];
+}
+
+/** The whole service in one stack: stateful resources, the API, the synthesis jobs. */
+export class PipelineSynthesisStack extends Stack {
+  readonly stateful: Stateful;
+  readonly api: Api;
+  readonly jobs: SynthesisJobs;
+
+  constructor(scope: Construct, id: string, props: PipelineSynthesisStackProps) {
+    super(scope, id, { terminationProtection: props.stage.deletionProtection, ...props });
+
+    this.stateful = new Stateful(this, 'Stateful', { stage: props.stage });
+    const resources = { tables: this.stateful.tables, synthesisQueue: this.stateful.synthesisQueue };
+    const settings: FunctionSettings = {
+      tracing: props.lambdaTracing ?? true,
+      removalPolicy: props.stage.removalPolicy,
+      logLevel: 'INFO',
+    };
+
+    this.api = new Api(this, 'Api', {
+      stageName: props.stage.name,
+      routes: props.routes ?? ROUTES,
+      resources,
+      sessionSigningKey: this.stateful.sessionSigningKey,
+      settings,
+      defaultSynthesisHandler: props.defaultSynthesisHandler,
+    });
+    this.jobs = new SynthesisJobs(this, 'SynthesisJobs', {
+      resources,
+      deadLetterQueue: this.stateful.deadLetterQueue,
+      anthropicApiKey: this.stateful.anthropicApiKey,
+      settings,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.restApi.url });
+    for (const definition of TABLE_DEFINITIONS) {
+      new CfnOutput(this, `${definition.id}TableName`, {
+        value: this.stateful.table(definition.id).tableName,
+      });
+    }
+    new CfnOutput(this, 'SynthesisQueueUrl', { value: this.stateful.synthesisQueue.queueUrl });
+  }
+}

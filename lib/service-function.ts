@@ -1,0 +1,145 @@
+import { CfnElement, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { FunctionAccess, TableAccess } from '../lambdas/routes.ts';
+import { TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
+import { DEPS_LOCK_FILE, handlerEntryPath, LAMBDA_BUNDLING, REPO_ROOT } from './bundling.ts';
+import { acknowledgeNag } from './nag.ts';
+
+export const SERVICE_NAME = 'pipeline-synthesis-api';
+
+/** The stateful resources a function may be granted, as FunctionAccess names them. */
+export interface GrantableResources {
+  readonly tables: ReadonlyMap<TableDefinition['id'], ITable>;
+  readonly synthesisQueue: IQueue;
+}
+
+/** Settings every function of a stack shares. */
+export interface FunctionSettings {
+  readonly tracing: boolean;
+  /** For the function's log group. */
+  readonly removalPolicy: RemovalPolicy;
+  readonly logLevel: string;
+}
+
+export interface ServiceFunctionProps {
+  /** A file in lambdas/handlers, without `.ts`. */
+  readonly entry: string;
+  readonly access: FunctionAccess;
+  readonly resources: GrantableResources;
+  readonly settings: FunctionSettings;
+  readonly description: string;
+  readonly timeout?: Duration;
+  readonly memorySize?: number;
+}
+
+const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth'> = {
+  Runs: 'runs',
+  Data: 'data',
+  Auth: 'auth',
+};
+
+/**
+ * One Lambda of the service with the defaults every function shares (Node 24 on Graviton, ESM
+ * bundle from lib/bundling.ts, one-month logs), and exactly the access its row in
+ * lambdas/routes.ts names: grants on the tables and the queue, and their names and URL as
+ * environment variables. Anything else (secrets, event sources) the caller adds with grants.
+ */
+export class ServiceFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: Role;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    const { settings } = props;
+
+    const logGroup = new LogGroup(this, 'Logs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: settings.removalPolicy,
+    });
+    // An own role instead of the AWSLambdaBasicExecutionRole managed policy, which may write to
+    // every log group of the account: this one may only write to the function's own.
+    this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: handlerEntryPath(props.entry),
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: DEPS_LOCK_FILE,
+      handler: 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      timeout: props.timeout ?? Duration.seconds(10),
+      memorySize: props.memorySize ?? 256,
+      role: this.role,
+      logGroup,
+      tracing: settings.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        LOG_LEVEL: settings.logLevel,
+        ...(LAMBDA_BUNDLING.sourceMap ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: LAMBDA_BUNDLING.target,
+        minify: LAMBDA_BUNDLING.minify,
+        sourceMap: LAMBDA_BUNDLING.sourceMap,
+        mainFields: [...LAMBDA_BUNDLING.mainFields],
+        banner: LAMBDA_BUNDLING.banner,
+        externalModules: [...LAMBDA_BUNDLING.externalModules],
+        bundleAwsSDK: true,
+        // There is no Docker here, and esbuild from node_modules gives the same bundle.
+        forceDockerBundling: false,
+      },
+    });
+
+    if (settings.tracing) {
+      acknowledgeNag(
+        this.role,
+        'AwsSolutions-IAM5[Resource::*]',
+        'Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions; every other statement of this role names its resources.',
+      );
+    }
+    this.grantAccess(props.access, props.resources);
+  }
+
+  private grantAccess(access: FunctionAccess, resources: GrantableResources): void {
+    for (const definition of TABLE_DEFINITIONS) {
+      const level = access[ACCESS_KEY[definition.id]];
+      if (!level) continue;
+      const table = resources.tables.get(definition.id);
+      if (!table) throw new Error(`No table '${definition.id}' to grant to ${this.node.path}.`);
+      grantTable(table, this.function, level);
+      this.function.addEnvironment(definition.envVar, table.tableName);
+      if (definition.indexes.length > 0) this.acknowledgeIndexWildcard(table);
+    }
+    if (access.sendJobs) {
+      resources.synthesisQueue.grantSendMessages(this.function);
+      this.function.addEnvironment('SYNTHESIS_QUEUE_URL', resources.synthesisQueue.queueUrl);
+    }
+  }
+
+  /** Table grants cover `<table ARN>/index/*` so Query can use the table's own GSIs. */
+  private acknowledgeIndexWildcard(table: ITable): void {
+    const cfnTable = table.node.defaultChild;
+    if (!(cfnTable instanceof CfnElement))
+      throw new Error(`${table.node.path} is not a table of this stack.`);
+    const logicalId = Stack.of(cfnTable).getLogicalId(cfnTable);
+    acknowledgeNag(
+      this.role,
+      `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/index/*]`,
+      `The grant on ${logicalId} includes its global secondary indexes (<table ARN>/index/*) so the function can Query them; the wildcard matches indexes of this one table only.`,
+    );
+  }
+}
+
+function grantTable(table: ITable, fn: NodejsFunction, level: TableAccess): void {
+  if (level === 'readWrite') table.grantReadWriteData(fn);
+  else table.grantReadData(fn);
+}

@@ -1,0 +1,647 @@
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  AUTHORIZER,
+  DEAD_LETTER_HANDLER,
+  type FunctionAccess,
+  MAX_RECEIVE_COUNT,
+  ROUTES,
+  SYNTHESIS_WORKER,
+  WORKER_TIMEOUT_SECONDS,
+} from '../../lambdas/routes.ts';
+import { TABLE_DEFINITIONS, type TableDefinition } from '../../lambdas/store/table-definitions.ts';
+import { handlerEntryPath, REPO_ROOT } from '../../lib/bundling.ts';
+import type { PipelineSynthesisStack } from '../../lib/pipeline-synthesis-stack.ts';
+import type { ServiceFunction } from '../../lib/service-function.ts';
+import {
+  actionsOf,
+  type BuildOptions,
+  buildStack,
+  type CfnResource,
+  logicalIdOf,
+  type PolicyStatement,
+  policyStatements,
+  referencedLogicalIds,
+  resourcePaths,
+  resourcesOf,
+  routesWithPublicRoute,
+  statementsOfRole,
+  testApp,
+} from './helpers.ts';
+
+interface Synthesized {
+  stack: PipelineSynthesisStack;
+  template: Template;
+  resources: Record<string, CfnResource>;
+}
+
+interface FunctionUnderTest {
+  name: string;
+  fn: ServiceFunction;
+  access: FunctionAccess;
+  /** Environment variables beyond the shared ones and those its access implies. */
+  extraEnv: string[];
+}
+
+const ACCESS_KEY = { Runs: 'runs', Data: 'data', Auth: 'auth' } as const;
+const WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+
+function synthesize(options: BuildOptions): Synthesized {
+  const stack = buildStack(testApp(), `Test-${options.stage}`, options);
+  const template = Template.fromStack(stack);
+  return { stack, template, resources: template.toJSON().Resources };
+}
+
+function resourcesOfType(synthesized: Synthesized, type: string): [string, CfnResource][] {
+  return Object.entries(synthesized.resources).filter(([, resource]) => resource.Type === type);
+}
+
+function propertiesOf(synthesized: Synthesized, logicalId: string): Record<string, unknown> {
+  const properties = synthesized.resources[logicalId]?.Properties;
+  if (!properties) throw new Error(`No resource ${logicalId}`);
+  return properties;
+}
+
+function functionsOf(stack: PipelineSynthesisStack): FunctionUnderTest[] {
+  const routeFunctions = ROUTES.map((route) => {
+    const fn = stack.api.routeFunctions.get(route.entry);
+    if (!fn) throw new Error(`No function for ${route.entry}`);
+    return {
+      name: route.entry,
+      fn,
+      access: route.access,
+      extraEnv: route.access.sendJobs ? ['DEFAULT_SYNTHESIS_HANDLER'] : [],
+    };
+  });
+  return [
+    ...routeFunctions,
+    {
+      name: AUTHORIZER.entry,
+      fn: stack.api.authorizerFunction,
+      access: AUTHORIZER.access,
+      extraEnv: ['SESSION_SECRET_ARN'],
+    },
+    {
+      name: SYNTHESIS_WORKER.entry,
+      fn: stack.jobs.worker,
+      access: SYNTHESIS_WORKER.access,
+      extraEnv: ['ANTHROPIC_SECRET_ARN'],
+    },
+    {
+      name: DEAD_LETTER_HANDLER.entry,
+      fn: stack.jobs.deadLetterHandler,
+      access: DEAD_LETTER_HANDLER.access,
+      extraEnv: [],
+    },
+  ];
+}
+
+function tableLogicalId(synthesized: Synthesized, id: TableDefinition['id']): string {
+  return logicalIdOf(synthesized.stack.stateful.table(id));
+}
+
+function environmentOf(synthesized: Synthesized, fn: ServiceFunction): Record<string, unknown> {
+  const environment = propertiesOf(synthesized, logicalIdOf(fn.function)).Environment as {
+    Variables: Record<string, unknown>;
+  };
+  return environment.Variables;
+}
+
+function statementsOf(synthesized: Synthesized, fn: ServiceFunction): PolicyStatement[] {
+  return statementsOfRole(synthesized.resources, logicalIdOf(fn.role));
+}
+
+function dynamoStatements(statements: PolicyStatement[]): PolicyStatement[] {
+  return statements.filter((statement) =>
+    actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
+  );
+}
+
+let dev: Synthesized;
+let prod: Synthesized;
+let withPublicRoute: Synthesized;
+
+beforeAll(() => {
+  dev = synthesize({ stage: 'dev' });
+  prod = synthesize({ stage: 'prod', defaultSynthesisHandler: 'claude-v1' });
+  withPublicRoute = synthesize({ stage: 'dev', routes: routesWithPublicRoute() });
+});
+
+describe('tables', () => {
+  it('creates exactly one table per definition', () => {
+    expect(resourcesOfType(dev, 'AWS::DynamoDB::Table')).toHaveLength(TABLE_DEFINITIONS.length);
+    expect(TABLE_DEFINITIONS.map((definition) => definition.id)).toEqual(['Runs', 'Data', 'Auth']);
+  });
+
+  it.each(TABLE_DEFINITIONS)(
+    'gives the $id table its keys, on-demand billing, PITR and AWS-managed encryption',
+    (definition) => {
+      const table = propertiesOf(dev, tableLogicalId(dev, definition.id));
+
+      expect(table.KeySchema).toEqual([
+        { AttributeName: definition.partitionKey, KeyType: 'HASH' },
+        ...(definition.sortKey ? [{ AttributeName: definition.sortKey, KeyType: 'RANGE' }] : []),
+      ]);
+      expect(table.BillingMode).toBe('PAY_PER_REQUEST');
+      expect(table.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+      expect(table.SSESpecification).toEqual({ SSEEnabled: true });
+      expect(table.ProvisionedThroughput).toBeUndefined();
+    },
+  );
+
+  it.each(TABLE_DEFINITIONS)(
+    'gives the $id table its GSIs with ALL projection and its TTL attribute',
+    (definition) => {
+      const table = propertiesOf(dev, tableLogicalId(dev, definition.id));
+
+      expect(table.GlobalSecondaryIndexes).toEqual(
+        definition.indexes.map((index) => ({
+          IndexName: index.indexName,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' }] : []),
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      );
+      expect(table.TimeToLiveSpecification).toEqual(
+        definition.timeToLiveAttribute
+          ? { AttributeName: definition.timeToLiveAttribute, Enabled: true }
+          : undefined,
+      );
+    },
+  );
+
+  it('protects and retains every table in prod, and destroys them in dev', () => {
+    for (const definition of TABLE_DEFINITIONS) {
+      const prodTable = prod.resources[tableLogicalId(prod, definition.id)];
+      const devTable = dev.resources[tableLogicalId(dev, definition.id)];
+
+      expect(prodTable?.Properties?.DeletionProtectionEnabled).toBe(true);
+      expect(prodTable?.DeletionPolicy).toBe('Retain');
+      expect(prodTable?.UpdateReplacePolicy).toBe('Retain');
+      expect(devTable?.Properties?.DeletionProtectionEnabled).toBe(false);
+      expect(devTable?.DeletionPolicy).toBe('Delete');
+    }
+  });
+
+  it('turns on termination protection for the prod stack only', () => {
+    expect(prod.stack.terminationProtection).toBe(true);
+    expect(dev.stack.terminationProtection).toBe(false);
+  });
+});
+
+describe('queues and secrets', () => {
+  it('gives the synthesis queue six worker timeouts of visibility and a redrive to the DLQ', () => {
+    const queue = propertiesOf(dev, logicalIdOf(dev.stack.stateful.synthesisQueue));
+    const redrive = queue.RedrivePolicy as { maxReceiveCount: number; deadLetterTargetArn: unknown };
+
+    expect(queue.VisibilityTimeout).toBe(6 * WORKER_TIMEOUT_SECONDS);
+    expect(queue.VisibilityTimeout).toBe(720);
+    expect(redrive.maxReceiveCount).toBe(MAX_RECEIVE_COUNT);
+    expect(redrive.maxReceiveCount).toBeGreaterThanOrEqual(3);
+    expect(redrive.deadLetterTargetArn).toEqual({
+      'Fn::GetAtt': [logicalIdOf(dev.stack.stateful.deadLetterQueue), 'Arn'],
+    });
+    expect(queue.SqsManagedSseEnabled).toBe(true);
+  });
+
+  it('keeps dead letters for 14 days, encrypted', () => {
+    const dlq = propertiesOf(dev, logicalIdOf(dev.stack.stateful.deadLetterQueue));
+
+    expect(dlq.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+    expect(dlq.SqsManagedSseEnabled).toBe(true);
+  });
+
+  it('denies every request to either queue that does not use TLS', () => {
+    const queues = [dev.stack.stateful.synthesisQueue, dev.stack.stateful.deadLetterQueue].map(logicalIdOf);
+    for (const queueId of queues) {
+      const policy = resourcesOfType(dev, 'AWS::SQS::QueuePolicy').find(([, resource]) =>
+        referencedLogicalIds(resource.Properties?.Queues).has(queueId),
+      );
+      const statements = policyStatements(policy?.[1]);
+
+      expect(statements).toContainEqual(
+        expect.objectContaining({
+          Effect: 'Deny',
+          Action: 'sqs:*',
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        }),
+      );
+    }
+  });
+
+  it('retains the queues and secrets in prod', () => {
+    const stateful = prod.stack.stateful;
+    for (const construct of [
+      stateful.synthesisQueue,
+      stateful.deadLetterQueue,
+      stateful.anthropicApiKey,
+      stateful.sessionSigningKey,
+    ]) {
+      expect(prod.resources[logicalIdOf(construct)]?.DeletionPolicy).toBe('Retain');
+    }
+  });
+
+  it('generates the session signing key and stores only a placeholder for the Anthropic key', () => {
+    const signingKey = propertiesOf(dev, logicalIdOf(dev.stack.stateful.sessionSigningKey));
+    const anthropicKey = propertiesOf(dev, logicalIdOf(dev.stack.stateful.anthropicApiKey));
+
+    expect(signingKey.GenerateSecretString).toEqual({ PasswordLength: 64, ExcludePunctuation: true });
+    expect(String(anthropicKey.SecretString)).toMatch(/^REPLACE_ME/);
+  });
+});
+
+describe('functions', () => {
+  it('creates one function per route plus the authorizer, the worker and the dead-letter handler', () => {
+    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(ROUTES.length + 3);
+  });
+
+  it('runs every function on nodejs24.x, arm64, traced, logging to its own one-month log group', () => {
+    for (const { fn } of functionsOf(dev.stack)) {
+      const properties = propertiesOf(dev, logicalIdOf(fn.function));
+      const logGroupId = (properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+
+      expect(properties.Runtime).toBe('nodejs24.x');
+      expect(properties.Architectures).toEqual(['arm64']);
+      expect(properties.Handler).toBe('index.handler');
+      expect(properties.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(propertiesOf(dev, logGroupId).RetentionInDays).toBe(30);
+    }
+  });
+
+  it('gives each function exactly the environment its access implies', () => {
+    for (const { name, fn, access, extraEnv } of functionsOf(dev.stack)) {
+      const expected = [
+        'POWERTOOLS_SERVICE_NAME',
+        'LOG_LEVEL',
+        ...TABLE_DEFINITIONS.filter((definition) => access[ACCESS_KEY[definition.id]]).map((d) => d.envVar),
+        ...(access.sendJobs ? ['SYNTHESIS_QUEUE_URL'] : []),
+        ...extraEnv,
+      ];
+
+      expect(Object.keys(environmentOf(dev, fn)).sort(), name).toEqual(expected.sort());
+    }
+  });
+
+  it('points the table and queue variables at the right resources', () => {
+    for (const { name, fn, access } of functionsOf(dev.stack)) {
+      const environment = environmentOf(dev, fn);
+      for (const definition of TABLE_DEFINITIONS) {
+        if (!access[ACCESS_KEY[definition.id]]) continue;
+        expect(environment[definition.envVar], name).toEqual({ Ref: tableLogicalId(dev, definition.id) });
+      }
+      if (access.sendJobs) {
+        expect(environment.SYNTHESIS_QUEUE_URL).toEqual({
+          Ref: logicalIdOf(dev.stack.stateful.synthesisQueue),
+        });
+      }
+    }
+  });
+
+  it('passes the default synthesis handler to the synthesize function', () => {
+    const synthesizeRoute = ROUTES.find((route) => route.path === '/pipelines/{pipelineId}/synthesize');
+    const devFunction = dev.stack.api.routeFunctions.get(synthesizeRoute?.entry ?? '');
+    const prodFunction = prod.stack.api.routeFunctions.get(synthesizeRoute?.entry ?? '');
+    if (!devFunction || !prodFunction) throw new Error('no synthesize function');
+
+    expect(environmentOf(dev, devFunction).DEFAULT_SYNTHESIS_HANDLER).toBe('heuristic-v1');
+    expect(environmentOf(prod, prodFunction).DEFAULT_SYNTHESIS_HANDLER).toBe('claude-v1');
+  });
+
+  it('gives the authorizer the session signing key ARN and the worker the Anthropic key ARN', () => {
+    expect(environmentOf(dev, dev.stack.api.authorizerFunction).SESSION_SECRET_ARN).toEqual({
+      Ref: logicalIdOf(dev.stack.stateful.sessionSigningKey),
+    });
+    expect(environmentOf(dev, dev.stack.jobs.worker).ANTHROPIC_SECRET_ARN).toEqual({
+      Ref: logicalIdOf(dev.stack.stateful.anthropicApiKey),
+    });
+  });
+
+  it('runs the worker for the worker timeout with 512 MB', () => {
+    const worker = propertiesOf(dev, logicalIdOf(dev.stack.jobs.worker.function));
+
+    expect(worker.Timeout).toBe(WORKER_TIMEOUT_SECONDS);
+    expect(worker.MemorySize).toBe(512);
+  });
+
+  it('feeds the worker from the queue and the dead-letter handler from the DLQ, with partial batch failures', () => {
+    const mappings = resourcesOfType(dev, 'AWS::Lambda::EventSourceMapping').map(
+      ([, resource]) => resource.Properties ?? {},
+    );
+    const workerMapping = mappings.find(
+      (mapping) =>
+        (mapping.FunctionName as { Ref: string }).Ref === logicalIdOf(dev.stack.jobs.worker.function),
+    );
+    const deadLetterMapping = mappings.find(
+      (mapping) =>
+        (mapping.FunctionName as { Ref: string }).Ref ===
+        logicalIdOf(dev.stack.jobs.deadLetterHandler.function),
+    );
+
+    expect(mappings).toHaveLength(2);
+    expect(workerMapping).toMatchObject({
+      BatchSize: 5,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 5 },
+      EventSourceArn: { 'Fn::GetAtt': [logicalIdOf(dev.stack.stateful.synthesisQueue), 'Arn'] },
+    });
+    expect(deadLetterMapping).toMatchObject({
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::GetAtt': [logicalIdOf(dev.stack.stateful.deadLetterQueue), 'Arn'] },
+    });
+  });
+
+  it('resolves handler entries to lambdas/handlers/<entry>.ts under the repository root', () => {
+    expect(handlerEntryPath('get-synthesis-run')).toBe(`${REPO_ROOT}/lambdas/handlers/get-synthesis-run.ts`);
+    expect(REPO_ROOT.endsWith('/lib')).toBe(false);
+  });
+});
+
+describe('least privilege', () => {
+  it('lets each function touch only the tables it names, writing only where it may', () => {
+    for (const { name, fn, access } of functionsOf(dev.stack)) {
+      const statements = dynamoStatements(statementsOf(dev, fn));
+      const referenced = new Set(
+        statements.flatMap((statement) => [...referencedLogicalIds(statement.Resource)]),
+      );
+      const written = new Set(
+        statements
+          .filter((statement) => actionsOf(statement).some((action) => WRITE_ACTIONS.includes(action)))
+          .flatMap((statement) => [...referencedLogicalIds(statement.Resource)]),
+      );
+      const expectedTables = TABLE_DEFINITIONS.filter((d) => access[ACCESS_KEY[d.id]]);
+      const expectedWrites = expectedTables.filter((d) => access[ACCESS_KEY[d.id]] === 'readWrite');
+
+      expect([...referenced].sort(), name).toEqual(
+        expectedTables.map((d) => tableLogicalId(dev, d.id)).sort(),
+      );
+      expect([...written].sort(), name).toEqual(expectedWrites.map((d) => tableLogicalId(dev, d.id)).sort());
+    }
+  });
+
+  it('lets get-synthesis-run read runs but neither write nor queue', () => {
+    const fn = dev.stack.api.routeFunctions.get('get-synthesis-run');
+    if (!fn) throw new Error('no get-synthesis-run function');
+    const actions = statementsOf(dev, fn).flatMap(actionsOf);
+
+    expect(actions).toContain('dynamodb:GetItem');
+    expect(actions).toContain('dynamodb:Query');
+    expect(actions).not.toContain('dynamodb:PutItem');
+    expect(actions).not.toContain('dynamodb:UpdateItem');
+    expect(actions).not.toContain('sqs:SendMessage');
+  });
+
+  it('lets the authorizer only read the auth table and the session signing key', () => {
+    const authorizer = dev.stack.api.authorizerFunction;
+    const statements = statementsOf(dev, authorizer);
+    const referenced = new Set(
+      statements.flatMap((statement) => [...referencedLogicalIds(statement.Resource)]),
+    );
+    const ownLogGroup = [
+      ...referencedLogicalIds(propertiesOf(dev, logicalIdOf(authorizer.function)).LoggingConfig),
+    ];
+
+    expect(statements.flatMap(actionsOf).filter((action) => WRITE_ACTIONS.includes(action))).toEqual([]);
+    expect([...referenced].sort()).toEqual(
+      [...ownLogGroup, tableLogicalId(dev, 'Auth'), logicalIdOf(dev.stack.stateful.sessionSigningKey)].sort(),
+    );
+  });
+
+  it('lets only the functions that queue jobs send to the queue', () => {
+    const senders = resourcesOfType(dev, 'AWS::IAM::Policy')
+      .filter(([, policy]) => JSON.stringify(policy.Properties?.PolicyDocument).includes('sqs:SendMessage'))
+      .flatMap(([, policy]) => [...referencedLogicalIds(policy.Properties?.Roles)]);
+    const expected = functionsOf(dev.stack)
+      .filter(({ access }) => access.sendJobs)
+      .map(({ fn }) => logicalIdOf(fn.role));
+
+    expect(expected).toHaveLength(1);
+    expect(senders.sort()).toEqual(expected.sort());
+  });
+
+  it('lets only the worker read the Anthropic key', () => {
+    const secretId = logicalIdOf(dev.stack.stateful.anthropicApiKey);
+    const readers = resourcesOfType(dev, 'AWS::IAM::Policy')
+      .filter(([, policy]) => referencedLogicalIds(policy.Properties?.PolicyDocument).has(secretId))
+      .flatMap(([, policy]) => [...referencedLogicalIds(policy.Properties?.Roles)]);
+
+    expect(readers).toEqual([logicalIdOf(dev.stack.jobs.worker.role)]);
+  });
+
+  it('never grants DynamoDB actions on Resource "*"', () => {
+    const statements = resourcesOfType(dev, 'AWS::IAM::Policy').flatMap(([, policy]) =>
+      policyStatements(policy),
+    );
+    const dynamo = dynamoStatements(statements);
+
+    expect(dynamo.length).toBeGreaterThan(0);
+    for (const statement of dynamo) expect(resourcesOf(statement)).not.toContain('*');
+  });
+
+  it('uses Resource "*" only for the X-Ray actions that have no resource-level permissions', () => {
+    const statements = resourcesOfType(dev, 'AWS::IAM::Policy').flatMap(([, policy]) =>
+      policyStatements(policy),
+    );
+    const wildcard = statements.filter((statement) => resourcesOf(statement).includes('*'));
+
+    expect(wildcard.length).toBe(functionsOf(dev.stack).length);
+    for (const statement of wildcard) {
+      expect(actionsOf(statement).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+    }
+  });
+
+  it('uses no AWS-managed policy on any function role', () => {
+    for (const { fn } of functionsOf(dev.stack)) {
+      expect(propertiesOf(dev, logicalIdOf(fn.role)).ManagedPolicyArns).toBeUndefined();
+    }
+  });
+});
+
+describe('API', () => {
+  function methods(
+    synthesized: Synthesized,
+  ): { path: string; method: string; properties: Record<string, unknown> }[] {
+    const paths = resourcePaths(synthesized.resources);
+    return resourcesOfType(synthesized, 'AWS::ApiGateway::Method').map(([, resource]) => {
+      const properties = resource.Properties ?? {};
+      const resourceRef = (properties.ResourceId as { Ref?: string }).Ref;
+      return {
+        path: resourceRef ? (paths.get(resourceRef) ?? '?') : '/',
+        method: String(properties.HttpMethod),
+        properties,
+      };
+    });
+  }
+
+  it('creates exactly one method per route, proxying to that route own function', () => {
+    const created = methods(dev);
+
+    expect(created).toHaveLength(ROUTES.length);
+    for (const route of ROUTES) {
+      const method = created.find(
+        (candidate) => candidate.path === route.path && candidate.method === route.method,
+      );
+      const fn = dev.stack.api.routeFunctions.get(route.entry);
+      if (!method || !fn) throw new Error(`no method or function for ${route.method} ${route.path}`);
+      const integration = method.properties.Integration as { Type: string; Uri: unknown };
+
+      expect(integration.Type).toBe('AWS_PROXY');
+      expect(referencedLogicalIds(integration.Uri).has(logicalIdOf(fn.function))).toBe(true);
+      expect(propertiesOf(dev, logicalIdOf(fn.function)).Description).toBe(`${route.method} ${route.path}`);
+    }
+  });
+
+  it('puts the authorizer on every authorized route', () => {
+    const authorizerId = logicalIdOf(dev.stack.api.node.findChild('RequestAuthorizer'));
+    for (const route of ROUTES.filter((candidate) => candidate.authorized)) {
+      const method = methods(dev).find((m) => m.path === route.path && m.method === route.method);
+
+      expect(method?.properties.AuthorizationType, route.path).toBe('CUSTOM');
+      expect(method?.properties.AuthorizerId, route.path).toEqual({ Ref: authorizerId });
+    }
+  });
+
+  it('leaves a public route without the authorizer', () => {
+    const [publicRoute, ...others] = routesWithPublicRoute();
+    const created = methods(withPublicRoute);
+    const find = (method: string, path: string) =>
+      created.find((m) => m.method === method && m.path === path);
+
+    expect(publicRoute?.authorized).toBe(false);
+    expect(find(publicRoute?.method ?? '', publicRoute?.path ?? '')?.properties).toMatchObject({
+      AuthorizationType: 'NONE',
+    });
+    expect(find(publicRoute?.method ?? '', publicRoute?.path ?? '')?.properties.AuthorizerId).toBeUndefined();
+    for (const route of others)
+      expect(find(route.method, route.path)?.properties.AuthorizationType).toBe('CUSTOM');
+  });
+
+  it('uses one uncached REQUEST authorizer without identity sources', () => {
+    const authorizers = resourcesOfType(dev, 'AWS::ApiGateway::Authorizer');
+    const properties = authorizers[0]?.[1].Properties ?? {};
+
+    expect(authorizers).toHaveLength(1);
+    expect(properties.Type).toBe('REQUEST');
+    expect(properties.AuthorizerResultTtlInSeconds).toBe(0);
+    // Empty: API Gateway then calls the authorizer for every request, whatever it carries.
+    expect(properties.IdentitySource ?? '').toBe('');
+    expect(
+      referencedLogicalIds(properties.AuthorizerUri).has(
+        logicalIdOf(dev.stack.api.authorizerFunction.function),
+      ),
+    ).toBe(true);
+  });
+
+  it('throttles, traces, meters and access-logs the stage without logging data', () => {
+    const stage = resourcesOfType(dev, 'AWS::ApiGateway::Stage')[0]?.[1].Properties ?? {};
+    const accessLog = stage.AccessLogSetting as { DestinationArn: unknown; Format: string };
+
+    expect(stage.StageName).toBe('dev');
+    expect(stage.TracingEnabled).toBe(true);
+    expect(stage.MethodSettings).toEqual([
+      {
+        HttpMethod: '*',
+        ResourcePath: '/*',
+        ThrottlingRateLimit: 50,
+        ThrottlingBurstLimit: 100,
+        MetricsEnabled: true,
+        LoggingLevel: 'ERROR',
+        DataTraceEnabled: false,
+      },
+    ]);
+    expect(referencedLogicalIds(accessLog.DestinationArn).size).toBe(1);
+    expect(JSON.parse(accessLog.Format)).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+    });
+    expect(accessLog.Format).not.toMatch(/header|authorization|cookie/i);
+  });
+
+  it.each([
+    ['UNAUTHORIZED', '401', 'UNAUTHORIZED'],
+    ['ACCESS_DENIED', '403', 'FORBIDDEN'],
+    ['MISSING_AUTHENTICATION_TOKEN', '404', 'NOT_FOUND'],
+    ['REQUEST_TOO_LARGE', '413', 'PAYLOAD_TOO_LARGE'],
+    ['THROTTLED', '429', 'RATE_LIMITED'],
+    ['DEFAULT_4XX', undefined, 'VALIDATION_ERROR'],
+    ['DEFAULT_5XX', undefined, 'INTERNAL_ERROR'],
+  ])('answers the %s gateway response with status %s and error %s', (type, status, error) => {
+    const response = resourcesOfType(dev, 'AWS::ApiGateway::GatewayResponse').find(
+      ([, resource]) => resource.Properties?.ResponseType === type,
+    )?.[1].Properties;
+    const templates = response?.ResponseTemplates as Record<string, string>;
+    const body = JSON.parse(templates['application/json'] ?? '') as Record<string, unknown>;
+
+    expect(response?.StatusCode).toBe(status);
+    expect(body.error).toBe(error);
+    expect(typeof body.message).toBe('string');
+  });
+
+  it('answers every gateway response with a JSON {error, message} body and nothing else', () => {
+    const responses = resourcesOfType(dev, 'AWS::ApiGateway::GatewayResponse');
+
+    expect(responses.length).toBeGreaterThanOrEqual(7);
+    for (const [, response] of responses) {
+      const properties = response.Properties ?? {};
+      const templates = properties.ResponseTemplates as Record<string, string>;
+
+      expect(Object.keys(templates)).toEqual(['application/json']);
+      expect(Object.keys(JSON.parse(templates['application/json'] ?? '{}')).sort()).toEqual([
+        'error',
+        'message',
+      ]);
+      expect(properties.ResponseParameters).toEqual({
+        'gatewayresponse.header.Content-Type': "'application/json'",
+      });
+    }
+  });
+});
+
+describe('alarms and outputs', () => {
+  it('alarms on any message in the DLQ and on any worker error', () => {
+    const alarms = resourcesOfType(dev, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties ?? {});
+    const dlqAlarm = alarms.find((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible');
+    const workerAlarm = alarms.find((alarm) => alarm.MetricName === 'Errors');
+
+    expect(dlqAlarm).toMatchObject({
+      Namespace: 'AWS/SQS',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(referencedLogicalIds(dlqAlarm?.Dimensions)).toEqual(
+      new Set([logicalIdOf(dev.stack.stateful.deadLetterQueue)]),
+    );
+    expect(workerAlarm).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(referencedLogicalIds(workerAlarm?.Dimensions)).toEqual(
+      new Set([logicalIdOf(dev.stack.jobs.worker.function)]),
+    );
+  });
+
+  it('outputs the API URL, the table names and the queue URL', () => {
+    const outputs = dev.template.toJSON().Outputs as Record<string, { Value: unknown }>;
+
+    expect(Object.keys(outputs)).toEqual(
+      expect.arrayContaining([
+        'ApiUrl',
+        'RunsTableName',
+        'DataTableName',
+        'AuthTableName',
+        'SynthesisQueueUrl',
+      ]),
+    );
+    expect(outputs.RunsTableName?.Value).toEqual({ Ref: tableLogicalId(dev, 'Runs') });
+    expect(outputs.AuthTableName?.Value).toEqual({ Ref: tableLogicalId(dev, 'Auth') });
+    expect(outputs.SynthesisQueueUrl?.Value).toEqual({ Ref: logicalIdOf(dev.stack.stateful.synthesisQueue) });
+    expect(JSON.stringify(outputs.ApiUrl?.Value)).toContain('execute-api');
+  });
+});

@@ -1,0 +1,201 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../lambdas/routes.ts';
+import { TABLE_DEFINITIONS } from '../../lambdas/store/table-definitions.ts';
+import { LAMBDA_BUNDLING } from '../../lib/bundling.ts';
+import { ServiceFunction } from '../../lib/service-function.ts';
+import { stageSettings } from '../../lib/stage.ts';
+import { buildStack, type CfnResource, routesWithPublicRoute, testApp } from './helpers.ts';
+
+interface Violation {
+  ruleName: string;
+  severity: string;
+  violatingConstructs: { constructPath: string }[];
+}
+
+interface Acknowledged extends Violation {
+  acknowledgedId: string;
+  acknowledgedAt: string;
+  reason: string;
+}
+
+interface PluginReport {
+  pluginName: string;
+  violations: Violation[];
+  suppressedViolations?: Acknowledged[];
+}
+
+const ACKNOWLEDGEABLE_RULES = new Set([
+  'AwsSolutions-APIG2',
+  'AwsSolutions-APIG3',
+  'AwsSolutions-APIG4',
+  'AwsSolutions-COG4',
+  'AwsSolutions-IAM4',
+  'AwsSolutions-IAM5',
+  'AwsSolutions-SMG4',
+  'AwsSolutions-SQS3',
+]);
+
+const outdirs: string[] = [];
+
+function freshOutdir(): string {
+  const outdir = mkdtempSync(join(tmpdir(), 'infra-test-'));
+  outdirs.push(outdir);
+  return outdir;
+}
+
+/** Synthesizes with cdk-nag the way `cdk synth` does and returns its AwsSolutions report. */
+function nagReport(app: App, outdir: string): PluginReport {
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  try {
+    app.synth();
+  } catch {
+    // A finding fails synthesis; the report says which.
+  }
+  const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
+    pluginReports: PluginReport[];
+  };
+  const awsSolutions = report.pluginReports.find((plugin) => plugin.pluginName === 'AwsSolutions');
+  if (!awsSolutions) throw new Error('cdk-nag did not run');
+  return awsSolutions;
+}
+
+function describeViolation(violation: Violation): string {
+  return `${violation.severity} ${violation.ruleName} at ${violation.violatingConstructs.map((c) => c.constructPath).join(', ')}`;
+}
+
+afterAll(() => {
+  for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  let report: PluginReport;
+  let acknowledged: Acknowledged[];
+
+  beforeAll(() => {
+    const outdir = freshOutdir();
+    const app = testApp(outdir);
+    buildStack(app, 'NagDev', { stage: 'dev' });
+    buildStack(app, 'NagProdWithPublicRoute', { stage: 'prod', routes: routesWithPublicRoute() });
+    report = nagReport(app, outdir);
+    acknowledged = report.suppressedViolations ?? [];
+  });
+
+  it('leaves no finding unacknowledged, error or warning', () => {
+    expect(report.violations.map(describeViolation)).toEqual([]);
+  });
+
+  it('acknowledges findings at the construct that triggers them, never at a stack', () => {
+    expect(acknowledged.length).toBeGreaterThan(20);
+    for (const finding of acknowledged) {
+      expect(finding.acknowledgedAt.split('/').length, finding.acknowledgedId).toBeGreaterThanOrEqual(3);
+      for (const construct of finding.violatingConstructs) {
+        expect(construct.constructPath.startsWith(`${finding.acknowledgedAt}/`)).toBe(true);
+      }
+    }
+  });
+
+  it('acknowledges only the rules the design accepts, each with a real reason', () => {
+    for (const finding of acknowledged) {
+      expect(ACKNOWLEDGEABLE_RULES, finding.ruleName).toContain(finding.ruleName.replace(/\[.*\]$/, ''));
+      expect(finding.reason.length, finding.acknowledgedId).toBeGreaterThanOrEqual(80);
+    }
+  });
+
+  it('accepts only X-Ray and table-index wildcards', () => {
+    const wildcards = acknowledged.filter((finding) => finding.ruleName.startsWith('AwsSolutions-IAM5'));
+
+    expect(wildcards.length).toBeGreaterThan(0);
+    for (const finding of wildcards) {
+      expect(finding.ruleName).toMatch(/^AwsSolutions-IAM5\[Resource::(\*|<\w+Table\w+\.Arn>\/index\/\*)\]$/);
+    }
+  });
+
+  it('accepts a method without authorization only for the public route', () => {
+    const [publicRoute] = routesWithPublicRoute();
+    const unauthorized = acknowledged.filter((finding) => finding.ruleName === 'AwsSolutions-APIG4');
+
+    expect(unauthorized.map((finding) => finding.acknowledgedAt)).toEqual([
+      `NagProdWithPublicRoute/Api/RestApi/Default${publicRoute?.path}/${publicRoute?.method}`,
+    ]);
+  });
+
+  it('fails synthesis on a finding nobody acknowledged', () => {
+    const outdir = freshOutdir();
+    const app = new App({ outdir });
+    new Queue(new Stack(app, 'Unsafe'), 'PlainQueue', { enforceSSL: false });
+
+    const unsafe = nagReport(app, outdir);
+
+    expect(unsafe.violations.map((violation) => violation.ruleName)).toContain('AwsSolutions-SQS4');
+  });
+});
+
+describe('bundling', () => {
+  it('bundles a handler into an ES module that imports in plain node with the environment the stack gives it', () => {
+    const route = ROUTES.find((candidate) => candidate.entry === 'get-synthesis-run');
+    if (!route) throw new Error('no get-synthesis-run route');
+    const outdir = freshOutdir();
+    const app = new App({ outdir });
+    const stack = new Stack(app, 'Bundle');
+    const tables = new Map(
+      TABLE_DEFINITIONS.map((definition) => [
+        definition.id,
+        new Table(stack, definition.id, {
+          partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
+        }),
+      ]),
+    );
+    new ServiceFunction(stack, 'Fn', {
+      entry: route.entry,
+      access: route.access,
+      resources: { tables, synthesisQueue: new Queue(stack, 'Queue') },
+      settings: { tracing: false, removalPolicy: stageSettings('dev').removalPolicy, logLevel: 'INFO' },
+      description: 'bundling check',
+    });
+
+    const template = app.synth().getStackByName('Bundle').template as {
+      Resources: Record<string, CfnResource>;
+    };
+    const fn = Object.values(template.Resources).find(
+      (resource) => resource.Type === 'AWS::Lambda::Function',
+    );
+    const declared = fn?.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined;
+    const variables = declared?.Variables ?? {};
+    // Table names and ARNs are tokens until deploy; any non-empty value does for an import.
+    const environment = Object.fromEntries(
+      Object.entries(variables).map(([name, value]) => [
+        name,
+        typeof value === 'string' ? value : `test-${name}`,
+      ]),
+    );
+    const assetDirs = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
+    const bundle = join(outdir, assetDirs[0] ?? 'missing', 'index.mjs');
+
+    expect(Object.keys(variables)).toContain('RUNS_TABLE');
+    expect(assetDirs).toHaveLength(1);
+    expect(existsSync(bundle)).toBe(true);
+    expect(readFileSync(bundle, 'utf8').startsWith(LAMBDA_BUNDLING.banner)).toBe(true);
+    const exported = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(pathToFileURL(bundle).href)}); console.log(typeof m.handler);`,
+      ],
+      {
+        env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', NODE_NO_WARNINGS: '1', ...environment },
+        encoding: 'utf8',
+      },
+    );
+    expect(exported.trim()).toBe('function');
+  }, 60_000);
+});
