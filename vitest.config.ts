@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
+// The AWS SDK warns once per process about Node 20, which package.json supports; keep test output clean.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -8,7 +11,5 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // The SDK nags about Node 20 on every worker; the engines field already says what we support.
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

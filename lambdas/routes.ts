@@ -29,7 +29,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/pipelines/{pipelineId}/synthesize',
     entry: 'synthesize-pipeline',
     authorized: true,
-    access: { runs: 'readWrite', data: 'read', sendJobs: true },
+    // data: idempotency keys are written there.
+    access: { runs: 'readWrite', data: 'readWrite', sendJobs: true },
   },
   {
     method: 'GET',
@@ -39,7 +40,13 @@ export const ROUTES: readonly RouteDefinition[] = [
     access: { runs: 'read' },
   },
   { method: 'GET', path: '/me', entry: 'get-me', authorized: true, access: { auth: 'read' } },
-  { method: 'POST', path: '/pipelines', entry: 'create-pipeline', authorized: true, access: { data: 'readWrite' } },
+  {
+    method: 'POST',
+    path: '/pipelines',
+    entry: 'create-pipeline',
+    authorized: true,
+    access: { data: 'readWrite' },
+  },
   { method: 'GET', path: '/pipelines', entry: 'list-pipelines', authorized: true, access: { data: 'read' } },
   {
     method: 'GET',
@@ -68,6 +75,48 @@ export const ROUTES: readonly RouteDefinition[] = [
     entry: 'record-executions',
     authorized: true,
     access: { data: 'readWrite' },
+  },
+  {
+    method: 'POST',
+    path: '/synthesis-runs/{id}/approve',
+    entry: 'approve-synthesis-run',
+    authorized: true,
+    access: { runs: 'readWrite', data: 'readWrite' },
+  },
+  {
+    method: 'POST',
+    path: '/synthesis-runs/{id}/reject',
+    entry: 'reject-synthesis-run',
+    authorized: true,
+    access: { runs: 'readWrite' },
+  },
+  {
+    method: 'GET',
+    path: '/synthesis-runs/{id}/diff',
+    entry: 'get-synthesis-run-diff',
+    authorized: true,
+    access: { runs: 'read', data: 'read' },
+  },
+  {
+    method: 'GET',
+    path: '/pipelines/{pipelineId}/synthesis-runs',
+    entry: 'list-synthesis-runs',
+    authorized: true,
+    access: { runs: 'read', data: 'read' },
+  },
+  {
+    method: 'POST',
+    path: '/pipelines/{pipelineId}/configurations/{configurationId}/activate',
+    entry: 'activate-configuration',
+    authorized: true,
+    access: { data: 'readWrite' },
+  },
+  {
+    method: 'GET',
+    path: '/pipelines/{pipelineId}/activations',
+    entry: 'list-activations',
+    authorized: true,
+    access: { data: 'read' },
   },
 ];
 

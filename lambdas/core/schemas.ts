@@ -125,7 +125,14 @@ export const executionSchema = z.object({
 });
 export type Execution = z.infer<typeof executionSchema>;
 
-export const runStatusSchema = z.enum(['pending', 'generating', 'generated', 'approved', 'rejected', 'failed']);
+export const runStatusSchema = z.enum([
+  'pending',
+  'generating',
+  'generated',
+  'approved',
+  'rejected',
+  'failed',
+]);
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
 export const confidenceSchema = z.enum(['low', 'medium', 'high']);
@@ -156,6 +163,14 @@ export const structuredWarningSchema = z.object({
 });
 export type StructuredWarning = z.infer<typeof structuredWarningSchema>;
 
+/** What generating a run cost: the model, its input and output tokens over all requests, the requests made. */
+export const synthesisUsageSchema = z.object({
+  model: z.string(),
+  inputTokens: z.number().int().min(0),
+  outputTokens: z.number().int().min(0),
+  attempts: z.number().int().min(0),
+});
+
 export const synthesisRunSchema = z.object({
   id: runIdSchema,
   pipelineId: idSchema,
@@ -181,6 +196,10 @@ export const synthesisRunSchema = z.object({
   approvedBy: z.string().nullable(),
   rejectedAt: timestampSchema.nullable(),
   rejectedBy: z.string().nullable(),
+  /** Why the reviewer rejected the proposal, when they said. */
+  rejectionReason: z.string().nullable().default(null),
+  /** null until generated, and for handlers that call no model; optional so older items still read. */
+  usage: synthesisUsageSchema.nullable().optional(),
 });
 export type SynthesisRun = z.infer<typeof synthesisRunSchema>;
 
@@ -192,7 +211,10 @@ export const createPipelineBodySchema = z.strictObject({
 });
 export type CreatePipelineBody = z.infer<typeof createPipelineBodySchema>;
 
-export const signalInputSchema = signalSchema.omit({ pipelineId: true }).partial({ id: true, occurredAt: true }).strict();
+export const signalInputSchema = signalSchema
+  .omit({ pipelineId: true })
+  .partial({ id: true, occurredAt: true })
+  .strict();
 export type SignalInput = z.infer<typeof signalInputSchema>;
 
 /** Ids given in one batch must differ (with equal times they would name one item). */
@@ -237,3 +259,38 @@ export interface Page<T> {
   items: T[];
   nextCursor: string | null;
 }
+
+/* ---- review ---- */
+
+export const rejectBodySchema = z.strictObject({
+  reason: z.string().trim().min(1).max(LIMITS.messageLength).optional(),
+});
+
+export const activateBodySchema = z.strictObject({
+  reason: z.string().trim().min(1).max(LIMITS.messageLength).optional(),
+});
+
+/** One change of a pipeline's active configuration: the history a reviewer reads. */
+export const activationSchema = z.object({
+  id: idSchema,
+  pipelineId: idSchema,
+  configurationId: idSchema,
+  version: z.number().int().min(1),
+  previousConfigurationId: idSchema,
+  previousVersion: z.number().int().min(1),
+  source: z.enum(['approval', 'rollback']),
+  synthesisRunId: z.string().nullable(),
+  reason: z.string().nullable(),
+  /** e.g. "Restored version 1 (replacing version 3)" or "Approved synthesis run … (version 2)". */
+  summary: z.string(),
+  activatedAt: timestampSchema,
+  activatedBy: z.string(),
+});
+export type Activation = z.infer<typeof activationSchema>;
+
+/** The Idempotency-Key header: what Stripe and the IETF draft allow, printable ASCII. */
+export const idempotencyKeySchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7E]+$/, 'must be 1-255 printable ASCII characters without spaces');

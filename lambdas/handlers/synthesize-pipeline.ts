@@ -1,16 +1,33 @@
 import { z } from 'zod';
-import { idSchema, synthesizeBodySchema } from '../core/schemas.ts';
-import { DEFAULT_SYNTHESIS_HANDLER } from '../core/synthesis-handlers.ts';
+import { ValidationError } from '../core/errors.ts';
+import { idempotencyKeySchema, idSchema, synthesizeBodySchema } from '../core/schemas.ts';
+import { defaultSynthesisHandler } from '../core/synthesis-handlers.ts';
 import { makeStartSynthesis } from '../core/use-cases/synthesis.ts';
 import { nanoidGenerator, systemClock } from '../platform/clock.ts';
 import { readConfig } from '../platform/config.ts';
-import { httpHandler, json, parseBody, pathParam, principalOf, runLocation } from '../platform/http.ts';
-import { pipelineRepositoryFromEnv, queueUrl, runRepositoryFromEnv } from '../platform/repositories.ts';
+import {
+  header,
+  httpHandler,
+  json,
+  parseBody,
+  pathParam,
+  principalOf,
+  runLocation,
+} from '../platform/http.ts';
+import {
+  idempotencyStoreFromEnv,
+  pipelineRepositoryFromEnv,
+  queueUrl,
+  runRepositoryFromEnv,
+} from '../platform/repositories.ts';
 import { getSqsClient, makeSqsJobQueue } from '../platform/sqs-queue.ts';
 
 const config = readConfig({
   SYNTHESIS_QUEUE_URL: queueUrl,
-  DEFAULT_SYNTHESIS_HANDLER: z.string().min(1).default(DEFAULT_SYNTHESIS_HANDLER),
+  DEFAULT_SYNTHESIS_HANDLER: z.string().min(1).optional(),
+  // Read only to know whether a key is configured; the key itself is used by the worker alone.
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_SECRET_ARN: z.string().optional(),
 });
 
 const startSynthesis = makeStartSynthesis({
@@ -19,14 +36,27 @@ const startSynthesis = makeStartSynthesis({
   queue: makeSqsJobQueue(getSqsClient(), config.SYNTHESIS_QUEUE_URL),
   clock: systemClock,
   ids: nanoidGenerator,
-  defaultHandler: config.DEFAULT_SYNTHESIS_HANDLER,
+  idempotency: idempotencyStoreFromEnv(),
+  defaultHandler: config.DEFAULT_SYNTHESIS_HANDLER ?? defaultSynthesisHandler(config),
 });
 
-/** POST /pipelines/{pipelineId}/synthesize: 202 with the pending run and its Location. */
+function idempotencyKeyOf(event: Parameters<typeof header>[0]): string | undefined {
+  const value = header(event, 'idempotency-key');
+  if (value === undefined) return undefined;
+  const parsed = idempotencyKeySchema.safeParse(value);
+  if (!parsed.success)
+    throw new ValidationError('The Idempotency-Key header must be 1-255 printable ASCII characters.');
+  return parsed.data;
+}
+
+/**
+ * POST /pipelines/{pipelineId}/synthesize: 202 with the pending run and its Location. A repeat with
+ * the same Idempotency-Key and body answers the same run without queueing a second job.
+ */
 export const handler = httpHandler(async (event) => {
   const principal = principalOf(event);
   const pipelineId = pathParam(event, 'pipelineId', idSchema);
   const body = parseBody(event, synthesizeBodySchema, { optional: true });
-  const run = await startSynthesis(principal, pipelineId, body);
+  const run = await startSynthesis(principal, pipelineId, body, idempotencyKeyOf(event));
   return json(202, run, { location: runLocation(event, run.id) });
 });

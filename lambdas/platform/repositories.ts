@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { makeAuthRepository } from '../store/auth.ts';
+import { makeIdempotencyStore } from '../store/idempotency.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
 import { makeRunRepository } from '../store/runs.ts';
 import { getDocumentClient } from './aws.ts';
@@ -20,6 +21,10 @@ export function pipelineRepositoryFromEnv() {
 
 export function authRepositoryFromEnv() {
   return makeAuthRepository(getDocumentClient(), readConfig({ AUTH_TABLE: tableName }).AUTH_TABLE);
+}
+
+export function idempotencyStoreFromEnv() {
+  return makeIdempotencyStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
 }
 
 export const queueUrl = z.string().url();

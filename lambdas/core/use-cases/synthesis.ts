@@ -1,14 +1,23 @@
-import { ApiError, ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
+import { createHash } from 'node:crypto';
+import {
+  ApiError,
+  ConflictError,
+  NotFoundError,
+  ServiceUnavailableError,
+  ValidationError,
+} from '../errors.ts';
 import { legacyWarnings, renderExplanation } from '../explanation.ts';
 import {
   type Clock,
   EXECUTION_WINDOW,
+  type IdempotencyStore,
   type IdGenerator,
   type JobQueue,
   type PipelineRepository,
   type RunRepository,
   SIGNAL_WINDOW,
   type SynthesisEngine,
+  type SynthesisUsage,
 } from '../ports.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
 import type { SynthesisJob, SynthesisRun } from '../schemas.ts';
@@ -22,16 +31,54 @@ export interface StartSynthesisDeps {
   clock: Clock;
   ids: IdGenerator;
   defaultHandler: string;
+  /** Without it, Idempotency-Key is not honoured. */
+  idempotency?: IdempotencyStore;
 }
 
+/** How long an Idempotency-Key is remembered (documented in the README). */
+export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
+
 /** Stores a pending run and queues its job; a run whose job cannot be queued is failed, not left pending. */
-export function makeStartSynthesis({ runs, pipelines, queue, clock, ids, defaultHandler }: StartSynthesisDeps) {
+export function makeStartSynthesis({
+  runs,
+  pipelines,
+  queue,
+  clock,
+  ids,
+  defaultHandler,
+  idempotency,
+}: StartSynthesisDeps) {
+  /** The run an earlier request with this key created, if it is a true repeat of this request. */
+  async function replay(scope: string, key: string, requestHash: string): Promise<SynthesisRun | null> {
+    const record = await idempotency?.find(scope, key);
+    if (!record || record.expiresAt <= clock.now().toISOString()) return null;
+    if (record.requestHash !== requestHash) {
+      throw new ConflictError(
+        'This Idempotency-Key was already used for a different request (another pipeline or body); use a new key.',
+      );
+    }
+    const run = await runs.get(record.runId);
+    if (!run)
+      throw new ConflictError('A request with this Idempotency-Key is still in progress; retry shortly.');
+    return run;
+  }
+
   return async (
     principal: Principal,
     pipelineId: string,
     body: { synthesisHandler?: string | undefined },
+    idempotencyKey?: string,
   ): Promise<SynthesisRun> => {
     assertCanWrite(principal);
+    const scope = principal.teamId;
+    const requestHash = createHash('sha256')
+      .update(JSON.stringify([pipelineId, body.synthesisHandler ?? null]))
+      .digest('hex');
+    const key = idempotency ? idempotencyKey : undefined;
+    if (key) {
+      const earlier = await replay(scope, key, requestHash);
+      if (earlier) return earlier;
+    }
     const synthesisHandler = body.synthesisHandler ?? defaultHandler;
     if (!isSynthesisHandlerName(synthesisHandler)) {
       throw new ValidationError(
@@ -65,13 +112,32 @@ export function makeStartSynthesis({ runs, pipelines, queue, clock, ids, default
       approvedBy: null,
       rejectedAt: null,
       rejectedBy: null,
+      rejectionReason: null,
+      usage: null,
     };
+    if (key && idempotency) {
+      const expiresAt = new Date(Date.parse(createdAt) + IDEMPOTENCY_KEY_TTL_MS).toISOString();
+      const reserved = await idempotency.reserve(
+        scope,
+        key,
+        { requestHash, runId: run.id, expiresAt },
+        createdAt,
+      );
+      if (!reserved) {
+        // A concurrent request with the same key won the race: answer with its run.
+        const earlier = await replay(scope, key, requestHash);
+        if (earlier) return earlier;
+        throw new ConflictError('A request with this Idempotency-Key is still in progress; retry shortly.');
+      }
+    }
     await runs.create(run);
     try {
       await queue.send({ runId: run.id, jobId: run.jobId });
     } catch (error) {
       const reason = 'The synthesis job could not be queued; start a new run.';
       await runs.fail(run.id, reason, clock.now().toISOString(), ['pending']);
+      // The key must not pin the caller to a run that never started: a retry may try again.
+      if (key) await idempotency?.release(scope, key);
       throw new ServiceUnavailableError(`${reason} (${(error as Error).name})`);
     }
     return run;
@@ -103,6 +169,13 @@ export type GenerateOutcome = 'generated' | 'failed' | 'skipped';
 /** A failure the run should end with (not retried); its message is shown to users. */
 export class SynthesisFailure extends Error {
   override name = 'SynthesisFailure';
+  /** What the failed generation had already cost, when it got as far as calling a model. */
+  readonly usage: SynthesisUsage | undefined;
+
+  constructor(message: string, options: { usage?: SynthesisUsage | undefined } = {}) {
+    super(message);
+    this.usage = options.usage;
+  }
 }
 
 /**
@@ -128,7 +201,8 @@ export function makeGenerateRun({ runs, pipelines, engines, clock, ids, leaseMs 
       const pipeline = await pipelines.getPipeline(run.pipelineId);
       if (!pipeline) return await fail(`Pipeline ${run.pipelineId} no longer exists.`);
       const baseConfiguration = await pipelines.getConfiguration(run.pipelineId, run.baseConfigurationId);
-      if (!baseConfiguration) return await fail(`Base configuration ${run.baseConfigurationId} no longer exists.`);
+      if (!baseConfiguration)
+        return await fail(`Base configuration ${run.baseConfigurationId} no longer exists.`);
       const [signals, executions] = await Promise.all([
         pipelines.recentSignals(run.pipelineId, SIGNAL_WINDOW),
         pipelines.recentExecutions(run.pipelineId, EXECUTION_WINDOW),
@@ -151,6 +225,7 @@ export function makeGenerateRun({ runs, pipelines, engines, clock, ids, leaseMs 
         warnings: legacyWarnings(proposal.structuredWarnings),
         generationCompletedAt: completedAt,
         errorMessage: null,
+        usage: proposal.usage ?? null,
       };
       await runs.completeGenerated(
         generated,
@@ -182,7 +257,10 @@ export const DEAD_LETTER_MESSAGE =
 /** Marks the run of a dead job failed, unless it already finished. */
 export function makeFailDeadJob({ runs, clock }: { runs: RunRepository; clock: Clock }) {
   return async (job: SynthesisJob): Promise<boolean> => {
-    const failed = await runs.fail(job.runId, DEAD_LETTER_MESSAGE, clock.now().toISOString(), ['pending', 'generating']);
+    const failed = await runs.fail(job.runId, DEAD_LETTER_MESSAGE, clock.now().toISOString(), [
+      'pending',
+      'generating',
+    ]);
     return failed !== null;
   };
 }
