@@ -5,14 +5,25 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const { startLocalStack } = await import('./stack.ts');
 
 const port = Number(process.env.PORT ?? 3000);
-const stack = await startLocalStack({ port, quiet: process.env.QUIET === '1' });
+const stateDir = process.env.LOCAL_STATE_DIR ?? '.local';
+const stack = await startLocalStack({ port, stateDir, quiet: process.env.QUIET === '1' }).catch(
+  (error: Error) => {
+    const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    console.error(
+      inUse
+        ? `Port ${port} is in use: set PORT to a free port.`
+        : `The local stack did not start: ${error.message}`,
+    );
+    process.exit(1);
+  },
+);
 const readyMs = Math.round(performance.now() - startedAt);
 
 const lines = [
   '',
   `Pipeline Synthesis API (local) ready in ${readyMs} ms at ${stack.apiUrl}`,
   `DynamoDB Local: ${stack.dynamodbEndpoint} (shared database: any region and dummy credentials see the tables)`,
-  'Seeded credentials (also in .local/seed.json):',
+  `Seeded credentials (also in ${stateDir}/seed.json):`,
   ...stack.teams.flatMap((team) => [
     `  ${team.name} (team ${team.teamId})`,
     `    user ${team.email} / ${team.password}`,

@@ -4,11 +4,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * Resolves once `condition` holds. The deadline is a safety net against a hanging test, not an
  * assertion about speed.
  */
-export async function waitFor(condition: () => boolean, what: string, deadlineMs = 10_000): Promise<void> {
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  deadlineMs = 10_000,
+  intervalMs = 5,
+): Promise<void> {
   const deadline = Date.now() + deadlineMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what}`);
-    await sleep(5);
+    await sleep(intervalMs);
   }
 }
 
