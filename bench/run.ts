@@ -1,0 +1,42 @@
+/**
+ * `npm run bench`: every target of the project, measured here, as ratios against a baseline run in
+ * the same script. Never part of `npm test`.
+ */
+import { formatBundleTable, measureBundles } from './bundle-size.ts';
+import { measureLocalStack } from './local-stack.ts';
+import { measureStartTime } from './start-time.ts';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+
+const only = new Set(process.argv.slice(2));
+const wanted = (name: string) => only.size === 0 || only.has(name);
+const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+
+if (wanted('bundles')) {
+  console.log('== Lambda bundles (target: HTTP ≤ 400 KB, init ≤ 1.5 × baseline)');
+  console.log(formatBundleTable(await measureBundles()));
+}
+
+if (wanted('local')) {
+  const figures = await measureLocalStack();
+  const f = (n: number) => n.toFixed(2);
+  console.log('\n== Local stack');
+  console.log(
+    `poll p50 ${f(figures.pollP50Ms)} ms vs GetItem p50 ${f(figures.getItemP50Ms)} ms: ${f(figures.pollLatencyRatio)}× (target ≤ 3×) ${verdict(figures.pollLatencyRatio <= 3)}`,
+  );
+  console.log(
+    `poll ${figures.pollPerSecond.toFixed(0)}/s vs GetItem ${figures.getItemPerSecond.toFixed(0)}/s at 16 callers: ${f(figures.pollThroughputRatio)}× (target ≥ 0.5×) ${verdict(figures.pollThroughputRatio >= 0.5)}`,
+  );
+  console.log(
+    `POST synthesize → generated (heuristic-v1) median ${figures.generateMedianMs.toFixed(0)} ms (target ≤ 1000 ms) ${verdict(figures.generateMedianMs <= 1000)}`,
+  );
+}
+
+if (wanted('start')) {
+  const start = await measureStartTime();
+  console.log('\n== npm start');
+  console.log(
+    `ready in ${start.medianMs.toFixed(0)} ms median of ${start.allMs.map((ms) => ms.toFixed(0)).join(', ')} (target ≤ 5000 ms) ${verdict(start.medianMs <= 5000)}`,
+  );
+}
