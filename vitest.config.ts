@@ -2,6 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 // The AWS SDK warns once per process about Node 20, which package.json supports; keep test output clean.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+// A developer's real key must never make a test call the Anthropic API: tests use the local fake.
+delete process.env.ANTHROPIC_API_KEY;
+delete process.env.ANTHROPIC_SECRET_ARN;
+delete process.env.ANTHROPIC_BASE_URL;
 
 export default defineConfig({
   test: {

@@ -53,6 +53,8 @@ export interface RunRepository {
     errorMessage: string,
     at: string,
     from: SynthesisRun['status'][],
+    /** What a model call that ended in failure cost, when one was made. */
+    usage?: SynthesisUsage,
   ): Promise<SynthesisRun | null>;
   /** A pipeline's runs, newest first, optionally only those in one status. */
   listByPipeline(

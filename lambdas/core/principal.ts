@@ -14,7 +14,10 @@ export const principalSchema = z.object({
   teamId: z.string().min(1),
   role: roleSchema,
   method: z.enum(['api-token', 'session']),
+  /** Set for an API token. */
   tokenId: z.string().optional(),
+  /** Set for a session: the login (and refresh-token family) the request belongs to. */
+  sessionId: z.string().optional(),
 });
 export type Principal = z.infer<typeof principalSchema>;
 
@@ -25,6 +28,7 @@ export function assertSameTeam(principal: Principal, resourceTeamId: string): vo
 
 const WRITE_ROLES: readonly Role[] = ['admin', 'member'];
 
+/** Viewers read; admins and members may also change the team's resources. */
 export function assertCanWrite(principal: Principal): void {
   if (!WRITE_ROLES.includes(principal.role)) {
     throw new ForbiddenError(`The ${principal.role} role can read but not change this team's resources.`);

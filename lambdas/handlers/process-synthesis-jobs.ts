@@ -1,9 +1,9 @@
-import { WORKER_TIMEOUT_SECONDS } from '../routes.ts';
 import { makeGenerateRun } from '../core/use-cases/synthesis.ts';
 import { nanoidGenerator, systemClock } from '../platform/clock.ts';
 import { logger } from '../platform/logger.ts';
 import { pipelineRepositoryFromEnv, runRepositoryFromEnv } from '../platform/repositories.ts';
 import { sqsJobHandler } from '../platform/sqs-batch.ts';
+import { WORKER_TIMEOUT_SECONDS } from '../routes.ts';
 import { SYNTHESIS_ENGINES } from '../synthesis/registry.ts';
 
 const generateRun = makeGenerateRun({

@@ -26,6 +26,9 @@ export function sqsJobHandler(processJob: (job: SynthesisJob, record: SQSRecord)
   };
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     logger.addContext(context);
-    return processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false });
+    return processPartialResponse(event, recordHandler, processor, {
+      context,
+      throwOnFullBatchFailure: false,
+    });
   };
 }

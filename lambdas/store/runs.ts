@@ -147,7 +147,7 @@ export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables)
       throw new Error(`Could not allocate a configuration version for pipeline ${run.pipelineId}.`);
     },
 
-    async fail(id, errorMessage, at, from) {
+    async fail(id, errorMessage, at, from, usage) {
       const allowed = from.filter((status) => statusesAllowedBefore('failed').includes(status));
       const values = Object.fromEntries(allowed.map((status, index) => [`:from${index}`, status]));
       try {
@@ -155,7 +155,7 @@ export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables)
           new UpdateCommand({
             TableName: tables.runs,
             Key: { id },
-            UpdateExpression: 'SET #status = :failed, errorMessage = :message, generationCompletedAt = :at',
+            UpdateExpression: `SET #status = :failed, errorMessage = :message, generationCompletedAt = :at${usage ? ', usage = :usage' : ''}`,
             ConditionExpression: `attribute_exists(id) AND #status IN (${Object.keys(values).join(', ')})`,
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: {

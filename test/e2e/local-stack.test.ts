@@ -87,7 +87,9 @@ describe('npm start', () => {
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-      return { status: response.status, headers: response.headers, body: await response.json() };
+      // biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field
+      const json: any = await response.json();
+      return { status: response.status, headers: response.headers, body: json };
     };
 
     // The seeded token works, a missing or foreign one does not.

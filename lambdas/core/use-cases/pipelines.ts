@@ -68,7 +68,11 @@ export function makeGetPipeline({ pipelines }: Pick<PipelineDeps, 'pipelines'>) 
 
 /** One configuration of a pipeline of the caller's team. */
 export function makeGetConfiguration({ pipelines }: Pick<PipelineDeps, 'pipelines'>) {
-  return async (principal: Principal, pipelineId: string, configurationId: string): Promise<Configuration> => {
+  return async (
+    principal: Principal,
+    pipelineId: string,
+    configurationId: string,
+  ): Promise<Configuration> => {
     await loadOwnedPipeline(pipelines, principal, pipelineId);
     const configuration = await pipelines.getConfiguration(pipelineId, configurationId);
     if (!configuration) {

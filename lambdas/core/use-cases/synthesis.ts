@@ -190,8 +190,8 @@ export function makeGenerateRun({ runs, pipelines, engines, clock, ids, leaseMs 
     const run = await runs.claim(job.runId, startedAt.toISOString(), staleBefore);
     if (!run) return 'skipped';
     const lease = startedAt.toISOString();
-    const fail = async (message: string): Promise<GenerateOutcome> => {
-      await runs.fail(run.id, message, clock.now().toISOString(), ['generating']);
+    const fail = async (message: string, usage?: SynthesisUsage): Promise<GenerateOutcome> => {
+      await runs.fail(run.id, message, clock.now().toISOString(), ['generating'], usage);
       return 'failed';
     };
 
@@ -242,7 +242,7 @@ export function makeGenerateRun({ runs, pipelines, engines, clock, ids, leaseMs 
       );
       return 'generated';
     } catch (error) {
-      if (error instanceof SynthesisFailure) return await fail(error.message);
+      if (error instanceof SynthesisFailure) return await fail(error.message, error.usage);
       // Another worker re-claimed the run after our lease ran out: the run is theirs now.
       if (error instanceof ConflictError) return 'skipped';
       if (error instanceof ApiError && error.statusCode < 500) return await fail(error.message);

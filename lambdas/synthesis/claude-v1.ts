@@ -1,0 +1,432 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import Anthropic from '@anthropic-ai/sdk';
+import type { z } from 'zod';
+import type { SynthesisContext, SynthesisEngine, SynthesisProposal, SynthesisUsage } from '../core/ports.ts';
+import type { StructuredWarning } from '../core/schemas.ts';
+import { SynthesisFailure } from '../core/use-cases/synthesis.ts';
+import { type SynthesisDraft, synthesisDraftSchema } from './draft.ts';
+import { finalizeProposal } from './finalize.ts';
+import { buildSynthesisPrompt, SUBMIT_SYNTHESIS_TOOL, SUBMIT_SYNTHESIS_TOOL_NAME } from './prompt.ts';
+import { REDACTED } from './redact.ts';
+import { shorten, TRUNCATION_MARKER } from './text-budget.ts';
+
+/**
+ * claude-v1: asks Claude for the synthesis through one forced tool call, checks the reply with the
+ * zod draft schema (one repair round-trip on failure) and hands it to finalizeProposal, which maps
+ * and checks every reference. All requests of a run share one time budget that ends well before
+ * the worker's timeout; when it is spent, or a request is refused, the run fails with a message
+ * naming the cause.
+ */
+
+/** Where the API key comes from; `refresh` is called once per run when the API answers 401. */
+export interface ApiKeySource {
+  /** Names where the key is configured, for error messages; never the key. */
+  readonly description: string;
+  get(signal?: AbortSignal): Promise<string>;
+  refresh(signal?: AbortSignal): Promise<string>;
+}
+
+export interface ClaudeV1Options {
+  /** Undefined when no key is configured: runs that name claude-v1 then fail with a clear message. */
+  keys: ApiKeySource | undefined;
+  baseURL?: string | undefined;
+  model: string;
+  maxTokens: number;
+  /** For every request, retry and wait of one run together. */
+  timeBudgetMs: number;
+  requestTimeoutMs: number;
+  /** Retries of one request after a rate limit, overload, server error, timeout or dropped connection. */
+  maxRetries: number;
+  /** Exponential backoff between retries when the API names no wait (retry-after). */
+  backoff?: { initialMs: number; maxMs: number };
+  /** Structured events (attempt failures, usage); never given the key or the prompt. */
+  log?: (message: string, details: Record<string, unknown>) => void;
+}
+
+export const CLAUDE_V1_BACKOFF = { initialMs: 500, maxMs: 8_000 } as const;
+
+const REPAIR_ERRORS = 20;
+const REPAIR_ERROR_BYTES = 200;
+const API_MESSAGE_BYTES = 300;
+
+type Cause = 'rate_limited' | 'overloaded' | 'server_error' | 'timeout' | 'connection';
+
+const CAUSE_TEXT: Record<Cause, (status: number | undefined) => string> = {
+  rate_limited: () => 'was rate limited (HTTP 429)',
+  overloaded: () => 'was overloaded (HTTP 529)',
+  server_error: (status) => `failed with a server error (HTTP ${status ?? 500})`,
+  timeout: () => 'timed out',
+  connection: () => 'could not be reached',
+};
+
+interface Attempted {
+  cause: Cause;
+  status: number | undefined;
+}
+
+/** Keeps the outcome of a reply check: the draft, or the errors to show the model. */
+type DraftCheck = { ok: true; draft: SynthesisDraft } | { ok: false; errors: string[] };
+
+function retryableCause(error: unknown): Attempted | undefined {
+  if (error instanceof Anthropic.APIConnectionTimeoutError) return { cause: 'timeout', status: undefined };
+  if (error instanceof Anthropic.APIUserAbortError) return undefined;
+  if (error instanceof Anthropic.APIConnectionError) return { cause: 'connection', status: undefined };
+  if (!(error instanceof Anthropic.APIError) || error.status === undefined) return undefined;
+  const status = error.status;
+  const hint = error.headers?.get('x-should-retry');
+  if (hint === 'false') return undefined;
+  if (status === 429) return { cause: 'rate_limited', status };
+  if (status === 529) return { cause: 'overloaded', status };
+  if (status === 408) return { cause: 'timeout', status };
+  if (status >= 500 || status === 409 || hint === 'true') return { cause: 'server_error', status };
+  return undefined;
+}
+
+/** The wait the API asked for, from retry-after-ms or retry-after (seconds or an HTTP date). */
+function requestedWaitMs(error: unknown): number | undefined {
+  if (!(error instanceof Anthropic.APIError) || error.headers === undefined) return undefined;
+  const ms = Number.parseFloat(error.headers.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const header = error.headers.get('retry-after');
+  if (header === null) return undefined;
+  const seconds = Number.parseFloat(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
+  const lines = issues
+    .slice(0, REPAIR_ERRORS)
+    .map((issue) =>
+      shorten(
+        `${issue.path.length > 0 ? issue.path.join('.') : '(input)'}: ${issue.message}`,
+        REPAIR_ERROR_BYTES,
+      ),
+    );
+  if (issues.length > REPAIR_ERRORS) lines.push(`… and ${issues.length - REPAIR_ERRORS} more errors`);
+  return lines;
+}
+
+function toolCall(message: Anthropic.Messages.Message): Anthropic.Messages.ToolUseBlock | undefined {
+  return message.content.find(
+    (block): block is Anthropic.Messages.ToolUseBlock =>
+      block.type === 'tool_use' && block.name === SUBMIT_SYNTHESIS_TOOL_NAME,
+  );
+}
+
+function checkReply(message: Anthropic.Messages.Message, maxTokens: number): DraftCheck {
+  const call = toolCall(message);
+  const cutOff =
+    message.stop_reason === 'max_tokens'
+      ? [
+          `The reply was cut off at the max_tokens limit (${maxTokens}): submit a shorter synthesis ` +
+            '(fewer findings and changes, shorter texts).',
+        ]
+      : [];
+  if (call === undefined)
+    return { ok: false, errors: [`The reply did not call ${SUBMIT_SYNTHESIS_TOOL_NAME}.`, ...cutOff] };
+  const parsed = synthesisDraftSchema.safeParse(call.input);
+  if (parsed.success) return { ok: true, draft: parsed.data };
+  return { ok: false, errors: [...cutOff, ...formatIssues(parsed.error.issues)] };
+}
+
+/** The assistant turn to send back: the reply's text and tool calls, as request blocks. */
+function assistantTurn(message: Anthropic.Messages.Message): Anthropic.Messages.MessageParam | undefined {
+  const content: Anthropic.Messages.ContentBlockParam[] = [];
+  for (const block of message.content) {
+    if (block.type === 'text' && block.text.trim() !== '') content.push({ type: 'text', text: block.text });
+    if (block.type === 'tool_use') {
+      const input = block.input !== null && typeof block.input === 'object' ? block.input : {};
+      content.push({ type: 'tool_use', id: block.id, name: block.name, input });
+    }
+  }
+  return content.length > 0 ? { role: 'assistant', content } : undefined;
+}
+
+/** The user turn of the repair round-trip: the validation errors, as the failed tool call's result. */
+function repairTurn(
+  message: Anthropic.Messages.Message,
+  errors: readonly string[],
+): Anthropic.Messages.MessageParam {
+  const text =
+    `${SUBMIT_SYNTHESIS_TOOL_NAME} was called with input that does not match its schema:\n` +
+    `${errors.map((error) => `- ${error}`).join('\n')}\n` +
+    `Call ${SUBMIT_SYNTHESIS_TOOL_NAME} again with the complete, corrected input.`;
+  const call = toolCall(message);
+  return call === undefined
+    ? { role: 'user', content: text }
+    : {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: call.id, is_error: true, content: text }],
+      };
+}
+
+/** Dotted paths of the values in a patch that copy a redacted or shortened value from the prompt. */
+function copiedPlaceholders(value: unknown, path: string): string[] {
+  if (typeof value === 'string') {
+    return value.includes(REDACTED) || value.includes(TRUNCATION_MARKER) ? [path] : [];
+  }
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, child]) =>
+      copiedPlaceholders(child, path === '' ? key : `${path}.${key}`),
+    );
+  }
+  return [];
+}
+
+/**
+ * Drops changes whose patch would store a placeholder the prompt showed instead of a real value
+ * (a redacted secret, a shortened text): applying one would silently destroy the real setting.
+ */
+function withoutPlaceholderPatches(draft: SynthesisDraft): {
+  draft: SynthesisDraft;
+  warnings: StructuredWarning[];
+} {
+  const warnings: StructuredWarning[] = [];
+  const changes = draft.changes.filter((change) => {
+    const paths = copiedPlaceholders(change.patch, '');
+    if (paths.length === 0) return true;
+    warnings.push({
+      type: 'invalid_patch',
+      message:
+        `Change ${change.id} was dropped: its patch copies a value the model was shown redacted or shortened ` +
+        `(${paths.slice(0, 3).join(', ')}), which would overwrite the real setting.`,
+    });
+    return false;
+  });
+  return { draft: { ...draft, changes }, warnings };
+}
+
+/**
+ * Usage under log-safe names: the logger redacts every key that contains "token", which would
+ * hide inputTokens and outputTokens.
+ */
+const costOf = (usage: SynthesisUsage) => ({
+  model: usage.model,
+  input: usage.inputTokens,
+  output: usage.outputTokens,
+  attempts: usage.attempts,
+});
+
+/** A run's time budget: an AbortSignal that fires when it is spent, and the time left. */
+class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly endsAt: number;
+
+  constructor(budgetMs: number) {
+    this.endsAt = Date.now() + budgetMs;
+    this.timer = setTimeout(() => this.controller.abort(), budgetMs);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  remainingMs(): number {
+    return Math.max(0, this.endsAt - Date.now());
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/** Creates the claude-v1 engine; its Anthropic client is built on first use and kept while the key is. */
+export function createClaudeV1(options: ClaudeV1Options): SynthesisEngine {
+  const backoff = options.backoff ?? CLAUDE_V1_BACKOFF;
+  const log = options.log ?? (() => undefined);
+  const budgetSeconds = Math.round(options.timeBudgetMs / 100) / 10;
+  let client: { key: string; anthropic: Anthropic } | undefined;
+
+  const clientFor = (key: string): Anthropic => {
+    if (client?.key !== key) {
+      client = {
+        key,
+        // Retries are ours (below), so that they share the run's budget and are counted.
+        anthropic: new Anthropic({
+          apiKey: key,
+          authToken: null,
+          baseURL: options.baseURL ?? null,
+          maxRetries: 0,
+          timeout: options.requestTimeoutMs,
+        }),
+      };
+    }
+    return client.anthropic;
+  };
+
+  const generate = async (context: SynthesisContext): Promise<SynthesisProposal> => {
+    const keys = options.keys;
+    if (keys === undefined) {
+      throw new SynthesisFailure(
+        'claude-v1 is not configured: no Anthropic API key (set ANTHROPIC_API_KEY locally, or ' +
+          'ANTHROPIC_SECRET_ARN on AWS). Start the run with synthesisHandler "heuristic-v1" instead.',
+      );
+    }
+    const prompt = buildSynthesisPrompt(context);
+    const usage: SynthesisUsage = { model: options.model, inputTokens: 0, outputTokens: 0, attempts: 0 };
+    const deadline = new Deadline(options.timeBudgetMs);
+    const fail = (message: string): SynthesisFailure =>
+      new SynthesisFailure(message, { usage: { ...usage } });
+
+    const budgetSpent = (last: Attempted | undefined): SynthesisFailure =>
+      fail(
+        `The model API ${last === undefined ? 'did not answer in time' : CAUSE_TEXT[last.cause](last.status)}, ` +
+          `and the ${budgetSeconds} s time budget of the run was spent after ${usage.attempts} ` +
+          `request${usage.attempts === 1 ? '' : 's'}; start a new run later.`,
+      );
+
+    /** Reads the key within the budget: a read cut short by the deadline fails the run like a slow API. */
+    const readKey = async (read: (signal: AbortSignal) => Promise<string>): Promise<string> => {
+      try {
+        return await read(deadline.signal);
+      } catch (error) {
+        if (deadline.signal.aborted) throw budgetSpent(undefined);
+        throw error;
+      }
+    };
+    let key = '';
+    let refreshedKey = false;
+
+    /** One logical request: retried on transient failures while the budget and retries last. */
+    const request = async (
+      params: Anthropic.Messages.MessageCreateParamsNonStreaming,
+    ): Promise<Anthropic.Messages.Message> => {
+      let last: Attempted | undefined;
+      for (let retry = 0; ; ) {
+        const remaining = deadline.remainingMs();
+        if (remaining <= 0) throw budgetSpent(last);
+        usage.attempts += 1;
+        let failure: unknown;
+        try {
+          const message = await clientFor(key).messages.create(params, {
+            signal: deadline.signal,
+            timeout: Math.min(options.requestTimeoutMs, remaining),
+            maxRetries: 0,
+          });
+          usage.inputTokens +=
+            message.usage.input_tokens +
+            (message.usage.cache_creation_input_tokens ?? 0) +
+            (message.usage.cache_read_input_tokens ?? 0);
+          usage.outputTokens += message.usage.output_tokens;
+          return message;
+        } catch (error) {
+          failure = error;
+        }
+
+        if (deadline.signal.aborted) throw budgetSpent(last ?? { cause: 'timeout', status: undefined });
+        if (failure instanceof Anthropic.AuthenticationError) {
+          // The secret may have been rotated since it was cached: read it again, once per run.
+          const stale = key;
+          if (!refreshedKey) {
+            refreshedKey = true;
+            key = await readKey((signal) => keys.refresh(signal));
+          }
+          if (key !== stale) continue;
+          throw fail(
+            `The model API rejected the API key (HTTP 401); store a valid key in ${keys.description} ` +
+              'and start a new run.',
+          );
+        }
+        const attempted = retryableCause(failure);
+        if (attempted === undefined) {
+          if (failure instanceof Anthropic.APIError && failure.status !== undefined) {
+            const detail =
+              failure.apiMessage === null ? '' : `: ${shorten(failure.apiMessage, API_MESSAGE_BYTES)}`;
+            throw fail(`The model API refused the request (HTTP ${failure.status}${detail}).`);
+          }
+          throw failure;
+        }
+        last = attempted;
+        log('model request failed', {
+          cause: attempted.cause,
+          status: attempted.status,
+          attempt: usage.attempts,
+          remainingMs: deadline.remainingMs(),
+        });
+        if (retry >= options.maxRetries) {
+          throw fail(
+            `The model API ${CAUSE_TEXT[attempted.cause](attempted.status)} on ${retry + 1} ` +
+              `attempt${retry === 0 ? '' : 's'} of the request; start a new run later.`,
+          );
+        }
+        const asked = requestedWaitMs(failure);
+        const wait =
+          asked ?? Math.min(backoff.maxMs, backoff.initialMs * 2 ** retry) * (1 - Math.random() * 0.25);
+        if (wait >= deadline.remainingMs()) {
+          if (asked !== undefined) {
+            throw fail(
+              `The model API ${CAUSE_TEXT[attempted.cause](attempted.status)} and asked to retry after ` +
+                `${Math.ceil(asked / 1000)} s, beyond the ${budgetSeconds} s time budget of the run; start a new run later.`,
+            );
+          }
+          throw budgetSpent(last);
+        }
+        try {
+          await sleep(wait, undefined, { signal: deadline.signal });
+        } catch {
+          throw budgetSpent(last);
+        }
+        retry += 1;
+      }
+    };
+
+    try {
+      key = await readKey((signal) => keys.get(signal));
+      const base: Anthropic.Messages.MessageCreateParamsNonStreaming = {
+        model: options.model,
+        max_tokens: options.maxTokens,
+        system: prompt.system,
+        tools: [SUBMIT_SYNTHESIS_TOOL],
+        tool_choice: { type: 'tool', name: SUBMIT_SYNTHESIS_TOOL_NAME },
+        messages: [{ role: 'user', content: prompt.user }],
+      };
+      const first = await request(base);
+      let checked = checkReply(first, options.maxTokens);
+      if (!checked.ok) {
+        log('model reply failed validation; asking for a repair', { errors: checked.errors.length });
+        const previous = assistantTurn(first);
+        const repaired = await request({
+          ...base,
+          messages: [
+            ...base.messages,
+            ...(previous === undefined ? [] : [previous]),
+            repairTurn(first, checked.errors),
+          ],
+        });
+        checked = checkReply(repaired, options.maxTokens);
+        if (!checked.ok) {
+          throw fail(
+            `The model's reply did not match the ${SUBMIT_SYNTHESIS_TOOL_NAME} schema, even after one repair ` +
+              `attempt: ${shorten(checked.errors.slice(0, 3).join('; '), 600)}`,
+          );
+        }
+      }
+
+      const { draft, warnings } = withoutPlaceholderPatches(checked.draft);
+      const proposal = finalizeProposal(draft, {
+        shownSignals: prompt.shownSignals,
+        baseConfiguration: context.baseConfiguration,
+        allSignalsInWindow: context.signals,
+      });
+      log('model synthesis generated', { cost: costOf(usage), estimatedPromptSize: prompt.estimatedTokens });
+      return {
+        ...proposal,
+        structuredWarnings: [...warnings, ...proposal.structuredWarnings],
+        usage: { ...usage },
+      };
+    } catch (error) {
+      if (error instanceof SynthesisFailure) {
+        // RunRepository.fail stores no usage, so what a failed generation cost is kept in the log.
+        log('model synthesis failed', { cost: costOf(usage), reason: error.message });
+      }
+      throw error;
+    } finally {
+      deadline.dispose();
+    }
+  };
+
+  return { name: 'claude-v1', generate };
+}
