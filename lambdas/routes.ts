@@ -11,6 +11,18 @@ export interface FunctionAccess {
   auth?: TableAccess;
   /** Sends synthesis jobs to the queue. */
   sendJobs?: boolean;
+  /**
+   * Signs or verifies session tokens: read access to the session signing key secret and its ARN
+   * as SESSION_SECRET_ARN (never the key itself in the environment).
+   */
+  sessionSecret?: boolean;
+  /** Sends email through SES: ses:SendEmail on the sender identity, EMAIL_FROM and APP_URL. */
+  sendsEmail?: boolean;
+  /**
+   * Sets `lastUsedAt` on API token items of the auth table: dynamodb:UpdateItem limited to
+   * leading keys `APITOKEN#*` and the attributes pk, sk, lastUsedAt (the authorizer only).
+   */
+  recordsTokenUse?: boolean;
 }
 
 export interface RouteDefinition {
@@ -118,10 +130,90 @@ export const ROUTES: readonly RouteDefinition[] = [
     authorized: true,
     access: { data: 'read' },
   },
+  // Authentication (DESIGN.md section 5). Only POST /auth/* and the magic-link page go without a credential.
+  {
+    method: 'POST',
+    path: '/auth/login',
+    entry: 'log-in',
+    authorized: false,
+    access: { auth: 'readWrite', sessionSecret: true },
+  },
+  {
+    method: 'POST',
+    path: '/auth/refresh',
+    entry: 'refresh-session',
+    authorized: false,
+    access: { auth: 'readWrite', sessionSecret: true },
+  },
+  {
+    method: 'POST',
+    path: '/auth/logout',
+    entry: 'log-out',
+    authorized: false,
+    access: { auth: 'readWrite', sessionSecret: true },
+  },
+  {
+    method: 'POST',
+    path: '/auth/magic-link',
+    entry: 'request-magic-link',
+    authorized: false,
+    access: { auth: 'readWrite', sendsEmail: true },
+  },
+  {
+    // The page a sign-in email links to; it holds no data and posts the token to .../verify.
+    method: 'GET',
+    path: '/auth/magic-link',
+    entry: 'show-magic-link-page',
+    authorized: false,
+    access: {},
+  },
+  {
+    method: 'POST',
+    path: '/auth/magic-link/verify',
+    entry: 'verify-magic-link',
+    authorized: false,
+    access: { auth: 'readWrite', sessionSecret: true },
+  },
+  {
+    method: 'POST',
+    path: '/me/password',
+    entry: 'change-password',
+    authorized: true,
+    access: { auth: 'readWrite' },
+  },
+  {
+    method: 'GET',
+    path: '/api-tokens',
+    entry: 'list-api-tokens',
+    authorized: true,
+    access: { auth: 'read' },
+  },
+  {
+    method: 'POST',
+    path: '/api-tokens',
+    entry: 'create-api-token',
+    authorized: true,
+    access: { auth: 'readWrite' },
+  },
+  {
+    method: 'DELETE',
+    path: '/api-tokens/{id}',
+    entry: 'revoke-api-token',
+    authorized: true,
+    access: { auth: 'readWrite' },
+  },
 ];
 
-/** Functions that are not behind a route. */
-export const AUTHORIZER = { entry: 'authorize', access: { auth: 'read' } as FunctionAccess };
+// Functions that are not behind a route.
+
+/**
+ * The authorizer reads the auth table and writes only API tokens' lastUsedAt, at most about once a
+ * minute per token (`recordsTokenUse`: a narrow UpdateItem grant, not write access to the table).
+ */
+export const AUTHORIZER = {
+  entry: 'authorize',
+  access: { auth: 'read', sessionSecret: true, recordsTokenUse: true } as FunctionAccess,
+};
 export const SYNTHESIS_WORKER = {
   entry: 'process-synthesis-jobs',
   access: { runs: 'readWrite', data: 'readWrite' } as FunctionAccess,

@@ -2,62 +2,132 @@ import { UnauthorizedError } from '../core/errors.ts';
 import type { Clock } from '../core/ports.ts';
 import type { Principal } from '../core/principal.ts';
 import { hashApiToken, isWellFormedApiToken } from './api-token.ts';
-import type { AuthRepository } from './ports.ts';
+import type { AuditLog, AuthRepository } from './ports.ts';
+import { hashSecret } from './secret-token.ts';
+import { looksLikeSessionToken, verifySessionToken } from './session-token.ts';
 
 /**
- * How long a warm authorizer trusts a token it has already looked up. This, not API Gateway's
- * policy cache (which is off), bounds how long a revoked token keeps working.
+ * How long a warm authorizer trusts a credential it has already looked up. This, not API
+ * Gateway's policy cache (which is off), bounds how long a revoked token or an ended session keeps
+ * working: at most this long after the revocation is written.
  */
 export const CREDENTIAL_CACHE_MS = 30_000;
+/** lastUsedAt is written when it is at least this old: one write a minute per busy token. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
 const CACHE_ENTRIES = 1_000;
+
+/** A secret as the request carried it: the cookie may only hold a session token. */
+export interface PresentedCredential {
+  secret: string;
+  via: 'bearer' | 'cookie';
+}
 
 export interface AuthenticateDeps {
   auth: AuthRepository;
   clock: Clock;
+  /** The session signing key; only asked for when a session token is presented. */
+  signingKey: () => Promise<Buffer>;
+  audit: AuditLog;
   cacheMs?: number;
 }
 
-function bearerToken(authorization: string | undefined): string | undefined {
-  const match = /^Bearer[ ]+(\S+)[ ]*$/i.exec(authorization ?? '');
-  return match?.[1];
+export type Authenticate = ((credential: PresentedCredential | undefined) => Promise<Principal>) & {
+  /** Forgets every cached credential (tests, and nothing else, need this). */
+  clearCache(): void;
+};
+
+const refused = (message = 'The credential is invalid, expired or revoked.') =>
+  new UnauthorizedError(message);
+
+interface LookUp {
+  principal: Principal;
+  /** Epoch ms after which the credential is invalid whatever the store says. */
+  validUntil: number;
 }
 
-/** Turns an Authorization header into the caller, or throws UnauthorizedError. */
-export function makeAuthenticate({ auth, clock, cacheMs = CREDENTIAL_CACHE_MS }: AuthenticateDeps) {
+/** Turns the presented credential (API token or session) into the caller, or throws UnauthorizedError. */
+export function makeAuthenticate({
+  auth,
+  clock,
+  signingKey,
+  audit,
+  cacheMs = CREDENTIAL_CACHE_MS,
+}: AuthenticateDeps) {
   const cache = new Map<string, { principal: Principal; until: number }>();
 
-  async function lookUp(tokenHash: string, now: Date): Promise<{ principal: Principal; expiresAt: string | null }> {
-    const token = await auth.findApiTokenByHash(tokenHash);
-    if (!token || token.revokedAt) throw new UnauthorizedError('The API token is invalid or revoked.');
-    if (token.expiresAt && token.expiresAt <= now.toISOString()) {
-      throw new UnauthorizedError('The API token has expired.');
-    }
+  async function lookUpApiToken(token: string, now: Date): Promise<LookUp> {
+    const record = await auth.findApiTokenByHash(hashApiToken(token));
+    if (!record || record.revokedAt) throw refused('The API token is invalid or revoked.');
+    if (record.expiresAt && record.expiresAt <= now.toISOString())
+      throw refused('The API token has expired.');
     // The role is read from the membership, so a demoted or removed user loses access with it.
-    const membership = await auth.getMembership(token.userId, token.teamId);
-    if (!membership) throw new UnauthorizedError('The API token no longer belongs to a member of its team.');
-    const principal: Principal = {
-      principalId: token.userId,
-      userId: token.userId,
-      teamId: token.teamId,
-      role: membership.role,
-      method: 'api-token',
-      tokenId: token.tokenId,
+    const membership = await auth.getMembership(record.userId, record.teamId);
+    if (!membership) throw refused('The API token no longer belongs to a member of its team.');
+    if (!record.lastUsedAt || now.getTime() - Date.parse(record.lastUsedAt) >= LAST_USED_RESOLUTION_MS) {
+      try {
+        await auth.touchApiToken(
+          record.tokenHash,
+          now.toISOString(),
+          new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString(),
+        );
+      } catch (error) {
+        // Bookkeeping must never refuse a valid token.
+        audit.warn('could not record lastUsedAt', { tokenId: record.tokenId, error: (error as Error).name });
+      }
+    }
+    return {
+      principal: {
+        principalId: record.userId,
+        userId: record.userId,
+        teamId: record.teamId,
+        role: membership.role,
+        method: 'api-token',
+        tokenId: record.tokenId,
+      },
+      validUntil: record.expiresAt ? Date.parse(record.expiresAt) : Number.POSITIVE_INFINITY,
     };
-    return { principal, expiresAt: token.expiresAt };
   }
 
-  return async function authenticate(authorization: string | undefined): Promise<Principal> {
-    const token = bearerToken(authorization);
-    if (!token) throw new UnauthorizedError('An Authorization: Bearer <token> header is required.');
-    if (!isWellFormedApiToken(token)) throw new UnauthorizedError('The API token is invalid or revoked.');
-    const tokenHash = hashApiToken(token);
+  async function lookUpSession(token: string, now: Date): Promise<LookUp> {
+    const claims = verifySessionToken(token, await signingKey(), now);
+    if (!claims) throw refused('The session token is invalid or expired.');
+    const session = await auth.getSession(claims.sid);
+    if (!session || session.userId !== claims.uid || session.revokedAt)
+      throw refused('The session has ended.');
+    if (Date.parse(session.expiresAt) <= now.getTime()) throw refused('The session has expired.');
+    const membership = await auth.getMembership(session.userId, session.teamId);
+    if (!membership) throw refused('The session no longer belongs to a member of its team.');
+    return {
+      principal: {
+        principalId: session.userId,
+        userId: session.userId,
+        teamId: session.teamId,
+        role: membership.role,
+        method: 'session',
+        sessionId: session.sessionId,
+      },
+      validUntil: Math.min(claims.exp * 1000, Date.parse(session.expiresAt)),
+    };
+  }
+
+  const authenticate = async (credential: PresentedCredential | undefined): Promise<Principal> => {
+    if (!credential)
+      throw refused('A credential is required: Authorization: Bearer <token> or the session cookie.');
+    const { secret, via } = credential;
+    const isSession = looksLikeSessionToken(secret);
+    if (via === 'cookie' && !isSession) throw refused();
+    if (!isSession && !isWellFormedApiToken(secret)) throw refused('The API token is invalid or revoked.');
+    const cacheKey = hashSecret(secret);
     const now = clock.now();
-    const cached = cache.get(tokenHash);
+    const cached = cache.get(cacheKey);
     if (cached && cached.until > now.getTime()) return cached.principal;
-    const { principal, expiresAt } = await lookUp(tokenHash, now);
+    cache.delete(cacheKey);
+    const { principal, validUntil } = isSession
+      ? await lookUpSession(secret, now)
+      : await lookUpApiToken(secret, now);
     if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
-    const expiry = expiresAt ? Date.parse(expiresAt) : Number.POSITIVE_INFINITY;
-    cache.set(tokenHash, { principal, until: Math.min(now.getTime() + cacheMs, expiry) });
+    cache.set(cacheKey, { principal, until: Math.min(now.getTime() + cacheMs, validUntil) });
     return principal;
   };
+  return Object.assign(authenticate, { clearCache: () => cache.clear() }) satisfies Authenticate;
 }

@@ -1,7 +1,7 @@
 import type { Clock, IdGenerator } from '../core/ports.ts';
 import type { Role } from '../core/principal.ts';
 import { generateApiToken, hashApiToken, tokenHint } from './api-token.ts';
-import { hashPassword } from './password.ts';
+import { assertPasswordAcceptable, hashPassword } from './password.ts';
 import type { AuthRepository } from './ports.ts';
 
 export interface BootstrapInput {
@@ -24,8 +24,18 @@ export interface BootstrapResult {
 }
 
 /** Creates a team, its first user (admin by default) and an API token for that team. */
-export function makeBootstrapTeam({ auth, clock, ids }: { auth: AuthRepository; clock: Clock; ids: IdGenerator }) {
+export function makeBootstrapTeam({
+  auth,
+  clock,
+  ids,
+}: {
+  auth: AuthRepository;
+  clock: Clock;
+  ids: IdGenerator;
+}) {
   return async (input: BootstrapInput): Promise<BootstrapResult> => {
+    // The same rules as POST /me/password: the first admin is the account most worth guessing.
+    if (input.password !== undefined) assertPasswordAcceptable(input.password, input.email);
     const createdAt = clock.now().toISOString();
     const teamId = ids.newId();
     const userId = ids.newId();

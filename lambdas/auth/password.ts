@@ -1,4 +1,5 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { ValidationError } from '../core/errors.ts';
 
 /**
  * Password hashes: scrypt with OWASP's recommended parameters (N=2^17, r=8, p=1) and a per-user
@@ -7,8 +8,14 @@ import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:c
  */
 const PARAMS = { N: 2 ** 17, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
+/** Stored hashes name their own parameters; refuse ones that would make a verification a DoS. */
+const MAX_N = 2 ** 20;
 
-function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
+function derive(
+  password: string,
+  salt: Buffer,
+  params: { N: number; r: number; p: number },
+): Promise<Buffer> {
   const options: ScryptOptions = { ...params, maxmem: 256 * 1024 * 1024 };
   return new Promise((resolve, reject) => {
     scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) =>
@@ -21,14 +28,88 @@ function derive(password: string, salt: Buffer, params: { N: number; r: number; 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(password, salt, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join(
+    '$',
+  );
 }
 
 /** Checks a password against a stored hash in constant time. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  if (scheme !== 'scrypt' || !salt || !hash || Number(n) > MAX_N) return false;
   const expected = Buffer.from(hash, 'base64url');
-  const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
+  const key = await derive(password, Buffer.from(salt, 'base64url'), {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+  });
   return key.length === expected.length && timingSafeEqual(key, expected);
+}
+
+/**
+ * A well-formed hash with the real parameters that no password matches (its "hash" is random
+ * bytes, not derived from anything). Verifying against it costs exactly one real verification, so
+ * an unknown email answers in the same time as a wrong password.
+ */
+export const UNMATCHABLE_PASSWORD_HASH = [
+  'scrypt',
+  PARAMS.N,
+  PARAMS.r,
+  PARAMS.p,
+  randomBytes(16).toString('base64url'),
+  randomBytes(KEY_LENGTH).toString('base64url'),
+].join('$');
+
+export const PASSWORD_RULES = { minLength: 12, maxLength: 128 } as const;
+
+/** Too common to be a password, whatever their length. */
+const COMMON_PASSWORDS = new Set([
+  '123456789012',
+  '1234567890123',
+  'password1234',
+  'password12345',
+  'passwordpassword',
+  'qwertyuiopasdf',
+  'qwerty123456',
+  'iloveyou1234',
+  'letmein12345',
+  'changeme1234',
+  'administrator',
+  'welcome12345',
+]);
+
+/**
+ * The password rules (OWASP ASVS: length over composition): 12 to 128 characters, not one
+ * repeated character, not a well-known password, not containing the account's email name.
+ * Returns the broken rules; empty means acceptable.
+ */
+export function passwordProblems(password: string, email?: string): string[] {
+  const problems: string[] = [];
+  const length = [...password.normalize('NFKC')].length;
+  if (length < PASSWORD_RULES.minLength)
+    problems.push(`must have at least ${PASSWORD_RULES.minLength} characters`);
+  if (length > PASSWORD_RULES.maxLength)
+    problems.push(`must have at most ${PASSWORD_RULES.maxLength} characters`);
+  if (password.trim() === '' || new Set(password).size === 1)
+    problems.push('must not be one repeated character');
+  const lower = password.toLowerCase();
+  if (COMMON_PASSWORDS.has(lower)) problems.push('is too common');
+  const emailName = email?.split('@')[0]?.toLowerCase() ?? '';
+  if (emailName.length >= 4 && lower.includes(emailName)) problems.push('must not contain the email address');
+  return problems;
+}
+
+/** Throws a 400 that names every broken rule, for the field `field`. */
+export function assertPasswordAcceptable(
+  password: string,
+  email: string | undefined,
+  field = 'password',
+): void {
+  const problems = passwordProblems(password, email);
+  if (problems.length > 0) {
+    throw new ValidationError(
+      `The password is too weak: it ${problems.join('; ')}.`,
+      problems.map((message) => ({ path: field, message })),
+    );
+  }
 }

@@ -1,4 +1,6 @@
+import type { PageRequest } from '../core/ports.ts';
 import type { Role } from '../core/principal.ts';
+import type { Page } from '../core/schemas.ts';
 
 export interface Team {
   teamId: string;
@@ -33,6 +35,51 @@ export interface ApiTokenRecord {
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** Written by the authorizer at most about once a minute per token. */
+  lastUsedAt?: string | null;
+}
+
+export type SessionMethod = 'password' | 'magic-link';
+
+/** One login on one browser or client: the family every rotated refresh token belongs to. */
+export interface SessionRecord {
+  sessionId: string;
+  userId: string;
+  /** The team the session acts for (DESIGN: a credential belongs to one team). */
+  teamId: string;
+  method: SessionMethod;
+  createdAt: string;
+  /** Absolute end of the session, whatever the refreshes. */
+  expiresAt: string;
+  lastRefreshedAt?: string;
+  revokedAt?: string;
+  revokedReason?: 'logout' | 'refresh-token-reuse' | 'password-changed';
+}
+
+/** A refresh token as stored: its SHA-256 only. A used one is kept to detect its reuse. */
+export interface RefreshTokenRecord {
+  tokenHash: string;
+  sessionId: string;
+  createdAt: string;
+  expiresAt: string;
+  usedAt?: string;
+}
+
+/** A magic-link token as stored: its SHA-256 only; consumed by a conditional delete. */
+export interface MagicLinkRecord {
+  tokenHash: string;
+  userId: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export type RotationOutcome = 'rotated' | 'reused' | 'session-ended';
+
+export type AttemptDecision = { allowed: true } | { allowed: false; retryAt: Date };
+
+export interface AttemptLimit {
+  limit: number;
+  windowMs: number;
 }
 
 export interface AuthRepository {
@@ -41,10 +88,71 @@ export interface AuthRepository {
   createUser(user: User): Promise<void>;
   getUser(userId: string): Promise<User | null>;
   findUserByEmail(email: string): Promise<User | null>;
+  setPasswordHash(userId: string, passwordHash: string): Promise<void>;
   putMembership(membership: Membership): Promise<void>;
   getMembership(userId: string, teamId: string): Promise<Membership | null>;
   /** The user's teams with their names. */
   listTeamsOfUser(userId: string): Promise<Array<Membership & { teamName: string }>>;
+
   createApiToken(token: ApiTokenRecord): Promise<void>;
   findApiTokenByHash(tokenHash: string): Promise<ApiTokenRecord | null>;
+  getApiToken(tokenId: string): Promise<ApiTokenRecord | null>;
+  /** The user's tokens, newest first. */
+  listApiTokensOfUser(userId: string, page: PageRequest): Promise<Page<ApiTokenRecord>>;
+  /** Sets revokedAt unless already set (revoking twice keeps the first time). */
+  revokeApiToken(token: Pick<ApiTokenRecord, 'tokenHash' | 'tokenId'>, at: string): Promise<void>;
+  /** Sets lastUsedAt when it is absent or older than `staleBefore`; otherwise does nothing. */
+  touchApiToken(tokenHash: string, at: string, staleBefore: string): Promise<void>;
+
+  /** Stores a new session with its first refresh token, atomically. */
+  createSession(session: SessionRecord, refreshToken: RefreshTokenRecord): Promise<void>;
+  getSession(sessionId: string): Promise<SessionRecord | null>;
+  /** Sessions of the user (newest first, at most 100) that are not revoked. */
+  listActiveSessionIdsOfUser(userId: string): Promise<string[]>;
+  /** Ends the session (and so its whole refresh-token family); ending it twice keeps the first. */
+  revokeSession(
+    sessionId: string,
+    at: string,
+    reason: NonNullable<SessionRecord['revokedReason']>,
+  ): Promise<void>;
+  findRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | null>;
+  /**
+   * Marks `usedHash` used and stores `next`, in one transaction that also requires the session to
+   * be live (and moves it to `teamId`). 'reused' when the token was already used, even by a
+   * concurrent request; 'session-ended' when the session was revoked meanwhile.
+   */
+  rotateRefreshToken(input: {
+    usedHash: string;
+    usedAt: string;
+    next: RefreshTokenRecord;
+    teamId: string;
+  }): Promise<RotationOutcome>;
+
+  createMagicLink(link: MagicLinkRecord): Promise<void>;
+  /** Deletes and returns the link, or null when it does not exist (never issued, or used). */
+  consumeMagicLink(tokenHash: string): Promise<MagicLinkRecord | null>;
+
+  /**
+   * Counts one attempt under `key` in a fixed window that starts with the first attempt; refuses
+   * once `limit` attempts were counted, until the window ends. Atomic under concurrency.
+   */
+  reserveAttempt(key: string, limit: AttemptLimit, now: Date): Promise<AttemptDecision>;
+  clearAttempts(key: string): Promise<void>;
+}
+
+export interface EmailMessage {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** Sends an email: SES on AWS, a file in the outbox directory locally. */
+export interface EmailSender {
+  send(message: EmailMessage): Promise<void>;
+}
+
+/** Where the use cases report security-relevant events; never given a secret. */
+export interface AuditLog {
+  info(message: string, attributes: Record<string, unknown>): void;
+  warn(message: string, attributes: Record<string, unknown>): void;
 }

@@ -7,7 +7,10 @@ const auth = authRepositoryFromEnv();
 /** GET /me: the user, their teams with roles, and how this request was authenticated. */
 export const handler = httpHandler(async (event) => {
   const principal = principalOf(event);
-  const [user, teams] = await Promise.all([auth.getUser(principal.userId), auth.listTeamsOfUser(principal.userId)]);
+  const [user, teams] = await Promise.all([
+    auth.getUser(principal.userId),
+    auth.listTeamsOfUser(principal.userId),
+  ]);
   if (!user) throw new NotFoundError('The user of this credential no longer exists.');
   return json(200, {
     user: { id: user.userId, email: user.email, name: user.name, createdAt: user.createdAt },
@@ -17,6 +20,7 @@ export const handler = httpHandler(async (event) => {
       teamId: principal.teamId,
       role: principal.role,
       ...(principal.tokenId ? { tokenId: principal.tokenId } : {}),
+      ...(principal.sessionId ? { sessionId: principal.sessionId } : {}),
     },
   });
 });

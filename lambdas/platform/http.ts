@@ -27,9 +27,33 @@ export function json(statusCode: number, body: unknown, headers: Record<string, 
   return { statusCode, headers: { ...BASE_HEADERS, ...headers }, body: JSON.stringify(body) };
 }
 
+/** A response without a body (204). */
+export function noContent(headers: Record<string, string> = {}): HttpResult {
+  const { 'content-type': _contentType, ...base } = BASE_HEADERS;
+  return { statusCode: 204, headers: { ...base, ...headers }, body: '' };
+}
+
+/**
+ * Adds Set-Cookie headers. They go in `multiValueHeaders`, the only way a Lambda proxy response
+ * can carry the same header more than once.
+ */
+export function withCookies(result: HttpResult, cookies: readonly string[]): HttpResult {
+  if (cookies.length === 0) return result;
+  return { ...result, multiValueHeaders: { ...result.multiValueHeaders, 'set-cookie': [...cookies] } };
+}
+
+function retryAfterSeconds(error: ApiError): number | undefined {
+  if (error.statusCode === 503) return 5;
+  // A 429 may say when to come back (auth/login.ts TooManyAttemptsError).
+  const value = (error as ApiError & { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  return typeof value === 'number' && value > 0 ? Math.ceil(value) : undefined;
+}
+
 export function errorResponse(error: unknown): HttpResult {
   if (error instanceof ApiError) {
-    const headers: Record<string, string> = error.statusCode === 503 ? { 'retry-after': '5' } : {};
+    const retryAfter = retryAfterSeconds(error);
+    const headers: Record<string, string> =
+      retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) };
     return json(error.statusCode, error.toJSON(), headers);
   }
   return json(500, INTERNAL_ERROR_BODY satisfies ErrorBody);
@@ -43,7 +67,8 @@ const errorMapper = (): MiddlewareObj<HttpEvent, HttpResult> => ({
   onError: async (request) => {
     const { error } = request;
     if (error instanceof ApiError) {
-      if (error.statusCode >= 500) logger.error('request failed', { code: error.code, message: error.message });
+      if (error.statusCode >= 500)
+        logger.error('request failed', { code: error.code, message: error.message });
       else logger.info('request refused', { status: error.statusCode, code: error.code });
     } else {
       logger.error('unhandled error', { error: error as Error });
@@ -99,11 +124,17 @@ export function parseBody<S extends z.ZodType>(
 }
 
 /** Validates one path parameter with its schema; a malformed id is a 400, not a lookup. */
-export function pathParam<S extends z.ZodType<string>>(event: HttpEvent, name: string, schema: S): z.infer<S> {
+export function pathParam<S extends z.ZodType<string>>(
+  event: HttpEvent,
+  name: string,
+  schema: S,
+): z.infer<S> {
   const value = event.pathParameters?.[name];
   const result = schema.safeParse(value);
   if (!result.success) {
-    throw new ValidationError(`Path parameter ${name} is invalid: ${result.error.issues[0]?.message ?? 'malformed'}.`);
+    throw new ValidationError(
+      `Path parameter ${name} is invalid: ${result.error.issues[0]?.message ?? 'malformed'}.`,
+    );
   }
   return result.data;
 }
@@ -139,6 +170,8 @@ export function pageLimit(event: HttpEvent, fallback = 20): number {
  */
 export function runLocation(event: HttpEvent, runId: string): string {
   const fullPath = event.requestContext?.path ?? event.path;
-  const stagePrefix = fullPath.endsWith(event.path) ? fullPath.slice(0, fullPath.length - event.path.length) : '';
+  const stagePrefix = fullPath.endsWith(event.path)
+    ? fullPath.slice(0, fullPath.length - event.path.length)
+    : '';
   return `${stagePrefix}/synthesis-runs/${runId}`;
 }

@@ -1,24 +1,46 @@
 import {
   BatchGetCommand,
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ApiTokenRecord, AuthRepository, Membership, Team, User } from '../auth/ports.ts';
+import { normalizeEmail } from '../auth/email-address.ts';
+import type {
+  ApiTokenRecord,
+  AuthRepository,
+  MagicLinkRecord,
+  Membership,
+  RefreshTokenRecord,
+  SessionRecord,
+  Team,
+  User,
+} from '../auth/ports.ts';
 import { ConflictError } from '../core/errors.ts';
-import { failedTransactionItems } from './conditions.ts';
+import { failedTransactionItems, isConditionFailure } from './conditions.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
 
 /*
- * Keys of the auth table. No secret is stored: tokens by their SHA-256 only.
- *   team        pk TEAM#<teamId>          sk TEAM
- *   user        pk USER#<userId>          sk USER
- *   email       pk EMAIL#<lower-case>     sk EMAIL        (uniqueness and login lookup)
- *   membership  pk USER#<userId>          sk TEAM#<teamId> gsi1 TEAM#<teamId>#MEMBERS / <userId>
- *   api token   pk APITOKEN#<sha256>      sk APITOKEN     gsi1 USER#<userId>#APITOKENS / <createdAt>#<tokenId>
+ * Keys of the auth table. No secret is stored: tokens by their SHA-256 only, passwords as scrypt.
+ *   team          pk TEAM#<teamId>            sk TEAM
+ *   user          pk USER#<userId>            sk USER
+ *   email         pk EMAIL#<lower-case>       sk EMAIL        (uniqueness and login lookup)
+ *   membership    pk USER#<userId>            sk TEAM#<teamId> gsi1 TEAM#<teamId>#MEMBERS / <userId>
+ *   api token     pk APITOKEN#<sha256>        sk APITOKEN     gsi1 USER#<userId>#APITOKENS / <createdAt>#<tokenId>
+ *   api token id  pk APITOKENID#<tokenId>     sk APITOKENID   → tokenHash (for DELETE /api-tokens/{id})
+ *   session       pk SESSION#<sessionId>      sk SESSION      gsi1 USER#<userId>#SESSIONS / <createdAt>#<sessionId>
+ *   refresh token pk REFRESH#<sha256>         sk REFRESH      (kept after use until the session ends: reuse detection)
+ *   magic link    pk MAGICLINK#<sha256>       sk MAGICLINK
+ *   attempts      pk ATTEMPTS#<key>           sk ATTEMPTS     (login / magic-link throttling windows)
+ * Items that expire carry `expiresAtEpoch` for DynamoDB TTL. TTL deletes lazily (up to days
+ * late), so every reader also compares the item's own expiry with the clock.
  */
 const KEYS = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'expiresAtEpoch'];
+/** Revoked and expired tokens stay listed this long, then TTL removes them. */
+const REVOKED_TOKEN_RETENTION_MS = 30 * 24 * 3600_000;
 
 function strip<T>(item: Record<string, unknown>): T {
   const record = { ...item };
@@ -26,14 +48,19 @@ function strip<T>(item: Record<string, unknown>): T {
   return record as T;
 }
 
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
+function epochSeconds(iso: string, extraMs = 0): number {
+  return Math.ceil((Date.parse(iso) + extraMs) / 1000);
 }
+
+export { normalizeEmail };
 
 /** DynamoDB adapter of AuthRepository. */
 export function makeAuthRepository(db: DynamoDBDocumentClient, tableName: string): AuthRepository {
+  // Strongly consistent: a revocation written a moment ago must be seen by the next check.
   const get = async <T>(pk: string, sk: string): Promise<T | null> => {
-    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk, sk } }));
+    const { Item } = await db.send(
+      new GetCommand({ TableName: tableName, Key: { pk, sk }, ConsistentRead: true }),
+    );
     return Item ? strip<T>(Item) : null;
   };
 
@@ -85,6 +112,18 @@ export function makeAuthRepository(db: DynamoDBDocumentClient, tableName: string
       return entry ? get<User>(`USER#${entry.userId}`, 'USER') : null;
     },
 
+    async setPasswordHash(userId, passwordHash) {
+      await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { pk: `USER#${userId}`, sk: 'USER' },
+          UpdateExpression: 'SET passwordHash = :hash',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':hash': passwordHash },
+        }),
+      );
+    },
+
     async putMembership(membership: Membership) {
       await db.send(
         new PutCommand({
@@ -108,6 +147,7 @@ export function makeAuthRepository(db: DynamoDBDocumentClient, tableName: string
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :team)',
           ExpressionAttributeValues: { ':pk': `USER#${userId}`, ':team': 'TEAM#' },
+          ConsistentRead: true,
           Limit: 100,
         }),
       );
@@ -127,21 +167,324 @@ export function makeAuthRepository(db: DynamoDBDocumentClient, tableName: string
     },
 
     async createApiToken(token: ApiTokenRecord) {
+      // An expiring token is listed for a while after it lapses, then TTL removes it.
+      const ttl = token.expiresAt
+        ? { expiresAtEpoch: epochSeconds(token.expiresAt, REVOKED_TOKEN_RETENTION_MS) }
+        : {};
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName,
+                Item: {
+                  pk: `APITOKEN#${token.tokenHash}`,
+                  sk: 'APITOKEN',
+                  gsi1pk: `USER#${token.userId}#APITOKENS`,
+                  gsi1sk: `${token.createdAt}#${token.tokenId}`,
+                  ...ttl,
+                  ...token,
+                },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Put: {
+                TableName: tableName,
+                Item: {
+                  pk: `APITOKENID#${token.tokenId}`,
+                  sk: 'APITOKENID',
+                  tokenHash: token.tokenHash,
+                  ...ttl,
+                },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+    },
+
+    findApiTokenByHash: (tokenHash) => get<ApiTokenRecord>(`APITOKEN#${tokenHash}`, 'APITOKEN'),
+
+    async getApiToken(tokenId) {
+      const pointer = await get<{ tokenHash: string }>(`APITOKENID#${tokenId}`, 'APITOKENID');
+      return pointer ? get<ApiTokenRecord>(`APITOKEN#${pointer.tokenHash}`, 'APITOKEN') : null;
+    },
+
+    async listApiTokensOfUser(userId, page) {
+      const partition = `USER#${userId}#APITOKENS`;
+      const startKey = decodeCursor(page.cursor, {
+        attributes: ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
+        partition: { name: 'gsi1pk', value: partition },
+      });
+      const { Items = [], LastEvaluatedKey } = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': partition },
+          ScanIndexForward: false,
+          Limit: page.limit,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      return {
+        items: Items.map((item) => strip<ApiTokenRecord>(item)),
+        nextCursor: encodeCursor(LastEvaluatedKey),
+      };
+    },
+
+    async revokeApiToken({ tokenHash, tokenId }, at) {
+      const ttl = epochSeconds(at, REVOKED_TOKEN_RETENTION_MS);
+      try {
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: tableName,
+                  Key: { pk: `APITOKEN#${tokenHash}`, sk: 'APITOKEN' },
+                  UpdateExpression: 'SET revokedAt = :at, expiresAtEpoch = :ttl',
+                  ConditionExpression:
+                    'attribute_exists(pk) AND (attribute_not_exists(revokedAt) OR revokedAt = :null)',
+                  ExpressionAttributeValues: { ':at': at, ':null': null, ':ttl': ttl },
+                },
+              },
+              {
+                // The id pointer goes with the token when TTL removes it.
+                Update: {
+                  TableName: tableName,
+                  Key: { pk: `APITOKENID#${tokenId}`, sk: 'APITOKENID' },
+                  UpdateExpression: 'SET expiresAtEpoch = :ttl',
+                  ExpressionAttributeValues: { ':ttl': ttl },
+                },
+              },
+            ],
+          }),
+        );
+      } catch (error) {
+        // Already revoked (or gone): revoking is idempotent.
+        if (!failedTransactionItems(error).includes(0)) throw error;
+      }
+    },
+
+    async touchApiToken(tokenHash, at, staleBefore) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: `APITOKEN#${tokenHash}`, sk: 'APITOKEN' },
+            UpdateExpression: 'SET lastUsedAt = :at',
+            ConditionExpression:
+              'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt = :null OR lastUsedAt < :stale)',
+            ExpressionAttributeValues: { ':at': at, ':stale': staleBefore, ':null': null },
+          }),
+        );
+      } catch (error) {
+        // Another container recorded a use within the minute: nothing to do.
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+
+    async createSession(session, refreshToken) {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName,
+                Item: {
+                  pk: `SESSION#${session.sessionId}`,
+                  sk: 'SESSION',
+                  gsi1pk: `USER#${session.userId}#SESSIONS`,
+                  gsi1sk: `${session.createdAt}#${session.sessionId}`,
+                  expiresAtEpoch: epochSeconds(session.expiresAt),
+                  ...session,
+                },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            { Put: refreshTokenPut(tableName, refreshToken, session.expiresAt) },
+          ],
+        }),
+      );
+    },
+
+    getSession: (sessionId) => get<SessionRecord>(`SESSION#${sessionId}`, 'SESSION'),
+
+    async listActiveSessionIdsOfUser(userId) {
+      const { Items = [] } = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk',
+          FilterExpression: 'attribute_not_exists(revokedAt)',
+          ExpressionAttributeValues: { ':pk': `USER#${userId}#SESSIONS` },
+          ScanIndexForward: false,
+          Limit: 100,
+        }),
+      );
+      return Items.map((item) => item.sessionId as string);
+    },
+
+    async revokeSession(sessionId, at, reason) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: `SESSION#${sessionId}`, sk: 'SESSION' },
+            UpdateExpression: 'SET revokedAt = :at, revokedReason = :reason',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
+            ExpressionAttributeValues: { ':at': at, ':reason': reason },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+
+    findRefreshToken: (tokenHash) => get<RefreshTokenRecord>(`REFRESH#${tokenHash}`, 'REFRESH'),
+
+    async rotateRefreshToken({ usedHash, usedAt, next, teamId }) {
+      const session = await get<SessionRecord>(`SESSION#${next.sessionId}`, 'SESSION');
+      if (!session) return 'session-ended';
+      try {
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: tableName,
+                  Key: { pk: `REFRESH#${usedHash}`, sk: 'REFRESH' },
+                  UpdateExpression: 'SET usedAt = :at',
+                  ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(usedAt)',
+                  ExpressionAttributeValues: { ':at': usedAt },
+                },
+              },
+              { Put: refreshTokenPut(tableName, next, session.expiresAt) },
+              {
+                Update: {
+                  TableName: tableName,
+                  Key: { pk: `SESSION#${next.sessionId}`, sk: 'SESSION' },
+                  UpdateExpression: 'SET teamId = :team, lastRefreshedAt = :at',
+                  ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
+                  ExpressionAttributeValues: { ':team': teamId, ':at': usedAt },
+                },
+              },
+            ],
+          }),
+        );
+        return 'rotated';
+      } catch (error) {
+        const failed = failedTransactionItems(error);
+        if (failed.includes(0)) return 'reused';
+        if (failed.includes(2)) return 'session-ended';
+        throw error;
+      }
+    },
+
+    async createMagicLink(link) {
       await db.send(
         new PutCommand({
           TableName: tableName,
           Item: {
-            pk: `APITOKEN#${token.tokenHash}`,
-            sk: 'APITOKEN',
-            gsi1pk: `USER#${token.userId}#APITOKENS`,
-            gsi1sk: `${token.createdAt}#${token.tokenId}`,
-            ...token,
+            pk: `MAGICLINK#${link.tokenHash}`,
+            sk: 'MAGICLINK',
+            expiresAtEpoch: epochSeconds(link.expiresAt),
+            ...link,
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
     },
 
-    findApiTokenByHash: (tokenHash) => get<ApiTokenRecord>(`APITOKEN#${tokenHash}`, 'APITOKEN'),
+    async consumeMagicLink(tokenHash) {
+      try {
+        // The delete is the one-time check: of two concurrent verifications only one gets the item.
+        const { Attributes } = await db.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: { pk: `MAGICLINK#${tokenHash}`, sk: 'MAGICLINK' },
+            ConditionExpression: 'attribute_exists(pk)',
+            ReturnValues: 'ALL_OLD',
+          }),
+        );
+        return Attributes ? strip<MagicLinkRecord>(Attributes) : null;
+      } catch (error) {
+        if (isConditionFailure(error)) return null;
+        throw error;
+      }
+    },
+
+    async reserveAttempt(key, { limit, windowMs }, now) {
+      const nowIso = now.toISOString();
+      const windowFloor = new Date(now.getTime() - windowMs).toISOString();
+      const Key = { pk: `ATTEMPTS#${key}`, sk: 'ATTEMPTS' };
+      const ttl = epochSeconds(nowIso, windowMs);
+      // Two rounds: a concurrent caller may start the new window between our two writes.
+      for (let round = 0; round < 2; round++) {
+        try {
+          await db.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key,
+              UpdateExpression:
+                'SET attempts = if_not_exists(attempts, :zero) + :one, windowStartedAt = if_not_exists(windowStartedAt, :now), expiresAtEpoch = if_not_exists(expiresAtEpoch, :ttl)',
+              ConditionExpression:
+                'attribute_not_exists(pk) OR (windowStartedAt > :floor AND attempts < :limit)',
+              ExpressionAttributeValues: {
+                ':zero': 0,
+                ':one': 1,
+                ':now': nowIso,
+                ':ttl': ttl,
+                ':floor': windowFloor,
+                ':limit': limit,
+              },
+            }),
+          );
+          return { allowed: true };
+        } catch (error) {
+          if (!isConditionFailure(error)) throw error;
+        }
+        // Either the window is over (start a new one) or its limit is reached (refuse until it ends).
+        try {
+          await db.send(
+            new PutCommand({
+              TableName: tableName,
+              Item: { ...Key, attempts: 1, windowStartedAt: nowIso, expiresAtEpoch: ttl },
+              ConditionExpression: 'attribute_not_exists(pk) OR windowStartedAt <= :floor',
+              ExpressionAttributeValues: { ':floor': windowFloor },
+            }),
+          );
+          return { allowed: true };
+        } catch (error) {
+          if (!isConditionFailure(error)) throw error;
+        }
+      }
+      const window = await get<{ windowStartedAt: string }>(Key.pk, Key.sk);
+      const startedAt = window ? Date.parse(window.windowStartedAt) : now.getTime();
+      return { allowed: false, retryAt: new Date(startedAt + windowMs) };
+    },
+
+    async clearAttempts(key) {
+      await db.send(
+        new DeleteCommand({ TableName: tableName, Key: { pk: `ATTEMPTS#${key}`, sk: 'ATTEMPTS' } }),
+      );
+    },
+  };
+}
+
+function refreshTokenPut(tableName: string, token: RefreshTokenRecord, sessionExpiresAt: string) {
+  return {
+    TableName: tableName,
+    // Kept until the session's own end, not the token's: a stolen token replayed late is still reuse.
+    Item: {
+      pk: `REFRESH#${token.tokenHash}`,
+      sk: 'REFRESH',
+      expiresAtEpoch: epochSeconds(sessionExpiresAt),
+      ...token,
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
   };
 }

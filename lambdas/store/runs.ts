@@ -155,14 +155,16 @@ export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables)
           new UpdateCommand({
             TableName: tables.runs,
             Key: { id },
-            UpdateExpression: `SET #status = :failed, errorMessage = :message, generationCompletedAt = :at${usage ? ', usage = :usage' : ''}`,
+            UpdateExpression: `SET #status = :failed, errorMessage = :message, generationCompletedAt = :at${usage ? ', #usage = :usage' : ''}`,
             ConditionExpression: `attribute_exists(id) AND #status IN (${Object.keys(values).join(', ')})`,
-            ExpressionAttributeNames: { '#status': 'status' },
+            // USAGE is a DynamoDB reserved word.
+            ExpressionAttributeNames: { '#status': 'status', ...(usage ? { '#usage': 'usage' } : {}) },
             ExpressionAttributeValues: {
               ':failed': 'failed',
               ':message': errorMessage,
               ':at': at,
               ...values,
+              ...(usage ? { ':usage': usage } : {}),
             },
             ReturnValues: 'ALL_NEW',
           }),

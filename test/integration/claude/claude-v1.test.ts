@@ -263,7 +263,12 @@ describe('claude-v1 repairs a reply that breaks the schema once', () => {
 
     expect(outcome).toBe('failed');
     expect(fake.requests).toHaveLength(2);
-    expect(run).toMatchObject({ status: 'failed', proposedConfigurationId: null, usage: null });
+    // The two paid calls are on record even though the run failed.
+    expect(run).toMatchObject({
+      status: 'failed',
+      proposedConfigurationId: null,
+      usage: { model: 'claude-test-model', attempts: 2, inputTokens: 2000, outputTokens: 400 },
+    });
     expect(run.errorMessage).toMatch(
       /^The model's reply did not match the submit_synthesis schema, even after one repair attempt: .*diagnosis/,
     );

@@ -1,0 +1,63 @@
+import { ForbiddenError, UnauthorizedError } from '../core/errors.ts';
+import type { Clock } from '../core/ports.ts';
+import type { Principal } from '../core/principal.ts';
+import { loginAttemptKey, reservePasswordAttempt } from './login.ts';
+import { assertPasswordAcceptable, hashPassword, verifyPassword } from './password.ts';
+import type { AuditLog, AuthRepository } from './ports.ts';
+
+/**
+ * A session that began with a magic link this recently may set a new password without the old
+ * one: the link just proved control of the email address, which is what a reset would prove.
+ */
+export const RESET_WINDOW_MS = 15 * 60_000;
+
+export interface ChangePasswordInput {
+  currentPassword?: string | undefined;
+  newPassword: string;
+}
+
+/**
+ * Sets the caller's password (session only). The current password is required when there is one,
+ * except in a fresh magic-link session; wrong guesses count against the login throttle. Every
+ * other session of the user is ended, since one of them may be the reason for the change.
+ */
+export function makeChangePassword({
+  auth,
+  clock,
+  audit,
+}: {
+  auth: AuthRepository;
+  clock: Clock;
+  audit: AuditLog;
+}) {
+  return async (principal: Principal, input: ChangePasswordInput): Promise<void> => {
+    if (principal.method !== 'session' || !principal.sessionId) {
+      throw new ForbiddenError('Change the password from a browser session, not with an API token.');
+    }
+    const [user, session] = await Promise.all([
+      auth.getUser(principal.userId),
+      auth.getSession(principal.sessionId),
+    ]);
+    if (!user || !session) throw new UnauthorizedError();
+    const now = clock.now();
+    assertPasswordAcceptable(input.newPassword, user.email, 'newPassword');
+    const freshMagicLink =
+      session.method === 'magic-link' && now.getTime() - Date.parse(session.createdAt) < RESET_WINDOW_MS;
+    if (user.passwordHash && !freshMagicLink) {
+      if (input.currentPassword === undefined) {
+        throw new ForbiddenError('currentPassword is required to change an existing password.');
+      }
+      await reservePasswordAttempt(auth, user.email, now);
+      if (!(await verifyPassword(input.currentPassword, user.passwordHash))) {
+        throw new ForbiddenError('The current password is incorrect.');
+      }
+    }
+    await auth.setPasswordHash(user.userId, await hashPassword(input.newPassword));
+    await auth.clearAttempts(loginAttemptKey(user.email));
+    const others = (await auth.listActiveSessionIdsOfUser(user.userId)).filter(
+      (id) => id !== session.sessionId,
+    );
+    await Promise.all(others.map((id) => auth.revokeSession(id, now.toISOString(), 'password-changed')));
+    audit.info('password changed', { userId: user.userId, endedSessions: others.length });
+  };
+}

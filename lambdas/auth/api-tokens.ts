@@ -1,0 +1,105 @@
+import { ForbiddenError, NotFoundError, ValidationError } from '../core/errors.ts';
+import type { Clock, IdGenerator, PageRequest } from '../core/ports.ts';
+import type { Principal } from '../core/principal.ts';
+import type { Page } from '../core/schemas.ts';
+import { generateApiToken, hashApiToken, tokenHint } from './api-token.ts';
+import type { ApiTokenRecord, AuthRepository } from './ports.ts';
+
+/** An API token as GET /api-tokens shows it: never the secret, never its hash. */
+export interface ApiTokenView {
+  id: string;
+  name: string;
+  teamId: string;
+  /** `psa_…` and the last four characters: enough to recognise a token, not to use it. */
+  hint: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export function toApiTokenView(token: ApiTokenRecord): ApiTokenView {
+  return {
+    id: token.tokenId,
+    name: token.name,
+    teamId: token.teamId,
+    hint: token.hint,
+    createdAt: token.createdAt,
+    lastUsedAt: token.lastUsedAt ?? null,
+    expiresAt: token.expiresAt,
+    revokedAt: token.revokedAt,
+  };
+}
+
+export interface ApiTokenDeps {
+  auth: AuthRepository;
+  clock: Clock;
+  ids: IdGenerator;
+}
+
+export interface CreateApiTokenInput {
+  name: string;
+  teamId: string;
+  expiresAt?: string | undefined;
+}
+
+/**
+ * Creates an API token for one of the caller's teams and returns its secret, once. Only a session
+ * may create tokens: a leaked token must not be able to mint successors that outlive its own
+ * revocation. Any role may create one; the token acts with the user's current role in the team,
+ * read again on every authorization, so a viewer's token is a read-only token.
+ */
+export function makeCreateApiToken({ auth, clock, ids }: ApiTokenDeps) {
+  return async (
+    principal: Principal,
+    input: CreateApiTokenInput,
+  ): Promise<ApiTokenView & { token: string }> => {
+    if (principal.method !== 'session') {
+      throw new ForbiddenError('API tokens are created from a browser session, not with another API token.');
+    }
+    const now = clock.now();
+    if (input.expiresAt !== undefined && Date.parse(input.expiresAt) <= now.getTime()) {
+      throw new ValidationError('expiresAt must be in the future.', [
+        { path: 'expiresAt', message: 'must be in the future' },
+      ]);
+    }
+    const membership = await auth.getMembership(principal.userId, input.teamId);
+    if (!membership) throw new ForbiddenError('You can create tokens only for teams you belong to.');
+    const token = generateApiToken();
+    const record: ApiTokenRecord = {
+      tokenId: ids.newId(),
+      tokenHash: hashApiToken(token),
+      userId: principal.userId,
+      teamId: input.teamId,
+      name: input.name,
+      hint: tokenHint(token),
+      createdAt: now.toISOString(),
+      expiresAt: input.expiresAt ?? null,
+      revokedAt: null,
+      lastUsedAt: null,
+    };
+    await auth.createApiToken(record);
+    return { ...toApiTokenView(record), token };
+  };
+}
+
+/** The caller's own API tokens (all their teams), newest first, revoked ones included. */
+export function makeListApiTokens({ auth }: Pick<ApiTokenDeps, 'auth'>) {
+  return async (principal: Principal, page: PageRequest): Promise<Page<ApiTokenView>> => {
+    const result = await auth.listApiTokensOfUser(principal.userId, page);
+    return { items: result.items.map(toApiTokenView), nextCursor: result.nextCursor };
+  };
+}
+
+/**
+ * Revokes one of the caller's tokens; revoking twice is fine. Someone else's token is a 404, as
+ * if it did not exist: tokens belong to users, and ids of other users' tokens are not disclosed.
+ */
+export function makeRevokeApiToken({ auth, clock }: Pick<ApiTokenDeps, 'auth' | 'clock'>) {
+  return async (principal: Principal, tokenId: string): Promise<void> => {
+    const token = await auth.getApiToken(tokenId);
+    if (!token || token.userId !== principal.userId)
+      throw new NotFoundError(`API token ${tokenId} does not exist.`);
+    await auth.revokeApiToken(token, clock.now().toISOString());
+  };
+}

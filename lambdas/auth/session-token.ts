@@ -1,0 +1,69 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * Session access tokens: `pss_<base64url JSON claims>.<base64url HMAC-SHA256>`, signed with the
+ * session signing key (Secrets Manager on AWS). The signature lets the authorizer refuse a forged
+ * token without a database read; the session id inside is then checked against the store on every
+ * cache miss, so logging out or revoking the family bites long before `exp`. The claims hold no
+ * team and no role: the session record and the membership are the source of truth for both.
+ */
+export const SESSION_TOKEN_PREFIX = 'pss_';
+const MAX_TOKEN_LENGTH = 1024;
+const TOKEN_PATTERN = /^pss_([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/;
+
+const claimsSchema = z.strictObject({
+  v: z.literal(1),
+  /** Session id: the family every rotated refresh token of one login belongs to. */
+  sid: z.string().min(1).max(64),
+  uid: z.string().min(1).max(64),
+  /** Issued at and expiry, epoch seconds. */
+  iat: z.number().int().nonnegative(),
+  exp: z.number().int().nonnegative(),
+});
+export type SessionClaims = Omit<z.infer<typeof claimsSchema>, 'v'>;
+
+function mac(key: Buffer, signedPart: string): Buffer {
+  return createHmac('sha256', key).update(signedPart, 'utf8').digest();
+}
+
+/** Signs an access token for the session. */
+export function signSessionToken(claims: SessionClaims, key: Buffer): string {
+  const payload = Buffer.from(JSON.stringify({ v: 1, ...claims }), 'utf8').toString('base64url');
+  const signedPart = `${SESSION_TOKEN_PREFIX}${payload}`;
+  return `${signedPart}.${mac(key, signedPart).toString('base64url')}`;
+}
+
+/** True when the string looks like a session token (no signature check). */
+export function looksLikeSessionToken(candidate: string): boolean {
+  return candidate.startsWith(SESSION_TOKEN_PREFIX);
+}
+
+/**
+ * The claims of an authentic token, or null. An expired token is null unless `allowExpired`:
+ * logout accepts one, because ending a session must work even after its access token lapsed.
+ */
+export function verifySessionToken(
+  token: string,
+  key: Buffer,
+  now: Date,
+  options: { allowExpired?: boolean } = {},
+): SessionClaims | null {
+  if (token.length > MAX_TOKEN_LENGTH) return null;
+  const match = TOKEN_PATTERN.exec(token);
+  if (!match?.[1] || !match[2]) return null;
+  const expected = mac(key, `${SESSION_TOKEN_PREFIX}${match[1]}`);
+  const given = Buffer.from(match[2], 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(match[1], 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  const parsed = claimsSchema.safeParse(decoded);
+  if (!parsed.success) return null;
+  const { v: _version, ...claims } = parsed.data;
+  if (!options.allowExpired && claims.exp * 1000 <= now.getTime()) return null;
+  return claims;
+}

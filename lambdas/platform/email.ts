@@ -1,0 +1,76 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { z } from 'zod';
+import type { EmailSender } from '../auth/ports.ts';
+import type { Clock } from '../core/ports.ts';
+import { readConfig } from './config.ts';
+
+/** Amazon SES (v2) adapter: plain-text mail from the verified identity `from`. */
+export function makeSesEmailSender(client: SESv2Client, from: string): EmailSender {
+  return {
+    async send({ to, subject, text }) {
+      await client.send(
+        new SendEmailCommand({
+          FromEmailAddress: from,
+          Destination: { ToAddresses: [to] },
+          Content: {
+            Simple: {
+              Subject: { Data: subject, Charset: 'UTF-8' },
+              Body: { Text: { Data: text, Charset: 'UTF-8' } },
+            },
+          },
+        }),
+      );
+    },
+  };
+}
+
+/**
+ * The local adapter: each email becomes `<dir>/<timestamp>-<address>.txt`, readable only by the
+ * developer (mode 600), so a magic link can be opened without a mail server.
+ */
+export function makeOutboxEmailSender(directory: string, clock: Clock): EmailSender {
+  return {
+    async send({ to, subject, text }) {
+      await mkdir(directory, { recursive: true, mode: 0o700 });
+      const stamp = clock.now().toISOString().replace(/[:.]/g, '-');
+      const safeAddress = to.replace(/[^A-Za-z0-9@._+-]/g, '_');
+      const content = `To: ${to}\nSubject: ${subject}\nDate: ${clock.now().toUTCString()}\n\n${text}`;
+      for (let copy = 0; ; copy++) {
+        const file = path.join(directory, `${stamp}-${safeAddress}${copy === 0 ? '' : `-${copy}`}.txt`);
+        try {
+          await writeFile(file, content, { mode: 0o600, flag: 'wx' });
+          return;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || copy >= 100) throw error;
+        }
+      }
+    },
+  };
+}
+
+/**
+ * EMAIL_OUTBOX_DIR selects the file outbox (local stack, tests); otherwise SES sends from
+ * EMAIL_FROM. Read on first use, so a missing setting fails the first email, not the import.
+ */
+export function emailSenderFromEnv(clock: Clock): () => EmailSender {
+  let sender: EmailSender | undefined;
+  return () => {
+    if (sender) return sender;
+    const outbox = process.env.EMAIL_OUTBOX_DIR;
+    sender = outbox
+      ? makeOutboxEmailSender(outbox, clock)
+      : makeSesEmailSender(new SESv2Client({}), readConfig({ EMAIL_FROM: z.string().min(3) }).EMAIL_FROM);
+    return sender;
+  };
+}
+
+/** APP_URL: where magic links point (the browser app, or this API's own base URL). */
+export function appUrlFromEnv(): () => string {
+  let appUrl: string | undefined;
+  return () => {
+    appUrl ??= readConfig({ APP_URL: z.url({ protocol: /^https?$/ }) }).APP_URL;
+    return appUrl;
+  };
+}

@@ -1,0 +1,109 @@
+import type { PresentedCredential } from '../auth/authenticate.ts';
+import type { IssuedSession } from '../auth/sessions.ts';
+import { cookieHeaderOf, parseCookieHeader, serializeCookie } from './cookies.ts';
+
+/**
+ * The session cookies. Both are HttpOnly (scripts never see them), Secure, SameSite=Strict (this
+ * is an API called by a same-site app with fetch: no top-level navigation needs the cookie, so
+ * Strict costs nothing and keeps it off every cross-site request), host-only (no Domain), and
+ * scoped to the API's base path:
+ * - `ps_session`: the access token, Path=<base>/ so every route receives it. It lives as long as
+ *   the refresh token although the token inside expires after 15 minutes: logout must still be
+ *   able to name the session, and the authorizer refuses the expired token anyway.
+ * - `ps_refresh`: the refresh token, Path=<base>/auth/refresh, so it is sent to nothing else.
+ * No `__Host-` prefix (it forbids a Path other than /) and no `__Secure-` prefix (browsers handle
+ * it unevenly on http://localhost, where the local stack runs).
+ */
+export const SESSION_COOKIE = 'ps_session';
+export const REFRESH_COOKIE = 'ps_refresh';
+
+export interface RequestShape {
+  path: string;
+  headers?: Record<string, string | undefined> | null;
+  multiValueHeaders?: Record<string, string[] | undefined> | null;
+  requestContext?: { path?: string; stage?: string; domainName?: string } | null;
+}
+
+const EXECUTE_API_DOMAIN = /\.execute-api\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/;
+
+/**
+ * The path prefix under which the browser sees this API: `/<stage>` on the execute-api endpoint,
+ * a base-path mapping on a custom domain, nothing on the local gateway (whose URLs carry no
+ * stage, although its requestContext.path does, as on AWS).
+ */
+export function basePathOf(request: RequestShape): string {
+  const fullPath = request.requestContext?.path ?? request.path;
+  const prefix = fullPath.endsWith(request.path)
+    ? fullPath.slice(0, fullPath.length - request.path.length)
+    : '';
+  const domain = request.requestContext?.domainName ?? '';
+  if (!EXECUTE_API_DOMAIN.test(domain) && prefix === `/${request.requestContext?.stage ?? ''}`) return '';
+  return prefix.replace(/\/+$/, '');
+}
+
+const BASE_OPTIONS = { httpOnly: true, secure: true, sameSite: 'Strict' } as const;
+
+function secondsUntil(iso: string, now: Date): number {
+  return Math.max(1, Math.floor((Date.parse(iso) - now.getTime()) / 1000));
+}
+
+/** Set-Cookie values that hand a session to a browser. */
+export function sessionCookies(session: IssuedSession, basePath: string, now: Date): string[] {
+  const refreshMaxAge = secondsUntil(session.refreshTokenExpiresAt, now);
+  return [
+    serializeCookie(SESSION_COOKIE, session.accessToken, {
+      ...BASE_OPTIONS,
+      path: `${basePath}/`,
+      maxAgeSeconds: refreshMaxAge,
+    }),
+    serializeCookie(REFRESH_COOKIE, session.refreshToken, {
+      ...BASE_OPTIONS,
+      path: `${basePath}/auth/refresh`,
+      maxAgeSeconds: refreshMaxAge,
+    }),
+  ];
+}
+
+/** Set-Cookie values that delete both session cookies (same names and paths, Max-Age=0). */
+export function clearedSessionCookies(basePath: string): string[] {
+  return [
+    serializeCookie(SESSION_COOKIE, '', { ...BASE_OPTIONS, path: `${basePath}/`, maxAgeSeconds: 0 }),
+    serializeCookie(REFRESH_COOKIE, '', {
+      ...BASE_OPTIONS,
+      path: `${basePath}/auth/refresh`,
+      maxAgeSeconds: 0,
+    }),
+  ];
+}
+
+/** One cookie of the request. */
+export function requestCookie(request: RequestShape, name: string): string | undefined {
+  const value = parseCookieHeader(cookieHeaderOf(request.headers, request.multiValueHeaders)).get(name);
+  return value === '' ? undefined : value;
+}
+
+/** A header of the request, case-insensitively. */
+export function headerOf(request: RequestShape, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(request.headers ?? {})) {
+    if (key.toLowerCase() === wanted && value) return value;
+  }
+  return undefined;
+}
+
+const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
+
+/**
+ * The credential a request presents: an `Authorization: Bearer` header wins (API token or session
+ * access token); otherwise the session cookie. A present but malformed Authorization header is
+ * not silently replaced by the cookie.
+ */
+export function presentedCredential(request: RequestShape): PresentedCredential | undefined {
+  const authorization = headerOf(request, 'authorization');
+  if (authorization !== undefined) {
+    const secret = BEARER.exec(authorization)?.[1];
+    return secret ? { secret, via: 'bearer' } : undefined;
+  }
+  const cookie = requestCookie(request, SESSION_COOKIE);
+  return cookie ? { secret: cookie, via: 'cookie' } : undefined;
+}

@@ -1,0 +1,40 @@
+import { csrfRefusal } from '../auth/csrf.ts';
+import type { IssuedSession } from '../auth/sessions.ts';
+import { ForbiddenError } from '../core/errors.ts';
+import { type HttpResult, json, withCookies } from './http.ts';
+import { basePathOf, headerOf, type RequestShape, sessionCookies } from './session-cookies.ts';
+
+/** Refuses (403) a cookie-carried or cookie-setting request that fails the CSRF rule (auth/csrf.ts). */
+export function assertCsrfSafe(request: RequestShape & { httpMethod: string }): void {
+  const refusal = csrfRefusal(request.httpMethod, (name) => headerOf(request, name));
+  if (refusal) throw new ForbiddenError(refusal);
+}
+
+/**
+ * The answer to a login, a magic-link verification or a refresh. With `cookie` delivery the
+ * secrets travel only in HttpOnly cookies, never in a body a script could read; with `body`
+ * delivery (scripts, apps that send `Authorization: Bearer`) they are in the body and no cookie
+ * is set.
+ */
+export function sessionResult(
+  request: RequestShape,
+  session: IssuedSession,
+  delivery: 'cookie' | 'body',
+  now: Date,
+): HttpResult {
+  const summary = {
+    session: {
+      id: session.sessionId,
+      userId: session.userId,
+      teamId: session.teamId,
+      role: session.role,
+      expiresAt: session.expiresAt,
+      accessTokenExpiresAt: session.accessTokenExpiresAt,
+      refreshTokenExpiresAt: session.refreshTokenExpiresAt,
+    },
+  };
+  if (delivery === 'body') {
+    return json(200, { ...summary, accessToken: session.accessToken, refreshToken: session.refreshToken });
+  }
+  return withCookies(json(200, summary), sessionCookies(session, basePathOf(request), now));
+}
