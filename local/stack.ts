@@ -4,7 +4,9 @@
  * SQS event sources, and the local API Gateway serving the route table — all with the very
  * handler modules that deploy, configured through the same environment variables as on AWS.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../lambdas/platform/aws.ts';
 import {
@@ -53,6 +55,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const stop = async () => {
     for (const step of stops.reverse()) await step().catch(() => undefined);
   };
+  const stateDir = options.stateDir ?? '.local';
   try {
     // Java takes seconds to boot: everything that does not need the database runs meanwhile.
     const dynamodbPort = await findFreePort();
@@ -86,6 +89,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       SYNTHESIS_QUEUE_URL: sqs.queueUrl(jobs.name),
       POWERTOOLS_SERVICE_NAME: 'pipeline-synthesis-api-local',
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      // On AWS the signing key comes from Secrets Manager; locally a fresh one per start.
+      SESSION_SECRET: randomBytes(32).toString('base64url'),
+      EMAIL_OUTBOX_DIR: path.resolve(stateDir, 'outbox'),
       ...options.extraEnv,
     });
 
@@ -116,6 +122,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     stops.push(() => gateway.stop());
     await gateway.preload();
+    // Magic links point at this gateway; the handlers read APP_URL on first use.
+    process.env.APP_URL ??= gateway.url;
 
     const dynamodb = await dynamodbStarting;
     const client = new DynamoDBClient({
@@ -129,7 +137,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       { data: tables.Data, auth: tables.Auth },
       await passwordsHashing,
     );
-    const stateDir = options.stateDir ?? '.local';
     await mkdir(stateDir, { recursive: true });
     const seed = { apiUrl: gateway.url, dynamodbEndpoint: dynamodb.endpoint, teams };
     await writeFile(`${stateDir}/seed.json`, `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });

@@ -103,6 +103,17 @@ describe('npm start', () => {
     ).toBe(403);
     expect((await api('GET', '/no-such-route')).body.error).toBe('NOT_FOUND');
 
+    // The seeded user can log in with the seeded password; the session works as a Bearer.
+    const login = await fetch(`${seed.apiUrl}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: team.email, password: team.password, delivery: 'body' }),
+    });
+    expect(login.status).toBe(200);
+    const { accessToken } = (await login.json()) as { accessToken: string };
+    const viaSession = await api('GET', '/me', undefined, accessToken);
+    expect(viaSession.body.authentication).toMatchObject({ method: 'session', teamId: team.teamId });
+
     // Create a pipeline with slots, record signals and executions.
     const slots = [
       { id: 'lookup', name: 'Lookup', kind: 'retrieval', settings: { topK: 5, timeoutMs: 1000 } },
