@@ -119,8 +119,9 @@ describe('password login', () => {
     ]);
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[1] as number;
     const [a, b] = [median(timings.wrongPassword), median(timings.unknownEmail)];
-    // Both run one full scrypt verification; without the dummy hash the unknown email would be ~100x faster.
-    expect(Math.min(a, b) / Math.max(a, b)).toBeGreaterThan(0.5);
+    // Both run one full scrypt verification; without the dummy hash the unknown email would be
+    // ~100x faster. The bound is loose on purpose: this is not a speed target, and CI is noisy.
+    expect(Math.min(a, b) / Math.max(a, b)).toBeGreaterThan(0.2);
     // The successful login clears the counter the failures above left.
     expect((await logIn(alice)).status).toBe(200);
   });
