@@ -1,5 +1,6 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { emailSettings } from '../lib/email.ts';
 import { PipelineSynthesisStack } from '../lib/pipeline-synthesis-stack.ts';
 import { stageSettings } from '../lib/stage.ts';
 
@@ -7,10 +8,24 @@ import { stageSettings } from '../lib/stage.ts';
 const app = new App();
 const stage = stageSettings(String(app.node.tryGetContext('stage') ?? 'dev'));
 const defaultSynthesisHandler = String(app.node.tryGetContext('defaultSynthesisHandler') ?? 'heuristic-v1');
+// Sign-in emails: -c emailFrom=noreply@acme.example (a verified SES identity; the default is a
+// placeholder that SES refuses), -c emailIdentity=<address or domain> when the verified identity
+// is not the address's domain, -c appUrl=https://... when magic links should open a browser app
+// instead of this API's own page.
+const optionalContext = (key: string): string | undefined => {
+  const value: unknown = app.node.tryGetContext(key);
+  return value === undefined ? undefined : String(value);
+};
+const email = emailSettings({
+  from: optionalContext('emailFrom'),
+  identity: optionalContext('emailIdentity'),
+  appUrl: optionalContext('appUrl'),
+});
 
 new PipelineSynthesisStack(app, `PipelineSynthesisApi-${stage.name}`, {
   stage,
   defaultSynthesisHandler,
+  email,
   description: `Pipeline Synthesis API (${stage.name})`,
 });
 

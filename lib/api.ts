@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -12,18 +12,25 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { AUTHORIZER, type RouteDefinition } from '../lambdas/routes.ts';
+import type { EmailSettings } from './email.ts';
 import { GATEWAY_ERRORS, gatewayErrorBody } from './gateway-errors.ts';
 import { acknowledgeNag } from './nag.ts';
+import {
+  PASSWORD_HASHING_ENTRIES,
+  PASSWORD_HASHING_MEMORY_MB,
+  PUBLIC_ROUTE_REASONS,
+  routeKey,
+} from './route-settings.ts';
 import { type FunctionSettings, type GrantableResources, ServiceFunction } from './service-function.ts';
 
 export interface ApiProps {
   readonly stageName: string;
   readonly routes: readonly RouteDefinition[];
   readonly resources: GrantableResources;
-  readonly sessionSigningKey: ISecret;
+  /** For the `sendsEmail` functions; without `appUrl`, magic links point at this API's stage. */
+  readonly email: EmailSettings;
   readonly settings: FunctionSettings;
   /** Handler a synthesis request gets when its body names none. */
   readonly defaultSynthesisHandler: string;
@@ -95,16 +102,23 @@ export class Api extends Construct {
       });
     }
 
+    const resources: GrantableResources = {
+      ...props.resources,
+      email: {
+        from: props.email.from,
+        identity: props.email.identity,
+        appUrl: props.email.appUrl ?? this.stageUrl(props.stageName),
+      },
+    };
+
     this.authorizerFunction = new ServiceFunction(this, 'Authorizer', {
       entry: AUTHORIZER.entry,
       access: AUTHORIZER.access,
-      resources: props.resources,
+      resources,
       settings: props.settings,
       description: 'API Gateway REQUEST authorizer: API tokens and sessions',
       timeout: Duration.seconds(5),
     });
-    props.sessionSigningKey.grantRead(this.authorizerFunction.function);
-    this.authorizerFunction.function.addEnvironment('SESSION_SECRET_ARN', props.sessionSigningKey.secretArn);
 
     const authorizer = new RequestAuthorizer(this, 'RequestAuthorizer', {
       handler: this.authorizerFunction.function,
@@ -125,9 +139,10 @@ export class Api extends Construct {
       const routeFunction = new ServiceFunction(functionsScope, pascalCase(route.entry), {
         entry: route.entry,
         access: route.access,
-        resources: props.resources,
+        resources,
         settings: props.settings,
         description: `${route.method} ${route.path}`,
+        memorySize: PASSWORD_HASHING_ENTRIES.has(route.entry) ? PASSWORD_HASHING_MEMORY_MB : undefined,
       });
       if (route.access.sendJobs) {
         routeFunction.function.addEnvironment('DEFAULT_SYNTHESIS_HANDLER', props.defaultSynthesisHandler);
@@ -143,20 +158,38 @@ export class Api extends Construct {
             ? { authorizer, authorizationType: AuthorizationType.CUSTOM }
             : { authorizationType: AuthorizationType.NONE },
         );
-      acknowledgeNag(
-        method,
-        'AwsSolutions-COG4',
-        'Callers authenticate with API tokens and session cookies that the Lambda REQUEST authorizer checks against the auth table; there is no Cognito user pool.',
-      );
-      if (!route.authorized) {
+      if (route.authorized) {
         acknowledgeNag(
           method,
-          'AwsSolutions-APIG4',
-          `${route.method} ${route.path} is public by design (DESIGN.md: POST /auth/* and GET /openapi.json need no credential); the handler does its own checks.`,
+          'AwsSolutions-COG4',
+          'Callers authenticate with API tokens and session cookies that the Lambda REQUEST authorizer checks against the auth table; there is no Cognito user pool.',
+        );
+      } else {
+        const reason = PUBLIC_ROUTE_REASONS[routeKey(route)];
+        if (!reason) {
+          throw new Error(
+            `${routeKey(route)} is public (authorized: false) but lib/route-settings.ts PUBLIC_ROUTE_REASONS says nothing about why.`,
+          );
+        }
+        acknowledgeNag(method, 'AwsSolutions-APIG4', `${routeKey(route)}: ${reason}`);
+        acknowledgeNag(
+          method,
+          'AwsSolutions-COG4',
+          `${routeKey(route)} takes no credential, so it has no authorizer of any kind, Cognito or Lambda. ${reason}`,
         );
       }
     }
     this.routeFunctions = routeFunctions;
+  }
+
+  /**
+   * The stage's base URL, built from the API id and the literal stage name: `restApi.url` refers to
+   * the stage, which depends on the deployment, which depends on every method, which depends on
+   * the functions, so a function environment holding it would be a dependency cycle.
+   */
+  private stageUrl(stageName: string): string {
+    const stack = Stack.of(this);
+    return `https://${this.restApi.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${stageName}`;
   }
 
   private acknowledgeApiFindings(): void {

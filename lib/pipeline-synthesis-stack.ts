@@ -3,6 +3,7 @@ import type { Construct } from 'constructs';
 import { ROUTES, type RouteDefinition } from '../lambdas/routes.ts';
 import { TABLE_DEFINITIONS } from '../lambdas/store/table-definitions.ts';
 import { Api } from './api.ts';
+import { type EmailSettings, emailSettings } from './email.ts';
 import type { FunctionSettings } from './service-function.ts';
 import type { StageSettings } from './stage.ts';
 import { Stateful } from './stateful.ts';
@@ -14,6 +15,8 @@ export interface PipelineSynthesisStackProps extends StackProps {
   readonly defaultSynthesisHandler: string;
   /** Active X-Ray tracing on the Lambdas (the API stage always traces). @default true */
   readonly lambdaTracing?: boolean;
+  /** Sender and link base of sign-in emails. @default emailSettings(): a placeholder sender */
+  readonly email?: EmailSettings;
   /** @default ROUTES from lambdas/routes.ts */
   readonly routes?: readonly RouteDefinition[];
 }
@@ -28,7 +31,11 @@ export class PipelineSynthesisStack extends Stack {
     super(scope, id, { terminationProtection: props.stage.deletionProtection, ...props });
 
     this.stateful = new Stateful(this, 'Stateful', { stage: props.stage });
-    const resources = { tables: this.stateful.tables, synthesisQueue: this.stateful.synthesisQueue };
+    const resources = {
+      tables: this.stateful.tables,
+      synthesisQueue: this.stateful.synthesisQueue,
+      sessionSigningKey: this.stateful.sessionSigningKey,
+    };
     const settings: FunctionSettings = {
       tracing: props.lambdaTracing ?? true,
       removalPolicy: props.stage.removalPolicy,
@@ -39,7 +46,7 @@ export class PipelineSynthesisStack extends Stack {
       stageName: props.stage.name,
       routes: props.routes ?? ROUTES,
       resources,
-      sessionSigningKey: this.stateful.sessionSigningKey,
+      email: props.email ?? emailSettings(),
       settings,
       defaultSynthesisHandler: props.defaultSynthesisHandler,
     });

@@ -1,14 +1,16 @@
 import { CfnElement, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { FunctionAccess, TableAccess } from '../lambdas/routes.ts';
-import { TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
+import { AUTH_TABLE, TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
 import { DEPS_LOCK_FILE, handlerEntryPath, LAMBDA_BUNDLING, REPO_ROOT } from './bundling.ts';
+import { type EmailSettings, sesIdentityArn } from './email.ts';
 import { acknowledgeNag } from './nag.ts';
 
 export const SERVICE_NAME = 'pipeline-synthesis-api';
@@ -17,7 +19,14 @@ export const SERVICE_NAME = 'pipeline-synthesis-api';
 export interface GrantableResources {
   readonly tables: ReadonlyMap<TableDefinition['id'], ITable>;
   readonly synthesisQueue: IQueue;
+  /** The HMAC key that signs session tokens (`sessionSecret`). */
+  readonly sessionSigningKey: ISecret;
+  /** Absent where no function sends email; a `sendsEmail` function then fails to synthesize. */
+  readonly email?: EmailSending;
 }
+
+/** What a `sendsEmail` function gets: the settings with APP_URL resolved. */
+export type EmailSending = Required<EmailSettings>;
 
 /** Settings every function of a stack shares. */
 export interface FunctionSettings {
@@ -48,7 +57,8 @@ const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth'> = {
  * One Lambda of the service with the defaults every function shares (Node 24 on Graviton, ESM
  * bundle from lib/bundling.ts, one-month logs), and exactly the access its row in
  * lambdas/routes.ts names: grants on the tables and the queue, and their names and URL as
- * environment variables. Anything else (secrets, event sources) the caller adds with grants.
+ * environment variables, the session signing key, the SES sender identity, the narrow token-use
+ * write. Anything else (the worker's Anthropic key, event sources) the caller adds with grants.
  */
 export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
@@ -123,6 +133,54 @@ export class ServiceFunction extends Construct {
       resources.synthesisQueue.grantSendMessages(this.function);
       this.function.addEnvironment('SYNTHESIS_QUEUE_URL', resources.synthesisQueue.queueUrl);
     }
+    if (access.sessionSecret) {
+      // The ARN only: the handler reads the key from Secrets Manager, never from its environment.
+      resources.sessionSigningKey.grantRead(this.function);
+      this.function.addEnvironment('SESSION_SECRET_ARN', resources.sessionSigningKey.secretArn);
+    }
+    if (access.sendsEmail) this.grantSendEmail(resources.email);
+    if (access.recordsTokenUse) this.grantRecordTokenUse(resources);
+  }
+
+  private grantSendEmail(email: EmailSending | undefined): void {
+    if (!email) throw new Error(`${this.node.path} sends email, but no email settings were given.`);
+    // Hand-written because SES identities have no L2 construct with a grant method. The statement
+    // names the one sender identity: the function cannot send as any other verified identity of
+    // the account. (While the account is in the SES sandbox, SES also checks the recipient's
+    // identity; production access removes that, and this stack does not widen the grant for it.)
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [sesIdentityArn(this, email.identity)],
+      }),
+    );
+    this.function.addEnvironment('EMAIL_FROM', email.from);
+    this.function.addEnvironment('APP_URL', email.appUrl);
+  }
+
+  /**
+   * The authorizer records when an API token was last used (lambdas/store/auth.ts touchApiToken:
+   * `SET lastUsedAt` on `APITOKEN#<hash>` items, no return values). Hand-written because no grant
+   * method limits a write to some items and attributes: the conditions confine UpdateItem to API
+   * token items and to the lastUsedAt attribute, so the authorizer cannot change a token's owner,
+   * team or revocation, nor touch users, sessions or memberships.
+   */
+  private grantRecordTokenUse(resources: GrantableResources): void {
+    const table = resources.tables.get(AUTH_TABLE.id);
+    if (!table) throw new Error(`No table '${AUTH_TABLE.id}' to grant to ${this.node.path}.`);
+    const keyAttributes = [AUTH_TABLE.partitionKey, ...(AUTH_TABLE.sortKey ? [AUTH_TABLE.sortKey] : [])];
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APITOKEN#*'] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...keyAttributes, 'lastUsedAt'] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+        },
+      }),
+    );
+    this.function.addEnvironment(AUTH_TABLE.envVar, table.tableName);
   }
 
   /** Table grants cover `<table ARN>/index/*` so Query can use the table's own GSIs. */

@@ -1,6 +1,7 @@
 import { App, CfnElement, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { ROUTES, type RouteDefinition } from '../../lambdas/routes.ts';
+import type { EmailSettings } from '../../lib/email.ts';
 import { PipelineSynthesisStack } from '../../lib/pipeline-synthesis-stack.ts';
 import { type StageName, stageSettings } from '../../lib/stage.ts';
 
@@ -15,12 +16,14 @@ export interface PolicyStatement {
   Effect: string;
   Action: string | string[];
   Resource: unknown;
+  Condition?: Record<string, Record<string, unknown>>;
 }
 
 export interface BuildOptions {
   stage: StageName;
   defaultSynthesisHandler?: string;
   routes?: readonly RouteDefinition[];
+  email?: EmailSettings;
 }
 
 export function buildStack(app: App, id: string, options: BuildOptions): PipelineSynthesisStack {
@@ -28,6 +31,7 @@ export function buildStack(app: App, id: string, options: BuildOptions): Pipelin
     stage: stageSettings(options.stage),
     defaultSynthesisHandler: options.defaultSynthesisHandler ?? 'heuristic-v1',
     routes: options.routes ?? ROUTES,
+    ...(options.email ? { email: options.email } : {}),
   });
 }
 
@@ -36,9 +40,9 @@ export function testApp(outdir?: string): App {
   return new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
 }
 
-/** The route table with its first row made public, to see what an unauthorized route gets. */
-export function routesWithPublicRoute(): RouteDefinition[] {
-  return ROUTES.map((route, index) => (index === 0 ? { ...route, authorized: false } : route));
+/** The construct path API Gateway gives a route's method: `<stack>/Api/RestApi/Default/<path>/<METHOD>`. */
+export function methodPath(stackId: string, route: Pick<RouteDefinition, 'method' | 'path'>): string {
+  return `${stackId}/Api/RestApi/Default${route.path}/${route.method}`;
 }
 
 export function logicalIdOf(construct: IConstruct): string {

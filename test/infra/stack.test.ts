@@ -1,4 +1,5 @@
 import { Template } from 'aws-cdk-lib/assertions';
+import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   AUTHORIZER,
@@ -11,7 +12,14 @@ import {
 } from '../../lambdas/routes.ts';
 import { TABLE_DEFINITIONS, type TableDefinition } from '../../lambdas/store/table-definitions.ts';
 import { handlerEntryPath, REPO_ROOT } from '../../lib/bundling.ts';
+import { emailSettings, PLACEHOLDER_EMAIL_FROM } from '../../lib/email.ts';
 import type { PipelineSynthesisStack } from '../../lib/pipeline-synthesis-stack.ts';
+import {
+  PASSWORD_HASHING_ENTRIES,
+  PASSWORD_HASHING_MEMORY_MB,
+  PUBLIC_ROUTE_REASONS,
+  routeKey,
+} from '../../lib/route-settings.ts';
 import type { ServiceFunction } from '../../lib/service-function.ts';
 import {
   actionsOf,
@@ -24,7 +32,6 @@ import {
   referencedLogicalIds,
   resourcePaths,
   resourcesOf,
-  routesWithPublicRoute,
   statementsOfRole,
   testApp,
 } from './helpers.ts';
@@ -41,9 +48,12 @@ interface FunctionUnderTest {
   access: FunctionAccess;
   /** Environment variables beyond the shared ones and those its access implies. */
   extraEnv: string[];
+  /** Memory in MB the function should get. */
+  memorySize: number;
 }
 
 const ACCESS_KEY = { Runs: 'runs', Data: 'data', Auth: 'auth' } as const;
+const DEFAULT_MEMORY_MB = 256;
 const WRITE_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
@@ -76,6 +86,7 @@ function functionsOf(stack: PipelineSynthesisStack): FunctionUnderTest[] {
       fn,
       access: route.access,
       extraEnv: route.access.sendJobs ? ['DEFAULT_SYNTHESIS_HANDLER'] : [],
+      memorySize: PASSWORD_HASHING_ENTRIES.has(route.entry) ? PASSWORD_HASHING_MEMORY_MB : DEFAULT_MEMORY_MB,
     };
   });
   return [
@@ -84,19 +95,22 @@ function functionsOf(stack: PipelineSynthesisStack): FunctionUnderTest[] {
       name: AUTHORIZER.entry,
       fn: stack.api.authorizerFunction,
       access: AUTHORIZER.access,
-      extraEnv: ['SESSION_SECRET_ARN'],
+      extraEnv: [],
+      memorySize: DEFAULT_MEMORY_MB,
     },
     {
       name: SYNTHESIS_WORKER.entry,
       fn: stack.jobs.worker,
       access: SYNTHESIS_WORKER.access,
       extraEnv: ['ANTHROPIC_SECRET_ARN'],
+      memorySize: 512,
     },
     {
       name: DEAD_LETTER_HANDLER.entry,
       fn: stack.jobs.deadLetterHandler,
       access: DEAD_LETTER_HANDLER.access,
       extraEnv: [],
+      memorySize: DEFAULT_MEMORY_MB,
     },
   ];
 }
@@ -122,14 +136,38 @@ function dynamoStatements(statements: PolicyStatement[]): PolicyStatement[] {
   );
 }
 
+function allStatements(synthesized: Synthesized): PolicyStatement[] {
+  return resourcesOfType(synthesized, 'AWS::IAM::Policy').flatMap(([, policy]) => policyStatements(policy));
+}
+
+/** The roles (logical ids) of the IAM policies with a statement that matches. */
+function rolesWithStatement(
+  synthesized: Synthesized,
+  matches: (statement: PolicyStatement) => boolean,
+): string[] {
+  return resourcesOfType(synthesized, 'AWS::IAM::Policy')
+    .filter(([, policy]) => policyStatements(policy).some(matches))
+    .flatMap(([, policy]) => [...referencedLogicalIds(policy.Properties?.Roles)])
+    .sort();
+}
+
+/** The logical ids a value refers to, without pseudo parameters such as AWS::Region. */
+function referencedResources(value: unknown): string[] {
+  return [...referencedLogicalIds(value)].filter((id) => !id.startsWith('AWS::')).sort();
+}
+
 let dev: Synthesized;
 let prod: Synthesized;
-let withPublicRoute: Synthesized;
+
+const ACME_EMAIL = emailSettings({
+  from: 'signin@mail.acme.example',
+  identity: 'acme.example',
+  appUrl: 'https://app.acme.example',
+});
 
 beforeAll(() => {
   dev = synthesize({ stage: 'dev' });
-  prod = synthesize({ stage: 'prod', defaultSynthesisHandler: 'claude-v1' });
-  withPublicRoute = synthesize({ stage: 'dev', routes: routesWithPublicRoute() });
+  prod = synthesize({ stage: 'prod', defaultSynthesisHandler: 'claude-v1', email: ACME_EMAIL });
 });
 
 describe('tables', () => {
@@ -282,6 +320,8 @@ describe('functions', () => {
         'LOG_LEVEL',
         ...TABLE_DEFINITIONS.filter((definition) => access[ACCESS_KEY[definition.id]]).map((d) => d.envVar),
         ...(access.sendJobs ? ['SYNTHESIS_QUEUE_URL'] : []),
+        ...(access.sessionSecret ? ['SESSION_SECRET_ARN'] : []),
+        ...(access.sendsEmail ? ['EMAIL_FROM', 'APP_URL'] : []),
         ...extraEnv,
       ];
 
@@ -370,8 +410,10 @@ describe('least privilege', () => {
       const referenced = new Set(
         statements.flatMap((statement) => [...referencedLogicalIds(statement.Resource)]),
       );
+      // Conditioned statements are the token-use write, checked on its own below.
       const written = new Set(
         statements
+          .filter((statement) => statement.Condition === undefined)
           .filter((statement) => actionsOf(statement).some((action) => WRITE_ACTIONS.includes(action)))
           .flatMap((statement) => [...referencedLogicalIds(statement.Resource)]),
       );
@@ -397,7 +439,7 @@ describe('least privilege', () => {
     expect(actions).not.toContain('sqs:SendMessage');
   });
 
-  it('lets the authorizer only read the auth table and the session signing key', () => {
+  it('lets the authorizer read the auth table and the session signing key, and write only token use', () => {
     const authorizer = dev.stack.api.authorizerFunction;
     const statements = statementsOf(dev, authorizer);
     const referenced = new Set(
@@ -406,8 +448,13 @@ describe('least privilege', () => {
     const ownLogGroup = [
       ...referencedLogicalIds(propertiesOf(dev, logicalIdOf(authorizer.function)).LoggingConfig),
     ];
+    const writes = statements.filter((statement) =>
+      actionsOf(statement).some((action) => WRITE_ACTIONS.includes(action)),
+    );
 
-    expect(statements.flatMap(actionsOf).filter((action) => WRITE_ACTIONS.includes(action))).toEqual([]);
+    expect(writes).toHaveLength(1);
+    expect(actionsOf(writes[0] as PolicyStatement)).toEqual(['dynamodb:UpdateItem']);
+    expect(writes[0]?.Condition).toBeDefined();
     expect([...referenced].sort()).toEqual(
       [...ownLogGroup, tableLogicalId(dev, 'Auth'), logicalIdOf(dev.stack.stateful.sessionSigningKey)].sort(),
     );
@@ -463,6 +510,209 @@ describe('least privilege', () => {
   });
 });
 
+describe('authentication', () => {
+  function byName(synthesized: Synthesized, name: string): FunctionUnderTest {
+    const found = functionsOf(synthesized.stack).find((candidate) => candidate.name === name);
+    if (!found) throw new Error(`no function ${name}`);
+    return found;
+  }
+
+  it('lets exactly the functions that declare sessionSecret (the authorizer among them) read the signing key', () => {
+    const secretId = logicalIdOf(dev.stack.stateful.sessionSigningKey);
+    const declaring = functionsOf(dev.stack).filter(({ access }) => access.sessionSecret);
+    const readers = rolesWithStatement(dev, (statement) =>
+      referencedLogicalIds(statement.Resource).has(secretId),
+    );
+    const secretActions = allStatements(dev)
+      .filter((statement) => referencedLogicalIds(statement.Resource).has(secretId))
+      .flatMap(actionsOf);
+
+    expect(declaring.map(({ name }) => name)).toEqual(
+      expect.arrayContaining(['authorize', 'log-in', 'refresh-session', 'log-out', 'verify-magic-link']),
+    );
+    expect(readers).toEqual(declaring.map(({ fn }) => logicalIdOf(fn.role)).sort());
+    expect([...new Set(secretActions)].sort()).toEqual([
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+    ]);
+  });
+
+  it('gives the signing key ARN, never a key, to the functions that sign or verify sessions', () => {
+    for (const { name, fn, access } of functionsOf(dev.stack)) {
+      const environment = environmentOf(dev, fn);
+
+      expect(environment.SESSION_SECRET_ARN, name).toEqual(
+        access.sessionSecret ? { Ref: logicalIdOf(dev.stack.stateful.sessionSigningKey) } : undefined,
+      );
+    }
+  });
+
+  it('puts no secret itself into any function environment', () => {
+    for (const synthesized of [dev, prod]) {
+      for (const [logicalId, fn] of resourcesOfType(synthesized, 'AWS::Lambda::Function')) {
+        const environment = fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined;
+        const names = Object.keys(environment?.Variables ?? {});
+
+        expect(names, logicalId).not.toContain('SESSION_SECRET');
+        expect(names, logicalId).not.toContain('ANTHROPIC_API_KEY');
+      }
+    }
+  });
+
+  it('lets only request-magic-link send email, and only as the sender identity', () => {
+    const sesStatements = allStatements(dev).filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith('ses:')),
+    );
+    const senders = rolesWithStatement(dev, (statement) =>
+      actionsOf(statement).some((action) => action.startsWith('ses:')),
+    );
+
+    expect(
+      functionsOf(dev.stack)
+        .filter(({ access }) => access.sendsEmail)
+        .map(({ name }) => name),
+    ).toEqual(['request-magic-link']);
+    expect(senders).toEqual([logicalIdOf(byName(dev, 'request-magic-link').fn.role)]);
+    expect(sesStatements).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'ses:SendEmail',
+        Resource: {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':ses:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':identity/example.com',
+            ],
+          ],
+        },
+      },
+    ]);
+  });
+
+  it('sends from the placeholder by default, with magic links pointing at the API stage', () => {
+    const { fn } = byName(dev, 'request-magic-link');
+    const environment = environmentOf(dev, fn);
+    const restApiId = logicalIdOf(dev.stack.api.restApi);
+
+    expect(environment.EMAIL_FROM).toBe(PLACEHOLDER_EMAIL_FROM);
+    expect(environment.APP_URL).toEqual({
+      'Fn::Join': [
+        '',
+        [
+          'https://',
+          { Ref: restApiId },
+          '.execute-api.',
+          { Ref: 'AWS::Region' },
+          '.',
+          { Ref: 'AWS::URLSuffix' },
+          '/dev',
+        ],
+      ],
+    });
+    // Only the API itself: the stage or deployment would close a cycle through the methods.
+    expect(referencedResources(environment.APP_URL)).toEqual([restApiId]);
+  });
+
+  it('sends from the configured address and identity, linking to the configured app URL', () => {
+    const { fn } = byName(prod, 'request-magic-link');
+    const environment = environmentOf(prod, fn);
+    const resources = allStatements(prod)
+      .filter((statement) => actionsOf(statement).includes('ses:SendEmail'))
+      .flatMap(resourcesOf);
+
+    expect(environment.EMAIL_FROM).toBe('signin@mail.acme.example');
+    expect(environment.APP_URL).toBe('https://app.acme.example');
+    expect(JSON.stringify(resources)).toMatch(/:identity\/acme\.example"\]\]\}\]$/);
+  });
+
+  it('checks the email settings when the stack is synthesized', () => {
+    expect(emailSettings()).toEqual({ from: 'noreply@example.com', identity: 'example.com' });
+    expect(emailSettings({ from: 'ada@acme.example', identity: 'ada@acme.example' }).identity).toBe(
+      'ada@acme.example',
+    );
+    expect(() => emailSettings({ from: 'Ada <ada@acme.example>' })).toThrow(/emailFrom/);
+    expect(() => emailSettings({ from: 'ada@acme.example', identity: 'other.example' })).toThrow(
+      /does not cover/,
+    );
+    expect(() => emailSettings({ appUrl: 'app.acme.example' })).toThrow(/appUrl/);
+  });
+
+  it('lets the authorizer update only lastUsedAt of API token items, asking for nothing back', () => {
+    const authTableId = tableLogicalId(dev, 'Auth');
+    const updates = statementsOf(dev, dev.stack.api.authorizerFunction).filter((statement) =>
+      actionsOf(statement).includes('dynamodb:UpdateItem'),
+    );
+
+    expect(updates).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:UpdateItem',
+        Resource: { 'Fn::GetAtt': [authTableId, 'Arn'] },
+        Condition: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APITOKEN#*'] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'lastUsedAt'] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+        },
+      },
+    ]);
+  });
+
+  it('gives UpdateItem on the auth table only to readWrite functions and the token-use grant', () => {
+    const authTableId = tableLogicalId(dev, 'Auth');
+    for (const { name, fn, access } of functionsOf(dev.stack)) {
+      const updates = statementsOf(dev, fn).filter(
+        (statement) =>
+          actionsOf(statement).includes('dynamodb:UpdateItem') &&
+          referencedLogicalIds(statement.Resource).has(authTableId),
+      );
+      const unconditioned = updates.filter((statement) => statement.Condition === undefined);
+      const conditioned = updates.filter((statement) => statement.Condition !== undefined);
+
+      expect(unconditioned.length > 0, name).toBe(access.auth === 'readWrite');
+      expect(conditioned.length, name).toBe(access.recordsTokenUse ? 1 : 0);
+    }
+  });
+
+  it('names exactly the handlers whose bundle calls scrypt as the password-hashing ones', async () => {
+    const entries = [...ROUTES, AUTHORIZER, SYNTHESIS_WORKER, DEAD_LETTER_HANDLER].map(({ entry }) => entry);
+    const hashing: string[] = [];
+    for (const entry of entries) {
+      // Own code only (packages stay external), not minified: a call to scrypt survives tree-shaking
+      // only when the handler can reach it.
+      const result = await build({
+        entryPoints: [handlerEntryPath(entry)],
+        bundle: true,
+        write: false,
+        platform: 'node',
+        format: 'esm',
+        packages: 'external',
+        logLevel: 'silent',
+      });
+      if (/\bscrypt\(/.test(result.outputFiles[0]?.text ?? '')) hashing.push(entry);
+    }
+
+    expect(hashing.sort()).toEqual([...PASSWORD_HASHING_ENTRIES].sort());
+  });
+
+  it('gives the functions that hash passwords 1024 MB and every other function its default', () => {
+    expect([...PASSWORD_HASHING_ENTRIES].sort()).toEqual(['change-password', 'log-in']);
+    expect(PASSWORD_HASHING_MEMORY_MB).toBe(1024);
+    for (const entry of PASSWORD_HASHING_ENTRIES) {
+      expect(ROUTES.map((route) => route.entry)).toContain(entry);
+    }
+    for (const { name, fn, memorySize } of functionsOf(dev.stack)) {
+      expect(propertiesOf(dev, logicalIdOf(fn.function)).MemorySize, name).toBe(memorySize);
+    }
+    expect(propertiesOf(dev, logicalIdOf(byName(dev, 'log-in').fn.function)).MemorySize).toBe(1024);
+  });
+});
+
 describe('API', () => {
   function methods(
     synthesized: Synthesized,
@@ -497,29 +747,40 @@ describe('API', () => {
     }
   });
 
-  it('puts the authorizer on every authorized route', () => {
-    const authorizerId = logicalIdOf(dev.stack.api.node.findChild('RequestAuthorizer'));
-    for (const route of ROUTES.filter((candidate) => candidate.authorized)) {
+  it.each(ROUTES.map((route) => [routeKey(route), route] as const))(
+    '%s has the authorizer exactly when its route is authorized',
+    (_, route) => {
+      const authorizerId = logicalIdOf(dev.stack.api.node.findChild('RequestAuthorizer'));
       const method = methods(dev).find((m) => m.path === route.path && m.method === route.method);
+      if (!method) throw new Error(`no method for ${routeKey(route)}`);
 
-      expect(method?.properties.AuthorizationType, route.path).toBe('CUSTOM');
-      expect(method?.properties.AuthorizerId, route.path).toEqual({ Ref: authorizerId });
-    }
+      if (route.authorized) {
+        expect(method.properties.AuthorizationType).toBe('CUSTOM');
+        expect(method.properties.AuthorizerId).toEqual({ Ref: authorizerId });
+      } else {
+        expect(method.properties.AuthorizationType).toBe('NONE');
+        expect(method.properties.AuthorizerId).toBeUndefined();
+      }
+    },
+  );
+
+  it('has a written reason for every public route, and none for a route that is not public', () => {
+    const publicRoutes = ROUTES.filter((route) => !route.authorized).map(routeKey);
+
+    expect(publicRoutes).toEqual(
+      expect.arrayContaining(['POST /auth/login', 'POST /auth/magic-link', 'GET /auth/magic-link']),
+    );
+    expect(Object.keys(PUBLIC_ROUTE_REASONS).sort()).toEqual([...publicRoutes].sort());
   });
 
-  it('leaves a public route without the authorizer', () => {
-    const [publicRoute, ...others] = routesWithPublicRoute();
-    const created = methods(withPublicRoute);
-    const find = (method: string, path: string) =>
-      created.find((m) => m.method === method && m.path === path);
+  it('refuses to synthesize a public route nobody gave a reason for', () => {
+    const routes = ROUTES.map((route) =>
+      route.entry === 'get-synthesis-run' ? { ...route, authorized: false } : route,
+    );
 
-    expect(publicRoute?.authorized).toBe(false);
-    expect(find(publicRoute?.method ?? '', publicRoute?.path ?? '')?.properties).toMatchObject({
-      AuthorizationType: 'NONE',
-    });
-    expect(find(publicRoute?.method ?? '', publicRoute?.path ?? '')?.properties.AuthorizerId).toBeUndefined();
-    for (const route of others)
-      expect(find(route.method, route.path)?.properties.AuthorizationType).toBe('CUSTOM');
+    expect(() => buildStack(testApp(), 'Unreasoned', { stage: 'dev', routes })).toThrow(
+      /GET \/synthesis-runs\/\{id\} is public .*PUBLIC_ROUTE_REASONS/,
+    );
   });
 
   it('uses one uncached REQUEST authorizer without identity sources', () => {

@@ -5,15 +5,17 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../lambdas/routes.ts';
 import { TABLE_DEFINITIONS } from '../../lambdas/store/table-definitions.ts';
 import { LAMBDA_BUNDLING } from '../../lib/bundling.ts';
+import { emailSettings } from '../../lib/email.ts';
 import { ServiceFunction } from '../../lib/service-function.ts';
 import { stageSettings } from '../../lib/stage.ts';
-import { buildStack, type CfnResource, routesWithPublicRoute, testApp } from './helpers.ts';
+import { buildStack, type CfnResource, methodPath, testApp } from './helpers.ts';
 
 interface Violation {
   ruleName: string;
@@ -84,7 +86,10 @@ describe('cdk-nag AwsSolutions', () => {
     const outdir = freshOutdir();
     const app = testApp(outdir);
     buildStack(app, 'NagDev', { stage: 'dev' });
-    buildStack(app, 'NagProdWithPublicRoute', { stage: 'prod', routes: routesWithPublicRoute() });
+    buildStack(app, 'NagProd', {
+      stage: 'prod',
+      email: emailSettings({ from: 'signin@acme.example', appUrl: 'https://app.acme.example' }),
+    });
     report = nagReport(app, outdir);
     acknowledged = report.suppressedViolations ?? [];
   });
@@ -119,13 +124,29 @@ describe('cdk-nag AwsSolutions', () => {
     }
   });
 
-  it('accepts a method without authorization only for the public route', () => {
-    const [publicRoute] = routesWithPublicRoute();
+  it('accepts a method without authorization exactly for the public routes, at each method', () => {
+    const publicRoutes = ROUTES.filter((route) => !route.authorized);
     const unauthorized = acknowledged.filter((finding) => finding.ruleName === 'AwsSolutions-APIG4');
 
-    expect(unauthorized.map((finding) => finding.acknowledgedAt)).toEqual([
-      `NagProdWithPublicRoute/Api/RestApi/Default${publicRoute?.path}/${publicRoute?.method}`,
-    ]);
+    expect(publicRoutes.length).toBeGreaterThan(0);
+    expect(unauthorized.map((finding) => finding.acknowledgedAt).sort()).toEqual(
+      ['NagDev', 'NagProd'].flatMap((stack) => publicRoutes.map((route) => methodPath(stack, route))).sort(),
+    );
+    for (const finding of unauthorized) {
+      expect(finding.reason, finding.acknowledgedAt).toMatch(/^(GET|POST|DELETE) \/\S+: Public by design: /);
+    }
+  });
+
+  it('gives every public route its own Cognito acknowledgement instead of the authorizer one', () => {
+    const cognito = acknowledged.filter((finding) => finding.ruleName === 'AwsSolutions-COG4');
+
+    for (const route of ROUTES) {
+      const finding = cognito.find((candidate) => candidate.acknowledgedAt === methodPath('NagDev', route));
+
+      expect(finding?.reason, `${route.method} ${route.path}`).toMatch(
+        route.authorized ? /REQUEST authorizer/ : /takes no credential/,
+      );
+    }
   });
 
   it('fails synthesis on a finding nobody acknowledged', () => {
@@ -157,7 +178,11 @@ describe('bundling', () => {
     new ServiceFunction(stack, 'Fn', {
       entry: route.entry,
       access: route.access,
-      resources: { tables, synthesisQueue: new Queue(stack, 'Queue') },
+      resources: {
+        tables,
+        synthesisQueue: new Queue(stack, 'Queue'),
+        sessionSigningKey: new Secret(stack, 'SigningKey'),
+      },
       settings: { tracing: false, removalPolicy: stageSettings('dev').removalPolicy, logLevel: 'INFO' },
       description: 'bundling check',
     });
