@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Session access tokens: `pss_<base64url JSON claims>.<base64url HMAC-SHA256>`, signed with the
@@ -15,11 +15,11 @@ const TOKEN_PATTERN = /^pss_([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/;
 const claimsSchema = z.strictObject({
   v: z.literal(1),
   /** Session id: the family every rotated refresh token of one login belongs to. */
-  sid: z.string().min(1).max(64),
-  uid: z.string().min(1).max(64),
+  sid: z.string().check(z.minLength(1), z.maxLength(64)),
+  uid: z.string().check(z.minLength(1), z.maxLength(64)),
   /** Issued at and expiry, epoch seconds. */
-  iat: z.number().int().nonnegative(),
-  exp: z.number().int().nonnegative(),
+  iat: z.int().check(z.nonnegative()),
+  exp: z.int().check(z.nonnegative()),
 });
 export type SessionClaims = Omit<z.infer<typeof claimsSchema>, 'v'>;
 

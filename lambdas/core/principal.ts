@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ForbiddenError } from './errors.ts';
 
 export const roleSchema = z.enum(['admin', 'member', 'viewer']);
@@ -9,15 +9,15 @@ export type Role = z.infer<typeof roleSchema>;
  * (`requestContext.authorizer`). Values are strings because API Gateway's context holds only scalars.
  */
 export const principalSchema = z.object({
-  principalId: z.string().min(1),
-  userId: z.string().min(1),
-  teamId: z.string().min(1),
+  principalId: z.string().check(z.minLength(1)),
+  userId: z.string().check(z.minLength(1)),
+  teamId: z.string().check(z.minLength(1)),
   role: roleSchema,
   method: z.enum(['api-token', 'session']),
   /** Set for an API token. */
-  tokenId: z.string().optional(),
+  tokenId: z.optional(z.string()),
   /** Set for a session: the login (and refresh-token family) the request belongs to. */
-  sessionId: z.string().optional(),
+  sessionId: z.optional(z.string()),
 });
 export type Principal = z.infer<typeof principalSchema>;
 

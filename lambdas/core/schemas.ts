@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import './zod-locale.ts';
 
 /** Limits every edge enforces; documented in the README. */
 export const LIMITS = {
@@ -14,65 +15,78 @@ export const LIMITS = {
 /** Server ids are nanoids; client-supplied ids share their alphabet. */
 export const idSchema = z
   .string()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z0-9_-]+$/, 'must contain only A-Z, a-z, 0-9, _ and -');
+  .check(
+    z.minLength(1),
+    z.maxLength(64),
+    z.regex(/^[A-Za-z0-9_-]+$/, 'must contain only A-Z, a-z, 0-9, _ and -'),
+  );
 
-export const runIdSchema = z.string().regex(/^[A-Za-z0-9_-]{21}$/, 'must be a 21-character nanoid');
+export const runIdSchema = z.string().check(z.regex(/^[A-Za-z0-9_-]{21}$/, 'must be a 21-character nanoid'));
 
 export const timestampSchema = z.iso.datetime({ offset: false });
 
-const jsonObjectSchema = z
-  .record(z.string(), z.unknown())
-  .refine((value) => JSON.stringify(value).length <= LIMITS.settingsBytes, {
+const jsonObjectSchema = z.record(z.string(), z.unknown()).check(
+  z.refine((value) => JSON.stringify(value).length <= LIMITS.settingsBytes, {
     message: `must serialize to at most ${LIMITS.settingsBytes} bytes`,
-  });
+  }),
+);
 
 export const slotKindSchema = z
   .string()
-  .min(1)
-  .max(64)
-  .regex(/^[a-z][a-z0-9_-]*$/, 'must be lower-case, e.g. prompt, model, tool, retrieval');
+  .check(
+    z.minLength(1),
+    z.maxLength(64),
+    z.regex(/^[a-z][a-z0-9_-]*$/, 'must be lower-case, e.g. prompt, model, tool, retrieval'),
+  );
+
+/** Strings and numbers with bounds, as zod/mini spells `z.string().min().max()`. */
+const boundedString = (min: number, max: number) => z.string().check(z.minLength(min), z.maxLength(max));
+const shortString = (max: number) => z.string().check(z.maxLength(max));
+const trimmedString = (min: number, max: number) =>
+  z.string().check(z.trim(), z.minLength(min), z.maxLength(max));
+const boundedNumber = (min: number, max: number) => z.number().check(z.gte(min), z.lte(max));
+const boundedInt = (min: number, max: number) => z.int().check(z.gte(min), z.lte(max));
+const minInt = (min: number) => z.int().check(z.gte(min));
 
 /**
  * Settings the API understands, per slot kind. Other keys pass through untouched; a known key with
  * a wrong type is refused, so neither a user nor a synthesis can store a broken model slot.
  */
 const knownSettingsSchema = z.looseObject({
-  model: z.string().min(1).max(200).optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  topP: z.number().min(0).max(1).optional(),
-  maxTokens: z.number().int().min(1).max(1_000_000).optional(),
-  timeoutMs: z.number().int().min(1).max(3_600_000).optional(),
-  maxRetries: z.number().int().min(0).max(20).optional(),
-  topK: z.number().int().min(1).max(10_000).optional(),
-  instructions: z.string().max(100_000).optional(),
-  template: z.string().max(100_000).optional(),
-  responseFormat: z.string().max(200).optional(),
+  model: z.optional(boundedString(1, 200)),
+  temperature: z.optional(boundedNumber(0, 2)),
+  topP: z.optional(boundedNumber(0, 1)),
+  maxTokens: z.optional(boundedInt(1, 1_000_000)),
+  timeoutMs: z.optional(boundedInt(1, 3_600_000)),
+  maxRetries: z.optional(boundedInt(0, 20)),
+  topK: z.optional(boundedInt(1, 10_000)),
+  instructions: z.optional(shortString(100_000)),
+  template: z.optional(shortString(100_000)),
+  responseFormat: z.optional(shortString(200)),
 });
 
-export const slotSettingsSchema = jsonObjectSchema.pipe(knownSettingsSchema);
+export const slotSettingsSchema = z.pipe(jsonObjectSchema, knownSettingsSchema);
 
 export const slotSchema = z.object({
   id: idSchema,
-  name: z.string().min(1).max(LIMITS.nameLength),
+  name: boundedString(1, LIMITS.nameLength),
   kind: slotKindSchema,
   settings: slotSettingsSchema,
 });
 export type Slot = z.infer<typeof slotSchema>;
 
-const slotsSchema = z
-  .array(slotSchema)
-  .min(1)
-  .max(LIMITS.slotsPerConfiguration)
-  .refine((slots) => new Set(slots.map((slot) => slot.id)).size === slots.length, {
+const slotsSchema = z.array(slotSchema).check(
+  z.minLength(1),
+  z.maxLength(LIMITS.slotsPerConfiguration),
+  z.refine((slots) => new Set(slots.map((slot) => slot.id)).size === slots.length, {
     message: 'slot ids must be unique',
-  });
+  }),
+);
 
 export const pipelineSchema = z.object({
   id: idSchema,
   teamId: idSchema,
-  name: z.string().min(1).max(LIMITS.nameLength),
+  name: boundedString(1, LIMITS.nameLength),
   activeConfigurationId: idSchema,
   createdAt: timestampSchema,
 });
@@ -81,10 +95,10 @@ export type Pipeline = z.infer<typeof pipelineSchema>;
 export const configurationSchema = z.object({
   id: idSchema,
   pipelineId: idSchema,
-  version: z.number().int().min(1),
+  version: minInt(1),
   slots: slotsSchema,
   source: z.enum(['manual', 'synthesis']),
-  synthesisRunId: z.string().optional(),
+  synthesisRunId: z.optional(z.string()),
   createdAt: timestampSchema,
   createdBy: z.string(),
 });
@@ -98,10 +112,11 @@ export const signalSchema = z.object({
   pipelineId: idSchema,
   kind: slotKindSchema,
   severity: severitySchema,
-  message: z.string().min(1).max(LIMITS.messageLength),
-  slotId: idSchema.optional(),
-  executionId: idSchema.optional(),
-  value: z.number().finite().optional(),
+  message: boundedString(1, LIMITS.messageLength),
+  slotId: z.optional(idSchema),
+  executionId: z.optional(idSchema),
+  // z.number() refuses Infinity and NaN already (classic zod's .finite() was a no-op).
+  value: z.optional(z.number()),
   occurredAt: timestampSchema,
 });
 export type Signal = z.infer<typeof signalSchema>;
@@ -109,8 +124,8 @@ export type Signal = z.infer<typeof signalSchema>;
 export const slotResultSchema = z.object({
   slotId: idSchema,
   status: z.enum(['succeeded', 'failed']),
-  durationMs: z.number().int().min(0).max(86_400_000),
-  error: z.string().max(LIMITS.messageLength).optional(),
+  durationMs: boundedInt(0, 86_400_000),
+  error: z.optional(shortString(LIMITS.messageLength)),
 });
 
 export const executionSchema = z.object({
@@ -118,10 +133,10 @@ export const executionSchema = z.object({
   pipelineId: idSchema,
   configurationId: idSchema,
   status: z.enum(['succeeded', 'failed']),
-  durationMs: z.number().int().min(0).max(86_400_000),
+  durationMs: boundedInt(0, 86_400_000),
   startedAt: timestampSchema,
-  error: z.string().max(LIMITS.messageLength).optional(),
-  slotResults: z.array(slotResultSchema).max(LIMITS.slotsPerConfiguration).optional(),
+  error: z.optional(shortString(LIMITS.messageLength)),
+  slotResults: z.optional(z.array(slotResultSchema).check(z.maxLength(LIMITS.slotsPerConfiguration))),
 });
 export type Execution = z.infer<typeof executionSchema>;
 
@@ -159,16 +174,16 @@ export type Change = z.infer<typeof changeSchema>;
 export const structuredWarningSchema = z.object({
   type: z.string(),
   message: z.string(),
-  changeIds: z.array(z.string()).optional(),
+  changeIds: z.optional(z.array(z.string())),
 });
 export type StructuredWarning = z.infer<typeof structuredWarningSchema>;
 
 /** What generating a run cost: the model, its input and output tokens over all requests, the requests made. */
 export const synthesisUsageSchema = z.object({
   model: z.string(),
-  inputTokens: z.number().int().min(0),
-  outputTokens: z.number().int().min(0),
-  attempts: z.number().int().min(0),
+  inputTokens: minInt(0),
+  outputTokens: minInt(0),
+  attempts: minInt(0),
 });
 
 export const synthesisRunSchema = z.object({
@@ -178,43 +193,50 @@ export const synthesisRunSchema = z.object({
   status: runStatusSchema,
   synthesisHandler: z.string(),
   baseConfigurationId: idSchema,
-  proposedConfigurationId: idSchema.nullable(),
+  proposedConfigurationId: z.nullable(idSchema),
   explanation: z.string(),
   warnings: z.array(z.string()),
-  diagnosis: diagnosisSchema.nullable(),
+  diagnosis: z.nullable(diagnosisSchema),
   changes: z.array(changeSchema),
   structuredWarnings: z.array(structuredWarningSchema),
-  confidence: confidenceSchema.nullable(),
+  confidence: z.nullable(confidenceSchema),
   analyzedSignalIds: z.array(z.string()),
   jobId: z.string(),
-  errorMessage: z.string().nullable(),
+  errorMessage: z.nullable(z.string()),
   createdAt: timestampSchema,
   triggeredBy: z.string(),
-  generationStartedAt: timestampSchema.nullable(),
-  generationCompletedAt: timestampSchema.nullable(),
-  approvedAt: timestampSchema.nullable(),
-  approvedBy: z.string().nullable(),
-  rejectedAt: timestampSchema.nullable(),
-  rejectedBy: z.string().nullable(),
+  generationStartedAt: z.nullable(timestampSchema),
+  generationCompletedAt: z.nullable(timestampSchema),
+  approvedAt: z.nullable(timestampSchema),
+  approvedBy: z.nullable(z.string()),
+  rejectedAt: z.nullable(timestampSchema),
+  rejectedBy: z.nullable(z.string()),
   /** Why the reviewer rejected the proposal, when they said. */
-  rejectionReason: z.string().nullable().default(null),
+  rejectionReason: z._default(z.nullable(z.string()), null),
   /** null until generated, and for handlers that call no model; optional so older items still read. */
-  usage: synthesisUsageSchema.nullable().optional(),
+  usage: z.optional(z.nullable(synthesisUsageSchema)),
 });
 export type SynthesisRun = z.infer<typeof synthesisRunSchema>;
 
 /* ---- request bodies ---- */
 
 export const createPipelineBodySchema = z.strictObject({
-  name: z.string().trim().min(1).max(LIMITS.nameLength),
+  name: trimmedString(1, LIMITS.nameLength),
   slots: slotsSchema,
 });
 export type CreatePipelineBody = z.infer<typeof createPipelineBodySchema>;
 
-export const signalInputSchema = signalSchema
-  .omit({ pipelineId: true })
-  .partial({ id: true, occurredAt: true })
-  .strict();
+/*
+ * Input schemas derive from the stored ones by spreading their shape: a replaced key keeps its
+ * position, so this is signalSchema.omit({pipelineId}).partial({id, occurredAt}).strict() in effect,
+ * without zod's omit/partial helpers in every bundle.
+ */
+const { pipelineId: _signalPipelineId, ...signalFields } = signalSchema.shape;
+export const signalInputSchema = z.strictObject({
+  ...signalFields,
+  id: z.optional(signalFields.id),
+  occurredAt: z.optional(signalFields.occurredAt),
+});
 export type SignalInput = z.infer<typeof signalInputSchema>;
 
 /** Ids given in one batch must differ (with equal times they would name one item). */
@@ -226,32 +248,41 @@ function hasUniqueIds(records: Array<{ id?: string | undefined }>): boolean {
 export const recordSignalsBodySchema = z.strictObject({
   signals: z
     .array(signalInputSchema)
-    .min(1)
-    .max(LIMITS.batchSize)
-    .refine(hasUniqueIds, { message: 'signal ids in a batch must be unique' }),
+    .check(
+      z.minLength(1),
+      z.maxLength(LIMITS.batchSize),
+      z.refine(hasUniqueIds, { message: 'signal ids in a batch must be unique' }),
+    ),
 });
 
-export const executionInputSchema = executionSchema
-  .omit({ pipelineId: true })
-  .partial({ id: true, startedAt: true, configurationId: true })
-  .extend({ slotResults: z.array(slotResultSchema.strict()).max(LIMITS.slotsPerConfiguration).optional() })
-  .strict();
+const { pipelineId: _executionPipelineId, ...executionFields } = executionSchema.shape;
+export const executionInputSchema = z.strictObject({
+  ...executionFields,
+  id: z.optional(executionFields.id),
+  configurationId: z.optional(executionFields.configurationId),
+  startedAt: z.optional(executionFields.startedAt),
+  slotResults: z.optional(
+    z.array(z.strictObject(slotResultSchema.shape)).check(z.maxLength(LIMITS.slotsPerConfiguration)),
+  ),
+});
 export type ExecutionInput = z.infer<typeof executionInputSchema>;
 
 export const recordExecutionsBodySchema = z.strictObject({
   executions: z
     .array(executionInputSchema)
-    .min(1)
-    .max(LIMITS.batchSize)
-    .refine(hasUniqueIds, { message: 'execution ids in a batch must be unique' }),
+    .check(
+      z.minLength(1),
+      z.maxLength(LIMITS.batchSize),
+      z.refine(hasUniqueIds, { message: 'execution ids in a batch must be unique' }),
+    ),
 });
 
 export const synthesizeBodySchema = z.strictObject({
-  synthesisHandler: z.string().min(1).max(64).optional(),
+  synthesisHandler: z.optional(boundedString(1, 64)),
 });
 
 /** The job message on the synthesis queue. */
-export const synthesisJobSchema = z.strictObject({ runId: runIdSchema, jobId: z.string().min(1).max(64) });
+export const synthesisJobSchema = z.strictObject({ runId: runIdSchema, jobId: boundedString(1, 64) });
 export type SynthesisJob = z.infer<typeof synthesisJobSchema>;
 
 /** A page of a list: the cursor is opaque to callers. */
@@ -263,11 +294,11 @@ export interface Page<T> {
 /* ---- review ---- */
 
 export const rejectBodySchema = z.strictObject({
-  reason: z.string().trim().min(1).max(LIMITS.messageLength).optional(),
+  reason: z.optional(trimmedString(1, LIMITS.messageLength)),
 });
 
 export const activateBodySchema = z.strictObject({
-  reason: z.string().trim().min(1).max(LIMITS.messageLength).optional(),
+  reason: z.optional(trimmedString(1, LIMITS.messageLength)),
 });
 
 /** One change of a pipeline's active configuration: the history a reviewer reads. */
@@ -275,12 +306,12 @@ export const activationSchema = z.object({
   id: idSchema,
   pipelineId: idSchema,
   configurationId: idSchema,
-  version: z.number().int().min(1),
+  version: minInt(1),
   previousConfigurationId: idSchema,
-  previousVersion: z.number().int().min(1),
+  previousVersion: minInt(1),
   source: z.enum(['approval', 'rollback']),
-  synthesisRunId: z.string().nullable(),
-  reason: z.string().nullable(),
+  synthesisRunId: z.nullable(z.string()),
+  reason: z.nullable(z.string()),
   /** e.g. "Restored version 1 (replacing version 3)" or "Approved synthesis run … (version 2)". */
   summary: z.string(),
   activatedAt: timestampSchema,
@@ -291,6 +322,8 @@ export type Activation = z.infer<typeof activationSchema>;
 /** The Idempotency-Key header: what Stripe and the IETF draft allow, printable ASCII. */
 export const idempotencyKeySchema = z
   .string()
-  .min(1)
-  .max(255)
-  .regex(/^[\x21-\x7E]+$/, 'must be 1-255 printable ASCII characters without spaces');
+  .check(
+    z.minLength(1),
+    z.maxLength(255),
+    z.regex(/^[\x21-\x7E]+$/, 'must be 1-255 printable ASCII characters without spaces'),
+  );

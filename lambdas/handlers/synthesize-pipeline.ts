@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ValidationError } from '../core/errors.ts';
 import { idempotencyKeySchema, idSchema, synthesizeBodySchema } from '../core/schemas.ts';
 import { defaultSynthesisHandler } from '../core/synthesis-handlers.ts';
@@ -17,17 +17,16 @@ import {
 import {
   idempotencyStoreFromEnv,
   pipelineRepositoryFromEnv,
-  queueUrl,
   runRepositoryFromEnv,
 } from '../platform/repositories.ts';
-import { getSqsClient, makeSqsJobQueue } from '../platform/sqs-queue.ts';
+import { getSqsClient, makeSqsJobQueue, queueUrl } from '../platform/sqs-queue.ts';
 
 const config = readConfig({
   SYNTHESIS_QUEUE_URL: queueUrl,
-  DEFAULT_SYNTHESIS_HANDLER: z.string().min(1).optional(),
+  DEFAULT_SYNTHESIS_HANDLER: z.optional(z.string().check(z.minLength(1))),
   // Read only to know whether a key is configured; the key itself is used by the worker alone.
-  ANTHROPIC_API_KEY: z.string().optional(),
-  ANTHROPIC_SECRET_ARN: z.string().optional(),
+  ANTHROPIC_API_KEY: z.optional(z.string()),
+  ANTHROPIC_SECRET_ARN: z.optional(z.string()),
 });
 
 const startSynthesis = makeStartSynthesis({

@@ -1,10 +1,10 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Reads and validates environment variables once, at module load, so a Lambda with a missing
  * setting fails its first invocation loudly instead of misbehaving later.
  */
-export function readConfig<T extends z.ZodRawShape>(shape: T): z.infer<z.ZodObject<T>> {
+export function readConfig<T extends z.core.$ZodShape>(shape: T): z.infer<z.ZodMiniObject<T>> {
   const result = z.object(shape).safeParse(process.env);
   if (!result.success) {
     const names = result.error.issues.map((issue) => issue.path.join('.')).join(', ');
@@ -13,4 +13,4 @@ export function readConfig<T extends z.ZodRawShape>(shape: T): z.infer<z.ZodObje
   return result.data;
 }
 
-export const tableName = z.string().min(1);
+export const tableName = z.string().check(z.minLength(1));

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { EmailSender } from '../auth/ports.ts';
 import type { Clock } from '../core/ports.ts';
 import { readConfig } from './config.ts';
@@ -61,7 +61,10 @@ export function emailSenderFromEnv(clock: Clock): () => EmailSender {
     const outbox = process.env.EMAIL_OUTBOX_DIR;
     sender = outbox
       ? makeOutboxEmailSender(outbox, clock)
-      : makeSesEmailSender(new SESv2Client({}), readConfig({ EMAIL_FROM: z.string().min(3) }).EMAIL_FROM);
+      : makeSesEmailSender(
+          new SESv2Client({}),
+          readConfig({ EMAIL_FROM: z.string().check(z.minLength(3)) }).EMAIL_FROM,
+        );
     return sender;
   };
 }

@@ -1,7 +1,7 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { z } from 'zod';
+import * as z from 'zod/mini';
 import {
   ApiError,
   type ErrorBody,
@@ -12,6 +12,7 @@ import {
 } from '../core/errors.ts';
 import { type Principal, principalSchema } from '../core/principal.ts';
 import { LIMITS } from '../core/schemas.ts';
+import '../core/zod-locale.ts';
 import { logger } from './logger.ts';
 
 export type HttpEvent = APIGatewayProxyEvent;
@@ -92,12 +93,12 @@ export function principalOf(event: HttpEvent): Principal {
   return parsed.data;
 }
 
-function zodDetails(error: z.ZodError) {
+function zodDetails(error: z.core.$ZodError) {
   return error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
 }
 
 /** Parses and validates a JSON body; an absent body is treated as `{}` when `optional`. */
-export function parseBody<S extends z.ZodType>(
+export function parseBody<S extends z.core.$ZodType>(
   event: HttpEvent,
   schema: S,
   options: { optional?: boolean } = {},
@@ -118,19 +119,19 @@ export function parseBody<S extends z.ZodType>(
       throw new ValidationError('The request body is not valid JSON.');
     }
   }
-  const result = schema.safeParse(value);
+  const result = z.safeParse(schema, value);
   if (!result.success) throw new ValidationError('The request body is invalid.', zodDetails(result.error));
   return result.data;
 }
 
 /** Validates one path parameter with its schema; a malformed id is a 400, not a lookup. */
-export function pathParam<S extends z.ZodType<string>>(
+export function pathParam<S extends z.core.$ZodType<string>>(
   event: HttpEvent,
   name: string,
   schema: S,
 ): z.infer<S> {
   const value = event.pathParameters?.[name];
-  const result = schema.safeParse(value);
+  const result = z.safeParse(schema, value);
   if (!result.success) {
     throw new ValidationError(
       `Path parameter ${name} is invalid: ${result.error.issues[0]?.message ?? 'malformed'}.`,

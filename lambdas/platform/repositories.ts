@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { makeAuthRepository } from '../store/auth.ts';
 import { makeIdempotencyStore } from '../store/idempotency.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
@@ -11,7 +11,7 @@ import { readConfig, tableName } from './config.ts';
  * given (and granted) just the tables its route table row names.
  */
 export function runRepositoryFromEnv() {
-  const config = readConfig({ RUNS_TABLE: tableName, DATA_TABLE: tableName.optional() });
+  const config = readConfig({ RUNS_TABLE: tableName, DATA_TABLE: z.optional(tableName) });
   return makeRunRepository(getDocumentClient(), { runs: config.RUNS_TABLE, data: config.DATA_TABLE });
 }
 
@@ -26,5 +26,3 @@ export function authRepositoryFromEnv() {
 export function idempotencyStoreFromEnv() {
   return makeIdempotencyStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
 }
-
-export const queueUrl = z.string().url();

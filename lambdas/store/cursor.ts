@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ValidationError } from '../core/errors.ts';
 
 /**
@@ -24,7 +24,7 @@ export function decodeCursor(
     throw invalid();
   }
   const shape = z.strictObject(
-    Object.fromEntries(expected.attributes.map((name) => [name, z.string().max(512)])),
+    Object.fromEntries(expected.attributes.map((name) => [name, z.string().check(z.maxLength(512))])),
   );
   const parsed = shape.safeParse(decoded);
   if (!parsed.success) throw invalid();
