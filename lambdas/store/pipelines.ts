@@ -13,7 +13,6 @@ import {
   configurationSchema,
   type Execution,
   executionSchema,
-  type Pipeline,
   pipelineSchema,
   type Signal,
   signalSchema,
