@@ -8,13 +8,17 @@
  *     Targets: p50 ≤ 3 × GetItem, throughput ≥ 0.5 × GetItem's.
  *   - generate: POST …/synthesize → `generated` with heuristic-v1, median. Target ≤ 1 s.
  */
+
+import { execFile } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../lambdas/platform/aws.ts';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { startLocalStack } from '../local/stack.ts';
+import type { LoadClientInput, LoadClientOutput } from './load-client.ts';
+
+const execFileAsync = promisify(execFile);
 
 export interface LocalStackFigures {
   getItemP50Ms: number;
@@ -31,29 +35,17 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-async function timeEach(count: number, operation: () => Promise<unknown>): Promise<number[]> {
-  const durations: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const start = performance.now();
-    await operation();
-    durations.push(performance.now() - start);
-  }
-  return durations;
-}
-
-/** Operations per second with `callers` concurrent loops for `ms` milliseconds. */
-async function throughput(callers: number, ms: number, operation: () => Promise<unknown>): Promise<number> {
-  let done = 0;
-  const until = performance.now() + ms;
-  await Promise.all(
-    Array.from({ length: callers }, async () => {
-      while (performance.now() < until) {
-        await operation();
-        done++;
-      }
-    }),
+/** Runs bench/load-client.ts in a child process and returns what it measured. */
+async function runLoadClient(input: LoadClientInput): Promise<LoadClientOutput> {
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('./load-client.ts', import.meta.url)), JSON.stringify(input)],
+    {
+      maxBuffer: 16 * 1024 * 1024,
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    },
   );
-  return done / (ms / 1000);
+  return JSON.parse(stdout) as LoadClientOutput;
 }
 
 export async function measureLocalStack(options: { samples?: number; throughputMs?: number } = {}) {
@@ -84,27 +76,22 @@ export async function measureLocalStack(options: { samples?: number; throughputM
     for (let i = 0; i < 15; i++) generations.push(await generateOnce());
     const runId = generations[0]?.runId as string;
 
-    const db = createDocumentClient(
-      new DynamoDBClient({
-        endpoint: stack.dynamodbEndpoint,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }),
-    );
-    const getItem = () => db.send(new GetCommand({ TableName: process.env.RUNS_TABLE, Key: { id: runId } }));
-    const poll = async () => {
-      const response = await api('GET', `/synthesis-runs/${runId}`);
-      if (response.status !== 200) throw new Error(`poll answered ${response.status}`);
-      await response.arrayBuffer();
+    // The callers run in a process of their own, as real callers do: the local stack's process
+    // then does only what the API does, and the baseline is measured from the same place.
+    const input: LoadClientInput = {
+      apiUrl: stack.apiUrl,
+      dynamodbEndpoint: stack.dynamodbEndpoint,
+      runsTable: process.env.RUNS_TABLE as string,
+      runId,
+      apiToken: team.apiToken,
+      samples,
+      throughputMs,
+      callers: 16,
     };
-
-    // Warm both paths (JIT, connections, the authorizer's cache) before measuring.
-    await timeEach(100, getItem);
-    await timeEach(100, poll);
-    const getItemTimes = await timeEach(samples, getItem);
-    const pollTimes = await timeEach(samples, poll);
-    const getItemPerSecond = await throughput(16, throughputMs, getItem);
-    const pollPerSecond = await throughput(16, throughputMs, poll);
+    const load = await runLoadClient(input);
+    const getItemTimes = load.getItemMs;
+    const pollTimes = load.pollMs;
+    const { getItemPerSecond, pollPerSecond } = load;
 
     const getItemP50Ms = percentile(getItemTimes, 50);
     const pollP50Ms = percentile(pollTimes, 50);

@@ -1,0 +1,81 @@
+/**
+ * The callers of the poll benchmark, in a process of their own as real callers are: it measures a
+ * bare GetItem on DynamoDB Local and GET /synthesis-runs/{id} through the local stack, one after
+ * the other, and prints the figures as JSON. Run by bench/local-stack.ts.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../lambdas/platform/aws.ts';
+
+export interface LoadClientInput {
+  apiUrl: string;
+  dynamodbEndpoint: string;
+  runsTable: string;
+  runId: string;
+  apiToken: string;
+  samples: number;
+  throughputMs: number;
+  callers: number;
+}
+
+export interface LoadClientOutput {
+  getItemMs: number[];
+  pollMs: number[];
+  getItemPerSecond: number;
+  pollPerSecond: number;
+}
+
+async function timeEach(count: number, operation: () => Promise<unknown>): Promise<number[]> {
+  const durations: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    await operation();
+    durations.push(performance.now() - start);
+  }
+  return durations;
+}
+
+/** Operations per second with `callers` concurrent loops for `ms` milliseconds. */
+async function throughput(callers: number, ms: number, operation: () => Promise<unknown>): Promise<number> {
+  let done = 0;
+  const until = performance.now() + ms;
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (performance.now() < until) {
+        await operation();
+        done++;
+      }
+    }),
+  );
+  return done / (ms / 1000);
+}
+
+async function main(input: LoadClientInput): Promise<LoadClientOutput> {
+  const db = createDocumentClient(
+    new DynamoDBClient({
+      endpoint: input.dynamodbEndpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
+  const getItem = () => db.send(new GetCommand({ TableName: input.runsTable, Key: { id: input.runId } }));
+  const headers = { authorization: `Bearer ${input.apiToken}` };
+  const poll = async () => {
+    const response = await fetch(`${input.apiUrl}/synthesis-runs/${input.runId}`, { headers });
+    if (response.status !== 200) throw new Error(`poll answered ${response.status}`);
+    await response.arrayBuffer();
+  };
+
+  // Warm both paths (JIT, connections, the authorizer's cache) before measuring.
+  await timeEach(100, getItem);
+  await timeEach(100, poll);
+  return {
+    getItemMs: await timeEach(input.samples, getItem),
+    pollMs: await timeEach(input.samples, poll),
+    getItemPerSecond: await throughput(input.callers, input.throughputMs, getItem),
+    pollPerSecond: await throughput(input.callers, input.throughputMs, poll),
+  };
+}
+
+const input = JSON.parse(process.argv[2] ?? '{}') as LoadClientInput;
+process.stdout.write(JSON.stringify(await main(input)));
