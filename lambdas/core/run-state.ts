@@ -1,5 +1,5 @@
 import { ConflictError } from './errors.ts';
-import type { RunStatus } from './schemas.ts';
+import type { RunStatus, SynthesisRun } from './schemas.ts';
 
 /**
  * The run state machine. `generating → generating` is a re-claim of a run whose worker died
@@ -29,4 +29,41 @@ export function assertTransition(from: RunStatus, to: RunStatus): void {
   if (!canTransition(from, to)) {
     throw new ConflictError(`The run is ${from}; it cannot become ${to}.`);
   }
+}
+
+export type NewRunFields = Pick<
+  SynthesisRun,
+  | 'id'
+  | 'pipelineId'
+  | 'teamId'
+  | 'synthesisHandler'
+  | 'baseConfigurationId'
+  | 'jobId'
+  | 'createdAt'
+  | 'triggeredBy'
+>;
+
+/** A run as it starts: `pending`, with every result field empty. */
+export function newPendingRun(fields: NewRunFields): SynthesisRun {
+  return {
+    ...fields,
+    status: 'pending',
+    proposedConfigurationId: null,
+    explanation: '',
+    warnings: [],
+    diagnosis: null,
+    changes: [],
+    structuredWarnings: [],
+    confidence: null,
+    analyzedSignalIds: [],
+    errorMessage: null,
+    generationStartedAt: null,
+    generationCompletedAt: null,
+    approvedAt: null,
+    approvedBy: null,
+    rejectedAt: null,
+    rejectedBy: null,
+    rejectionReason: null,
+    usage: null,
+  };
 }

@@ -20,6 +20,7 @@ import {
   type SynthesisUsage,
 } from '../ports.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
+import { newPendingRun } from '../run-state.ts';
 import type { SynthesisJob, SynthesisRun } from '../schemas.ts';
 import { isSynthesisHandlerName, SYNTHESIS_HANDLER_NAMES } from '../synthesis-handlers.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
@@ -87,34 +88,16 @@ export function makeStartSynthesis({
     }
     const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
     const createdAt = clock.now().toISOString();
-    const run: SynthesisRun = {
+    const run = newPendingRun({
       id: ids.newId(),
       pipelineId,
       teamId: pipeline.teamId,
-      status: 'pending',
       synthesisHandler,
       baseConfigurationId: pipeline.activeConfigurationId,
-      proposedConfigurationId: null,
-      explanation: '',
-      warnings: [],
-      diagnosis: null,
-      changes: [],
-      structuredWarnings: [],
-      confidence: null,
-      analyzedSignalIds: [],
       jobId: ids.newId(),
-      errorMessage: null,
       createdAt,
       triggeredBy: principal.userId,
-      generationStartedAt: null,
-      generationCompletedAt: null,
-      approvedAt: null,
-      approvedBy: null,
-      rejectedAt: null,
-      rejectedBy: null,
-      rejectionReason: null,
-      usage: null,
-    };
+    });
     if (key && idempotency) {
       const expiresAt = new Date(Date.parse(createdAt) + IDEMPOTENCY_KEY_TTL_MS).toISOString();
       const reserved = await idempotency.reserve(

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, SQSEvent } from 'aws-lambda';
 import { nanoid } from 'nanoid';
 import { inject } from 'vitest';
 import { makeBootstrapTeam } from '../../../lambdas/auth/bootstrap.ts';
@@ -148,5 +148,37 @@ export async function invoke(handler: HttpLambda, event: APIGatewayProxyEvent): 
     status: result.statusCode,
     body: result.body ? JSON.parse(result.body) : null,
     headers: (result.headers ?? {}) as Record<string, string>,
+  };
+}
+
+/** Imports handler modules (after setUpApiEnvironment) and returns their `handler`s by entry name. */
+export async function loadHandlers(entries: readonly string[]): Promise<Record<string, HttpLambda>> {
+  const loaded = await Promise.all(
+    entries.map(
+      async (entry) => [entry, (await import(`../../../lambdas/handlers/${entry}.ts`)).handler] as const,
+    ),
+  );
+  return Object.fromEntries(loaded);
+}
+
+/** An SQS event as Lambda's event source delivers it, one record per body. */
+export function sqsEvent(bodies: string[], receiveCount = 1): SQSEvent {
+  return {
+    Records: bodies.map((body) => ({
+      messageId: nanoid(),
+      receiptHandle: nanoid(),
+      body,
+      attributes: {
+        ApproximateReceiveCount: String(receiveCount),
+        SentTimestamp: String(Date.now()),
+        SenderId: 'test',
+        ApproximateFirstReceiveTimestamp: String(Date.now()),
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:synthesis-jobs',
+      awsRegion: 'us-east-1',
+    })),
   };
 }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
-import { apiEvent, type Caller, createCaller, invoke, setUpApiEnvironment } from './harness.ts';
+import { apiEvent, type Caller, createCaller, invoke, loadHandlers, setUpApiEnvironment } from './harness.ts';
 
 type Handler = Parameters<typeof invoke>[0];
 let handlers: Record<string, Handler>;
@@ -23,11 +23,7 @@ beforeAll(async () => {
     'record-signals',
     'record-executions',
   ];
-  handlers = Object.fromEntries(
-    await Promise.all(
-      entries.map(async (entry) => [entry, (await import(`../../../lambdas/handlers/${entry}.ts`)).handler]),
-    ),
-  );
+  handlers = await loadHandlers(entries);
 });
 
 async function createPipeline(caller: Caller, name = 'support bot') {

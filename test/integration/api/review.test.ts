@@ -1,7 +1,6 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
 import {
@@ -10,7 +9,9 @@ import {
   createCaller,
   invoke,
   lambdaContext,
+  loadHandlers,
   setUpApiEnvironment,
+  sqsEvent,
 } from './harness.ts';
 
 type Handler = Parameters<typeof invoke>[0];
@@ -41,11 +42,7 @@ beforeAll(async () => {
     'activate-configuration',
     'list-activations',
   ];
-  http = Object.fromEntries(
-    await Promise.all(
-      entries.map(async (entry) => [entry, (await import(`../../../lambdas/handlers/${entry}.ts`)).handler]),
-    ),
-  );
+  http = await loadHandlers(entries);
   worker = (await import('../../../lambdas/handlers/process-synthesis-jobs.ts')).handler as SqsLambda;
 });
 
@@ -96,29 +93,7 @@ function synthesize(pipelineId: string, options: { key?: string; body?: object; 
 async function generatedRun(pipelineId: string) {
   const started = await synthesize(pipelineId);
   const body = sqs.commandCalls(SendMessageCommand).at(-1)?.args[0].input.MessageBody as string;
-  await worker(
-    {
-      Records: [
-        {
-          messageId: nanoid(),
-          receiptHandle: nanoid(),
-          body,
-          attributes: {
-            ApproximateReceiveCount: '1',
-            SentTimestamp: '0',
-            SenderId: 't',
-            ApproximateFirstReceiveTimestamp: '0',
-          },
-          messageAttributes: {},
-          md5OfBody: '',
-          eventSource: 'aws:sqs',
-          eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:q',
-          awsRegion: 'us-east-1',
-        },
-      ],
-    },
-    lambdaContext(),
-  );
+  await worker(sqsEvent([body]), lambdaContext());
   const run = (await getRun(started.body.id)).body;
   expect(run.status).toBe('generated');
   return run;

@@ -13,7 +13,9 @@ import {
   createCaller,
   invoke,
   lambdaContext,
+  loadHandlers,
   setUpApiEnvironment,
+  sqsEvent,
   TEST_QUEUE_URL,
 } from './harness.ts';
 
@@ -44,11 +46,7 @@ beforeAll(async () => {
     'synthesize-pipeline',
     'get-synthesis-run',
   ];
-  http = Object.fromEntries(
-    await Promise.all(
-      entries.map(async (entry) => [entry, (await import(`../../../lambdas/handlers/${entry}.ts`)).handler]),
-    ),
-  );
+  http = await loadHandlers(entries);
   worker = (await import('../../../lambdas/handlers/process-synthesis-jobs.ts')).handler as SqsLambda;
   deadLetters = (await import('../../../lambdas/handlers/fail-dead-synthesis-jobs.ts')).handler as SqsLambda;
 });
@@ -57,27 +55,6 @@ beforeEach(() => {
   sqs.reset();
   sqs.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
 });
-
-function sqsEvent(bodies: string[], receiveCount = 1): SQSEvent {
-  return {
-    Records: bodies.map((body) => ({
-      messageId: nanoid(),
-      receiptHandle: nanoid(),
-      body,
-      attributes: {
-        ApproximateReceiveCount: String(receiveCount),
-        SentTimestamp: String(Date.now()),
-        SenderId: 'test',
-        ApproximateFirstReceiveTimestamp: String(Date.now()),
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:synthesis-jobs',
-      awsRegion: 'us-east-1',
-    })),
-  };
-}
 
 function sentJobs(): string[] {
   return sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input.MessageBody as string);

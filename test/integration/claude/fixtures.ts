@@ -1,16 +1,15 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { nanoid } from 'nanoid';
 import { inject } from 'vitest';
-import type { z } from 'zod';
 import type { PipelineRepository, RunRepository, SynthesisEngine } from '../../../lambdas/core/ports.ts';
-import {
-  type Configuration,
-  type Execution,
-  type Pipeline,
-  type Signal,
-  type Slot,
-  type SynthesisRun,
-  synthesisRunSchema,
+import { newPendingRun } from '../../../lambdas/core/run-state.ts';
+import type {
+  Configuration,
+  Execution,
+  Pipeline,
+  Signal,
+  Slot,
+  SynthesisRun,
 } from '../../../lambdas/core/schemas.ts';
 import { makeGenerateRun } from '../../../lambdas/core/use-cases/synthesis.ts';
 import { createDocumentClient } from '../../../lambdas/platform/aws.ts';
@@ -167,11 +166,6 @@ export async function setUpStore(): Promise<ClaudeTestBed> {
   };
 }
 
-/** A run from its wire fields; fields the schema defaults (added by later features) are filled in. */
-export function pendingRun(fields: z.input<typeof synthesisRunSchema>): SynthesisRun {
-  return synthesisRunSchema.parse(fields);
-}
-
 export interface SeededRun {
   pipeline: Pipeline;
   configuration: Configuration;
@@ -200,32 +194,15 @@ export async function seedPendingRun(bed: ClaudeTestBed, synthesisHandler = 'cla
   await bed.pipelines.createPipeline(pipeline, configuration);
   await bed.pipelines.recordSignals(fixtureSignals(pipeline.id));
   await bed.pipelines.recordExecutions(fixtureExecutions(pipeline.id, configuration.id));
-  const run = pendingRun({
+  const run = newPendingRun({
     id: nanoid(),
     pipelineId: pipeline.id,
     teamId: pipeline.teamId,
-    status: 'pending',
     synthesisHandler,
     baseConfigurationId: configuration.id,
-    proposedConfigurationId: null,
-    explanation: '',
-    warnings: [],
-    diagnosis: null,
-    changes: [],
-    structuredWarnings: [],
-    confidence: null,
-    analyzedSignalIds: [],
     jobId: nanoid(),
-    errorMessage: null,
     createdAt,
     triggeredBy: 'user-1',
-    generationStartedAt: null,
-    generationCompletedAt: null,
-    approvedAt: null,
-    approvedBy: null,
-    rejectedAt: null,
-    rejectedBy: null,
-    usage: null,
   });
   await bed.runs.create(run);
   return { pipeline, configuration, run };

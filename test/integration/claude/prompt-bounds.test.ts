@@ -5,6 +5,7 @@ import {
   type RunRepository,
   SIGNAL_WINDOW,
 } from '../../../lambdas/core/ports.ts';
+import { newPendingRun } from '../../../lambdas/core/run-state.ts';
 import type {
   Configuration,
   Execution,
@@ -22,7 +23,7 @@ import { createClaudeV1 } from '../../../lambdas/synthesis/claude-v1.ts';
 import { PROMPT_LIMITS } from '../../../lambdas/synthesis/prompt.ts';
 import { estimateTokens } from '../../../lambdas/synthesis/text-budget.ts';
 import { type AnthropicFake, startAnthropicFake, toolReply } from '../../support/anthropic-fake.ts';
-import { FIXTURE_SLOTS, goodDraft, partialPort, pendingRun } from './fixtures.ts';
+import { FIXTURE_SLOTS, goodDraft, partialPort } from './fixtures.ts';
 
 /**
  * Prompts for pipelines of 10, 10,000 and 1,000,000 signals, built by the real use case and
@@ -133,32 +134,15 @@ function fixture(slots: Slot[]) {
     createdAt,
     createdBy: 'u-1',
   };
-  const run = pendingRun({
+  const run = newPendingRun({
     id: 'R'.repeat(21),
     pipelineId: pipeline.id,
     teamId: pipeline.teamId,
-    status: 'pending',
     synthesisHandler: 'claude-v1',
     baseConfigurationId: configuration.id,
-    proposedConfigurationId: null,
-    explanation: '',
-    warnings: [],
-    diagnosis: null,
-    changes: [],
-    structuredWarnings: [],
-    confidence: null,
-    analyzedSignalIds: [],
     jobId: 'job-1',
-    errorMessage: null,
     createdAt,
     triggeredBy: 'u-1',
-    generationStartedAt: null,
-    generationCompletedAt: null,
-    approvedAt: null,
-    approvedBy: null,
-    rejectedAt: null,
-    rejectedBy: null,
-    usage: null,
   });
   return { pipeline, configuration, run };
 }

@@ -2,7 +2,6 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { nanoid } from 'nanoid';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
@@ -12,7 +11,14 @@ import {
   toolReply,
   unauthorized,
 } from '../../support/anthropic-fake.ts';
-import { apiEvent, createCaller, invoke, lambdaContext, setUpApiEnvironment } from '../api/harness.ts';
+import {
+  apiEvent,
+  createCaller,
+  invoke,
+  lambdaContext,
+  setUpApiEnvironment,
+  sqsEvent,
+} from '../api/harness.ts';
 import { type ClaudeTestBed, goodDraft, seedPendingRun } from './fixtures.ts';
 
 type SqsLambda = (event: SQSEvent, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse>;
@@ -53,29 +59,6 @@ beforeEach(() => {
   fake.reset();
 });
 
-function sqsEvent(body: string, receiveCount = 1): SQSEvent {
-  return {
-    Records: [
-      {
-        messageId: nanoid(),
-        receiptHandle: nanoid(),
-        body,
-        attributes: {
-          ApproximateReceiveCount: String(receiveCount),
-          SentTimestamp: String(Date.now()),
-          SenderId: 'test',
-          ApproximateFirstReceiveTimestamp: String(Date.now()),
-        },
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:synthesis-jobs',
-        awsRegion: 'us-east-1',
-      },
-    ],
-  };
-}
-
 describe('the synthesis worker running claude-v1 with the key in Secrets Manager', () => {
   it('reads the key once, re-reads it after a 401, and keeps it for later jobs', async () => {
     secrets
@@ -91,11 +74,11 @@ describe('the synthesis worker running claude-v1 with the key in Secrets Manager
     );
 
     const firstResult = await worker(
-      sqsEvent(JSON.stringify({ runId: first.run.id, jobId: first.run.jobId })),
+      sqsEvent([JSON.stringify({ runId: first.run.id, jobId: first.run.jobId })]),
       lambdaContext(),
     );
     const secondResult = await worker(
-      sqsEvent(JSON.stringify({ runId: second.run.id, jobId: second.run.jobId })),
+      sqsEvent([JSON.stringify({ runId: second.run.id, jobId: second.run.jobId })]),
       lambdaContext(),
     );
 
@@ -122,9 +105,9 @@ describe('the synthesis worker running claude-v1 with the key in Secrets Manager
     const job = JSON.stringify({ runId: run.id, jobId: run.jobId });
     fake.script(toolReply(goodDraft()), toolReply(goodDraft()));
 
-    await worker(sqsEvent(job), lambdaContext());
+    await worker(sqsEvent([job]), lambdaContext());
     const generated = await bed.runs.get(run.id);
-    const redelivered = await worker(sqsEvent(job, 2), lambdaContext());
+    const redelivered = await worker(sqsEvent([job], 2), lambdaContext());
 
     expect(redelivered.batchItemFailures).toEqual([]);
     expect(fake.requests).toHaveLength(1);
@@ -143,7 +126,7 @@ describe('the synthesis worker running claude-v1 with the key in Secrets Manager
       .handler as SqsLambda;
     const { run } = await seedPendingRun(bed);
 
-    await freshWorker(sqsEvent(JSON.stringify({ runId: run.id, jobId: run.jobId })), lambdaContext());
+    await freshWorker(sqsEvent([JSON.stringify({ runId: run.id, jobId: run.jobId })]), lambdaContext());
 
     expect(fake.requests).toHaveLength(0);
     expect(await bed.runs.get(run.id)).toMatchObject({

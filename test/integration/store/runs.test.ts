@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunRepository } from '../../../lambdas/core/ports.ts';
+import { newPendingRun } from '../../../lambdas/core/run-state.ts';
 import type { SynthesisRun } from '../../../lambdas/core/schemas.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
@@ -18,34 +19,17 @@ beforeAll(async () => {
 });
 
 function pendingRun(overrides: Partial<SynthesisRun> = {}): SynthesisRun {
-  return {
+  const run = newPendingRun({
     id: nanoid(),
     pipelineId: 'p1',
     teamId: 't1',
-    status: 'pending',
     synthesisHandler: 'heuristic-v1',
     baseConfigurationId: 'c1',
-    proposedConfigurationId: null,
-    explanation: '',
-    warnings: [],
-    diagnosis: null,
-    changes: [],
-    structuredWarnings: [],
-    confidence: null,
-    analyzedSignalIds: [],
     jobId: nanoid(),
-    errorMessage: null,
     createdAt: new Date().toISOString(),
     triggeredBy: 'u1',
-    generationStartedAt: null,
-    generationCompletedAt: null,
-    approvedAt: null,
-    approvedBy: null,
-    rejectedAt: null,
-    rejectedBy: null,
-    rejectionReason: null,
-    ...overrides,
-  };
+  });
+  return { ...run, ...overrides };
 }
 
 async function storedPipeline() {
