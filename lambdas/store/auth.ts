@@ -21,7 +21,7 @@ import type {
 } from '../auth/ports.ts';
 import { ConflictError } from '../core/errors.ts';
 import { failedTransactionItems, isConditionFailure } from './conditions.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { queryPage } from './query-page.ts';
 
 /*
  * Keys of the auth table. No secret is stored: tokens by their SHA-256 only, passwords as scrypt.
@@ -212,28 +212,18 @@ export function makeAuthRepository(db: DynamoDBDocumentClient, tableName: string
       return pointer ? get<ApiTokenRecord>(`APITOKEN#${pointer.tokenHash}`, 'APITOKEN') : null;
     },
 
-    async listApiTokensOfUser(userId, page) {
-      const partition = `USER#${userId}#APITOKENS`;
-      const startKey = decodeCursor(page.cursor, {
-        attributes: ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
-        partition: { name: 'gsi1pk', value: partition },
-      });
-      const { Items = [], LastEvaluatedKey } = await db.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ExpressionAttributeValues: { ':pk': partition },
-          ScanIndexForward: false,
-          Limit: page.limit,
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      return {
-        items: Items.map((item) => strip<ApiTokenRecord>(item)),
-        nextCursor: encodeCursor(LastEvaluatedKey),
-      };
-    },
+    listApiTokensOfUser: (userId, page) =>
+      queryPage(
+        db,
+        {
+          tableName,
+          indexName: 'gsi1',
+          partition: { name: 'gsi1pk', value: `USER#${userId}#APITOKENS` },
+          cursorAttributes: ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
+        },
+        page,
+        (item) => strip<ApiTokenRecord>(item),
+      ),
 
     async revokeApiToken({ tokenHash, tokenId }, at) {
       const ttl = epochSeconds(at, REVOKED_TOKEN_RETENTION_MS);

@@ -18,7 +18,7 @@ import {
   signalSchema,
 } from '../core/schemas.ts';
 import { failedTransactionItems } from './conditions.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { queryPage } from './query-page.ts';
 
 /*
  * Keys of the data table. Signals and executions live in one partition per pipeline with a
@@ -161,28 +161,18 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
       return Item ? pipelineSchema.parse(withoutKeys(Item)) : null;
     },
 
-    async listPipelines(teamId, page) {
-      const partition = teamPipelinesPartition(teamId);
-      const startKey = decodeCursor(page.cursor, {
-        attributes: ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
-        partition: { name: 'gsi1pk', value: partition },
-      });
-      const { Items = [], LastEvaluatedKey } = await db.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ExpressionAttributeValues: { ':pk': partition },
-          ScanIndexForward: false,
-          Limit: page.limit,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      return {
-        items: Items.map((item) => pipelineSchema.parse(withoutKeys(item))),
-        nextCursor: encodeCursor(LastEvaluatedKey),
-      };
-    },
+    listPipelines: (teamId, page) =>
+      queryPage(
+        db,
+        {
+          tableName,
+          indexName: 'gsi1',
+          partition: { name: 'gsi1pk', value: teamPipelinesPartition(teamId) },
+          cursorAttributes: ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
+        },
+        page,
+        (item) => pipelineSchema.parse(withoutKeys(item)),
+      ),
 
     async getConfiguration(pipelineId, configurationId) {
       const { Item } = await db.send(
@@ -236,27 +226,18 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
       }
     },
 
-    async listActivations(pipelineId, page) {
-      const partition = `PIPELINE#${pipelineId}`;
-      const startKey = decodeCursor(page.cursor, {
-        attributes: ['pk', 'sk'],
-        partition: { name: 'pk', value: partition },
-      });
-      const { Items = [], LastEvaluatedKey } = await db.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :activation)',
-          ExpressionAttributeValues: { ':pk': partition, ':activation': 'ACTIVATION#' },
-          ScanIndexForward: false,
-          Limit: page.limit,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      return {
-        items: Items.map((item) => activationSchema.parse(withoutKeys(item))),
-        nextCursor: encodeCursor(LastEvaluatedKey),
-      };
-    },
+    listActivations: (pipelineId, page) =>
+      queryPage(
+        db,
+        {
+          tableName,
+          partition: { name: 'pk', value: `PIPELINE#${pipelineId}` },
+          sortKeyPrefix: 'ACTIVATION#',
+          cursorAttributes: ['pk', 'sk'],
+        },
+        page,
+        (item) => activationSchema.parse(withoutKeys(item)),
+      ),
 
     recentSignals: (pipelineId, limit) =>
       newest(`PIPELINE#${pipelineId}#SIGNALS`, limit, (item) => signalSchema.parse(item)),

@@ -1,18 +1,12 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../core/errors.ts';
 import type { PageRequest, RunRepository } from '../core/ports.ts';
 import { statusesAllowedBefore } from '../core/run-state.ts';
 import { type Configuration, type Page, type SynthesisRun, synthesisRunSchema } from '../core/schemas.ts';
 import { failedTransactionItems, isConditionFailure } from './conditions.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
 import { activatePipelineUpdate, activationItem, configurationItem, pipelineKey } from './pipelines.ts';
+import { queryPage } from './query-page.ts';
 
 export interface RunTables {
   runs: string;
@@ -256,30 +250,27 @@ export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables)
       }
     },
 
-    async listByPipeline(pipelineId: string, page: PageRequest, filter = {}): Promise<Page<SynthesisRun>> {
-      const startKey = decodeCursor(page.cursor, {
-        attributes: ['id', 'pipelineId', 'createdAt'],
-        partition: { name: 'pipelineId', value: pipelineId },
-      });
-      const { Items = [], LastEvaluatedKey } = await db.send(
-        new QueryCommand({
-          TableName: tables.runs,
-          IndexName: RUN_INDEX,
-          KeyConditionExpression: 'pipelineId = :pipelineId',
-          ExpressionAttributeValues: {
-            ':pipelineId': pipelineId,
-            ...(filter.status ? { ':status': filter.status } : {}),
-          },
-          ScanIndexForward: false,
-          Limit: page.limit,
-          ExclusiveStartKey: startKey,
-          // A filter applies after Limit: a page may hold fewer items, and nextCursor goes on.
+    listByPipeline(pipelineId: string, page: PageRequest, filter = {}): Promise<Page<SynthesisRun>> {
+      return queryPage(
+        db,
+        {
+          tableName: tables.runs,
+          indexName: RUN_INDEX,
+          partition: { name: 'pipelineId', value: pipelineId },
+          cursorAttributes: ['id', 'pipelineId', 'createdAt'],
           ...(filter.status
-            ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } }
+            ? {
+                filter: {
+                  expression: '#status = :status',
+                  names: { '#status': 'status' },
+                  values: { ':status': filter.status },
+                },
+              }
             : {}),
-        }),
+        },
+        page,
+        toRun,
       );
-      return { items: Items.map(toRun), nextCursor: encodeCursor(LastEvaluatedKey) };
     },
   };
 }

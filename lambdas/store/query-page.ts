@@ -1,0 +1,48 @@
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { PageRequest } from '../core/ports.ts';
+import type { Page } from '../core/schemas.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+
+export interface PageQuery {
+  tableName: string;
+  indexName?: string;
+  /** The partition key attribute of the table or index, and the partition to read. */
+  partition: { name: string; value: string };
+  /** Only sort keys that start with this (the table's `sk`). */
+  sortKeyPrefix?: string;
+  /** The attributes of a LastEvaluatedKey here: a cursor must carry exactly these. */
+  cursorAttributes: readonly string[];
+  /** Applied after Limit, so a page may hold fewer items while nextCursor goes on. */
+  filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
+}
+
+/** One page of one partition, newest (highest sort key) first, with an opaque, checked cursor. */
+export async function queryPage<T>(
+  db: DynamoDBDocumentClient,
+  query: PageQuery,
+  page: PageRequest,
+  parse: (item: Record<string, unknown>) => T,
+): Promise<Page<T>> {
+  const startKey = decodeCursor(page.cursor, {
+    attributes: query.cursorAttributes,
+    partition: query.partition,
+  });
+  const { Items = [], LastEvaluatedKey } = await db.send(
+    new QueryCommand({
+      TableName: query.tableName,
+      IndexName: query.indexName,
+      KeyConditionExpression: query.sortKeyPrefix ? '#pk = :pk AND begins_with(sk, :prefix)' : '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': query.partition.name, ...query.filter?.names },
+      ExpressionAttributeValues: {
+        ':pk': query.partition.value,
+        ...(query.sortKeyPrefix ? { ':prefix': query.sortKeyPrefix } : {}),
+        ...query.filter?.values,
+      },
+      ...(query.filter ? { FilterExpression: query.filter.expression } : {}),
+      ScanIndexForward: false,
+      Limit: page.limit,
+      ExclusiveStartKey: startKey,
+    }),
+  );
+  return { items: Items.map(parse), nextCursor: encodeCursor(LastEvaluatedKey) };
+}
