@@ -30,6 +30,7 @@ import type {
 import { z } from 'zod';
 import type { RouteDefinition } from '../lambdas/routes.ts';
 import { GATEWAY_ERRORS } from '../lib/gateway-errors.ts';
+import { describeError, InvocationTimeoutError, withTimeout } from './invoke.ts';
 
 /** API Gateway's payload limit. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -414,7 +415,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
         const message = error instanceof Error ? error.message : error;
         // Only this exact message makes API Gateway answer 401; anything else is its 500.
         if (message === 'Unauthorized') return gatewayResponse('UNAUTHORIZED', requestId);
-        log(`[gateway] authorizer failed on ${method} ${path}: ${describe(error)}`);
+        log(`[gateway] authorizer failed on ${method} ${path}: ${describeError(error)}`);
         return gatewayResponse('AUTHORIZER_FAILURE', requestId);
       }
       const parsed = authorizerResultSchema.safeParse(result);
@@ -452,9 +453,9 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     try {
       result = await invoke(route.entry, event, requestId);
     } catch (error) {
-      log(`[gateway] ${route.entry} failed on ${method} ${path}: ${describe(error)}`);
+      log(`[gateway] ${route.entry} failed on ${method} ${path}: ${describeError(error)}`);
       return gatewayResponse(
-        error instanceof TimeoutError ? 'INTEGRATION_TIMEOUT' : 'INTEGRATION_FAILURE',
+        error instanceof InvocationTimeoutError ? 'INTEGRATION_TIMEOUT' : 'INTEGRATION_FAILURE',
         requestId,
       );
     }
@@ -473,7 +474,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     handle(request)
       .catch((error: unknown) => {
         if (!(error instanceof ClientGoneError))
-          log(`[gateway] ${request.method} ${path}: ${describe(error)}`);
+          log(`[gateway] ${request.method} ${path}: ${describeError(error)}`);
         return gatewayResponse('INTEGRATION_FAILURE', randomUUID());
       })
       .then((reply) => {
@@ -667,22 +668,4 @@ function isLambdaFunction(candidate: unknown): candidate is LambdaFunction {
 function asJson(value: unknown): unknown {
   const serialized = JSON.stringify(value);
   return serialized === undefined ? undefined : JSON.parse(serialized);
-}
-
-class TimeoutError extends Error {}
-
-async function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimeoutError(`Timed out after ${timeoutMs} ms`)), timeoutMs);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }

@@ -12,6 +12,7 @@ import type { Context, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lam
 import { z } from 'zod';
 import { MAX_RECEIVE_COUNT, WORKER_TIMEOUT_SECONDS } from '../lambdas/routes.ts';
 import { createLambdaContext } from './gateway.ts';
+import { describeError, withTimeout } from './invoke.ts';
 
 const DEFAULT_REGION = 'us-east-1';
 const DEFAULT_ACCOUNT_ID = '000000000000';
@@ -389,7 +390,7 @@ class EventSourcePoller implements QueueConsumer {
     } catch (error) {
       // Lambda retries the whole batch: nothing is deleted, everything reappears after the timeout.
       this.log(
-        `[queue ${this.queue.name}] ${this.functionName} failed a batch of ${batch.length}: ${describe(error)}`,
+        `[queue ${this.queue.name}] ${this.functionName} failed a batch of ${batch.length}: ${describeError(error)}`,
       );
       return;
     }
@@ -421,25 +422,6 @@ function failedMessageIds(response: unknown, batch: ReceivedMessage[]): Set<stri
     failed.add(itemIdentifier);
   }
   return failed;
-}
-
-async function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`Task timed out after ${timeoutMs / 1000} seconds`)),
-      timeoutMs,
-    );
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
 function md5Hex(data: Uint8Array): string {
