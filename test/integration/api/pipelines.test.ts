@@ -139,6 +139,19 @@ describe('pipelines', () => {
   });
 });
 
+function postSignals(pipelineId: string, signals: object[], caller: Caller = admin) {
+  return invoke(
+    handlers['record-signals'] as Handler,
+    apiEvent({
+      method: 'POST',
+      resource: '/pipelines/{pipelineId}/signals',
+      pathParameters: { pipelineId },
+      body: { signals },
+      principal: caller.principal,
+    }),
+  );
+}
+
 describe('signals and executions', () => {
   it('records a batch and fills in ids and times the client did not send', async () => {
     const pipeline = (await createPipeline(admin)).body;
@@ -202,17 +215,7 @@ describe('signals and executions', () => {
 
   it('records a batch all or nothing: a repeated signal is a 409 and nothing of the batch is stored twice', async () => {
     const pipeline = (await createPipeline(admin)).body;
-    const post = (signals: object[]) =>
-      invoke(
-        handlers['record-signals'] as Handler,
-        apiEvent({
-          method: 'POST',
-          resource: '/pipelines/{pipelineId}/signals',
-          pathParameters: { pipelineId: pipeline.id },
-          body: { signals },
-          principal: admin.principal,
-        }),
-      );
+    const post = (signals: object[]) => postSignals(pipeline.id, signals);
     const at = '2026-02-01T00:00:00.000Z';
     const first = { id: 'sig-a', kind: 'error', severity: 'warning', message: 'a', occurredAt: at };
     expect((await post([first])).status).toBe(201);
@@ -225,17 +228,7 @@ describe('signals and executions', () => {
 
   it('bounds batches at 100 and refuses duplicate ids within a batch', async () => {
     const pipeline = (await createPipeline(admin)).body;
-    const post = (signals: object[]) =>
-      invoke(
-        handlers['record-signals'] as Handler,
-        apiEvent({
-          method: 'POST',
-          resource: '/pipelines/{pipelineId}/signals',
-          pathParameters: { pipelineId: pipeline.id },
-          body: { signals },
-          principal: admin.principal,
-        }),
-      );
+    const post = (signals: object[]) => postSignals(pipeline.id, signals);
     const signal = { kind: 'error', severity: 'warning', message: 'x' };
     expect((await post(Array.from({ length: 101 }, () => signal))).status).toBe(400);
     expect((await post(Array.from({ length: 100 }, () => signal))).status).toBe(201);
