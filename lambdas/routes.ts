@@ -202,6 +202,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     authorized: true,
     access: { auth: 'readWrite' },
   },
+  { method: 'GET', path: '/openapi.json', entry: 'get-openapi', authorized: false, access: {} },
 ];
 
 // Functions that are not behind a route.

@@ -16,6 +16,8 @@ export function routeKey(route: Pick<RouteDefinition, 'method' | 'path'>): strin
  * entry here, so no route becomes public without someone writing down why.
  */
 export const PUBLIC_ROUTE_REASONS: Readonly<Record<string, string>> = {
+  'GET /openapi.json':
+    "Public by design: the API's OpenAPI description, generated from the route table and schemas, so that clients and tools can be built before anyone holds a credential. It holds no data and reads nothing but the code.",
   'POST /auth/login':
     'Public by design: it is how a caller obtains a credential (email and password in, session out). The handler throttles attempts per email (5 per 15 minutes), answers the same 401 after the same work for an unknown email and a wrong password, and applies the CSRF rule to browser requests.',
   'POST /auth/refresh':

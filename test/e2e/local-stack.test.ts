@@ -103,6 +103,13 @@ describe('npm start', () => {
     ).toBe(403);
     expect((await api('GET', '/no-such-route')).body.error).toBe('NOT_FOUND');
 
+    // The OpenAPI document needs no credential.
+    const openapi = await fetch(`${seed.apiUrl}/openapi.json`);
+    expect(openapi.status).toBe(200);
+    expect(Object.keys(((await openapi.json()) as { paths: object }).paths)).toContain(
+      '/synthesis-runs/{id}',
+    );
+
     // The seeded user can log in with the seeded password; the session works as a Bearer.
     const login = await fetch(`${seed.apiUrl}/auth/login`, {
       method: 'POST',
