@@ -15,6 +15,7 @@ import {
   toolReply,
   unauthorized,
 } from '../../support/anthropic-fake.ts';
+import { ANTHROPIC_KEY_PREFIX } from '../../support/fake-secrets.ts';
 import {
   type ClaudeTestBed,
   FIXTURE_SLOTS,
@@ -25,7 +26,7 @@ import {
   setUpStore,
 } from './fixtures.ts';
 
-const API_KEY = 'sk-ant-test-KEY-used-by-the-engine-0001';
+const API_KEY = `${ANTHROPIC_KEY_PREFIX}test-KEY-used-by-the-engine-0001`;
 const MODEL = 'claude-test-model';
 
 let fake: AnthropicFake;

@@ -18,10 +18,11 @@ import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import type { SynthesisDraft } from '../../../lambdas/synthesis/draft.ts';
 import { createTables } from '../../../local/dynamodb.ts';
+import { ANTHROPIC_KEY_PREFIX } from '../../support/fake-secrets.ts';
 
 /** Secrets planted in the fixture pipeline: none of them may reach the model. */
 export const PLANTED_SECRETS = {
-  slotApiKey: 'sk-ant-api03-PLANTEDslotKEY0123456789abcdef',
+  slotApiKey: `${ANTHROPIC_KEY_PREFIX}api03-PLANTEDslotKEY0123456789abcdef`,
   headerToken: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwbGFudGVkIn0.c2lnbmF0dXJlcGxhbnRlZA',
   apiToken: 'psa_PLANTEDapiTOKEN0123456789abcdefgh12',
   password: 'hunter2-planted',

@@ -23,6 +23,7 @@ import { createClaudeV1 } from '../../../lambdas/synthesis/claude-v1.ts';
 import { PROMPT_LIMITS } from '../../../lambdas/synthesis/prompt.ts';
 import { estimateTokens } from '../../../lambdas/synthesis/text-budget.ts';
 import { type AnthropicFake, startAnthropicFake, toolReply } from '../../support/anthropic-fake.ts';
+import { ANTHROPIC_KEY_PREFIX } from '../../support/fake-secrets.ts';
 import { FIXTURE_SLOTS, goodDraft, partialPort } from './fixtures.ts';
 
 /**
@@ -174,7 +175,7 @@ async function measure(slots: Slot[], total: number, messageBytes: number) {
   const store = countingStore(pipeline, configuration, total, messageBytes);
   const runs = memoryRuns(run);
   const engine = createClaudeV1({
-    keys: staticApiKeySource('sk-ant-bounds-test'),
+    keys: staticApiKeySource(`${ANTHROPIC_KEY_PREFIX}bounds-test`),
     baseURL: fake.url,
     model: 'claude-bounds-test',
     maxTokens: 1_024,

@@ -11,6 +11,7 @@ import {
   toolReply,
   unauthorized,
 } from '../../support/anthropic-fake.ts';
+import { ANTHROPIC_KEY_PREFIX } from '../../support/fake-secrets.ts';
 import {
   apiEvent,
   createCaller,
@@ -24,8 +25,8 @@ import { type ClaudeTestBed, goodDraft, seedPendingRun } from './fixtures.ts';
 type SqsLambda = (event: SQSEvent, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse>;
 
 const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:anthropic-api-key-AbCdEf';
-const OLD_KEY = 'sk-ant-rotated-away-0000000000';
-const NEW_KEY = 'sk-ant-current-1111111111111111';
+const OLD_KEY = `${ANTHROPIC_KEY_PREFIX}rotated-away-0000000000`;
+const NEW_KEY = `${ANTHROPIC_KEY_PREFIX}current-1111111111111111`;
 
 const secrets = mockClient(SecretsManagerClient);
 const sqs = mockClient(SQSClient);

@@ -10,6 +10,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { RUNS_TABLE, TABLE_DEFINITIONS } from '../../../lambdas/store/table-definitions.ts';
 import { createTables, startDynamoDbLocal, tableEnv } from '../../../local/dynamodb.ts';
 import { createTestTables, testDynamoClient } from '../../support/dynamodb.ts';
+import { AWS_ACCESS_KEY_PREFIX } from '../../support/fake-secrets.ts';
 
 function isRunning(pid: number): boolean {
   try {
@@ -124,7 +125,7 @@ describe('createTables', () => {
     const stranger = new DynamoDBClient({
       endpoint: inject('dynamodbEndpoint'),
       region: 'ap-southeast-2',
-      credentials: { accessKeyId: 'AKIAOTHERCONSOLETOOL', secretAccessKey: 'different' },
+      credentials: { accessKeyId: `${AWS_ACCESS_KEY_PREFIX}OTHERCONSOLETOOL`, secretAccessKey: 'different' },
     });
 
     // Table names sort, so the three tables come straight after their prefix.

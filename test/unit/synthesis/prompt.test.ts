@@ -10,6 +10,7 @@ import {
   USER_PROMPT_BYTES,
 } from '../../../lambdas/synthesis/prompt.ts';
 import { byteLength } from '../../../lambdas/synthesis/text-budget.ts';
+import { ANTHROPIC_KEY_PREFIX } from '../../support/fake-secrets.ts';
 
 const slot = (id: string, settings: Record<string, unknown> = {}, kind = 'model'): Slot => ({
   id,
@@ -128,12 +129,16 @@ describe('buildSynthesisPrompt', () => {
           slot('gen', {
             model: 'm-1',
             maxTokens: 512,
-            apiKey: 'sk-ant-api03-abcdefghijklmnop',
+            apiKey: `${ANTHROPIC_KEY_PREFIX}api03-abcdefghijklmnop`,
             auth: { client_secret: 'shh-123', token: 'tok-456' },
             instructions: 'Call https://admin:pa55word@internal.example.com with Bearer abcdefghijklmnop',
           }),
         ],
-        signals: [signal('s1', { message: 'key sk-ant-api03-zzzzzzzzzzzzzzzz leaked, password: hunter2' })],
+        signals: [
+          signal('s1', {
+            message: `key ${ANTHROPIC_KEY_PREFIX}api03-zzzzzzzzzzzzzzzz leaked, password: hunter2`,
+          }),
+        ],
       }),
     );
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isSecretKey, redactSettings, redactText } from '../../../lambdas/synthesis/redact.ts';
 import { byteLength, shorten, truncateUtf8 } from '../../../lambdas/synthesis/text-budget.ts';
+import { ANTHROPIC_KEY_PREFIX, AWS_ACCESS_KEY_PREFIX } from '../../support/fake-secrets.ts';
 
 describe('redaction', () => {
   it('treats credential-named settings as secrets, but not token limits', () => {
@@ -23,8 +24,8 @@ describe('redaction', () => {
   it('replaces credentials recognisable in free text', () => {
     const cases: [string, string][] = [
       ['token psa_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789', 'token [redacted]'],
-      ['key sk-ant-api03-abcdefgh_ijkl', 'key [redacted]'],
-      ['aws AKIAABCDEFGHIJKLMNOP here', 'aws [redacted] here'],
+      [`key ${ANTHROPIC_KEY_PREFIX}api03-abcdefgh_ijkl`, 'key [redacted]'],
+      [`aws ${AWS_ACCESS_KEY_PREFIX}ABCDEFGHIJKLMNOP here`, 'aws [redacted] here'],
       ['Authorization: Bearer abc.def-ghi_jkl', 'Authorization: Bearer [redacted]'],
       ['password=hunter2; user=bob', 'password=[redacted]; user=bob'],
       ['api_key: "xyz123"', 'api_key: "[redacted]"'],
