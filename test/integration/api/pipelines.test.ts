@@ -155,27 +155,16 @@ function postSignals(pipelineId: string, signals: object[], caller: Caller = adm
 describe('signals and executions', () => {
   it('records a batch and fills in ids and times the client did not send', async () => {
     const pipeline = (await createPipeline(admin)).body;
-    const response = await invoke(
-      handlers['record-signals'] as Handler,
-      apiEvent({
-        method: 'POST',
-        resource: '/pipelines/{pipelineId}/signals',
-        pathParameters: { pipelineId: pipeline.id },
-        body: {
-          signals: [
-            { kind: 'timeout', severity: 'critical', message: 'slow', slotId: 'retrieve' },
-            {
-              id: 'client-id-1',
-              kind: 'feedback',
-              severity: 'info',
-              message: 'meh',
-              occurredAt: '2026-01-01T00:00:00.000Z',
-            },
-          ],
-        },
-        principal: admin.principal,
-      }),
-    );
+    const response = await postSignals(pipeline.id, [
+      { kind: 'timeout', severity: 'critical', message: 'slow', slotId: 'retrieve' },
+      {
+        id: 'client-id-1',
+        kind: 'feedback',
+        severity: 'info',
+        message: 'meh',
+        occurredAt: '2026-01-01T00:00:00.000Z',
+      },
+    ]);
     expect(response.status).toBe(201);
     expect(response.body.signals).toHaveLength(2);
     expect(response.body.signals[0]).toMatchObject({
@@ -246,15 +235,10 @@ describe('signals and executions', () => {
 
   it('refuses another team writing signals to a pipeline with 403', async () => {
     const pipeline = (await createPipeline(admin)).body;
-    const response = await invoke(
-      handlers['record-signals'] as Handler,
-      apiEvent({
-        method: 'POST',
-        resource: '/pipelines/{pipelineId}/signals',
-        pathParameters: { pipelineId: pipeline.id },
-        body: { signals: [{ kind: 'error', severity: 'warning', message: 'x' }] },
-        principal: otherTeam.principal,
-      }),
+    const response = await postSignals(
+      pipeline.id,
+      [{ kind: 'error', severity: 'warning', message: 'x' }],
+      otherTeam,
     );
     expect(response).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
   });
