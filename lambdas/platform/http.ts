@@ -13,6 +13,7 @@ import {
 import { type Principal, principalSchema } from '../core/principal.ts';
 import { LIMITS } from '../core/schemas.ts';
 import '../core/zod-locale.ts';
+import { findHeader } from './headers.ts';
 import { logger } from './logger.ts';
 
 export type HttpEvent = APIGatewayProxyEvent;
@@ -147,11 +148,7 @@ export function queryParam(event: HttpEvent, name: string): string | undefined {
 
 /** A header, case-insensitively (API Gateway keeps the client's casing). */
 export function header(event: HttpEvent, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(event.headers ?? {})) {
-    if (key.toLowerCase() === wanted && value !== undefined) return value;
-  }
-  return undefined;
+  return findHeader(event.headers, name);
 }
 
 /** Parses the `limit` query parameter of a list endpoint. */

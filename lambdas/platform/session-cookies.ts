@@ -1,6 +1,7 @@
 import type { PresentedCredential } from '../auth/authenticate.ts';
 import type { IssuedSession } from '../auth/sessions.ts';
 import { cookieHeaderOf, parseCookieHeader, serializeCookie } from './cookies.ts';
+import { findHeader } from './headers.ts';
 
 /**
  * The session cookies. Both are HttpOnly (scripts never see them), Secure, SameSite=Strict (this
@@ -84,11 +85,8 @@ export function requestCookie(request: RequestShape, name: string): string | und
 
 /** A header of the request, case-insensitively. */
 export function headerOf(request: RequestShape, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(request.headers ?? {})) {
-    if (key.toLowerCase() === wanted && value) return value;
-  }
-  return undefined;
+  // An empty header counts as absent here: an empty Authorization falls back to the cookie.
+  return findHeader(request.headers, name) || undefined;
 }
 
 const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
