@@ -103,6 +103,10 @@ export class ServiceFunction extends Construct {
         mainFields: [...LAMBDA_BUNDLING.mainFields],
         banner: LAMBDA_BUNDLING.banner,
         externalModules: [...LAMBDA_BUNDLING.externalModules],
+        // Local bundling runs esbuild in projectRoot (REPO_ROOT), where the relative paths resolve.
+        esbuildArgs: {
+          '--alias': Object.entries(LAMBDA_BUNDLING.alias).map(([name, target]) => `${name}=${target}`),
+        },
         bundleAwsSDK: true,
         // There is no Docker here, and esbuild from node_modules gives the same bundle.
         forceDockerBundling: false,

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import * as z from 'zod/mini';
 import type { EmailSender } from '../auth/ports.ts';
 import type { Clock } from '../core/ports.ts';
@@ -10,6 +10,7 @@ import { readConfig } from './config.ts';
 export function makeSesEmailSender(client: SESv2Client, from: string): EmailSender {
   return {
     async send({ to, subject, text }) {
+      const { SendEmailCommand } = await loadSes();
       await client.send(
         new SendEmailCommand({
           FromEmailAddress: from,
@@ -51,6 +52,12 @@ export function makeOutboxEmailSender(directory: string, clock: Clock): EmailSen
 }
 
 /**
+ * The SES client's module graph (~85 KB) is evaluated on the first email, not at every cold start
+ * of the function (esbuild inlines the dynamic import and defers its evaluation).
+ */
+const loadSes = () => import('@aws-sdk/client-sesv2');
+
+/**
  * EMAIL_OUTBOX_DIR selects the file outbox (local stack, tests); otherwise SES sends from
  * EMAIL_FROM. Read on first use, so a missing setting fails the first email, not the import.
  */
@@ -59,12 +66,18 @@ export function emailSenderFromEnv(clock: Clock): () => EmailSender {
   return () => {
     if (sender) return sender;
     const outbox = process.env.EMAIL_OUTBOX_DIR;
-    sender = outbox
-      ? makeOutboxEmailSender(outbox, clock)
-      : makeSesEmailSender(
-          new SESv2Client({}),
-          readConfig({ EMAIL_FROM: z.string().check(z.minLength(3)) }).EMAIL_FROM,
-        );
+    if (outbox) {
+      sender = makeOutboxEmailSender(outbox, clock);
+      return sender;
+    }
+    const from = readConfig({ EMAIL_FROM: z.string().check(z.minLength(3)) }).EMAIL_FROM;
+    let ses: Promise<EmailSender> | undefined;
+    sender = {
+      async send(message) {
+        ses ??= loadSes().then(({ SESv2Client }) => makeSesEmailSender(new SESv2Client({}), from));
+        await (await ses).send(message);
+      },
+    };
     return sender;
   };
 }

@@ -208,7 +208,18 @@ describe('bundling', () => {
     expect(Object.keys(variables)).toContain('RUNS_TABLE');
     expect(assetDirs).toHaveLength(1);
     expect(existsSync(bundle)).toBe(true);
-    expect(readFileSync(bundle, 'utf8').startsWith(LAMBDA_BUNDLING.banner)).toBe(true);
+    const code = readFileSync(bundle, 'utf8');
+    expect(code.startsWith(LAMBDA_BUNDLING.banner)).toBe(true);
+    // Only the environment credential provider is bundled: none of the SSO, profile, process,
+    // web-identity or container providers that a Lambda never uses.
+    for (const unused of [
+      'sso_start_url',
+      'credential_process',
+      'AssumeRoleWithWebIdentity',
+      'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+    ]) {
+      expect(code.includes(unused), `the bundle contains ${unused}`).toBe(false);
+    }
     const exported = execFileSync(
       process.execPath,
       [
