@@ -12,6 +12,11 @@ export interface FunctionAccess {
   /** Sends synthesis jobs to the queue. */
   sendJobs?: boolean;
   /**
+   * Consumes the synthesis queue (its event source grants receive, delete and visibility changes)
+   * and needs its URL as SYNTHESIS_QUEUE_URL, to hide a failed job for a backoff of seconds.
+   */
+  consumesJobs?: boolean;
+  /**
    * Signs or verifies session tokens: read access to the session signing key secret and its ARN
    * as SESSION_SECRET_ARN (never the key itself in the environment).
    */
@@ -101,6 +106,13 @@ export const ROUTES: readonly RouteDefinition[] = [
     entry: 'reject-synthesis-run',
     authorized: true,
     access: { runs: 'readWrite' },
+  },
+  {
+    method: 'GET',
+    path: '/synthesis-runs/{id}/evidence',
+    entry: 'get-synthesis-run-evidence',
+    authorized: true,
+    access: { runs: 'read', data: 'read' },
   },
   {
     method: 'GET',
@@ -217,13 +229,31 @@ export const AUTHORIZER = {
 };
 export const SYNTHESIS_WORKER = {
   entry: 'process-synthesis-jobs',
-  access: { runs: 'readWrite', data: 'readWrite' } as FunctionAccess,
+  access: { runs: 'readWrite', data: 'readWrite', consumesJobs: true } as FunctionAccess,
 };
 export const DEAD_LETTER_HANDLER = {
   entry: 'fail-dead-synthesis-jobs',
   access: { runs: 'readWrite' } as FunctionAccess,
 };
+/** On a schedule: fails runs left pending or generating past STUCK_RUN_AFTER_SECONDS. */
+export const RUN_SWEEPER = {
+  entry: 'sweep-stuck-runs',
+  access: { runs: 'readWrite' } as FunctionAccess,
+  scheduleMinutes: 5,
+};
 
 /** The worker's timeout; the queue's visibility timeout is six times this (AWS's guidance). */
 export const WORKER_TIMEOUT_SECONDS = 120;
-export const MAX_RECEIVE_COUNT = 3;
+export const QUEUE_VISIBILITY_TIMEOUT_SECONDS = 6 * WORKER_TIMEOUT_SECONDS;
+/**
+ * Receives of a job before it moves to the DLQ. Failed attempts come back after a backoff of
+ * 5, 15, 45 and 135 s (lambdas/platform/sqs-batch.ts), so five attempts span about four minutes.
+ */
+export const MAX_RECEIVE_COUNT = 5;
+/**
+ * A run still pending or generating this long after it was created cannot finish any more: even
+ * if every attempt ran into the worker's timeout and waited out the visibility timeout, its job
+ * would be in the DLQ by now. The sweeper fails it.
+ */
+export const STUCK_RUN_AFTER_SECONDS =
+  MAX_RECEIVE_COUNT * QUEUE_VISIBILITY_TIMEOUT_SECONDS + WORKER_TIMEOUT_SECONDS;

@@ -137,6 +137,11 @@ export class ServiceFunction extends Construct {
       resources.synthesisQueue.grantSendMessages(this.function);
       this.function.addEnvironment('SYNTHESIS_QUEUE_URL', resources.synthesisQueue.queueUrl);
     }
+    if (access.consumesJobs) {
+      // The SQS event source grants receive, delete and ChangeMessageVisibility; the worker needs
+      // the URL to shorten a failed job's visibility to a backoff of seconds.
+      this.function.addEnvironment('SYNTHESIS_QUEUE_URL', resources.synthesisQueue.queueUrl);
+    }
     if (access.sessionSecret) {
       // The ARN only: the handler reads the key from Secrets Manager, never from its environment.
       resources.sessionSigningKey.grantRead(this.function);

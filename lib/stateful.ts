@@ -10,7 +10,7 @@ import {
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { MAX_RECEIVE_COUNT, WORKER_TIMEOUT_SECONDS } from '../lambdas/routes.ts';
+import { MAX_RECEIVE_COUNT, QUEUE_VISIBILITY_TIMEOUT_SECONDS } from '../lambdas/routes.ts';
 import { TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
 import { acknowledgeNag } from './nag.ts';
 import type { StageSettings } from './stage.ts';
@@ -69,7 +69,7 @@ export class Stateful extends Construct {
     this.synthesisQueue = new Queue(this, 'SynthesisQueue', {
       // AWS's guidance for a Lambda event source: six times the function timeout, so a message is
       // not redelivered while a worker (or its retries within a batch) may still be on it.
-      visibilityTimeout: Duration.seconds(6 * WORKER_TIMEOUT_SECONDS),
+      visibilityTimeout: Duration.seconds(QUEUE_VISIBILITY_TIMEOUT_SECONDS),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

@@ -1,11 +1,25 @@
 import { Duration } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { DEAD_LETTER_HANDLER, SYNTHESIS_WORKER, WORKER_TIMEOUT_SECONDS } from '../lambdas/routes.ts';
-import { type FunctionSettings, type GrantableResources, ServiceFunction } from './service-function.ts';
+import { METRIC, METRICS_NAMESPACE } from '../lambdas/platform/metrics.ts';
+import {
+  DEAD_LETTER_HANDLER,
+  RUN_SWEEPER,
+  STUCK_RUN_AFTER_SECONDS,
+  SYNTHESIS_WORKER,
+  WORKER_TIMEOUT_SECONDS,
+} from '../lambdas/routes.ts';
+import {
+  type FunctionSettings,
+  type GrantableResources,
+  SERVICE_NAME,
+  ServiceFunction,
+} from './service-function.ts';
 import { DEAD_LETTER_HANDLER_TIMEOUT_SECONDS } from './stateful.ts';
 
 export interface SynthesisJobsProps {
@@ -17,12 +31,15 @@ export interface SynthesisJobsProps {
 
 /**
  * The asynchronous half: the worker that generates runs from the queue, the handler that marks
- * runs failed when their job lands in the DLQ, and the alarms that say when either goes wrong.
- * The alarms have no actions: the operator subscribes whatever pager the account uses.
+ * runs failed when their job lands in the DLQ, the sweeper that fails runs left in flight too
+ * long, and the alarms that say when any of them goes wrong.
  */
 export class SynthesisJobs extends Construct {
   readonly worker: ServiceFunction;
   readonly deadLetterHandler: ServiceFunction;
+  readonly sweeper: ServiceFunction;
+  readonly workerErrorsAlarm: Alarm;
+  readonly deadLetterQueueAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: SynthesisJobsProps) {
     super(scope, id);
@@ -59,8 +76,22 @@ export class SynthesisJobs extends Construct {
       new SqsEventSource(props.deadLetterQueue, { batchSize: 10, reportBatchItemFailures: true }),
     );
 
+    this.sweeper = new ServiceFunction(this, 'Sweeper', {
+      entry: RUN_SWEEPER.entry,
+      access: RUN_SWEEPER.access,
+      resources: props.resources,
+      settings: props.settings,
+      description: `Fails runs still pending or generating ${Math.round(STUCK_RUN_AFTER_SECONDS / 60)} minutes after they started`,
+      timeout: Duration.seconds(60),
+    });
+    new Rule(this, 'SweepSchedule', {
+      description: 'Runs the stuck-run sweeper',
+      schedule: Schedule.rate(Duration.minutes(RUN_SWEEPER.scheduleMinutes)),
+      targets: [new LambdaFunction(this.sweeper.function, { retryAttempts: 2 })],
+    });
+
     // The dead-letter handler drains the DLQ, so a visible message there means it is failing too.
-    new Alarm(this, 'DeadLetterQueueAlarm', {
+    this.deadLetterQueueAlarm = new Alarm(this, 'DeadLetterQueueAlarm', {
       alarmDescription:
         'Synthesis jobs are waiting in the dead-letter queue: their runs are not marked failed.',
       metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
@@ -72,10 +103,20 @@ export class SynthesisJobs extends Construct {
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    new Alarm(this, 'WorkerErrorsAlarm', {
-      alarmDescription: 'The synthesis worker threw: jobs are being retried and may end in the DLQ.',
-      metric: this.worker.function.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
-      threshold: 1,
+    // Lambda's Errors metric never counts a record that failed inside a partial batch response, so
+    // the alarm watches the worker's own count of failed records (lambdas/platform/sqs-batch.ts).
+    this.workerErrorsAlarm = new Alarm(this, 'WorkerErrorsAlarm', {
+      alarmDescription:
+        'Synthesis jobs are failing (permanent failures and retries together, at least 3 in 5 minutes): ' +
+        'runs end failed or are late. The worker log lines "synthesis run failed" and "… will be retried" name the runs and the errors.',
+      metric: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: METRIC.jobErrors,
+        dimensionsMap: { service: SERVICE_NAME },
+        period: Duration.minutes(5),
+        statistic: 'Sum',
+      }),
+      threshold: 3,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,

@@ -84,3 +84,48 @@ export const INTERNAL_ERROR_BODY: ErrorBody = {
   error: 'INTERNAL_ERROR',
   message: 'An internal error occurred.',
 };
+
+/* ---- generation faults (the worker's side; never an HTTP answer) ---- */
+
+/** What a generation had already cost when it stopped, if it called a model. */
+export interface SpentUsage {
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  attempts: number;
+}
+
+/**
+ * A fault that no retry can fix (a refused or unparseable model reply, a missing key, a result too
+ * large to store, a run or pipeline that is gone): the run fails now with this message, which is
+ * shown to users, and nothing more is spent on it.
+ */
+export class SynthesisFailure extends Error {
+  override name = 'SynthesisFailure';
+  readonly usage: SpentUsage | undefined;
+
+  constructor(message: string, options: { usage?: SpentUsage | undefined; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.usage = options.usage;
+  }
+}
+
+/**
+ * A fault that may pass (throttling, a 5xx or 529, a timeout, a lost race): the job is retried by
+ * the queue after `retryAfterSeconds` (a backoff when absent). The message says why, for the run
+ * and the log; `cause` keeps the original error.
+ */
+export class TransientSynthesisError extends Error {
+  override name = 'TransientSynthesisError';
+  readonly usage: SpentUsage | undefined;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    message: string,
+    options: { usage?: SpentUsage | undefined; cause?: unknown; retryAfterSeconds?: number } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.usage = options.usage;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}

@@ -1,3 +1,4 @@
+import type { SpentUsage } from './errors.ts';
 import type {
   Activation,
   Change,
@@ -35,18 +36,23 @@ export interface RunRepository {
   get(id: string): Promise<SynthesisRun | null>;
   /**
    * pending → generating, or re-claims a `generating` run whose lease started before `staleBefore`
-   * (its worker died). Returns the claimed run, or null when the run is not claimable.
+   * (its worker died). Says what it found when the run is not claimable.
    */
-  claim(id: string, startedAt: string, staleBefore: string): Promise<SynthesisRun | null>;
+  claim(id: string, startedAt: string, staleBefore: string): Promise<ClaimResult>;
   /**
    * generating → generated with the proposal, and the proposed configuration stored, in one
-   * transaction; a lost lease (another worker re-claimed the run) is a ConflictError.
+   * transaction; the configuration's version comes from the pipeline's atomic counter, so runs of
+   * one pipeline never contend. A lost lease (another worker re-claimed the run) is a ConflictError.
    */
   completeGenerated(
     run: SynthesisRun,
     proposed: Omit<Configuration, 'version'>,
     leaseStartedAt: string,
   ): Promise<SynthesisRun>;
+  /** Records why the latest attempt will be retried (`retryReason`) while the run is still in flight. */
+  noteRetry(id: string, reason: string): Promise<void>;
+  /** Runs in `status` created before `createdBefore`, oldest first: what the sweeper looks at. */
+  listStale(status: 'pending' | 'generating', createdBefore: string, limit: number): Promise<SynthesisRun[]>;
   /** Marks the run failed if it is in one of `from`; returns the failed run, or null if it was not. */
   fail(
     id: string,
@@ -76,6 +82,21 @@ export interface RunRepository {
   reject(runId: string, decision: { at: string; by: string; reason: string | null }): Promise<SynthesisRun>;
 }
 
+/** What a claim found. */
+export type ClaimResult =
+  | { outcome: 'claimed'; run: SynthesisRun }
+  /** Generating under a live lease of another invocation (`generationStartedAt` + the lease length). */
+  | { outcome: 'leased'; run: SynthesisRun }
+  /** Already generated, failed, approved or rejected: nothing left to do. */
+  | { outcome: 'finished'; run: SynthesisRun }
+  | { outcome: 'missing' };
+
+/** The records a run's findings cite, kept as they were when the run read them. */
+export interface EvidenceStore {
+  save(runId: string, evidence: { signals: Signal[]; executions: Execution[] }): Promise<void>;
+  load(runId: string): Promise<{ signals: Signal[]; executions: Execution[] }>;
+}
+
 export interface IdempotencyRecord {
   requestHash: string;
   runId: string;
@@ -87,6 +108,8 @@ export interface IdempotencyStore {
   find(scope: string, key: string): Promise<IdempotencyRecord | null>;
   /** Claims the key unless a live record holds it; false when another request got there first. */
   reserve(scope: string, key: string, record: IdempotencyRecord, now: string): Promise<boolean>;
+  /** Keeps the key for `expiresAt` once its run exists (a reservation alone lapses within seconds). */
+  confirm(scope: string, key: string, runId: string, expiresAt: string): Promise<void>;
   release(scope: string, key: string): Promise<void>;
 }
 
@@ -125,12 +148,8 @@ export interface SynthesisContext {
   executions: Execution[];
 }
 
-export interface SynthesisUsage {
-  model: string;
-  inputTokens: number;
-  outputTokens: number;
-  attempts: number;
-}
+/** What generating a run cost: the model, its tokens over all requests, the requests made. */
+export type SynthesisUsage = SpentUsage;
 
 /** A finished proposal: references already mapped and checked by code, never by the model. */
 export interface SynthesisProposal {
@@ -146,11 +165,6 @@ export interface SynthesisProposal {
 export interface SynthesisEngine {
   readonly name: string;
   generate(context: SynthesisContext): Promise<SynthesisProposal>;
-}
-
-/** Thrown by an engine when the failure is transient and the job should be retried by the queue. */
-export class RetryableSynthesisError extends Error {
-  override name = 'RetryableSynthesisError';
 }
 
 export const SIGNAL_WINDOW = 200;

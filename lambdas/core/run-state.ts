@@ -64,6 +64,7 @@ export function newPendingRun(fields: NewRunFields): SynthesisRun {
     rejectedAt: null,
     rejectedBy: null,
     rejectionReason: null,
+    retryReason: null,
     usage: null,
   };
 }

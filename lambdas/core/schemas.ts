@@ -213,6 +213,8 @@ export const synthesisRunSchema = z.object({
   rejectedBy: z.nullable(z.string()),
   /** Why the reviewer rejected the proposal, when they said. */
   rejectionReason: z._default(z.nullable(z.string()), null),
+  /** Why the latest attempt is being retried, while the run is pending or generating; else null. */
+  retryReason: z._default(z.nullable(z.string()), null),
   /** null until generated, and for handlers that call no model; optional so older items still read. */
   usage: z.optional(z.nullable(synthesisUsageSchema)),
 });

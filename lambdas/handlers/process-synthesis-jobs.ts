@@ -1,28 +1,85 @@
-import { makeGenerateRun } from '../core/use-cases/synthesis.ts';
+import { makeGenerateRun } from '../core/use-cases/generation.ts';
+import { anthropicSettingsFromEnv } from '../platform/anthropic.ts';
 import { nanoidGenerator, systemClock } from '../platform/clock.ts';
+import { readConfig } from '../platform/config.ts';
+import { isTransientFault } from '../platform/faults.ts';
 import { logger } from '../platform/logger.ts';
-import { pipelineRepositoryFromEnv, runRepositoryFromEnv } from '../platform/repositories.ts';
-import { sqsJobHandler } from '../platform/sqs-batch.ts';
+import { countMetric, METRIC } from '../platform/metrics.ts';
+import {
+  evidenceStoreFromEnv,
+  pipelineRepositoryFromEnv,
+  runRepositoryFromEnv,
+} from '../platform/repositories.ts';
+import { RetryLater, sqsJobHandler } from '../platform/sqs-batch.ts';
+import { getSqsClient, makeVisibilityChanger, queueUrl } from '../platform/sqs-queue.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../routes.ts';
-import { SYNTHESIS_ENGINES } from '../synthesis/registry.ts';
+import { createClaudeV1 } from '../synthesis/claude-v1.ts';
+import { heuristicV1 } from '../synthesis/heuristic-v1.ts';
+
+const config = readConfig({ SYNTHESIS_QUEUE_URL: queueUrl });
+
+// The handler registry, built once per container: claude-v1's client and cached key serve every
+// warm invocation. Only this Lambda imports the engines, which keeps the Anthropic SDK out of the
+// HTTP Lambdas' bundles.
+const engines = {
+  'heuristic-v1': heuristicV1,
+  'claude-v1': createClaudeV1({
+    ...anthropicSettingsFromEnv(),
+    log: (message, details) => logger.info(message, details),
+  }),
+};
 
 const generateRun = makeGenerateRun({
   runs: runRepositoryFromEnv(),
   pipelines: pipelineRepositoryFromEnv(),
-  engines: SYNTHESIS_ENGINES,
+  evidence: evidenceStoreFromEnv(),
+  engines,
   clock: systemClock,
   ids: nanoidGenerator,
   // A claim older than one worker timeout belongs to an invocation that can no longer be running.
   leaseMs: WORKER_TIMEOUT_SECONDS * 1000,
+  isTransient: isTransientFault,
 });
 
-/** The synthesis worker: one SQS record per job, partial batch failures. */
-export const handler = sqsJobHandler(async (job, record) => {
-  const outcome = await generateRun(job);
-  logger.info('synthesis job processed', {
-    runId: job.runId,
-    jobId: job.jobId,
-    outcome,
-    receiveCount: record.attributes.ApproximateReceiveCount,
-  });
-});
+/** The synthesis worker: one SQS record per job, partial batch failures, backoff in seconds. */
+export const handler = sqsJobHandler(
+  async (job, record) => {
+    const outcome = await generateRun(job);
+    const receiveCount = Number(record.attributes.ApproximateReceiveCount) || 1;
+    const ids = {
+      runId: job.runId,
+      jobId: job.jobId,
+      pipelineId: 'run' in outcome ? outcome.run?.pipelineId : undefined,
+      synthesisHandler: 'run' in outcome ? outcome.run?.synthesisHandler : undefined,
+      receiveCount,
+    };
+    switch (outcome.outcome) {
+      case 'generated':
+        countMetric(METRIC.runsGenerated, { synthesisHandler: outcome.run.synthesisHandler });
+        logger.info('synthesis run generated', ids);
+        return;
+      case 'skipped':
+        logger.info('synthesis job skipped', { ...ids, reason: outcome.reason });
+        return;
+      case 'failed':
+        // Permanent: the run is failed and the job is done (the message is deleted).
+        logger.error('synthesis run failed', {
+          ...ids,
+          errorClass: outcome.error.name,
+          errorMessage: outcome.run.errorMessage ?? outcome.error.message,
+        });
+        countMetric(METRIC.jobErrors);
+        countMetric(METRIC.runsFailed, {
+          synthesisHandler: outcome.run.synthesisHandler,
+          errorClass: outcome.error.name,
+        });
+        return;
+      case 'retry':
+        throw new RetryLater(outcome.error.message, outcome.retryAfterSeconds, ids, { cause: outcome.error });
+    }
+  },
+  {
+    what: 'synthesis job',
+    changeVisibility: makeVisibilityChanger(getSqsClient(), config.SYNTHESIS_QUEUE_URL),
+  },
+);

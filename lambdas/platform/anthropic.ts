@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SynthesisFailure } from '../core/use-cases/synthesis.ts';
+import { SynthesisFailure } from '../core/errors.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../routes.ts';
 import type { ApiKeySource } from '../synthesis/claude-v1.ts';
 import { readConfig } from './config.ts';

@@ -118,6 +118,18 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
     success: { status: 200, body: run },
     errors: [404, 409],
   },
+  'GET /synthesis-runs/{id}/evidence': {
+    summary:
+      "The signals and executions the run's findings cite, as the run read them, so a reviewer reads records, not ids.",
+    success: {
+      status: 200,
+      body: object({
+        signals: { type: 'array', items: schema(signalSchema) },
+        executions: { type: 'array', items: schema(executionSchema) },
+      }),
+    },
+    errors: [404],
+  },
   'GET /synthesis-runs/{id}/diff': {
     summary: 'Base and proposed configurations of a run, compared slot by slot.',
     success: { status: 200, body: anyObject },

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { makeAuthRepository } from '../store/auth.ts';
+import { makeEvidenceStore } from '../store/evidence.ts';
 import { makeIdempotencyStore } from '../store/idempotency.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
 import { makeRunRepository } from '../store/runs.ts';
@@ -25,4 +26,8 @@ export function authRepositoryFromEnv() {
 
 export function idempotencyStoreFromEnv() {
   return makeIdempotencyStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+}
+
+export function evidenceStoreFromEnv() {
+  return makeEvidenceStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
 }

@@ -1,4 +1,5 @@
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
 import * as z from 'zod/mini';
 import type { JobQueue } from '../core/ports.ts';
 
@@ -30,4 +31,17 @@ let sqsClient: SQSClient | undefined;
 export function getSqsClient(): SQSClient {
   sqsClient ??= new SQSClient({});
   return sqsClient;
+}
+
+/** Hides a received message for `seconds` (ChangeMessageVisibility on the queue it came from). */
+export function makeVisibilityChanger(client: SQSClient, queueUrl: string) {
+  return async (record: SQSRecord, seconds: number): Promise<void> => {
+    await client.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: queueUrl,
+        ReceiptHandle: record.receiptHandle,
+        VisibilityTimeout: seconds,
+      }),
+    );
+  };
 }

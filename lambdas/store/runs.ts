@@ -1,5 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../core/errors.ts';
 import type { PageRequest, RunRepository } from '../core/ports.ts';
 import { statusesAllowedBefore } from '../core/run-state.ts';
@@ -20,7 +26,8 @@ function toRun(item: Record<string, unknown>): SynthesisRun {
 }
 
 const RUN_INDEX = 'byPipeline';
-const MAX_VERSION_RETRIES = 5;
+/** Runs by status and creation time: the sweeper's index (a Query, never a Scan). */
+const STATUS_INDEX = 'byStatus';
 
 /** DynamoDB adapter of RunRepository; every status change is a conditional write. */
 export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables): RunRepository {
@@ -74,71 +81,116 @@ export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables)
             ReturnValues: 'ALL_NEW',
           }),
         );
-        return Attributes ? toRun(Attributes) : null;
+        return { outcome: 'claimed', run: toRun(Attributes ?? {}) };
       } catch (error) {
-        if (isConditionFailure(error)) return null;
-        throw error;
+        if (!isConditionFailure(error)) throw error;
       }
+      // Not claimable: say why, from a strongly consistent read of what is there now.
+      const { Item } = await db.send(
+        new GetCommand({ TableName: tables.runs, Key: { id }, ConsistentRead: true }),
+      );
+      if (!Item) return { outcome: 'missing' };
+      const run = toRun(Item);
+      return run.status === 'generating' || run.status === 'pending'
+        ? { outcome: 'leased', run }
+        : { outcome: 'finished', run };
     },
 
     async completeGenerated(run, proposed, leaseStartedAt) {
       const dataTable = tables.data;
       if (!dataTable) throw new Error('The run repository was built without the data table.');
-      for (let attempt = 0; attempt < MAX_VERSION_RETRIES; attempt++) {
-        const { Item: pipeline } = await db.send(
-          new GetCommand({ TableName: dataTable, Key: pipelineKey(run.pipelineId), ConsistentRead: true }),
+      // One atomic increment per completion: no read-compare-retry, so a hundred runs of one
+      // pipeline finishing at once each get their own version at the first try. A number taken
+      // by a completion that then loses its lease is skipped: versions are unique, not gapless.
+      let version: number;
+      try {
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName: dataTable,
+            Key: pipelineKey(run.pipelineId),
+            UpdateExpression:
+              'SET latestConfigurationVersion = if_not_exists(latestConfigurationVersion, :one) + :one',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':one': 1 },
+            ReturnValues: 'UPDATED_NEW',
+          }),
         );
-        if (!pipeline) throw new NotFoundError(`Pipeline ${run.pipelineId} no longer exists.`);
-        const previousVersion = Number(pipeline.latestConfigurationVersion ?? 1);
-        const configuration: Configuration = { ...proposed, version: previousVersion + 1 };
-        try {
-          await db.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                {
-                  Put: {
-                    TableName: dataTable,
-                    Item: configurationItem(configuration),
-                    ConditionExpression: 'attribute_not_exists(pk)',
-                  },
-                },
-                {
-                  Update: {
-                    TableName: dataTable,
-                    Key: pipelineKey(run.pipelineId),
-                    UpdateExpression: 'SET latestConfigurationVersion = :next',
-                    ConditionExpression:
-                      'attribute_exists(pk) AND (latestConfigurationVersion = :previous OR attribute_not_exists(latestConfigurationVersion))',
-                    ExpressionAttributeValues: {
-                      ':next': configuration.version,
-                      ':previous': previousVersion,
-                    },
-                  },
-                },
-                {
-                  Put: {
-                    TableName: tables.runs,
-                    Item: run,
-                    ConditionExpression: '#status = :generating AND generationStartedAt = :lease',
-                    ExpressionAttributeNames: { '#status': 'status' },
-                    ExpressionAttributeValues: { ':generating': 'generating', ':lease': leaseStartedAt },
-                  },
-                },
-              ],
-            }),
-          );
-          return run;
-        } catch (error) {
-          const failed = failedTransactionItems(error);
-          if (failed.includes(2)) {
-            throw new ConflictError(`Synthesis run ${run.id} is no longer held by this worker.`);
-          }
-          if (failed.includes(1) || failed.includes(0)) continue; // another configuration won the version
-          throw error;
-        }
+        version = Number(Attributes?.latestConfigurationVersion);
+      } catch (error) {
+        if (isConditionFailure(error))
+          throw new NotFoundError(`Pipeline ${run.pipelineId} no longer exists.`);
+        throw error;
       }
-      // Transient: the job is redelivered and tries again.
-      throw new Error(`Could not allocate a configuration version for pipeline ${run.pipelineId}.`);
+      const configuration: Configuration = { ...proposed, version };
+      try {
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: dataTable,
+                  Item: configurationItem(configuration),
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+              {
+                Put: {
+                  TableName: tables.runs,
+                  Item: run,
+                  ConditionExpression: '#status = :generating AND generationStartedAt = :lease',
+                  ExpressionAttributeNames: { '#status': 'status' },
+                  ExpressionAttributeValues: { ':generating': 'generating', ':lease': leaseStartedAt },
+                },
+              },
+            ],
+          }),
+        );
+        return run;
+      } catch (error) {
+        const failed = failedTransactionItems(error);
+        if (failed.includes(1)) {
+          throw new ConflictError(`Synthesis run ${run.id} is no longer held by this worker.`);
+        }
+        if (failed.includes(0)) {
+          throw new ConflictError(`Configuration ${configuration.id} already exists.`);
+        }
+        throw error;
+      }
+    },
+
+    async noteRetry(id, reason) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tables.runs,
+            Key: { id },
+            UpdateExpression: 'SET retryReason = :reason',
+            ConditionExpression: '#status IN (:pending, :generating)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':reason': reason,
+              ':pending': 'pending',
+              ':generating': 'generating',
+            },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+
+    async listStale(status, createdBefore, limit) {
+      const { Items = [] } = await db.send(
+        new QueryCommand({
+          TableName: tables.runs,
+          IndexName: STATUS_INDEX,
+          KeyConditionExpression: '#status = :status AND createdAt < :before',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':status': status, ':before': createdBefore },
+          Limit: limit,
+        }),
+      );
+      return Items.map(toRun);
     },
 
     async fail(id, errorMessage, at, from, usage) {

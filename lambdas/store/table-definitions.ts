@@ -26,7 +26,11 @@ export const RUNS_TABLE: TableDefinition = {
   id: 'Runs',
   envVar: 'RUNS_TABLE',
   partitionKey: 'id',
-  indexes: [{ indexName: 'byPipeline', partitionKey: 'pipelineId', sortKey: 'createdAt' }],
+  indexes: [
+    { indexName: 'byPipeline', partitionKey: 'pipelineId', sortKey: 'createdAt' },
+    // The sweeper finds runs left pending or generating too long with a Query on this index.
+    { indexName: 'byStatus', partitionKey: 'status', sortKey: 'createdAt' },
+  ],
 };
 
 /** Pipelines, configurations, signals, executions (and idempotency keys), keyed by pk/sk. */

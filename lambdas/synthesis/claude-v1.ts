@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import Anthropic from '@anthropic-ai/sdk';
 import type { z } from 'zod';
+import { SynthesisFailure, TransientSynthesisError } from '../core/errors.ts';
 import type { SynthesisContext, SynthesisEngine, SynthesisProposal, SynthesisUsage } from '../core/ports.ts';
 import type { StructuredWarning } from '../core/schemas.ts';
-import { SynthesisFailure } from '../core/use-cases/synthesis.ts';
 import { type SynthesisDraft, synthesisDraftSchema } from './draft.ts';
 import { finalizeProposal } from './finalize.ts';
 import { buildSynthesisPrompt, SUBMIT_SYNTHESIS_TOOL, SUBMIT_SYNTHESIS_TOOL_NAME } from './prompt.ts';
@@ -271,11 +271,17 @@ export function createClaudeV1(options: ClaudeV1Options): SynthesisEngine {
     const fail = (message: string): SynthesisFailure =>
       new SynthesisFailure(message, { usage: { ...usage } });
 
-    const budgetSpent = (last: Attempted | undefined): SynthesisFailure =>
-      fail(
+    /** A fault that may pass (rate limit, overload, 5xx, timeout): the queue retries the job later. */
+    const retryLater = (message: string, retryAfterSeconds?: number): TransientSynthesisError =>
+      new TransientSynthesisError(message, {
+        usage: { ...usage },
+        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+      });
+    const budgetSpent = (last: Attempted | undefined): TransientSynthesisError =>
+      retryLater(
         `The model API ${last === undefined ? 'did not answer in time' : CAUSE_TEXT[last.cause](last.status)}, ` +
-          `and the ${budgetSeconds} s time budget of the run was spent after ${usage.attempts} ` +
-          `request${usage.attempts === 1 ? '' : 's'}; start a new run later.`,
+          `and the ${budgetSeconds} s time budget of the attempt was spent after ${usage.attempts} ` +
+          `request${usage.attempts === 1 ? '' : 's'}.`,
       );
 
     /** Reads the key within the budget: a read cut short by the deadline fails the run like a slow API. */
@@ -347,9 +353,9 @@ export function createClaudeV1(options: ClaudeV1Options): SynthesisEngine {
           remainingMs: deadline.remainingMs(),
         });
         if (retry >= options.maxRetries) {
-          throw fail(
+          throw retryLater(
             `The model API ${CAUSE_TEXT[attempted.cause](attempted.status)} on ${retry + 1} ` +
-              `attempt${retry === 0 ? '' : 's'} of the request; start a new run later.`,
+              `attempt${retry === 0 ? '' : 's'} of the request.`,
           );
         }
         const asked = requestedWaitMs(failure);
@@ -357,9 +363,10 @@ export function createClaudeV1(options: ClaudeV1Options): SynthesisEngine {
           asked ?? Math.min(backoff.maxMs, backoff.initialMs * 2 ** retry) * (1 - Math.random() * 0.25);
         if (wait >= deadline.remainingMs()) {
           if (asked !== undefined) {
-            throw fail(
+            throw retryLater(
               `The model API ${CAUSE_TEXT[attempted.cause](attempted.status)} and asked to retry after ` +
-                `${Math.ceil(asked / 1000)} s, beyond the ${budgetSeconds} s time budget of the run; start a new run later.`,
+                `${Math.ceil(asked / 1000)} s, beyond the ${budgetSeconds} s time budget of the attempt.`,
+              Math.ceil(asked / 1000),
             );
           }
           throw budgetSpent(last);
@@ -418,9 +425,14 @@ export function createClaudeV1(options: ClaudeV1Options): SynthesisEngine {
         usage: { ...usage },
       };
     } catch (error) {
-      if (error instanceof SynthesisFailure) {
-        // RunRepository.fail stores no usage, so what a failed generation cost is kept in the log.
-        log('model synthesis failed', { cost: costOf(usage), reason: error.message });
+      if (error instanceof SynthesisFailure || error instanceof TransientSynthesisError) {
+        log(
+          error instanceof SynthesisFailure ? 'model synthesis failed' : 'model synthesis will be retried',
+          {
+            cost: costOf(usage),
+            reason: error.message,
+          },
+        );
       }
       throw error;
     } finally {

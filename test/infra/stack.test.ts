@@ -1,12 +1,14 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { METRIC, METRICS_NAMESPACE } from '../../lambdas/platform/metrics.ts';
 import {
   AUTHORIZER,
   DEAD_LETTER_HANDLER,
   type FunctionAccess,
   MAX_RECEIVE_COUNT,
   ROUTES,
+  RUN_SWEEPER,
   SYNTHESIS_WORKER,
   WORKER_TIMEOUT_SECONDS,
 } from '../../lambdas/routes.ts';
@@ -20,7 +22,7 @@ import {
   PUBLIC_ROUTE_REASONS,
   routeKey,
 } from '../../lib/route-settings.ts';
-import type { ServiceFunction } from '../../lib/service-function.ts';
+import { SERVICE_NAME, type ServiceFunction } from '../../lib/service-function.ts';
 import {
   actionsOf,
   type BuildOptions,
@@ -109,6 +111,13 @@ function functionsOf(stack: PipelineSynthesisStack): FunctionUnderTest[] {
       name: DEAD_LETTER_HANDLER.entry,
       fn: stack.jobs.deadLetterHandler,
       access: DEAD_LETTER_HANDLER.access,
+      extraEnv: [],
+      memorySize: DEFAULT_MEMORY_MB,
+    },
+    {
+      name: RUN_SWEEPER.entry,
+      fn: stack.jobs.sweeper,
+      access: RUN_SWEEPER.access,
       extraEnv: [],
       memorySize: DEFAULT_MEMORY_MB,
     },
@@ -296,8 +305,8 @@ describe('queues and secrets', () => {
 });
 
 describe('functions', () => {
-  it('creates one function per route plus the authorizer, the worker and the dead-letter handler', () => {
-    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(ROUTES.length + 3);
+  it('creates one function per route plus the authorizer, the worker, the dead-letter handler and the sweeper', () => {
+    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(ROUTES.length + 4);
   });
 
   it('runs every function on nodejs24.x, arm64, traced, logging to its own one-month log group', () => {
@@ -319,7 +328,7 @@ describe('functions', () => {
         'POWERTOOLS_SERVICE_NAME',
         'LOG_LEVEL',
         ...TABLE_DEFINITIONS.filter((definition) => access[ACCESS_KEY[definition.id]]).map((d) => d.envVar),
-        ...(access.sendJobs ? ['SYNTHESIS_QUEUE_URL'] : []),
+        ...(access.sendJobs || access.consumesJobs ? ['SYNTHESIS_QUEUE_URL'] : []),
         ...(access.sessionSecret ? ['SESSION_SECRET_ARN'] : []),
         ...(access.sendsEmail ? ['EMAIL_FROM', 'APP_URL'] : []),
         ...extraEnv,
@@ -336,7 +345,7 @@ describe('functions', () => {
         if (!access[ACCESS_KEY[definition.id]]) continue;
         expect(environment[definition.envVar], name).toEqual({ Ref: tableLogicalId(dev, definition.id) });
       }
-      if (access.sendJobs) {
+      if (access.sendJobs || access.consumesJobs) {
         expect(environment.SYNTHESIS_QUEUE_URL).toEqual({
           Ref: logicalIdOf(dev.stack.stateful.synthesisQueue),
         });
@@ -865,10 +874,10 @@ describe('API', () => {
 });
 
 describe('alarms and outputs', () => {
-  it('alarms on any message in the DLQ and on any worker error', () => {
+  it('alarms on any message in the DLQ and on failed synthesis jobs counted by the worker', () => {
     const alarms = resourcesOfType(dev, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties ?? {});
     const dlqAlarm = alarms.find((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible');
-    const workerAlarm = alarms.find((alarm) => alarm.MetricName === 'Errors');
+    const workerAlarm = alarms.find((alarm) => alarm.MetricName === METRIC.jobErrors);
 
     expect(dlqAlarm).toMatchObject({
       Namespace: 'AWS/SQS',
@@ -878,14 +887,29 @@ describe('alarms and outputs', () => {
     expect(referencedLogicalIds(dlqAlarm?.Dimensions)).toEqual(
       new Set([logicalIdOf(dev.stack.stateful.deadLetterQueue)]),
     );
+    // Lambda's Errors metric never sees a record failed inside a partial batch response: the
+    // alarm watches the count the worker emits (EMF) for every failed record.
     expect(workerAlarm).toMatchObject({
-      Namespace: 'AWS/Lambda',
-      Threshold: 1,
+      Namespace: METRICS_NAMESPACE,
+      Dimensions: [{ Name: 'service', Value: SERVICE_NAME }],
+      Statistic: 'Sum',
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
-    expect(referencedLogicalIds(workerAlarm?.Dimensions)).toEqual(
-      new Set([logicalIdOf(dev.stack.jobs.worker.function)]),
+  });
+
+  it('runs the stuck-run sweeper on a schedule', () => {
+    const rules = resourcesOfType(dev, 'AWS::Events::Rule').map(([, rule]) => rule.Properties ?? {});
+    const sweeperId = logicalIdOf(dev.stack.jobs.sweeper.function);
+    const rule = rules.find((candidate) =>
+      (candidate.Targets as Array<{ Arn: unknown }>).some((target) =>
+        referencedLogicalIds(target.Arn).has(sweeperId),
+      ),
     );
+
+    expect(rule).toMatchObject({
+      ScheduleExpression: `rate(${RUN_SWEEPER.scheduleMinutes} minutes)`,
+      State: 'ENABLED',
+    });
   });
 
   it('outputs the API URL, the table names and the queue URL', () => {

@@ -1,27 +1,17 @@
 import { createHash } from 'node:crypto';
-import {
-  ApiError,
-  ConflictError,
-  NotFoundError,
-  ServiceUnavailableError,
-  ValidationError,
-} from '../errors.ts';
-import { legacyWarnings, renderExplanation } from '../explanation.ts';
-import {
-  type Clock,
-  EXECUTION_WINDOW,
-  type IdempotencyStore,
-  type IdGenerator,
-  type JobQueue,
-  type PipelineRepository,
-  type RunRepository,
-  SIGNAL_WINDOW,
-  type SynthesisEngine,
-  type SynthesisUsage,
+import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
+import type {
+  Clock,
+  EvidenceStore,
+  IdempotencyStore,
+  IdGenerator,
+  JobQueue,
+  PipelineRepository,
+  RunRepository,
 } from '../ports.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
 import { newPendingRun } from '../run-state.ts';
-import type { SynthesisJob, SynthesisRun } from '../schemas.ts';
+import type { SynthesisRun } from '../schemas.ts';
 import { isSynthesisHandlerName, SYNTHESIS_HANDLER_NAMES } from '../synthesis-handlers.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
 
@@ -38,6 +28,12 @@ export interface StartSynthesisDeps {
 
 /** How long an Idempotency-Key is remembered (documented in the README). */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a key is held for a request that has not yet created its run: longer than the HTTP
+ * function's 10 s timeout, so a live request always keeps it, and short enough that a key whose
+ * request died is free again within seconds.
+ */
+export const IDEMPOTENCY_RESERVATION_MS = 15_000;
 
 /** Stores a pending run and queues its job; a run whose job cannot be queued is failed, not left pending. */
 export function makeStartSynthesis({
@@ -99,7 +95,7 @@ export function makeStartSynthesis({
       triggeredBy: principal.userId,
     });
     if (key && idempotency) {
-      const expiresAt = new Date(Date.parse(createdAt) + IDEMPOTENCY_KEY_TTL_MS).toISOString();
+      const expiresAt = new Date(Date.parse(createdAt) + IDEMPOTENCY_RESERVATION_MS).toISOString();
       const reserved = await idempotency.reserve(
         scope,
         key,
@@ -123,6 +119,10 @@ export function makeStartSynthesis({
       if (key) await idempotency?.release(scope, key);
       throw new ServiceUnavailableError(`${reason} (${(error as Error).name})`);
     }
+    if (key && idempotency) {
+      const keepUntil = new Date(Date.parse(createdAt) + IDEMPOTENCY_KEY_TTL_MS).toISOString();
+      await idempotency.confirm(scope, key, run.id, keepUntil);
+    }
     return run;
   };
 }
@@ -137,113 +137,11 @@ export function makeGetSynthesisRun({ runs }: { runs: RunRepository }) {
   };
 }
 
-export interface GenerateRunDeps {
-  runs: RunRepository;
-  pipelines: PipelineRepository;
-  engines: Readonly<Record<string, SynthesisEngine>>;
-  clock: Clock;
-  ids: IdGenerator;
-  /** A run left `generating` longer than this is re-claimable: its worker died. */
-  leaseMs: number;
-}
-
-export type GenerateOutcome = 'generated' | 'failed' | 'skipped';
-
-/** A failure the run should end with (not retried); its message is shown to users. */
-export class SynthesisFailure extends Error {
-  override name = 'SynthesisFailure';
-  /** What the failed generation had already cost, when it got as far as calling a model. */
-  readonly usage: SynthesisUsage | undefined;
-
-  constructor(message: string, options: { usage?: SynthesisUsage | undefined } = {}) {
-    super(message);
-    this.usage = options.usage;
-  }
-}
-
-/**
- * Processes one job: claims the run (a duplicate delivery finds it claimed or finished and does
- * nothing), generates, and stores the proposal and the run `generated` in one transaction — or the
- * run `failed` with a reason. Transient errors are thrown so the queue redelivers the job.
- */
-export function makeGenerateRun({ runs, pipelines, engines, clock, ids, leaseMs }: GenerateRunDeps) {
-  return async (job: SynthesisJob): Promise<GenerateOutcome> => {
-    const startedAt = clock.now();
-    const staleBefore = new Date(startedAt.getTime() - leaseMs).toISOString();
-    const run = await runs.claim(job.runId, startedAt.toISOString(), staleBefore);
-    if (!run) return 'skipped';
-    const lease = startedAt.toISOString();
-    const fail = async (message: string, usage?: SynthesisUsage): Promise<GenerateOutcome> => {
-      await runs.fail(run.id, message, clock.now().toISOString(), ['generating'], usage);
-      return 'failed';
-    };
-
-    try {
-      const engine = engines[run.synthesisHandler];
-      if (!engine) return await fail(`Synthesis handler ${run.synthesisHandler} is not available.`);
-      const pipeline = await pipelines.getPipeline(run.pipelineId);
-      if (!pipeline) return await fail(`Pipeline ${run.pipelineId} no longer exists.`);
-      const baseConfiguration = await pipelines.getConfiguration(run.pipelineId, run.baseConfigurationId);
-      if (!baseConfiguration)
-        return await fail(`Base configuration ${run.baseConfigurationId} no longer exists.`);
-      const [signals, executions] = await Promise.all([
-        pipelines.recentSignals(run.pipelineId, SIGNAL_WINDOW),
-        pipelines.recentExecutions(run.pipelineId, EXECUTION_WINDOW),
-      ]);
-
-      const proposal = await engine.generate({ pipeline, baseConfiguration, signals, executions });
-
-      const completedAt = clock.now().toISOString();
-      const proposedConfigurationId = ids.newId();
-      const generated: SynthesisRun = {
-        ...run,
-        status: 'generated',
-        proposedConfigurationId,
-        diagnosis: proposal.diagnosis,
-        changes: proposal.changes,
-        structuredWarnings: proposal.structuredWarnings,
-        confidence: proposal.confidence,
-        analyzedSignalIds: proposal.analyzedSignalIds,
-        explanation: renderExplanation(proposal.diagnosis, proposal.changes),
-        warnings: legacyWarnings(proposal.structuredWarnings),
-        generationCompletedAt: completedAt,
-        errorMessage: null,
-        usage: proposal.usage ?? null,
-      };
-      await runs.completeGenerated(
-        generated,
-        {
-          id: proposedConfigurationId,
-          pipelineId: run.pipelineId,
-          slots: proposal.proposedSlots,
-          source: 'synthesis',
-          synthesisRunId: run.id,
-          createdAt: completedAt,
-          createdBy: run.triggeredBy,
-        },
-        lease,
-      );
-      return 'generated';
-    } catch (error) {
-      if (error instanceof SynthesisFailure) return await fail(error.message, error.usage);
-      // Another worker re-claimed the run after our lease ran out: the run is theirs now.
-      if (error instanceof ConflictError) return 'skipped';
-      if (error instanceof ApiError && error.statusCode < 500) return await fail(error.message);
-      throw error; // transient (throttling, a network error, RetryableSynthesisError): redeliver
-    }
-  };
-}
-
-export const DEAD_LETTER_MESSAGE =
-  'Generation failed repeatedly and the job was moved to the dead-letter queue; start a new run.';
-
-/** Marks the run of a dead job failed, unless it already finished. */
-export function makeFailDeadJob({ runs, clock }: { runs: RunRepository; clock: Clock }) {
-  return async (job: SynthesisJob): Promise<boolean> => {
-    const failed = await runs.fail(job.runId, DEAD_LETTER_MESSAGE, clock.now().toISOString(), [
-      'pending',
-      'generating',
-    ]);
-    return failed !== null;
+/** The records a run's findings cite, as they were when the run read them (404/403 like the run). */
+export function makeGetRunEvidence({ runs, evidence }: { runs: RunRepository; evidence: EvidenceStore }) {
+  const getRun = makeGetSynthesisRun({ runs });
+  return async (principal: Principal, runId: string) => {
+    await getRun(principal, runId);
+    return evidence.load(runId);
   };
 }

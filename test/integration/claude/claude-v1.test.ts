@@ -61,14 +61,15 @@ function engine(overrides: Partial<ClaudeV1Options> = {}) {
 async function generate(options: Partial<ClaudeV1Options> = {}) {
   const seeded = await seedPendingRun(bed);
   const generateRun = generatorWith(bed, engine(options));
-  const outcome = await generateRun({ runId: seeded.run.id, jobId: seeded.run.jobId });
+  const result = await generateRun({ runId: seeded.run.id, jobId: seeded.run.jobId });
+  const outcome = result.outcome;
   const run = await bed.runs.get(seeded.run.id);
   if (run === null) throw new Error('the run disappeared');
   const proposed =
     run.proposedConfigurationId === null
       ? null
       : await bed.pipelines.getConfiguration(run.pipelineId, run.proposedConfigurationId);
-  return { outcome, run, proposed, seeded, generateRun };
+  return { outcome, result, run, proposed, seeded, generateRun };
 }
 
 const settingsOf = (slots: { id: string; settings: Record<string, unknown> }[] | undefined, id: string) =>
@@ -276,7 +277,7 @@ describe('claude-v1 repairs a reply that breaks the schema once', () => {
   });
 });
 
-describe('claude-v1 retries transient failures inside its time budget', () => {
+describe('claude-v1 retries transient failures inside its time budget, then hands them to the queue', () => {
   it('honours retry-after on 429, then succeeds', async () => {
     fake.script(rateLimited(1), toolReply(goodDraft()));
 
@@ -303,19 +304,23 @@ describe('claude-v1 retries transient failures inside its time budget', () => {
     expect(fake.requests).toHaveLength(2);
   });
 
-  it('fails cleanly when the API stays overloaded through every retry', async () => {
+  it('asks the queue to retry the job when the API stays overloaded through every retry', async () => {
     fake.script(overloaded(), overloaded(), overloaded());
 
-    const { outcome, run } = await generate({ maxRetries: 2 });
+    const { outcome, run, result } = await generate({ maxRetries: 2 });
 
-    expect(outcome).toBe('failed');
+    expect(outcome).toBe('retry');
     expect(fake.requests).toHaveLength(3);
-    expect(run.errorMessage).toBe(
-      'The model API was overloaded (HTTP 529) on 3 attempts of the request; start a new run later.',
-    );
+    // Still in flight, saying why it is late; a later delivery re-claims it when the lease ends.
+    expect(run).toMatchObject({
+      status: 'generating',
+      errorMessage: null,
+      retryReason: 'The model API was overloaded (HTTP 529) on 3 attempts of the request.',
+    });
+    expect(result).toMatchObject({ error: { name: 'TransientSynthesisError' } });
   });
 
-  it('fails cleanly when the API stays overloaded until the time budget is spent', async () => {
+  it('asks the queue to retry the job when the API stays overloaded until the time budget is spent', async () => {
     fake.script(...Array.from({ length: 200 }, () => overloaded()));
 
     const { outcome, run } = await generate({
@@ -324,43 +329,42 @@ describe('claude-v1 retries transient failures inside its time budget', () => {
       backoff: { initialMs: 100, maxMs: 100 },
     });
 
-    expect(outcome).toBe('failed');
-    expect(run.errorMessage).toMatch(
-      /^The model API was overloaded \(HTTP 529\), and the 0\.6 s time budget of the run was spent after \d+ requests?; start a new run later\.$/,
+    expect(outcome).toBe('retry');
+    expect(run.retryReason).toMatch(
+      /^The model API was overloaded \(HTTP 529\), and the 0\.6 s time budget of the attempt was spent after \d+ requests?\.$/,
     );
     expect(fake.requests.length).toBeLessThan(11);
   });
 
-  it('fails at once when retry-after asks for a wait beyond the budget', async () => {
+  it('hands a retry-after beyond the budget to the queue, as the delay before the next attempt', async () => {
     fake.script(rateLimited(120));
 
-    const { run } = await generate();
+    const { run, result } = await generate();
 
     expect(fake.requests).toHaveLength(1);
-    expect(run.status).toBe('failed');
-    expect(run.errorMessage).toContain('was rate limited (HTTP 429) and asked to retry after 120 s');
+    expect(run.status).toBe('generating');
+    expect(run.retryReason).toContain('was rate limited (HTTP 429) and asked to retry after 120 s');
+    expect(result).toMatchObject({ outcome: 'retry', retryAfterSeconds: 120 });
   });
 
-  it('fails cleanly when the API hangs past the request timeout on every attempt', async () => {
+  it('asks the queue to retry the job when the API hangs past the request timeout on every attempt', async () => {
     fake.script(hang(), hang());
 
     const { outcome, run } = await generate({ requestTimeoutMs: 300, maxRetries: 1 });
 
-    expect(outcome).toBe('failed');
+    expect(outcome).toBe('retry');
     expect(fake.requests).toHaveLength(2);
-    expect(run.errorMessage).toBe(
-      'The model API timed out on 2 attempts of the request; start a new run later.',
-    );
+    expect(run.retryReason).toBe('The model API timed out on 2 attempts of the request.');
   });
 
-  it('fails cleanly when a hang outlasts the whole budget', async () => {
+  it('asks the queue to retry the job when a hang outlasts the whole budget', async () => {
     fake.script(hang());
 
-    const { run } = await generate({ requestTimeoutMs: 5_000, timeBudgetMs: 400 });
+    const { outcome, run } = await generate({ requestTimeoutMs: 5_000, timeBudgetMs: 400 });
 
-    expect(run.status).toBe('failed');
-    expect(run.errorMessage).toMatch(
-      /^The model API timed out, and the 0\.4 s time budget of the run was spent/,
+    expect(outcome).toBe('retry');
+    expect(run.retryReason).toMatch(
+      /^The model API timed out, and the 0\.4 s time budget of the attempt was spent/,
     );
   });
 });
@@ -407,7 +411,7 @@ describe('claude-v1 and redelivered jobs', () => {
     fake.script(toolReply(goodDraft()));
     const again = await generateRun({ runId: seeded.run.id, jobId: seeded.run.jobId });
 
-    expect(again).toBe('skipped');
+    expect(again).toMatchObject({ outcome: 'skipped', reason: 'finished' });
     expect(fake.requests).toHaveLength(1);
     expect(await bed.runs.get(seeded.run.id)).toEqual(run);
   });
@@ -419,7 +423,7 @@ describe('claude-v1 and redelivered jobs', () => {
 
     const again = await generateRun({ runId: seeded.run.id, jobId: seeded.run.jobId });
 
-    expect(again).toBe('skipped');
+    expect(again).toMatchObject({ outcome: 'skipped', reason: 'finished' });
     expect(fake.requests).toHaveLength(2);
   });
 });

@@ -1,7 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { nanoid } from 'nanoid';
 import { inject } from 'vitest';
-import type { PipelineRepository, RunRepository, SynthesisEngine } from '../../../lambdas/core/ports.ts';
+import type {
+  EvidenceStore,
+  PipelineRepository,
+  RunRepository,
+  SynthesisEngine,
+} from '../../../lambdas/core/ports.ts';
 import { newPendingRun } from '../../../lambdas/core/run-state.ts';
 import type {
   Configuration,
@@ -11,9 +16,11 @@ import type {
   Slot,
   SynthesisRun,
 } from '../../../lambdas/core/schemas.ts';
-import { makeGenerateRun } from '../../../lambdas/core/use-cases/synthesis.ts';
+import { makeGenerateRun } from '../../../lambdas/core/use-cases/generation.ts';
 import { createDocumentClient } from '../../../lambdas/platform/aws.ts';
 import { nanoidGenerator, systemClock } from '../../../lambdas/platform/clock.ts';
+import { isTransientFault } from '../../../lambdas/platform/faults.ts';
+import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import type { SynthesisDraft } from '../../../lambdas/synthesis/draft.ts';
@@ -150,6 +157,7 @@ export function goodDraft(): SynthesisDraft {
 export interface ClaudeTestBed {
   runs: RunRepository;
   pipelines: PipelineRepository;
+  evidence: EvidenceStore;
 }
 
 /** Fresh tables on the shared DynamoDB Local and the real store adapters over them. */
@@ -164,6 +172,7 @@ export async function setUpStore(): Promise<ClaudeTestBed> {
   return {
     runs: makeRunRepository(db, { runs: names.Runs, data: names.Data }),
     pipelines: makePipelineRepository(db, names.Data),
+    evidence: makeEvidenceStore(db, names.Data),
   };
 }
 
@@ -214,10 +223,12 @@ export function generatorWith(bed: ClaudeTestBed, engine: SynthesisEngine) {
   return makeGenerateRun({
     runs: bed.runs,
     pipelines: bed.pipelines,
+    evidence: bed.evidence,
     engines: { 'claude-v1': engine },
     clock: systemClock,
     ids: nanoidGenerator,
     leaseMs: 120_000,
+    isTransient: isTransientFault,
   });
 }
 

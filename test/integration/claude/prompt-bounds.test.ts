@@ -16,7 +16,7 @@ import type {
   SynthesisRun,
 } from '../../../lambdas/core/schemas.ts';
 import { LIMITS } from '../../../lambdas/core/schemas.ts';
-import { makeGenerateRun } from '../../../lambdas/core/use-cases/synthesis.ts';
+import { makeGenerateRun } from '../../../lambdas/core/use-cases/generation.ts';
 import { staticApiKeySource } from '../../../lambdas/platform/anthropic.ts';
 import { nanoidGenerator, systemClock } from '../../../lambdas/platform/clock.ts';
 import { createClaudeV1 } from '../../../lambdas/synthesis/claude-v1.ts';
@@ -102,9 +102,9 @@ function memoryRuns(run: SynthesisRun): RunRepository {
   return partialPort<RunRepository>({
     get: async () => stored,
     claim: async (_id, startedAt) => {
-      if (stored.status !== 'pending') return null;
+      if (stored.status !== 'pending') return { outcome: 'finished', run: stored };
       stored = { ...stored, status: 'generating', generationStartedAt: startedAt };
-      return stored;
+      return { outcome: 'claimed', run: stored };
     },
     completeGenerated: async (generated) => {
       stored = generated;
@@ -186,10 +186,12 @@ async function measure(slots: Slot[], total: number, messageBytes: number) {
   const generateRun = makeGenerateRun({
     runs,
     pipelines: store.pipelines,
+    evidence: { save: async () => undefined, load: async () => ({ signals: [], executions: [] }) },
     engines: { 'claude-v1': engine },
     clock: systemClock,
     ids: nanoidGenerator,
     leaseMs: 120_000,
+    isTransient: () => false,
   });
   fake.script(toolReply(goodDraft()));
 
@@ -214,7 +216,7 @@ describe('the claude-v1 prompt is bounded whatever the history', () => {
       `claude-v1 prompt for ${total.toLocaleString('en-US')} signals: ~${measured.estimate} estimated input tokens ` +
         `(bound ${PROMPT_LIMITS.maxInputTokens}), ${measured.shown} signals shown, ${measured.itemsRead} items read`,
     );
-    expect(measured.outcome).toBe('generated');
+    expect(measured.outcome.outcome).toBe('generated');
     expect(measured.run?.status).toBe('generated');
     expect(measured.estimate).toBeLessThanOrEqual(PROMPT_LIMITS.maxInputTokens);
     expect(measured.itemsRead).toBeLessThanOrEqual(SIGNAL_WINDOW + EXECUTION_WINDOW);

@@ -3,6 +3,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import {
@@ -50,6 +51,7 @@ beforeAll(async () => {
   bed = {
     runs: makeRunRepository(db, { runs: names.Runs, data: names.Data }),
     pipelines: makePipelineRepository(db, names.Data),
+    evidence: makeEvidenceStore(db, names.Data),
   };
   worker = (await import('../../../lambdas/handlers/process-synthesis-jobs.ts')).handler as SqsLambda;
 });

@@ -67,7 +67,7 @@ describe('run repository on DynamoDB Local', () => {
     const now = new Date().toISOString();
     const stale = new Date(Date.now() - 60_000).toISOString();
     const claims = await Promise.all([runs.claim(run.id, now, stale), runs.claim(run.id, now, stale)]);
-    expect(claims.filter((claim) => claim !== null)).toHaveLength(1);
+    expect(claims.map((claim) => claim.outcome).sort()).toEqual(['claimed', 'leased']);
     expect((await runs.get(run.id))?.status).toBe('generating');
   });
 
@@ -75,12 +75,16 @@ describe('run repository on DynamoDB Local', () => {
     const run = pendingRun();
     await runs.create(run);
     const t0 = '2026-01-01T00:00:00.000Z';
-    expect(await runs.claim(run.id, t0, '2025-12-31T23:58:00.000Z')).not.toBeNull();
-    // lease still fresh: a redelivery two seconds later must not take it
-    expect(await runs.claim(run.id, '2026-01-01T00:00:02.000Z', '2025-12-31T23:58:02.000Z')).toBeNull();
+    expect((await runs.claim(run.id, t0, '2025-12-31T23:58:00.000Z')).outcome).toBe('claimed');
+    // lease still fresh: a redelivery two seconds later must not take it, and learns who holds it
+    const early = await runs.claim(run.id, '2026-01-01T00:00:02.000Z', '2025-12-31T23:58:02.000Z');
+    expect(early).toMatchObject({ outcome: 'leased', run: { generationStartedAt: t0 } });
     // two minutes later the first worker is certainly gone
     const reclaimed = await runs.claim(run.id, '2026-01-01T00:02:01.000Z', '2026-01-01T00:00:01.000Z');
-    expect(reclaimed?.generationStartedAt).toBe('2026-01-01T00:02:01.000Z');
+    expect(reclaimed).toMatchObject({
+      outcome: 'claimed',
+      run: { generationStartedAt: '2026-01-01T00:02:01.000Z' },
+    });
   });
 
   it('completes a run with a new configuration version, and refuses a worker that lost its lease', async () => {
@@ -88,7 +92,9 @@ describe('run repository on DynamoDB Local', () => {
     const run = pendingRun({ pipelineId });
     await runs.create(run);
     const lease = new Date().toISOString();
-    const claimed = await runs.claim(run.id, lease, new Date(0).toISOString());
+    const claim = await runs.claim(run.id, lease, new Date(0).toISOString());
+    if (claim.outcome !== 'claimed') throw new Error('not claimed');
+    const claimed = claim.run;
     const proposal = {
       id: nanoid(),
       pipelineId,
@@ -101,7 +107,7 @@ describe('run repository on DynamoDB Local', () => {
 
     await expect(
       runs.completeGenerated(
-        { ...(claimed as SynthesisRun), status: 'generated', proposedConfigurationId: proposal.id },
+        { ...claimed, status: 'generated', proposedConfigurationId: proposal.id },
         proposal,
         'another-lease',
       ),
@@ -109,12 +115,13 @@ describe('run repository on DynamoDB Local', () => {
     expect(await pipelines.getConfiguration(pipelineId, proposal.id)).toBeNull(); // nothing half-written
 
     await runs.completeGenerated(
-      { ...(claimed as SynthesisRun), status: 'generated', proposedConfigurationId: proposal.id },
+      { ...claimed, status: 'generated', proposedConfigurationId: proposal.id },
       proposal,
       lease,
     );
+    // The number the refused completion took (2) is skipped, never reused: versions are unique.
     expect(await pipelines.getConfiguration(pipelineId, proposal.id)).toMatchObject({
-      version: 2,
+      version: 3,
       source: 'synthesis',
     });
     expect((await runs.get(run.id))?.status).toBe('generated');

@@ -1,8 +1,8 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SynthesisFailure } from '../../../lambdas/core/errors.ts';
 import { defaultSynthesisHandler } from '../../../lambdas/core/synthesis-handlers.ts';
-import { SynthesisFailure } from '../../../lambdas/core/use-cases/synthesis.ts';
 import {
   ANTHROPIC_DEFAULTS,
   anthropicSettingsFromEnv,

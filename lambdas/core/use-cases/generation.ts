@@ -1,0 +1,232 @@
+/**
+ * The asynchronous half of a run: generating it from its job, failing it when its job died, and
+ * sweeping runs that were left pending or generating. Every fault ends in a classified outcome.
+ */
+import { ApiError, ConflictError, SynthesisFailure, TransientSynthesisError } from '../errors.ts';
+import { legacyWarnings, renderExplanation } from '../explanation.ts';
+import {
+  type Clock,
+  type EvidenceStore,
+  EXECUTION_WINDOW,
+  type IdGenerator,
+  type PipelineRepository,
+  type RunRepository,
+  SIGNAL_WINDOW,
+  type SynthesisContext,
+  type SynthesisEngine,
+  type SynthesisProposal,
+  type SynthesisUsage,
+} from '../ports.ts';
+import type { SynthesisJob, SynthesisRun } from '../schemas.ts';
+
+/** Whether an error that is not one of ours may pass if the job is tried again later. */
+export type IsTransient = (error: unknown) => boolean;
+
+export interface GenerateRunDeps {
+  runs: RunRepository;
+  pipelines: PipelineRepository;
+  evidence: EvidenceStore;
+  engines: Readonly<Record<string, SynthesisEngine>>;
+  clock: Clock;
+  ids: IdGenerator;
+  /** A run left `generating` longer than this is re-claimable: its worker died. */
+  leaseMs: number;
+  /** Recognizes infrastructure faults worth a retry (throttling, 5xx, timeouts, network). */
+  isTransient: IsTransient;
+}
+
+/** What became of one job. Only `retry` asks the queue to deliver the job again. */
+export type GenerateOutcome =
+  | { outcome: 'generated'; run: SynthesisRun }
+  /** A permanent fault: the run is failed with the error's message; the job is done. */
+  | { outcome: 'failed'; run: SynthesisRun; error: Error }
+  /** Nothing to do: the run is gone, already finished, or another invocation took it over. */
+  | { outcome: 'skipped'; reason: 'missing' | 'finished' | 'lease-lost'; run?: SynthesisRun }
+  /** A transient fault: try again after `retryAfterSeconds` (the queue's backoff when absent). */
+  | { outcome: 'retry'; run: SynthesisRun; error: Error; retryAfterSeconds?: number };
+
+/** The message a run fails with for an error that is no SynthesisFailure or client error. */
+function internalFailureMessage(error: unknown): string {
+  const name = error instanceof Error ? error.name : 'Error';
+  return `Generation stopped on an internal error (${name}) that a retry would not fix; start a new run, and report the run id if it happens again.`;
+}
+
+/**
+ * Processes one job: claims the run (a duplicate delivery finds it claimed or finished), reads the
+ * bounded evidence, generates, keeps the cited evidence, and stores the proposal and the run
+ * `generated` in one transaction. A permanent fault fails the run at once; a transient one is
+ * reported for a retry with backoff, never as a stall.
+ */
+export function makeGenerateRun(deps: GenerateRunDeps) {
+  const { runs, pipelines, evidence, engines, clock, ids, leaseMs, isTransient } = deps;
+
+  const fail = async (run: SynthesisRun, error: Error, usage?: SynthesisUsage): Promise<GenerateOutcome> => {
+    const message =
+      error instanceof SynthesisFailure || error instanceof ApiError
+        ? error.message
+        : internalFailureMessage(error);
+    const failed = await runs.fail(run.id, message, clock.now().toISOString(), ['generating'], usage);
+    return { outcome: 'failed', run: failed ?? run, error };
+  };
+
+  const loadContext = async (run: SynthesisRun): Promise<SynthesisContext> => {
+    const pipeline = await pipelines.getPipeline(run.pipelineId);
+    if (!pipeline) throw new SynthesisFailure(`Pipeline ${run.pipelineId} no longer exists.`);
+    const baseConfiguration = await pipelines.getConfiguration(run.pipelineId, run.baseConfigurationId);
+    if (!baseConfiguration) {
+      throw new SynthesisFailure(`Base configuration ${run.baseConfigurationId} no longer exists.`);
+    }
+    const [signals, executions] = await Promise.all([
+      pipelines.recentSignals(run.pipelineId, SIGNAL_WINDOW),
+      pipelines.recentExecutions(run.pipelineId, EXECUTION_WINDOW),
+    ]);
+    return { pipeline, baseConfiguration, signals, executions };
+  };
+
+  const complete = async (
+    run: SynthesisRun,
+    context: SynthesisContext,
+    proposal: SynthesisProposal,
+    lease: string,
+  ): Promise<SynthesisRun> => {
+    await evidence.save(run.id, citedEvidence(context, proposal));
+    const completedAt = clock.now().toISOString();
+    const proposedConfigurationId = ids.newId();
+    const generated: SynthesisRun = {
+      ...run,
+      status: 'generated',
+      proposedConfigurationId,
+      diagnosis: proposal.diagnosis,
+      changes: proposal.changes,
+      structuredWarnings: proposal.structuredWarnings,
+      confidence: proposal.confidence,
+      analyzedSignalIds: proposal.analyzedSignalIds,
+      explanation: renderExplanation(proposal.diagnosis, proposal.changes),
+      warnings: legacyWarnings(proposal.structuredWarnings),
+      generationCompletedAt: completedAt,
+      errorMessage: null,
+      retryReason: null,
+      usage: proposal.usage ?? null,
+    };
+    return runs.completeGenerated(
+      generated,
+      {
+        id: proposedConfigurationId,
+        pipelineId: run.pipelineId,
+        slots: proposal.proposedSlots,
+        source: 'synthesis',
+        synthesisRunId: run.id,
+        createdAt: completedAt,
+        createdBy: run.triggeredBy,
+      },
+      lease,
+    );
+  };
+
+  return async (job: SynthesisJob): Promise<GenerateOutcome> => {
+    const startedAt = clock.now();
+    const lease = startedAt.toISOString();
+    const claim = await runs.claim(job.runId, lease, new Date(startedAt.getTime() - leaseMs).toISOString());
+    if (claim.outcome === 'missing') return { outcome: 'skipped', reason: 'missing' };
+    if (claim.outcome === 'finished') return { outcome: 'skipped', reason: 'finished', run: claim.run };
+    if (claim.outcome === 'leased') {
+      // Another invocation holds the run: come back when its lease would have run out.
+      const leaseStart = Date.parse(claim.run.generationStartedAt ?? lease);
+      const waitMs = Math.max(0, leaseStart + leaseMs - startedAt.getTime());
+      return {
+        outcome: 'retry',
+        run: claim.run,
+        error: new TransientSynthesisError(
+          'Another invocation is generating this run; checking again when its lease ends.',
+        ),
+        retryAfterSeconds: Math.ceil(waitMs / 1000) + 1,
+      };
+    }
+    const run = claim.run;
+    let usage: SynthesisUsage | undefined;
+    try {
+      const engine = engines[run.synthesisHandler];
+      if (!engine) throw new SynthesisFailure(`Synthesis handler ${run.synthesisHandler} is not available.`);
+      const context = await loadContext(run);
+      const proposal = await engine.generate(context);
+      usage = proposal.usage;
+      return { outcome: 'generated', run: await complete(run, context, proposal, lease) };
+    } catch (caught) {
+      const error = caught instanceof Error ? caught : new Error(String(caught));
+      // Another worker re-claimed the run after our lease ran out: the run is theirs now.
+      if (error instanceof ConflictError) return { outcome: 'skipped', reason: 'lease-lost', run };
+      if (error instanceof TransientSynthesisError) {
+        await runs.noteRetry(run.id, error.message);
+        return {
+          outcome: 'retry',
+          run,
+          error,
+          ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
+        };
+      }
+      if (!(error instanceof SynthesisFailure) && !(error instanceof ApiError) && isTransient(error)) {
+        await runs.noteRetry(run.id, `A dependency failed for a moment (${error.name}); retrying.`);
+        return { outcome: 'retry', run, error };
+      }
+      const spent = error instanceof SynthesisFailure ? (error.usage ?? usage) : usage;
+      return fail(run, error, spent);
+    }
+  };
+}
+
+/** The signals and executions the proposal's findings cite, taken from the windows the run read. */
+function citedEvidence(context: SynthesisContext, proposal: SynthesisProposal) {
+  const signalIds = new Set<string>();
+  const executionIds = new Set<string>();
+  for (const finding of proposal.diagnosis.findings) {
+    for (const id of finding.signalIds) signalIds.add(id);
+    for (const id of (finding as { executionIds?: string[] }).executionIds ?? []) executionIds.add(id);
+  }
+  return {
+    signals: context.signals.filter((signal) => signalIds.has(signal.id)),
+    executions: context.executions.filter((execution) => executionIds.has(execution.id)),
+  };
+}
+
+/** Marks the run of a dead job failed, unless it already finished; the message says why it died. */
+export function makeFailDeadJob({ runs, clock }: { runs: RunRepository; clock: Clock }) {
+  return async (job: SynthesisJob, receiveCount: number): Promise<SynthesisRun | null> => {
+    const run = await runs.get(job.runId);
+    if (!run || (run.status !== 'pending' && run.status !== 'generating')) return null;
+    const why = run.retryReason ? ` The last attempt failed because: ${run.retryReason}` : '';
+    const message = `Generation did not succeed in ${receiveCount} attempt${receiveCount === 1 ? '' : 's'} and the job was moved to the dead-letter queue.${why} Start a new run.`;
+    return runs.fail(run.id, message, clock.now().toISOString(), ['pending', 'generating']);
+  };
+}
+
+export interface SweepDeps {
+  runs: RunRepository;
+  clock: Clock;
+  /** A run still pending or generating this long after it was created can no longer finish. */
+  stuckAfterMs: number;
+  /** Runs failed per status per sweep; the rest wait for the next sweep. */
+  batchSize?: number;
+}
+
+/** Fails every run left pending or generating past the bound; returns the runs it failed. */
+export function makeSweepStuckRuns({ runs, clock, stuckAfterMs, batchSize = 100 }: SweepDeps) {
+  return async (): Promise<SynthesisRun[]> => {
+    const now = clock.now();
+    const before = new Date(now.getTime() - stuckAfterMs).toISOString();
+    const minutes = Math.round(stuckAfterMs / 60_000);
+    const swept: SynthesisRun[] = [];
+    for (const status of ['pending', 'generating'] as const) {
+      for (const run of await runs.listStale(status, before, batchSize)) {
+        const why = run.retryReason ? ` The last attempt failed because: ${run.retryReason}` : '';
+        const failed = await runs.fail(
+          run.id,
+          `The run was still ${status} ${minutes} minutes after it started, longer than every retry of its job can take, so it was stopped.${why} Start a new run.`,
+          now.toISOString(),
+          [status],
+        );
+        if (failed) swept.push(failed);
+      }
+    }
+    return swept;
+  };
+}

@@ -1,0 +1,29 @@
+import type { ScheduledEvent } from 'aws-lambda';
+import { makeSweepStuckRuns } from '../core/use-cases/generation.ts';
+import { systemClock } from '../platform/clock.ts';
+import { logger } from '../platform/logger.ts';
+import { countMetric, METRIC } from '../platform/metrics.ts';
+import { runRepositoryFromEnv } from '../platform/repositories.ts';
+import { STUCK_RUN_AFTER_SECONDS } from '../routes.ts';
+
+const sweep = makeSweepStuckRuns({
+  runs: runRepositoryFromEnv(),
+  clock: systemClock,
+  stuckAfterMs: STUCK_RUN_AFTER_SECONDS * 1000,
+});
+
+/** On a schedule: fails runs left pending or generating longer than any retry of their job takes. */
+export const handler = async (_event: ScheduledEvent) => {
+  const swept = await sweep();
+  for (const run of swept) {
+    logger.error('synthesis run failed: stuck past its bound', {
+      runId: run.id,
+      jobId: run.jobId,
+      pipelineId: run.pipelineId,
+      synthesisHandler: run.synthesisHandler,
+      errorMessage: run.errorMessage,
+    });
+  }
+  if (swept.length > 0) countMetric(METRIC.runsSwept, {}, swept.length);
+  return { swept: swept.length };
+};

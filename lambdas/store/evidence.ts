@@ -1,0 +1,75 @@
+/**
+ * The evidence a run cites, kept beside the pipeline data: signals are keyed by time, so they cannot
+ * be fetched by id later; the worker copies the cited ones here and the evidence endpoint reads them
+ * back with one Query.
+ *   evidence   pk RUN#<runId>#EVIDENCE   sk SIGNAL#<signalId> | EXECUTION#<executionId>
+ */
+import { BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { EvidenceStore } from '../core/ports.ts';
+import { type Execution, executionSchema, type Signal, signalSchema } from '../core/schemas.ts';
+
+const BATCH = 25;
+const MAX_ROUNDS = 8;
+
+function partition(runId: string): string {
+  return `RUN#${runId}#EVIDENCE`;
+}
+
+/** DynamoDB adapter of EvidenceStore. Saving is idempotent: a retried job writes the same items. */
+export function makeEvidenceStore(db: DynamoDBDocumentClient, tableName: string): EvidenceStore {
+  return {
+    async save(runId, { signals, executions }) {
+      const items = [
+        ...signals.map((record) => ({
+          pk: partition(runId),
+          sk: `SIGNAL#${record.id}`,
+          kind: 'signal',
+          record,
+        })),
+        ...executions.map((record) => ({
+          pk: partition(runId),
+          sk: `EXECUTION#${record.id}`,
+          kind: 'execution',
+          record,
+        })),
+      ];
+      for (let start = 0; start < items.length; start += BATCH) {
+        let requests = items.slice(start, start + BATCH).map((Item) => ({ PutRequest: { Item } }));
+        for (let round = 0; requests.length > 0; round++) {
+          if (round >= MAX_ROUNDS)
+            throw new Error('DynamoDB left evidence items unprocessed; try again later.');
+          const { UnprocessedItems } = await db.send(
+            new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
+          );
+          requests = (UnprocessedItems?.[tableName] ?? []) as typeof requests;
+          if (requests.length > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round));
+        }
+      }
+    },
+
+    async load(runId) {
+      const signals: Signal[] = [];
+      const executions: Execution[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': partition(runId) },
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          if (item.kind === 'signal') signals.push(signalSchema.parse(item.record));
+          else if (item.kind === 'execution') executions.push(executionSchema.parse(item.record));
+        }
+        start = page.LastEvaluatedKey;
+      } while (start);
+      const newestFirst = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
+      signals.sort((a, b) => newestFirst(a.occurredAt, b.occurredAt));
+      executions.sort((a, b) => newestFirst(a.startedAt, b.startedAt));
+      return { signals, executions };
+    },
+  };
+}
