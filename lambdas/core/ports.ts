@@ -49,8 +49,11 @@ export interface RunRepository {
     proposed: Omit<Configuration, 'version'>,
     leaseStartedAt: string,
   ): Promise<SynthesisRun>;
-  /** Records why the latest attempt will be retried (`retryReason`) while the run is still in flight. */
-  noteRetry(id: string, reason: string): Promise<void>;
+  /**
+   * generating → pending with `retryReason`: releases this attempt's lease (only if it still holds
+   * it) so that the retry, seconds later, claims the run at once.
+   */
+  releaseForRetry(id: string, reason: string, leaseStartedAt: string): Promise<void>;
   /** Runs in `status` created before `createdBefore`, oldest first: what the sweeper looks at. */
   listStale(status: 'pending' | 'generating', createdBefore: string, limit: number): Promise<SynthesisRun[]>;
   /** Marks the run failed if it is in one of `from`; returns the failed run, or null if it was not. */

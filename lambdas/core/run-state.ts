@@ -3,11 +3,12 @@ import type { RunStatus, SynthesisRun } from './schemas.ts';
 
 /**
  * The run state machine. `generating → generating` is a re-claim of a run whose worker died
- * (its lease ran out); every other transition moves forward, and terminal states never move.
+ * (its lease ran out); `generating → pending` releases an attempt that hit a transient fault, so
+ * its retry seconds later can claim it; terminal states never move.
  */
 const TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   pending: ['generating', 'failed'],
-  generating: ['generating', 'generated', 'failed'],
+  generating: ['pending', 'generating', 'generated', 'failed'],
   generated: ['approved', 'rejected'],
   approved: [],
   rejected: [],

@@ -27,8 +27,8 @@ export class RetryLater extends Error {
 
 /** Backoff for the n-th failed receive: 5 s, 15 s, 45 s, 135 s…, at most 5 minutes, ±20 % jitter. */
 export function backoffSeconds(receiveCount: number, random: () => number = Math.random): number {
-  const base = Math.min(300, 5 * 3 ** Math.max(0, receiveCount - 1));
-  return Math.max(1, Math.round(base * (0.8 + 0.4 * random())));
+  const base = 5 * 3 ** Math.max(0, Math.min(10, receiveCount - 1));
+  return Math.min(300, Math.max(1, Math.round(base * (0.8 + 0.4 * random()))));
 }
 
 /** Hides a failed record for `seconds`; on AWS, SQS ChangeMessageVisibility on the source queue. */

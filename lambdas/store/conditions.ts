@@ -24,3 +24,13 @@ export function isTransactionConflict(error: unknown): boolean {
     (error as Error)?.name === 'TransactionCanceledException' && failedTransactionItems(error).length === 0
   );
 }
+
+/** DynamoDB refused an item over its 400 KB limit (alone, or as a transaction item). */
+export function isItemTooLarge(error: unknown): boolean {
+  const name = (error as Error)?.name;
+  const message = String((error as Error)?.message ?? '');
+  if (name === 'ValidationException') return /item size|size has exceeded/i.test(message);
+  if (name !== 'TransactionCanceledException') return false;
+  const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
+  return reasons.some((reason) => reason.Code === 'ValidationError' && /size/i.test(reason.Message ?? ''));
+}

@@ -6,11 +6,11 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { ConflictError, NotFoundError } from '../core/errors.ts';
+import { ConflictError, NotFoundError, PayloadTooLargeError } from '../core/errors.ts';
 import type { PageRequest, RunRepository } from '../core/ports.ts';
 import { statusesAllowedBefore } from '../core/run-state.ts';
 import { type Configuration, type Page, type SynthesisRun, synthesisRunSchema } from '../core/schemas.ts';
-import { failedTransactionItems, isConditionFailure } from './conditions.ts';
+import { failedTransactionItems, isConditionFailure, isItemTooLarge } from './conditions.ts';
 import { activatePipelineUpdate, activationItem, configurationItem, pipelineKey } from './pipelines.ts';
 import { queryPage } from './query-page.ts';
 
@@ -154,23 +154,30 @@ export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables)
         if (failed.includes(0)) {
           throw new ConflictError(`Configuration ${configuration.id} already exists.`);
         }
+        if (isItemTooLarge(error)) {
+          throw new PayloadTooLargeError(
+            'The proposal is too large to store: the run or its proposed configuration exceeds the 400 KB ' +
+              'that one DynamoDB item holds. Start a new run; if it happens again, shorten the slot settings.',
+          );
+        }
         throw error;
       }
     },
 
-    async noteRetry(id, reason) {
+    async releaseForRetry(id, reason, leaseStartedAt) {
       try {
         await db.send(
           new UpdateCommand({
             TableName: tables.runs,
             Key: { id },
-            UpdateExpression: 'SET retryReason = :reason',
-            ConditionExpression: '#status IN (:pending, :generating)',
+            UpdateExpression: 'SET #status = :pending, retryReason = :reason',
+            ConditionExpression: '#status = :generating AND generationStartedAt = :lease',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: {
               ':reason': reason,
               ':pending': 'pending',
               ':generating': 'generating',
+              ':lease': leaseStartedAt,
             },
           }),
         );

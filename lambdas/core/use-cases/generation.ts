@@ -156,7 +156,7 @@ export function makeGenerateRun(deps: GenerateRunDeps) {
       // Another worker re-claimed the run after our lease ran out: the run is theirs now.
       if (error instanceof ConflictError) return { outcome: 'skipped', reason: 'lease-lost', run };
       if (error instanceof TransientSynthesisError) {
-        await runs.noteRetry(run.id, error.message);
+        await runs.releaseForRetry(run.id, error.message, lease);
         return {
           outcome: 'retry',
           run,
@@ -165,7 +165,7 @@ export function makeGenerateRun(deps: GenerateRunDeps) {
         };
       }
       if (!(error instanceof SynthesisFailure) && !(error instanceof ApiError) && isTransient(error)) {
-        await runs.noteRetry(run.id, `A dependency failed for a moment (${error.name}); retrying.`);
+        await runs.releaseForRetry(run.id, `A dependency failed for a moment (${error.name}).`, lease);
         return { outcome: 'retry', run, error };
       }
       const spent = error instanceof SynthesisFailure ? (error.usage ?? usage) : usage;
@@ -220,7 +220,7 @@ export function makeSweepStuckRuns({ runs, clock, stuckAfterMs, batchSize = 100 
         const why = run.retryReason ? ` The last attempt failed because: ${run.retryReason}` : '';
         const failed = await runs.fail(
           run.id,
-          `The run was still ${status} ${minutes} minutes after it started, longer than every retry of its job can take, so it was stopped.${why} Start a new run.`,
+          `The run was still ${status} more than ${minutes} minutes after it started, longer than every retry of its job can take, so it was stopped.${why} Start a new run.`,
           now.toISOString(),
           [status],
         );

@@ -41,6 +41,7 @@ beforeAll(async () => {
     'list-synthesis-runs',
     'activate-configuration',
     'list-activations',
+    'get-synthesis-run-evidence',
   ];
   http = await loadHandlers(entries);
   worker = (await import('../../../lambdas/handlers/process-synthesis-jobs.ts')).handler as SqsLambda;
@@ -368,5 +369,52 @@ describe('Idempotency-Key on synthesize', () => {
     const retried = await synthesize(pipeline.id, { key: 'retry-me' });
     expect(retried.status).toBe(202);
     expect(retried.body.status).toBe('pending');
+  });
+});
+
+describe('GET /synthesis-runs/{id}/evidence', () => {
+  const evidence = (runId: string, caller: Caller = admin) =>
+    call('get-synthesis-run-evidence', {
+      method: 'GET',
+      resource: '/synthesis-runs/{id}/evidence',
+      pathParameters: { id: runId },
+      principal: caller.principal,
+    });
+
+  it('answers the very signals the findings cite, as records, and keeps them after newer signals arrive', async () => {
+    const pipeline = await newPipeline();
+    const run = await generatedRun(pipeline.id);
+    const cited = new Set<string>(
+      run.diagnosis.findings.flatMap((finding: { signalIds: string[] }) => finding.signalIds),
+    );
+    await call('record-signals', {
+      method: 'POST',
+      resource: '/pipelines/{pipelineId}/signals',
+      pathParameters: { pipelineId: pipeline.id },
+      body: {
+        signals: Array.from({ length: 100 }, () => ({
+          kind: 'feedback',
+          severity: 'info',
+          message: 'later',
+        })),
+      },
+      principal: admin.principal,
+    });
+
+    const answer = await evidence(run.id);
+
+    expect(answer.status).toBe(200);
+    expect(cited.size).toBeGreaterThan(0);
+    expect(new Set(answer.body.signals.map((signal: { id: string }) => signal.id))).toEqual(cited);
+    for (const signal of answer.body.signals) {
+      expect(signal).toMatchObject({ pipelineId: pipeline.id, kind: 'timeout', message: expect.any(String) });
+    }
+    expect(answer.body.executions).toEqual([]);
+  });
+
+  it('is 403 for another team and 404 for a run that does not exist', async () => {
+    const run = await generatedRun((await newPipeline()).id);
+    expect((await evidence(run.id, otherTeam)).status).toBe(403);
+    expect((await evidence('A'.repeat(21))).status).toBe(404);
   });
 });

@@ -311,9 +311,9 @@ describe('claude-v1 retries transient failures inside its time budget, then hand
 
     expect(outcome).toBe('retry');
     expect(fake.requests).toHaveLength(3);
-    // Still in flight, saying why it is late; a later delivery re-claims it when the lease ends.
+    // Released for its retry, saying why it is late.
     expect(run).toMatchObject({
-      status: 'generating',
+      status: 'pending',
       errorMessage: null,
       retryReason: 'The model API was overloaded (HTTP 529) on 3 attempts of the request.',
     });
@@ -342,7 +342,7 @@ describe('claude-v1 retries transient failures inside its time budget, then hand
     const { run, result } = await generate();
 
     expect(fake.requests).toHaveLength(1);
-    expect(run.status).toBe('generating');
+    expect(run.status).toBe('pending');
     expect(run.retryReason).toContain('was rate limited (HTTP 429) and asked to retry after 120 s');
     expect(result).toMatchObject({ outcome: 'retry', retryAfterSeconds: 120 });
   });

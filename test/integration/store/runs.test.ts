@@ -174,3 +174,64 @@ describe('pipeline repository on DynamoDB Local', () => {
     expect(recent.map((signal) => signal.id)).toEqual(['s059', 's058', 's057', 's056', 's055']);
   });
 });
+
+describe('many runs of one pipeline completing at once', () => {
+  it('gives 100 concurrent completions 100 distinct configuration versions, every run generated', async () => {
+    const { pipelines, pipelineId } = await storedPipeline();
+    const lease = new Date().toISOString();
+    const claimed = await Promise.all(
+      Array.from({ length: 100 }, async () => {
+        const run = pendingRun({ pipelineId });
+        await runs.create(run);
+        const claim = await runs.claim(run.id, lease, new Date(0).toISOString());
+        if (claim.outcome !== 'claimed') throw new Error('not claimed');
+        return claim.run;
+      }),
+    );
+
+    const completed = await Promise.allSettled(
+      claimed.map((run) => {
+        const proposal = {
+          id: nanoid(),
+          pipelineId,
+          slots: [{ id: 's', name: 's', kind: 'model', settings: { temperature: 0.1 } }],
+          source: 'synthesis' as const,
+          synthesisRunId: run.id,
+          createdAt: lease,
+          createdBy: 'u1',
+        };
+        return runs
+          .completeGenerated(
+            { ...run, status: 'generated', proposedConfigurationId: proposal.id },
+            proposal,
+            lease,
+          )
+          .then(() => proposal.id);
+      }),
+    );
+
+    expect(completed.filter((result) => result.status === 'rejected')).toEqual([]);
+    const ids = completed.map((result) => (result as PromiseFulfilledResult<string>).value);
+    const versions = await Promise.all(
+      ids.map(async (id) => (await pipelines.getConfiguration(pipelineId, id))?.version),
+    );
+    expect(new Set(versions).size).toBe(100);
+    expect(Math.min(...(versions as number[]))).toBe(2);
+    for (const run of claimed) expect((await runs.get(run.id))?.status).toBe('generated');
+  });
+});
+
+describe('what the sweeper sees', () => {
+  it('lists runs of one status created before a bound with a Query on the status index', async () => {
+    const old = pendingRun({ createdAt: '2001-01-01T00:00:00.000Z' });
+    const fresh = pendingRun({ createdAt: '2001-01-01T02:00:00.000Z' });
+    const oldGenerating = pendingRun({ createdAt: '2001-01-01T00:30:00.000Z', status: 'generating' });
+    for (const run of [old, fresh, oldGenerating]) await runs.create(run);
+
+    const pending = await runs.listStale('pending', '2001-01-01T01:00:00.000Z', 100);
+    const generating = await runs.listStale('generating', '2001-01-01T01:00:00.000Z', 100);
+
+    expect(pending.map((run) => run.id)).toEqual([old.id]);
+    expect(generating.map((run) => run.id)).toEqual([oldGenerating.id]);
+  });
+});

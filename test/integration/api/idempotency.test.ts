@@ -1,0 +1,118 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { nanoid } from 'nanoid';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { JobQueue } from '../../../lambdas/core/ports.ts';
+import type { SynthesisJob } from '../../../lambdas/core/schemas.ts';
+import { IDEMPOTENCY_RESERVATION_MS, makeStartSynthesis } from '../../../lambdas/core/use-cases/synthesis.ts';
+import { nanoidGenerator } from '../../../lambdas/platform/clock.ts';
+import { makeIdempotencyStore } from '../../../lambdas/store/idempotency.ts';
+import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
+import { makeRunRepository } from '../../../lambdas/store/runs.ts';
+import type { TableNames } from '../../../local/dynamodb.ts';
+import { type Caller, createCaller, setUpApiEnvironment } from './harness.ts';
+
+/**
+ * Idempotency-Key reservations heal: a request that died after reserving its key, before its run
+ * existed, holds the key only for seconds; a confirmed key holds for 24 hours.
+ */
+let db: DynamoDBDocumentClient;
+let names: TableNames;
+let caller: Caller;
+
+beforeAll(async () => {
+  ({ db, names } = await setUpApiEnvironment());
+  caller = await createCaller(db, names);
+});
+
+function setUp() {
+  let now = Date.parse('2030-06-01T12:00:00.000Z');
+  const sent: SynthesisJob[] = [];
+  const queue: JobQueue = { send: async (job) => void sent.push(job) };
+  const pipelines = makePipelineRepository(db, names.Data);
+  const idempotency = makeIdempotencyStore(db, names.Data);
+  const start = makeStartSynthesis({
+    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data }),
+    pipelines,
+    queue,
+    clock: { now: () => new Date(now) },
+    ids: nanoidGenerator,
+    defaultHandler: 'heuristic-v1',
+    idempotency,
+  });
+  return {
+    start,
+    idempotency,
+    pipelines,
+    sent,
+    advance: (ms: number) => {
+      now += ms;
+    },
+    at: () => new Date(now).toISOString(),
+  };
+}
+
+async function newPipeline(pipelines: ReturnType<typeof makePipelineRepository>) {
+  const id = nanoid();
+  const createdAt = new Date().toISOString();
+  await pipelines.createPipeline(
+    { id, teamId: caller.principal.teamId, name: 'p', activeConfigurationId: `${id}-c1`, createdAt },
+    {
+      id: `${id}-c1`,
+      pipelineId: id,
+      version: 1,
+      slots: [{ id: 's', name: 's', kind: 'model', settings: {} }],
+      source: 'manual',
+      createdAt,
+      createdBy: 'u',
+    },
+  );
+  return id;
+}
+
+describe('an Idempotency-Key whose request died before its run existed', () => {
+  it('is busy for a few seconds, then free for a retry that starts the run', async () => {
+    const bed = setUp();
+    const pipelineId = await newPipeline(bed.pipelines);
+    // What a request leaves behind when its Lambda dies right after reserving the key.
+    const { createHash } = await import('node:crypto');
+    const requestHash = createHash('sha256')
+      .update(JSON.stringify([pipelineId, null]))
+      .digest('hex');
+    await bed.idempotency.reserve(
+      caller.principal.teamId,
+      'dead-key',
+      {
+        requestHash,
+        runId: nanoid(),
+        expiresAt: new Date(Date.parse(bed.at()) + IDEMPOTENCY_RESERVATION_MS).toISOString(),
+      },
+      bed.at(),
+    );
+
+    bed.advance(2_000);
+    await expect(bed.start(caller.principal, pipelineId, {}, 'dead-key')).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringContaining('still in progress'),
+    });
+    bed.advance(IDEMPOTENCY_RESERVATION_MS);
+    const run = await bed.start(caller.principal, pipelineId, {}, 'dead-key');
+
+    expect(run.status).toBe('pending');
+    expect(bed.sent).toEqual([{ runId: run.id, jobId: run.jobId }]);
+  });
+
+  it('holds a key whose run started for 24 hours', async () => {
+    const bed = setUp();
+    const pipelineId = await newPipeline(bed.pipelines);
+    const first = await bed.start(caller.principal, pipelineId, {}, 'kept-key');
+
+    bed.advance(23 * 3_600_000);
+    const repeat = await bed.start(caller.principal, pipelineId, {}, 'kept-key');
+    bed.advance(2 * 3_600_000);
+    const afterADay = await bed.start(caller.principal, pipelineId, {}, 'kept-key');
+
+    expect(repeat.id).toBe(first.id);
+    expect(afterADay.id).not.toBe(first.id);
+    expect(bed.sent).toHaveLength(2);
+  });
+});
