@@ -7,6 +7,7 @@
  *     bare GetItem of the same item; p50 sequentially, and requests/s with 16 concurrent callers.
  *     Targets: p50 ≤ 3 × GetItem, throughput ≥ 0.5 × GetItem's.
  *   - generate: POST …/synthesize → `generated` with heuristic-v1, median. Target ≤ 1 s.
+ *   - load: 100 parallel starts on one pipeline and over ten (bench/load.ts).
  */
 
 import { execFile } from 'node:child_process';
@@ -16,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startLocalStack } from '../local/stack.ts';
+import { type LoadFigures, measureParallelStarts } from './load.ts';
 import type { LoadClientInput, LoadClientOutput } from './load-client.ts';
 
 const execFileAsync = promisify(execFile);
@@ -28,6 +30,7 @@ export interface LocalStackFigures {
   pollPerSecond: number;
   pollThroughputRatio: number;
   generateMedianMs: number;
+  load: LoadFigures[];
 }
 
 function percentile(values: number[], p: number): number {
@@ -81,7 +84,7 @@ export async function measureLocalStack(options: { samples?: number; throughputM
     const input: LoadClientInput = {
       apiUrl: stack.apiUrl,
       dynamodbEndpoint: stack.dynamodbEndpoint,
-      runsTable: process.env.RUNS_TABLE as string,
+      runsTable: stack.tables.Runs,
       runId,
       apiToken: team.apiToken,
       samples,
@@ -106,6 +109,7 @@ export async function measureLocalStack(options: { samples?: number; throughputM
         generations.map((g) => g.ms),
         50,
       ),
+      load: await measureParallelStarts(stack),
     } satisfies LocalStackFigures;
   } finally {
     await stack.stop();

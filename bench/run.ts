@@ -3,6 +3,7 @@
  * the same script. Never part of `npm test`.
  */
 import { formatBundleTable, measureBundles } from './bundle-size.ts';
+import { formatLoadTable } from './load.ts';
 import { measureLocalStack } from './local-stack.ts';
 import { measureStartTime } from './start-time.ts';
 
@@ -31,6 +32,7 @@ if (wanted('local')) {
   console.log(
     `POST synthesize → generated (heuristic-v1) median ${figures.generateMedianMs.toFixed(0)} ms (target ≤ 1000 ms) ${verdict(figures.generateMedianMs <= 1000)}`,
   );
+  console.log(formatLoadTable(figures.load));
 }
 
 if (wanted('start')) {

@@ -23,6 +23,8 @@ export interface FunctionAccess {
   sessionSecret?: boolean;
   /** Sends email through SES: ses:SendEmail on the sender identity, EMAIL_FROM and APP_URL. */
   sendsEmail?: boolean;
+  /** Calls the model API: read access to the Anthropic API key secret and its ARN as ANTHROPIC_SECRET_ARN. */
+  callsModel?: boolean;
   /**
    * Sets `lastUsedAt` on API token items of the auth table: dynamodb:UpdateItem limited to
    * leading keys `APITOKEN#*` and the attributes pk, sk, lastUsedAt (the authorizer only).
@@ -217,7 +219,23 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'GET', path: '/openapi.json', entry: 'get-openapi', authorized: false, access: {} },
 ];
 
-// Functions that are not behind a route.
+// Functions that are not behind a route. Each row is what the CDK stack (lib/) and the local stack
+// (local/functions.ts) both build the function from: handler file, access, timeout, event source.
+
+/** A function's settings beyond its access; the defaults are those of every route's function. */
+export interface FunctionDefinition {
+  entry: string;
+  access: FunctionAccess;
+  /** Lambda's timeout; HTTP_FUNCTION_TIMEOUT_SECONDS when absent. */
+  timeoutSeconds?: number;
+  memoryMb?: number;
+  /** An SQS event source with ReportBatchItemFailures. */
+  eventSource?: { batchSize: number; maxConcurrency?: number };
+}
+
+/** The timeout of every route's function: well inside API Gateway's 29 s integration timeout. */
+export const HTTP_FUNCTION_TIMEOUT_SECONDS = 10;
+export const DEFAULT_MEMORY_MB = 256;
 
 /**
  * The authorizer reads the auth table and writes only API tokens' lastUsedAt, at most about once a
@@ -225,26 +243,40 @@ export const ROUTES: readonly RouteDefinition[] = [
  */
 export const AUTHORIZER = {
   entry: 'authorize',
-  access: { auth: 'read', sessionSecret: true, recordsTokenUse: true } as FunctionAccess,
-};
-export const SYNTHESIS_WORKER = {
-  entry: 'process-synthesis-jobs',
-  access: { runs: 'readWrite', data: 'readWrite', consumesJobs: true } as FunctionAccess,
-};
-export const DEAD_LETTER_HANDLER = {
-  entry: 'fail-dead-synthesis-jobs',
-  access: { runs: 'readWrite' } as FunctionAccess,
-};
-/** On a schedule: fails runs left pending or generating past STUCK_RUN_AFTER_SECONDS. */
-export const RUN_SWEEPER = {
-  entry: 'sweep-stuck-runs',
-  access: { runs: 'readWrite' } as FunctionAccess,
-  scheduleMinutes: 5,
-};
+  access: { auth: 'read', sessionSecret: true, recordsTokenUse: true },
+  timeoutSeconds: 5,
+} satisfies FunctionDefinition;
 
 /** The worker's timeout; the queue's visibility timeout is six times this (AWS's guidance). */
 export const WORKER_TIMEOUT_SECONDS = 120;
 export const QUEUE_VISIBILITY_TIMEOUT_SECONDS = 6 * WORKER_TIMEOUT_SECONDS;
+
+export const SYNTHESIS_WORKER = {
+  entry: 'process-synthesis-jobs',
+  access: { runs: 'readWrite', data: 'readWrite', consumesJobs: true, callsModel: true },
+  timeoutSeconds: WORKER_TIMEOUT_SECONDS,
+  memoryMb: 512,
+  // maxConcurrency bounds the concurrent model calls (and the Anthropic rate limit they share).
+  eventSource: { batchSize: 5, maxConcurrency: 5 },
+} satisfies FunctionDefinition;
+
+/** Seconds the dead-letter handler may run; its queue's visibility timeout is six times this. */
+export const DEAD_LETTER_HANDLER_TIMEOUT_SECONDS = 30;
+export const DEAD_LETTER_HANDLER = {
+  entry: 'fail-dead-synthesis-jobs',
+  access: { runs: 'readWrite' },
+  timeoutSeconds: DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
+  eventSource: { batchSize: 10 },
+} satisfies FunctionDefinition;
+
+/** On a schedule: fails runs left pending or generating past STUCK_RUN_AFTER_SECONDS. */
+export const RUN_SWEEPER = {
+  entry: 'sweep-stuck-runs',
+  access: { runs: 'readWrite' },
+  timeoutSeconds: 60,
+  scheduleMinutes: 5,
+} satisfies FunctionDefinition & { scheduleMinutes: number };
+
 /**
  * Receives of a job before it moves to the DLQ. Failed attempts come back after a backoff of
  * 5, 15, 45 and 135 s (lambdas/platform/sqs-batch.ts), so five attempts span about four minutes.

@@ -104,6 +104,7 @@ export class Api extends Construct {
 
     const resources: GrantableResources = {
       ...props.resources,
+      defaultSynthesisHandler: props.defaultSynthesisHandler,
       email: {
         from: props.email.from,
         identity: props.email.identity,
@@ -117,7 +118,7 @@ export class Api extends Construct {
       resources,
       settings: props.settings,
       description: 'API Gateway REQUEST authorizer: API tokens and sessions',
-      timeout: Duration.seconds(5),
+      timeout: Duration.seconds(AUTHORIZER.timeoutSeconds),
     });
 
     const authorizer = new RequestAuthorizer(this, 'RequestAuthorizer', {
@@ -144,9 +145,6 @@ export class Api extends Construct {
         description: `${route.method} ${route.path}`,
         memorySize: PASSWORD_HASHING_ENTRIES.has(route.entry) ? PASSWORD_HASHING_MEMORY_MB : undefined,
       });
-      if (route.access.sendJobs) {
-        routeFunction.function.addEnvironment('DEFAULT_SYNTHESIS_HANDLER', props.defaultSynthesisHandler);
-      }
       routeFunctions.set(route.entry, routeFunction);
 
       const method = this.restApi.root

@@ -7,13 +7,21 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { FunctionAccess, TableAccess } from '../lambdas/routes.ts';
+import { accessEnvironment } from '../lambdas/function-environment.ts';
+import {
+  DEFAULT_MEMORY_MB,
+  type FunctionAccess,
+  HTTP_FUNCTION_TIMEOUT_SECONDS,
+  type TableAccess,
+} from '../lambdas/routes.ts';
 import { AUTH_TABLE, TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
 import { DEPS_LOCK_FILE, handlerEntryPath, LAMBDA_BUNDLING, REPO_ROOT } from './bundling.ts';
 import { type EmailSettings, sesIdentityArn } from './email.ts';
 import { acknowledgeNag } from './nag.ts';
 
-export const SERVICE_NAME = 'pipeline-synthesis-api';
+export { SERVICE_NAME } from './names.ts';
+
+import { SERVICE_NAME } from './names.ts';
 
 /** The stateful resources a function may be granted, as FunctionAccess names them. */
 export interface GrantableResources {
@@ -23,6 +31,10 @@ export interface GrantableResources {
   readonly sessionSigningKey: ISecret;
   /** Absent where no function sends email; a `sendsEmail` function then fails to synthesize. */
   readonly email?: EmailSending;
+  /** The Anthropic API key secret; absent where no function calls the model. */
+  readonly anthropicApiKey?: ISecret;
+  /** DEFAULT_SYNTHESIS_HANDLER of the functions that start runs. */
+  readonly defaultSynthesisHandler?: string;
 }
 
 /** What a `sendsEmail` function gets: the settings with APP_URL resolved. */
@@ -85,8 +97,8 @@ export class ServiceFunction extends Construct {
       description: props.description,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      timeout: props.timeout ?? Duration.seconds(10),
-      memorySize: props.memorySize ?? 256,
+      timeout: props.timeout ?? Duration.seconds(HTTP_FUNCTION_TIMEOUT_SECONDS),
+      memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
       role: this.role,
       logGroup,
       tracing: settings.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
@@ -124,31 +136,43 @@ export class ServiceFunction extends Construct {
   }
 
   private grantAccess(access: FunctionAccess, resources: GrantableResources): void {
+    const tableNames = {} as Record<TableDefinition['id'], string>;
     for (const definition of TABLE_DEFINITIONS) {
+      const table = resources.tables.get(definition.id);
+      if (table) tableNames[definition.id] = table.tableName;
       const level = access[ACCESS_KEY[definition.id]];
       if (!level) continue;
-      const table = resources.tables.get(definition.id);
       if (!table) throw new Error(`No table '${definition.id}' to grant to ${this.node.path}.`);
       grantTable(table, this.function, level);
-      this.function.addEnvironment(definition.envVar, table.tableName);
       if (definition.indexes.length > 0) this.acknowledgeIndexWildcard(table);
     }
-    if (access.sendJobs) {
-      resources.synthesisQueue.grantSendMessages(this.function);
-      this.function.addEnvironment('SYNTHESIS_QUEUE_URL', resources.synthesisQueue.queueUrl);
-    }
-    if (access.consumesJobs) {
-      // The SQS event source grants receive, delete and ChangeMessageVisibility; the worker needs
-      // the URL to shorten a failed job's visibility to a backoff of seconds.
-      this.function.addEnvironment('SYNTHESIS_QUEUE_URL', resources.synthesisQueue.queueUrl);
-    }
-    if (access.sessionSecret) {
-      // The ARN only: the handler reads the key from Secrets Manager, never from its environment.
-      resources.sessionSigningKey.grantRead(this.function);
-      this.function.addEnvironment('SESSION_SECRET_ARN', resources.sessionSigningKey.secretArn);
-    }
+    // The SQS event source of a `consumesJobs` function grants receive, delete and
+    // ChangeMessageVisibility; the worker needs the URL to hide a failed job for a backoff.
+    if (access.sendJobs) resources.synthesisQueue.grantSendMessages(this.function);
+    // The ARN only: the handler reads the key from Secrets Manager, never from its environment.
+    if (access.sessionSecret) resources.sessionSigningKey.grantRead(this.function);
     if (access.sendsEmail) this.grantSendEmail(resources.email);
     if (access.recordsTokenUse) this.grantRecordTokenUse(resources);
+    if (access.callsModel) {
+      if (!resources.anthropicApiKey)
+        throw new Error(`${this.node.path} calls the model, but no API key secret was given.`);
+      resources.anthropicApiKey.grantRead(this.function);
+    }
+    const environment = accessEnvironment(access, {
+      tableNames,
+      synthesisQueueUrl: resources.synthesisQueue.queueUrl,
+      sessionSecret: { SESSION_SECRET_ARN: resources.sessionSigningKey.secretArn },
+      ...(resources.email
+        ? { email: { EMAIL_FROM: resources.email.from, APP_URL: resources.email.appUrl } }
+        : {}),
+      ...(resources.anthropicApiKey
+        ? { model: { ANTHROPIC_SECRET_ARN: resources.anthropicApiKey.secretArn } }
+        : {}),
+      ...(resources.defaultSynthesisHandler
+        ? { defaultSynthesisHandler: resources.defaultSynthesisHandler }
+        : {}),
+    });
+    for (const [name, value] of Object.entries(environment)) this.function.addEnvironment(name, value);
   }
 
   private grantSendEmail(email: EmailSending | undefined): void {
@@ -163,8 +187,6 @@ export class ServiceFunction extends Construct {
         resources: [sesIdentityArn(this, email.identity)],
       }),
     );
-    this.function.addEnvironment('EMAIL_FROM', email.from);
-    this.function.addEnvironment('APP_URL', email.appUrl);
   }
 
   /**
@@ -189,7 +211,6 @@ export class ServiceFunction extends Construct {
         },
       }),
     );
-    this.function.addEnvironment(AUTH_TABLE.envVar, table.tableName);
   }
 
   /** Table grants cover `<table ARN>/index/*` so Query can use the table's own GSIs. */

@@ -10,7 +10,11 @@ import {
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { MAX_RECEIVE_COUNT, QUEUE_VISIBILITY_TIMEOUT_SECONDS } from '../lambdas/routes.ts';
+import {
+  DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
+  MAX_RECEIVE_COUNT,
+  QUEUE_VISIBILITY_TIMEOUT_SECONDS,
+} from '../lambdas/routes.ts';
 import { TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
 import { acknowledgeNag } from './nag.ts';
 import type { StageSettings } from './stage.ts';
@@ -19,9 +23,6 @@ export type TableId = TableDefinition['id'];
 
 /** What a placeholder secret holds until the operator stores the real Anthropic API key. */
 export const ANTHROPIC_API_KEY_PLACEHOLDER = 'REPLACE_ME: store the Anthropic API key in this secret';
-
-/** Seconds the dead-letter handler may run; its queue's visibility timeout is six times this. */
-export const DEAD_LETTER_HANDLER_TIMEOUT_SECONDS = 30;
 
 export interface StatefulProps {
   readonly stage: StageSettings;

@@ -12,7 +12,6 @@ import {
   RUN_SWEEPER,
   STUCK_RUN_AFTER_SECONDS,
   SYNTHESIS_WORKER,
-  WORKER_TIMEOUT_SECONDS,
 } from '../lambdas/routes.ts';
 import {
   type FunctionSettings,
@@ -20,7 +19,6 @@ import {
   SERVICE_NAME,
   ServiceFunction,
 } from './service-function.ts';
-import { DEAD_LETTER_HANDLER_TIMEOUT_SECONDS } from './stateful.ts';
 
 export interface SynthesisJobsProps {
   readonly resources: GrantableResources;
@@ -47,20 +45,16 @@ export class SynthesisJobs extends Construct {
     this.worker = new ServiceFunction(this, 'Worker', {
       entry: SYNTHESIS_WORKER.entry,
       access: SYNTHESIS_WORKER.access,
-      resources: props.resources,
+      resources: { ...props.resources, anthropicApiKey: props.anthropicApiKey },
       settings: props.settings,
       description: 'Generates synthesis runs from queued jobs',
-      timeout: Duration.seconds(WORKER_TIMEOUT_SECONDS),
-      memorySize: 512,
+      timeout: Duration.seconds(SYNTHESIS_WORKER.timeoutSeconds),
+      memorySize: SYNTHESIS_WORKER.memoryMb,
     });
-    props.anthropicApiKey.grantRead(this.worker.function);
-    this.worker.function.addEnvironment('ANTHROPIC_SECRET_ARN', props.anthropicApiKey.secretArn);
     this.worker.function.addEventSource(
       new SqsEventSource(props.resources.synthesisQueue, {
-        batchSize: 5,
+        ...SYNTHESIS_WORKER.eventSource,
         reportBatchItemFailures: true,
-        // Bounds the concurrent model calls (and the Anthropic rate limit they share).
-        maxConcurrency: 5,
       }),
     );
 
@@ -70,10 +64,13 @@ export class SynthesisJobs extends Construct {
       resources: props.resources,
       settings: props.settings,
       description: 'Marks the runs of dead-lettered synthesis jobs failed',
-      timeout: Duration.seconds(DEAD_LETTER_HANDLER_TIMEOUT_SECONDS),
+      timeout: Duration.seconds(DEAD_LETTER_HANDLER.timeoutSeconds),
     });
     this.deadLetterHandler.function.addEventSource(
-      new SqsEventSource(props.deadLetterQueue, { batchSize: 10, reportBatchItemFailures: true }),
+      new SqsEventSource(props.deadLetterQueue, {
+        ...DEAD_LETTER_HANDLER.eventSource,
+        reportBatchItemFailures: true,
+      }),
     );
 
     this.sweeper = new ServiceFunction(this, 'Sweeper', {
@@ -82,7 +79,7 @@ export class SynthesisJobs extends Construct {
       resources: props.resources,
       settings: props.settings,
       description: `Fails runs still pending or generating ${Math.round(STUCK_RUN_AFTER_SECONDS / 60)} minutes after they started`,
-      timeout: Duration.seconds(60),
+      timeout: Duration.seconds(RUN_SWEEPER.timeoutSeconds),
     });
     new Rule(this, 'SweepSchedule', {
       description: 'Runs the stuck-run sweeper',

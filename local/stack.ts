@@ -1,8 +1,9 @@
 /**
- * The whole system on one machine: DynamoDB Local, the tables from the CDK's definitions, the
- * local queue and its DLQ behind an SQS-protocol endpoint, the worker and dead-letter Lambdas on
- * SQS event sources, and the local API Gateway serving the route table — all with the very
- * handler modules that deploy, configured through the same environment variables as on AWS.
+ * The whole system on one machine: DynamoDB Local with the tables from the CDK's definitions, the
+ * local queue and its DLQ behind an SQS-protocol endpoint, their event sources, the sweeper's
+ * schedule, and the local API Gateway serving the route table. Every function runs as on Lambda:
+ * its esbuild bundle, in execution environments of its own (child processes on Node 24), with the
+ * environment variables the CDK stack gives it.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -14,29 +15,47 @@ import {
   DEAD_LETTER_HANDLER,
   MAX_RECEIVE_COUNT,
   ROUTES,
+  RUN_SWEEPER,
   SYNTHESIS_WORKER,
-  WORKER_TIMEOUT_SECONDS,
 } from '../lambdas/routes.ts';
-import { createTables, findFreePort, startDynamoDbLocal, type TableNames, tableEnv } from './dynamodb.ts';
-import { moduleHandlerLoader, startLocalGateway } from './gateway.ts';
-import { LocalQueue, type SqsLambdaHandler, startSqsEndpoint } from './queue.ts';
+import { createTables, findFreePort, startDynamoDbLocal, type TableNames } from './dynamodb.ts';
+import { localFunctions } from './functions.ts';
+import { startLocalGateway } from './gateway/server.ts';
+import { startSqsEndpoint } from './queue/endpoint.ts';
+import { startEventSource } from './queue/event-source.ts';
+import { LocalQueue } from './queue/queue.ts';
+import { buildFunctions } from './runtime/bundles.ts';
+import { LocalFunction } from './runtime/lambda-function.ts';
+import { functionNode } from './runtime/node.ts';
+import { startSchedule } from './scheduler.ts';
 import { hashSeedPasswords, type SeedTeam, seedLocalData } from './seed.ts';
 
 export interface LocalStackOptions {
   port?: number;
   host?: string;
-  /** Where seed.json goes; `.local` by default. */
+  /** Where seed.json, the bundles and the outbox go; `.local` by default. */
   stateDir?: string;
+  /** No access line per request. */
   quiet?: boolean;
   /** Shorter queue timings for tests (the defaults mirror the CDK stack). */
   visibilityTimeoutMs?: number;
-  extraEnv?: Record<string, string>;
+  /** The sweeper's period; RUN_SWEEPER.scheduleMinutes by default. */
+  sweepEveryMs?: number;
+  /** The functions' LOG_LEVEL; LOG_LEVEL from the environment, else WARN. */
+  logLevel?: string;
+  /** Where the functions' log lines, access lines and the stack's own warnings go; stderr by default. */
+  log?: (line: string) => void;
 }
 
 export interface LocalStack {
   apiUrl: string;
   dynamodbEndpoint: string;
+  tables: TableNames;
   teams: SeedTeam[];
+  /** The local functions by entry (for tests and diagnostics). */
+  functions: ReadonlyMap<string, LocalFunction>;
+  /** Node of the functions' environments, and a warning when it is not Lambda's. */
+  node: { version: string; warning?: string };
   stop(): Promise<void>;
 }
 
@@ -49,13 +68,24 @@ function localTableNames(): TableNames {
   return { Runs: `${TABLE_PREFIX}Runs`, Data: `${TABLE_PREFIX}Data`, Auth: `${TABLE_PREFIX}Auth` };
 }
 
+/** The developer's ANTHROPIC_* settings, for the function that calls the model. */
+function modelSettings(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => entry[0].startsWith('ANTHROPIC_') && entry[1] !== undefined,
+    ),
+  );
+}
+
 /** Starts every part, seeds two teams and writes `<stateDir>/seed.json`; `stop()` ends it all. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const stops: Array<() => Promise<unknown>> = [];
   const stop = async () => {
     for (const step of stops.reverse()) await step().catch(() => undefined);
   };
-  const stateDir = options.stateDir ?? '.local';
+  const stateDir = path.resolve(options.stateDir ?? '.local');
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  let functionsReady: (ready: boolean) => void = () => {};
   try {
     // Java takes seconds to boot: everything that does not need the database runs meanwhile.
     const dynamodbPort = await findFreePort();
@@ -75,55 +105,113 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     const sqs = await startSqsEndpoint({ [jobs.name]: jobs, [deadLetters.name]: deadLetters });
     stops.push(() => sqs.stop());
-    const tables = localTableNames();
 
-    // The handlers read their configuration from the environment at import time, as on Lambda.
-    Object.assign(process.env, {
-      ...tableEnv(tables),
-      AWS_REGION: REGION,
-      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-      AWS_ENDPOINT_URL_DYNAMODB: dynamodbEndpoint,
-      AWS_ENDPOINT_URL_SQS: sqs.endpoint,
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      SYNTHESIS_QUEUE_URL: sqs.queueUrl(jobs.name),
-      POWERTOOLS_SERVICE_NAME: 'pipeline-synthesis-api-local',
-      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
-      // On AWS the signing key comes from Secrets Manager; locally a fresh one per start.
-      SESSION_SECRET: randomBytes(32).toString('base64url'),
-      EMAIL_OUTBOX_DIR: path.resolve(stateDir, 'outbox'),
-      ...options.extraEnv,
+    // The gateway listens first: its URL is the magic links' APP_URL. Requests wait for the functions.
+    const functions = new Map<string, LocalFunction>();
+    const ready = new Promise<boolean>((resolve) => {
+      functionsReady = resolve;
     });
-
-    const loadHandler = moduleHandlerLoader(new URL('../lambdas/handlers/', import.meta.url));
-    const consumerOf = async (entry: string) => (await loadHandler(entry)) as SqsLambdaHandler;
-    const worker = jobs.attachConsumer(await consumerOf(SYNTHESIS_WORKER.entry), {
-      batchSize: 5,
-      maxConcurrency: 5,
-      functionName: SYNTHESIS_WORKER.entry,
-      timeoutMs: WORKER_TIMEOUT_SECONDS * 1000,
-    });
-    stops.push(() => worker.stop());
-    const deadLetterConsumer = deadLetters.attachConsumer(await consumerOf(DEAD_LETTER_HANDLER.entry), {
-      batchSize: 10,
-      functionName: DEAD_LETTER_HANDLER.entry,
-    });
-    stops.push(() => deadLetterConsumer.stop());
-
     const gateway = await startLocalGateway({
       port: options.port ?? 3000,
       host: options.host ?? '127.0.0.1',
       routes: ROUTES,
-      loadHandler,
       authorizerEntry: AUTHORIZER.entry,
       region: REGION,
       accountId: ACCOUNT_ID,
       quiet: options.quiet ?? false,
+      log,
+      invoke: async (entry, event, requestId) => {
+        const fn = (await ready) ? functions.get(entry) : undefined;
+        if (fn === undefined) throw new Error(`No local function for ${entry}`);
+        return fn.invoke(event, requestId);
+      },
     });
     stops.push(() => gateway.stop());
-    await gateway.preload();
-    // Magic links point at this gateway; the handlers read APP_URL on first use.
-    process.env.APP_URL ??= gateway.url;
+
+    const node = functionNode();
+    if (node.warning) log(`[local] ${node.warning}`);
+    const definitions = localFunctions(
+      {
+        tableNames: localTableNames(),
+        synthesisQueueUrl: sqs.queueUrl(jobs.name),
+        // On AWS the signing key comes from Secrets Manager; locally a fresh one per start.
+        sessionSecret: { SESSION_SECRET: randomBytes(32).toString('base64url') },
+        email: {
+          EMAIL_FROM: 'Pipeline Synthesis <no-reply@localhost>',
+          APP_URL: process.env.APP_URL ?? gateway.url,
+          EMAIL_OUTBOX_DIR: path.join(stateDir, 'outbox'),
+        },
+        model: modelSettings(),
+        ...(process.env.DEFAULT_SYNTHESIS_HANDLER
+          ? { defaultSynthesisHandler: process.env.DEFAULT_SYNTHESIS_HANDLER }
+          : {}),
+      },
+      {
+        region: REGION,
+        credentials: LOCAL_CREDENTIALS,
+        dynamodbEndpoint,
+        sqsEndpoint: sqs.endpoint,
+        logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN',
+      },
+    );
+    const built = await buildFunctions(
+      [...definitions.values()].map((definition) => ({
+        name: definition.entry,
+        entryFile: definition.entryFile,
+      })),
+      path.join(stateDir, 'functions'),
+    );
+    for (const definition of definitions.values()) {
+      const name = `local-${definition.entry}`;
+      functions.set(
+        definition.entry,
+        new LocalFunction({
+          name,
+          bundle: built.bundles.get(definition.entry) ?? '',
+          host: built.host,
+          execPath: node.execPath,
+          environment: definition.environment,
+          timeoutMs: definition.timeoutMs,
+          memoryMb: definition.memoryMb,
+          maxEnvironments: definition.maxEnvironments,
+          region: REGION,
+          accountId: ACCOUNT_ID,
+          log: (line) => log(`[${name}] ${line}`),
+        }),
+      );
+    }
+    stops.push(() => Promise.all([...functions.values()].map((fn) => fn.stop())));
+    functionsReady(true);
+    const functionOf = (entry: string) => {
+      const fn = functions.get(entry);
+      if (fn === undefined) throw new Error(`No local function for ${entry}`);
+      return fn;
+    };
+
+    const worker = functionOf(SYNTHESIS_WORKER.entry);
+    const workerSource = startEventSource(jobs, (event) => worker.invoke(event), {
+      ...SYNTHESIS_WORKER.eventSource,
+      functionName: worker.name,
+      log,
+    });
+    stops.push(() => workerSource.stop());
+    const deadLetterHandler = functionOf(DEAD_LETTER_HANDLER.entry);
+    const deadLetterSource = startEventSource(deadLetters, (event) => deadLetterHandler.invoke(event), {
+      ...DEAD_LETTER_HANDLER.eventSource,
+      functionName: deadLetterHandler.name,
+      log,
+    });
+    stops.push(() => deadLetterSource.stop());
+    const sweeper = functionOf(RUN_SWEEPER.entry);
+    const sweeps = startSchedule({
+      everyMs: options.sweepEveryMs ?? RUN_SWEEPER.scheduleMinutes * 60_000,
+      ruleName: 'sweep-stuck-runs',
+      region: REGION,
+      accountId: ACCOUNT_ID,
+      invoke: (event) => sweeper.invoke(event),
+      log,
+    });
+    stops.push(() => sweeps.stop());
 
     const dynamodb = await dynamodbStarting;
     const client = new DynamoDBClient({
@@ -132,6 +220,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       credentials: LOCAL_CREDENTIALS,
     });
     await createTables(client, TABLE_PREFIX);
+    const tables = localTableNames();
     const teams = await seedLocalData(
       createDocumentClient(client),
       { data: tables.Data, auth: tables.Auth },
@@ -139,10 +228,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     );
     await mkdir(stateDir, { recursive: true });
     const seed = { apiUrl: gateway.url, dynamodbEndpoint: dynamodb.endpoint, teams };
-    await writeFile(`${stateDir}/seed.json`, `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });
+    await writeFile(path.join(stateDir, 'seed.json'), `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });
 
-    return { apiUrl: gateway.url, dynamodbEndpoint: dynamodb.endpoint, teams, stop };
+    return {
+      apiUrl: gateway.url,
+      dynamodbEndpoint: dynamodb.endpoint,
+      tables,
+      teams,
+      functions,
+      node: { version: node.version, ...(node.warning ? { warning: node.warning } : {}) },
+      stop,
+    };
   } catch (error) {
+    functionsReady(false);
     await stop();
     throw error;
   }

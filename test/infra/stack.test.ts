@@ -23,6 +23,7 @@ import {
   routeKey,
 } from '../../lib/route-settings.ts';
 import { SERVICE_NAME, type ServiceFunction } from '../../lib/service-function.ts';
+import { localFunctions } from '../../local/functions.ts';
 import {
   actionsOf,
   type BuildOptions,
@@ -335,6 +336,49 @@ describe('functions', () => {
       ];
 
       expect(Object.keys(environmentOf(dev, fn)).sort(), name).toEqual(expected.sort());
+    }
+  });
+
+  it('matches the local stack: every function gets the same variables there, with local stand-ins', () => {
+    const local = localFunctions(
+      {
+        tableNames: { Runs: 'r', Data: 'd', Auth: 'a' },
+        synthesisQueueUrl: 'http://127.0.0.1:1/000000000000/q',
+        sessionSecret: { SESSION_SECRET: 'k' },
+        email: { EMAIL_FROM: 'f', APP_URL: 'http://127.0.0.1:1', EMAIL_OUTBOX_DIR: '/tmp/outbox' },
+        model: { ANTHROPIC_API_KEY: 'k' },
+        defaultSynthesisHandler: 'heuristic-v1',
+      },
+      {
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+        dynamodbEndpoint: 'http://127.0.0.1:2',
+        sqsEndpoint: 'http://127.0.0.1:3',
+        logLevel: 'WARN',
+      },
+    );
+    // What Lambda's role, Secrets Manager and the region's endpoints give on AWS.
+    const standIns: Record<string, string | null> = {
+      SESSION_SECRET: 'SESSION_SECRET_ARN',
+      ANTHROPIC_API_KEY: 'ANTHROPIC_SECRET_ARN',
+      EMAIL_OUTBOX_DIR: null,
+      AWS_ACCESS_KEY_ID: null,
+      AWS_SECRET_ACCESS_KEY: null,
+      AWS_ENDPOINT_URL_DYNAMODB: null,
+      AWS_ENDPOINT_URL_SQS: null,
+      POWERTOOLS_METRICS_DISABLED: null,
+    };
+    const functions = functionsOf(dev.stack);
+    expect([...local.keys()].sort()).toEqual([...new Set(functions.map(({ name }) => name))].sort());
+    for (const { name, fn } of functions) {
+      const localNames = Object.keys(local.get(name)?.environment ?? {}).flatMap((variable) => {
+        const onAws = variable in standIns ? standIns[variable] : variable;
+        return onAws ? [onAws] : [];
+      });
+      expect(localNames.sort(), name).toEqual(Object.keys(environmentOf(dev, fn)).sort());
+      expect(local.get(name)?.timeoutMs, name).toBe(
+        Number(propertiesOf(dev, logicalIdOf(fn.function)).Timeout) * 1000,
+      );
     }
   });
 

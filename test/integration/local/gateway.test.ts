@@ -1,18 +1,18 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, type RouteDefinition } from '../../../lambdas/routes.ts';
 import { GATEWAY_ERRORS } from '../../../lib/gateway-errors.ts';
 import {
-  type HandlerLoader,
+  type Invoke,
   type LocalGateway,
   MAX_BODY_BYTES,
-  moduleHandlerLoader,
   startLocalGateway,
-} from '../../../local/gateway.ts';
-import { LocalQueue, startSqsEndpoint } from '../../../local/queue.ts';
+} from '../../../local/gateway/server.ts';
+import { startSqsEndpoint } from '../../../local/queue/endpoint.ts';
+import { startEventSource } from '../../../local/queue/event-source.ts';
+import { LocalQueue } from '../../../local/queue/queue.ts';
+import { type FakeFunctions, startFakeFunctions } from '../../support/local-functions.ts';
 import { waitFor } from '../../support/wait.ts';
-
-const FAKE_HANDLERS = new URL('../../support/fake-handlers/', import.meta.url);
 
 const TEST_ROUTES: RouteDefinition[] = [
   { method: 'GET', path: '/items/{itemId}', entry: 'echo', authorized: false, access: {} },
@@ -21,6 +21,10 @@ const TEST_ROUTES: RouteDefinition[] = [
   { method: 'GET', path: '/boom', entry: 'throws', authorized: false, access: {} },
   { method: 'GET', path: '/broken', entry: 'malformed', authorized: false, access: {} },
   { method: 'POST', path: '/jobs', entry: 'enqueue', authorized: false, access: {} },
+  { method: 'GET', path: '/slow', entry: 'slow', authorized: false, access: {} },
+  { method: 'GET', path: '/exits', entry: 'exits', authorized: false, access: {} },
+  { method: 'GET', path: '/files/{proxy+}', entry: 'echo', authorized: false, access: {} },
+  { method: 'GET', path: '/files/index', entry: 'throws', authorized: false, access: {} },
 ];
 
 function gatewayBody(type: string) {
@@ -33,26 +37,31 @@ interface Echo {
   context: { functionName: string; awsRequestId: string; remainingTimeMs: number };
 }
 
-describe('startLocalGateway with handler modules', () => {
+describe('startLocalGateway in front of local functions', () => {
   let gateway: LocalGateway;
+  let functions: FakeFunctions;
   const logLines: string[] = [];
-  const loadedEntries: string[] = [];
 
   beforeAll(async () => {
-    const load = moduleHandlerLoader(FAKE_HANDLERS);
+    functions = await startFakeFunctions([
+      { entry: 'echo' },
+      { entry: 'authorize' },
+      { entry: 'throws' },
+      { entry: 'malformed' },
+      { entry: 'slow', timeoutMs: 300 },
+      { entry: 'exits' },
+    ]);
     gateway = await startLocalGateway({
       port: 0,
       routes: TEST_ROUTES,
       authorizerEntry: 'authorize',
-      loadHandler: (entry) => {
-        loadedEntries.push(entry);
-        return load(entry);
-      },
+      invoke: functions.invoke,
       log: (line) => logLines.push(line),
     });
   });
   afterAll(async () => {
     await gateway.stop();
+    await functions.stop();
   });
 
   const call = (path: string, init: RequestInit = {}) => fetch(`${gateway.url}${path}`, init);
@@ -91,7 +100,7 @@ describe('startLocalGateway with handler modules', () => {
     expect(event.requestContext.requestTimeEpoch).toEqual(expect.any(Number));
     expect(event.requestContext.resourceId).toMatch(/^[0-9a-z]{6}$/);
     expect(event.requestContext).not.toHaveProperty('authorizer');
-    expect(context.functionName).toBe('local-echo');
+    expect(context.functionName).toBe('test-echo');
     expect(context.awsRequestId).toBe(event.requestContext.requestId);
     expect(context.remainingTimeMs).toBeGreaterThan(0);
   });
@@ -204,16 +213,46 @@ describe('startLocalGateway with handler modules', () => {
     expect(logLines.join('\n')).toContain('secret internals');
   });
 
-  it('loads each handler module once, however many requests it serves', async () => {
-    await Promise.all([
-      call('/items/a'),
-      call('/items/b'),
-      call('/items/1/parts/2', bearer('allow')),
-      call('/items/1/parts/3', bearer('allow')),
-    ]);
+  it('serves sequential requests from one warm environment of the function', async () => {
+    const pids = new Set<number | undefined>();
+    for (const item of ['a', 'b', 'c']) {
+      await call(`/items/${item}`);
+      pids.add(functions.functions.get('echo')?.environmentPids()[0]);
+    }
 
-    expect(loadedEntries.filter((entry) => entry === 'echo')).toHaveLength(1);
-    expect(loadedEntries.filter((entry) => entry === 'authorize')).toHaveLength(1);
+    expect(pids.size).toBe(1);
+  });
+
+  it('ends a function past its timeout and answers 504 with the gateway’s error body', async () => {
+    const response = await call('/slow');
+
+    expect(response.status).toBe(504);
+    expect(await response.json()).toEqual(gatewayBody('DEFAULT_5XX'));
+    expect(logLines.join('\n')).toContain('Task timed out after 0.30 seconds');
+    expect(functions.functions.get('slow')?.environmentPids()).toEqual([]);
+  });
+
+  it('survives a handler that ends its own process: 502 for that request, the gateway serves the next', async () => {
+    const exited = await call('/exits');
+    const next = await call('/items/after-exit');
+
+    expect(exited.status).toBe(502);
+    expect(await exited.json()).toEqual({ error: 'INTERNAL_ERROR', message: expect.any(String) });
+    expect(logLines.join('\n')).toContain('Runtime exited with error: exit status 1');
+    expect(next.status).toBe(200);
+    // The next request to the function that exited starts a new environment.
+    expect((await call('/exits')).status).toBe(502);
+  });
+
+  it('gives a greedy {proxy+} the rest of the path, and prefers a literal resource to it', async () => {
+    const nested = await call('/files/css/app%20main.css');
+    const literal = await call('/files/index');
+
+    expect(nested.status).toBe(200);
+    const { event } = (await nested.json()) as Echo;
+    expect(event.resource).toBe('/files/{proxy+}');
+    expect(event.pathParameters).toEqual({ proxy: 'css/app main.css' });
+    expect(literal.status).toBe(502);
   });
 
   it('logs one line per request with method, path, status and duration', async () => {
@@ -240,12 +279,14 @@ describe('startLocalGateway with the project’s route table', () => {
   let gateway: LocalGateway;
 
   beforeAll(async () => {
-    const loadHandler: HandlerLoader = async (entry) => (entry === 'authorize' ? allowAll : echo);
+    // Routing only: the functions are in-process stand-ins here.
+    const invoke: Invoke = async (entry, event) =>
+      entry === 'authorize' ? allowAll(event as { methodArn: string }) : echo(event as APIGatewayProxyEvent);
     gateway = await startLocalGateway({
       port: 0,
       routes: ROUTES,
       authorizerEntry: 'authorize',
-      loadHandler,
+      invoke,
       quiet: true,
     });
   });
@@ -277,31 +318,37 @@ describe('the local stack’s pieces together', () => {
   it('a handler’s unchanged SQSClient, pointed by AWS_ENDPOINT_URL_SQS, queues a job the worker receives', async () => {
     const jobs = new LocalQueue({ name: 'synthesis-jobs', visibilityTimeoutMs: 1_000 });
     const received: string[] = [];
-    jobs.attachConsumer(
-      async (event, _context: Context) => {
+    const worker = startEventSource(
+      jobs,
+      async (event: SQSEvent) => {
         for (const record of event.Records) received.push(record.body);
       },
-      { batchSize: 10, log: () => {} },
+      { batchSize: 10, functionName: 'worker', log: () => {} },
     );
     const sqs = await startSqsEndpoint({ 'synthesis-jobs': jobs });
-    Object.assign(process.env, {
-      AWS_ENDPOINT_URL_SQS: sqs.endpoint,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      QUEUE_URL: sqs.queueUrl('synthesis-jobs'),
-    });
+    const functions = await startFakeFunctions([
+      {
+        entry: 'enqueue',
+        environment: {
+          AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+          AWS_ACCESS_KEY_ID: 'local',
+          AWS_SECRET_ACCESS_KEY: 'local',
+          QUEUE_URL: sqs.queueUrl('synthesis-jobs'),
+        },
+      },
+    ]);
     const gateway = await startLocalGateway({
       port: 0,
       routes: TEST_ROUTES,
       authorizerEntry: 'authorize',
-      loadHandler: moduleHandlerLoader(FAKE_HANDLERS),
+      invoke: functions.invoke,
       quiet: true,
     });
     cleanups.push(
       () => gateway.stop(),
-      () => jobs.stop(),
+      () => worker.stop(),
       () => sqs.stop(),
+      () => functions.stop(),
     );
 
     const response = await fetch(`${gateway.url}/jobs`, { method: 'POST', body: '{"runId":"r1"}' });

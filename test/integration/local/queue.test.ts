@@ -1,18 +1,10 @@
 import { createHash } from 'node:crypto';
-import {
-  GetQueueUrlCommand,
-  SendMessageBatchCommand,
-  SendMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  LocalQueue,
-  type QueueConsumer,
-  type SqsLambdaHandler,
-  startSqsEndpoint,
-} from '../../../local/queue.ts';
+import { startSqsEndpoint } from '../../../local/queue/endpoint.ts';
+import { type EventSource, startEventSource } from '../../../local/queue/event-source.ts';
+import { LocalQueue } from '../../../local/queue/queue.ts';
 import { deferred, waitFor } from '../../support/wait.ts';
 
 // Fast timings, so redelivery happens within the test.
@@ -25,9 +17,7 @@ afterEach(async () => {
 });
 
 function queue(name: string, options: Partial<ConstructorParameters<typeof LocalQueue>[0]> = {}): LocalQueue {
-  const created = new LocalQueue({ name, visibilityTimeoutMs: VISIBILITY_TIMEOUT_MS, ...options });
-  cleanups.push(() => created.stop());
-  return created;
+  return new LocalQueue({ name, visibilityTimeoutMs: VISIBILITY_TIMEOUT_MS, ...options });
 }
 
 /** Attaches a consumer that records every event it is invoked with. */
@@ -35,19 +25,21 @@ function consume(
   target: LocalQueue,
   respond: (event: SQSEvent, call: number) => Promise<SQSBatchResponse | undefined>,
   options: { batchSize?: number; maxConcurrency?: number; pollIntervalMs?: number } = {},
-): { events: SQSEvent[]; log: string[]; consumer: QueueConsumer } {
+): { events: SQSEvent[]; log: string[]; consumer: EventSource } {
   const events: SQSEvent[] = [];
   const log: string[] = [];
-  const handler: SqsLambdaHandler = async (event) => {
+  const invoke = async (event: SQSEvent) => {
     events.push(event);
     return respond(event, events.length);
   };
-  const consumer = target.attachConsumer(handler, {
+  const consumer = startEventSource(target, invoke, {
     batchSize: options.batchSize ?? 10,
     maxConcurrency: options.maxConcurrency ?? 1,
     pollIntervalMs: options.pollIntervalMs ?? POLL_INTERVAL_MS,
+    functionName: 'consumer',
     log: (line) => log.push(line),
   });
+  cleanups.push(() => consumer.stop());
   return { events, log, consumer };
 }
 
@@ -314,38 +306,48 @@ describe('startSqsEndpoint', () => {
     expect(sent.MD5OfMessageAttributes).toBe(record?.md5OfMessageAttributes);
   });
 
-  it('accepts SendMessageBatch and delivers every entry', async () => {
-    const jobs = queue('synthesis-jobs');
-    const { events } = consume(jobs, async () => undefined);
+  it('accepts ChangeMessageVisibility: a failed job comes back after the seconds it was given', async () => {
+    const jobs = queue('synthesis-jobs', { visibilityTimeoutMs: 60_000 });
     const { sqs, client } = await endpointFor(jobs);
+    jobs.send('retry me');
+    const [first] = jobs.receive(1);
 
-    const sent = await client.send(
-      new SendMessageBatchCommand({
+    await client.send(
+      new ChangeMessageVisibilityCommand({
         QueueUrl: sqs.queueUrl('synthesis-jobs'),
-        Entries: ['one', 'two', 'three'].map((body) => ({ Id: body, MessageBody: body })),
+        ReceiptHandle: first?.receiptHandle,
+        VisibilityTimeout: 0,
       }),
     );
-    await waitFor(() => records(events).length === 3, 'three deliveries');
+    const [again] = jobs.receive(1);
 
-    expect(sent.Successful?.map((entry) => entry.Id).sort()).toEqual(['one', 'three', 'two']);
-    expect(sent.Failed ?? []).toEqual([]);
-    expect(
-      records(events)
-        .map((record) => record.body)
-        .sort(),
-    ).toEqual(['one', 'three', 'two']);
+    expect(again?.body).toBe('retry me');
+    expect(again?.receiveCount).toBe(2);
+    // The first receipt handle is stale now, as SQS says.
+    await expect(
+      client.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: sqs.queueUrl('synthesis-jobs'),
+          ReceiptHandle: first?.receiptHandle,
+          VisibilityTimeout: 5,
+        }),
+      ),
+    ).rejects.toMatchObject({ name: 'InvalidParameterValue' });
+    await expect(
+      client.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: sqs.queueUrl('synthesis-jobs'),
+          ReceiptHandle: again?.receiptHandle,
+          VisibilityTimeout: 43_201,
+        }),
+      ),
+    ).rejects.toMatchObject({ name: 'InvalidParameterValue' });
   });
 
-  it('answers GetQueueUrl, and QueueDoesNotExist for an unknown queue', async () => {
+  it('answers QueueDoesNotExist for an unknown queue', async () => {
     const jobs = queue('synthesis-jobs');
     const { sqs, client } = await endpointFor(jobs);
 
-    const found = await client.send(new GetQueueUrlCommand({ QueueName: 'synthesis-jobs' }));
-
-    expect(found.QueueUrl).toBe(sqs.queueUrl('synthesis-jobs'));
-    await expect(client.send(new GetQueueUrlCommand({ QueueName: 'nope' }))).rejects.toMatchObject({
-      name: 'QueueDoesNotExist',
-    });
     await expect(
       client.send(
         new SendMessageCommand({ QueueUrl: `${sqs.endpoint}/000000000000/nope`, MessageBody: 'x' }),

@@ -1,0 +1,51 @@
+/**
+ * The environment variables a function's access (lambdas/routes.ts) gives it, in one place: the
+ * CDK stack (lib/service-function.ts) fills them with the deployed resources, the local stack
+ * (local/functions.ts) with its local endpoints, so no function sees more locally than on AWS.
+ */
+import type { FunctionAccess } from './routes.ts';
+import { AUTH_TABLE, TABLE_DEFINITIONS, type TableDefinition } from './store/table-definitions.ts';
+
+/** Where each kind of access points; on AWS these are CDK tokens, locally plain values. */
+export interface EnvironmentSources {
+  readonly tableNames: Readonly<Record<TableDefinition['id'], string>>;
+  readonly synthesisQueueUrl: string;
+  /** The variables that lead to the session signing key: SESSION_SECRET_ARN on AWS, SESSION_SECRET locally. */
+  readonly sessionSecret: Readonly<Record<string, string>>;
+  /** EMAIL_FROM and APP_URL (locally also EMAIL_OUTBOX_DIR); needed only by `sendsEmail` functions. */
+  readonly email?: Readonly<Record<string, string>>;
+  /** ANTHROPIC_SECRET_ARN on AWS; locally whatever ANTHROPIC_* the developer set. */
+  readonly model?: Readonly<Record<string, string>>;
+  /** DEFAULT_SYNTHESIS_HANDLER for the functions that start runs, when the stack sets one. */
+  readonly defaultSynthesisHandler?: string;
+}
+
+const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth'> = {
+  Runs: 'runs',
+  Data: 'data',
+  Auth: 'auth',
+};
+
+/** The variables of one function with `access`; throws when a source it needs is missing. */
+export function accessEnvironment(
+  access: FunctionAccess,
+  sources: EnvironmentSources,
+): Record<string, string> {
+  const environment: Record<string, string> = {};
+  for (const definition of TABLE_DEFINITIONS) {
+    if (access[ACCESS_KEY[definition.id]]) environment[definition.envVar] = sources.tableNames[definition.id];
+  }
+  // The authorizer's narrow token-use write needs the auth table's name even without `auth` access.
+  if (access.recordsTokenUse) environment[AUTH_TABLE.envVar] = sources.tableNames.Auth;
+  if (access.sendJobs || access.consumesJobs) environment.SYNTHESIS_QUEUE_URL = sources.synthesisQueueUrl;
+  if (access.sendJobs && sources.defaultSynthesisHandler !== undefined)
+    environment.DEFAULT_SYNTHESIS_HANDLER = sources.defaultSynthesisHandler;
+  if (access.sessionSecret) Object.assign(environment, sources.sessionSecret);
+  if (access.sendsEmail) {
+    if (sources.email === undefined)
+      throw new Error('A function sends email, but no email settings were given.');
+    Object.assign(environment, sources.email);
+  }
+  if (access.callsModel) Object.assign(environment, sources.model ?? {});
+  return environment;
+}

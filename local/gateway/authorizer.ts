@@ -1,0 +1,78 @@
+/**
+ * The Lambda REQUEST authorizer's answer, read the way API Gateway reads it: the result's shape,
+ * then IAM evaluation of its policy for `execute-api:Invoke` on the method ARN, then the context
+ * values the integration receives.
+ */
+import { z } from 'zod';
+
+const stringOrList = z.union([z.string(), z.array(z.string())]);
+const statementSchema = z.object({
+  Effect: z.enum(['Allow', 'Deny']),
+  Action: stringOrList.optional(),
+  NotAction: stringOrList.optional(),
+  Resource: stringOrList.optional(),
+  NotResource: stringOrList.optional(),
+});
+const authorizerResultSchema = z.object({
+  principalId: z.string(),
+  policyDocument: z.object({
+    Version: z.string().optional(),
+    Statement: z.union([statementSchema, z.array(statementSchema)]),
+  }),
+  // API Gateway refuses objects and arrays in the context; only scalars reach the handler.
+  context: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).nullish(),
+  usageIdentifierKey: z.string().nullish(),
+});
+type PolicyStatement = z.infer<typeof statementSchema>;
+
+function wildcardPattern(pattern: string, flags: string): RegExp {
+  const source = [...pattern]
+    .map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}$`, flags);
+}
+
+function matchesAny(patterns: string | string[], value: string, flags: string): boolean {
+  return (Array.isArray(patterns) ? patterns : [patterns]).some((pattern) =>
+    wildcardPattern(pattern, flags).test(value),
+  );
+}
+
+function statementApplies(statement: PolicyStatement, methodArn: string): boolean {
+  // IAM matches actions case-insensitively and resources case-sensitively.
+  const action =
+    statement.Action !== undefined
+      ? matchesAny(statement.Action, 'execute-api:Invoke', 'i')
+      : statement.NotAction !== undefined && !matchesAny(statement.NotAction, 'execute-api:Invoke', 'i');
+  const resource =
+    statement.Resource !== undefined
+      ? matchesAny(statement.Resource, methodArn, '')
+      : statement.NotResource !== undefined && !matchesAny(statement.NotResource, methodArn, '');
+  return action && resource;
+}
+
+/** IAM evaluation for one action and resource: an explicit Deny wins, otherwise an Allow is needed. */
+function policyAllows(statements: PolicyStatement | PolicyStatement[], methodArn: string): boolean {
+  const applicable = (Array.isArray(statements) ? statements : [statements]).filter((statement) =>
+    statementApplies(statement, methodArn),
+  );
+  if (applicable.some((statement) => statement.Effect === 'Deny')) return false;
+  return applicable.some((statement) => statement.Effect === 'Allow');
+}
+
+export type AuthorizerVerdict =
+  | { outcome: 'allow'; context: Record<string, string> }
+  | { outcome: 'deny' }
+  | { outcome: 'malformed' };
+
+/** What API Gateway makes of an authorizer's result for `methodArn`. */
+export function readAuthorizerResult(result: unknown, methodArn: string): AuthorizerVerdict {
+  const parsed = authorizerResultSchema.safeParse(result);
+  if (!parsed.success) return { outcome: 'malformed' };
+  if (!policyAllows(parsed.data.policyDocument.Statement, methodArn)) return { outcome: 'deny' };
+  const context: Record<string, string> = {};
+  // The Lambda proxy integration receives every context value as a string.
+  for (const [key, value] of Object.entries(parsed.data.context ?? {})) context[key] = String(value);
+  context.principalId = parsed.data.principalId;
+  return { outcome: 'allow', context };
+}

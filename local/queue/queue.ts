@@ -1,0 +1,390 @@
+/**
+ * An in-process queue with SQS standard-queue semantics for the local stack: at-least-once
+ * delivery, visibility timeout and ChangeMessageVisibility, receive counts, maxReceiveCount → a
+ * dead-letter queue, message attributes with SQS's MD5s.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
+import type { SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import { MAX_RECEIVE_COUNT, QUEUE_VISIBILITY_TIMEOUT_SECONDS } from '../../lambdas/routes.ts';
+
+const DEFAULT_REGION = 'us-east-1';
+const DEFAULT_ACCOUNT_ID = '000000000000';
+/** SQS's limit since August 2025 (it was 256 KiB before). */
+export const MAX_MESSAGE_BYTES = 1024 * 1024;
+const MAX_DELAY_SECONDS = 900;
+const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
+const MAX_MESSAGE_ATTRIBUTES = 10;
+/** Records per receive, as SQS allows. */
+export const MAX_BATCH_ENTRIES = 10;
+
+/** An SQS-style client error; `code` is the SQS error name (e.g. `InvalidMessageContents`). */
+export class SqsError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = code;
+  }
+}
+
+export interface LocalQueueOptions {
+  name: string;
+  /** Defaults to six times the worker's timeout, as the CDK stack sets it. */
+  visibilityTimeoutMs?: number;
+  /** Receives before a message moves to `deadLetterQueue`; only applies when one is given. */
+  maxReceiveCount?: number;
+  deadLetterQueue?: LocalQueue;
+  region?: string;
+  accountId?: string;
+}
+
+export interface SendOptions {
+  delaySeconds?: number;
+  messageAttributes?: Record<string, MessageAttributeValue>;
+}
+
+export interface SentMessage {
+  messageId: string;
+  md5OfBody: string;
+  md5OfMessageAttributes?: string;
+}
+
+/** A message as a receiver sees it: the SQS fields of one delivery. */
+export interface ReceivedMessage {
+  messageId: string;
+  receiptHandle: string;
+  body: string;
+  receiveCount: number;
+  record: SQSRecord;
+}
+
+export interface QueueCounts {
+  /** Ready to be received now. */
+  visible: number;
+  /** Received and not yet deleted, within their visibility timeout. */
+  inFlight: number;
+  /** Sent with a delay that has not yet passed. */
+  delayed: number;
+}
+
+interface StoredMessage {
+  messageId: string;
+  body: string;
+  md5OfBody: string;
+  attributes: Record<string, MessageAttributeValue>;
+  md5OfMessageAttributes: string | undefined;
+  sentTimestamp: number;
+  senderId: string;
+  firstReceiveTimestamp: number | undefined;
+  receiveCount: number;
+  visibleAt: number;
+  receiptHandle: string | undefined;
+  deadLetterQueueSourceArn: string | undefined;
+}
+
+/** An in-process SQS standard queue. */
+export class LocalQueue {
+  readonly name: string;
+  readonly region: string;
+  readonly accountId: string;
+  readonly arn: string;
+  readonly visibilityTimeoutMs: number;
+  readonly maxReceiveCount: number;
+  readonly deadLetterQueue: LocalQueue | undefined;
+  private readonly messages = new Map<string, StoredMessage>();
+  private readonly waiters = new Set<() => void>();
+
+  constructor(options: LocalQueueOptions) {
+    this.name = options.name;
+    this.region = options.region ?? DEFAULT_REGION;
+    this.accountId = options.accountId ?? DEFAULT_ACCOUNT_ID;
+    this.arn = `arn:aws:sqs:${this.region}:${this.accountId}:${this.name}`;
+    this.visibilityTimeoutMs = options.visibilityTimeoutMs ?? QUEUE_VISIBILITY_TIMEOUT_SECONDS * 1000;
+    this.maxReceiveCount = options.maxReceiveCount ?? MAX_RECEIVE_COUNT;
+    this.deadLetterQueue = options.deadLetterQueue;
+  }
+
+  /** Enqueues a message and returns its MessageId; throws an SqsError for what SQS would refuse. */
+  send(body: string, options: SendOptions = {}): string {
+    return this.sendMessage(body, options).messageId;
+  }
+
+  /** Enqueues a message and returns what SendMessage answers (id and MD5 digests). */
+  sendMessage(body: string, options: SendOptions = {}): SentMessage {
+    validateBody(body);
+    const delaySeconds = options.delaySeconds ?? 0;
+    if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
+      throw new SqsError(
+        'InvalidParameterValue',
+        `DelaySeconds must be an integer from 0 to ${MAX_DELAY_SECONDS}.`,
+      );
+    }
+    const attributes = options.messageAttributes ?? {};
+    validateMessageAttributes(attributes);
+    const now = Date.now();
+    const message: StoredMessage = {
+      messageId: randomUUID(),
+      body,
+      md5OfBody: md5Hex(Buffer.from(body, 'utf8')),
+      attributes,
+      md5OfMessageAttributes:
+        Object.keys(attributes).length > 0 ? md5OfMessageAttributes(attributes) : undefined,
+      sentTimestamp: now,
+      senderId: 'AIDALOCALSTACKSENDER',
+      firstReceiveTimestamp: undefined,
+      receiveCount: 0,
+      visibleAt: now + delaySeconds * 1000,
+      receiptHandle: undefined,
+      deadLetterQueueSourceArn: undefined,
+    };
+    this.enqueue(message);
+    return {
+      messageId: message.messageId,
+      md5OfBody: message.md5OfBody,
+      ...(message.md5OfMessageAttributes === undefined
+        ? {}
+        : { md5OfMessageAttributes: message.md5OfMessageAttributes }),
+    };
+  }
+
+  /**
+   * Receives up to `maxMessages` visible messages and hides them for the visibility timeout. A
+   * message already received maxReceiveCount times moves to the dead-letter queue instead.
+   */
+  receive(maxMessages: number): ReceivedMessage[] {
+    const now = Date.now();
+    const received: ReceivedMessage[] = [];
+    for (const message of this.messages.values()) {
+      if (received.length >= maxMessages) break;
+      if (message.visibleAt > now) continue;
+      if (this.deadLetterQueue !== undefined && message.receiveCount >= this.maxReceiveCount) {
+        this.moveToDeadLetterQueue(message, this.deadLetterQueue);
+        continue;
+      }
+      message.receiveCount += 1;
+      message.firstReceiveTimestamp ??= now;
+      message.visibleAt = now + this.visibilityTimeoutMs;
+      message.receiptHandle = randomBytes(32).toString('base64url');
+      received.push({
+        messageId: message.messageId,
+        receiptHandle: message.receiptHandle,
+        body: message.body,
+        receiveCount: message.receiveCount,
+        record: this.toRecord(message, message.receiptHandle),
+      });
+    }
+    return received;
+  }
+
+  /** Deletes the message of the latest receipt handle; a stale handle deletes nothing. */
+  delete(receiptHandle: string): boolean {
+    for (const message of this.messages.values()) {
+      if (message.receiptHandle === receiptHandle) {
+        this.messages.delete(message.messageId);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * ChangeMessageVisibility: the message of the latest receipt handle becomes visible again in
+   * `seconds` (0 to 43,200). A stale or unknown handle is refused, as SQS refuses it.
+   */
+  changeVisibility(receiptHandle: string, seconds: number): void {
+    if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_VISIBILITY_TIMEOUT_SECONDS) {
+      throw new SqsError(
+        'InvalidParameterValue',
+        `Value ${seconds} for parameter VisibilityTimeout is invalid. Reason: Must be between 0 and ${MAX_VISIBILITY_TIMEOUT_SECONDS}.`,
+      );
+    }
+    const message = [...this.messages.values()].find(
+      (candidate) => candidate.receiptHandle === receiptHandle,
+    );
+    if (message === undefined || message.visibleAt <= Date.now()) {
+      throw new SqsError(
+        'InvalidParameterValue',
+        `Value ${receiptHandle} for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.`,
+      );
+    }
+    message.visibleAt = Date.now() + seconds * 1000;
+    if (seconds === 0) this.wakeWaiters();
+  }
+
+  /** Messages by state, like the queue's Approximate* attributes. */
+  counts(): QueueCounts {
+    const now = Date.now();
+    const counts: QueueCounts = { visible: 0, inFlight: 0, delayed: 0 };
+    for (const message of this.messages.values()) {
+      if (message.visibleAt <= now) counts.visible += 1;
+      else if (message.receiptHandle === undefined) counts.delayed += 1;
+      else counts.inFlight += 1;
+    }
+    return counts;
+  }
+
+  /** Resolves when a message may have become receivable, or after `maxWaitMs`. */
+  waitForMessages(maxWaitMs: number): { promise: Promise<void>; cancel(): void } {
+    const untilVisible = this.millisUntilNextVisible();
+    const waitMs = Math.max(0, Math.min(maxWaitMs, untilVisible));
+    let wake: () => void = () => {};
+    const promise = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => wake(), waitMs);
+      wake = () => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        resolve();
+      };
+      this.waiters.add(wake);
+    });
+    return { promise, cancel: () => wake() };
+  }
+
+  private millisUntilNextVisible(): number {
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const message of this.messages.values()) next = Math.min(next, message.visibleAt - now);
+    return next;
+  }
+
+  private enqueue(message: StoredMessage): void {
+    this.messages.set(message.messageId, message);
+    this.wakeWaiters();
+  }
+
+  /** Wakes pollers now rather than at their next poll: locally a job should start at once. */
+  private wakeWaiters(): void {
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  private moveToDeadLetterQueue(message: StoredMessage, deadLetterQueue: LocalQueue): void {
+    this.messages.delete(message.messageId);
+    // Like SQS: same MessageId, body, attributes and SentTimestamp; the receive count carries over.
+    deadLetterQueue.enqueue({
+      ...message,
+      visibleAt: Date.now(),
+      receiptHandle: undefined,
+      deadLetterQueueSourceArn: this.arn,
+    });
+  }
+
+  private toRecord(message: StoredMessage, receiptHandle: string): SQSRecord {
+    return {
+      messageId: message.messageId,
+      receiptHandle,
+      body: message.body,
+      attributes: {
+        ApproximateReceiveCount: String(message.receiveCount),
+        SentTimestamp: String(message.sentTimestamp),
+        SenderId: message.senderId,
+        ApproximateFirstReceiveTimestamp: String(message.firstReceiveTimestamp ?? message.sentTimestamp),
+        ...(message.deadLetterQueueSourceArn === undefined
+          ? {}
+          : { DeadLetterQueueSourceArn: message.deadLetterQueueSourceArn }),
+      },
+      messageAttributes: toEventAttributes(message.attributes),
+      md5OfBody: message.md5OfBody,
+      ...(message.md5OfMessageAttributes === undefined
+        ? {}
+        : { md5OfMessageAttributes: message.md5OfMessageAttributes }),
+      eventSource: 'aws:sqs',
+      eventSourceARN: this.arn,
+      awsRegion: this.region,
+    };
+  }
+}
+
+function md5Hex(data: Uint8Array): string {
+  return createHash('md5').update(data).digest('hex');
+}
+
+function validateBody(body: string): void {
+  if (body.length === 0) throw new SqsError('InvalidParameterValue', 'The message body must not be empty.');
+  if (Buffer.byteLength(body, 'utf8') > MAX_MESSAGE_BYTES) {
+    throw new SqsError(
+      'InvalidParameterValue',
+      `The message body must be at most ${MAX_MESSAGE_BYTES} bytes.`,
+    );
+  }
+  if (!hasOnlyAllowedCharacters(body)) {
+    throw new SqsError('InvalidMessageContents', 'The message contains characters outside the allowed set.');
+  }
+}
+
+/** SQS accepts #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD | #x10000-#x10FFFF. */
+function hasOnlyAllowedCharacters(body: string): boolean {
+  for (const char of body) {
+    const code = char.codePointAt(0) ?? 0;
+    const allowed =
+      code === 0x9 ||
+      code === 0xa ||
+      code === 0xd ||
+      (code >= 0x20 && code <= 0xd7ff) ||
+      (code >= 0xe000 && code <= 0xfffd) ||
+      (code >= 0x10000 && code <= 0x10ffff);
+    if (!allowed) return false;
+  }
+  return true;
+}
+
+function validateMessageAttributes(attributes: Record<string, MessageAttributeValue>): void {
+  const names = Object.keys(attributes);
+  if (names.length > MAX_MESSAGE_ATTRIBUTES) {
+    throw new SqsError(
+      'InvalidParameterValue',
+      `At most ${MAX_MESSAGE_ATTRIBUTES} message attributes are allowed.`,
+    );
+  }
+  for (const [name, value] of Object.entries(attributes)) {
+    const dataType = value.DataType ?? '';
+    const isBinary = dataType.startsWith('Binary');
+    if (!/^(String|Number|Binary)(\..+)?$/.test(dataType)) {
+      throw new SqsError('InvalidParameterValue', `Message attribute ${name} has an invalid DataType.`);
+    }
+    if (isBinary ? value.BinaryValue === undefined : value.StringValue === undefined) {
+      throw new SqsError('InvalidParameterValue', `Message attribute ${name} has no value.`);
+    }
+  }
+}
+
+/** The MD5 of message attributes as SQS computes it (names sorted, length-prefixed fields). */
+export function md5OfMessageAttributes(attributes: Record<string, MessageAttributeValue>): string {
+  const parts: Buffer[] = [];
+  const lengthPrefixed = (bytes: Uint8Array) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(bytes.length);
+    parts.push(length, Buffer.from(bytes));
+  };
+  for (const name of Object.keys(attributes).sort()) {
+    const value = attributes[name];
+    if (value === undefined) continue;
+    lengthPrefixed(Buffer.from(name, 'utf8'));
+    lengthPrefixed(Buffer.from(value.DataType ?? '', 'utf8'));
+    if (value.BinaryValue !== undefined) {
+      parts.push(Buffer.from([2]));
+      lengthPrefixed(value.BinaryValue);
+    } else {
+      parts.push(Buffer.from([1]));
+      lengthPrefixed(Buffer.from(value.StringValue ?? '', 'utf8'));
+    }
+  }
+  return md5Hex(Buffer.concat(parts));
+}
+
+function toEventAttributes(attributes: Record<string, MessageAttributeValue>): SQSMessageAttributes {
+  const event: SQSMessageAttributes = {};
+  for (const [name, value] of Object.entries(attributes)) {
+    event[name] = {
+      ...(value.StringValue === undefined ? {} : { stringValue: value.StringValue }),
+      ...(value.BinaryValue === undefined
+        ? {}
+        : { binaryValue: Buffer.from(value.BinaryValue).toString('base64') }),
+      stringListValues: [],
+      binaryListValues: [],
+      dataType: value.DataType ?? 'String',
+    };
+  }
+  return event;
+}

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FunctionError, InvocationTimeoutError } from '../../../local/runtime/lambda-function.ts';
+import { functionNode, LAMBDA_NODE_MAJOR } from '../../../local/runtime/node.ts';
+import { type FakeFunctions, startFakeFunctions } from '../../support/local-functions.ts';
+import { waitFor } from '../../support/wait.ts';
+
+interface Answer {
+  pid: number;
+  invocations: number;
+  node: string;
+  env: Record<string, string | null>;
+}
+
+describe('local functions run like Lambda functions', () => {
+  let fake: FakeFunctions;
+  const invoke = async (entry: string, event: object) =>
+    (await fake.invoke(entry, event, crypto.randomUUID())) as Answer;
+
+  beforeAll(async () => {
+    // A variable of the test process itself: no function may see it.
+    process.env.SHARED_BY_NO_FUNCTION = 'leak';
+    fake = await startFakeFunctions([
+      { entry: 'environment', environment: { ONLY_FIRST: 'first' }, maxEnvironments: 4 },
+      { entry: 'echo', environment: { ONLY_SECOND: 'second' } },
+      { entry: 'slow', timeoutMs: 200 },
+    ]);
+  });
+  afterAll(async () => {
+    delete process.env.SHARED_BY_NO_FUNCTION;
+    await fake.stop();
+  });
+
+  it('gives each function only its own environment variables, plus Lambda’s', async () => {
+    const names = ['ONLY_FIRST', 'ONLY_SECOND', 'SHARED_BY_NO_FUNCTION', 'AWS_LAMBDA_FUNCTION_NAME', 'TZ'];
+    const first = await invoke('environment', { names });
+    const second = (await fake.invoke('echo', {}, 'r-1')) as { body: string };
+
+    expect(first.env).toEqual({
+      ONLY_FIRST: 'first',
+      ONLY_SECOND: null,
+      SHARED_BY_NO_FUNCTION: null,
+      AWS_LAMBDA_FUNCTION_NAME: 'test-environment',
+      TZ: 'UTC',
+    });
+    expect(JSON.parse(second.body).context.functionName).toBe('test-echo');
+    expect(fake.functions.get('echo')?.environmentPids()).not.toContain(first.pid);
+  });
+
+  it('keeps module state between sequential invocations of one warm environment', async () => {
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await invoke('environment', {}));
+
+    expect(new Set(answers.map((answer) => answer.pid)).size).toBe(1);
+    const counts = answers.map((answer) => answer.invocations);
+    expect(counts[1]).toBe((counts[0] ?? 0) + 1);
+    expect(counts[2]).toBe((counts[0] ?? 0) + 2);
+  });
+
+  it('never runs two invocations at once in one environment: concurrency starts more, up to the limit', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => invoke('environment', { sleepMs: 150 })),
+    );
+    const pids = new Set(answers.map((answer) => answer.pid));
+
+    // Four environments at most; each ran two of the eight, one after the other.
+    expect(pids.size).toBe(4);
+    for (const pid of pids) expect(answers.filter((answer) => answer.pid === pid)).toHaveLength(2);
+  });
+
+  it('runs on Lambda’s Node major where its package is installed', async () => {
+    const answer = await invoke('environment', {});
+    const node = functionNode();
+
+    if (node.warning === undefined) expect(Number(answer.node.split('.')[0])).toBe(LAMBDA_NODE_MAJOR);
+    else expect(answer.node).toBe(process.versions.node);
+  });
+
+  it('ends an invocation past the timeout as Lambda reports it, and its environment with it', async () => {
+    const failure = fake.invoke('slow', {}, 'r-2');
+
+    await expect(failure).rejects.toBeInstanceOf(InvocationTimeoutError);
+    await expect(failure).rejects.toThrow('Task timed out after 0.20 seconds');
+    expect(fake.functions.get('slow')?.environmentPids()).toEqual([]);
+  });
+
+  it('a process.exit or an uncaught exception ends only its own environment', async () => {
+    const bystander = await invoke('environment', { sleepMs: 0 });
+    const [exited, crashed, meanwhile] = await Promise.allSettled([
+      invoke('environment', { exit: true }),
+      invoke('environment', { crash: true }),
+      invoke('environment', { sleepMs: 50 }),
+    ]);
+
+    expect(exited).toMatchObject({ status: 'rejected', reason: expect.any(FunctionError) });
+    expect((exited as PromiseRejectedResult).reason.message).toBe('Runtime exited with error: exit status 3');
+    expect((crashed as PromiseRejectedResult).reason.message).toMatch(/Runtime exited/);
+    expect(meanwhile.status).toBe('fulfilled');
+    const after = await invoke('environment', {});
+    expect(after.pid).toBeGreaterThan(0);
+    expect(fake.functions.get('echo')?.environmentPids().length).toBeGreaterThan(0);
+    expect(bystander.pid).toBeGreaterThan(0);
+  });
+
+  it('passes each line a function writes to the log, as it happens', async () => {
+    await invoke('environment', { log: 'something went wrong in run r-9' });
+    // stdout is a pipe of its own: the line may arrive just after the result.
+    await waitFor(() => fake.lines.some((line) => line.includes('r-9')), 'the log line');
+
+    expect(fake.lines).toContainEqual(
+      '[test-environment] {"level":"ERROR","message":"something went wrong in run r-9"}',
+    );
+  });
+});
