@@ -18,13 +18,14 @@ import {
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
 } from '../lambdas/routes.ts';
+import { REPO_ROOT } from '../lib/bundling.ts';
 import { createTables, findFreePort, startDynamoDbLocal, type TableNames } from './dynamodb.ts';
 import { localFunctions } from './functions.ts';
 import { startLocalGateway } from './gateway/server.ts';
 import { startSqsEndpoint } from './queue/endpoint.ts';
 import { startEventSource } from './queue/event-source.ts';
 import { LocalQueue } from './queue/queue.ts';
-import { buildFunctions } from './runtime/bundles.ts';
+import { buildFunctionsCached } from './runtime/bundles.ts';
 import { LocalFunction } from './runtime/lambda-function.ts';
 import { functionNode } from './runtime/node.ts';
 import { startSchedule } from './scheduler.ts';
@@ -63,6 +64,8 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const REGION = 'us-east-1';
 const ACCOUNT_ID = '000000000000';
 const TABLE_PREFIX = 'local-';
+/** The functions' bundles, rebuilt when a file they are built from changes (local/runtime/bundles.ts). */
+const FUNCTION_CACHE_DIR = path.join(REPO_ROOT, 'node_modules', '.cache', 'pipeline-synthesis', 'functions');
 
 function localTableNames(): TableNames {
   return { Runs: `${TABLE_PREFIX}Runs`, Data: `${TABLE_PREFIX}Data`, Auth: `${TABLE_PREFIX}Auth` };
@@ -154,12 +157,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN',
       },
     );
-    const built = await buildFunctions(
+    const built = await buildFunctionsCached(
       [...definitions.values()].map((definition) => ({
         name: definition.entry,
         entryFile: definition.entryFile,
       })),
-      path.join(stateDir, 'functions'),
+      FUNCTION_CACHE_DIR,
     );
     for (const definition of definitions.values()) {
       const name = `local-${definition.entry}`;

@@ -4,10 +4,11 @@
  * starts with. Bundles, not the TypeScript sources: a module that bundles wrongly (a dynamic
  * require, an alias, a missing export) fails locally as it would on Lambda.
  */
-import { mkdir } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { build } from 'esbuild';
-import { esbuildOptions } from '../../lib/bundling.ts';
+import { build, type Metafile } from 'esbuild';
+import { esbuildOptions, REPO_ROOT } from '../../lib/bundling.ts';
 
 export interface FunctionSource {
   /** The bundle's file name, without extension. */
@@ -25,20 +26,23 @@ export interface BuiltFunctions {
 
 const HOST_SOURCE = path.join(import.meta.dirname, 'host.ts');
 
-/** One esbuild run for all functions (they share parsing), one for the host. */
+/** One esbuild run for all functions (they share parsing), one for the host; the inputs they read. */
 export async function buildFunctions(
   functions: readonly FunctionSource[],
   outDir: string,
-): Promise<BuiltFunctions> {
+): Promise<BuiltFunctions & { inputs: string[] }> {
   await mkdir(outDir, { recursive: true });
   const { entryPoints: _entry, outfile: _out, ...options } = esbuildOptions('', '');
   const host = path.join(outDir, '_runtime-host.mjs');
-  await Promise.all([
+  const [bundled] = await Promise.all([
     build({
       ...options,
       entryPoints: Object.fromEntries(functions.map((fn) => [fn.name, fn.entryFile])),
       outdir: outDir,
       outExtension: { '.js': '.mjs' },
+      // Input paths in the metafile are relative to this directory (see fingerprint()).
+      absWorkingDir: REPO_ROOT,
+      metafile: true,
       logLevel: 'silent',
     }),
     build({
@@ -52,5 +56,73 @@ export async function buildFunctions(
       logLevel: 'silent',
     }),
   ]);
-  return { bundles: new Map(functions.map((fn) => [fn.name, path.join(outDir, `${fn.name}.mjs`)])), host };
+  return {
+    bundles: new Map(functions.map((fn) => [fn.name, path.join(outDir, `${fn.name}.mjs`)])),
+    host,
+    inputs: [...Object.keys((bundled.metafile as Metafile).inputs), HOST_SOURCE],
+  };
+}
+
+interface CacheManifest {
+  key: string;
+  /** Every file the bundles were built from, with its size and mtime then. */
+  inputs: Array<[file: string, size: number, mtimeMs: number]>;
+}
+
+async function fingerprint(files: readonly string[]): Promise<CacheManifest['inputs'] | undefined> {
+  try {
+    return await Promise.all(
+      files.map(async (file) => {
+        const info = await stat(path.resolve(REPO_ROOT, file));
+        return [file, info.size, info.mtimeMs] as [string, number, number];
+      }),
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * buildFunctions with a cache under `cacheDir`: when no file the last build read has changed
+ * (size and mtime), its bundles are used as they are, so `npm start` does not spend seconds on
+ * esbuild each time. Each build goes to a directory of its own, renamed into place when complete,
+ * so stacks starting at the same time never read a half-written bundle.
+ */
+export async function buildFunctionsCached(
+  functions: readonly FunctionSource[],
+  cacheDir: string,
+): Promise<BuiltFunctions> {
+  const layout = createHash('sha256')
+    .update(JSON.stringify([functions, esbuildOptions('', ''), process.version]))
+    .digest('hex')
+    .slice(0, 16);
+  const manifestFile = path.join(cacheDir, `${layout}.json`);
+  const located = (dir: string): BuiltFunctions => ({
+    bundles: new Map(functions.map((fn) => [fn.name, path.join(dir, `${fn.name}.mjs`)])),
+    host: path.join(dir, '_runtime-host.mjs'),
+  });
+  try {
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as CacheManifest;
+    const now = await fingerprint(manifest.inputs.map(([file]) => file));
+    if (now && JSON.stringify(now) === JSON.stringify(manifest.inputs))
+      return located(path.join(cacheDir, manifest.key));
+  } catch {
+    // No usable cache: build.
+  }
+  await mkdir(cacheDir, { recursive: true });
+  const staging = await mkdtemp(path.join(cacheDir, 'build-'));
+  const built = await buildFunctions(functions, staging);
+  const inputs = (await fingerprint(built.inputs)) ?? [];
+  const key = `${layout}-${createHash('sha256').update(JSON.stringify(inputs)).digest('hex').slice(0, 16)}`;
+  const target = path.join(cacheDir, key);
+  try {
+    await rename(staging, target);
+  } catch {
+    // Another start built the same inputs first: use its copy.
+    await rm(staging, { recursive: true, force: true });
+  }
+  const manifestStaging = `${manifestFile}.${process.pid}`;
+  await writeFile(manifestStaging, JSON.stringify({ key, inputs } satisfies CacheManifest));
+  await rename(manifestStaging, manifestFile);
+  return located(target);
 }

@@ -1,4 +1,8 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildFunctionsCached } from '../../../local/runtime/bundles.ts';
 import { FunctionError, InvocationTimeoutError } from '../../../local/runtime/lambda-function.ts';
 import { functionNode, LAMBDA_NODE_MAJOR } from '../../../local/runtime/node.ts';
 import { type FakeFunctions, startFakeFunctions } from '../../support/local-functions.ts';
@@ -109,5 +113,24 @@ describe('local functions run like Lambda functions', () => {
     expect(fake.lines).toContainEqual(
       '[test-environment] {"level":"ERROR","message":"something went wrong in run r-9"}',
     );
+  });
+});
+
+describe('the bundle cache of the local stack', () => {
+  it('reuses bundles while their inputs are unchanged and rebuilds when one changes', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'bundle-cache-'));
+    const entryFile = path.join(dir, 'answer.ts');
+    const functions = [{ name: 'answer', entryFile }];
+    await writeFile(entryFile, 'export const handler = async () => 1;\n');
+
+    const first = await buildFunctionsCached(functions, path.join(dir, 'cache'));
+    const again = await buildFunctionsCached(functions, path.join(dir, 'cache'));
+    await writeFile(entryFile, 'export const handler = async () => 22;\n');
+    const changed = await buildFunctionsCached(functions, path.join(dir, 'cache'));
+
+    expect(again.bundles.get('answer')).toBe(first.bundles.get('answer'));
+    expect(changed.bundles.get('answer')).not.toBe(first.bundles.get('answer'));
+    expect(await readFile(changed.bundles.get('answer') as string, 'utf8')).toContain('22');
+    await rm(dir, { recursive: true, force: true });
   });
 });
