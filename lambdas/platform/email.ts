@@ -52,10 +52,10 @@ export function makeOutboxEmailSender(directory: string, clock: Clock): EmailSen
 }
 
 /**
- * The SES client's module graph (~85 KB) is evaluated on the first email, not at every cold start
- * of the function (esbuild inlines the dynamic import and defers its evaluation).
+ * The SES client's module graph is evaluated on the first email, not at every cold start of the
+ * function (esbuild inlines the dynamic import and defers its evaluation).
  */
-const loadSes = () => import('@aws-sdk/client-sesv2');
+const loadSes = () => import('./ses-client.ts');
 
 /**
  * EMAIL_OUTBOX_DIR selects the file outbox (local stack, tests); otherwise SES sends from
