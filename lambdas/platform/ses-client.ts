@@ -3,4 +3,4 @@
  * the package itself would keep every command of SESv2 in the bundle (a namespace import cannot be
  * tree-shaken); a dynamic import of this module keeps only these.
  */
-export { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+export { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
