@@ -1,17 +1,38 @@
 /**
  * CSRF protection for requests a browser authenticates with the session cookie. SameSite=Strict
  * already keeps the cookie off cross-site requests; on top of that, and for same-site but
- * cross-origin pages (a sibling subdomain) that SameSite does not cover:
- * - a state-changing request must carry `X-Requested-With` (any value). A page of another origin
- *   cannot add a custom header without a CORS preflight, and this API grants none;
- * - when the browser sends Fetch Metadata, `Sec-Fetch-Site` must be `same-origin` (or `none`, a
- *   request the user made directly).
- * A request authenticated with `Authorization: Bearer` needs neither: a foreign page cannot make
- * the browser attach that header.
+ * cross-origin pages (a sibling subdomain) that SameSite does not cover, a state-changing request:
+ * - is refused when the browser says it comes from another origin: `Sec-Fetch-Site` other than
+ *   `same-origin` or `none`, or an `Origin` that is not this API's own (`null` included);
+ * - with a body, needs `Content-Type: application/json`: a page of another origin cannot send that
+ *   without a CORS preflight, and this API grants none (a form can only send urlencoded,
+ *   multipart or text/plain);
+ * - without a body (refresh, logout, approve), needs positive evidence that it is same-origin: an
+ *   `Origin` equal to this API's, `Sec-Fetch-Site: same-origin`, or an `X-Requested-With` header
+ *   (which no other origin can add without a preflight).
+ * So the API document's own `POST /auth/login` with `Content-Type: application/json` works from
+ * curl and scripts without any extra header. A request authenticated with `Authorization: Bearer`
+ * needs none of this: a foreign page cannot make the browser attach that header.
  */
 export const CSRF_HEADER = 'X-Requested-With';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const ALLOWED_FETCH_SITES = new Set(['same-origin', 'none']);
+
+/** `Origin` equals the origin of the request's `Host` (either scheme: TLS ends at API Gateway). */
+function isOwnOrigin(origin: string, host: string | undefined): boolean {
+  if (host === undefined || host.trim() === '') return false;
+  try {
+    const url = new URL(origin);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.host === host.trim().toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+/** The media type of a Content-Type header, lower-case and without parameters. */
+function mediaType(contentType: string): string {
+  return (contentType.split(';')[0] ?? '').trim().toLowerCase();
+}
 
 /** Why a cookie-authenticated request is refused, or null when it may proceed. */
 export function csrfRefusal(method: string, header: (name: string) => string | undefined): string | null {
@@ -20,8 +41,18 @@ export function csrfRefusal(method: string, header: (name: string) => string | u
   if (site !== undefined && site !== '' && !ALLOWED_FETCH_SITES.has(site)) {
     return `A ${site} request cannot use the session cookie.`;
   }
-  if (!header(CSRF_HEADER)?.trim()) {
-    return `A request that changes state with the session cookie needs the ${CSRF_HEADER} header (or use Authorization: Bearer).`;
+  const origin = header('origin')?.trim();
+  const sameOrigin = origin !== undefined && origin !== '' && isOwnOrigin(origin, header('host'));
+  if (origin !== undefined && origin !== '' && !sameOrigin) {
+    return 'A request from another origin cannot use the session cookie.';
   }
-  return null;
+  const contentType = header('content-type');
+  if (contentType !== undefined && contentType.trim() !== '') {
+    if (mediaType(contentType) !== 'application/json') {
+      return 'A request that changes state with the session cookie must send its body as application/json.';
+    }
+    return null;
+  }
+  if (sameOrigin || site === 'same-origin' || header(CSRF_HEADER)?.trim()) return null;
+  return `A request without a body that changes state with the session cookie needs a same-origin Origin or the ${CSRF_HEADER} header (or use Authorization: Bearer).`;
 }

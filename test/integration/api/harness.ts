@@ -90,7 +90,8 @@ export function apiEvent(input: EventInput): APIGatewayProxyEvent {
     resource: input.resource,
     path,
     httpMethod: input.method,
-    headers: { 'content-type': 'application/json', ...input.headers },
+    // A client sends Content-Type with a body only, as browsers and curl do.
+    headers: { ...(body === null ? {} : { 'content-type': 'application/json' }), ...input.headers },
     multiValueHeaders: {},
     queryStringParameters: input.query ?? null,
     multiValueQueryStringParameters: null,

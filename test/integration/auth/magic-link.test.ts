@@ -97,7 +97,7 @@ describe('magic links', () => {
     expect(replay.cookies).toEqual([]);
   });
 
-  it('refuses an expired link, a made-up one, and a cookie verification without the CSRF header', async () => {
+  it('refuses an expired link, a made-up one, and a cookie verification from another origin', async () => {
     const token = generateSecret(MAGIC_LINK_PREFIX);
     await makeAuthRepository(db, names.Auth).createMagicLink({
       tokenHash: hashSecret(token),
@@ -111,7 +111,8 @@ describe('magic links', () => {
 
     await requestLink(user.email);
     const fresh = (await latestLinkTo(user.email)).url.searchParams.get('token') as string;
-    expect((await verify(fresh, {})).status).toBe(403);
+    expect((await verify(fresh, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await verify(fresh, { origin: 'https://evil.example', host: 'api.example.test' })).status).toBe(403);
     // The refused request did not burn the link.
     expect((await verify(fresh)).status).toBe(200);
   });

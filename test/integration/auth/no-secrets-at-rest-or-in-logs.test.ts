@@ -87,7 +87,8 @@ async function runEveryFlow(): Promise<void> {
   await call({
     method: 'POST',
     resource: '/pipelines',
-    headers: { cookie: browser.headerFor('/pipelines') },
+    // A forged cross-origin request: the authorizer denies it and logs why.
+    headers: { cookie: browser.headerFor('/pipelines'), origin: 'https://evil.example' },
     body: { name: 'csrf', slots: DEMO_SLOTS },
   });
   const pipeline = await call({

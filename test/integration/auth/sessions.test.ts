@@ -168,6 +168,18 @@ describe('password login', () => {
     expect(forged.cookies).toEqual([]);
   });
 
+  it('logs in exactly as the API document shows: Content-Type: application/json, {email, password}, cookies set', async () => {
+    const response = await gateway.call({
+      method: 'POST',
+      resource: '/auth/login',
+      headers: { 'content-type': 'application/json' },
+      body: { email: alice.email, password: alice.password },
+    });
+
+    expect(response.status).toBe(200);
+    expect(response.cookies.map((cookie) => parseSetCookie(cookie).name)).toContain('ps_session');
+  });
+
   it('returns the tokens in the body, and sets no cookie, with delivery "body"', async () => {
     const response = await logIn(bob, { delivery: 'body' }, {});
     expect(response.status).toBe(200);
@@ -206,28 +218,54 @@ describe('using a session', () => {
     });
   });
 
-  it('refuses a cookie-authenticated state-changing request without the CSRF header; a Bearer needs none', async () => {
+  it('refuses a cookie-authenticated state change from another origin or with a non-JSON body; a Bearer needs none', async () => {
     const jar = await browserSession(alice);
     const body = { name: 'csrf target', slots: [{ id: 'm', name: 'model', kind: 'model', settings: {} }] };
-    const cookieOnly = await gateway.call({
-      method: 'POST',
-      resource: '/pipelines',
-      headers: { cookie: jar.headerFor('/pipelines') },
-      body,
-    });
-    expect(cookieOnly).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' }, reachedHandler: false });
-    const crossSite = await gateway.call({
-      method: 'POST',
-      resource: '/pipelines',
-      headers: {
-        cookie: jar.headerFor('/pipelines'),
-        'x-requested-with': 'fetch',
-        'sec-fetch-site': 'same-site',
-      },
-      body,
-    });
-    expect(crossSite).toMatchObject({ status: 403, reachedHandler: false });
-    // Reading needs no header: GET has no side effects.
+    const post = (headers: Record<string, string>, payload: unknown = body) =>
+      gateway.call({
+        method: 'POST',
+        resource: '/pipelines',
+        headers: { cookie: jar.headerFor('/pipelines'), host: 'api.example.test', ...headers },
+        body: payload,
+      });
+    for (const headers of [
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { origin: 'https://app.example.test' },
+      { 'sec-fetch-site': 'same-site', 'x-requested-with': 'fetch' },
+      { 'sec-fetch-site': 'cross-site' },
+      // What a cross-site form can send without a preflight.
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      { 'content-type': 'text/plain' },
+      { 'content-type': 'multipart/form-data; boundary=x' },
+    ]) {
+      expect(await post(headers), JSON.stringify(headers)).toMatchObject({
+        status: 403,
+        body: { error: 'FORBIDDEN' },
+        reachedHandler: false,
+      });
+    }
+    // A same-origin page, and a script that holds the cookie and sends JSON, may.
+    expect((await post({ origin: 'https://api.example.test', 'sec-fetch-site': 'same-origin' })).status).toBe(
+      201,
+    );
+    expect((await post({ 'content-type': 'application/json; charset=utf-8' })).status).toBe(201);
+    // Without a body, only positive evidence of the same origin lets a cookie change state.
+    const bodiless = (headers: Record<string, string>) =>
+      gateway.call({
+        method: 'POST',
+        resource: '/pipelines',
+        headers: {
+          cookie: jar.headerFor('/pipelines'),
+          host: 'api.example.test',
+          'content-type': '',
+          ...headers,
+        },
+      });
+    expect(await bodiless({})).toMatchObject({ status: 403, reachedHandler: false });
+    expect((await bodiless({ origin: 'https://api.example.test' })).reachedHandler).toBe(true);
+    expect((await bodiless({ 'x-requested-with': 'fetch' })).reachedHandler).toBe(true);
+    // Reading needs nothing: GET has no side effects.
     expect(
       (
         await gateway.call({
