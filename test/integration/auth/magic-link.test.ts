@@ -112,7 +112,9 @@ describe('magic links', () => {
     await requestLink(user.email);
     const fresh = (await latestLinkTo(user.email)).url.searchParams.get('token') as string;
     expect((await verify(fresh, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
-    expect((await verify(fresh, { origin: 'https://evil.example', host: 'api.example.test' })).status).toBe(403);
+    expect((await verify(fresh, { origin: 'https://evil.example', host: 'api.example.test' })).status).toBe(
+      403,
+    );
     // The refused request did not burn the link.
     expect((await verify(fresh)).status).toBe(200);
   });

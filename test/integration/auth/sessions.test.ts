@@ -221,14 +221,14 @@ describe('using a session', () => {
   it('refuses a cookie-authenticated state change from another origin or with a non-JSON body; a Bearer needs none', async () => {
     const jar = await browserSession(alice);
     const body = { name: 'csrf target', slots: [{ id: 'm', name: 'model', kind: 'model', settings: {} }] };
-    const post = (headers: Record<string, string>, payload: unknown = body) =>
+    const post = (headers: Record<string, string>, payload: object = body) =>
       gateway.call({
         method: 'POST',
         resource: '/pipelines',
         headers: { cookie: jar.headerFor('/pipelines'), host: 'api.example.test', ...headers },
         body: payload,
       });
-    for (const headers of [
+    const forged: Record<string, string>[] = [
       { origin: 'https://evil.example' },
       { origin: 'null' },
       { origin: 'https://app.example.test' },
@@ -238,7 +238,8 @@ describe('using a session', () => {
       { 'content-type': 'application/x-www-form-urlencoded' },
       { 'content-type': 'text/plain' },
       { 'content-type': 'multipart/form-data; boundary=x' },
-    ]) {
+    ];
+    for (const headers of forged) {
       expect(await post(headers), JSON.stringify(headers)).toMatchObject({
         status: 403,
         body: { error: 'FORBIDDEN' },
