@@ -5,21 +5,17 @@ import { loginAttemptKey, reservePasswordAttempt } from './login.ts';
 import { assertPasswordAcceptable, hashPassword, verifyPassword } from './password.ts';
 import type { AuditLog, AuthRepository } from './ports.ts';
 
-/**
- * A session that began with a magic link this recently may set a new password without the old
- * one: the link just proved control of the email address, which is what a reset would prove.
- */
-export const RESET_WINDOW_MS = 15 * 60_000;
-
 export interface ChangePasswordInput {
   currentPassword?: string | undefined;
   newPassword: string;
 }
 
 /**
- * Sets the caller's password (session only). The current password is required when there is one,
- * except in a fresh magic-link session; wrong guesses count against the login throttle. Every
- * other session of the user is ended, since one of them may be the reason for the change.
+ * Sets the caller's password (session only). The current password is required when there is one
+ * (a magic-link session included: whoever reads the mailbox must not take over a password
+ * account; a user who forgot it keeps signing in with magic links); wrong guesses count against
+ * the login throttle. Every other session of the user is ended, since one of them may be the
+ * reason for the change.
  */
 export function makeChangePassword({
   auth,
@@ -41,9 +37,7 @@ export function makeChangePassword({
     if (!user || !session) throw new UnauthorizedError();
     const now = clock.now();
     assertPasswordAcceptable(input.newPassword, user.email, 'newPassword');
-    const freshMagicLink =
-      session.method === 'magic-link' && now.getTime() - Date.parse(session.createdAt) < RESET_WINDOW_MS;
-    if (user.passwordHash && !freshMagicLink) {
+    if (user.passwordHash) {
       if (input.currentPassword === undefined) {
         throw new ForbiddenError('currentPassword is required to change an existing password.');
       }

@@ -63,6 +63,11 @@ export function makeCreateApiToken({ auth, clock, ids }: ApiTokenDeps) {
         { path: 'expiresAt', message: 'must be in the future' },
       ]);
     }
+    // A credential acts for one team: it may not mint tokens of the user's other teams.
+    if (input.teamId !== principal.teamId)
+      throw new ForbiddenError(
+        'You can create tokens only for the team this session acts for; switch team first.',
+      );
     const membership = await auth.getMembership(principal.userId, input.teamId);
     if (!membership) throw new ForbiddenError('You can create tokens only for teams you belong to.');
     const token = generateApiToken();
@@ -83,10 +88,13 @@ export function makeCreateApiToken({ auth, clock, ids }: ApiTokenDeps) {
   };
 }
 
-/** The caller's own API tokens (all their teams), newest first, revoked ones included. */
+/**
+ * The caller's own API tokens of the team the credential acts for, newest first, revoked ones
+ * included (a credential never sees or touches the user's tokens of another team).
+ */
 export function makeListApiTokens({ auth }: Pick<ApiTokenDeps, 'auth'>) {
   return async (principal: Principal, page: PageRequest): Promise<Page<ApiTokenView>> => {
-    const result = await auth.listApiTokensOfUser(principal.userId, page);
+    const result = await auth.listApiTokensOfUser(principal.userId, principal.teamId, page);
     return { items: result.items.map(toApiTokenView), nextCursor: result.nextCursor };
   };
 }
@@ -98,7 +106,7 @@ export function makeListApiTokens({ auth }: Pick<ApiTokenDeps, 'auth'>) {
 export function makeRevokeApiToken({ auth, clock }: Pick<ApiTokenDeps, 'auth' | 'clock'>) {
   return async (principal: Principal, tokenId: string): Promise<void> => {
     const token = await auth.getApiToken(tokenId);
-    if (!token || token.userId !== principal.userId)
+    if (!token || token.userId !== principal.userId || token.teamId !== principal.teamId)
       throw new NotFoundError(`API token ${tokenId} does not exist.`);
     await auth.revokeApiToken(token, clock.now().toISOString());
   };

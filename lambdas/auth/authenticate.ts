@@ -7,9 +7,10 @@ import { hashSecret } from './secret-token.ts';
 import { looksLikeSessionToken, verifySessionToken } from './session-token.ts';
 
 /**
- * How long a warm authorizer trusts a credential it has already looked up. This, not API
- * Gateway's policy cache (which is off), bounds how long a revoked token or an ended session keeps
- * working: at most this long after the revocation is written.
+ * How long a warm authorizer trusts an API token it has already looked up. This, not API
+ * Gateway's policy cache (which is off), bounds how long a revoked token keeps working: at most
+ * this long after the revocation is written (the README promises 60 s). Sessions are never cached:
+ * after a logout, a detected refresh-token reuse or a password change the very next request is 401.
  */
 export const CREDENTIAL_CACHE_MS = 30_000;
 /** lastUsedAt is written when it is at least this old: one write a minute per busy token. */
@@ -117,14 +118,13 @@ export function makeAuthenticate({
     const isSession = looksLikeSessionToken(secret);
     if (via === 'cookie' && !isSession) throw refused();
     if (!isSession && !isWellFormedApiToken(secret)) throw refused('The API token is invalid or revoked.');
-    const cacheKey = hashSecret(secret);
     const now = clock.now();
+    if (isSession) return (await lookUpSession(secret, now)).principal;
+    const cacheKey = hashSecret(secret);
     const cached = cache.get(cacheKey);
     if (cached && cached.until > now.getTime()) return cached.principal;
     cache.delete(cacheKey);
-    const { principal, validUntil } = isSession
-      ? await lookUpSession(secret, now)
-      : await lookUpApiToken(secret, now);
+    const { principal, validUntil } = await lookUpApiToken(secret, now);
     if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
     cache.set(cacheKey, { principal, until: Math.min(now.getTime() + cacheMs, validUntil) });
     return principal;

@@ -98,7 +98,8 @@ export interface AuthRepository {
   findApiTokenByHash(tokenHash: string): Promise<ApiTokenRecord | null>;
   getApiToken(tokenId: string): Promise<ApiTokenRecord | null>;
   /** The user's tokens, newest first. */
-  listApiTokensOfUser(userId: string, page: PageRequest): Promise<Page<ApiTokenRecord>>;
+  /** The user's tokens of one team, newest first. */
+  listApiTokensOfUser(userId: string, teamId: string, page: PageRequest): Promise<Page<ApiTokenRecord>>;
   /** Sets revokedAt unless already set (revoking twice keeps the first time). */
   revokeApiToken(token: Pick<ApiTokenRecord, 'tokenHash' | 'tokenId'>, at: string): Promise<void>;
   /** Sets lastUsedAt when it is absent or older than `staleBefore`; otherwise does nothing. */

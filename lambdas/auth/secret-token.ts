@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -31,6 +31,25 @@ function checksum(randomPart: string): string {
 export function generateSecret(prefix: string): string {
   let randomPart = '';
   for (let i = 0; i < RANDOM_LENGTH; i++) randomPart += ALPHABET[randomInt(62)];
+  return `${prefix}${randomPart}${checksum(randomPart)}`;
+}
+
+/**
+ * A secret derived from another under `key` (HMAC-SHA256): the same inputs always give the same
+ * secret, and nobody without the key can compute it. The refresh-token rotation uses it so a
+ * refresh repeated within the reuse interval answers the very pair the first one did.
+ */
+export function deriveSecret(prefix: string, key: Buffer, from: string): string {
+  const bytes = Buffer.concat([
+    createHmac('sha256', key).update(`${prefix}derive:1:${from}`).digest(),
+    createHmac('sha256', key).update(`${prefix}derive:2:${from}`).digest(),
+  ]);
+  let randomPart = '';
+  // 64 bytes for 30 characters: reject bytes ≥ 248 (= 4 × 62) so every character is uniform.
+  for (const byte of bytes) {
+    if (randomPart.length === RANDOM_LENGTH) break;
+    if (byte < 248) randomPart += ALPHABET[byte % 62];
+  }
   return `${prefix}${randomPart}${checksum(randomPart)}`;
 }
 

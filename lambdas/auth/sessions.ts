@@ -2,7 +2,7 @@ import { ForbiddenError, UnauthorizedError } from '../core/errors.ts';
 import type { Clock, IdGenerator } from '../core/ports.ts';
 import type { Role } from '../core/principal.ts';
 import type { AuditLog, AuthRepository, SessionMethod, User } from './ports.ts';
-import { generateSecret, hashSecret, isWellFormedSecret } from './secret-token.ts';
+import { deriveSecret, generateSecret, hashSecret, isWellFormedSecret } from './secret-token.ts';
 import { signSessionToken, verifySessionToken } from './session-token.ts';
 
 /**
@@ -17,6 +17,12 @@ export const SESSION_LIFETIMES = {
 } as const;
 
 export const REFRESH_TOKEN_PREFIX = 'psr_';
+/**
+ * For this long after a refresh token was rotated, presenting it again (two tabs refreshing at the
+ * same moment) answers the same new pair instead of ending the session, as the "reuse interval"
+ * of the big identity providers' rotation does. A reuse after it still ends the session family.
+ */
+export const REFRESH_REUSE_INTERVAL_MS = 10_000;
 
 export interface SessionDeps {
   auth: AuthRepository;
@@ -141,7 +147,36 @@ export function makeRefreshSession(deps: SessionDeps) {
       });
       return invalidRefresh();
     };
-    if (record.usedAt) throw await revokeFamily();
+    // The successor is derived from the used token, so a repeat within the reuse interval can be
+    // answered with exactly the pair the rotation handed out.
+    const nextToken = deriveSecret(REFRESH_TOKEN_PREFIX, await deps.signingKey(), refreshToken);
+    const sessionEnd = Date.parse(session.expiresAt);
+    /** The answer of the rotation that happened at `usedAt`, or the end of the family. */
+    const repeatRotation = async (usedAt: string): Promise<IssuedSession> => {
+      if (now.getTime() - Date.parse(usedAt) > REFRESH_REUSE_INTERVAL_MS) throw await revokeFamily();
+      const [successor, current] = await Promise.all([
+        deps.auth.findRefreshToken(hashSecret(nextToken)),
+        deps.auth.getSession(session.sessionId),
+      ]);
+      if (!successor || successor.sessionId !== session.sessionId || !current || current.revokedAt)
+        throw await revokeFamily();
+      const membership = await deps.auth.getMembership(current.userId, current.teamId);
+      if (!membership) throw new UnauthorizedError('The session no longer belongs to a member of its team.');
+      const access = await accessToken(deps, current.sessionId, current.userId, new Date(usedAt), sessionEnd);
+      deps.audit.info('refresh repeated within the reuse interval', { sessionId: current.sessionId });
+      return {
+        sessionId: current.sessionId,
+        userId: current.userId,
+        teamId: current.teamId,
+        role: membership.role,
+        accessToken: access.token,
+        accessTokenExpiresAt: access.expiresAt,
+        refreshToken: nextToken,
+        refreshTokenExpiresAt: successor.expiresAt,
+        expiresAt: current.expiresAt,
+      };
+    };
+    if (record.usedAt) return repeatRotation(record.usedAt);
     if (Date.parse(record.expiresAt) <= now.getTime()) throw invalidRefresh();
 
     const teamId = wantedTeamId ?? session.teamId;
@@ -151,8 +186,6 @@ export function makeRefreshSession(deps: SessionDeps) {
       throw new UnauthorizedError('The session no longer belongs to a member of its team.');
     }
 
-    const sessionEnd = Date.parse(session.expiresAt);
-    const nextToken = generateSecret(REFRESH_TOKEN_PREFIX);
     const nextExpiresAt = new Date(Math.min(now.getTime() + SESSION_LIFETIMES.refreshTokenMs, sessionEnd));
     const outcome = await deps.auth.rotateRefreshToken({
       usedHash,
@@ -165,7 +198,12 @@ export function makeRefreshSession(deps: SessionDeps) {
         expiresAt: nextExpiresAt.toISOString(),
       },
     });
-    if (outcome === 'reused') throw await revokeFamily();
+    if (outcome === 'reused') {
+      // Another request rotated it a moment ago (a second tab): answer what it got.
+      const rotated = await deps.auth.findRefreshToken(usedHash);
+      if (!rotated?.usedAt) throw await revokeFamily();
+      return repeatRotation(rotated.usedAt);
+    }
     if (outcome === 'session-ended') throw invalidRefresh();
     const access = await accessToken(deps, session.sessionId, session.userId, now, sessionEnd);
     return {

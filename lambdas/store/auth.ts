@@ -212,7 +212,7 @@ export function makeAuthRepository(db: DynamoDBDocumentClient, tableName: string
       return pointer ? get<ApiTokenRecord>(`APITOKEN#${pointer.tokenHash}`, 'APITOKEN') : null;
     },
 
-    listApiTokensOfUser: (userId, page) =>
+    listApiTokensOfUser: (userId, teamId, page) =>
       queryPage(
         db,
         {
@@ -220,6 +220,11 @@ export function makeAuthRepository(db: DynamoDBDocumentClient, tableName: string
           indexName: 'gsi1',
           partition: { name: 'gsi1pk', value: `USER#${userId}#APITOKENS` },
           cursorAttributes: ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
+          filter: {
+            expression: '#team = :teamId',
+            names: { '#team': 'teamId' },
+            values: { ':teamId': teamId },
+          },
         },
         page,
         (item) => strip<ApiTokenRecord>(item),
@@ -304,18 +309,24 @@ export function makeAuthRepository(db: DynamoDBDocumentClient, tableName: string
     getSession: (sessionId) => get<SessionRecord>(`SESSION#${sessionId}`, 'SESSION'),
 
     async listActiveSessionIdsOfUser(userId) {
-      const { Items = [] } = await db.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :pk',
-          FilterExpression: 'attribute_not_exists(revokedAt)',
-          ExpressionAttributeValues: { ':pk': `USER#${userId}#SESSIONS` },
-          ScanIndexForward: false,
-          Limit: 100,
-        }),
-      );
-      return Items.map((item) => item.sessionId as string);
+      // Every page: a password change must end all of the user's sessions, however many.
+      const ids: string[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :pk',
+            FilterExpression: 'attribute_not_exists(revokedAt)',
+            ExpressionAttributeValues: { ':pk': `USER#${userId}#SESSIONS` },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        ids.push(...(page.Items ?? []).map((item) => item.sessionId as string));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return ids;
     },
 
     async revokeSession(sessionId, at, reason) {

@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { makeAuthRepository } from '../../../lambdas/store/auth.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import {
   BROWSER_HEADERS,
@@ -221,5 +222,54 @@ describe('API token management', () => {
       },
     });
     expect(tampered.status).toBe(400);
+  });
+});
+
+describe('a credential acts for one team', () => {
+  it('lists, creates and revokes only tokens of its own team, though the user belongs to another', async () => {
+    const auth = makeAuthRepository(db, names.Auth);
+    // The owner also joins the stranger's team, and holds a token there.
+    await auth.putMembership({
+      userId: owner.userId,
+      teamId: stranger.teamId,
+      role: 'admin',
+      createdAt: new Date().toISOString(),
+    });
+    const switched = await gateway.call({
+      method: 'POST',
+      resource: '/auth/refresh',
+      headers: { cookie: jar.headerFor('/auth/refresh'), ...BROWSER_HEADERS },
+      body: { teamId: stranger.teamId },
+    });
+    const otherTeamJar = new CookieJar();
+    otherTeamJar.store(switched.cookies);
+    const otherTeamSession = { cookie: otherTeamJar.headerFor('/api-tokens'), ...BROWSER_HEADERS };
+    const elsewhere = await create({ name: 'other team', teamId: stranger.teamId }, otherTeamSession);
+    expect(elsewhere.status).toBe(201);
+    // Back in the owner's own team (a fresh login).
+    const login = await gateway.call({
+      method: 'POST',
+      resource: '/auth/login',
+      headers: BROWSER_HEADERS,
+      body: { email: owner.email, password: owner.password, teamId: owner.teamId },
+    });
+    const ownJar = new CookieJar();
+    ownJar.store(login.cookies);
+    const own = { cookie: ownJar.headerFor('/api-tokens'), ...BROWSER_HEADERS };
+
+    const listed = await gateway.call({ method: 'GET', resource: '/api-tokens', headers: own });
+    const minted = await create({ name: 'for the other team', teamId: stranger.teamId }, own);
+    const revoked = await gateway.call({
+      method: 'DELETE',
+      resource: '/api-tokens/{id}',
+      pathParameters: { id: elsewhere.body.id },
+      headers: own,
+    });
+
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((token: { teamId: string }) => token.teamId)).not.toContain(stranger.teamId);
+    expect(minted).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
+    expect(revoked.status).toBe(404);
+    expect((await auth.getApiToken(elsewhere.body.id))?.revokedAt ?? null).toBeNull();
   });
 });

@@ -95,6 +95,15 @@ describe('magic links', () => {
     const replay = await verify(token);
     expect(replay).toMatchObject({ status: 401, body: { error: 'UNAUTHORIZED' } });
     expect(replay.cookies).toEqual([]);
+
+    // Whoever reads the mailbox may sign in, but not take over the password without knowing it.
+    const takeover = await gateway.call({
+      method: 'POST',
+      resource: '/me/password',
+      headers: { cookie: jar.headerFor('/me/password'), ...BROWSER_HEADERS },
+      body: { newPassword: 'an attacker chose this one' },
+    });
+    expect(takeover).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
   });
 
   it('refuses an expired link, a made-up one, and a cookie verification from another origin', async () => {

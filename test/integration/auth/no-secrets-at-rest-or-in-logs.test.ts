@@ -155,7 +155,7 @@ async function runEveryFlow(): Promise<void> {
   remember(rotated.body.accessToken);
   remember(rotated.body.refreshToken);
 
-  // Refresh-token reuse (the first browser refresh token, already rotated) revokes that family.
+  // The first browser refresh token again, within the reuse interval: the same pair, logged.
   await call({
     method: 'POST',
     resource: '/auth/refresh',
@@ -195,7 +195,13 @@ async function runEveryFlow(): Promise<void> {
     headers: passwordChange,
     body: { newPassword: 'weak' },
   });
-  await call({ method: 'POST', resource: '/me/password', headers: passwordChange, body: { newPassword } });
+  // Changing an existing password needs the current one, in a magic-link session too.
+  await call({
+    method: 'POST',
+    resource: '/me/password',
+    headers: passwordChange,
+    body: { currentPassword: user.password, newPassword },
+  });
 
   await call({
     method: 'POST',
@@ -258,7 +264,7 @@ describe('after every credential flow', () => {
     // Logging was on: the audit trail of the flows is there.
     for (const message of [
       'session started',
-      'refresh token reused: session revoked',
+      'refresh repeated within the reuse interval',
       'credential refused',
       'request denied',
       'password changed',
