@@ -25,6 +25,24 @@ export const runIdSchema = z.string().check(z.regex(/^[A-Za-z0-9_-]{21}$/, 'must
 
 export const timestampSchema = z.iso.datetime({ offset: false });
 
+/** How far ahead of the server's clock a client may date an event (clock skew, time zones gone wrong). */
+export const MAX_FUTURE_SKEW_MS = 24 * 3_600_000;
+const EARLIEST_EVENT = Date.parse('2000-01-01T00:00:00Z');
+
+/**
+ * When a client says something happened: not before 2000 and at most 24 h ahead of now, so a
+ * signal dated 9999-12-31 cannot sit at the top of every "most recent" window.
+ */
+export const eventTimestampSchema = timestampSchema.check(
+  z.refine(
+    (value) => {
+      const at = Date.parse(value);
+      return at >= EARLIEST_EVENT && at <= Date.now() + MAX_FUTURE_SKEW_MS;
+    },
+    { message: 'must be from 2000-01-01 to at most 24 hours from now' },
+  ),
+);
+
 const jsonObjectSchema = z.record(z.string(), z.unknown()).check(
   z.refine((value) => JSON.stringify(value).length <= LIMITS.settingsBytes, {
     message: `must serialize to at most ${LIMITS.settingsBytes} bytes`,
@@ -237,7 +255,7 @@ const { pipelineId: _signalPipelineId, ...signalFields } = signalSchema.shape;
 export const signalInputSchema = z.strictObject({
   ...signalFields,
   id: z.optional(signalFields.id),
-  occurredAt: z.optional(signalFields.occurredAt),
+  occurredAt: z.optional(eventTimestampSchema),
 });
 export type SignalInput = z.infer<typeof signalInputSchema>;
 
@@ -262,7 +280,7 @@ export const executionInputSchema = z.strictObject({
   ...executionFields,
   id: z.optional(executionFields.id),
   configurationId: z.optional(executionFields.configurationId),
-  startedAt: z.optional(executionFields.startedAt),
+  startedAt: z.optional(eventTimestampSchema),
   slotResults: z.optional(
     z.array(z.strictObject(slotResultSchema.shape)).check(z.maxLength(LIMITS.slotsPerConfiguration)),
   ),

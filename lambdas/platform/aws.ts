@@ -15,6 +15,16 @@ export function getDocumentClient(): DynamoDBDocumentClient {
 
 export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    marshallOptions: {
+      removeUndefinedValues: true,
+      // Client settings may hold a key named "constructor": the marshaller would take such a
+      // plain object for a class instance and throw. Every stored value is plain JSON anyway.
+      convertClassInstanceToMap: true,
+      // Integers past 2^53 (1e20, say) are stored as the number JSON gave; DynamoDB keeps 38
+      // digits, more than a JavaScript number has.
+      allowImpreciseNumbers: true,
+    },
+    // …and read back as that same JavaScript number (the SDK would refuse one past 2^53).
+    unmarshallOptions: { wrapNumbers: (value: string) => Number(value) },
   });
 }

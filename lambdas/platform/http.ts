@@ -6,6 +6,7 @@ import {
   ApiError,
   type ErrorBody,
   INTERNAL_ERROR_BODY,
+  NotFoundError,
   PayloadTooLargeError,
   UnauthorizedError,
   ValidationError,
@@ -13,7 +14,9 @@ import {
 import { type Principal, principalSchema } from '../core/principal.ts';
 import { LIMITS } from '../core/schemas.ts';
 import '../core/zod-locale.ts';
+import { isItemTooLarge } from '../store/conditions.ts';
 import { findHeader } from './headers.ts';
+import { assertStorableJson } from './json-guard.ts';
 import { logger } from './logger.ts';
 
 export type HttpEvent = APIGatewayProxyEvent;
@@ -58,6 +61,14 @@ export function errorResponse(error: unknown): HttpResult {
       retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) };
     return json(error.statusCode, error.toJSON(), headers);
   }
+  // Schemas bound each field; a record can still outgrow an item in sum.
+  if (isItemTooLarge(error)) {
+    return errorResponse(
+      new PayloadTooLargeError(
+        "The record would exceed DynamoDB's 400 KB item limit: send fewer or smaller slots or settings.",
+      ),
+    );
+  }
   return json(500, INTERNAL_ERROR_BODY satisfies ErrorBody);
 }
 
@@ -72,6 +83,8 @@ const errorMapper = (): MiddlewareObj<HttpEvent, HttpResult> => ({
       if (error.statusCode >= 500)
         logger.error('request failed', { code: error.code, message: error.message });
       else logger.info('request refused', { status: error.statusCode, code: error.code });
+    } else if (isItemTooLarge(error)) {
+      logger.info('request refused', { status: 413, code: 'PAYLOAD_TOO_LARGE' });
     } else {
       logger.error('unhandled error', { error: error as Error });
     }
@@ -119,13 +132,17 @@ export function parseBody<S extends z.core.$ZodType>(
     } catch {
       throw new ValidationError('The request body is not valid JSON.');
     }
+    assertStorableJson(value);
   }
   const result = z.safeParse(schema, value);
   if (!result.success) throw new ValidationError('The request body is invalid.', zodDetails(result.error));
   return result.data;
 }
 
-/** Validates one path parameter with its schema; a malformed id is a 400, not a lookup. */
+/**
+ * Validates one path parameter with its schema. An id outside its length and alphabet names no
+ * resource: a 404, answered without touching the database.
+ */
 export function pathParam<S extends z.core.$ZodType<string>>(
   event: HttpEvent,
   name: string,
@@ -134,8 +151,8 @@ export function pathParam<S extends z.core.$ZodType<string>>(
   const value = event.pathParameters?.[name];
   const result = z.safeParse(schema, value);
   if (!result.success) {
-    throw new ValidationError(
-      `Path parameter ${name} is invalid: ${result.error.issues[0]?.message ?? 'malformed'}.`,
+    throw new NotFoundError(
+      `No resource has this ${name}: ${result.error.issues[0]?.message ?? 'malformed'}.`,
     );
   }
   return result.data;

@@ -100,13 +100,28 @@ describe('the local stack under faults and contention', () => {
       synthesisHandler: 'claude-v1',
     });
 
-    const waiting = await until(started.body.id, ['pending', 'generated', 'failed']);
+    // While the job waits out its backoff, the run is pending and says why.
+    let waiting: { status: string; retryReason: string | null } | undefined;
+    await waitFor(
+      async () => {
+        waiting = (await call('GET', `/synthesis-runs/${started.body.id}`)).body;
+        return (
+          waiting?.retryReason != null || waiting?.status === 'generated' || waiting?.status === 'failed'
+        );
+      },
+      'the retry',
+      30_000,
+      100,
+    );
     const run = await until(started.body.id, ['generated', 'failed']);
 
     expect(run.status).toBe('generated');
     expect(fake.requests).toHaveLength(2);
     // Within `until`'s 30 s: the first backoff is 5 s ± 20 %, not the queue's 720 s.
-    if (waiting.status === 'pending') expect(waiting.retryReason ?? '').not.toBe('');
+    expect(waiting).toMatchObject({
+      status: 'pending',
+      retryReason: expect.stringMatching(/overloaded|529/i),
+    });
   });
 
   it('generates every one of 30 parallel starts on one pipeline, each proposal with its own version', async () => {

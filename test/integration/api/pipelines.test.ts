@@ -100,7 +100,7 @@ describe('pipelines', () => {
     const forbidden = await get(otherTeam, created.body.id);
     expect(forbidden).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
     expect(await get(admin, 'no-such-pipeline')).toMatchObject({ status: 404, body: { error: 'NOT_FOUND' } });
-    expect(await get(admin, 'bad id!')).toMatchObject({ status: 400, body: { error: 'VALIDATION_ERROR' } });
+    expect(await get(admin, 'bad id!')).toMatchObject({ status: 404, body: { error: 'NOT_FOUND' } });
   });
 
   it('refuses hostile bodies with a 4xx and an {error, message} body', async () => {

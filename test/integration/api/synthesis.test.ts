@@ -274,11 +274,12 @@ describe('the synthesis worker', () => {
 });
 
 describe('GET /synthesis-runs/{id}', () => {
-  it('answers 404 for an unknown run, 400 for a malformed id and 403 for another team', async () => {
+  it('answers 404 for an unknown run and for an id that cannot be one, 403 for another team', async () => {
     const pipeline = await pipelineWithEvidence();
     const started = await synthesize(pipeline.id);
     expect(await getRun(nanoid())).toMatchObject({ status: 404, body: { error: 'NOT_FOUND' } });
-    expect(await getRun('short')).toMatchObject({ status: 400, body: { error: 'VALIDATION_ERROR' } });
+    expect(await getRun('short')).toMatchObject({ status: 404, body: { error: 'NOT_FOUND' } });
+    expect(await getRun('x'.repeat(3000))).toMatchObject({ status: 404, body: { error: 'NOT_FOUND' } });
     expect(await getRun(started.body.id, otherTeam)).toMatchObject({
       status: 403,
       body: { error: 'FORBIDDEN' },

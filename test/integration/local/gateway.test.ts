@@ -255,6 +255,12 @@ describe('startLocalGateway in front of local functions', () => {
     expect(literal.status).toBe(502);
   });
 
+  it('answers oversized headers with a 4xx, never reaching a function', async () => {
+    const response = await call('/items/a', { headers: { 'x-big': 'x'.repeat(20_000) } });
+
+    expect(response.status).toBe(431);
+  });
+
   it('logs one line per request with method, path, status and duration', async () => {
     await call('/items/logged?token=secret-one-time');
 

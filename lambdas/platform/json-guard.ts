@@ -1,0 +1,63 @@
+/**
+ * What every JSON request body must be before any schema sees it: storable in DynamoDB and safe
+ * in JavaScript. Checked once, in parseBody, for every endpoint.
+ */
+import { ValidationError } from '../core/errors.ts';
+
+export const JSON_LIMITS = {
+  /**
+   * Nesting of the body. DynamoDB allows 32 levels in an item, and the deepest item that stores
+   * client JSON (a run's proposed patch of a slot's settings) wraps it in 4 more levels.
+   */
+  maxDepth: 24,
+  /** DynamoDB numbers: magnitudes from 1e-130 to below 1e126 (and 0). */
+  maxMagnitude: 1e126,
+  minMagnitude: 1e-130,
+} as const;
+
+// A UTF-16 surrogate without its partner is not Unicode text (DynamoDB stores UTF-8).
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const isInvalidText = (text: string) => text.includes('\0') || UNPAIRED_SURROGATE.test(text);
+
+/** Throws a ValidationError naming the first place where `value` is not storable, safe JSON. */
+export function assertStorableJson(value: unknown): void {
+  const visit = (node: unknown, path: string, depth: number): void => {
+    if (typeof node === 'number') {
+      const magnitude = Math.abs(node);
+      if (
+        !Number.isFinite(node) ||
+        magnitude >= JSON_LIMITS.maxMagnitude ||
+        (magnitude !== 0 && magnitude < JSON_LIMITS.minMagnitude)
+      ) {
+        throw new ValidationError(
+          `${path || 'The body'} holds a number that cannot be stored: numbers must be finite, with a magnitude from 1e-130 to below 1e126.`,
+        );
+      }
+      return;
+    }
+    if (typeof node === 'string') {
+      if (isInvalidText(node))
+        throw new ValidationError(`${path || 'The body'} holds a NUL character or an unpaired surrogate.`);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    if (depth > JSON_LIMITS.maxDepth)
+      throw new ValidationError(
+        `The body is nested deeper than ${JSON_LIMITS.maxDepth} levels (at ${path}).`,
+      );
+    if (Array.isArray(node)) {
+      for (const [index, item] of node.entries()) visit(item, `${path}[${index}]`, depth + 1);
+      return;
+    }
+    for (const key of Object.keys(node)) {
+      if (key === '__proto__')
+        throw new ValidationError(`${path || 'The body'} has a key "__proto__", which is not accepted.`);
+      if (isInvalidText(key))
+        throw new ValidationError(
+          `${path || 'The body'} has a key with a NUL character or an unpaired surrogate.`,
+        );
+      visit((node as Record<string, unknown>)[key], path ? `${path}.${key}` : key, depth + 1);
+    }
+  };
+  visit(value, '', 1);
+}
