@@ -35,23 +35,48 @@ export function isSecretKey(key: string): boolean {
   return SECRET_KEY_NAMES.some((secret) => name.includes(secret));
 }
 
+/** Keys whose quoted JSON value is a credential, inside free text such as a pasted request body. */
+const JSON_SECRET_FIELD =
+  /("(?:password|passwd|pwd|passphrase|secret|client_secret|api[_-]?key|apikey|x-api-key|access[_-]?token|refresh[_-]?token|auth[_-]?token|id[_-]?token|token|private[_-]?key|secret[_-]?access[_-]?key|aws_secret_access_key|authorization|cookie)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi;
+
 /** Credential shapes that are recognisable in free text; each is replaced whole. */
 const SECRET_PATTERNS: readonly [RegExp, string][] = [
-  // This API's own tokens (lambdas/auth/api-token.ts).
-  [/\bpsa_[0-9A-Za-z]{20,}/g, REDACTED],
+  // PEM private keys, whole (an unterminated one to the end of the text).
+  [/-----BEGIN [A-Z ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----|[\s\S]*$)/g, REDACTED],
+  // This API's own secrets: API tokens, refresh tokens, magic links, session access tokens.
+  [/\bps[asrm]_[0-9A-Za-z]{20,}/g, REDACTED],
+  [/\bpss_[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g, REDACTED],
   [/\bsk-ant-[A-Za-z0-9_-]{8,}/g, REDACTED],
   [/\bsk-[A-Za-z0-9_-]{16,}/g, REDACTED],
-  [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, REDACTED],
+  // Stripe live and test keys (secret, restricted, publishable).
+  [/\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{10,}/g, REDACTED],
+  // Hugging Face, GitLab, Google API keys, GitHub, Slack.
+  [/\bhf_[A-Za-z0-9]{20,}/g, REDACTED],
+  [/\bglpat-[A-Za-z0-9_-]{20,}/g, REDACTED],
+  [/\bAIza[0-9A-Za-z_-]{35}\b/g, REDACTED],
   [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, REDACTED],
+  [/\bgithub_pat_[A-Za-z0-9_]{20,}/g, REDACTED],
   [/\bxox[abprs]-[A-Za-z0-9-]{10,}/g, REDACTED],
-  [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, REDACTED],
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${REDACTED}`],
+  // AWS access key ids, and secret access keys: 40 characters of base64 with both cases and a
+  // digit (a git SHA, lower-case hex, stays).
+  [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, REDACTED],
+  [
+    /(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
+    REDACTED,
+  ],
+  // JWTs (three base64url parts, the first a JSON header).
+  [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g, REDACTED],
+  [/\b(Bearer|Basic|Token|Digest)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${REDACTED}`],
+  // An Authorization header with any other scheme or none.
+  [/\b(Authorization\s*:\s*)(?!(?:Bearer|Basic|Token|Digest) \[redacted\])[^\s,;]+/gi, `$1${REDACTED}`],
   // user:password@host in URLs. The scheme's length is bounded so that matching stays linear on
   // long texts like "a.a.a.…", where every position is a word boundary.
   [/\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/@]{1,256}):[^\s@/]{1,256}@/gi, `$1:${REDACTED}@`],
+  // "password": "…" and friends inside pasted JSON.
+  [JSON_SECRET_FIELD, `$1"${REDACTED}"`],
   // key=value and key: value forms.
   [
-    /\b(password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|token)(\s*[=:]\s*)(["']?)[^\s"',;&]+/gi,
+    /\b(password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token|aws[_-]?secret[_-]?access[_-]?key|token)(\s*[=:]\s*)(["']?)(?!\[redacted\])[^\s"',;&]+/gi,
     `$1$2$3${REDACTED}`,
   ],
 ];
