@@ -135,7 +135,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/pipelines/{pipelineId}/configurations/{configurationId}/activate',
     entry: 'activate-configuration',
     authorized: true,
-    access: { data: 'readWrite' },
+    // runs: only an approved run's proposal may be activated again.
+    access: { runs: 'read', data: 'readWrite' },
   },
   {
     method: 'GET',

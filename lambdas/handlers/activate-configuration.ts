@@ -2,9 +2,10 @@ import { activateBodySchema, idSchema } from '../core/schemas.ts';
 import { makeActivateConfiguration } from '../core/use-cases/review.ts';
 import { nanoidGenerator, systemClock } from '../platform/clock.ts';
 import { httpHandler, json, parseBody, pathParam, principalOf } from '../platform/http.ts';
-import { pipelineRepositoryFromEnv } from '../platform/repositories.ts';
+import { pipelineRepositoryFromEnv, runRepositoryFromEnv } from '../platform/repositories.ts';
 
 const activateConfiguration = makeActivateConfiguration({
+  runs: runRepositoryFromEnv(),
   pipelines: pipelineRepositoryFromEnv(),
   clock: systemClock,
   ids: nanoidGenerator,

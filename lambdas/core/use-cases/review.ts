@@ -78,7 +78,13 @@ export function makeListRuns({ runs, pipelines }: Pick<ReviewDeps, 'runs' | 'pip
 }
 
 /** Rolls a pipeline back (or forward) to one of its configurations, recording who, when and why. */
-export function makeActivateConfiguration({ pipelines, clock, ids }: Omit<ReviewDeps, 'runs'>) {
+/**
+ * Activates an earlier configuration (a rollback, or forward again). Only a configuration that was
+ * active before may be restored: a manual one (active from its creation) or the proposal of an
+ * approved run. A proposal nobody approved is a 409: approving its run is how it becomes active,
+ * with the review that implies.
+ */
+export function makeActivateConfiguration({ runs, pipelines, clock, ids }: ReviewDeps) {
   return async (
     principal: Principal,
     pipelineId: string,
@@ -93,6 +99,14 @@ export function makeActivateConfiguration({ pipelines, clock, ids }: Omit<Review
     ]);
     if (target.id === current.id) {
       throw new ConflictError(`Configuration ${target.id} (version ${target.version}) is already active.`);
+    }
+    if (target.source === 'synthesis') {
+      const run = target.synthesisRunId ? await runs.get(target.synthesisRunId) : null;
+      if (run?.status !== 'approved') {
+        throw new ConflictError(
+          `Configuration ${target.id} (version ${target.version}) is a proposal that was never approved${run ? ` (run ${run.id} is ${run.status})` : ''}: approve the run instead.`,
+        );
+      }
     }
     const activation: Activation = {
       id: ids.newId(),

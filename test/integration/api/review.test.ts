@@ -320,6 +320,24 @@ describe('listing, diff and rollback', () => {
     expect((await activate(pipeline.id, 'no-such-config')).status).toBe(404);
     expect((await activate(pipeline.id, run.proposedConfigurationId, {}, viewer)).status).toBe(403);
     expect((await activate(pipeline.id, run.proposedConfigurationId, {}, otherTeam)).status).toBe(403);
+    // The approved proposal was active before: rolling forward to it again is fine.
+    expect((await activate(pipeline.id, run.proposedConfigurationId)).status).toBe(200);
+  });
+
+  it('refuses to activate a proposal nobody approved (generated or rejected) with 409, changing nothing', async () => {
+    const pipeline = await newPipeline();
+    const pending = await generatedRun(pipeline.id);
+    const rejected = await generatedRun(pipeline.id);
+    await decide('reject', rejected.id, admin, { reason: 'not convincing' });
+
+    const bypass = await activate(pipeline.id, pending.proposedConfigurationId);
+    const revived = await activate(pipeline.id, rejected.proposedConfigurationId);
+
+    expect(bypass).toMatchObject({ status: 409, body: { error: 'CONFLICT' } });
+    expect(bypass.body.message).toMatch(/approve the run instead/);
+    expect(revived).toMatchObject({ status: 409, body: { error: 'CONFLICT' } });
+    expect(revived.body.message).toContain('rejected');
+    expect((await getPipeline(pipeline.id)).activeConfigurationId).toBe(pipeline.activeConfigurationId);
   });
 });
 

@@ -16,6 +16,7 @@ export const handler = async (event: {
   log?: string;
 }) => {
   invocations += 1;
+  const startedAt = performance.timeOrigin + performance.now();
   if (event.log) console.log(JSON.stringify({ level: 'ERROR', message: event.log }));
   if (event.sleepMs) await sleep(event.sleepMs);
   if (event.exit) process.exit(3);
@@ -26,6 +27,8 @@ export const handler = async (event: {
   if (event.crash) await sleep(1_000);
   return {
     pid: process.pid,
+    startedAt,
+    endedAt: performance.timeOrigin + performance.now(),
     invocations,
     node: process.versions.node,
     env: Object.fromEntries((event.names ?? []).map((name) => [name, process.env[name] ?? null])),
