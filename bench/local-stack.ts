@@ -16,11 +16,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { DEFAULT_LIMITS } from '../lambdas/limits.ts';
 import { startLocalStack } from '../local/stack.ts';
 import { type LoadFigures, measureParallelStarts } from './load.ts';
 import type { LoadClientInput, LoadClientOutput } from './load-client.ts';
 
 const execFileAsync = promisify(execFile);
+const UNLIMITED = {
+  ...DEFAULT_LIMITS,
+  requestsPerSecondPerCredential: 1_000_000,
+  burstPerCredential: 1_000_000,
+};
 
 export interface LocalStackFigures {
   getItemP50Ms: number;
@@ -55,7 +61,8 @@ export async function measureLocalStack(options: { samples?: number; throughputM
   const samples = options.samples ?? 400;
   const throughputMs = options.throughputMs ?? 3_000;
   const stateDir = await mkdtemp(path.join(tmpdir(), 'pipeline-synthesis-bench-'));
-  const stack = await startLocalStack({ port: 0, quiet: true, stateDir });
+  // Capacity, not fairness, is measured here: the per-credential rate limits are lifted.
+  const stack = await startLocalStack({ port: 0, quiet: true, stateDir, limits: UNLIMITED });
   try {
     const team = stack.teams[0];
     if (!team) throw new Error('the local stack seeds two teams');

@@ -1,5 +1,6 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { limitsFrom } from '../lambdas/limits.ts';
 import { emailSettings } from '../lib/email.ts';
 import { PipelineSynthesisStack } from '../lib/pipeline-synthesis-stack.ts';
 import { stageSettings } from '../lib/stage.ts';
@@ -22,10 +23,15 @@ const email = emailSettings({
   appUrl: optionalContext('appUrl'),
 });
 
+// Rate limits and the synthesis quota: -c requestsPerSecondPerCredential=100 and the other fields
+// of lambdas/limits.ts; the defaults never get in the way of honest use.
+const limits = limitsFrom((_variable, field) => app.node.tryGetContext(field));
+
 new PipelineSynthesisStack(app, `PipelineSynthesisApi-${stage.name}`, {
   stage,
   defaultSynthesisHandler,
   email,
+  limits,
   description: `Pipeline Synthesis API (${stage.name})`,
 });
 

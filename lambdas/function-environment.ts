@@ -18,6 +18,8 @@ export interface EnvironmentSources {
   readonly model?: Readonly<Record<string, string>>;
   /** DEFAULT_SYNTHESIS_HANDLER for the functions that start runs, when the stack sets one. */
   readonly defaultSynthesisHandler?: string;
+  /** SYNTHESIS_RUNS_PER_TEAM_PER_HOUR for the functions that start runs (lambdas/limits.ts). */
+  readonly synthesisRunsPerTeamPerHour?: number;
 }
 
 const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth'> = {
@@ -40,6 +42,8 @@ export function accessEnvironment(
   if (access.sendJobs || access.consumesJobs) environment.SYNTHESIS_QUEUE_URL = sources.synthesisQueueUrl;
   if (access.sendJobs && sources.defaultSynthesisHandler !== undefined)
     environment.DEFAULT_SYNTHESIS_HANDLER = sources.defaultSynthesisHandler;
+  if (access.sendJobs && sources.synthesisRunsPerTeamPerHour !== undefined)
+    environment.SYNTHESIS_RUNS_PER_TEAM_PER_HOUR = String(sources.synthesisRunsPerTeamPerHour);
   if (access.sessionSecret) Object.assign(environment, sources.sessionSecret);
   if (access.sendsEmail) {
     if (sources.email === undefined)

@@ -13,10 +13,12 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { AbuseLimits } from '../lambdas/limits.ts';
 import { AUTHORIZER, type RouteDefinition } from '../lambdas/routes.ts';
 import type { EmailSettings } from './email.ts';
 import { GATEWAY_ERRORS, gatewayErrorBody } from './gateway-errors.ts';
 import { acknowledgeNag } from './nag.ts';
+import { RateLimits } from './rate-limits.ts';
 import {
   PASSWORD_HASHING_ENTRIES,
   PASSWORD_HASHING_MEMORY_MB,
@@ -34,6 +36,7 @@ export interface ApiProps {
   readonly settings: FunctionSettings;
   /** Handler a synthesis request gets when its body names none. */
   readonly defaultSynthesisHandler: string;
+  readonly limits: AbuseLimits;
 }
 
 /** One JSON line per request; no headers, so no credential ever reaches the logs. */
@@ -60,6 +63,7 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 /** The REST API: one method and one Lambda per row of the route table, behind one authorizer. */
 export class Api extends Construct {
   readonly restApi: RestApi;
+  readonly rateLimits: RateLimits;
   readonly authorizerFunction: ServiceFunction;
   /** Route functions by their entry name. */
   readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
@@ -84,13 +88,18 @@ export class Api extends Construct {
         // header, session cookies and request bodies.
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
-        throttlingRateLimit: 50,
-        throttlingBurstLimit: 100,
+        // Stage-wide, all callers together; fair sharing is the web ACL's per-credential rules.
+        throttlingRateLimit: props.limits.stageRequestsPerSecond,
+        throttlingBurstLimit: props.limits.stageBurst,
         tracingEnabled: true,
         metricsEnabled: true,
       },
     });
     this.acknowledgeApiFindings();
+    this.rateLimits = new RateLimits(this, 'RateLimits', {
+      stageArn: this.restApi.deploymentStage.stageArn,
+      limits: props.limits,
+    });
 
     for (const gatewayError of GATEWAY_ERRORS) {
       this.restApi.addGatewayResponse(`GatewayResponse${pascalCase(gatewayError.type)}`, {
@@ -105,6 +114,7 @@ export class Api extends Construct {
     const resources: GrantableResources = {
       ...props.resources,
       defaultSynthesisHandler: props.defaultSynthesisHandler,
+      synthesisRunsPerTeamPerHour: props.limits.synthesisRunsPerTeamPerHour,
       email: {
         from: props.email.from,
         identity: props.email.identity,
@@ -195,11 +205,6 @@ export class Api extends Construct {
       this.restApi,
       'AwsSolutions-APIG2',
       'Every handler parses its path parameters and body with zod and answers 400 VALIDATION_ERROR with details; an API Gateway request validator would duplicate those schemas and answer in another shape.',
-    );
-    acknowledgeNag(
-      this.restApi.deploymentStage,
-      'AwsSolutions-APIG3',
-      'No WAF web ACL: every route but the public ones is behind the authorizer and the stage is throttled (50 rps, burst 100); a web ACL is a per-account cost the operator can attach without changing this stack.',
     );
     const cloudWatchRole = this.restApi.node.tryFindChild('CloudWatchRole');
     if (!cloudWatchRole) throw new Error('RestApi created no CloudWatchRole.');

@@ -64,3 +64,9 @@ export const GATEWAY_ERRORS: readonly GatewayError[] = [
 export function gatewayErrorBody(gatewayError: GatewayError): string {
   return JSON.stringify({ error: gatewayError.error, message: gatewayError.message });
 }
+
+/** The body of the web ACL's 429 for a caller over its rate (lib/rate-limits.ts; the local gateway too). */
+export const RATE_LIMITED_BODY = {
+  error: 'RATE_LIMITED',
+  message: 'Too many requests from this credential or address; retry after the seconds in Retry-After.',
+};

@@ -1,5 +1,6 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { type AbuseLimits, DEFAULT_LIMITS } from '../lambdas/limits.ts';
 import { ROUTES, type RouteDefinition } from '../lambdas/routes.ts';
 import { TABLE_DEFINITIONS } from '../lambdas/store/table-definitions.ts';
 import { Api } from './api.ts';
@@ -19,6 +20,8 @@ export interface PipelineSynthesisStackProps extends StackProps {
   readonly email?: EmailSettings;
   /** @default ROUTES from lambdas/routes.ts */
   readonly routes?: readonly RouteDefinition[];
+  /** Rate limits and the synthesis quota. @default DEFAULT_LIMITS from lambdas/limits.ts */
+  readonly limits?: AbuseLimits;
 }
 
 /** The whole service in one stack: stateful resources, the API, the synthesis jobs. */
@@ -49,6 +52,7 @@ export class PipelineSynthesisStack extends Stack {
       email: props.email ?? emailSettings(),
       settings,
       defaultSynthesisHandler: props.defaultSynthesisHandler,
+      limits: props.limits ?? DEFAULT_LIMITS,
     });
     this.jobs = new SynthesisJobs(this, 'SynthesisJobs', {
       resources,

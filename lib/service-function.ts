@@ -35,6 +35,8 @@ export interface GrantableResources {
   readonly anthropicApiKey?: ISecret;
   /** DEFAULT_SYNTHESIS_HANDLER of the functions that start runs. */
   readonly defaultSynthesisHandler?: string;
+  /** SYNTHESIS_RUNS_PER_TEAM_PER_HOUR of the functions that start runs. */
+  readonly synthesisRunsPerTeamPerHour?: number;
 }
 
 /** What a `sendsEmail` function gets: the settings with APP_URL resolved. */
@@ -170,6 +172,9 @@ export class ServiceFunction extends Construct {
         : {}),
       ...(resources.defaultSynthesisHandler
         ? { defaultSynthesisHandler: resources.defaultSynthesisHandler }
+        : {}),
+      ...(resources.synthesisRunsPerTeamPerHour
+        ? { synthesisRunsPerTeamPerHour: resources.synthesisRunsPerTeamPerHour }
         : {}),
     });
     for (const [name, value] of Object.entries(environment)) this.function.addEnvironment(name, value);

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type AbuseLimits, limitsFrom } from '../lambdas/limits.ts';
 import { createDocumentClient } from '../lambdas/platform/aws.ts';
 import {
   AUTHORIZER,
@@ -21,6 +22,7 @@ import {
 import { REPO_ROOT } from '../lib/bundling.ts';
 import { createTables, findFreePort, startDynamoDbLocal, type TableNames } from './dynamodb.ts';
 import { localFunctions } from './functions.ts';
+import { LocalRateLimits } from './gateway/rate-limit.ts';
 import { startLocalGateway } from './gateway/server.ts';
 import { startSqsEndpoint } from './queue/endpoint.ts';
 import { startEventSource } from './queue/event-source.ts';
@@ -46,6 +48,8 @@ export interface LocalStackOptions {
   logLevel?: string;
   /** Where the functions' log lines, access lines and the stack's own warnings go; stderr by default. */
   log?: (line: string) => void;
+  /** Rate limits and quota; from RATE_LIMIT_PER_SECOND and the other variables of lambdas/limits.ts by default. */
+  limits?: AbuseLimits;
 }
 
 export interface LocalStack {
@@ -109,6 +113,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const sqs = await startSqsEndpoint({ [jobs.name]: jobs, [deadLetters.name]: deadLetters });
     stops.push(() => sqs.stop());
 
+    const limits = options.limits ?? limitsFrom((variable) => process.env[variable]);
     // The gateway listens first: its URL is the magic links' APP_URL. Requests wait for the functions.
     const functions = new Map<string, LocalFunction>();
     const ready = new Promise<boolean>((resolve) => {
@@ -123,6 +128,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       accountId: ACCOUNT_ID,
       quiet: options.quiet ?? false,
       log,
+      rateLimits: new LocalRateLimits(limits),
       invoke: async (entry, event, requestId) => {
         const fn = (await ready) ? functions.get(entry) : undefined;
         if (fn === undefined) throw new Error(`No local function for ${entry}`);
@@ -148,6 +154,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ...(process.env.DEFAULT_SYNTHESIS_HANDLER
           ? { defaultSynthesisHandler: process.env.DEFAULT_SYNTHESIS_HANDLER }
           : {}),
+        synthesisRunsPerTeamPerHour: limits.synthesisRunsPerTeamPerHour,
       },
       {
         region: REGION,

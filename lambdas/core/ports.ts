@@ -172,3 +172,9 @@ export interface SynthesisEngine {
 
 export const SIGNAL_WINDOW = 200;
 export const EXECUTION_WINDOW = 200;
+
+/** Counts uses of something per time window (the per-team synthesis quota). */
+export interface QuotaStore {
+  /** Counts one use of `key` in the window; false, counting nothing, when `limit` uses are already counted. */
+  consume(key: string, window: { start: string; end: string }, limit: number): Promise<boolean>;
+}

@@ -3,6 +3,7 @@ import { ValidationError } from '../core/errors.ts';
 import { idempotencyKeySchema, idSchema, synthesizeBodySchema } from '../core/schemas.ts';
 import { defaultSynthesisHandler } from '../core/synthesis-handlers.ts';
 import { makeStartSynthesis } from '../core/use-cases/synthesis.ts';
+import { limitsFrom } from '../limits.ts';
 import { nanoidGenerator, systemClock } from '../platform/clock.ts';
 import { readConfig } from '../platform/config.ts';
 import {
@@ -17,6 +18,7 @@ import {
 import {
   idempotencyStoreFromEnv,
   pipelineRepositoryFromEnv,
+  quotaStoreFromEnv,
   runRepositoryFromEnv,
 } from '../platform/repositories.ts';
 import { getSqsClient, makeSqsJobQueue, queueUrl } from '../platform/sqs-queue.ts';
@@ -27,7 +29,11 @@ const config = readConfig({
   // Read only to know whether a key is configured; the key itself is used by the worker alone.
   ANTHROPIC_API_KEY: z.optional(z.string()),
   ANTHROPIC_SECRET_ARN: z.optional(z.string()),
+  SYNTHESIS_RUNS_PER_TEAM_PER_HOUR: z.optional(z.string()),
 });
+const limits = limitsFrom((name) =>
+  name === 'SYNTHESIS_RUNS_PER_TEAM_PER_HOUR' ? config.SYNTHESIS_RUNS_PER_TEAM_PER_HOUR : undefined,
+);
 
 const startSynthesis = makeStartSynthesis({
   runs: runRepositoryFromEnv(),
@@ -36,6 +42,7 @@ const startSynthesis = makeStartSynthesis({
   clock: systemClock,
   ids: nanoidGenerator,
   idempotency: idempotencyStoreFromEnv(),
+  quota: { store: quotaStoreFromEnv(), runsPerTeamPerHour: limits.synthesisRunsPerTeamPerHour },
   defaultHandler: config.DEFAULT_SYNTHESIS_HANDLER ?? defaultSynthesisHandler(config),
 });
 

@@ -3,6 +3,7 @@ import { makeAuthRepository } from '../store/auth.ts';
 import { makeEvidenceStore } from '../store/evidence.ts';
 import { makeIdempotencyStore } from '../store/idempotency.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
+import { makeQuotaStore } from '../store/quotas.ts';
 import { makeRunRepository } from '../store/runs.ts';
 import { getDocumentClient } from './aws.ts';
 import { readConfig, tableName } from './config.ts';
@@ -30,4 +31,8 @@ export function idempotencyStoreFromEnv() {
 
 export function evidenceStoreFromEnv() {
   return makeEvidenceStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+}
+
+export function quotaStoreFromEnv() {
+  return makeQuotaStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
 }

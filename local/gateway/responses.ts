@@ -4,7 +4,7 @@
  */
 import { type OutgoingHttpHeaders, validateHeaderName, validateHeaderValue } from 'node:http';
 import { z } from 'zod';
-import { GATEWAY_ERRORS } from '../../lib/gateway-errors.ts';
+import { GATEWAY_ERRORS, RATE_LIMITED_BODY } from '../../lib/gateway-errors.ts';
 
 export interface Reply {
   status: number;
@@ -54,6 +54,19 @@ export function gatewayResponse(type: GatewayResponseType, requestId: string): R
       'x-amzn-errortype': errorType,
     },
     body: Buffer.from(JSON.stringify(body)),
+  };
+}
+
+/** What the stack's web ACL answers a caller over its rate (lib/rate-limits.ts). */
+export function rateLimitedResponse(requestId: string, retryAfterSeconds: number): Reply {
+  return {
+    status: 429,
+    headers: {
+      'content-type': 'application/json',
+      'retry-after': String(retryAfterSeconds),
+      'x-amzn-requestid': requestId,
+    },
+    body: Buffer.from(JSON.stringify(RATE_LIMITED_BODY)),
   };
 }
 

@@ -22,7 +22,8 @@ import type { RouteDefinition } from '../../lambdas/routes.ts';
 import { InvocationTimeoutError } from '../runtime/lambda-function.ts';
 import { readAuthorizerResult } from './authorizer.ts';
 import { formatRequestTime, identity, queryParameters, requestHeaders, resourceId } from './events.ts';
-import { gatewayResponse, proxyReply, type Reply } from './responses.ts';
+import type { LocalRateLimits } from './rate-limit.ts';
+import { gatewayResponse, proxyReply, type Reply, rateLimitedResponse } from './responses.ts';
 import { MalformedPathError, RouteTable } from './routing.ts';
 
 /** API Gateway's payload limit. */
@@ -49,6 +50,8 @@ export interface LocalGatewayOptions {
   quiet?: boolean;
   /** Where access lines and errors go; stderr by default. */
   log?: (line: string) => void;
+  /** The web ACL's per-caller rates; none when absent. */
+  rateLimits?: LocalRateLimits;
 }
 
 export interface LocalGateway {
@@ -128,6 +131,20 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       ? new URL(`http://localhost${target}`)
       : new URL(target, 'http://localhost');
     const path = url.pathname;
+
+    // The web ACL sits in front of API Gateway: it counts (and refuses) before anything else.
+    const retryAfter = options.rateLimits?.check({
+      path,
+      sourceIp: (request.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
+      header: (name) => {
+        const value = request.headers[name];
+        return Array.isArray(value) ? value.join(', ') : value;
+      },
+    });
+    if (retryAfter) {
+      request.resume();
+      return rateLimitedResponse(requestId, retryAfter);
+    }
 
     const body = await readBody(request, MAX_BODY_BYTES);
     if (body === undefined) return gatewayResponse('REQUEST_TOO_LARGE', requestId);

@@ -2,6 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../../lambdas/limits.ts';
 import { type LocalStack, startLocalStack } from '../../local/stack.ts';
 import {
   type AnthropicFake,
@@ -38,6 +39,8 @@ describe('the local stack under faults and contention', () => {
       quiet: true,
       stateDir: await mkdtemp(path.join(tmpdir(), 'stack-faults-')),
       log: (line) => lines.push(line),
+      // 30 runs polled every 100 ms from one token is more than its 50 requests a second.
+      limits: { ...DEFAULT_LIMITS, requestsPerSecondPerCredential: 10_000, burstPerCredential: 10_000 },
     });
     const token = stack.teams[0]?.apiToken as string;
     call = async (method, route, body) => {

@@ -1,6 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../../lambdas/limits.ts';
 import { METRIC, METRICS_NAMESPACE } from '../../lambdas/platform/metrics.ts';
 import {
   AUTHORIZER,
@@ -88,7 +89,9 @@ function functionsOf(stack: PipelineSynthesisStack): FunctionUnderTest[] {
       name: route.entry,
       fn,
       access: route.access,
-      extraEnv: route.access.sendJobs ? ['DEFAULT_SYNTHESIS_HANDLER'] : [],
+      extraEnv: route.access.sendJobs
+        ? ['DEFAULT_SYNTHESIS_HANDLER', 'SYNTHESIS_RUNS_PER_TEAM_PER_HOUR']
+        : [],
       memorySize: PASSWORD_HASHING_ENTRIES.has(route.entry) ? PASSWORD_HASHING_MEMORY_MB : DEFAULT_MEMORY_MB,
     };
   });
@@ -348,6 +351,7 @@ describe('functions', () => {
         email: { EMAIL_FROM: 'f', APP_URL: 'http://127.0.0.1:1', EMAIL_OUTBOX_DIR: '/tmp/outbox' },
         model: { ANTHROPIC_API_KEY: 'k' },
         defaultSynthesisHandler: 'heuristic-v1',
+        synthesisRunsPerTeamPerHour: 500,
       },
       {
         region: 'us-east-1',
@@ -852,6 +856,33 @@ describe('API', () => {
     ).toBe(true);
   });
 
+  it('limits each caller with a WAF web ACL on the stage: per Authorization header, per session cookie, per IP on /auth/*', () => {
+    const [aclId, acl] = resourcesOfType(dev, 'AWS::WAFv2::WebACL')[0] ?? [];
+    const rules = (acl?.Properties?.Rules ?? []) as Array<{
+      Name: string;
+      Action: {
+        Block: { CustomResponse: { ResponseCode: number; ResponseHeaders: Array<{ Name: string }> } };
+      };
+      Statement: { RateBasedStatement: { Limit: number; AggregateKeyType: string; CustomKeys?: unknown[] } };
+    }>;
+
+    expect(rules.map((rule) => [rule.Name, rule.Statement.RateBasedStatement.Limit])).toEqual([
+      ['PerAuthorizationHeader', DEFAULT_LIMITS.requestsPerSecondPerCredential * 60],
+      ['PerSessionCookie', DEFAULT_LIMITS.requestsPerSecondPerCredential * 60],
+      ['AuthPerClientIp', DEFAULT_LIMITS.authRequestsPerMinutePerIp],
+    ]);
+    for (const rule of rules) {
+      expect(rule.Action.Block.CustomResponse.ResponseCode).toBe(429);
+      expect(rule.Action.Block.CustomResponse.ResponseHeaders.map((h) => h.Name)).toEqual(['retry-after']);
+    }
+    const association = resourcesOfType(dev, 'AWS::WAFv2::WebACLAssociation')[0]?.[1].Properties ?? {};
+    expect(referencedLogicalIds(association.WebACLArn)).toEqual(new Set([aclId]));
+    const synthesize = dev.stack.api.routeFunctions.get('synthesize-pipeline');
+    expect(environmentOf(dev, synthesize as ServiceFunction).SYNTHESIS_RUNS_PER_TEAM_PER_HOUR).toBe(
+      String(DEFAULT_LIMITS.synthesisRunsPerTeamPerHour),
+    );
+  });
+
   it('throttles, traces, meters and access-logs the stage without logging data', () => {
     const stage = resourcesOfType(dev, 'AWS::ApiGateway::Stage')[0]?.[1].Properties ?? {};
     const accessLog = stage.AccessLogSetting as { DestinationArn: unknown; Format: string };
@@ -862,8 +893,8 @@ describe('API', () => {
       {
         HttpMethod: '*',
         ResourcePath: '/*',
-        ThrottlingRateLimit: 50,
-        ThrottlingBurstLimit: 100,
+        ThrottlingRateLimit: DEFAULT_LIMITS.stageRequestsPerSecond,
+        ThrottlingBurstLimit: DEFAULT_LIMITS.stageBurst,
         MetricsEnabled: true,
         LoggingLevel: 'ERROR',
         DataTraceEnabled: false,

@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
+import {
+  ConflictError,
+  NotFoundError,
+  RateLimitedError,
+  ServiceUnavailableError,
+  ValidationError,
+} from '../errors.ts';
 import type {
   Clock,
   EvidenceStore,
@@ -7,6 +13,7 @@ import type {
   IdGenerator,
   JobQueue,
   PipelineRepository,
+  QuotaStore,
   RunRepository,
 } from '../ports.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
@@ -24,6 +31,20 @@ export interface StartSynthesisDeps {
   defaultHandler: string;
   /** Without it, Idempotency-Key is not honoured. */
   idempotency?: IdempotencyStore;
+  /** Runs a team may start per clock hour; without it, no quota. */
+  quota?: { store: QuotaStore; runsPerTeamPerHour: number };
+}
+
+const HOUR_MS = 3_600_000;
+
+/** Refused by the per-team quota: 429 with Retry-After until the hour ends. */
+export class QuotaExceededError extends RateLimitedError {
+  constructor(
+    limit: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`Your team has started ${limit} synthesis runs this hour, its quota; retry after the hour ends.`);
+  }
 }
 
 /** How long an Idempotency-Key is remembered (documented in the README). */
@@ -44,6 +65,7 @@ export function makeStartSynthesis({
   ids,
   defaultHandler,
   idempotency,
+  quota,
 }: StartSynthesisDeps) {
   /** The run an earlier request with this key created, if it is a true repeat of this request. */
   async function replay(scope: string, key: string, requestHash: string): Promise<SynthesisRun | null> {
@@ -83,6 +105,16 @@ export function makeStartSynthesis({
       );
     }
     const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
+    if (quota) {
+      const now = clock.now().getTime();
+      const start = Math.floor(now / HOUR_MS) * HOUR_MS;
+      const window = { start: new Date(start).toISOString(), end: new Date(start + HOUR_MS).toISOString() };
+      if (!(await quota.store.consume(`SYNTHESIS#${pipeline.teamId}`, window, quota.runsPerTeamPerHour)))
+        throw new QuotaExceededError(
+          quota.runsPerTeamPerHour,
+          Math.max(1, Math.ceil((start + HOUR_MS - now) / 1000)),
+        );
+    }
     const createdAt = clock.now().toISOString();
     const run = newPendingRun({
       id: ids.newId(),

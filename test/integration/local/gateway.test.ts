@@ -1,7 +1,9 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../../../lambdas/limits.ts';
 import { ROUTES, type RouteDefinition } from '../../../lambdas/routes.ts';
-import { GATEWAY_ERRORS } from '../../../lib/gateway-errors.ts';
+import { GATEWAY_ERRORS, RATE_LIMITED_BODY } from '../../../lib/gateway-errors.ts';
+import { LocalRateLimits } from '../../../local/gateway/rate-limit.ts';
 import {
   type Invoke,
   type LocalGateway,
@@ -312,6 +314,60 @@ describe('startLocalGateway with the project’s route table', () => {
     expect(await response.json()).toEqual({ resource: route.path });
     const event = seen.at(-1);
     expect(event?.requestContext.authorizer?.principalId).toBe(route.authorized ? 'p' : undefined);
+  });
+});
+
+describe('per-caller rate limits (the web ACL of the stack)', () => {
+  it('answers 429 RATE_LIMITED with Retry-After to a credential past its burst, not to others; per IP on /auth/*', async () => {
+    const limits = {
+      ...DEFAULT_LIMITS,
+      requestsPerSecondPerCredential: 1,
+      burstPerCredential: 3,
+      authRequestsPerMinutePerIp: 2,
+    };
+    const invoke: Invoke = async (entry, event) =>
+      entry === 'authorize'
+        ? {
+            principalId: 'p',
+            policyDocument: {
+              Version: '2012-10-17',
+              Statement: [
+                {
+                  Action: 'execute-api:Invoke',
+                  Effect: 'Allow',
+                  Resource: (event as { methodArn: string }).methodArn,
+                },
+              ],
+            },
+          }
+        : { statusCode: 200, body: '{}' };
+    const gateway = await startLocalGateway({
+      port: 0,
+      routes: ROUTES,
+      authorizerEntry: 'authorize',
+      invoke,
+      quiet: true,
+      rateLimits: new LocalRateLimits(limits),
+    });
+    try {
+      const get = (token: string) =>
+        fetch(`${gateway.url}/me`, { headers: { authorization: `Bearer ${token}` } });
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await get('busy')).status);
+      const refused = await get('busy');
+      const login = () => fetch(`${gateway.url}/auth/login`, { method: 'POST', body: '{}' });
+
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toEqual(RATE_LIMITED_BODY);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect((await get('quiet')).status).toBe(200);
+      expect([(await login()).status, (await login()).status, (await login()).status]).toEqual([
+        200, 200, 429,
+      ]);
+    } finally {
+      await gateway.stop();
+    }
   });
 });
 

@@ -1,0 +1,97 @@
+import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import type { AbuseLimits } from '../lambdas/limits.ts';
+import { RATE_LIMITED_BODY } from './gateway-errors.ts';
+
+/** WAF counts requests over this window; a rate per second is that rate times the window. */
+const WINDOW_SECONDS = 60;
+
+export interface RateLimitsProps {
+  /** The ARN of the API stage the web ACL protects. */
+  readonly stageArn: string;
+  readonly limits: AbuseLimits;
+}
+
+/**
+ * A WAF web ACL on the API stage with per-caller rate rules: per API token or access token
+ * (`Authorization` header), per session cookie, and per client IP for the credential-less /auth/*
+ * routes. A caller over its rate gets 429 RATE_LIMITED with Retry-After, the others are not
+ * slowed down (the stage-wide throttle stays far above one caller's share).
+ */
+export class RateLimits extends Construct {
+  readonly webAcl: CfnWebACL;
+
+  constructor(scope: Construct, id: string, props: RateLimitsProps) {
+    super(scope, id);
+    const { limits } = props;
+    const perCredential = Math.max(10, limits.requestsPerSecondPerCredential * WINDOW_SECONDS);
+    const block: CfnWebACL.RuleActionProperty = {
+      block: {
+        customResponse: {
+          responseCode: 429,
+          customResponseBodyKey: 'rateLimited',
+          responseHeaders: [{ name: 'retry-after', value: String(WINDOW_SECONDS) }],
+        },
+      },
+    };
+    const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({
+      cloudWatchMetricsEnabled: true,
+      metricName,
+      sampledRequestsEnabled: true,
+    });
+    const noTransform = [{ priority: 0, type: 'NONE' }];
+    const rateRule = (
+      name: string,
+      priority: number,
+      statement: CfnWebACL.RateBasedStatementProperty,
+    ): CfnWebACL.RuleProperty => ({
+      name,
+      priority,
+      action: block,
+      statement: { rateBasedStatement: statement },
+      visibilityConfig: visibility(name),
+    });
+
+    this.webAcl = new CfnWebACL(this, 'WebAcl', {
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      description: 'Per-caller rate limits of the Pipeline Synthesis API',
+      customResponseBodies: {
+        rateLimited: { contentType: 'APPLICATION_JSON', content: JSON.stringify(RATE_LIMITED_BODY) },
+      },
+      visibilityConfig: visibility('PipelineSynthesisApi'),
+      rules: [
+        // WAF only counts requests that carry every key of a rule: one rule per kind of credential.
+        rateRule('PerAuthorizationHeader', 0, {
+          aggregateKeyType: 'CUSTOM_KEYS',
+          customKeys: [{ header: { name: 'authorization', textTransformations: noTransform } }],
+          limit: perCredential,
+          evaluationWindowSec: WINDOW_SECONDS,
+        }),
+        rateRule('PerSessionCookie', 1, {
+          aggregateKeyType: 'CUSTOM_KEYS',
+          customKeys: [{ cookie: { name: 'ps_session', textTransformations: noTransform } }],
+          limit: perCredential,
+          evaluationWindowSec: WINDOW_SECONDS,
+        }),
+        rateRule('AuthPerClientIp', 2, {
+          aggregateKeyType: 'IP',
+          limit: Math.max(10, limits.authRequestsPerMinutePerIp),
+          evaluationWindowSec: WINDOW_SECONDS,
+          scopeDownStatement: {
+            byteMatchStatement: {
+              fieldToMatch: { uriPath: {} },
+              positionalConstraint: 'CONTAINS',
+              searchString: '/auth/',
+              textTransformations: noTransform,
+            },
+          },
+        }),
+      ],
+    });
+    new CfnWebACLAssociation(this, 'StageAssociation', {
+      resourceArn: props.stageArn,
+      webAclArn: this.webAcl.attrArn,
+    });
+  }
+}
