@@ -1,0 +1,236 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../../lambdas/limits.ts';
+import { DEMO_SLOTS } from '../../local/seed.ts';
+import { type LocalStack, startLocalStack } from '../../local/stack.ts';
+import {
+  type AnthropicFake,
+  type FakeReply,
+  startAnthropicFake,
+  textReply,
+  toolReply,
+} from '../support/anthropic-fake.ts';
+import { waitFor } from '../support/wait.ts';
+import { body, headers, pathValue, query } from './arbitraries.ts';
+
+/**
+ * Every operation of the API's own OpenAPI document, driven over HTTP through the local stack
+ * (gateway, authorizer, each function in its own environment) with generated requests, valid and
+ * hostile; then model replies, generated the same way, through the fake Messages API. Asserted: no
+ * response ≥ 500, every error `{error, message}`, no stack trace or internal name in any body, and
+ * every run ends `generated` or `failed`. `npm test` runs a fixed seed of a few hundred requests;
+ * `npm run fuzz` (FUZZ_RUNS) runs thousands and prints the counts.
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
+const INTERNALS =
+  /\n\s+at |\.(?:ts|mjs|js):\d+|Exception|arn:aws|dynamodb|node_modules|TypeError|undefined is not/i;
+
+let stack: LocalStack;
+let fake: AnthropicFake;
+let token: string;
+let pipelineId: string;
+let configurationId: string;
+let runId: string;
+const tally = {
+  requests: 0,
+  operations: new Set<string>(),
+  serverErrors: 0,
+  modelReplies: 0,
+  runs: new Map<string, number>(),
+};
+const saved = { ...process.env };
+
+async function api(
+  method: string,
+  route: string,
+  init: { body?: string | null; headers?: Record<string, string> } = {},
+) {
+  const response = await fetch(`${stack.apiUrl}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...init.headers },
+    ...(init.body === undefined || init.body === null || method === 'GET' ? {} : { body: init.body }),
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+beforeAll(async () => {
+  fake = await startAnthropicFake({ autoReply: true });
+  Object.assign(process.env, {
+    ANTHROPIC_API_KEY: 'fake-key',
+    ANTHROPIC_BASE_URL: fake.url,
+    ANTHROPIC_MAX_RETRIES: '0',
+  });
+  stack = await startLocalStack({
+    port: 0,
+    quiet: true,
+    stateDir: await mkdtemp(path.join(tmpdir(), 'fuzz-')),
+    log: () => {},
+    // Thousands of requests from one token: the per-credential limits would rightly refuse them.
+    limits: {
+      ...DEFAULT_LIMITS,
+      requestsPerSecondPerCredential: 1_000_000,
+      burstPerCredential: 1_000_000,
+      authRequestsPerMinutePerIp: 1_000_000,
+      synthesisRunsPerTeamPerHour: 1_000_000,
+    },
+  });
+  token = stack.teams[0]?.apiToken as string;
+  pipelineId = stack.teams[0]?.pipelineIds[0] as string;
+  const pipeline = JSON.parse((await api('GET', `/pipelines/${pipelineId}`)).text);
+  configurationId = pipeline.activeConfigurationId;
+  runId = JSON.parse(
+    (
+      await api('POST', `/pipelines/${pipelineId}/synthesize`, {
+        body: '{"synthesisHandler":"heuristic-v1"}',
+        headers: { 'content-type': 'application/json' },
+      })
+    ).text,
+  ).id;
+}, 120_000);
+
+afterAll(async () => {
+  console.log(
+    `fuzz through the local stack: ${tally.requests} requests over ${tally.operations.size} operations, ${tally.serverErrors} × 5xx; ${tally.modelReplies} model replies → ${[...tally.runs].map(([status, count]) => `${count} ${status}`).join(', ')}`,
+  );
+  await stack?.stop();
+  await fake?.close();
+  for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_MAX_RETRIES'])
+    if (saved[name] === undefined) delete process.env[name];
+});
+
+function realValueFor(parameter: string): string {
+  if (parameter === 'pipelineId') return pipelineId;
+  if (parameter === 'configurationId') return configurationId;
+  if (parameter === 'id') return runId;
+  return 'x';
+}
+
+describe('every operation of GET /openapi.json, through the local stack', () => {
+  it('never answers ≥ 500, errors are {error, message}, bodies show no internals', async () => {
+    const document = JSON.parse((await api('GET', '/openapi.json')).text) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const operations = Object.entries(document.paths).flatMap(([route, methods]) =>
+      Object.keys(methods).map((method) => ({ route, method: method.toUpperCase() })),
+    );
+    expect(operations.length).toBeGreaterThan(20);
+    for (const { route, method } of operations) {
+      const parameters = [...route.matchAll(/\{(\w+)\+?\}/g)].map((match) => match[1] as string);
+      const slow = route.startsWith('/auth/') || route === '/me/password';
+      await fc.assert(
+        fc.asyncProperty(
+          fc.tuple(...parameters.map((name) => pathValue(() => realValueFor(name)))),
+          body,
+          headers,
+          query,
+          fc.boolean(),
+          async (values, requestBody, requestHeaders, requestQuery, withToken) => {
+            let target = route;
+            parameters.forEach((name, index) => {
+              target = target.replace(
+                new RegExp(`\\{${name}\\+?\\}`),
+                encodeURIComponent(String(values[index])) || '%20',
+              );
+            });
+            const search = new URLSearchParams(
+              Object.entries(requestQuery).filter(
+                (entry): entry is [string, string] => entry[1] !== undefined,
+              ),
+            ).toString();
+            // Header values must be valid HTTP; what fetch cannot send, a client cannot either.
+            const sent = Object.fromEntries(
+              Object.entries(requestHeaders).filter(
+                (entry): entry is [string, string] =>
+                  entry[1] !== undefined && /^[\t\x20-\x7e]*$/.test(entry[1]),
+              ),
+            );
+            if (!withToken) sent.authorization = '';
+            const response = await api(method, `${target}${search ? `?${search}` : ''}`, {
+              body: requestBody,
+              headers: sent,
+            });
+            tally.requests += 1;
+            tally.operations.add(`${method} ${route}`);
+            if (response.status >= 500) tally.serverErrors += 1;
+            expect(response.status, `${method} ${target}: ${response.text.slice(0, 300)}`).toBeLessThan(500);
+            if (response.status >= 400) {
+              expect(JSON.parse(response.text)).toEqual(
+                expect.objectContaining({ error: expect.any(String), message: expect.any(String) }),
+              );
+              expect(response.text).not.toMatch(INTERNALS);
+            }
+          },
+        ),
+        { numRuns: slow ? Math.max(3, Math.ceil(RUNS / 10)) : RUNS, seed: 777 },
+      );
+    }
+  }, 900_000);
+});
+
+describe('model replies, through the fake Messages API', () => {
+  const goodDraft = {
+    diagnosis: {
+      summary: 'Timeouts in retrieval.',
+      findings: [{ id: '1', description: 'Slow', signalRefs: [1] }],
+    },
+    changes: [
+      {
+        id: 'c1',
+        slotId: DEMO_SLOTS[0]?.id ?? 'retrieve',
+        description: 'Raise the timeout',
+        rationale: 'Timeouts',
+        findingIds: ['1'],
+        patch: { timeoutMs: 3000 },
+      },
+    ],
+    warnings: [],
+  };
+  const reply: fc.Arbitrary<FakeReply> = fc.oneof(
+    fc.jsonValue({ maxDepth: 5 }).map((input) => toolReply(input)),
+    fc
+      .tuple(fc.constantFrom('diagnosis', 'changes', 'warnings', 'summary'), fc.jsonValue({ maxDepth: 4 }))
+      .map(([key, value]) => toolReply({ ...goodDraft, [key]: value })),
+    fc
+      .tuple(fc.constantFrom('patch', 'slotId', 'findingIds', 'id'), fc.jsonValue({ maxDepth: 4 }))
+      .map(([key, value]) =>
+        toolReply({ ...goodDraft, changes: [{ ...goodDraft.changes[0], [key]: value }] }),
+      ),
+    fc.string({ maxLength: 2_000, unit: 'binary' }).map((text) => textReply(text)),
+    fc.constant(toolReply({ ...goodDraft, diagnosis: { summary: 'x'.repeat(200_000), findings: [] } })),
+    fc.constant(toolReply(goodDraft, { toolName: 'another_tool' })),
+    fc.constant(toolReply(goodDraft, { stopReason: 'max_tokens' })),
+  );
+
+  it('ends every run generated or failed, with an errorMessage when failed', async () => {
+    await fc.assert(
+      fc.asyncProperty(reply, reply, async (first, repair) => {
+        fake.reset();
+        fake.script(first, repair);
+        const started = await api('POST', `/pipelines/${pipelineId}/synthesize`, {
+          body: '{"synthesisHandler":"claude-v1"}',
+          headers: { 'content-type': 'application/json' },
+        });
+        expect(started.status).toBe(202);
+        const id = JSON.parse(started.text).id as string;
+        let run: { status: string; errorMessage: string | null } = { status: 'pending', errorMessage: null };
+        await waitFor(
+          async () => {
+            run = JSON.parse((await api('GET', `/synthesis-runs/${id}`)).text);
+            return run.status === 'generated' || run.status === 'failed';
+          },
+          `run ${id} to end`,
+          30_000,
+          50,
+        );
+        tally.modelReplies += fake.requests.length;
+        tally.runs.set(run.status, (tally.runs.get(run.status) ?? 0) + 1);
+        expect(fake.requests.length).toBeLessThanOrEqual(2);
+        if (run.status === 'failed') expect(run.errorMessage).toEqual(expect.any(String));
+      }),
+      { numRuns: Math.max(5, Math.ceil(RUNS / 2)), seed: 99 },
+    );
+  }, 900_000);
+});
