@@ -1,15 +1,7 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../../lambdas/limits.ts';
-import { type LocalStack, startLocalStack } from '../../local/stack.ts';
-import {
-  type AnthropicFake,
-  overloaded,
-  startAnthropicFake,
-  unauthorized,
-} from '../support/anthropic-fake.ts';
+import type { LocalStack } from '../../local/stack.ts';
+import { type AnthropicFake, overloaded, unauthorized } from '../support/anthropic-fake.ts';
+import { type StackWithModelFake, startStackWithModelFake } from '../support/stack-with-model-fake.ts';
 import { waitFor } from '../support/wait.ts';
 
 /**
@@ -23,25 +15,17 @@ describe('the local stack under faults and contention', () => {
   const lines: string[] = [];
   // biome-ignore lint/suspicious/noExplicitAny: API bodies are asserted field by field
   let call: (method: string, route: string, body?: unknown) => Promise<{ status: number; body: any }>;
-  const saved = { ...process.env };
+
+  let running: StackWithModelFake;
 
   beforeAll(async () => {
-    fake = await startAnthropicFake({ autoReply: true });
-    // The worker's model settings come from the developer's environment, as with `npm start`.
-    Object.assign(process.env, {
-      ANTHROPIC_API_KEY: 'fake-key',
-      ANTHROPIC_BASE_URL: fake.url,
-      // No retries inside the run: a transient fault goes back to the queue at once.
-      ANTHROPIC_MAX_RETRIES: '0',
-    });
-    stack = await startLocalStack({
-      port: 0,
-      quiet: true,
-      stateDir: await mkdtemp(path.join(tmpdir(), 'stack-faults-')),
+    running = await startStackWithModelFake({
+      name: 'stack-faults',
       log: (line) => lines.push(line),
       // 30 runs polled every 100 ms from one token is more than its 50 requests a second.
-      limits: { ...DEFAULT_LIMITS, requestsPerSecondPerCredential: 10_000, burstPerCredential: 10_000 },
+      limits: { requestsPerSecondPerCredential: 10_000, burstPerCredential: 10_000 },
     });
+    ({ stack, fake } = running);
     const token = stack.teams[0]?.apiToken as string;
     call = async (method, route, body) => {
       const response = await fetch(`${stack.apiUrl}${route}`, {
@@ -53,10 +37,7 @@ describe('the local stack under faults and contention', () => {
     };
   });
   afterAll(async () => {
-    await stack?.stop();
-    await fake?.close();
-    for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_MAX_RETRIES'])
-      if (saved[name] === undefined) delete process.env[name];
+    await running?.stop();
   });
 
   const pipelineId = () => stack.teams[0]?.pipelineIds[0] as string;

@@ -1,18 +1,9 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../../lambdas/limits.ts';
 import { DEMO_SLOTS } from '../../local/seed.ts';
-import { type LocalStack, startLocalStack } from '../../local/stack.ts';
-import {
-  type AnthropicFake,
-  type FakeReply,
-  startAnthropicFake,
-  textReply,
-  toolReply,
-} from '../support/anthropic-fake.ts';
+import type { LocalStack } from '../../local/stack.ts';
+import { type AnthropicFake, type FakeReply, textReply, toolReply } from '../support/anthropic-fake.ts';
+import { type StackWithModelFake, startStackWithModelFake } from '../support/stack-with-model-fake.ts';
 import { waitFor } from '../support/wait.ts';
 import { body, headers, pathValue, query } from './arbitraries.ts';
 
@@ -41,7 +32,6 @@ const tally = {
   modelReplies: 0,
   runs: new Map<string, number>(),
 };
-const saved = { ...process.env };
 
 async function api(
   method: string,
@@ -56,27 +46,20 @@ async function api(
   return { status: response.status, text: await response.text() };
 }
 
+let running: StackWithModelFake;
+
 beforeAll(async () => {
-  fake = await startAnthropicFake({ autoReply: true });
-  Object.assign(process.env, {
-    ANTHROPIC_API_KEY: 'fake-key',
-    ANTHROPIC_BASE_URL: fake.url,
-    ANTHROPIC_MAX_RETRIES: '0',
-  });
-  stack = await startLocalStack({
-    port: 0,
-    quiet: true,
-    stateDir: await mkdtemp(path.join(tmpdir(), 'fuzz-')),
-    log: () => {},
+  running = await startStackWithModelFake({
+    name: 'fuzz',
     // Thousands of requests from one token: the per-credential limits would rightly refuse them.
     limits: {
-      ...DEFAULT_LIMITS,
       requestsPerSecondPerCredential: 1_000_000,
       burstPerCredential: 1_000_000,
       authRequestsPerMinutePerIp: 1_000_000,
       synthesisRunsPerTeamPerHour: 1_000_000,
     },
   });
+  ({ stack, fake } = running);
   token = stack.teams[0]?.apiToken as string;
   pipelineId = stack.teams[0]?.pipelineIds[0] as string;
   const pipeline = JSON.parse((await api('GET', `/pipelines/${pipelineId}`)).text);
@@ -95,10 +78,7 @@ afterAll(async () => {
   console.log(
     `fuzz through the local stack: ${tally.requests} requests over ${tally.operations.size} operations, ${tally.serverErrors} × 5xx; ${tally.modelReplies} model replies → ${[...tally.runs].map(([status, count]) => `${count} ${status}`).join(', ')}`,
   );
-  await stack?.stop();
-  await fake?.close();
-  for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_MAX_RETRIES'])
-    if (saved[name] === undefined) delete process.env[name];
+  await running?.stop();
 });
 
 function realValueFor(parameter: string): string {

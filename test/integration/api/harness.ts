@@ -8,6 +8,7 @@ import type { Principal, Role } from '../../../lambdas/core/principal.ts';
 import { createDocumentClient } from '../../../lambdas/platform/aws.ts';
 import { nanoidGenerator, systemClock } from '../../../lambdas/platform/clock.ts';
 import { makeAuthRepository } from '../../../lambdas/store/auth.ts';
+import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { createTables, type TableNames, tableEnv } from '../../../local/dynamodb.ts';
 
 export const TEST_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/synthesis-jobs';
@@ -182,4 +183,27 @@ export function sqsEvent(bodies: string[], receiveCount = 1): SQSEvent {
       awsRegion: 'us-east-1',
     })),
   };
+}
+
+/** A pipeline of `teamId` with one manual configuration, written straight to the store. */
+export async function storePipeline(
+  db: DynamoDBDocumentClient,
+  names: TableNames,
+  teamId: string,
+): Promise<string> {
+  const id = nanoid();
+  const createdAt = new Date().toISOString();
+  await makePipelineRepository(db, names.Data).createPipeline(
+    { id, teamId, name: 'p', activeConfigurationId: `${id}-c1`, createdAt },
+    {
+      id: `${id}-c1`,
+      pipelineId: id,
+      version: 1,
+      slots: [{ id: 's', name: 's', kind: 'model', settings: {} }],
+      source: 'manual',
+      createdAt,
+      createdBy: 'u',
+    },
+  );
+  return id;
 }

@@ -9,7 +9,7 @@ import { makeIdempotencyStore } from '../../../lambdas/store/idempotency.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
-import { type Caller, createCaller, setUpApiEnvironment } from './harness.ts';
+import { type Caller, createCaller, setUpApiEnvironment, storePipeline } from './harness.ts';
 
 /**
  * Idempotency-Key reservations heal: a request that died after reserving its key, before its run
@@ -51,28 +51,10 @@ function setUp() {
   };
 }
 
-async function newPipeline(pipelines: ReturnType<typeof makePipelineRepository>) {
-  const id = nanoid();
-  const createdAt = new Date().toISOString();
-  await pipelines.createPipeline(
-    { id, teamId: caller.principal.teamId, name: 'p', activeConfigurationId: `${id}-c1`, createdAt },
-    {
-      id: `${id}-c1`,
-      pipelineId: id,
-      version: 1,
-      slots: [{ id: 's', name: 's', kind: 'model', settings: {} }],
-      source: 'manual',
-      createdAt,
-      createdBy: 'u',
-    },
-  );
-  return id;
-}
-
 describe('an Idempotency-Key whose request died before its run existed', () => {
   it('is busy for a few seconds, then free for a retry that starts the run', async () => {
     const bed = setUp();
-    const pipelineId = await newPipeline(bed.pipelines);
+    const pipelineId = await storePipeline(db, names, caller.principal.teamId);
     // What a request leaves behind when its Lambda dies right after reserving the key.
     const { createHash } = await import('node:crypto');
     const requestHash = createHash('sha256')
@@ -103,7 +85,7 @@ describe('an Idempotency-Key whose request died before its run existed', () => {
 
   it('holds a key whose run started for 24 hours', async () => {
     const bed = setUp();
-    const pipelineId = await newPipeline(bed.pipelines);
+    const pipelineId = await storePipeline(db, names, caller.principal.teamId);
     const first = await bed.start(caller.principal, pipelineId, {}, 'kept-key');
 
     bed.advance(23 * 3_600_000);

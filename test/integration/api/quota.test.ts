@@ -1,5 +1,4 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JobQueue } from '../../../lambdas/core/ports.ts';
 import { makeStartSynthesis, QuotaExceededError } from '../../../lambdas/core/use-cases/synthesis.ts';
@@ -9,7 +8,7 @@ import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeQuotaStore } from '../../../lambdas/store/quotas.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
-import { type Caller, createCaller, setUpApiEnvironment } from './harness.ts';
+import { type Caller, createCaller, setUpApiEnvironment, storePipeline } from './harness.ts';
 
 /** The per-team quota of synthesis runs per hour, against DynamoDB Local. */
 let db: DynamoDBDocumentClient;
@@ -21,25 +20,6 @@ beforeAll(async () => {
   ({ db, names } = await setUpApiEnvironment());
   [caller, otherTeam] = await Promise.all([createCaller(db, names), createCaller(db, names)]);
 });
-
-async function newPipeline(teamId: string) {
-  const pipelines = makePipelineRepository(db, names.Data);
-  const id = nanoid();
-  const createdAt = new Date().toISOString();
-  await pipelines.createPipeline(
-    { id, teamId, name: 'p', activeConfigurationId: `${id}-c1`, createdAt },
-    {
-      id: `${id}-c1`,
-      pipelineId: id,
-      version: 1,
-      slots: [{ id: 's', name: 's', kind: 'model', settings: {} }],
-      source: 'manual',
-      createdAt,
-      createdBy: 'u',
-    },
-  );
-  return id;
-}
 
 function starter(now: () => number, runsPerTeamPerHour: number) {
   const sent: string[] = [];
@@ -61,7 +41,7 @@ describe('the per-team synthesis quota', () => {
   it('refuses the run past the quota with 429 and Retry-After until the hour ends, then lets runs start again', async () => {
     let now = Date.parse('2031-03-01T10:59:00.000Z');
     const { start, sent } = starter(() => now, 3);
-    const pipelineId = await newPipeline(caller.principal.teamId);
+    const pipelineId = await storePipeline(db, names, caller.principal.teamId);
 
     // Started all at once, as a CI job does: exactly three get through.
     const outcomes = await Promise.allSettled(
@@ -80,7 +60,7 @@ describe('the per-team synthesis quota', () => {
     expect(response.headers?.['retry-after']).toBe('60');
 
     // Another team is not affected.
-    const theirs = await newPipeline(otherTeam.principal.teamId);
+    const theirs = await storePipeline(db, names, otherTeam.principal.teamId);
     await expect(start(otherTeam.principal, theirs, {})).resolves.toMatchObject({ status: 'pending' });
 
     // The next hour starts afresh.
