@@ -47,7 +47,7 @@ async function startLocalStack(): Promise<{ child: ChildProcess; seed: Seed; out
   return { child, seed, output: () => output };
 }
 
-/** Ctrl-C in a terminal: SIGINT to the whole foreground process group (npm, tsx, node). */
+/** Ctrl-C in a terminal: SIGINT to the whole foreground process group (npm, node and the functions). */
 async function pressCtrlC(child: ChildProcess): Promise<boolean> {
   // npm re-raises the signal after its child exited, so "ended by SIGINT" is a clean stop too.
   const exited = new Promise<boolean>((resolve) =>
