@@ -18,6 +18,7 @@ import type { EmailSettings } from './email.ts';
 import { GATEWAY_ERRORS, gatewayErrorBody } from './gateway-errors.ts';
 import { acknowledgeNag } from './nag.ts';
 import {
+  BEFORE_BUNDLING,
   PASSWORD_HASHING_ENTRIES,
   PASSWORD_HASHING_MEMORY_MB,
   PUBLIC_ROUTE_REASONS,
@@ -29,7 +30,7 @@ export interface ApiProps {
   readonly stageName: string;
   readonly routes: readonly RouteDefinition[];
   readonly resources: GrantableResources;
-  /** For the `sendsEmail` functions; without `appUrl`, magic links point at this API's stage. */
+  /** For the `sendsEmail` functions; without `appUrl`, magic links open this API's `/app`. */
   readonly email: EmailSettings;
   readonly settings: FunctionSettings;
   /** Handler a synthesis request gets when its body names none. */
@@ -107,7 +108,8 @@ export class Api extends Construct {
       email: {
         from: props.email.from,
         identity: props.email.identity,
-        appUrl: props.email.appUrl ?? this.stageUrl(props.stageName),
+        // Magic links open the review application this API serves at /app (lambdas/routes.ts).
+        appUrl: props.email.appUrl ?? `${this.stageUrl(props.stageName)}/app`,
       },
     };
 
@@ -132,23 +134,27 @@ export class Api extends Construct {
 
     const routeFunctions = new Map<string, ServiceFunction>();
     const functionsScope = new Construct(this, 'Routes');
-    for (const route of props.routes) {
-      if (routeFunctions.has(route.entry)) {
-        throw new Error(`Route entry '${route.entry}' is used twice; each route has its own handler file.`);
-      }
-      const routeFunction = new ServiceFunction(functionsScope, pascalCase(route.entry), {
-        entry: route.entry,
-        access: route.access,
+    for (const [entry, routes] of routesByEntry(props.routes)) {
+      const [first] = routes;
+      if (!first) continue;
+      const routeFunction = new ServiceFunction(functionsScope, pascalCase(entry), {
+        entry,
+        access: first.access,
         resources,
         settings: props.settings,
-        description: `${route.method} ${route.path}`,
-        memorySize: PASSWORD_HASHING_ENTRIES.has(route.entry) ? PASSWORD_HASHING_MEMORY_MB : undefined,
+        description: routes.map((route) => `${route.method} ${route.path}`).join(', '),
+        memorySize: PASSWORD_HASHING_ENTRIES.has(entry) ? PASSWORD_HASHING_MEMORY_MB : undefined,
+        beforeBundling: BEFORE_BUNDLING[entry],
       });
-      if (route.access.sendJobs) {
+      if (first.access.sendJobs) {
         routeFunction.function.addEnvironment('DEFAULT_SYNTHESIS_HANDLER', props.defaultSynthesisHandler);
       }
-      routeFunctions.set(route.entry, routeFunction);
+      routeFunctions.set(entry, routeFunction);
+    }
 
+    for (const route of props.routes) {
+      const routeFunction = routeFunctions.get(route.entry);
+      if (!routeFunction) throw new Error(`No function for route entry '${route.entry}'.`);
       const method = this.restApi.root
         .resourceForPath(route.path)
         .addMethod(
@@ -221,4 +227,24 @@ export function pascalCase(name: string): string {
     .filter((part) => part.length > 0)
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
+}
+
+/**
+ * The routes grouped by their entry, in table order: routes that share an entry share one function,
+ * so they must ask for the same access (a function has one role).
+ */
+function routesByEntry(routes: readonly RouteDefinition[]): Map<string, RouteDefinition[]> {
+  const byEntry = new Map<string, RouteDefinition[]>();
+  for (const route of routes) {
+    const group = byEntry.get(route.entry) ?? [];
+    const first = group[0];
+    if (first && JSON.stringify(first.access) !== JSON.stringify(route.access)) {
+      throw new Error(
+        `Routes ${first.method} ${first.path} and ${route.method} ${route.path} share the entry '${route.entry}' but not its access.`,
+      );
+    }
+    group.push(route);
+    byEntry.set(route.entry, group);
+  }
+  return byEntry;
 }

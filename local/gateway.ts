@@ -171,6 +171,8 @@ function gatewayResponse(type: GatewayResponseType, requestId: string): Reply {
 interface CompiledResource {
   path: string;
   segments: Array<{ literal: string } | { parameter: string }>;
+  /** A last `{name+}` segment: API Gateway's greedy parameter takes one or more segments. */
+  greedy?: string;
   methods: Map<string, RouteDefinition>;
 }
 
@@ -183,7 +185,9 @@ function compileRoutes(routes: readonly RouteDefinition[]): CompiledResource[] {
         const parameter = /^\{(.+)\}$/.exec(segment)?.[1];
         return parameter === undefined ? { literal: segment } : { parameter };
       });
-      resource = { path: route.path, segments, methods: new Map() };
+      const greedy = segments.at(-1)?.parameter?.endsWith('+') ? segments.at(-1)?.parameter : undefined;
+      if (greedy !== undefined) segments.pop();
+      resource = { path: route.path, segments, ...(greedy ? { greedy } : {}), methods: new Map() };
       byPath.set(route.path, resource);
     }
     if (resource.methods.has(route.method))
@@ -209,11 +213,19 @@ function matchResource(resources: CompiledResource[], path: string): ResourceMat
   const segments = splitPath(path);
   let best: CompiledResource | undefined;
   for (const resource of resources) {
-    if (resource.segments.length !== segments.length) continue;
+    const lengthFits = resource.greedy
+      ? segments.length > resource.segments.length
+      : segments.length === resource.segments.length;
+    if (!lengthFits) continue;
     const fits = resource.segments.every((segment, index) =>
       'literal' in segment ? segment.literal === segments[index] : segments[index] !== '',
     );
-    if (fits && (best === undefined || moreSpecific(resource, best))) best = resource;
+    // A resource without a greedy parameter beats one with it; otherwise the more specific wins.
+    const better =
+      best === undefined ||
+      (!resource.greedy && best.greedy !== undefined) ||
+      (Boolean(resource.greedy) === Boolean(best.greedy) && moreSpecific(resource, best));
+    if (fits && better) best = resource;
   }
   if (best === undefined) return undefined;
   const pathParameters: Record<string, string> = {};
@@ -221,6 +233,15 @@ function matchResource(resources: CompiledResource[], path: string): ResourceMat
     if (!('parameter' in segment)) continue;
     try {
       pathParameters[segment.parameter] = decodeURIComponent(segments[index] ?? '');
+    } catch {
+      throw new MalformedPathError(path);
+    }
+  }
+  if (best.greedy) {
+    // API Gateway names the parameter without the `+` and passes the rest of the path, decoded.
+    const rest = segments.slice(best.segments.length).join('/');
+    try {
+      pathParameters[best.greedy.slice(0, -1)] = decodeURIComponent(rest);
     } catch {
       throw new MalformedPathError(path);
     }

@@ -17,6 +17,7 @@ import {
   SYNTHESIS_WORKER,
   WORKER_TIMEOUT_SECONDS,
 } from '../lambdas/routes.ts';
+import { writeAppAssetsModule } from '../web/build.ts';
 import { createTables, findFreePort, startDynamoDbLocal, type TableNames, tableEnv } from './dynamodb.ts';
 import { moduleHandlerLoader, startLocalGateway } from './gateway.ts';
 import { LocalQueue, type SqsLambdaHandler, startSqsEndpoint } from './queue.ts';
@@ -63,6 +64,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const dynamodbStarting = startDynamoDbLocal({ port: dynamodbPort });
     stops.push(async () => (await dynamodbStarting).stop());
     const passwordsHashing = hashSeedPasswords();
+    // The review application, built into the module the serve-app handler embeds (as cdk synth does).
+    const webBuilding = writeAppAssetsModule();
+    webBuilding.catch(() => undefined); // awaited below; this keeps an early failure elsewhere from leaving it unhandled
 
     const deadLetters = new LocalQueue({ name: 'synthesis-jobs-dlq', region: REGION, accountId: ACCOUNT_ID });
     const jobs = new LocalQueue({
@@ -95,6 +99,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...options.extraEnv,
     });
 
+    await webBuilding;
     const loadHandler = moduleHandlerLoader(new URL('../lambdas/handlers/', import.meta.url));
     const consumerOf = async (entry: string) => (await loadHandler(entry)) as SqsLambdaHandler;
     const worker = jobs.attachConsumer(await consumerOf(SYNTHESIS_WORKER.entry), {
@@ -122,8 +127,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     stops.push(() => gateway.stop());
     await gateway.preload();
-    // Magic links point at this gateway; the handlers read APP_URL on first use.
-    process.env.APP_URL ??= gateway.url;
+    // Magic links open the review application on this gateway; the handlers read APP_URL on first use.
+    process.env.APP_URL ??= `${gateway.url}/app`;
 
     const dynamodb = await dynamodbStarting;
     const client = new DynamoDBClient({

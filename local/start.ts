@@ -22,6 +22,7 @@ const readyMs = Math.round(performance.now() - startedAt);
 const lines = [
   '',
   `Pipeline Synthesis API (local) ready in ${readyMs} ms at ${stack.apiUrl}`,
+  `Review application: ${stack.apiUrl}/app/ (sign in with a seeded user below)`,
   `DynamoDB Local: ${stack.dynamodbEndpoint} (shared database: any region and dummy credentials see the tables)`,
   `Seeded credentials (also in ${stateDir}/seed.json):`,
   ...stack.teams.flatMap((team) => [
