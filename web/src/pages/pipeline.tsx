@@ -155,7 +155,7 @@ export function ConfigurationView({ configuration }: { configuration: Configurat
 export function RunTable({ runs }: { runs: Run[] }) {
   return (
     <div class="table-scroll">
-      <table class="list">
+      <table class="list cards-on-phone">
         <thead>
           <tr>
             <th scope="col">Started</th>
@@ -167,16 +167,16 @@ export function RunTable({ runs }: { runs: Run[] }) {
         <tbody>
           {runs.map((run) => (
             <tr key={run.id}>
-              <td>
+              <td data-label="Started">
                 <Link to={`runs/${encodeURIComponent(run.id)}`} aria-label={`Run ${run.id}`}>
                   <Time iso={run.createdAt} />
                 </Link>
               </td>
-              <td>
+              <td data-label="Status">
                 <span class={`status status-${run.status}`}>{run.status}</span>
               </td>
-              <td>{run.synthesisHandler}</td>
-              <td>{run.confidence ?? '—'}</td>
+              <td data-label="Handler">{run.synthesisHandler}</td>
+              <td data-label="Confidence">{run.confidence ?? '—'}</td>
             </tr>
           ))}
         </tbody>

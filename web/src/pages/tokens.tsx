@@ -98,7 +98,7 @@ export function TokensPage() {
         {list.items.length === 0 && !list.loading ? <p class="muted">You have no API tokens.</p> : null}
         {list.items.length > 0 ? (
           <div class="table-scroll">
-            <table class="list tokens">
+            <table class="list cards-on-phone">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -115,18 +115,18 @@ export function TokensPage() {
               <tbody>
                 {list.items.map((token) => (
                   <tr key={token.id}>
-                    <td>{token.name}</td>
-                    <td>{teamName(token.teamId)}</td>
-                    <td>
+                    <td data-label="Name">{token.name}</td>
+                    <td data-label="Team">{teamName(token.teamId)}</td>
+                    <td data-label="Token">
                       <code>{token.hint}</code>
                     </td>
-                    <td>
+                    <td data-label="Created">
                       <Time iso={token.createdAt} />
                     </td>
-                    <td>
+                    <td data-label="Last used">
                       {token.lastUsedAt ? <Time iso={token.lastUsedAt} /> : <span class="muted">never</span>}
                     </td>
-                    <td>{tokenStatus(token)}</td>
+                    <td data-label="Status">{tokenStatus(token)}</td>
                     <td>
                       {token.revokedAt ? null : (
                         <button type="button" class="danger" onClick={() => setRevoking(token)}>
