@@ -151,7 +151,8 @@ async function apiAs(context: BrowserContext, method: 'GET' | 'POST', route: str
     headers: method === 'GET' ? {} : { 'x-requested-with': 'e2e', 'content-type': 'application/json' },
     ...(body === undefined ? {} : { data: JSON.stringify(body) }),
   });
-  return { status: response.status(), body: (await response.json().catch(() => undefined)) as never };
+  const answer = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+  return { status: response.status(), body: answer };
 }
 
 async function generatedRun(context: BrowserContext): Promise<string> {
@@ -252,6 +253,17 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     expect(await page.getByRole('list', { name: 'Activations, newest first' }).textContent()).toContain(
       'approval',
     );
+
+    // And back: the history offers the version the approval replaced.
+    const previous = proposedVersion - 1;
+    await page.getByRole('button', { name: `Roll back to version ${previous}` }).click();
+    await page.getByRole('dialog').getByLabel('Reason').fill('Back to the known good configuration.');
+    await page.getByRole('button', { name: `Activate version ${previous}` }).click();
+    await page.getByRole('heading', { name: `Active configuration: version ${previous}` }).waitFor();
+    expect(await page.getByRole('list', { name: 'Activations, newest first' }).textContent()).toContain(
+      'Back to the known good configuration.',
+    );
+    expect(await page.getByRole('banner').textContent()).toContain(`Signed in as ${team.email}`);
     expect(tab.problems).toEqual([]);
   });
 
@@ -260,9 +272,8 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     const { page } = tab;
     await signIn(tab);
     await openPipeline(page);
-    await page.evaluate(() => {
-      (window as unknown as { sameDocument: boolean }).sameDocument = true;
-    });
+    // Page scripts run in the browser: given as text, they need no DOM types here.
+    await page.evaluate('window.sameDocument = true');
     const heldBefore = model.held;
 
     await synthesize(page, 'claude-v1');
@@ -273,9 +284,7 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     model.release();
     await waitForStatus(page, 'generated');
 
-    expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(
-      true,
-    );
+    expect(await page.evaluate('window.sameDocument')).toBe(true);
     expect(await page.getByText('updating by itself').count()).toBe(0);
     expect(await page.locator('.facts').textContent()).toMatch(/input and [\d,]+ output tokens in 1 request/);
     // Settled: no more requests for the run.
@@ -389,10 +398,9 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     const { page, context } = tab;
     await signIn(tab);
     const cookies = await context.cookies();
-    const visible = await page.evaluate(() => ({
-      cookie: document.cookie,
-      stored: JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
-    }));
+    const visible = (await page.evaluate(
+      '({ cookie: document.cookie, stored: JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) })',
+    )) as { cookie: string; stored: string };
 
     expect(cookies.length).toBeGreaterThan(0);
     for (const cookie of cookies) {
@@ -434,6 +442,35 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     expect(tab.problems).toEqual([]);
   });
 
+  it('lists a team with many pipelines a page at a time, each pipeline a link by its name', async () => {
+    const other = stack.teams[1];
+    if (!other) throw new Error('The local stack seeded one team only.');
+    const tab = await openTab();
+    const { page } = tab;
+    await page.goto(appUrl());
+    await page.getByLabel('Email').fill(other.email);
+    await page.getByLabel('Password').fill(other.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: `${other.name} answer bot` }).waitFor();
+    for (let index = 1; index <= 20; index++) {
+      const created = await apiAs(tab.context, 'POST', 'pipelines', {
+        name: `Paged pipeline ${index}`,
+        slots: [{ id: 'model', name: 'Model', kind: 'model', settings: { temperature: 0.5 } }],
+      });
+      expect(created.status).toBe(201);
+    }
+    await page.reload();
+    const links = page.getByRole('list', { name: 'Pipelines' }).getByRole('link');
+    await page.getByRole('link', { name: 'Paged pipeline 20' }).waitFor();
+
+    expect(await links.count()).toBe(20);
+    expect(await page.getByRole('link', { name: `${other.name} answer bot` }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Load more pipelines' }).click();
+    await page.getByRole('link', { name: `${other.name} answer bot` }).waitFor();
+    expect(await links.count()).toBe(21);
+    expect(await page.getByRole('button', { name: 'Load more pipelines' }).count()).toBe(0);
+  });
+
   it('fits a 375 px phone: no page scrolls sideways', async () => {
     const tab = await openTab(375);
     const { page } = tab;
@@ -441,7 +478,7 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     const runId = await generatedRun(tab.context);
     const widths: Record<string, number> = {};
     const measure = async (name: string) => {
-      widths[name] = await page.evaluate(() => document.documentElement.scrollWidth);
+      widths[name] = (await page.evaluate('document.documentElement.scrollWidth')) as number;
     };
 
     await measure('pipelines');

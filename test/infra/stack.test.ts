@@ -775,6 +775,8 @@ describe('API', () => {
       expect(method.properties.AuthorizationType).toBe('NONE');
       expect(referencedLogicalIds(integration.Uri).has(logicalIdOf(serveApp.function))).toBe(true);
     }
+    // The script and styles travel gzipped to browsers that accept it.
+    expect(propertiesOf(dev, logicalIdOf(dev.stack.api.restApi)).MinimumCompressionSize).toBe(1024);
     // No table, queue, secret or mail: only its own log stream and its traces.
     expect(statementsOf(dev, serveApp).flatMap(actionsOf).sort()).toEqual([
       'logs:CreateLogStream',
