@@ -45,12 +45,26 @@ try {
     await page.getByRole('button', { name: 'Synthesize' }).click();
     await waitForStatus(page, 'generated');
     await page.getByRole('heading', { name: 'Changes' }).waitFor();
+    await page.screenshot({ path: join(OUT_DIR, `4a-run-top-${width}.png`) });
     await shot('4-proposal');
     // The whole proposal is long on a phone: its first changed slot (changes and diff) on its own.
     await page
       .locator('.change-slot')
       .first()
       .screenshot({ path: join(OUT_DIR, `4b-proposal-diff-${width}.png`) });
+    // A 409 as a reviewer meets it: another proposal from the same base is approved in another tab first.
+    const other = await context.newPage();
+    await other.goto(page.url().replace(/runs\/[^/]+$/, `pipelines/${team.pipelineIds[0]}`));
+    await other.getByRole('button', { name: 'Synthesize' }).click();
+    await waitForStatus(other, 'generated');
+    await other.getByRole('button', { name: 'Approve' }).click();
+    await waitForStatus(other, 'approved');
+    await other.close();
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('alert').filter({ hasText: 'What now' }).waitFor();
+    await page
+      .getByRole('region', { name: 'Decide' })
+      .screenshot({ path: join(OUT_DIR, `6-conflict-${width}.png`) });
     await page.getByRole('link', { name: 'API tokens' }).click();
     await page.getByLabel('Token name').fill('nightly evaluation job');
     await page.getByRole('button', { name: 'Create token' }).click();
