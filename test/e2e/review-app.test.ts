@@ -419,6 +419,32 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     expect(await page.getByRole('link', { name: pipelineName() }).count()).toBe(0);
   });
 
+  it('refreshes the session a minute before the access token expires, without the person noticing', async () => {
+    const tab = await openTab();
+    const { page, context } = tab;
+    // The page's clock only: the server and the cookies keep real time.
+    await context.clock.install();
+    await signIn(tab);
+    const sessionCookie = async () =>
+      (await context.cookies()).find((cookie) => cookie.name === 'ps_session')?.value;
+    const before = await sessionCookie();
+    const refreshes: number[] = [];
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname === '/auth/refresh') refreshes.push(response.status());
+    });
+
+    await page.clock.fastForward('13:00');
+    expect(refreshes).toEqual([]);
+    await page.clock.fastForward('01:30');
+    await waitFor(() => refreshes.length > 0, 'the planned refresh', 10_000, 20);
+
+    expect(refreshes).toEqual([200]);
+    expect(await sessionCookie()).not.toBe(before);
+    await page.getByRole('link', { name: 'API tokens' }).click();
+    await page.getByRole('heading', { name: 'API tokens', level: 1 }).waitFor();
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(1);
+  });
+
   it('signs in through the emailed link, which opens the application and leaves the address', async () => {
     const tab = await openTab();
     const { page } = tab;
