@@ -76,10 +76,11 @@ function targets(outDir: string): BundleTarget[] {
   writeFileSync(baselineEntry, BASELINE_SOURCE);
   return [
     { name: 'baseline (DynamoDB document client)', kind: 'baseline', entryFile: baselineEntry },
-    ...ROUTES.map((route) => ({
-      name: route.entry,
+    // Routes that share an entry (GET /app and GET /app/{proxy+}) share one bundle.
+    ...[...new Set(ROUTES.map((route) => route.entry))].map((entry) => ({
+      name: entry,
       kind: 'http' as const,
-      entryFile: handlerEntryPath(route.entry),
+      entryFile: handlerEntryPath(entry),
     })),
     { name: AUTHORIZER.entry, kind: 'authorizer', entryFile: handlerEntryPath(AUTHORIZER.entry) },
     { name: SYNTHESIS_WORKER.entry, kind: 'worker', entryFile: handlerEntryPath(SYNTHESIS_WORKER.entry) },

@@ -2,6 +2,8 @@
  * `npm run bench`: every target of the project, measured here, as ratios against a baseline run in
  * the same script. Never part of `npm test`.
  */
+import { writeAppAssetsModule } from '../web/build.ts';
+import { formatAppSize, measureAppSize } from './app-size.ts';
 import { formatBundleTable, measureBundles } from './bundle-size.ts';
 import { formatLoadTable } from './load.ts';
 import { measureLocalStack } from './local-stack.ts';
@@ -14,7 +16,14 @@ const only = new Set(process.argv.slice(2));
 const wanted = (name: string) => only.size === 0 || only.has(name);
 const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 
+if (wanted('app')) {
+  console.log('== Review application (web/, target: JavaScript ≤ 60 KB gzipped)');
+  console.log(formatAppSize(await measureAppSize()));
+}
+
 if (wanted('bundles')) {
+  // The serve-app bundle embeds the built application, as cdk synth builds it.
+  await writeAppAssetsModule();
   console.log('== Lambda bundles (target: HTTP ≤ 400 KB, init ≤ 1.5 × baseline)');
   console.log(formatBundleTable(await measureBundles()));
 }

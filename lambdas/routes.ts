@@ -34,8 +34,9 @@ export interface FunctionAccess {
 
 export interface RouteDefinition {
   method: 'GET' | 'POST' | 'DELETE';
-  /** API Gateway path with `{param}` placeholders. */
+  /** API Gateway path with `{param}` placeholders; a last `{name+}` takes the rest of the path. */
   path: string;
+  /** Routes that share an entry share one function (they must then declare the same access). */
   entry: string;
   /** false only for the endpoints DESIGN.md lets through without a credential. */
   authorized: boolean;
@@ -218,6 +219,10 @@ export const ROUTES: readonly RouteDefinition[] = [
     access: { auth: 'readWrite' },
   },
   { method: 'GET', path: '/openapi.json', entry: 'get-openapi', authorized: false, access: {} },
+  // The review application (web/): one function serves its HTML shell and its hashed assets,
+  // embedded in its bundle. `/app` also answers `/app/` (API Gateway routes both to one resource).
+  { method: 'GET', path: '/app', entry: 'serve-app', authorized: false, access: {} },
+  { method: 'GET', path: '/app/{proxy+}', entry: 'serve-app', authorized: false, access: {} },
 ];
 
 // Functions that are not behind a route. Each row is what the CDK stack (lib/) and the local stack

@@ -20,6 +20,7 @@ import { GATEWAY_ERRORS, gatewayErrorBody } from './gateway-errors.ts';
 import { acknowledgeNag } from './nag.ts';
 import { RateLimits } from './rate-limits.ts';
 import {
+  BEFORE_BUNDLING,
   PASSWORD_HASHING_ENTRIES,
   PASSWORD_HASHING_MEMORY_MB,
   PUBLIC_ROUTE_REASONS,
@@ -31,7 +32,7 @@ export interface ApiProps {
   readonly stageName: string;
   readonly routes: readonly RouteDefinition[];
   readonly resources: GrantableResources;
-  /** For the `sendsEmail` functions; without `appUrl`, magic links point at this API's stage. */
+  /** For the `sendsEmail` functions; without `appUrl`, magic links open this API's `/app`. */
   readonly email: EmailSettings;
   readonly settings: FunctionSettings;
   /** Handler a synthesis request gets when its body names none. */
@@ -78,6 +79,9 @@ export class Api extends Construct {
     this.restApi = new RestApi(this, 'RestApi', {
       description: 'Pipeline Synthesis API',
       endpointTypes: [EndpointType.REGIONAL],
+      // Compresses answers above 1 KB for clients that accept it: the review application's script
+      // (web/, served from /app/assets/) travels gzipped, as `npm run bench` measures it.
+      minimumCompressionSize: 1024,
       // API Gateway writes access and execution logs through one account-wide role.
       cloudWatchRole: true,
       deployOptions: {
@@ -118,7 +122,8 @@ export class Api extends Construct {
       email: {
         from: props.email.from,
         identity: props.email.identity,
-        appUrl: props.email.appUrl ?? this.stageUrl(props.stageName),
+        // Magic links open the review application this API serves at /app (lambdas/routes.ts).
+        appUrl: props.email.appUrl ?? `${this.stageUrl(props.stageName)}/app`,
       },
     };
 
@@ -143,20 +148,24 @@ export class Api extends Construct {
 
     const routeFunctions = new Map<string, ServiceFunction>();
     const functionsScope = new Construct(this, 'Routes');
-    for (const route of props.routes) {
-      if (routeFunctions.has(route.entry)) {
-        throw new Error(`Route entry '${route.entry}' is used twice; each route has its own handler file.`);
-      }
-      const routeFunction = new ServiceFunction(functionsScope, pascalCase(route.entry), {
-        entry: route.entry,
-        access: route.access,
+    for (const [entry, routes] of routesByEntry(props.routes)) {
+      const [first] = routes;
+      if (!first) continue;
+      const routeFunction = new ServiceFunction(functionsScope, pascalCase(entry), {
+        entry,
+        access: first.access,
         resources,
         settings: props.settings,
-        description: `${route.method} ${route.path}`,
-        memorySize: PASSWORD_HASHING_ENTRIES.has(route.entry) ? PASSWORD_HASHING_MEMORY_MB : undefined,
+        description: routes.map((route) => `${route.method} ${route.path}`).join(', '),
+        memorySize: PASSWORD_HASHING_ENTRIES.has(entry) ? PASSWORD_HASHING_MEMORY_MB : undefined,
+        beforeBundling: BEFORE_BUNDLING[entry],
       });
-      routeFunctions.set(route.entry, routeFunction);
+      routeFunctions.set(entry, routeFunction);
+    }
 
+    for (const route of props.routes) {
+      const routeFunction = routeFunctions.get(route.entry);
+      if (!routeFunction) throw new Error(`No function for route entry '${route.entry}'.`);
       const method = this.restApi.root
         .resourceForPath(route.path)
         .addMethod(
@@ -224,4 +233,24 @@ export function pascalCase(name: string): string {
     .filter((part) => part.length > 0)
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
+}
+
+/**
+ * The routes grouped by their entry, in table order: routes that share an entry share one function,
+ * so they must ask for the same access (a function has one role).
+ */
+function routesByEntry(routes: readonly RouteDefinition[]): Map<string, RouteDefinition[]> {
+  const byEntry = new Map<string, RouteDefinition[]>();
+  for (const route of routes) {
+    const group = byEntry.get(route.entry) ?? [];
+    const first = group[0];
+    if (first && JSON.stringify(first.access) !== JSON.stringify(route.access)) {
+      throw new Error(
+        `Routes ${first.method} ${first.path} and ${route.method} ${route.path} share the entry '${route.entry}' but not its access.`,
+      );
+    }
+    group.push(route);
+    byEntry.set(route.entry, group);
+  }
+  return byEntry;
 }

@@ -17,6 +17,14 @@ export function handlerEntryPath(entry: string): string {
   return join(REPO_ROOT, 'lambdas', 'handlers', `${entry}.ts`);
 }
 
+/**
+ * Builds the review application into web/generated/app-assets.js (web/build.ts), with the node
+ * running this code; NodejsFunction runs it through bash in the repository root.
+ */
+export const WEB_BUILD_COMMAND = [process.execPath, '--import', 'tsx', join(REPO_ROOT, 'web', 'build.ts')]
+  .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
+  .join(' ');
+
 export interface LambdaBundling {
   readonly format: 'esm';
   readonly target: string;

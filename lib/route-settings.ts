@@ -1,4 +1,5 @@
 import type { RouteDefinition } from '../lambdas/routes.ts';
+import { WEB_BUILD_COMMAND } from './bundling.ts';
 
 /**
  * What the route table (lambdas/routes.ts) does not say about a route's infrastructure: why a
@@ -28,6 +29,10 @@ export const PUBLIC_ROUTE_REASONS: Readonly<Record<string, string>> = {
     'Public by design: it is how a user without a password obtains a credential (a one-time sign-in link mailed to the address). It answers alike, no sooner than 400 ms, for known, unknown and throttled addresses, and mails at most 5 links per address per 15 minutes.',
   'GET /auth/magic-link':
     'Public by design: the page a sign-in email links to, opened by a browser that holds no credential yet. It is static HTML with a hash-pinned script; it reads no data and does not consume the token, which it posts to POST /auth/magic-link/verify on a click.',
+  'GET /app':
+    "Public by design: the review application's HTML shell, opened by a browser before anyone signs in (its sign-in page is part of it). It holds no data: the application reads everything through the authorized API routes with the session cookie. Strict CSP, frame-ancestors 'none', no-store.",
+  'GET /app/{proxy+}':
+    "Public by design: the review application's deep links (the same HTML shell) and its content-hashed scripts and styles, which are the same for every visitor and hold no data. Everything the application shows it reads through the authorized API routes with the session cookie.",
   'POST /auth/magic-link/verify':
     'Public by design: it is how the holder of a magic-link token obtains a session. The token is single-use, valid for 15 minutes and stored only as a hash; the handler applies the CSRF rule to browser requests.',
 };
@@ -40,3 +45,12 @@ export const PUBLIC_ROUTE_REASONS: Readonly<Record<string, string>> = {
  */
 export const PASSWORD_HASHING_ENTRIES: ReadonlySet<string> = new Set(['log-in', 'change-password']);
 export const PASSWORD_HASHING_MEMORY_MB = 1024;
+
+/**
+ * Shell commands to run right before a route function is bundled. The assets function embeds the
+ * review application: web/build.ts builds web/src with esbuild into web/generated/app-assets.js,
+ * which the handler imports, so `cdk synth` ships what web/ holds now, with no manual step.
+ */
+export const BEFORE_BUNDLING: Readonly<Record<string, readonly string[]>> = {
+  'serve-app': [WEB_BUILD_COMMAND],
+};

@@ -59,6 +59,8 @@ export interface ServiceFunctionProps {
   readonly description: string;
   readonly timeout?: Duration;
   readonly memorySize?: number;
+  /** Shell commands run (in the repository root) right before esbuild bundles the entry. */
+  readonly beforeBundling?: readonly string[];
 }
 
 const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth'> = {
@@ -124,6 +126,15 @@ export class ServiceFunction extends Construct {
         bundleAwsSDK: true,
         // There is no Docker here, and esbuild from node_modules gives the same bundle.
         forceDockerBundling: false,
+        ...(props.beforeBundling
+          ? {
+              commandHooks: {
+                beforeBundling: () => [...(props.beforeBundling ?? [])],
+                beforeInstall: () => [],
+                afterBundling: () => [],
+              },
+            }
+          : {}),
       },
     });
 

@@ -20,6 +20,7 @@ import {
   SYNTHESIS_WORKER,
 } from '../lambdas/routes.ts';
 import { REPO_ROOT } from '../lib/bundling.ts';
+import { writeAppAssetsModule } from '../web/build.ts';
 import { createTables, findFreePort, startDynamoDbLocal, type TableNames } from './dynamodb.ts';
 import { localFunctions } from './functions.ts';
 import { LocalRateLimits } from './gateway/rate-limit.ts';
@@ -100,6 +101,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const dynamodbStarting = startDynamoDbLocal({ port: dynamodbPort });
     stops.push(async () => (await dynamodbStarting).stop());
     const passwordsHashing = hashSeedPasswords();
+    // The review application, built into the module the serve-app function embeds (as cdk synth does).
+    const webBuilding = writeAppAssetsModule();
+    webBuilding.catch(() => undefined); // awaited below; an earlier failure must not leave it unhandled
 
     const deadLetters = new LocalQueue({ name: 'synthesis-jobs-dlq', region: REGION, accountId: ACCOUNT_ID });
     const jobs = new LocalQueue({
@@ -147,7 +151,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         sessionSecret: { SESSION_SECRET: randomBytes(32).toString('base64url') },
         email: {
           EMAIL_FROM: 'Pipeline Synthesis <no-reply@localhost>',
-          APP_URL: process.env.APP_URL ?? gateway.url,
+          // Magic links open the review application on this gateway.
+          APP_URL: process.env.APP_URL ?? `${gateway.url}/app`,
           EMAIL_OUTBOX_DIR: path.join(stateDir, 'outbox'),
         },
         model: modelSettings(),
@@ -164,6 +169,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN',
       },
     );
+    await webBuilding;
     const built = await buildFunctionsCached(
       [...definitions.values()].map((definition) => ({
         name: definition.entry,

@@ -23,6 +23,7 @@ const lines = [
   '',
   `Pipeline Synthesis API (local) ready in ${readyMs} ms at ${stack.apiUrl}`,
   `Functions: ${stack.functions.size} esbuild bundles, each in its own environments on Node ${stack.node.version}${stack.node.warning ? ' (not Lambda’s Node 24: see above)' : ''}; their log lines appear below, prefixed with their names`,
+  `Review application: ${stack.apiUrl}/app/ (sign in with a seeded user below)`,
   `DynamoDB Local: ${stack.dynamodbEndpoint} (shared database: any region and dummy credentials see the tables)`,
   `Seeded credentials (also in ${stateDir}/seed.json):`,
   ...stack.teams.flatMap((team) => [

@@ -1,9 +1,14 @@
 import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal } from '../local/dynamodb.ts';
+import { writeAppAssetsModule } from '../web/build.ts';
 
-/** Starts one DynamoDB Local for the whole test run; each test file creates its own tables in it. */
+/**
+ * Starts one DynamoDB Local for the whole test run (each test file creates its own tables in it),
+ * and builds the review application into the module the serve-app function embeds (git-ignored),
+ * once, before any test bundles that function.
+ */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const dynamoDb = await startDynamoDbLocal();
+  const [dynamoDb] = await Promise.all([startDynamoDbLocal(), writeAppAssetsModule()]);
   project.provide('dynamodbEndpoint', dynamoDb.endpoint);
   return async () => {
     await dynamoDb.stop();

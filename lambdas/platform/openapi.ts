@@ -201,6 +201,15 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
     errors: [404],
   },
   'GET /openapi.json': { summary: 'This document.', success: { status: 200, body: anyObject } },
+  'GET /app': {
+    summary: 'The review application for browsers (HTML); /app redirects to /app/.',
+    success: { status: 200, body: null },
+  },
+  'GET /app/{proxy+}': {
+    summary: "The review application's pages (the same HTML) and its content-hashed scripts and styles.",
+    success: { status: 200, body: null },
+    errors: [404],
+  },
 };
 
 const ERROR_BODY: JsonSchema = {
@@ -228,7 +237,8 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[]): JsonSc
     const doc = OPERATION_DOCS[key];
     if (!doc) throw new Error(`No OpenAPI description for ${key}`);
     const errors = [400, ...(route.authorized ? [401, 403] : []), ...(doc.errors ?? []), 413, 500];
-    const parameters = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    // `{proxy+}` (API Gateway's greedy parameter, the rest of the path) is named `proxy+` here too.
+    const parameters = [...route.path.matchAll(/\{(\w+\+?)\}/g)].map(([, name]) => ({
       name,
       in: 'path',
       required: true,

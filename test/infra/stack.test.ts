@@ -81,8 +81,11 @@ function propertiesOf(synthesized: Synthesized, logicalId: string): Record<strin
   return properties;
 }
 
+/** The route table's entries, each once: routes that share an entry share one function. */
+const ROUTE_ENTRIES = [...new Map(ROUTES.map((route) => [route.entry, route])).values()];
+
 function functionsOf(stack: PipelineSynthesisStack): FunctionUnderTest[] {
-  const routeFunctions = ROUTES.map((route) => {
+  const routeFunctions = ROUTE_ENTRIES.map((route) => {
     const fn = stack.api.routeFunctions.get(route.entry);
     if (!fn) throw new Error(`No function for ${route.entry}`);
     return {
@@ -310,7 +313,7 @@ describe('queues and secrets', () => {
 
 describe('functions', () => {
   it('creates one function per route plus the authorizer, the worker, the dead-letter handler and the sweeper', () => {
-    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(ROUTES.length + 4);
+    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(ROUTE_ENTRIES.length + 4);
   });
 
   it('runs every function on nodejs24.x, arm64, traced, logging to its own one-month log group', () => {
@@ -652,7 +655,7 @@ describe('authentication', () => {
     ]);
   });
 
-  it('sends from the placeholder by default, with magic links pointing at the API stage', () => {
+  it('sends from the placeholder by default, with magic links opening the review application on the API stage', () => {
     const { fn } = byName(dev, 'request-magic-link');
     const environment = environmentOf(dev, fn);
     const restApiId = logicalIdOf(dev.stack.api.restApi);
@@ -668,7 +671,7 @@ describe('authentication', () => {
           { Ref: 'AWS::Region' },
           '.',
           { Ref: 'AWS::URLSuffix' },
-          '/dev',
+          '/dev/app',
         ],
       ],
     });
@@ -800,8 +803,39 @@ describe('API', () => {
 
       expect(integration.Type).toBe('AWS_PROXY');
       expect(referencedLogicalIds(integration.Uri).has(logicalIdOf(fn.function))).toBe(true);
-      expect(propertiesOf(dev, logicalIdOf(fn.function)).Description).toBe(`${route.method} ${route.path}`);
+      expect(String(propertiesOf(dev, logicalIdOf(fn.function)).Description).split(', ')).toContain(
+        `${route.method} ${route.path}`,
+      );
     }
+  });
+
+  it('serves the review application at /app and /app/{proxy+} from one public function that may read nothing', () => {
+    const app = methods(dev).filter((method) => method.path === '/app' || method.path === '/app/{proxy+}');
+    const serveApp = dev.stack.api.routeFunctions.get('serve-app');
+    if (!serveApp) throw new Error('no serve-app function');
+
+    expect(app.map((method) => `${method.method} ${method.path}`).sort()).toEqual([
+      'GET /app',
+      'GET /app/{proxy+}',
+    ]);
+    for (const method of app) {
+      const integration = method.properties.Integration as { Uri: unknown };
+      expect(method.properties.AuthorizationType).toBe('NONE');
+      expect(referencedLogicalIds(integration.Uri).has(logicalIdOf(serveApp.function))).toBe(true);
+    }
+    // The script and styles travel gzipped to browsers that accept it.
+    expect(propertiesOf(dev, logicalIdOf(dev.stack.api.restApi)).MinimumCompressionSize).toBe(1024);
+    // No table, queue, secret or mail: only its own log stream and its traces.
+    expect(statementsOf(dev, serveApp).flatMap(actionsOf).sort()).toEqual([
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ]);
+    expect(Object.keys(environmentOf(dev, serveApp)).sort()).toEqual([
+      'LOG_LEVEL',
+      'POWERTOOLS_SERVICE_NAME',
+    ]);
   });
 
   it.each(ROUTES.map((route) => [routeKey(route), route] as const))(

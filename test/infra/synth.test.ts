@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { ROUTES } from '../../lambdas/routes.ts';
 import { TABLE_DEFINITIONS } from '../../lambdas/store/table-definitions.ts';
 import { LAMBDA_BUNDLING } from '../../lib/bundling.ts';
 import { emailSettings } from '../../lib/email.ts';
+import { BEFORE_BUNDLING } from '../../lib/route-settings.ts';
 import { ServiceFunction } from '../../lib/service-function.ts';
 import { stageSettings } from '../../lib/stage.ts';
 import { buildStack, type CfnResource, methodPath, testApp } from './helpers.ts';
@@ -234,4 +236,62 @@ describe('bundling', () => {
     );
     expect(exported.trim()).toBe('function');
   }, 60_000);
+  it('builds the review application into the assets function at synth time: the shell, its script and its CSP', () => {
+    const outdir = freshOutdir();
+    const app = new App({ outdir });
+    const stack = new Stack(app, 'AppBundle');
+    new ServiceFunction(stack, 'ServeApp', {
+      entry: 'serve-app',
+      access: {},
+      resources: {
+        tables: new Map(),
+        synthesisQueue: new Queue(stack, 'Queue'),
+        sessionSigningKey: new Secret(stack, 'SigningKey'),
+      },
+      settings: { tracing: false, removalPolicy: stageSettings('dev').removalPolicy, logLevel: 'INFO' },
+      description: 'GET /app, GET /app/{proxy+}',
+      beforeBundling: BEFORE_BUNDLING['serve-app'],
+    });
+
+    app.synth();
+    const assetDirs = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
+    const bundle = join(outdir, assetDirs[0] ?? 'missing', 'index.mjs');
+    // The deployed handler, in plain node, as API Gateway calls it on a stage: the shell, then its script.
+    const script = `
+      const { handler } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
+      const call = (path, proxy) => handler({
+        httpMethod: 'GET', path, headers: {}, multiValueHeaders: {}, queryStringParameters: null,
+        multiValueQueryStringParameters: null, pathParameters: proxy ? { proxy } : null, body: null,
+        requestContext: { path: '/dev' + path, stage: 'dev', domainName: 'abc123.execute-api.us-east-1.amazonaws.com' },
+      }, { awsRequestId: 'test', functionName: 'serve-app' });
+      const shell = await call('/app/');
+      const src = /<script type="module" src="([^"]+)"/.exec(shell.body)[1];
+      const asset = await call('/app/' + src, src);
+      console.log(JSON.stringify({ shell, src, asset }));`;
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        AWS_REGION: 'us-east-1',
+        NODE_NO_WARNINGS: '1',
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+      },
+      encoding: 'utf8',
+    });
+    const { shell, src, asset } = JSON.parse(output) as {
+      shell: { statusCode: number; headers: Record<string, string>; body: string };
+      src: string;
+      asset: { statusCode: number; headers: Record<string, string>; body: string };
+    };
+
+    expect(assetDirs).toHaveLength(1);
+    expect(shell.statusCode).toBe(200);
+    expect(shell.body).toContain('<base href="/dev/app/">');
+    expect(shell.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(src).toMatch(/^assets\/main-\w+\.js$/);
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers['content-type']).toMatch(/^text\/javascript/);
+    // The integrity the shell pins is the script the function serves.
+    const integrity = `sha384-${createHash('sha384').update(asset.body).digest('base64')}`;
+    expect(shell.body).toContain(`integrity="${integrity}"`);
+  }, 90_000);
 });

@@ -1,0 +1,569 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../lambdas/platform/aws.ts';
+import { makeAuthRepository } from '../../lambdas/store/auth.ts';
+import type { SeedTeam } from '../../local/seed.ts';
+import { type LocalStack, startLocalStack } from '../../local/stack.ts';
+import { launchChromium } from '../../web/chromium.ts';
+import { autoReply } from '../support/anthropic-fake.ts';
+import { deferred, waitFor } from '../support/wait.ts';
+
+/**
+ * The review application (web/) in a real headless Chromium against the real local stack: every
+ * step goes through the page as a person would, by the accessible names the issue lists; the API
+ * is only used to check what the page did, and to set up the 409s.
+ */
+
+/** A model endpoint that holds each answer until the test lets it go, so "generating" can be seen. */
+interface GatedModel {
+  url: string;
+  held: number;
+  release(): void;
+  close(): Promise<void>;
+}
+
+async function startGatedModel(): Promise<GatedModel> {
+  let gate = deferred();
+  const state = { held: 0 };
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', async () => {
+      state.held += 1;
+      await gate.promise;
+      const reply = autoReply(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      response.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_e2e' });
+      response.end(JSON.stringify(reply.kind === 'message' ? reply.body : {}));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get held() {
+      return state.held;
+    },
+    release() {
+      gate.resolve();
+      gate = deferred();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        gate.resolve();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+let stack: LocalStack;
+let browser: Browser;
+let model: GatedModel;
+let stateDir: string;
+let team: SeedTeam;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
+  model = await startGatedModel();
+  stateDir = await mkdtemp(path.join(tmpdir(), 'review-app-e2e-'));
+  // The worker takes its model settings from the developer's environment, as with `npm start`.
+  Object.assign(process.env, {
+    ANTHROPIC_API_KEY: ['sk', 'ant', 'e2e-fake'].join('-'),
+    ANTHROPIC_BASE_URL: model.url,
+  });
+  stack = await startLocalStack({ port: 0, stateDir, quiet: true, log: () => {} });
+  browser = await launchChromium();
+  const [first] = stack.teams;
+  if (!first) throw new Error('The local stack seeded no team.');
+  team = first;
+}, 120_000);
+
+afterAll(async () => {
+  delete process.env.ANTHROPIC_API_KEY;
+  delete process.env.ANTHROPIC_BASE_URL;
+  await browser?.close();
+  await stack?.stop();
+  await model?.close();
+  if (stateDir) await rm(stateDir, { recursive: true, force: true });
+});
+
+const appUrl = (rest = '') => `${stack.apiUrl}/app/${rest}`;
+const pipelineName = () => `${team.name} answer bot`;
+
+interface Tab {
+  page: Page;
+  context: BrowserContext;
+  /** Console errors that a broken page would log: CSP refusals and uncaught exceptions. */
+  problems: string[];
+}
+
+async function openTab(width = 1440, context?: BrowserContext): Promise<Tab> {
+  const owner = context ?? (await browser.newContext({ viewport: { width, height: 900 } }));
+  if (!context) contexts.push(owner);
+  const page = await owner.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text()))
+      problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  return { page, context: owner, problems };
+}
+
+async function signIn(tab: Tab): Promise<void> {
+  const { page } = tab;
+  await page.goto(appUrl());
+  await page.getByLabel('Email').fill(team.email);
+  await page.getByLabel('Password').fill(team.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Pipelines', level: 1 }).waitFor();
+}
+
+const runStatus = (page: Page) => page.getByRole('status', { name: 'Run status' });
+
+async function waitForStatus(page: Page, status: string): Promise<void> {
+  await runStatus(page)
+    .filter({ hasText: new RegExp(`^${status}$`) })
+    .waitFor({ timeout: 30_000 });
+}
+
+async function openPipeline(page: Page): Promise<void> {
+  await page.getByRole('link', { name: pipelineName() }).click();
+  await page.getByRole('heading', { name: pipelineName(), level: 1 }).waitFor();
+}
+
+/** On the pipeline page: start a run with `handler` and land on the run's page. */
+async function synthesize(page: Page, handler: 'heuristic-v1' | 'claude-v1'): Promise<string> {
+  await page.getByLabel('Handler').selectOption(handler);
+  await page.getByRole('button', { name: 'Synthesize' }).click();
+  await page.waitForURL(/\/app\/runs\/[^/]+$/);
+  return decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1) ?? '');
+}
+
+/** The API as this browser's session calls it (cookies of the context, CSRF header on writes). */
+async function apiAs(context: BrowserContext, method: 'GET' | 'POST', route: string, body?: unknown) {
+  const response = await context.request.fetch(`${stack.apiUrl}/${route}`, {
+    method,
+    headers: method === 'GET' ? {} : { 'x-requested-with': 'e2e', 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { data: JSON.stringify(body) }),
+  });
+  const answer = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+  return { status: response.status(), body: answer };
+}
+
+async function generatedRun(context: BrowserContext): Promise<string> {
+  const started = await apiAs(context, 'POST', `pipelines/${team.pipelineIds[0]}/synthesize`, {
+    synthesisHandler: 'heuristic-v1',
+  });
+  expect(started.status).toBe(202);
+  const runId = (started.body as { id: string }).id;
+  await waitFor(
+    async () => (await apiAs(context, 'GET', `synthesis-runs/${runId}`)).body?.status === 'generated',
+    `run ${runId} to be generated`,
+    30_000,
+    100,
+  );
+  return runId;
+}
+
+afterEach(async () => {
+  for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
+});
+
+describe('the review application in Chromium', { timeout: 90_000 }, () => {
+  it('is served at /app/ with a strict CSP, no framing, no referrer and nosniff, and runs under them', async () => {
+    const tab = await openTab();
+    const responses: Array<{ url: string; headers: Record<string, string> }> = [];
+    tab.page.on('response', (response) => {
+      if (response.url().startsWith(appUrl()))
+        responses.push({ url: response.url(), headers: response.headers() });
+    });
+
+    const shell = await tab.page.goto(`${stack.apiUrl}/app`);
+    await tab.page.getByRole('button', { name: 'Sign in' }).waitFor();
+    const headers = shell?.headers() ?? {};
+    const csp = headers['content-security-policy'] ?? '';
+    const scriptSources = /script-src ([^;]*)/.exec(csp)?.[1] ?? '';
+
+    expect(tab.page.url()).toBe(appUrl());
+    expect(scriptSources.trim()).toBe("'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(headers['referrer-policy']).toBe('no-referrer');
+    expect(headers['x-content-type-options']).toBe('nosniff');
+    const assets = responses.filter((response) => response.url.includes('/app/assets/'));
+    expect(assets.map((asset) => asset.url.split('.').at(-1)).sort()).toEqual(['css', 'js']);
+    for (const asset of assets) expect(asset.headers['x-content-type-options']).toBe('nosniff');
+    expect(tab.problems).toEqual([]);
+
+    // A deep link loads the same application; a missing asset is a 404, not the page.
+    await tab.page.goto(appUrl('settings/tokens'));
+    await tab.page.getByRole('button', { name: 'Sign in' }).waitFor();
+    const missing = await tab.context.request.get(appUrl('assets/main-NOSUCHFILE.js'));
+    expect(missing.status()).toBe(404);
+  });
+
+  it('signs in with a password, synthesizes, reads the proposal, approves it and shows the new active configuration', async () => {
+    const tab = await openTab();
+    const { page } = tab;
+    await signIn(tab);
+    await openPipeline(page);
+    const activeBefore = await page
+      .getByRole('heading', { name: /^Active configuration: version \d+$/ })
+      .textContent();
+
+    await synthesize(page, 'heuristic-v1');
+    await waitForStatus(page, 'generated');
+    await page.getByRole('heading', { name: 'Changes' }).waitFor();
+
+    // The findings show the signals they cite, not only their ids.
+    const findings = page.getByRole('list', { name: 'Findings' });
+    expect(await findings.textContent()).toContain('Retrieval timed out after 1500 ms');
+    // The slot's settings side by side, the changed key marked, with both values.
+    const retrieve = page.getByRole('table', { name: /Settings of Retrieve documents/ });
+    const timeout = retrieve.getByRole('row', { name: /timeoutMs/ });
+    expect(await timeout.getAttribute('class')).toBe('changed');
+    expect(await timeout.getByRole('cell').allTextContents()).toEqual(['1500', '3000']);
+    const topK = retrieve.getByRole('row', { name: /topK/ });
+    expect(await topK.getAttribute('class')).toBeNull();
+    // A key the proposal adds is shown against "(not set)".
+    const prompt = page.getByRole('table', { name: /Settings of Answer prompt/ });
+    expect(await prompt.getByRole('row', { name: /instructions/ }).textContent()).toContain('(not set)');
+
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await waitForStatus(page, 'approved');
+    const proposedVersion = Number(
+      /→ proposed version (\d+)/.exec((await page.locator('.facts').textContent()) ?? '')?.[1],
+    );
+    await page
+      .getByRole('navigation', { name: 'Breadcrumbs' })
+      .getByRole('link', { name: pipelineName() })
+      .click();
+    const active = page.getByRole('heading', { name: /^Active configuration: version \d+$/ });
+    await active.waitFor();
+
+    expect(await active.textContent()).toBe(`Active configuration: version ${proposedVersion}`);
+    expect(await active.textContent()).not.toBe(activeBefore);
+    const activeRetrieve = page.getByRole('table', { name: 'Settings of Retrieve documents' });
+    expect(await activeRetrieve.getByRole('row', { name: /timeoutMs/ }).textContent()).toContain('3000');
+    expect(await page.getByRole('list', { name: 'Activations, newest first' }).textContent()).toContain(
+      'approval',
+    );
+
+    // And back: the history offers the version the approval replaced.
+    const previous = proposedVersion - 1;
+    await page.getByRole('button', { name: `Roll back to version ${previous}` }).click();
+    await page.getByRole('dialog').getByLabel('Reason').fill('Back to the known good configuration.');
+    await page.getByRole('button', { name: `Activate version ${previous}` }).click();
+    await page.getByRole('heading', { name: `Active configuration: version ${previous}` }).waitFor();
+    expect(await page.getByRole('list', { name: 'Activations, newest first' }).textContent()).toContain(
+      'Back to the known good configuration.',
+    );
+    expect(await page.getByRole('banner').textContent()).toContain(`Signed in as ${team.email}`);
+    expect(tab.problems).toEqual([]);
+  });
+
+  it('shows the run move from generating to generated without a reload, then stops polling', async () => {
+    const tab = await openTab();
+    const { page } = tab;
+    await signIn(tab);
+    await openPipeline(page);
+    // Page scripts run in the browser: given as text, they need no DOM types here.
+    await page.evaluate('window.sameDocument = true');
+    const heldBefore = model.held;
+
+    await synthesize(page, 'claude-v1');
+    // The worker is waiting for the model: the page shows it generating, by itself.
+    await waitFor(() => model.held > heldBefore, 'the worker to call the model', 30_000, 20);
+    await waitForStatus(page, 'generating');
+    expect(await page.getByText('updating by itself').count()).toBe(1);
+    model.release();
+    await waitForStatus(page, 'generated');
+
+    expect(await page.evaluate('window.sameDocument')).toBe(true);
+    expect(await page.getByText('updating by itself').count()).toBe(0);
+    expect(await page.locator('.facts').textContent()).toMatch(/input and [\d,]+ output tokens in 1 request/);
+    // Settled: no more requests for the run.
+    let polls = 0;
+    page.on('request', (request) => {
+      if (/\/synthesis-runs\/[^/]+$/.test(new URL(request.url()).pathname)) polls += 1;
+    });
+    await page.waitForTimeout(1_500);
+    expect(polls).toBe(0);
+    expect(tab.problems).toEqual([]);
+  });
+
+  it('rejects with a reason, which stays with the run', async () => {
+    const tab = await openTab();
+    const { page } = tab;
+    await signIn(tab);
+    await openPipeline(page);
+    const runId = await synthesize(page, 'heuristic-v1');
+    await waitForStatus(page, 'generated');
+
+    await page.getByLabel('Reason').fill('Raising timeouts hides the slow index; fix the index first.');
+    await page.getByRole('button', { name: 'Reject' }).click();
+    await waitForStatus(page, 'rejected');
+
+    expect(await page.getByText('Rejected: Raising timeouts hides the slow index').count()).toBe(1);
+    const stored = await apiAs(tab.context, 'GET', `synthesis-runs/${runId}`);
+    expect(stored.body).toMatchObject({
+      status: 'rejected',
+      rejectionReason: 'Raising timeouts hides the slow index; fix the index first.',
+    });
+  });
+
+  it('tells a 409 in words: the base is no longer active, or someone decided first', async () => {
+    const first = await openTab();
+    await signIn(first);
+    const second = await openTab(1440, first.context);
+    const [mine, theirs] = [await generatedRun(first.context), await generatedRun(first.context)];
+    await first.page.goto(appUrl(`runs/${mine}`));
+    await waitForStatus(first.page, 'generated');
+    // In another tab the other proposal, made from the same configuration, is approved first.
+    await second.page.goto(appUrl(`runs/${theirs}`));
+    await waitForStatus(second.page, 'generated');
+    await second.page.getByRole('button', { name: 'Approve' }).click();
+    await waitForStatus(second.page, 'approved');
+
+    await first.page.getByRole('button', { name: 'Approve' }).click();
+    const alert = first.page.getByRole('alert').filter({ hasText: 'What now' });
+    await alert.waitFor();
+    const baseMoved = (await alert.textContent()) ?? '';
+
+    expect(baseMoved).toContain('The pipeline changed since this proposal was made');
+    expect(baseMoved).toMatch(/made from version \d+, but version \d+ is active now/);
+    expect(baseMoved).toContain('Start a new synthesis');
+    expect(baseMoved).not.toMatch(/[{}]|CONFLICT|409/);
+    expect(await runStatus(first.page).textContent()).toBe('generated');
+
+    // Now the same proposal is rejected in the other tab, and this one tries to reject it too.
+    await second.page.goto(appUrl(`runs/${mine}`));
+    await waitForStatus(second.page, 'generated');
+    await second.page.getByRole('button', { name: 'Reject' }).click();
+    await waitForStatus(second.page, 'rejected');
+    await first.page.getByRole('button', { name: 'Reject' }).click();
+    await first.page.getByRole('alert').filter({ hasText: 'already rejected' }).waitFor();
+    const decidedFirst =
+      (await first.page.getByRole('alert').filter({ hasText: 'What now' }).textContent()) ?? '';
+
+    expect(decidedFirst).toContain('This proposal was already rejected');
+    expect(decidedFirst).toContain('rejected by you');
+    expect(decidedFirst).not.toMatch(/[{}]|CONFLICT|409/);
+  });
+
+  it('creates an API token, shows its secret once with a warning, and revokes it after confirmation', async () => {
+    const tab = await openTab();
+    const { page } = tab;
+    await signIn(tab);
+    await page.getByRole('link', { name: 'API tokens' }).click();
+    await page.getByRole('heading', { name: 'API tokens', level: 1 }).waitFor();
+
+    await page.getByLabel('Token name').fill('nightly evaluation job');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const secretField = page.getByLabel('Token “nightly evaluation job”');
+    await secretField.waitFor();
+    const secret = await secretField.inputValue();
+    const row = page.getByRole('row').filter({ hasText: 'nightly evaluation job' });
+    await row.waitFor();
+    const hint = (await row.locator('code').textContent()) ?? '';
+
+    expect(await page.getByText('it is shown only this once').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Copy' }).count()).toBe(1);
+    expect(hint.length).toBeGreaterThan(4);
+    expect(secret.endsWith(hint.slice(-4))).toBe(true);
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await page.content()).not.toContain(secret);
+    await page.reload();
+    await row.waitFor();
+    expect(await page.content()).not.toContain(secret);
+
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke “nightly evaluation job”?' });
+    await dialog.getByRole('button', { name: 'Revoke' }).click();
+    await row.filter({ hasText: 'revoked' }).waitFor();
+
+    expect(await row.getByRole('button', { name: 'Revoke' }).count()).toBe(0);
+    const refused = await fetch(`${stack.apiUrl}/me`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(refused.status).toBe(401);
+    expect(tab.problems).toEqual([]);
+  });
+
+  it('keeps every secret in HttpOnly cookies, signs out, and the browser is refused afterwards', async () => {
+    const tab = await openTab();
+    const { page, context } = tab;
+    await signIn(tab);
+    const cookies = await context.cookies();
+    const visible = (await page.evaluate(
+      '({ cookie: document.cookie, stored: JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) })',
+    )) as { cookie: string; stored: string };
+
+    expect(cookies.length).toBeGreaterThan(0);
+    for (const cookie of cookies) {
+      expect(cookie.httpOnly, cookie.name).toBe(true);
+      expect(visible.stored).not.toContain(cookie.value);
+    }
+    expect(visible.cookie).toBe('');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+
+    expect(await page.getByText('You have signed out.').count()).toBe(1);
+    expect((await apiAs(context, 'GET', 'me')).status).toBe(401);
+    await page.goto(appUrl(`pipelines/${team.pipelineIds[0]}`));
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('link', { name: pipelineName() }).count()).toBe(0);
+  });
+
+  it('refreshes the session a minute before the access token expires, without the person noticing', async () => {
+    const tab = await openTab();
+    const { page, context } = tab;
+    // The page's clock only: the server and the cookies keep real time.
+    await context.clock.install();
+    await signIn(tab);
+    // The refresh token is new on every refresh (an access token issued in the same second may not be).
+    const refreshCookie = async () =>
+      (await context.cookies()).find((cookie) => cookie.name === 'ps_refresh')?.value;
+    const before = await refreshCookie();
+    const refreshes: number[] = [];
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname === '/auth/refresh') refreshes.push(response.status());
+    });
+
+    await page.clock.fastForward('13:00');
+    expect(refreshes).toEqual([]);
+    await page.clock.fastForward('01:30');
+    await waitFor(() => refreshes.length > 0, 'the planned refresh', 10_000, 20);
+    await waitFor(async () => (await refreshCookie()) !== before, 'the rotated cookie', 5_000, 20);
+
+    expect(refreshes).toEqual([200]);
+    expect(before).toBeDefined();
+    await page.getByRole('link', { name: 'API tokens' }).click();
+    await page.getByRole('heading', { name: 'API tokens', level: 1 }).waitFor();
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(1);
+  });
+
+  it('signs in through the emailed link, which opens the application and leaves the address', async () => {
+    const tab = await openTab();
+    const { page } = tab;
+    await page.goto(appUrl());
+    await page.getByLabel('Email').fill(team.email);
+    await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+    await page.getByText(`If an account exists for ${team.email}`).waitFor();
+    const outbox = path.join(stateDir, 'outbox');
+    const mails = (await readdir(outbox)).filter((name) => name.includes(team.email));
+    const mail = await readFile(path.join(outbox, mails.at(-1) ?? 'missing'), 'utf8');
+    const link = /https?:\/\/\S+/.exec(mail)?.[0] ?? '';
+
+    expect(link.startsWith(appUrl('auth/magic-link?token='))).toBe(true);
+    await page.goto(link);
+    const signInButton = page.getByRole('button', { name: 'Sign in' });
+    await signInButton.waitFor();
+    // The one-time token leaves the address bar (history, bookmarks) before anything else happens.
+    expect(page.url()).toBe(appUrl('auth/magic-link'));
+    await signInButton.click();
+    await page.getByRole('link', { name: pipelineName() }).waitFor();
+    expect(tab.problems).toEqual([]);
+  });
+
+  it('lists a team with many pipelines a page at a time, each pipeline a link by its name', async () => {
+    const other = stack.teams[1];
+    if (!other) throw new Error('The local stack seeded one team only.');
+    const tab = await openTab();
+    const { page } = tab;
+    await page.goto(appUrl());
+    await page.getByLabel('Email').fill(other.email);
+    await page.getByLabel('Password').fill(other.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: `${other.name} answer bot` }).waitFor();
+    for (let index = 1; index <= 20; index++) {
+      const created = await apiAs(tab.context, 'POST', 'pipelines', {
+        name: `Paged pipeline ${index}`,
+        slots: [{ id: 'model', name: 'Model', kind: 'model', settings: { temperature: 0.5 } }],
+      });
+      expect(created.status).toBe(201);
+    }
+    await page.reload();
+    const links = page.getByRole('list', { name: 'Pipelines' }).getByRole('link');
+    await page.getByRole('link', { name: 'Paged pipeline 20' }).waitFor();
+
+    expect(await links.count()).toBe(20);
+    expect(await page.getByRole('link', { name: `${other.name} answer bot` }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Load more pipelines' }).click();
+    await page.getByRole('link', { name: `${other.name} answer bot` }).waitFor();
+    expect(await links.count()).toBe(21);
+    expect(await page.getByRole('button', { name: 'Load more pipelines' }).count()).toBe(0);
+  });
+
+  it('fits a 375 px phone: no page scrolls sideways', async () => {
+    const tab = await openTab(375);
+    const { page } = tab;
+    await signIn(tab);
+    const runId = await generatedRun(tab.context);
+    const widths: Record<string, number> = {};
+    const measure = async (name: string) => {
+      widths[name] = (await page.evaluate('document.documentElement.scrollWidth')) as number;
+    };
+
+    await measure('pipelines');
+    await openPipeline(page);
+    await page.getByRole('table').filter({ hasText: 'Status' }).first().waitFor();
+    await measure('pipeline');
+    await page.goto(appUrl(`runs/${runId}`));
+    await page.getByRole('heading', { name: 'Changes' }).waitFor();
+    await measure('run');
+    await page.getByRole('link', { name: 'API tokens' }).click();
+    await page.getByLabel('Token name').fill('phone token');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByRole('row').filter({ hasText: 'phone token' }).waitFor();
+    await measure('tokens');
+
+    expect(widths).toEqual({ pipelines: 375, pipeline: 375, run: 375, tokens: 375 });
+    expect(tab.problems).toEqual([]);
+  });
+
+  // Last: it gives the first seeded user a second team.
+  it('switches team for a user in two teams, and acts with the role held there', async () => {
+    const other = stack.teams[1];
+    if (!other) throw new Error('The local stack seeded one team only.');
+    const tab = await openTab();
+    const { page } = tab;
+    await signIn(tab);
+    const me = (await apiAs(tab.context, 'GET', 'me')).body as { user: { id: string } };
+    // No endpoint adds a member: written through the store, as an operator's script would.
+    const db = createDocumentClient(
+      new DynamoDBClient({
+        endpoint: stack.dynamodbEndpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+    );
+    await makeAuthRepository(db, 'local-Auth').putMembership({
+      userId: me.user.id,
+      teamId: other.teamId,
+      role: 'viewer',
+      createdAt: new Date().toISOString(),
+    });
+    await page.reload();
+    // Known server issue (reported, outside the application): an access token's claims are the
+    // session, user and times in whole seconds, so a switch in the same second as the sign-in gets
+    // a byte-identical token, which the authorizer's 30 s cache still maps to the old team.
+    await page.waitForTimeout(1_100);
+
+    await page.getByLabel('Team').selectOption({ label: `${other.name} (viewer)` });
+    await page.getByRole('banner').filter({ hasText: 'viewer of' }).waitFor();
+    await page.goto(appUrl(`pipelines/${other.pipelineIds[0]}`));
+    await page.getByRole('heading', { name: `${other.name} answer bot`, level: 1 }).waitFor();
+
+    expect(await page.getByRole('button', { name: 'Synthesize' }).isDisabled()).toBe(true);
+    expect(await page.getByText('Viewers can read runs but not start them.').count()).toBe(1);
+    expect((await apiAs(tab.context, 'GET', 'me')).body).toMatchObject({
+      authentication: { teamId: other.teamId, role: 'viewer' },
+    });
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * `npm run screenshots`: the review application's main pages at 375 px and 1440 px, written to
+ * .screenshots/ (git-ignored) so a reviewer can look without starting anything. It starts its own
+ * local stack (free port, temporary state) and drives Debian's Chromium through playwright-core.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { startLocalStack } from '../local/stack.ts';
+import { launchChromium } from './chromium.ts';
+
+const OUT_DIR = join(import.meta.dirname, '..', '.screenshots');
+const WIDTHS = [1440, 375];
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+
+const stateDir = await mkdtemp(join(tmpdir(), 'pipeline-synthesis-screenshots-'));
+const stack = await startLocalStack({ port: 0, stateDir, quiet: true });
+const browser = await launchChromium();
+try {
+  await mkdir(OUT_DIR, { recursive: true });
+  const [team] = stack.teams;
+  if (!team) throw new Error('The local stack seeded no team.');
+  for (const width of WIDTHS) {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const page = await context.newPage();
+    const shot = async (name: string) => {
+      const file = join(OUT_DIR, `${name}-${width}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      process.stdout.write(`${file}\n`);
+    };
+    await page.goto(`${stack.apiUrl}/app/`);
+    await page.getByLabel('Email').fill(team.email);
+    await page.getByLabel('Password').fill(team.password);
+    await shot('1-sign-in');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Pipelines' }).waitFor();
+    await shot('2-pipelines');
+    await page.getByRole('link', { name: `${team.name} answer bot` }).click();
+    await page.getByRole('button', { name: 'Synthesize' }).waitFor();
+    await shot('3-pipeline');
+    await page.getByRole('button', { name: 'Synthesize' }).click();
+    await waitForStatus(page, 'generated');
+    await page.getByRole('heading', { name: 'Changes' }).waitFor();
+    await page.screenshot({ path: join(OUT_DIR, `4a-run-top-${width}.png`) });
+    await shot('4-proposal');
+    // The whole proposal is long on a phone: its first changed slot (changes and diff) on its own.
+    await page
+      .locator('.change-slot')
+      .first()
+      .screenshot({ path: join(OUT_DIR, `4b-proposal-diff-${width}.png`) });
+    // A 409 as a reviewer meets it: another proposal from the same base is approved in another tab first.
+    const other = await context.newPage();
+    await other.goto(page.url().replace(/runs\/[^/]+$/, `pipelines/${team.pipelineIds[0]}`));
+    await other.getByRole('button', { name: 'Synthesize' }).click();
+    await waitForStatus(other, 'generated');
+    await other.getByRole('button', { name: 'Approve' }).click();
+    await waitForStatus(other, 'approved');
+    await other.close();
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('alert').filter({ hasText: 'What now' }).waitFor();
+    await page
+      .getByRole('region', { name: 'Decide' })
+      .screenshot({ path: join(OUT_DIR, `6-conflict-${width}.png`) });
+    await page.getByRole('link', { name: 'API tokens' }).click();
+    await page.getByLabel('Token name').fill('nightly evaluation job');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByRole('button', { name: 'Copy' }).waitFor();
+    await shot('5-api-tokens');
+    await context.close();
+  }
+} finally {
+  await browser.close();
+  await stack.stop();
+  await rm(stateDir, { recursive: true, force: true });
+}
+
+async function waitForStatus(page: Page, status: string): Promise<void> {
+  await page.getByRole('status', { name: 'Run status' }).filter({ hasText: status }).waitFor();
+}

@@ -1,0 +1,286 @@
+/**
+ * One pipeline: start a synthesis run, its active configuration (slots and settings), its runs
+ * with their status, and its configuration history with roll back.
+ */
+import { useState } from 'preact/hooks';
+import { SYNTHESIS_HANDLER_NAMES } from '../../../lambdas/core/synthesis-handlers.ts';
+import { get, post, seg } from '../api.ts';
+import { useSession } from '../app.tsx';
+import { formatValue } from '../format.ts';
+import { Link, navigate } from '../router.tsx';
+import type { Activation, Configuration, Pipeline, Run } from '../types.ts';
+import { ConfirmDialog, ErrorNotice, Loading, Time, useLoad, useTitle } from '../ui.tsx';
+import { LoadMore, usePagedList } from './pipelines.tsx';
+
+export function PipelinePage({ pipelineId }: { pipelineId: string }) {
+  const loaded = useLoad(async () => {
+    const pipeline = await get<Pipeline>(`pipelines/${seg(pipelineId)}`);
+    const active = await get<Configuration>(
+      `pipelines/${seg(pipelineId)}/configurations/${seg(pipeline.activeConfigurationId)}`,
+    );
+    return { pipeline, active };
+  }, [pipelineId]);
+  const runs = usePagedList<Run>(`pipelines/${seg(pipelineId)}/synthesis-runs`);
+  const history = usePagedList<Activation>(`pipelines/${seg(pipelineId)}/activations`);
+  useTitle(loaded.data?.pipeline.name ?? 'Pipeline');
+
+  if (!loaded.data) {
+    return (
+      <>
+        <Breadcrumbs />
+        {loaded.error ? <ErrorNotice error={loaded.error} /> : <Loading what="the pipeline" />}
+      </>
+    );
+  }
+  const { pipeline, active } = loaded.data;
+  const reloadAll = () => {
+    loaded.reload();
+    history.reload();
+  };
+  return (
+    <>
+      <Breadcrumbs />
+      <h1>{pipeline.name}</h1>
+      <p class="muted small">
+        <code>{pipeline.id}</code> · created <Time iso={pipeline.createdAt} />
+      </p>
+      <Synthesize pipelineId={pipeline.id} />
+      <section aria-labelledby="active-configuration">
+        <h2 id="active-configuration">Active configuration: version {active.version}</h2>
+        <ConfigurationView configuration={active} />
+      </section>
+      <section aria-labelledby="runs">
+        <h2 id="runs">Synthesis runs</h2>
+        <ErrorNotice error={runs.error} />
+        {runs.items.length === 0 && !runs.loading ? <p class="muted">No synthesis runs yet.</p> : null}
+        {runs.items.length > 0 ? <RunTable runs={runs.items} /> : null}
+        <LoadMore list={runs} what="runs" />
+      </section>
+      <History pipeline={pipeline} active={active} history={history} onActivated={reloadAll} />
+    </>
+  );
+}
+
+function Breadcrumbs() {
+  return (
+    <nav aria-label="Breadcrumbs" class="breadcrumbs">
+      <Link to="">Pipelines</Link>
+    </nav>
+  );
+}
+
+function Synthesize({ pipelineId }: { pipelineId: string }) {
+  const { canWrite } = useSession();
+  const [handler, setHandler] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const start = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      // One key per press: a retried or doubled request answers the same run instead of a second one.
+      const run = await post<Run>(
+        `pipelines/${seg(pipelineId)}/synthesize`,
+        handler ? { synthesisHandler: handler } : {},
+        { 'idempotency-key': crypto.randomUUID() },
+      );
+      navigate(`runs/${encodeURIComponent(run.id)}`);
+    } catch (caught) {
+      setError(caught);
+      setBusy(false);
+    }
+  };
+  return (
+    <section aria-labelledby="synthesize" class="card">
+      <h2 id="synthesize">Propose a new configuration</h2>
+      <form class="inline-form" method="post" onSubmit={start}>
+        <label for="synthesis-handler">Handler</label>
+        <select
+          id="synthesis-handler"
+          value={handler}
+          onChange={(event) => setHandler(event.currentTarget.value)}
+        >
+          <option value="">Server default</option>
+          {SYNTHESIS_HANDLER_NAMES.map((name) => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </select>
+        <button type="submit" class="primary" disabled={busy || !canWrite}>
+          Synthesize
+        </button>
+      </form>
+      {canWrite ? null : <p class="muted small">Viewers can read runs but not start them.</p>}
+      <ErrorNotice error={error} />
+    </section>
+  );
+}
+
+/** A configuration's slots, each with its settings. */
+export function ConfigurationView({ configuration }: { configuration: Configuration }) {
+  return (
+    <>
+      <p class="muted small">
+        {configuration.source === 'synthesis' ? 'Made by a synthesis run' : 'Written by hand'} · created{' '}
+        <Time iso={configuration.createdAt} /> · <code>{configuration.id}</code>
+      </p>
+      <ul class="slots" aria-label={`Slots of version ${configuration.version}`}>
+        {configuration.slots.map((slot) => (
+          <li key={slot.id} class="card slot">
+            <h3>
+              {slot.name} <span class="tag">{slot.kind}</span> <code class="small">{slot.id}</code>
+            </h3>
+            <table class="settings">
+              <caption class="visually-hidden">Settings of {slot.name}</caption>
+              <tbody>
+                {Object.entries(slot.settings).map(([key, value]) => (
+                  <tr key={key}>
+                    <th scope="row">{key}</th>
+                    <td>
+                      <pre class="value">{formatValue(value)}</pre>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+export function RunTable({ runs }: { runs: Run[] }) {
+  return (
+    <div class="table-scroll">
+      <table class="list cards-on-phone">
+        <thead>
+          <tr>
+            <th scope="col">Started</th>
+            <th scope="col">Status</th>
+            <th scope="col">Handler</th>
+            <th scope="col">Confidence</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((run) => (
+            <tr key={run.id}>
+              <td data-label="Started">
+                <Link to={`runs/${encodeURIComponent(run.id)}`} aria-label={`Run ${run.id}`}>
+                  <Time iso={run.createdAt} />
+                </Link>
+              </td>
+              <td data-label="Status">
+                <span class={`status status-${run.status}`}>{run.status}</span>
+              </td>
+              <td data-label="Handler">{run.synthesisHandler}</td>
+              <td data-label="Confidence">{run.confidence ?? '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function History(props: {
+  pipeline: Pipeline;
+  active: Configuration;
+  history: ReturnType<typeof usePagedList<Activation>>;
+  onActivated: () => void;
+}) {
+  const { canWrite } = useSession();
+  const [target, setTarget] = useState<{ id: string; version: number }>();
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<unknown>();
+  // Configurations the history names, other than the active one: where one can go back (or forward) to.
+  const versions = new Map<string, number>();
+  for (const activation of props.history.items) {
+    versions.set(activation.previousConfigurationId, activation.previousVersion);
+    versions.set(activation.configurationId, activation.version);
+  }
+  versions.delete(props.active.id);
+  const targets = [...versions]
+    .map(([id, version]) => ({ id, version }))
+    .sort((a, b) => b.version - a.version);
+
+  const activate = async () => {
+    if (!target) return;
+    setError(undefined);
+    try {
+      await post(
+        `pipelines/${seg(props.pipeline.id)}/configurations/${seg(target.id)}/activate`,
+        reason.trim() ? { reason: reason.trim() } : {},
+      );
+      setTarget(undefined);
+      setReason('');
+      props.onActivated();
+    } catch (caught) {
+      setTarget(undefined);
+      setError(caught);
+    }
+  };
+
+  return (
+    <section aria-labelledby="history">
+      <h2 id="history">Configuration history</h2>
+      <ErrorNotice error={props.history.error ?? error} />
+      {props.history.items.length === 0 && !props.history.loading ? (
+        <p class="muted">Version {props.active.version} has been active since the pipeline was created.</p>
+      ) : null}
+      <ol class="history" aria-label="Activations, newest first">
+        {props.history.items.map((activation) => (
+          <li key={activation.id}>
+            <p>
+              <strong>{activation.summary}</strong>
+            </p>
+            <p class="muted small">
+              <Time iso={activation.activatedAt} /> ·{' '}
+              {activation.source === 'approval' ? 'approval' : 'roll back'} by{' '}
+              <code>{activation.activatedBy}</code>
+              {activation.synthesisRunId ? (
+                <>
+                  {' '}
+                  · <Link to={`runs/${encodeURIComponent(activation.synthesisRunId)}`}>the run</Link>
+                </>
+              ) : null}
+            </p>
+            {activation.reason ? <p class="small">Reason: {activation.reason}</p> : null}
+          </li>
+        ))}
+      </ol>
+      <LoadMore list={props.history} what="history" />
+      {targets.length > 0 ? (
+        <div class="actions">
+          {targets.map((option) => (
+            <button key={option.id} type="button" disabled={!canWrite} onClick={() => setTarget(option)}>
+              {option.version < props.active.version ? 'Roll back' : 'Go forward'} to version {option.version}
+            </button>
+          ))}
+        </div>
+      ) : null}
+      {target ? (
+        <ConfirmDialog
+          title={`Make version ${target.version} the active configuration?`}
+          confirmLabel={`Activate version ${target.version}`}
+          onConfirm={() => void activate()}
+          onCancel={() => setTarget(undefined)}
+        >
+          <p>
+            Version {props.active.version} stops being active at once; every execution from now on uses
+            version {target.version}. The change is recorded in the history.
+          </p>
+          <label for="activate-reason">Reason</label>
+          <textarea
+            id="activate-reason"
+            rows={2}
+            value={reason}
+            onInput={(event) => setReason(event.currentTarget.value)}
+          />
+        </ConfirmDialog>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,284 @@
+/**
+ * One synthesis run: its status, polled with backoff until it settles; its facts (handler,
+ * confidence, model usage, timings); the proposal; and the decision, with a 409 told in words.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, get, post, seg } from '../api.ts';
+import { useSession } from '../app.tsx';
+import { type ConflictExplanation, explainConflict } from '../conflict.ts';
+import { between, formatCount } from '../format.ts';
+import { isSettled, nextPollDelay } from '../poll.ts';
+import { Link } from '../router.tsx';
+import type { Configuration, Evidence, Pipeline, Run, RunDiff } from '../types.ts';
+import { ErrorNotice, Loading, Time, useLoad, useTitle } from '../ui.tsx';
+import { Proposal, type ProposalData } from './proposal.tsx';
+
+/** The run, read again with backoff while a worker may still move it. */
+function usePolledRun(runId: string) {
+  const [run, setRun] = useState<Run>();
+  const [error, setError] = useState<unknown>();
+  useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let delay: number | undefined;
+    const poll = async () => {
+      try {
+        const current = await get<Run>(`synthesis-runs/${seg(runId)}`);
+        if (stopped) return;
+        setRun(current);
+        setError(undefined);
+        if (isSettled(current.status)) return;
+      } catch (caught) {
+        if (stopped) return;
+        setError(caught);
+        // A missing or foreign run will not appear by asking again; a network blip or a 5xx may pass.
+        if (
+          caught instanceof ApiError &&
+          caught.status >= 400 &&
+          caught.status < 500 &&
+          caught.status !== 429
+        )
+          return;
+      }
+      delay = nextPollDelay(delay);
+      timer = setTimeout(poll, delay);
+    };
+    void poll();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [runId]);
+  return { run, setRun, error };
+}
+
+async function loadProposal(run: Run): Promise<ProposalData> {
+  const configuration = (id: string) =>
+    get<Configuration>(`pipelines/${seg(run.pipelineId)}/configurations/${seg(id)}`);
+  const [base, proposed, diff, evidence] = await Promise.all([
+    configuration(run.baseConfigurationId),
+    configuration(run.proposedConfigurationId ?? ''),
+    get<RunDiff>(`synthesis-runs/${seg(run.id)}/diff`),
+    // Servers without the evidence route (or runs from before it) answer 404: show the ids then.
+    get<Evidence>(`synthesis-runs/${seg(run.id)}/evidence`).catch((error: unknown) => {
+      if (error instanceof ApiError && error.status === 404) return null;
+      throw error;
+    }),
+  ]);
+  return { base, proposed, diff, evidence };
+}
+
+export function RunPage({ runId }: { runId: string }) {
+  useTitle('Synthesis run');
+  const { run, setRun, error } = usePolledRun(runId);
+  const pipeline = useLoad(
+    async () => (run ? get<Pipeline>(`pipelines/${seg(run.pipelineId)}`) : undefined),
+    [run?.pipelineId],
+  );
+  const proposal = useLoad(
+    async () => (run?.proposedConfigurationId ? loadProposal(run) : undefined),
+    [run?.id, run?.proposedConfigurationId],
+  );
+
+  if (!run) return error ? <ErrorNotice error={error} /> : <Loading what="the run" />;
+  return (
+    <>
+      <nav aria-label="Breadcrumbs" class="breadcrumbs">
+        <Link to="">Pipelines</Link> ›{' '}
+        <Link to={`pipelines/${encodeURIComponent(run.pipelineId)}`}>
+          {pipeline.data?.name ?? 'Pipeline'}
+        </Link>
+      </nav>
+      <h1>Synthesis run</h1>
+      <p class="status-line">
+        Status:{' '}
+        <output aria-label="Run status" class={`status status-${run.status}`}>
+          {run.status}
+        </output>
+        {isSettled(run.status) ? null : <span class="muted small"> · updating by itself</span>}
+      </p>
+      <ErrorNotice error={error} />
+      {run.status === 'failed' && run.errorMessage ? (
+        <div class="notice notice-error" role="alert">
+          <p>The run failed: {run.errorMessage}</p>
+        </div>
+      ) : null}
+      <Facts run={run} diff={proposal.data?.diff} />
+      {run.status === 'generated' ? (
+        <Decide
+          run={run}
+          pipeline={pipeline.data}
+          baseVersion={proposal.data?.diff.base.version}
+          onDecided={setRun}
+        />
+      ) : null}
+      {run.status === 'approved' ? (
+        <div class="notice notice-ok" role="status">
+          <p>
+            Approved: version {proposal.data?.diff.proposed.version ?? ''} became the active configuration of{' '}
+            <Link to={`pipelines/${encodeURIComponent(run.pipelineId)}`}>
+              {pipeline.data?.name ?? 'the pipeline'}
+            </Link>
+            .
+          </p>
+        </div>
+      ) : null}
+      {run.status === 'rejected' ? (
+        <div class="notice" role="status">
+          <p>Rejected{run.rejectionReason ? `: ${run.rejectionReason}` : ' (no reason given)'}.</p>
+        </div>
+      ) : null}
+      <ErrorNotice error={proposal.error} />
+      {run.proposedConfigurationId && !proposal.data && !proposal.error ? (
+        <Loading what="the proposal" />
+      ) : null}
+      {proposal.data ? <Proposal run={run} data={proposal.data} /> : null}
+    </>
+  );
+}
+
+function Facts({ run, diff }: { run: Run; diff: RunDiff | undefined }) {
+  const usage = run.usage;
+  return (
+    <dl class="facts">
+      <dt>Handler</dt>
+      <dd>{run.synthesisHandler}</dd>
+      <dt>Confidence</dt>
+      <dd>{run.confidence ?? '—'}</dd>
+      <dt>Started</dt>
+      <dd>
+        <Time iso={run.createdAt} /> by <code>{run.triggeredBy}</code>
+      </dd>
+      <dt>Waited in queue</dt>
+      <dd>{between(run.createdAt, run.generationStartedAt) ?? '—'}</dd>
+      <dt>Generation took</dt>
+      <dd>{between(run.generationStartedAt, run.generationCompletedAt) ?? '—'}</dd>
+      <dt>Model usage</dt>
+      <dd>
+        {usage
+          ? `${usage.model}: ${formatCount(usage.inputTokens)} input and ${formatCount(usage.outputTokens)} output tokens in ${usage.attempts} request${usage.attempts === 1 ? '' : 's'}`
+          : isSettledWithoutModel(run)
+            ? 'none (this handler calls no model)'
+            : '—'}
+      </dd>
+      <dt>Configuration</dt>
+      <dd>
+        {diff ? (
+          `version ${diff.base.version} → proposed version ${diff.proposed.version}`
+        ) : (
+          <>
+            made from <code>{run.baseConfigurationId}</code>
+          </>
+        )}
+      </dd>
+      {run.approvedAt ? (
+        <>
+          <dt>Approved</dt>
+          <dd>
+            <Time iso={run.approvedAt} /> by <code>{run.approvedBy}</code>
+          </dd>
+        </>
+      ) : null}
+      {run.rejectedAt ? (
+        <>
+          <dt>Rejected</dt>
+          <dd>
+            <Time iso={run.rejectedAt} /> by <code>{run.rejectedBy}</code>
+          </dd>
+        </>
+      ) : null}
+    </dl>
+  );
+}
+
+const isSettledWithoutModel = (run: Run) => isSettled(run.status) && run.usage === null;
+
+function Decide(props: {
+  run: Run;
+  pipeline: Pipeline | undefined;
+  baseVersion: number | undefined;
+  onDecided: (run: Run) => void;
+}) {
+  const { me, canWrite } = useSession();
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [conflict, setConflict] = useState<ConflictExplanation>();
+
+  const decide = async (action: 'approve' | 'reject') => {
+    setBusy(true);
+    setError(undefined);
+    setConflict(undefined);
+    const path = `synthesis-runs/${seg(props.run.id)}/${action}`;
+    try {
+      const trimmed = reason.trim();
+      const decided = await post<Run>(path, action === 'reject' && trimmed ? { reason: trimmed } : {});
+      props.onDecided(decided);
+    } catch (caught) {
+      if (caught instanceof ApiError && caught.status === 409) setConflict(await explain(action));
+      else setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  /** Reads where the run and the pipeline stand now, and says what happened. */
+  const explain = async (action: 'approve' | 'reject'): Promise<ConflictExplanation> => {
+    const run = await get<Run>(`synthesis-runs/${seg(props.run.id)}`).catch(() => props.run);
+    const pipeline = await get<Pipeline>(`pipelines/${seg(run.pipelineId)}`).catch(() => props.pipeline);
+    const active = pipeline
+      ? await get<Configuration>(
+          `pipelines/${seg(run.pipelineId)}/configurations/${seg(pipeline.activeConfigurationId)}`,
+        ).catch(() => undefined)
+      : undefined;
+    return explainConflict({
+      action,
+      run,
+      userId: me.user.id,
+      activeConfigurationId: pipeline?.activeConfigurationId,
+      activeVersion: active?.version,
+      baseVersion: props.baseVersion,
+    });
+  };
+
+  return (
+    <section aria-labelledby="decide" class="card decide">
+      <h2 id="decide">Decide</h2>
+      {conflict ? (
+        <div class="notice notice-warning" role="alert">
+          <h3>{conflict.title}</h3>
+          <p>{conflict.detail}</p>
+          <p>
+            <strong>What now:</strong> {conflict.next}
+          </p>
+        </div>
+      ) : null}
+      <ErrorNotice error={error} />
+      {canWrite ? (
+        <>
+          <p>Approving makes the proposal the pipeline's active configuration at once.</p>
+          <div class="actions">
+            <button type="button" class="primary" disabled={busy} onClick={() => void decide('approve')}>
+              Approve
+            </button>
+          </div>
+          <label for="reject-reason">Reason</label>
+          <textarea
+            id="reject-reason"
+            rows={2}
+            placeholder="Why this proposal should not be used (optional, kept with the run)"
+            value={reason}
+            onInput={(event) => setReason(event.currentTarget.value)}
+          />
+          <div class="actions">
+            <button type="button" class="danger" disabled={busy} onClick={() => void decide('reject')}>
+              Reject
+            </button>
+          </div>
+        </>
+      ) : (
+        <p class="muted">Viewers can read proposals but not decide on them.</p>
+      )}
+    </section>
+  );
+}
