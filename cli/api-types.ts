@@ -670,6 +670,7 @@ export interface operations {
                             inputTokens: number;
                             outputTokens: number;
                             attempts: number;
+                            costUsd?: number | null;
                         } | null;
                     };
                 };
@@ -758,6 +759,7 @@ export interface operations {
                             inputTokens: number;
                             outputTokens: number;
                             attempts: number;
+                            costUsd?: number | null;
                         } | null;
                     };
                 };
@@ -1257,6 +1259,7 @@ export interface operations {
                             inputTokens: number;
                             outputTokens: number;
                             attempts: number;
+                            costUsd?: number | null;
                         } | null;
                     };
                 };
@@ -1354,6 +1357,7 @@ export interface operations {
                             inputTokens: number;
                             outputTokens: number;
                             attempts: number;
+                            costUsd?: number | null;
                         } | null;
                     };
                 };
@@ -1560,6 +1564,7 @@ export interface operations {
                                 inputTokens: number;
                                 outputTokens: number;
                                 attempts: number;
+                                costUsd?: number | null;
                             } | null;
                         }[];
                         nextCursor: string | null;

@@ -14,6 +14,7 @@ import {
   principalOf,
   runLocation,
 } from '../platform/http.ts';
+import { countMetric, METRIC } from '../platform/metrics.ts';
 import {
   idempotencyStoreFromEnv,
   pipelineRepositoryFromEnv,
@@ -37,6 +38,7 @@ const startSynthesis = makeStartSynthesis({
   ids: nanoidGenerator,
   idempotency: idempotencyStoreFromEnv(),
   defaultHandler: config.DEFAULT_SYNTHESIS_HANDLER ?? defaultSynthesisHandler(config),
+  onStarted: (run) => countMetric(METRIC.runsStarted, { synthesisHandler: run.synthesisHandler }),
 });
 
 function idempotencyKeyOf(event: Parameters<typeof header>[0]): string | undefined {

@@ -24,6 +24,8 @@ export interface StartSynthesisDeps {
   defaultHandler: string;
   /** Without it, Idempotency-Key is not honoured. */
   idempotency?: IdempotencyStore;
+  /** Told of every run started and queued (not of an Idempotency-Key replay): the runs-started metric. */
+  onStarted?: (run: SynthesisRun) => void;
 }
 
 /** How long an Idempotency-Key is remembered (documented in the README). */
@@ -44,6 +46,7 @@ export function makeStartSynthesis({
   ids,
   defaultHandler,
   idempotency,
+  onStarted,
 }: StartSynthesisDeps) {
   /** The run an earlier request with this key created, if it is a true repeat of this request. */
   async function replay(scope: string, key: string, requestHash: string): Promise<SynthesisRun | null> {
@@ -123,6 +126,7 @@ export function makeStartSynthesis({
       const keepUntil = new Date(Date.parse(createdAt) + IDEMPOTENCY_KEY_TTL_MS).toISOString();
       await idempotency.confirm(scope, key, run.id, keepUntil);
     }
+    onStarted?.(run);
     return run;
   };
 }
