@@ -7,6 +7,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC, METRICS_NAMESPACE } from '../lambdas/platform/metrics.ts';
+import { modelPricesFromEnv } from '../lambdas/platform/model-prices.ts';
 import {
   DEAD_LETTER_HANDLER,
   RUN_SWEEPER,
@@ -27,6 +28,8 @@ export interface SynthesisJobsProps {
   readonly deadLetterQueue: IQueue;
   readonly anthropicApiKey: ISecret;
   readonly settings: FunctionSettings;
+  /** MODEL_PRICES for the worker (lambdas/platform/model-prices.ts); checked here at synth time. */
+  readonly modelPrices?: string;
 }
 
 /**
@@ -55,6 +58,10 @@ export class SynthesisJobs extends Construct {
     });
     props.anthropicApiKey.grantRead(this.worker.function);
     this.worker.function.addEnvironment('ANTHROPIC_SECRET_ARN', props.anthropicApiKey.secretArn);
+    if (props.modelPrices !== undefined) {
+      modelPricesFromEnv({ MODEL_PRICES: props.modelPrices }); // a bad table fails `cdk synth`, not a cold start
+      this.worker.function.addEnvironment('MODEL_PRICES', props.modelPrices);
+    }
     this.worker.function.addEventSource(
       new SqsEventSource(props.resources.synthesisQueue, {
         batchSize: 5,

@@ -53,6 +53,8 @@ export function costUsd(usage: SpentUsage, prices: ModelPrices): number | null {
   return Math.round(dollars * 1_000_000) / 1_000_000;
 }
 
+/** The usage with its `costUsd`; left without one when the table has no price for the model. */
 export function withCost(usage: SpentUsage, prices: ModelPrices): SpentUsage {
-  return { ...usage, costUsd: costUsd(usage, prices) };
+  const cost = costUsd(usage, prices);
+  return cost === null ? usage : { ...usage, costUsd: cost };
 }
