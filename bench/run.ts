@@ -5,6 +5,7 @@
 import { writeAppAssetsModule } from '../web/build.ts';
 import { formatAppSize, measureAppSize } from './app-size.ts';
 import { formatBundleTable, measureBundles } from './bundle-size.ts';
+import { measureCli } from './cli.ts';
 import { formatLoadTable } from './load.ts';
 import { measureLocalStack } from './local-stack.ts';
 import { measureStartTime } from './start-time.ts';
@@ -49,5 +50,13 @@ if (wanted('start')) {
   console.log('\n== npm start');
   console.log(
     `ready in ${start.medianMs.toFixed(0)} ms median of ${start.allMs.map((ms) => ms.toFixed(0)).join(', ')} (target ≤ 5000 ms) ${verdict(start.medianMs <= 5000)}`,
+  );
+}
+
+if (wanted('cli')) {
+  const cli = await measureCli();
+  console.log('\n== CLI (node dist/pipeline-synthesis.cjs, a fresh process each time)');
+  console.log(
+    `--help median ${cli.helpMedianMs.toFixed(0)} ms (target ≤ 200 ms) ${verdict(cli.helpMedianMs <= 200)}; node -e 0 alone ${cli.nodeMedianMs.toFixed(0)} ms; me against the local stack median ${cli.meMedianMs.toFixed(0)} ms`,
   );
 }

@@ -32,6 +32,10 @@ new PipelineSynthesisStack(app, `PipelineSynthesisApi-${stage.name}`, {
   defaultSynthesisHandler,
   email,
   limits,
+  // Alarms go to an SNS topic; -c alarmEmail=ops@acme.example subscribes an address to it.
+  alarmEmail: optionalContext('alarmEmail'),
+  // -c modelPrices='{"claude-sonnet-4":{"inputPerMillionUsd":3,"outputPerMillionUsd":15}}' overrides list prices.
+  modelPrices: optionalContext('modelPrices'),
   description: `Pipeline Synthesis API (${stage.name})`,
 });
 

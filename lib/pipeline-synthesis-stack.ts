@@ -5,6 +5,7 @@ import { ROUTES, type RouteDefinition } from '../lambdas/routes.ts';
 import { TABLE_DEFINITIONS } from '../lambdas/store/table-definitions.ts';
 import { Api } from './api.ts';
 import { type EmailSettings, emailSettings } from './email.ts';
+import { Operations } from './operations.ts';
 import type { FunctionSettings } from './service-function.ts';
 import type { StageSettings } from './stage.ts';
 import { Stateful } from './stateful.ts';
@@ -22,6 +23,10 @@ export interface PipelineSynthesisStackProps extends StackProps {
   readonly routes?: readonly RouteDefinition[];
   /** Rate limits and the synthesis quota. @default DEFAULT_LIMITS from lambdas/limits.ts */
   readonly limits?: AbuseLimits;
+  /** An email address subscribed to the alarm topic (`-c alarmEmail=…`). @default none */
+  readonly alarmEmail?: string;
+  /** MODEL_PRICES for the worker: JSON prices per model prefix (`-c modelPrices=…`). @default list prices */
+  readonly modelPrices?: string;
 }
 
 /** The whole service in one stack: stateful resources, the API, the synthesis jobs. */
@@ -29,6 +34,7 @@ export class PipelineSynthesisStack extends Stack {
   readonly stateful: Stateful;
   readonly api: Api;
   readonly jobs: SynthesisJobs;
+  readonly operations: Operations;
 
   constructor(scope: Construct, id: string, props: PipelineSynthesisStackProps) {
     super(scope, id, { terminationProtection: props.stage.deletionProtection, ...props });
@@ -59,6 +65,17 @@ export class PipelineSynthesisStack extends Stack {
       deadLetterQueue: this.stateful.deadLetterQueue,
       anthropicApiKey: this.stateful.anthropicApiKey,
       settings,
+      ...(props.modelPrices ? { modelPrices: props.modelPrices } : {}),
+    });
+    this.operations = new Operations(this, 'Operations', {
+      restApi: this.api.restApi,
+      authorizer: this.api.authorizerFunction.function,
+      worker: this.jobs.worker.function,
+      synthesisQueue: this.stateful.synthesisQueue,
+      deadLetterQueue: this.stateful.deadLetterQueue,
+      existingAlarms: [this.jobs.deadLetterQueueAlarm, this.jobs.workerErrorsAlarm],
+      removalPolicy: props.stage.removalPolicy,
+      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.restApi.url });
@@ -68,5 +85,6 @@ export class PipelineSynthesisStack extends Stack {
       });
     }
     new CfnOutput(this, 'SynthesisQueueUrl', { value: this.stateful.synthesisQueue.queueUrl });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.topic.topicArn });
   }
 }

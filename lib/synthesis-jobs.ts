@@ -7,6 +7,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC, METRICS_NAMESPACE } from '../lambdas/platform/metrics.ts';
+import { modelPricesFromEnv } from '../lambdas/platform/model-prices.ts';
 import {
   DEAD_LETTER_HANDLER,
   RUN_SWEEPER,
@@ -25,6 +26,8 @@ export interface SynthesisJobsProps {
   readonly deadLetterQueue: IQueue;
   readonly anthropicApiKey: ISecret;
   readonly settings: FunctionSettings;
+  /** MODEL_PRICES for the worker (lambdas/platform/model-prices.ts); checked here at synth time. */
+  readonly modelPrices?: string;
 }
 
 /**
@@ -51,6 +54,10 @@ export class SynthesisJobs extends Construct {
       timeout: Duration.seconds(SYNTHESIS_WORKER.timeoutSeconds),
       memorySize: SYNTHESIS_WORKER.memoryMb,
     });
+    if (props.modelPrices !== undefined) {
+      modelPricesFromEnv({ MODEL_PRICES: props.modelPrices }); // a bad table fails `cdk synth`, not a cold start
+      this.worker.function.addEnvironment('MODEL_PRICES', props.modelPrices);
+    }
     this.worker.function.addEventSource(
       new SqsEventSource(props.resources.synthesisQueue, {
         ...SYNTHESIS_WORKER.eventSource,

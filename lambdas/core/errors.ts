@@ -93,6 +93,8 @@ export interface SpentUsage {
   inputTokens: number;
   outputTokens: number;
   attempts: number;
+  /** Set by the generation use case from the price table (core/model-pricing.ts). */
+  costUsd?: number | null;
 }
 
 /**

@@ -202,6 +202,8 @@ export const synthesisUsageSchema = z.object({
   inputTokens: minInt(0),
   outputTokens: minInt(0),
   attempts: minInt(0),
+  /** What the tokens cost at the price table's rates (core/model-pricing.ts); absent for a model it has no price for. */
+  costUsd: z.optional(z.nullable(z.number().check(z.gte(0)))),
 });
 
 export const synthesisRunSchema = z.object({

@@ -4,7 +4,8 @@ import { nanoidGenerator, systemClock } from '../platform/clock.ts';
 import { readConfig } from '../platform/config.ts';
 import { isTransientFault } from '../platform/faults.ts';
 import { logger } from '../platform/logger.ts';
-import { countMetric, METRIC } from '../platform/metrics.ts';
+import { countMetric, METRIC, recordRunFigures } from '../platform/metrics.ts';
+import { modelPricesFromEnv } from '../platform/model-prices.ts';
 import {
   evidenceStoreFromEnv,
   pipelineRepositoryFromEnv,
@@ -39,6 +40,7 @@ const generateRun = makeGenerateRun({
   // A claim older than one worker timeout belongs to an invocation that can no longer be running.
   leaseMs: WORKER_TIMEOUT_SECONDS * 1000,
   isTransient: isTransientFault,
+  prices: modelPricesFromEnv(),
 });
 
 /** The synthesis worker: one SQS record per job, partial batch failures, backoff in seconds. */
@@ -56,6 +58,7 @@ export const handler = sqsJobHandler(
     switch (outcome.outcome) {
       case 'generated':
         countMetric(METRIC.runsGenerated, { synthesisHandler: outcome.run.synthesisHandler });
+        recordRunFigures(outcome.run);
         logger.info('synthesis run generated', ids);
         return;
       case 'skipped':
@@ -73,6 +76,7 @@ export const handler = sqsJobHandler(
           synthesisHandler: outcome.run.synthesisHandler,
           errorClass: outcome.error.name,
         });
+        recordRunFigures(outcome.run);
         return;
       case 'retry':
         throw new RetryLater(outcome.error.message, outcome.retryAfterSeconds, ids, { cause: outcome.error });

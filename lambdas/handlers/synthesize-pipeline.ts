@@ -15,6 +15,7 @@ import {
   principalOf,
   runLocation,
 } from '../platform/http.ts';
+import { countMetric, METRIC } from '../platform/metrics.ts';
 import {
   idempotencyStoreFromEnv,
   pipelineRepositoryFromEnv,
@@ -44,6 +45,7 @@ const startSynthesis = makeStartSynthesis({
   idempotency: idempotencyStoreFromEnv(),
   quota: { store: quotaStoreFromEnv(), runsPerTeamPerHour: limits.synthesisRunsPerTeamPerHour },
   defaultHandler: config.DEFAULT_SYNTHESIS_HANDLER ?? defaultSynthesisHandler(config),
+  onStarted: (run) => countMetric(METRIC.runsStarted, { synthesisHandler: run.synthesisHandler }),
 });
 
 function idempotencyKeyOf(event: Parameters<typeof header>[0]): string | undefined {

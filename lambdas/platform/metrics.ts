@@ -11,10 +11,18 @@ export const METRICS_NAMESPACE = 'PipelineSynthesis';
 export const METRIC = {
   /** Every job record that did not end `generated`: permanent failures and retries alike. */
   jobErrors: 'SynthesisJobErrors',
+  /** A run stored and queued (POST …/synthesize), by synthesisHandler; not an Idempotency-Key replay. */
+  runsStarted: 'RunsStarted',
   runsGenerated: 'RunsGenerated',
   runsFailed: 'RunsFailed',
   jobRetries: 'SynthesisJobRetries',
   runsSwept: 'RunsSwept',
+  /** Milliseconds from the claim to the generated run, by synthesisHandler. */
+  generationDuration: 'GenerationDuration',
+  /** Model tokens and their cost (usage.costUsd) of runs that called a model, by model. */
+  modelInputTokens: 'ModelInputTokens',
+  modelOutputTokens: 'ModelOutputTokens',
+  modelCostUsd: 'ModelCostUsd',
 } as const;
 
 const metrics = new Metrics({
@@ -27,4 +35,43 @@ export function countMetric(name: string, dimensions: Record<string, string> = {
   const single = metrics.singleMetric();
   for (const [key, dimension] of Object.entries(dimensions)) single.addDimension(key, dimension);
   single.addMetric(name, MetricUnit.Count, value);
+}
+
+/** Values with the same dimensions; Powertools flushes a single-metric set at its first value, so one set each. */
+export function recordMetrics(
+  dimensions: Record<string, string>,
+  values: ReadonlyArray<{ name: string; unit: (typeof MetricUnit)[keyof typeof MetricUnit]; value: number }>,
+): void {
+  for (const { name, unit, value } of values) {
+    const single = metrics.singleMetric();
+    for (const [key, dimension] of Object.entries(dimensions)) single.addDimension(key, dimension);
+    single.addMetric(name, unit, value);
+  }
+}
+
+/** Duration of a generated run and, for a run that called a model, its tokens and cost. */
+export function recordRunFigures(run: {
+  synthesisHandler: string;
+  status: string;
+  generationStartedAt: string | null;
+  generationCompletedAt: string | null;
+  usage?: { model: string; inputTokens: number; outputTokens: number; costUsd?: number | null } | null;
+}): void {
+  if (run.status === 'generated' && run.generationStartedAt && run.generationCompletedAt) {
+    const ms = Date.parse(run.generationCompletedAt) - Date.parse(run.generationStartedAt);
+    if (Number.isFinite(ms) && ms >= 0) {
+      recordMetrics({ synthesisHandler: run.synthesisHandler }, [
+        { name: METRIC.generationDuration, unit: MetricUnit.Milliseconds, value: ms },
+      ]);
+    }
+  }
+  const { usage } = run;
+  if (!usage) return;
+  recordMetrics({ model: usage.model }, [
+    { name: METRIC.modelInputTokens, unit: MetricUnit.Count, value: usage.inputTokens },
+    { name: METRIC.modelOutputTokens, unit: MetricUnit.Count, value: usage.outputTokens },
+    ...(typeof usage.costUsd === 'number'
+      ? [{ name: METRIC.modelCostUsd, unit: MetricUnit.NoUnit, value: usage.costUsd }]
+      : []),
+  ]);
 }

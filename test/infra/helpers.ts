@@ -24,6 +24,7 @@ export interface BuildOptions {
   defaultSynthesisHandler?: string;
   routes?: readonly RouteDefinition[];
   email?: EmailSettings;
+  alarmEmail?: string;
 }
 
 export function buildStack(app: App, id: string, options: BuildOptions): PipelineSynthesisStack {
@@ -32,6 +33,7 @@ export function buildStack(app: App, id: string, options: BuildOptions): Pipelin
     defaultSynthesisHandler: options.defaultSynthesisHandler ?? 'heuristic-v1',
     routes: options.routes ?? ROUTES,
     ...(options.email ? { email: options.email } : {}),
+    ...(options.alarmEmail ? { alarmEmail: options.alarmEmail } : {}),
   });
 }
 

@@ -16,6 +16,7 @@ import {
 import { TABLE_DEFINITIONS, type TableDefinition } from '../../lambdas/store/table-definitions.ts';
 import { handlerEntryPath, REPO_ROOT } from '../../lib/bundling.ts';
 import { emailSettings, PLACEHOLDER_EMAIL_FROM } from '../../lib/email.ts';
+import { ALARM_THRESHOLDS } from '../../lib/operations.ts';
 import type { PipelineSynthesisStack } from '../../lib/pipeline-synthesis-stack.ts';
 import {
   PASSWORD_HASHING_ENTRIES,
@@ -183,7 +184,12 @@ const ACME_EMAIL = emailSettings({
 
 beforeAll(() => {
   dev = synthesize({ stage: 'dev' });
-  prod = synthesize({ stage: 'prod', defaultSynthesisHandler: 'claude-v1', email: ACME_EMAIL });
+  prod = synthesize({
+    stage: 'prod',
+    defaultSynthesisHandler: 'claude-v1',
+    email: ACME_EMAIL,
+    alarmEmail: 'ops@acme.example',
+  });
 });
 
 describe('tables', () => {
@@ -1004,6 +1010,62 @@ describe('alarms and outputs', () => {
       Statistic: 'Sum',
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
+  });
+
+  it('has the six alarms of issue 13, each with a reason, notifying the one alarm topic', () => {
+    const topicId = logicalIdOf(dev.stack.operations.topic);
+    const alarms = resourcesOfType(dev, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties ?? {});
+    const metricOf = (alarm: Record<string, unknown>) =>
+      (alarm.MetricName as string | undefined) ??
+      JSON.stringify((alarm.Metrics as Array<{ Expression?: string }>).find((m) => m.Expression)?.Expression);
+
+    expect(alarms.map(metricOf).sort()).toEqual(
+      [
+        'ApproximateAgeOfOldestMessage',
+        'ApproximateNumberOfMessagesVisible',
+        'Errors',
+        'Latency',
+        METRIC.jobErrors,
+        JSON.stringify(
+          `IF(requests >= ${ALARM_THRESHOLDS.api5xxMinimumRequests}, 100 * errors / requests, 0)`,
+        ),
+      ].sort(),
+    );
+    for (const alarm of alarms) {
+      expect(String(alarm.AlarmDescription).length, metricOf(alarm)).toBeGreaterThan(40);
+      expect(referencedLogicalIds(alarm.AlarmActions)).toEqual(new Set([topicId]));
+      expect(referencedLogicalIds(alarm.OKActions)).toEqual(new Set([topicId]));
+    }
+    const latency = alarms.find((alarm) => alarm.MetricName === 'Latency');
+    expect(latency).toMatchObject({ ExtendedStatistic: 'p99', Threshold: ALARM_THRESHOLDS.apiP99LatencyMs });
+    const authorizerAlarm = alarms.find((alarm) => alarm.MetricName === 'Errors');
+    expect(referencedLogicalIds(authorizerAlarm?.Dimensions)).toEqual(
+      new Set([logicalIdOf(dev.stack.api.authorizerFunction.function)]),
+    );
+  });
+
+  it('subscribes the alarm email only when the stack is given one, to a topic CloudWatch can publish to', () => {
+    const subscriptions = (synthesized: Synthesized) =>
+      resourcesOfType(synthesized, 'AWS::SNS::Subscription').map(([, sub]) => sub.Properties ?? {});
+    expect(subscriptions(dev)).toEqual([]);
+    expect(subscriptions(prod)).toEqual([
+      expect.objectContaining({ Protocol: 'email', Endpoint: 'ops@acme.example' }),
+    ]);
+    const topic = propertiesOf(dev, logicalIdOf(dev.stack.operations.topic));
+    const [[keyId, key]] = resourcesOfType(dev, 'AWS::KMS::Key') as [[string, CfnResource]];
+    expect(referencedLogicalIds(topic.KmsMasterKeyId)).toEqual(new Set([keyId]));
+    expect(key.Properties?.EnableKeyRotation).toBe(true);
+    expect(JSON.stringify(key.Properties?.KeyPolicy)).toContain('cloudwatch.amazonaws.com');
+  });
+
+  it('builds a dashboard with the alarms and every figure the service emits', () => {
+    const [[, dashboard]] = resourcesOfType(dev, 'AWS::CloudWatch::Dashboard') as [[string, CfnResource]];
+    const body = JSON.stringify(dashboard.Properties?.DashboardBody);
+    for (const name of Object.values(METRIC)) expect(body, name).toContain(name);
+    for (const name of ['ApproximateAgeOfOldestMessage', 'Latency', '5XXError'])
+      expect(body, name).toContain(name);
+    // The alarm status widget shows every alarm.
+    for (const [alarmId] of resourcesOfType(dev, 'AWS::CloudWatch::Alarm')) expect(body).toContain(alarmId);
   });
 
   it('runs the stuck-run sweeper on a schedule', () => {

@@ -4,6 +4,7 @@
  */
 import { ApiError, ConflictError, SynthesisFailure, TransientSynthesisError } from '../errors.ts';
 import { legacyWarnings, renderExplanation } from '../explanation.ts';
+import { DEFAULT_MODEL_PRICES, type ModelPrices, withCost } from '../model-pricing.ts';
 import {
   type Clock,
   type EvidenceStore,
@@ -33,6 +34,8 @@ export interface GenerateRunDeps {
   leaseMs: number;
   /** Recognizes infrastructure faults worth a retry (throttling, 5xx, timeouts, network). */
   isTransient: IsTransient;
+  /** Prices of model tokens, for the run's `usage.costUsd`. @default DEFAULT_MODEL_PRICES */
+  prices?: ModelPrices;
 }
 
 /** What became of one job. Only `retry` asks the queue to deliver the job again. */
@@ -59,13 +62,15 @@ function internalFailureMessage(error: unknown): string {
  */
 export function makeGenerateRun(deps: GenerateRunDeps) {
   const { runs, pipelines, evidence, engines, clock, ids, leaseMs, isTransient } = deps;
+  const priced = (usage: SynthesisUsage | undefined) =>
+    usage && withCost(usage, deps.prices ?? DEFAULT_MODEL_PRICES);
 
   const fail = async (run: SynthesisRun, error: Error, usage?: SynthesisUsage): Promise<GenerateOutcome> => {
     const message =
       error instanceof SynthesisFailure || error instanceof ApiError
         ? error.message
         : internalFailureMessage(error);
-    const failed = await runs.fail(run.id, message, clock.now().toISOString(), ['generating'], usage);
+    const failed = await runs.fail(run.id, message, clock.now().toISOString(), ['generating'], priced(usage));
     return { outcome: 'failed', run: failed ?? run, error };
   };
 
@@ -106,7 +111,7 @@ export function makeGenerateRun(deps: GenerateRunDeps) {
       generationCompletedAt: completedAt,
       errorMessage: null,
       retryReason: null,
-      usage: proposal.usage ?? null,
+      usage: priced(proposal.usage) ?? null,
     };
     return runs.completeGenerated(
       generated,

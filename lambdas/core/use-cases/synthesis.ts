@@ -31,6 +31,8 @@ export interface StartSynthesisDeps {
   defaultHandler: string;
   /** Without it, Idempotency-Key is not honoured. */
   idempotency?: IdempotencyStore;
+  /** Told of every run started and queued (not of an Idempotency-Key replay): the runs-started metric. */
+  onStarted?: (run: SynthesisRun) => void;
   /** Runs a team may start per clock hour; without it, no quota. */
   quota?: { store: QuotaStore; runsPerTeamPerHour: number };
 }
@@ -66,6 +68,7 @@ export function makeStartSynthesis({
   defaultHandler,
   idempotency,
   quota,
+  onStarted,
 }: StartSynthesisDeps) {
   /** The run an earlier request with this key created, if it is a true repeat of this request. */
   async function replay(scope: string, key: string, requestHash: string): Promise<SynthesisRun | null> {
@@ -155,6 +158,7 @@ export function makeStartSynthesis({
       const keepUntil = new Date(Date.parse(createdAt) + IDEMPOTENCY_KEY_TTL_MS).toISOString();
       await idempotency.confirm(scope, key, run.id, keepUntil);
     }
+    onStarted?.(run);
     return run;
   };
 }

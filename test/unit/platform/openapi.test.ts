@@ -59,4 +59,27 @@ describe('the OpenAPI document', () => {
     expect(operation('POST', '/auth/login').responses['401']).toBeDefined();
     expect(operation('GET', '/openapi.json').responses['401']).toBeUndefined();
   });
+
+  it('shows request examples the API itself accepts', () => {
+    for (const [key, doc] of Object.entries(OPERATION_DOCS)) {
+      if (!doc.request) continue;
+      const parsed = doc.request.schema.safeParse(doc.request.example);
+      expect(parsed.success, `${key}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+    }
+  });
+
+  it('documents the query parameters of every list and the Idempotency-Key header', () => {
+    type Parameter = { name: string; in: string };
+    const parameters = (method: string, path: string) =>
+      ((operation(method, path) as Operation & { parameters?: Parameter[] }).parameters ?? []).map(
+        (parameter) => `${parameter.in}:${parameter.name}`,
+      );
+    for (const path of ['/pipelines', '/pipelines/{pipelineId}/activations', '/api-tokens']) {
+      expect(parameters('GET', path)).toEqual(expect.arrayContaining(['query:limit', 'query:cursor']));
+    }
+    expect(parameters('GET', '/pipelines/{pipelineId}/synthesis-runs')).toEqual(
+      expect.arrayContaining(['query:status', 'query:limit', 'query:cursor']),
+    );
+    expect(parameters('POST', '/pipelines/{pipelineId}/synthesize')).toContain('header:Idempotency-Key');
+  });
 });

@@ -1,0 +1,53 @@
+/**
+ * The typed client of the Pipeline Synthesis API: openapi-fetch over the types generated from
+ * GET /openapi.json (cli/api-types.ts). Exported from the package as `pipeline-synthesis-api/client`;
+ * the CLI uses it too.
+ */
+import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
+import type { components, operations, paths } from './api-types.ts';
+
+export type { components, operations, paths };
+
+/** The JSON body an operation answers with `status` (by its operationId, e.g. "get-synthesis-run"). */
+export type ResponseBody<Operation extends keyof operations, Status extends number = 200> =
+  operations[Operation]['responses'] extends Record<Status, { content: { 'application/json': infer Body } }>
+    ? Body
+    : never;
+
+export type SynthesisRun = ResponseBody<'get-synthesis-run'>;
+export type RunStatus = SynthesisRun['status'];
+export type Pipeline = ResponseBody<'get-pipeline'>;
+export type RunDiff = ResponseBody<'get-synthesis-run-diff'>;
+export type Me = ResponseBody<'get-me'>;
+export type ApiErrorBody = components['schemas']['Error'];
+
+export interface PipelineSynthesisClientOptions extends Omit<ClientOptions, 'baseUrl'> {
+  /** The API's base URL: the stack's ApiUrl output, or http://127.0.0.1:3000 for `npm start`. */
+  baseUrl: string;
+  /** An API token (psa_…) or a session access token, sent as `Authorization: Bearer`. */
+  token?: string;
+}
+
+export type PipelineSynthesisClient = Client<paths>;
+
+/**
+ * A client whose every method is typed by the OpenAPI document:
+ * `const { data, error, response } = await client.GET('/synthesis-runs/{id}', { params: { path: { id } } })`.
+ * `data` is the success body, `error` the `{error, message}` body of a 4xx/5xx.
+ */
+export function createPipelineSynthesisClient({
+  baseUrl,
+  token,
+  ...options
+}: PipelineSynthesisClientOptions): PipelineSynthesisClient {
+  const client = createClient<paths>({ ...options, baseUrl: baseUrl.replace(/\/+$/, '') });
+  if (token) {
+    client.use({
+      onRequest({ request }) {
+        request.headers.set('authorization', `Bearer ${token}`);
+        return request;
+      },
+    });
+  }
+  return client;
+}

@@ -1,0 +1,76 @@
+/**
+ * The `pipeline-synthesis` command line: commander wiring, global options, and the one place
+ * that turns every outcome into an exit code (cli/failures.ts) — never a stack trace.
+ */
+import { Command, CommanderError } from 'commander';
+import { addDataCommands } from './commands.ts';
+import type { Io } from './context.ts';
+import { ApiFailure, CliFailure, EXIT } from './failures.ts';
+import { addRunCommands } from './run-commands.ts';
+
+declare const CLI_VERSION: string | undefined;
+const version = typeof CLI_VERSION === 'string' ? CLI_VERSION : 'dev';
+
+const EXIT_CODES_HELP = `
+Configuration:
+  --api-url / PIPELINE_SYNTHESIS_API_URL   the API's base URL (the stack's ApiUrl output)
+  --token / PIPELINE_SYNTHESIS_API_TOKEN   an API token (psa_…) or a session access token
+  With neither set and a .local/seed.json ($LOCAL_STATE_DIR) from npm start, the local stack
+  and its first seeded team are used, as stderr says.
+
+Exit codes:
+  0  success
+  1  usage error, unreadable file, or the API could not be reached
+  2  the API answered 4xx/5xx (its {error, message} is on stderr)
+  3  synthesize --wait: the run failed
+  4  synthesize --wait: --timeout passed; the run goes on
+  130  Ctrl-C stopped the waiting; the run goes on`;
+
+export function buildProgram(io: Io): Command {
+  const program = new Command('pipeline-synthesis')
+    .description('Pipeline Synthesis API from a terminal, a script or CI.')
+    .version(version, '-V, --version')
+    .option('--api-url <url>', 'the API base URL (default: $PIPELINE_SYNTHESIS_API_URL)')
+    .option('--token <token>', 'the credential (default: $PIPELINE_SYNTHESIS_API_TOKEN)')
+    .option('--json', "print the API's JSON exactly as it answered, one answer a line")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText('after', EXIT_CODES_HELP);
+  addDataCommands(program, io);
+  addRunCommands(program, io);
+  return program;
+}
+
+/** Runs one command line (without node and the script) and answers its exit code. */
+export async function runCli(args: readonly string[], io: Io): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    if (args.length === 0) {
+      program.outputHelp();
+      return EXIT.usage;
+    }
+    await program.parseAsync([...args], { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and --version exit 0; commander has already printed any usage error.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (error instanceof ApiFailure) {
+      io.stderr.write(`error: ${error.message}\n`);
+      return error.exitCode;
+    }
+    if (error instanceof CliFailure) {
+      io.stderr.write(`${error.exitCode === EXIT.usage ? 'error: ' : ''}${error.message}\n`);
+      return error.exitCode;
+    }
+    // An argument parser (parseLimit, parseSeconds) throws a plain Error: a usage error.
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`error: ${message}\n`);
+    return EXIT.usage;
+  }
+}

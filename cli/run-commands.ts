@@ -1,0 +1,207 @@
+/**
+ * The CLI's commands about synthesis runs: synthesize (with --wait), runs list/show/diff,
+ * approve, reject, and activate (roll back or forward).
+ */
+import { type Command, Option } from 'commander';
+import { call } from './api.ts';
+import type { SynthesisRun } from './client.ts';
+import { parseLimit } from './commands.ts';
+import { type Context, contextOf, type Io } from './context.ts';
+import { CliFailure, EXIT } from './failures.ts';
+import { fields, renderDiff, renderRun, table } from './render.ts';
+import { abortableSleep, startSpinner, waitForRun } from './wait.ts';
+
+const RUN_STATUSES = ['pending', 'generating', 'generated', 'approved', 'rejected', 'failed'];
+export const DEFAULT_WAIT_SECONDS = 600;
+
+function parseSeconds(value: string): number {
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0) throw new Error('--timeout must be a number of seconds ≥ 0');
+  return seconds;
+}
+
+async function getRun(context: Context, id: string): Promise<SynthesisRun> {
+  return call(context.client.GET('/synthesis-runs/{id}', { params: { path: { id } } }), context.apiUrl);
+}
+
+async function waitAndReport(context: Context, started: SynthesisRun, timeoutSeconds: number): Promise<void> {
+  const spinner = startSpinner(context.io.stderr);
+  const describe = (run: SynthesisRun) =>
+    `run ${run.id} ${run.status}${run.retryReason ? ` (retrying: ${run.retryReason})` : ''}`;
+  spinner.update(describe(started));
+  let outcome: Awaited<ReturnType<typeof waitForRun>>;
+  try {
+    outcome = await waitForRun(started, {
+      getRun: () => getRun(context, started.id),
+      sleep: abortableSleep,
+      now: Date.now,
+      signal: context.io.interrupt,
+      timeoutMs: timeoutSeconds * 1000,
+      onPoll: (run) => spinner.update(describe(run)),
+    });
+  } finally {
+    spinner.stop();
+  }
+  const { run } = outcome;
+  context.print(run, () => renderRun(run, context.palette));
+  const follow = `pipeline-synthesis runs show ${run.id}`;
+  switch (outcome.kind) {
+    case 'finished':
+      return;
+    case 'failed':
+      throw new CliFailure(EXIT.runFailed, `Run ${run.id} failed: ${run.errorMessage ?? 'no reason given'}`);
+    case 'timedOut':
+      throw new CliFailure(
+        EXIT.timedOut,
+        `Run ${run.id} is still ${run.status} after ${timeoutSeconds} s; it goes on. Follow it with: ${follow}`,
+      );
+    case 'interrupted':
+      throw new CliFailure(
+        EXIT.interrupted,
+        `Stopped waiting; run ${run.id} (${run.status}) goes on. Follow it with: ${follow}`,
+      );
+  }
+}
+
+export function addRunCommands(program: Command, io: Io): void {
+  program
+    .command('synthesize')
+    .description('start a synthesis run of a pipeline; --wait follows it until it is decided')
+    .argument('<pipelineId>')
+    .option('--handler <name>', 'heuristic-v1 or claude-v1 (default: the deployment default)')
+    .option('--idempotency-key <key>', 'repeating the command with the same key answers the same run')
+    .option('--wait', 'poll until the run is generated or failed (exit 3 if failed)')
+    .option(
+      '--timeout <seconds>',
+      `with --wait: give up after this long (exit 4)`,
+      parseSeconds,
+      DEFAULT_WAIT_SECONDS,
+    )
+    .action(
+      async (
+        pipelineId: string,
+        options: { handler?: string; idempotencyKey?: string; wait?: boolean; timeout: number },
+        command: Command,
+      ) => {
+        const context = contextOf(io, command);
+        const run = await call(
+          context.client.POST('/pipelines/{pipelineId}/synthesize', {
+            params: {
+              path: { pipelineId },
+              ...(options.idempotencyKey ? { header: { 'Idempotency-Key': options.idempotencyKey } } : {}),
+            },
+            body: options.handler ? { synthesisHandler: options.handler } : {},
+          }),
+          context.apiUrl,
+        );
+        if (options.wait) return waitAndReport(context, run, options.timeout);
+        context.print(
+          run,
+          () =>
+            `Started run ${run.id} (${run.status}, ${run.synthesisHandler}).\nFollow it: pipeline-synthesis runs show ${run.id}`,
+        );
+      },
+    );
+
+  const runs = program.command('runs').description('synthesis runs');
+  runs
+    .command('list')
+    .description("a pipeline's runs, newest first")
+    .argument('<pipelineId>')
+    .addOption(new Option('--status <status>', 'only runs in this status').choices(RUN_STATUSES))
+    .option('--limit <n>', 'items per page (1-100)', parseLimit)
+    .option('--cursor <cursor>', 'the next page')
+    .action(
+      async (
+        pipelineId: string,
+        options: { status?: SynthesisRun['status']; limit?: number; cursor?: string },
+        command: Command,
+      ) => {
+        const context = contextOf(io, command);
+        const page = await call(
+          context.client.GET('/pipelines/{pipelineId}/synthesis-runs', {
+            params: { path: { pipelineId }, query: options },
+          }),
+          context.apiUrl,
+        );
+        context.print(
+          page,
+          () =>
+            table(page.items, ['id', 'status', 'synthesisHandler', 'confidence', 'createdAt']) +
+            (page.nextCursor ? `\n(more: --cursor ${page.nextCursor})` : ''),
+        );
+      },
+    );
+  runs
+    .command('show')
+    .description('one run: status, diagnosis, changes, warnings')
+    .argument('<runId>')
+    .action(async (runId: string, _options, command: Command) => {
+      const context = contextOf(io, command);
+      const run = await getRun(context, runId);
+      context.print(run, () => renderRun(run, context.palette));
+    });
+  runs
+    .command('diff')
+    .description("what a run's proposal changes, slot by slot (coloured on a terminal)")
+    .argument('<runId>')
+    .action(async (runId: string, _options, command: Command) => {
+      const context = contextOf(io, command);
+      const diff = await call(
+        context.client.GET('/synthesis-runs/{id}/diff', { params: { path: { id: runId } } }),
+        context.apiUrl,
+      );
+      context.print(diff, () => renderDiff(diff, context.palette));
+    });
+
+  program
+    .command('approve')
+    .description("approve a generated run: its proposal becomes the pipeline's active configuration")
+    .argument('<runId>')
+    .action(async (runId: string, _options, command: Command) => {
+      const context = contextOf(io, command);
+      const run = await call(
+        context.client.POST('/synthesis-runs/{id}/approve', { params: { path: { id: runId } } }),
+        context.apiUrl,
+      );
+      context.print(
+        run,
+        () => `Approved run ${run.id}: configuration ${run.proposedConfigurationId} is active.`,
+      );
+    });
+  program
+    .command('reject')
+    .description('reject a generated run')
+    .argument('<runId>')
+    .option('--reason <text>', 'why, for the record')
+    .action(async (runId: string, options: { reason?: string }, command: Command) => {
+      const context = contextOf(io, command);
+      const run = await call(
+        context.client.POST('/synthesis-runs/{id}/reject', {
+          params: { path: { id: runId } },
+          body: options.reason ? { reason: options.reason } : {},
+        }),
+        context.apiUrl,
+      );
+      context.print(run, () => `Rejected run ${run.id}.`);
+    });
+  program
+    .command('activate')
+    .description('make an earlier (or later) configuration active again: a roll back')
+    .argument('<pipelineId>')
+    .argument('<configurationId>')
+    .option('--reason <text>', 'why, for the history')
+    .action(
+      async (pipelineId: string, configurationId: string, options: { reason?: string }, command: Command) => {
+        const context = contextOf(io, command);
+        const activation = await call(
+          context.client.POST('/pipelines/{pipelineId}/configurations/{configurationId}/activate', {
+            params: { path: { pipelineId, configurationId } },
+            body: options.reason ? { reason: options.reason } : {},
+          }),
+          context.apiUrl,
+        );
+        context.print(activation, () => `${activation.summary}\n${fields(activation)}`);
+      },
+    );
+}

@@ -1,0 +1,323 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli, CLI_BIN } from '../../cli/build.ts';
+import { createPipelineSynthesisClient, type SynthesisRun } from '../../cli/client.ts';
+import { type LocalStack, startLocalStack } from '../../local/stack.ts';
+import { type AnthropicFake, hang, startAnthropicFake, unauthorized } from '../support/anthropic-fake.ts';
+import { waitFor } from '../support/wait.ts';
+
+/**
+ * The real `pipeline-synthesis` bin (built by esbuild, run by node as a separate process) against
+ * a real local stack on a free port with its own state directory; claude-v1 talks to the local
+ * Anthropic fake so a run can be made to fail or to hang.
+ */
+let stack: LocalStack;
+let fake: AnthropicFake;
+let workDir: string;
+let stateDir: string;
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface CliOptions {
+  env?: Record<string, string>;
+  /** Without the URL and token variables: the CLI must find the seed file. */
+  seed?: boolean;
+  /** Called once the process runs, e.g. to press Ctrl-C. */
+  whileRunning?: (child: ReturnType<typeof spawn>, output: () => Result) => Promise<void>;
+}
+
+async function cli(args: string[], options: CliOptions = {}): Promise<Result> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    LOCAL_STATE_DIR: stateDir,
+    ...options.env,
+  };
+  delete env.PIPELINE_SYNTHESIS_API_URL;
+  delete env.PIPELINE_SYNTHESIS_API_TOKEN;
+  delete env.NO_COLOR;
+  delete env.FORCE_COLOR;
+  if (!options.seed) {
+    env.PIPELINE_SYNTHESIS_API_URL = stack.apiUrl;
+    env.PIPELINE_SYNTHESIS_API_TOKEN = stack.teams[0]?.apiToken;
+  }
+  Object.assign(env, options.env);
+  const child = spawn(process.execPath, [CLI_BIN, ...args], {
+    cwd: workDir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const result: Result = { code: null, stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk) => {
+    result.stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    result.stderr += chunk;
+  });
+  const exited = new Promise<void>((resolve) =>
+    child.once('close', (code) => {
+      result.code = code;
+      resolve();
+    }),
+  );
+  await options.whileRunning?.(child, () => result);
+  await exited;
+  return result;
+}
+
+const noStackTrace = (result: Result) => expect(result.stderr).not.toMatch(/\n\s+at /);
+const json = <T>(text: string) => JSON.parse(text) as T;
+const client = () =>
+  createPipelineSynthesisClient({ baseUrl: stack.apiUrl, token: stack.teams[0]?.apiToken as string });
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+beforeAll(async () => {
+  workDir = await mkdtemp(path.join(tmpdir(), 'pipeline-synthesis-cli-'));
+  stateDir = path.join(workDir, 'state');
+  const [, started] = await Promise.all([buildCli(), startAnthropicFake()]);
+  fake = started;
+  // The worker takes its model settings from the developer's environment, as with `npm start`.
+  Object.assign(process.env, {
+    ANTHROPIC_API_KEY: 'fake-key',
+    ANTHROPIC_BASE_URL: fake.url,
+    ANTHROPIC_MAX_RETRIES: '0',
+  });
+  stack = await startLocalStack({ port: 0, stateDir, quiet: true, log: () => {} });
+}, 120_000);
+
+afterAll(async () => {
+  for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_MAX_RETRIES'])
+    delete process.env[name];
+  await fake?.close();
+  await stack?.stop();
+  await rm(workDir, { recursive: true, force: true });
+}, 60_000);
+
+describe('pipeline-synthesis, the CLI', () => {
+  it('runs a whole script: create, add signals and executions from files, synthesize --wait, diff, approve', async () => {
+    await writeFile(
+      path.join(workDir, 'pipeline.json'),
+      JSON.stringify({
+        name: 'CLI pipeline',
+        slots: [
+          { id: 'retrieve', name: 'Retrieve', kind: 'retrieval', settings: { topK: 8, timeoutMs: 1000 } },
+          { id: 'model', name: 'Model', kind: 'model', settings: { model: 'm', maxTokens: 256 } },
+        ],
+      }),
+    );
+    const signals = Array.from({ length: 150 }, (_, i) => ({
+      kind: 'timeout',
+      severity: 'critical',
+      message: `Retrieval timed out (${i})`,
+      slotId: 'retrieve',
+    }));
+    await writeFile(path.join(workDir, 'signals.ndjson'), signals.map((s) => JSON.stringify(s)).join('\n'));
+    const executions = Array.from({ length: 3 }, () => ({
+      status: 'failed',
+      durationMs: 1000,
+      error: 'timeout',
+      slotResults: [{ slotId: 'retrieve', status: 'failed', durationMs: 1000, error: 'timeout' }],
+    }));
+    await writeFile(path.join(workDir, 'executions.json'), JSON.stringify(executions));
+
+    const created = await cli(['pipelines', 'create', '--file', 'pipeline.json', '--json']);
+    expect(created.code).toBe(0);
+    const pipeline = json<{ id: string; activeConfigurationId: string }>(created.stdout);
+
+    const added = await cli(['signals', 'add', pipeline.id, '--file', 'signals.ndjson', '--json']);
+    expect(added.code).toBe(0);
+    const answers = added.stdout
+      .trim()
+      .split('\n')
+      .map((line) => json<{ signals: unknown[] }>(line));
+    expect(answers.map((answer) => answer.signals.length)).toEqual([100, 50]);
+
+    const recorded = await cli(['executions', 'add', pipeline.id, '--file', 'executions.json']);
+    expect(recorded).toMatchObject({ code: 0, stdout: 'Recorded 3 executions in 1 batch.\n' });
+
+    const synthesized = await cli([
+      'synthesize',
+      pipeline.id,
+      '--handler',
+      'heuristic-v1',
+      '--wait',
+      '--json',
+    ]);
+    expect(synthesized.code).toBe(0);
+    const run = json<SynthesisRun>(synthesized.stdout);
+    expect(run.status).toBe('generated');
+    // --json is the API's answer byte for byte.
+    const direct = await fetch(`${stack.apiUrl}/synthesis-runs/${run.id}`, {
+      headers: { authorization: `Bearer ${stack.teams[0]?.apiToken}` },
+    });
+    expect(synthesized.stdout).toBe(`${await direct.text()}\n`);
+
+    const diff = await cli(['runs', 'diff', run.id]);
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toContain('- timeoutMs: 1000');
+    expect(diff.stdout).toMatch(/\+ timeoutMs: \d+/);
+    expect(diff.stdout).not.toContain('\u001b['); // stdout is a pipe: no colour
+
+    const approved = await cli(['approve', run.id]);
+    expect(approved.code).toBe(0);
+    const shown = await cli(['pipelines', 'show', pipeline.id, '--json']);
+    expect(json<{ activeConfigurationId: string }>(shown.stdout).activeConfigurationId).toBe(
+      run.proposedConfigurationId,
+    );
+    const listed = await cli(['runs', 'list', pipeline.id, '--status', 'approved']);
+    expect(listed.stdout).toContain(run.id);
+  });
+
+  it('colours the diff like git diff on request, and never with NO_COLOR', async () => {
+    const pipelineId = stack.teams[0]?.pipelineIds[0] as string;
+    const synthesized = await cli([
+      'synthesize',
+      pipelineId,
+      '--handler',
+      'heuristic-v1',
+      '--wait',
+      '--json',
+    ]);
+    const run = json<SynthesisRun>(synthesized.stdout);
+    const coloured = await cli(['runs', 'diff', run.id], { env: { FORCE_COLOR: '1' } });
+    expect(coloured.stdout).toContain('\u001b[31m- ');
+    expect(coloured.stdout).toContain('\u001b[32m+ ');
+    const plain = await cli(['runs', 'diff', run.id], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } });
+    expect(plain.stdout).not.toContain('\u001b[');
+  });
+
+  it('uses the local stack from the seed file when nothing is configured, and says so on stderr', async () => {
+    const me = await cli(['me', '--json'], { seed: true });
+    expect(me.code).toBe(0);
+    expect(me.stderr).toContain(`Using the local stack at ${stack.apiUrl}`);
+    expect(json<{ authentication: { teamId: string } }>(me.stdout).authentication.teamId).toBe(
+      stack.teams[0]?.teamId,
+    );
+  });
+
+  it('exits 1 on a usage error, an unreadable file or an unreachable API, without a stack trace', async () => {
+    const unknown = await cli(['frobnicate']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'");
+    const missing = await cli(['signals', 'add', 'p1', '--file', 'no-such-file.json']);
+    expect(missing).toMatchObject({ code: 1, stdout: '' });
+    expect(missing.stderr).toContain('Cannot read no-such-file.json');
+    const unreachable = await cli(['me'], {
+      env: { PIPELINE_SYNTHESIS_API_URL: `http://127.0.0.1:${await closedPort()}` },
+    });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain('Could not reach the API');
+    for (const result of [unknown, missing, unreachable]) noStackTrace(result);
+  });
+
+  it("exits 2 on an API error and prints the API's {error, message} to stderr", async () => {
+    const notFound = await cli(['runs', 'show', 'AAAAAAAAAAAAAAAAAAAAA', '--json']);
+    expect(notFound).toMatchObject({ code: 2, stdout: '' });
+    expect(notFound.stderr).toMatch(/^error: 404 NOT_FOUND: .+/);
+    const refused = await cli(['me'], { env: { PIPELINE_SYNTHESIS_API_TOKEN: 'not-a-token' } });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('401 UNAUTHORIZED');
+    noStackTrace(notFound);
+  });
+
+  it('exits 3 when the awaited run fails, with its reason', async () => {
+    fake.script(unauthorized());
+    const pipelineId = stack.teams[0]?.pipelineIds[0] as string;
+    const result = await cli(['synthesize', pipelineId, '--handler', 'claude-v1', '--wait', '--json']);
+    expect(result.code).toBe(3);
+    expect(json<SynthesisRun>(result.stdout).status).toBe('failed');
+    expect(result.stderr).toMatch(/Run \S+ failed: .+/);
+  });
+
+  it('exits 4 when --timeout passes, and the run goes on', async () => {
+    const pipelineId = stack.teams[0]?.pipelineIds[0] as string;
+    const result = await cli([
+      'synthesize',
+      pipelineId,
+      '--handler',
+      'heuristic-v1',
+      '--wait',
+      '--timeout',
+      '0',
+    ]);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/is still pending after 0 s; it goes on/);
+    const runId = /Run (\S+) is still/.exec(result.stderr)?.[1] as string;
+    await waitFor(async () => {
+      const { data } = await client().GET('/synthesis-runs/{id}', { params: { path: { id: runId } } });
+      return data?.status === 'generated';
+    }, 'the run to be generated');
+  });
+
+  it('stops waiting on Ctrl-C (exit 130) and leaves the run as it was', async () => {
+    fake.reset();
+    fake.script(hang());
+    const pipelineId = stack.teams[0]?.pipelineIds[0] as string;
+    const result = await cli(['synthesize', pipelineId, '--handler', 'claude-v1', '--wait'], {
+      whileRunning: async (child) => {
+        await waitFor(() => fake.requests.length > 0, 'the model call to start', 20_000);
+        child.kill('SIGINT');
+      },
+    });
+    expect(result.code, result.stderr).toBe(130);
+    const runId = /Stopped waiting; run (\S+) \((pending|generating)\) goes on/.exec(
+      result.stderr,
+    )?.[1] as string;
+    expect(runId, result.stderr).toBeDefined();
+    const { data } = await client().GET('/synthesis-runs/{id}', { params: { path: { id: runId } } });
+    expect(data?.status).toBe('generating');
+  });
+
+  it('has a --help for every command, exiting 0', async () => {
+    const commands = [
+      [],
+      ['me'],
+      ['pipelines', 'list'],
+      ['pipelines', 'show'],
+      ['pipelines', 'create'],
+      ['signals', 'add'],
+      ['executions', 'add'],
+      ['synthesize'],
+      ['runs', 'list'],
+      ['runs', 'show'],
+      ['runs', 'diff'],
+      ['approve'],
+      ['reject'],
+      ['activate'],
+      ['tokens', 'list'],
+      ['tokens', 'create'],
+      ['tokens', 'revoke'],
+      ['openapi'],
+    ];
+    const results = await Promise.all(commands.map((command) => cli([...command, '--help'])));
+    for (const [index, result] of results.entries()) {
+      expect(result.code, commands[index]?.join(' ')).toBe(0);
+      expect(result.stdout).toContain(`Usage: pipeline-synthesis ${commands[index]?.join(' ')}`.trimEnd());
+    }
+  });
+
+  it('the typed client reads runs and reports API errors as their {error, message} body', async () => {
+    const api = client();
+    const me = await api.GET('/me');
+    expect(me.data?.teams.map((team) => team.id)).toContain(stack.teams[0]?.teamId);
+    const missing = await api.GET('/synthesis-runs/{id}', {
+      params: { path: { id: 'AAAAAAAAAAAAAAAAAAAAA' } },
+    });
+    expect(missing.response.status).toBe(404);
+    expect(missing.error?.error).toBe('NOT_FOUND');
+  });
+});
