@@ -98,7 +98,7 @@ const context = (signals: Signal[], runs: Execution[]): SynthesisContext => ({
 });
 
 /** The recorded pipelines. */
-export const GOLDEN_PIPELINES: Record<string, () => SynthesisContext> = {
+const GOLDEN_PIPELINES: Record<string, () => SynthesisContext> = {
   'timeouts in the generator': () =>
     context(
       signalsOf('sig-timeout', 6, {
