@@ -24,6 +24,13 @@ interface Stats {
 
 const emptyStats = (): Stats => ({ runs: 0, failures: 0, durations: [], errors: new Map() });
 
+/** Runs ordered most recent first (then by id), the order every handler numbers them in: [E1] is the newest. */
+export function newestFirst(executions: readonly Execution[]): Execution[] {
+  return [...executions].sort(
+    (a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+}
+
 /** Nearest-rank percentile of unsorted values. */
 export function percentile(values: readonly number[], share: number): number | undefined {
   if (values.length === 0) return undefined;
