@@ -93,10 +93,16 @@ describe('claude-v1 with a well-formed reply', () => {
       usage: { model: MODEL, inputTokens: 3_210, outputTokens: 456, attempts: 1 },
     });
     expect(run.diagnosis?.findings).toEqual([
-      { id: '1', description: 'Retrieval times out after 1500 ms.', signalIds: ['timeout-5'] },
-      { id: '2', description: 'Answers stop at max_tokens.', signalIds: ['trunc-3'] },
+      {
+        id: '1',
+        description: 'Retrieval times out after 1500 ms.',
+        signalIds: ['timeout-5'],
+        executionIds: ['exec-9', 'exec-6'],
+      },
+      { id: '2', description: 'Answers stop at max_tokens.', signalIds: ['trunc-3'], executionIds: [] },
     ]);
     expect(run.analyzedSignalIds).toEqual(['timeout-5', 'trunc-3', 'leaky-feedback']);
+    expect(run.analyzedExecutionIds).toEqual(Array.from({ length: 10 }, (_, i) => `exec-${9 - i}`));
     expect(run.changes.map((change) => [change.id, change.slotId, change.findingIds])).toEqual([
       ['1', 'retrieve', ['1']],
       ['2', 'answer-model', ['2']],
