@@ -416,6 +416,7 @@ export function createClaudeV1(options: ClaudeV1Options): SynthesisEngine {
       const proposal = finalizeProposal(draft, {
         shownSignals: prompt.shownSignals,
         shownExecutions: prompt.shownExecutions,
+        executionsInWindow: context.executions,
         baseConfiguration: context.baseConfiguration,
         allSignalsInWindow: context.signals,
       });

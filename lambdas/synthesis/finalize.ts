@@ -9,7 +9,7 @@ import type {
   StructuredWarning,
 } from '../core/schemas.ts';
 import { slotSettingsSchema } from '../core/schemas.ts';
-import { scoreConfidence } from './confidence.ts';
+import { assessEvidence, scoreConfidence } from './confidence.ts';
 import type { SynthesisDraft } from './draft.ts';
 import { newestFirst } from './history-summary.ts';
 import { applyMergePatch, type JsonObject } from './merge-patch.ts';
@@ -22,6 +22,8 @@ export interface FinalizeOptions {
   allSignalsInWindow?: readonly Signal[];
   /** The runs the draft's `executionRefs` number, in order: [E1] is the first. None when absent. */
   shownExecutions?: readonly Execution[];
+  /** Every run the synthesis read, to tell whether a slot's runs contradict a finding; defaults to the shown runs. */
+  executionsInWindow?: readonly Execution[];
 }
 
 /** A finding cites at most this many executions: the most recent that support it. */
@@ -207,7 +209,15 @@ export function finalizeProposal(draft: SynthesisDraft, options: FinalizeOptions
       : { type: warning.type, message: warning.message };
   });
 
-  const structuredWarnings = [...draftWarnings, ...drops];
+  const evidence = assessEvidence({
+    findings,
+    changes,
+    shownSignals,
+    allSignalsInWindow: options.allSignalsInWindow ?? shownSignals,
+    shownExecutions,
+    executionsInWindow: options.executionsInWindow ?? shownExecutions,
+  });
+  const structuredWarnings = [...draftWarnings, ...evidence.warnings, ...drops];
   if (changes.length === 0 && !structuredWarnings.some((warning) => warning.type === 'no_changes')) {
     structuredWarnings.push({
       type: 'no_changes',
@@ -222,6 +232,8 @@ export function finalizeProposal(draft: SynthesisDraft, options: FinalizeOptions
   const { confidence } = scoreConfidence({
     findings,
     shownSignals,
+    shownExecutions,
+    weakEvidence: evidence.warnings.length > 0,
     allSignalsInWindow: options.allSignalsInWindow ?? shownSignals,
     drops: drops.length,
   });

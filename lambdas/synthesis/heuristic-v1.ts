@@ -673,19 +673,7 @@ export function draftHeuristicSynthesis(context: SynthesisContext): {
       message: `Only ${plural(context.signals.length, 'signal')} in the window; the diagnosis rests on little evidence.`,
     });
   }
-  const singleSignalFindings = groups.flatMap((group, index) =>
-    group.signals.length + group.runFailures === 1 ? [String(index + 1)] : [],
-  );
-  if (singleSignalFindings.length > 0) {
-    const affected = changes
-      .filter((change) => change.findingIds.every((id) => singleSignalFindings.includes(id)))
-      .map((change) => change.id);
-    warnings.push({
-      type: 'thin_evidence',
-      message: `${joinIds('Finding', singleSignalFindings)} ${singleSignalFindings.length === 1 ? 'rests' : 'rest'} on a single signal or run.`,
-      ...(affected.length > 0 ? { changeIds: affected } : {}),
-    });
-  }
+  // Findings on thin or contradicted evidence are flagged by finalizeProposal, for every handler alike.
   const speculativeAt = warnings.length;
   if (conflicts.length > 0) {
     warnings.push({

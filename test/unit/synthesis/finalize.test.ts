@@ -284,9 +284,10 @@ describe('finalizeProposal', () => {
   });
 
   it('says there is nothing to change when no change survives, once', () => {
-    const emptyDraft = draftOf({ changes: [] });
-    const allDropped = draftOf({ changes: [change('1', { slotId: 'reranker' })] });
-    const alreadySaid = draftOf({ warnings: [{ type: 'no_changes', message: 'All healthy.' }] });
+    const findings = [finding('1', [1, 2, 3])];
+    const emptyDraft = draftOf({ findings, changes: [] });
+    const allDropped = draftOf({ findings, changes: [change('1', { slotId: 'reranker' })] });
+    const alreadySaid = draftOf({ findings, warnings: [{ type: 'no_changes', message: 'All healthy.' }] });
 
     const [empty, dropped, said] = [emptyDraft, allDropped, alreadySaid].map((draft) =>
       finalizeProposal(draft, { shownSignals: shown, baseConfiguration: base() }),

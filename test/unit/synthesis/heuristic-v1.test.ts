@@ -395,6 +395,22 @@ describe('heuristicV1', () => {
     expect(finding?.executionIds).toEqual(['run-8', 'run-6', 'run-4', 'run-2', 'run-0']);
   });
 
+  it('flags two JSON errors against twenty successful runs of the slot as thin and contradicted, at low confidence', async () => {
+    const input = context({
+      signals: signals(2, { kind: 'error', message: 'Output is not valid JSON', slotId: 'generator' }),
+      executions: runs(20),
+    });
+
+    const proposal = await heuristicV1.generate(input);
+
+    const changeIds = proposal.changes.map((change) => change.id);
+    expect(changeIds).toHaveLength(2);
+    expect(proposal.confidence).toBe('low');
+    for (const type of ['thin_evidence', 'contradicted_evidence']) {
+      expect(proposal.structuredWarnings).toContainEqual(expect.objectContaining({ type, changeIds }));
+    }
+  });
+
   it('adds a retry for rate-limit errors', async () => {
     const input = rateLimited();
 
@@ -564,7 +580,7 @@ describe('heuristicV1', () => {
       },
       {
         type: 'thin_evidence',
-        message: 'Finding 1 rests on a single signal or run.',
+        message: 'Finding 1 rests on thin evidence (finding 1: 1 signal, 0 runs). It weakens change 1.',
         changeIds: ['1'],
       },
     ]);
