@@ -3,6 +3,7 @@
  * the same script. Never part of `npm test`.
  */
 import { formatBundleTable, measureBundles } from './bundle-size.ts';
+import { formatDiagnosisTable, measureDiagnosis } from './diagnosis.ts';
 import { formatLoadTable } from './load.ts';
 import { measureLocalStack } from './local-stack.ts';
 import { measureStartTime } from './start-time.ts';
@@ -41,4 +42,9 @@ if (wanted('start')) {
   console.log(
     `ready in ${start.medianMs.toFixed(0)} ms median of ${start.allMs.map((ms) => ms.toFixed(0)).join(', ')} (target ≤ 5000 ms) ${verdict(start.medianMs <= 5000)}`,
   );
+}
+
+if (wanted('diagnosis')) {
+  console.log('\n== Diagnosis (heuristic-v1 on pipelines with injected faults)');
+  console.log(formatDiagnosisTable(measureDiagnosis()));
 }

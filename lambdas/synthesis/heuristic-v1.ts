@@ -23,7 +23,7 @@ export const HEURISTIC_V1_LIMITS = {
   /** A slot whose p90 duration is above this is slow; so is a latency signal with a higher value. */
   slowMs: 20_000,
   minLatencySamples: 5,
-  /** Fewer signals than this in the window is thin evidence. */
+  /** Fewer signals and fewer runs than this in the window is thin evidence. */
   thinWindow: 3,
   timeoutCapMs: 600_000,
   minTimeoutMs: 30_000,
@@ -667,10 +667,10 @@ export function draftHeuristicSynthesis(context: SynthesisContext): {
   });
 
   const warnings: DraftWarning[] = [];
-  if (context.signals.length < L.thinWindow) {
+  if (context.signals.length < L.thinWindow && context.executions.length < L.thinWindow) {
     warnings.push({
       type: 'thin_evidence',
-      message: `Only ${plural(context.signals.length, 'signal')} in the window; the diagnosis rests on little evidence.`,
+      message: `Only ${plural(context.signals.length, 'signal')} and ${plural(context.executions.length, 'run')} in the window; the diagnosis rests on little evidence.`,
     });
   }
   // Findings on thin or contradicted evidence are flagged by finalizeProposal, for every handler alike.

@@ -566,7 +566,7 @@ describe('heuristicV1', () => {
     expect(guess?.message).toContain('nearest of 2');
   });
 
-  it('warns that evidence is thin when the window holds fewer than three signals', async () => {
+  it('warns that evidence is thin when the window holds fewer than three signals and three runs', async () => {
     const input = context({
       signals: signals(1, { kind: 'truncation', message: 'Output truncated', slotId: 'generator' }),
     });
@@ -576,7 +576,7 @@ describe('heuristicV1', () => {
     expect(proposal.structuredWarnings.filter((warning) => warning.type === 'thin_evidence')).toEqual([
       {
         type: 'thin_evidence',
-        message: 'Only 1 signal in the window; the diagnosis rests on little evidence.',
+        message: 'Only 1 signal and 0 runs in the window; the diagnosis rests on little evidence.',
       },
       {
         type: 'thin_evidence',
