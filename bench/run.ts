@@ -6,6 +6,7 @@ import { writeAppAssetsModule } from '../web/build.ts';
 import { formatAppSize, measureAppSize } from './app-size.ts';
 import { formatBundleTable, measureBundles } from './bundle-size.ts';
 import { measureCli } from './cli.ts';
+import { formatDiagnosisTable, measureDiagnosis } from './diagnosis.ts';
 import { formatLoadTable } from './load.ts';
 import { measureLocalStack } from './local-stack.ts';
 import { measureStartTime } from './start-time.ts';
@@ -59,4 +60,9 @@ if (wanted('cli')) {
   console.log(
     `--help median ${cli.helpMedianMs.toFixed(0)} ms (target ≤ 200 ms) ${verdict(cli.helpMedianMs <= 200)}; node -e 0 alone ${cli.nodeMedianMs.toFixed(0)} ms; me against the local stack median ${cli.meMedianMs.toFixed(0)} ms`,
   );
+}
+
+if (wanted('diagnosis')) {
+  console.log('\n== Diagnosis (heuristic-v1 on pipelines with injected faults)');
+  console.log(formatDiagnosisTable(measureDiagnosis()));
 }

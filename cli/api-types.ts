@@ -665,6 +665,8 @@ export interface operations {
                                 id: string;
                                 description: string;
                                 signalIds: string[];
+                                /** @default [] */
+                                executionIds: string[];
                             }[];
                         } | null;
                         changes: {
@@ -684,6 +686,8 @@ export interface operations {
                         }[];
                         confidence: ("low" | "medium" | "high") | null;
                         analyzedSignalIds: string[];
+                        /** @default [] */
+                        analyzedExecutionIds: string[];
                         jobId: string;
                         errorMessage: string | null;
                         /** Format: date-time */
@@ -754,6 +758,8 @@ export interface operations {
                                 id: string;
                                 description: string;
                                 signalIds: string[];
+                                /** @default [] */
+                                executionIds: string[];
                             }[];
                         } | null;
                         changes: {
@@ -773,6 +779,8 @@ export interface operations {
                         }[];
                         confidence: ("low" | "medium" | "high") | null;
                         analyzedSignalIds: string[];
+                        /** @default [] */
+                        analyzedExecutionIds: string[];
                         jobId: string;
                         errorMessage: string | null;
                         /** Format: date-time */
@@ -1254,6 +1262,8 @@ export interface operations {
                                 id: string;
                                 description: string;
                                 signalIds: string[];
+                                /** @default [] */
+                                executionIds: string[];
                             }[];
                         } | null;
                         changes: {
@@ -1273,6 +1283,8 @@ export interface operations {
                         }[];
                         confidence: ("low" | "medium" | "high") | null;
                         analyzedSignalIds: string[];
+                        /** @default [] */
+                        analyzedExecutionIds: string[];
                         jobId: string;
                         errorMessage: string | null;
                         /** Format: date-time */
@@ -1352,6 +1364,8 @@ export interface operations {
                                 id: string;
                                 description: string;
                                 signalIds: string[];
+                                /** @default [] */
+                                executionIds: string[];
                             }[];
                         } | null;
                         changes: {
@@ -1371,6 +1385,8 @@ export interface operations {
                         }[];
                         confidence: ("low" | "medium" | "high") | null;
                         analyzedSignalIds: string[];
+                        /** @default [] */
+                        analyzedExecutionIds: string[];
                         jobId: string;
                         errorMessage: string | null;
                         /** Format: date-time */
@@ -1559,6 +1575,8 @@ export interface operations {
                                     id: string;
                                     description: string;
                                     signalIds: string[];
+                                    /** @default [] */
+                                    executionIds: string[];
                                 }[];
                             } | null;
                             changes: {
@@ -1578,6 +1596,8 @@ export interface operations {
                             }[];
                             confidence: ("low" | "medium" | "high") | null;
                             analyzedSignalIds: string[];
+                            /** @default [] */
+                            analyzedExecutionIds: string[];
                             jobId: string;
                             errorMessage: string | null;
                             /** Format: date-time */

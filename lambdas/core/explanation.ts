@@ -1,11 +1,24 @@
 import type { Change, Diagnosis, StructuredWarning } from './schemas.ts';
 
-/** The legacy `explanation`: a plain-text rendering of the diagnosis and the changes. */
+/** How many cited execution ids the explanation names before it only counts the rest. */
+const NAMED_EXECUTIONS = 5;
+
+/** " (runs a, b and 3 more)" for the executions a finding cites; empty when it cites none. */
+function citedExecutions(ids: readonly string[]): string {
+  if (ids.length === 0) return '';
+  const named = ids.slice(0, NAMED_EXECUTIONS).join(', ');
+  const more = ids.length - NAMED_EXECUTIONS;
+  return ` (run${ids.length === 1 ? '' : 's'} ${named}${more > 0 ? ` and ${more} more` : ''})`;
+}
+
+/** The legacy `explanation`: a plain-text rendering of the diagnosis (with the runs each finding cites) and the changes. */
 export function renderExplanation(diagnosis: Diagnosis, changes: Change[]): string {
   const lines = [diagnosis.summary];
   if (diagnosis.findings.length > 0) {
     lines.push('', 'Findings:');
-    for (const finding of diagnosis.findings) lines.push(`${finding.id}. ${finding.description}`);
+    for (const finding of diagnosis.findings) {
+      lines.push(`${finding.id}. ${finding.description}${citedExecutions(finding.executionIds)}`);
+    }
   }
   if (changes.length > 0) {
     lines.push('', 'Changes:');

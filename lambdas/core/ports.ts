@@ -161,6 +161,7 @@ export interface SynthesisProposal {
   structuredWarnings: StructuredWarning[];
   confidence: Confidence;
   analyzedSignalIds: string[];
+  analyzedExecutionIds: string[];
   proposedSlots: Slot[];
   usage?: SynthesisUsage;
 }

@@ -57,6 +57,7 @@ export function newPendingRun(fields: NewRunFields): SynthesisRun {
     structuredWarnings: [],
     confidence: null,
     analyzedSignalIds: [],
+    analyzedExecutionIds: [],
     errorMessage: null,
     generationStartedAt: null,
     generationCompletedAt: null,

@@ -175,7 +175,10 @@ export const findingSchema = z.object({
   id: z.string(),
   description: z.string(),
   signalIds: z.array(z.string()),
+  /** Executions of the pipeline the finding rests on, most recent first (runs stored before they were cited read []). */
+  executionIds: z._default(z.array(z.string()), () => []),
 });
+export type Finding = z.infer<typeof findingSchema>;
 export const diagnosisSchema = z.object({ summary: z.string(), findings: z.array(findingSchema) });
 export type Diagnosis = z.infer<typeof diagnosisSchema>;
 
@@ -221,6 +224,8 @@ export const synthesisRunSchema = z.object({
   structuredWarnings: z.array(structuredWarningSchema),
   confidence: z.nullable(confidenceSchema),
   analyzedSignalIds: z.array(z.string()),
+  /** The executions the synthesis was shown (and its findings may cite); [] on runs stored before. */
+  analyzedExecutionIds: z._default(z.array(z.string()), () => []),
   jobId: z.string(),
   errorMessage: z.nullable(z.string()),
   createdAt: timestampSchema,

@@ -415,6 +415,8 @@ export function createClaudeV1(options: ClaudeV1Options): SynthesisEngine {
       const { draft, warnings } = withoutPlaceholderPatches(checked.draft);
       const proposal = finalizeProposal(draft, {
         shownSignals: prompt.shownSignals,
+        shownExecutions: prompt.shownExecutions,
+        executionsInWindow: context.executions,
         baseConfiguration: context.baseConfiguration,
         allSignalsInWindow: context.signals,
       });

@@ -4,7 +4,7 @@ import { findForbiddenKey } from './merge-patch.ts';
 
 /**
  * The input of the `submit_synthesis` tool (DESIGN.md §6): what a synthesis handler drafts before
- * code checks it. Signals are cited by the numbers the prompt showed them under, never by id; the
+ * code checks it. Signals and runs are cited by the numbers the prompt showed them under, never by id; the
  * code maps them, drops what does not resolve and computes the confidence (see finalize.ts).
  */
 
@@ -16,6 +16,7 @@ export const DRAFT_LIMITS = {
   changes: 20,
   warnings: 20,
   signalRefsPerFinding: 50,
+  executionRefsPerFinding: 50,
   findingIdsPerChange: 20,
   changeIdsPerWarning: 20,
   slotIdLength: 64,
@@ -41,6 +42,11 @@ export const draftFindingSchema = z.strictObject({
     .array(z.number().int())
     .max(DRAFT_LIMITS.signalRefsPerFinding)
     .meta({ description: 'Numbers of the shown signals this finding rests on, e.g. [1, 4].' }),
+  executionRefs: z
+    .array(z.number().int())
+    .max(DRAFT_LIMITS.executionRefsPerFinding)
+    .default([])
+    .meta({ description: 'Numbers of the shown runs this finding rests on: [E2] and [E7] are [2, 7].' }),
 });
 
 export const draftPatchSchema = z
@@ -124,8 +130,9 @@ export const synthesisDraftSchema = z
     );
   });
 
-export type SynthesisDraft = z.infer<typeof synthesisDraftSchema>;
-export type DraftFinding = z.infer<typeof draftFindingSchema>;
+/** A draft as a handler writes it (optional fields may be left out; finalize reads them with defaults). */
+export type SynthesisDraft = z.input<typeof synthesisDraftSchema>;
+export type DraftFinding = z.input<typeof draftFindingSchema>;
 export type DraftChange = z.infer<typeof draftChangeSchema>;
 export type DraftWarning = z.infer<typeof draftWarningSchema>;
 

@@ -1,9 +1,17 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { SynthesisProposal } from '../core/ports.ts';
-import type { Change, Configuration, Signal, StructuredWarning } from '../core/schemas.ts';
+import type {
+  Change,
+  Configuration,
+  Execution,
+  Finding,
+  Signal,
+  StructuredWarning,
+} from '../core/schemas.ts';
 import { slotSettingsSchema } from '../core/schemas.ts';
-import { scoreConfidence } from './confidence.ts';
+import { assessEvidence, scoreConfidence } from './confidence.ts';
 import type { SynthesisDraft } from './draft.ts';
+import { newestFirst } from './history-summary.ts';
 import { applyMergePatch, type JsonObject } from './merge-patch.ts';
 
 export interface FinalizeOptions {
@@ -12,11 +20,20 @@ export interface FinalizeOptions {
   baseConfiguration: Pick<Configuration, 'slots'>;
   /** The window the shown signals were picked from; defaults to the shown signals. */
   allSignalsInWindow?: readonly Signal[];
+  /** The runs the draft's `executionRefs` number, in order: [E1] is the first. None when absent. */
+  shownExecutions?: readonly Execution[];
+  /** Every run the synthesis read, to tell whether a slot's runs contradict a finding; defaults to the shown runs. */
+  executionsInWindow?: readonly Execution[];
 }
+
+/** A finding cites at most this many executions: the most recent that support it. */
+export const EXECUTION_IDS_PER_FINDING = 20;
 
 /** Warning types the code adds when it has to drop part of a draft. */
 export const DROP_WARNING_TYPES = [
   'dropped_signal_reference',
+  'dropped_execution_reference',
+  'uncited_finding',
   'unknown_slot',
   'unknown_finding',
   'uncited_change',
@@ -33,39 +50,71 @@ const listOf = (items: readonly (string | number)[], render: (item: string | num
 const plural = (count: number, one: string, many: string): string => (count === 1 ? one : many);
 
 /**
- * Turns a draft into a proposal: maps signal numbers to ids, drops every reference, change and
- * link that does not resolve (each with a warning naming it), applies the kept patches in order
- * and computes the confidence.
+ * Turns a draft into a proposal: maps signal and run numbers to ids, drops every reference, change
+ * and link that does not resolve and every finding that cites nothing (each with a warning naming
+ * it), applies the kept patches in order and computes the confidence.
  */
 export function finalizeProposal(draft: SynthesisDraft, options: FinalizeOptions): SynthesisProposal {
   const { shownSignals, baseConfiguration } = options;
+  const shownExecutions = options.shownExecutions ?? [];
   const drops: StructuredWarning[] = [];
   const drop = (type: DropWarningType, message: string): void => {
     drops.push({ type, message });
   };
 
-  const findings = draft.diagnosis.findings.map((finding) => {
-    const signalIds: string[] = [];
-    const unknownRefs: number[] = [];
-    for (const ref of finding.signalRefs) {
-      const signal = Number.isInteger(ref) && ref >= 1 ? shownSignals[ref - 1] : undefined;
-      if (signal === undefined) {
-        if (!unknownRefs.includes(ref)) unknownRefs.push(ref);
-      } else if (!signalIds.includes(signal.id)) {
-        signalIds.push(signal.id);
+  /** Maps 1-based refs into `shown`; returns the resolved items and the refs that did not resolve. */
+  const resolve = <T extends { id: string }>(refs: readonly number[], shown: readonly T[]) => {
+    const found: T[] = [];
+    const unknown: number[] = [];
+    for (const ref of refs) {
+      const item = Number.isInteger(ref) && ref >= 1 ? shown[ref - 1] : undefined;
+      if (item === undefined) {
+        if (!unknown.includes(ref)) unknown.push(ref);
+      } else if (!found.includes(item)) {
+        found.push(item);
       }
     }
-    if (unknownRefs.length > 0) {
+    return { found, unknown };
+  };
+
+  const findings: Finding[] = [];
+  for (const finding of draft.diagnosis.findings) {
+    const signals = resolve(finding.signalRefs, shownSignals);
+    if (signals.unknown.length > 0) {
       drop(
         'dropped_signal_reference',
-        `Finding ${finding.id} cited ${plural(unknownRefs.length, 'signal', 'signals')} ` +
-          `${listOf(unknownRefs, (ref) => `[${ref}]`)}, but only ${shownSignals.length} ` +
+        `Finding ${finding.id} cited ${plural(signals.unknown.length, 'signal', 'signals')} ` +
+          `${listOf(signals.unknown, (ref) => `[${ref}]`)}, but only ${shownSignals.length} ` +
           `${plural(shownSignals.length, 'signal was', 'signals were')} shown; ` +
-          `${plural(unknownRefs.length, 'the reference was', 'those references were')} dropped.`,
+          `${plural(signals.unknown.length, 'the reference was', 'those references were')} dropped.`,
       );
     }
-    return { id: finding.id, description: finding.description, signalIds };
-  });
+    const executions = resolve(finding.executionRefs ?? [], shownExecutions);
+    if (executions.unknown.length > 0) {
+      drop(
+        'dropped_execution_reference',
+        `Finding ${finding.id} cited ${plural(executions.unknown.length, 'run', 'runs')} ` +
+          `${listOf(executions.unknown, (ref) => `[E${ref}]`)}, but only ${shownExecutions.length} ` +
+          `${plural(shownExecutions.length, 'run was', 'runs were')} shown; ` +
+          `${plural(executions.unknown.length, 'the reference was', 'those references were')} dropped.`,
+      );
+    }
+    if (signals.found.length === 0 && executions.found.length === 0) {
+      drop(
+        'uncited_finding',
+        `Finding ${finding.id} was dropped: it cites no shown signal or run, so a reviewer could not check it.`,
+      );
+      continue;
+    }
+    findings.push({
+      id: finding.id,
+      description: finding.description,
+      signalIds: signals.found.map((signal) => signal.id),
+      executionIds: newestFirst(executions.found)
+        .slice(0, EXECUTION_IDS_PER_FINDING)
+        .map((execution) => execution.id),
+    });
+  }
   const findingIds = new Set(findings.map((finding) => finding.id));
 
   const settingsBySlot = new Map<string, JsonObject>(
@@ -160,7 +209,15 @@ export function finalizeProposal(draft: SynthesisDraft, options: FinalizeOptions
       : { type: warning.type, message: warning.message };
   });
 
-  const structuredWarnings = [...draftWarnings, ...drops];
+  const evidence = assessEvidence({
+    findings,
+    changes,
+    shownSignals,
+    allSignalsInWindow: options.allSignalsInWindow ?? shownSignals,
+    shownExecutions,
+    executionsInWindow: options.executionsInWindow ?? shownExecutions,
+  });
+  const structuredWarnings = [...draftWarnings, ...evidence.warnings, ...drops];
   if (changes.length === 0 && !structuredWarnings.some((warning) => warning.type === 'no_changes')) {
     structuredWarnings.push({
       type: 'no_changes',
@@ -175,6 +232,8 @@ export function finalizeProposal(draft: SynthesisDraft, options: FinalizeOptions
   const { confidence } = scoreConfidence({
     findings,
     shownSignals,
+    shownExecutions,
+    weakEvidence: evidence.warnings.length > 0,
     allSignalsInWindow: options.allSignalsInWindow ?? shownSignals,
     drops: drops.length,
   });
@@ -185,6 +244,7 @@ export function finalizeProposal(draft: SynthesisDraft, options: FinalizeOptions
     structuredWarnings,
     confidence,
     analyzedSignalIds: shownSignals.map((signal) => signal.id),
+    analyzedExecutionIds: shownExecutions.map((execution) => execution.id),
     proposedSlots: baseConfiguration.slots.map((slot) => ({
       ...structuredClone(slot),
       settings: structuredClone(settingsBySlot.get(slot.id) ?? slot.settings),

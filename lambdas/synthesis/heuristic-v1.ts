@@ -3,13 +3,14 @@ import type { Execution, Severity, Signal, Slot } from '../core/schemas.ts';
 import { signalRepeatKey } from './confidence.ts';
 import type { DraftChange, DraftFinding, DraftWarning, SynthesisDraft } from './draft.ts';
 import { DRAFT_LIMITS, synthesisDraftSchema } from './draft.ts';
-import { finalizeProposal } from './finalize.ts';
+import { EXECUTION_IDS_PER_FINDING, finalizeProposal } from './finalize.ts';
+import { newestFirst } from './history-summary.ts';
 import { applyMergePatch, type JsonObject } from './merge-patch.ts';
 
 /**
  * heuristic-v1: a deterministic, offline synthesis. It reads only the bounded windows of its
  * context (so its cost does not grow with history), recognises a few common faults, drafts a
- * diagnosis with numbered signal references exactly as a model would, and hands the draft to
+ * diagnosis with numbered signal and run references exactly as a model would, and hands the draft to
  * finalizeProposal, which checks it the same way it checks a model's.
  */
 export const HEURISTIC_V1_LIMITS = {
@@ -22,7 +23,7 @@ export const HEURISTIC_V1_LIMITS = {
   /** A slot whose p90 duration is above this is slow; so is a latency signal with a higher value. */
   slowMs: 20_000,
   minLatencySamples: 5,
-  /** Fewer signals than this in the window is thin evidence. */
+  /** Fewer signals and fewer runs than this in the window is thin evidence. */
   thinWindow: 3,
   timeoutCapMs: 600_000,
   minTimeoutMs: 30_000,
@@ -136,6 +137,9 @@ interface SlotRuns {
   runs: number;
   durations: number[];
   failures: Map<Fault, number>;
+  /** The runs behind `failures`, per fault, and the runs behind `durations`, in the same order. */
+  failedRuns: Map<Fault, Execution[]>;
+  timedRuns: Execution[];
 }
 
 interface Evidence {
@@ -146,31 +150,43 @@ interface Evidence {
   runs: number;
   p90Ms: number | undefined;
   latencySamples: number;
+  /** The runs the finding cites: those that failed this way, or that were slow in its slot. */
+  executions: Execution[];
 }
 
-const countFailure = (failures: Map<Fault, number>, fault: Fault): void => {
-  failures.set(fault, (failures.get(fault) ?? 0) + 1);
+const emptySlotRuns = (runs = 0): SlotRuns => ({
+  runs,
+  durations: [],
+  failures: new Map(),
+  failedRuns: new Map(),
+  timedRuns: [],
+});
+
+const countFailure = (stats: SlotRuns, fault: Fault, execution: Execution): void => {
+  stats.failures.set(fault, (stats.failures.get(fault) ?? 0) + 1);
+  stats.failedRuns.set(fault, [...(stats.failedRuns.get(fault) ?? []), execution]);
 };
 
 /** Per slot: how often it ran, how long it took and how it failed; plus run failures naming no slot. */
 function summarizeRuns(executions: readonly Execution[], slotsById: ReadonlyMap<string, Slot>) {
   const bySlot = new Map<string, SlotRuns>();
-  const unattributed: SlotRuns = { runs: executions.length, durations: [], failures: new Map() };
+  const unattributed = emptySlotRuns(executions.length);
   for (const execution of executions) {
     let failedInSlot = false;
     for (const result of execution.slotResults ?? []) {
       if (!slotsById.has(result.slotId)) continue;
-      const stats: SlotRuns = bySlot.get(result.slotId) ?? { runs: 0, durations: [], failures: new Map() };
+      const stats = bySlot.get(result.slotId) ?? emptySlotRuns();
       bySlot.set(result.slotId, stats);
       stats.runs += 1;
       stats.durations.push(result.durationMs);
+      stats.timedRuns.push(execution);
       if (result.status === 'failed') {
         failedInSlot = true;
-        countFailure(stats.failures, classify('', result.error ?? '') ?? 'error');
+        countFailure(stats, classify('', result.error ?? '') ?? 'error', execution);
       }
     }
     if (execution.status === 'failed' && !failedInSlot) {
-      countFailure(unattributed.failures, classify('', execution.error ?? '') ?? 'error');
+      countFailure(unattributed, classify('', execution.error ?? '') ?? 'error', execution);
     }
   }
   return { bySlot, unattributed };
@@ -184,7 +200,16 @@ function gatherEvidence(context: SynthesisContext, slotsById: ReadonlyMap<string
     const key = `${fault}|${slot?.id ?? ''}`;
     let group = groups.get(key);
     if (group === undefined) {
-      group = { fault, slot, signals: [], runFailures: 0, runs: 0, p90Ms: undefined, latencySamples: 0 };
+      group = {
+        fault,
+        slot,
+        signals: [],
+        runFailures: 0,
+        runs: 0,
+        p90Ms: undefined,
+        latencySamples: 0,
+        executions: [],
+      };
       groups.set(key, group);
     }
     return group;
@@ -213,6 +238,7 @@ function gatherEvidence(context: SynthesisContext, slotsById: ReadonlyMap<string
       const group = groupFor(fault, slot);
       group.runFailures = failures;
       group.runs = stats.runs;
+      group.executions = stats.failedRuns.get(fault) ?? [];
     }
   };
   for (const slot of context.baseConfiguration.slots) {
@@ -228,6 +254,11 @@ function gatherEvidence(context: SynthesisContext, slotsById: ReadonlyMap<string
       if (group === undefined) continue;
       group.p90Ms = p90Ms;
       group.latencySamples = stats.durations.length;
+    }
+    const latency = groups.get(`latency|${slot.id}`);
+    if (latency !== undefined) {
+      // A latency finding cites the runs that were slow in its slot.
+      latency.executions = stats.timedRuns.filter((_, index) => (stats.durations[index] ?? 0) >= L.slowMs);
     }
   }
   attachRuns(undefined, runs.unattributed);
@@ -554,11 +585,14 @@ const joinIds = (label: string, ids: readonly string[]): string =>
 export function draftHeuristicSynthesis(context: SynthesisContext): {
   draft: SynthesisDraft;
   shownSignals: Signal[];
+  shownExecutions: Execution[];
 } {
   const slots = context.baseConfiguration.slots;
   const slotsById = new Map(slots.map((slot) => [slot.id, slot]));
   const shownSignals = selectShownSignals(context.signals);
   const refByKey = new Map(shownSignals.map((signal, index) => [signalRepeatKey(signal), index + 1]));
+  const shownExecutions = newestFirst(context.executions);
+  const refByExecution = new Map(shownExecutions.map((execution, index) => [execution, index + 1]));
 
   const { ordered, staleSlotIds } = gatherEvidence(context, slotsById);
   const groups = ordered.slice(0, L.findings);
@@ -568,6 +602,10 @@ export function draftHeuristicSynthesis(context: SynthesisContext): {
     signalRefs: [
       ...new Set(group.signals.flatMap((signal) => refByKey.get(signalRepeatKey(signal)) ?? [])),
     ].sort((a, b) => a - b),
+    // Refs follow the newest-first numbering, so the lowest refs are the most recent runs.
+    executionRefs: [...new Set(group.executions.flatMap((execution) => refByExecution.get(execution) ?? []))]
+      .sort((a, b) => a - b)
+      .slice(0, EXECUTION_IDS_PER_FINDING),
   }));
 
   const maxTokensRaisedOn = new Set(
@@ -629,25 +667,13 @@ export function draftHeuristicSynthesis(context: SynthesisContext): {
   });
 
   const warnings: DraftWarning[] = [];
-  if (context.signals.length < L.thinWindow) {
+  if (context.signals.length < L.thinWindow && context.executions.length < L.thinWindow) {
     warnings.push({
       type: 'thin_evidence',
-      message: `Only ${plural(context.signals.length, 'signal')} in the window; the diagnosis rests on little evidence.`,
+      message: `Only ${plural(context.signals.length, 'signal')} and ${plural(context.executions.length, 'run')} in the window; the diagnosis rests on little evidence.`,
     });
   }
-  const singleSignalFindings = groups.flatMap((group, index) =>
-    group.signals.length + group.runFailures === 1 ? [String(index + 1)] : [],
-  );
-  if (singleSignalFindings.length > 0) {
-    const affected = changes
-      .filter((change) => change.findingIds.every((id) => singleSignalFindings.includes(id)))
-      .map((change) => change.id);
-    warnings.push({
-      type: 'thin_evidence',
-      message: `${joinIds('Finding', singleSignalFindings)} ${singleSignalFindings.length === 1 ? 'rests' : 'rest'} on a single signal or run.`,
-      ...(affected.length > 0 ? { changeIds: affected } : {}),
-    });
-  }
+  // Findings on thin or contradicted evidence are flagged by finalizeProposal, for every handler alike.
   const speculativeAt = warnings.length;
   if (conflicts.length > 0) {
     warnings.push({
@@ -736,14 +762,15 @@ export function draftHeuristicSynthesis(context: SynthesisContext): {
     changes,
     warnings,
   });
-  return { draft, shownSignals };
+  return { draft, shownSignals, shownExecutions };
 }
 
 /** Runs heuristic-v1 on a context: draft, then the shared checks of finalizeProposal. */
 export function synthesizeHeuristically(context: SynthesisContext): SynthesisProposal {
-  const { draft, shownSignals } = draftHeuristicSynthesis(context);
+  const { draft, shownSignals, shownExecutions } = draftHeuristicSynthesis(context);
   return finalizeProposal(draft, {
     shownSignals,
+    shownExecutions,
     baseConfiguration: context.baseConfiguration,
     allSignalsInWindow: context.signals,
   });

@@ -8,6 +8,12 @@ import { byteLength, shorten } from './text-budget.ts';
  * never on the number of runs, and is capped in bytes on top of that.
  */
 export const HISTORY_SUMMARY_LIMITS = {
+  /** Runs listed one per line and numbered [E1], [E2], … for findings to cite. */
+  shownRuns: 20,
+  /** Of those, at most this many failed runs, then at most `slowRuns` of the slowest others. */
+  failedRuns: 12,
+  slowRuns: 4,
+  runErrorBytes: 100,
   errorKindsPerSlot: 3,
   errorKindBytes: 100,
   slotIdBytes: 64,
@@ -23,6 +29,13 @@ interface Stats {
 }
 
 const emptyStats = (): Stats => ({ runs: 0, failures: 0, durations: [], errors: new Map() });
+
+/** Runs ordered most recent first (then by id), the order every handler numbers them in: [E1] is the newest. */
+export function newestFirst(executions: readonly Execution[]): Execution[] {
+  return [...executions].sort(
+    (a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+}
 
 /** Nearest-rank percentile of unsorted values. */
 export function percentile(values: readonly number[], share: number): number | undefined {
@@ -160,4 +173,65 @@ export function summarizeHistory(
   }
   if (omitted > 0) lines.push(`(${omitted} more line${omitted === 1 ? '' : 's'} left out for length)`);
   return shorten(lines.join('\n'), maxBytes);
+}
+
+/**
+ * The runs a prompt lists for citing: the newest failures, the slowest other runs, then the newest
+ * of the rest, up to `limit`; returned newest first, the order they are numbered in.
+ */
+export function selectShownExecutions(
+  executions: readonly Execution[],
+  limit: number = L.shownRuns,
+): Execution[] {
+  const ordered = newestFirst(executions);
+  const picked = new Set(ordered.filter((execution) => execution.status === 'failed').slice(0, L.failedRuns));
+  const slowest = ordered
+    .filter((execution) => !picked.has(execution))
+    .sort((a, b) => b.durationMs - a.durationMs)
+    .slice(0, L.slowRuns);
+  for (const execution of slowest) picked.add(execution);
+  for (const execution of ordered) if (picked.size < limit) picked.add(execution);
+  return ordered.filter((execution) => picked.has(execution)).slice(0, limit);
+}
+
+/** One line per shown run, numbered [E1], [E2], …; lines that do not fit end the list, so numbers match `shown`. */
+export function renderShownExecutions(
+  executions: readonly Execution[],
+  baseConfigurationId: string,
+  maxBytes: number,
+): { text: string; shown: Execution[] } {
+  if (executions.length === 0) return { text: 'No runs were reported.', shown: [] };
+  const candidates = selectShownExecutions(executions);
+  const intro =
+    `Showing ${candidates.length} of the ${executions.length} runs read (the newest failures, the slowest ` +
+    'others, then the newest), newest first. Cite them by number in executionRefs: [E3] is 3.';
+  const lines: string[] = [];
+  const shown: Execution[] = [];
+  let used = byteLength(intro) + 1;
+  for (const execution of candidates) {
+    const parts = [
+      `[E${shown.length + 1}] ${execution.startedAt.slice(0, 16)}Z ${execution.status} ${execution.durationMs} ms`,
+    ];
+    if (execution.configurationId !== baseConfigurationId) parts.push('another configuration');
+    const failedSlots = (execution.slotResults ?? []).filter((result) => result.status === 'failed');
+    for (const result of failedSlots.slice(0, 2)) {
+      parts.push(
+        `slot "${shorten(result.slotId, L.slotIdBytes)}" failed: ${JSON.stringify(shorten(redactText(result.error ?? ''), L.runErrorBytes))}`,
+      );
+    }
+    if (failedSlots.length === 0 && execution.status === 'failed') {
+      parts.push(`error: ${JSON.stringify(shorten(redactText(execution.error ?? ''), L.runErrorBytes))}`);
+    }
+    const slowest = [...(execution.slotResults ?? [])].sort((a, b) => b.durationMs - a.durationMs)[0];
+    if (slowest !== undefined) {
+      parts.push(`slowest slot "${shorten(slowest.slotId, L.slotIdBytes)}" ${slowest.durationMs} ms`);
+    }
+    const line = parts.join(' | ').replace(/</g, '\\u003c');
+    const size = byteLength(line) + 1;
+    if (used + size > maxBytes) break;
+    lines.push(line);
+    shown.push(execution);
+    used += size;
+  }
+  return { text: [intro, ...lines].join('\n'), shown };
 }

@@ -106,6 +106,7 @@ export function makeGenerateRun(deps: GenerateRunDeps) {
       structuredWarnings: proposal.structuredWarnings,
       confidence: proposal.confidence,
       analyzedSignalIds: proposal.analyzedSignalIds,
+      analyzedExecutionIds: proposal.analyzedExecutionIds,
       explanation: renderExplanation(proposal.diagnosis, proposal.changes),
       warnings: legacyWarnings(proposal.structuredWarnings),
       generationCompletedAt: completedAt,
@@ -185,7 +186,7 @@ function citedEvidence(context: SynthesisContext, proposal: SynthesisProposal) {
   const executionIds = new Set<string>();
   for (const finding of proposal.diagnosis.findings) {
     for (const id of finding.signalIds) signalIds.add(id);
-    for (const id of (finding as { executionIds?: string[] }).executionIds ?? []) executionIds.add(id);
+    for (const id of finding.executionIds) executionIds.add(id);
   }
   return {
     signals: context.signals.filter((signal) => signalIds.has(signal.id)),

@@ -89,22 +89,35 @@ describe('claude-v1 with a well-formed reply', () => {
       status: 'generated',
       synthesisHandler: 'claude-v1',
       errorMessage: null,
-      confidence: 'medium',
+      // Finding 2 reports truncation in "answer-model", whose 10 runs all succeeded: contradicted, so low.
+      confidence: 'low',
       usage: { model: MODEL, inputTokens: 3_210, outputTokens: 456, attempts: 1 },
     });
     expect(run.diagnosis?.findings).toEqual([
-      { id: '1', description: 'Retrieval times out after 1500 ms.', signalIds: ['timeout-5'] },
-      { id: '2', description: 'Answers stop at max_tokens.', signalIds: ['trunc-3'] },
+      {
+        id: '1',
+        description: 'Retrieval times out after 1500 ms.',
+        signalIds: ['timeout-5'],
+        executionIds: ['exec-9', 'exec-6'],
+      },
+      { id: '2', description: 'Answers stop at max_tokens.', signalIds: ['trunc-3'], executionIds: [] },
     ]);
     expect(run.analyzedSignalIds).toEqual(['timeout-5', 'trunc-3', 'leaky-feedback']);
+    expect(run.analyzedExecutionIds).toEqual(Array.from({ length: 10 }, (_, i) => `exec-${9 - i}`));
     expect(run.changes.map((change) => [change.id, change.slotId, change.findingIds])).toEqual([
       ['1', 'retrieve', ['1']],
       ['2', 'answer-model', ['2']],
     ]);
     expect(run.structuredWarnings).toEqual([
       { type: 'speculative_change', message: 'The token budget is a guess.', changeIds: ['2'] },
+      {
+        type: 'contradicted_evidence',
+        message:
+          'The run history contradicts finding 2 (finding 2 reports failures in slot "answer-model", where 10 of the 10 recent runs succeeded). It weakens change 2.',
+        changeIds: ['2'],
+      },
     ]);
-    expect(run.warnings).toEqual(['The token budget is a guess.']);
+    expect(run.warnings[0]).toBe('The token budget is a guess.');
     expect(proposed).toMatchObject({ version: 2, source: 'synthesis', synthesisRunId: run.id });
     expect(settingsOf(proposed?.slots, 'retrieve')).toEqual({ topK: 8, timeoutMs: 4000 });
     // The secret the model never saw is kept as it was, not replaced by the redaction marker.

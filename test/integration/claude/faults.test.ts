@@ -144,6 +144,7 @@ describe('a permanent fault', () => {
           structuredWarnings: [],
           confidence: 'low',
           analyzedSignalIds: [],
+          analyzedExecutionIds: [],
           proposedSlots: Array.from({ length: 40 }, (_, index) => ({
             id: `slot-${index}`,
             name: `Slot ${index}`,

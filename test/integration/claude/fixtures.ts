@@ -122,13 +122,19 @@ export function fixtureExecutions(pipelineId: string, configurationId: string): 
   });
 }
 
-/** A draft that cites [1] and [2], patches two real slots and flags one change as a guess. */
+/** A draft that cites [1], [2], [E1] and [E4], patches two real slots and flags one change as a guess. */
 export function goodDraft(): SynthesisDraft {
   return {
     diagnosis: {
       summary: 'Retrieval times out at 1.5 s and answers are cut off at 256 tokens.',
       findings: [
-        { id: '1', description: 'Retrieval times out after 1500 ms.', signalRefs: [1] },
+        // [E1] and [E4] are exec-9 and exec-6, the newest failed runs (numbered newest first).
+        {
+          id: '1',
+          description: 'Retrieval times out after 1500 ms.',
+          signalRefs: [1],
+          executionRefs: [4, 1],
+        },
         { id: '2', description: 'Answers stop at max_tokens.', signalRefs: [2] },
       ],
     },

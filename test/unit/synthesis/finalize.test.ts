@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Configuration, Severity, Signal, Slot } from '../../../lambdas/core/schemas.ts';
+import type { Configuration, Execution, Severity, Signal, Slot } from '../../../lambdas/core/schemas.ts';
 import type { DraftChange, DraftFinding, SynthesisDraft } from '../../../lambdas/synthesis/draft.ts';
 import { finalizeProposal } from '../../../lambdas/synthesis/finalize.ts';
 
@@ -47,6 +47,17 @@ const draftOf = (parts: Partial<SynthesisDraft> & { findings?: DraftFinding[] })
 
 const shown = [signal('sig-a'), signal('sig-b'), signal('sig-c')];
 
+/** A run `minutesAgo` minutes before noon: lower numbers are more recent. */
+const execution = (id: string, minutesAgo: number): Execution => ({
+  id,
+  pipelineId: 'pipe-1',
+  configurationId: 'config-1',
+  status: 'failed',
+  durationMs: 1_000,
+  startedAt: new Date(Date.UTC(2025, 2, 1, 12, -minutesAgo)).toISOString(),
+});
+const shownExecutions = [execution('exec-1', 1), execution('exec-2', 2), execution('exec-3', 3)];
+
 describe('finalizeProposal', () => {
   it('maps 1-based signal numbers to the ids of the shown signals', () => {
     const draft = draftOf({ findings: [finding('1', [3, 1]), finding('2', [2, 2])] });
@@ -54,10 +65,78 @@ describe('finalizeProposal', () => {
     const proposal = finalizeProposal(draft, { shownSignals: shown, baseConfiguration: base() });
 
     expect(proposal.diagnosis.findings).toEqual([
-      { id: '1', description: 'finding 1', signalIds: ['sig-c', 'sig-a'] },
-      { id: '2', description: 'finding 2', signalIds: ['sig-b'] },
+      { id: '1', description: 'finding 1', signalIds: ['sig-c', 'sig-a'], executionIds: [] },
+      { id: '2', description: 'finding 2', signalIds: ['sig-b'], executionIds: [] },
     ]);
     expect(proposal.analyzedSignalIds).toEqual(['sig-a', 'sig-b', 'sig-c']);
+  });
+
+  it('maps run numbers to the ids of the shown executions, most recent first', () => {
+    const draft = draftOf({ findings: [{ ...finding('1', []), executionRefs: [3, 1, 3] }] });
+
+    const proposal = finalizeProposal(draft, {
+      shownSignals: shown,
+      shownExecutions,
+      baseConfiguration: base(),
+    });
+
+    expect(proposal.diagnosis.findings[0]?.executionIds).toEqual(['exec-1', 'exec-3']);
+    expect(proposal.analyzedExecutionIds).toEqual(['exec-1', 'exec-2', 'exec-3']);
+  });
+
+  it('cites at most 20 executions per finding, the most recent ones', () => {
+    const many = Array.from({ length: 30 }, (_, index) => execution(`exec-${index + 1}`, index));
+    const draft = draftOf({
+      findings: [{ ...finding('1', []), executionRefs: many.map((_, index) => 30 - index) }],
+    });
+
+    const proposal = finalizeProposal(draft, {
+      shownSignals: shown,
+      shownExecutions: many,
+      baseConfiguration: base(),
+    });
+
+    expect(proposal.diagnosis.findings[0]?.executionIds).toEqual(many.slice(0, 20).map((run) => run.id));
+  });
+
+  it('drops run numbers that name no shown run, with a warning naming the finding and the numbers', () => {
+    const draft = draftOf({ findings: [{ ...finding('1', [1]), executionRefs: [2, 7, 0] }] });
+
+    const proposal = finalizeProposal(draft, {
+      shownSignals: shown,
+      shownExecutions,
+      baseConfiguration: base(),
+    });
+
+    expect(proposal.diagnosis.findings[0]?.executionIds).toEqual(['exec-2']);
+    expect(proposal.structuredWarnings).toContainEqual({
+      type: 'dropped_execution_reference',
+      message: expect.stringMatching(/^Finding 1 cited runs \[E7\], \[E0\], but only 3 runs were shown/),
+    });
+  });
+
+  it('drops a finding that cites no signal and no run, and then the change that rested only on it', () => {
+    const draft = draftOf({
+      findings: [finding('1', [1]), { ...finding('2', [9]), executionRefs: [8] }],
+      changes: [
+        change('1', { findingIds: ['2'] }),
+        change('2', { findingIds: ['1', '2'], patch: { temperature: 0.2 } }),
+      ],
+    });
+
+    const proposal = finalizeProposal(draft, {
+      shownSignals: shown,
+      shownExecutions,
+      baseConfiguration: base(),
+    });
+
+    expect(proposal.diagnosis.findings.map((kept) => kept.id)).toEqual(['1']);
+    expect(proposal.structuredWarnings).toContainEqual({
+      type: 'uncited_finding',
+      message: 'Finding 2 was dropped: it cites no shown signal or run, so a reviewer could not check it.',
+    });
+    expect(proposal.changes.map((kept) => [kept.id, kept.findingIds])).toEqual([['2', ['1']]]);
+    expect(proposal.structuredWarnings.map((warning) => warning.type)).toContain('uncited_change');
   });
 
   it('drops signal numbers that name no shown signal, with a warning naming the finding and the numbers', () => {
@@ -205,9 +284,10 @@ describe('finalizeProposal', () => {
   });
 
   it('says there is nothing to change when no change survives, once', () => {
-    const emptyDraft = draftOf({ changes: [] });
-    const allDropped = draftOf({ changes: [change('1', { slotId: 'reranker' })] });
-    const alreadySaid = draftOf({ warnings: [{ type: 'no_changes', message: 'All healthy.' }] });
+    const findings = [finding('1', [1, 2, 3])];
+    const emptyDraft = draftOf({ findings, changes: [] });
+    const allDropped = draftOf({ findings, changes: [change('1', { slotId: 'reranker' })] });
+    const alreadySaid = draftOf({ findings, warnings: [{ type: 'no_changes', message: 'All healthy.' }] });
 
     const [empty, dropped, said] = [emptyDraft, allDropped, alreadySaid].map((draft) =>
       finalizeProposal(draft, { shownSignals: shown, baseConfiguration: base() }),

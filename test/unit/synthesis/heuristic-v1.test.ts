@@ -337,6 +337,80 @@ describe('heuristicV1', () => {
     expect(settingsOf(proposal, 'generator')).toEqual(modelSlot().settings);
   });
 
+  it('cites the executions behind "8 of 12 recent runs failed", most recent first', async () => {
+    const input = context({
+      executions: runs(12, { failing: 8, failingSlotId: 'generator', error: 'Timeout after 30000 ms' }),
+    });
+
+    const proposal = await heuristicV1.generate(input);
+
+    const [finding] = proposal.diagnosis.findings;
+    expect(finding?.description).toContain('8 of 12 recent runs failed there');
+    expect(finding?.signalIds).toEqual([]);
+    expect(finding?.executionIds).toEqual([
+      'run-7',
+      'run-6',
+      'run-5',
+      'run-4',
+      'run-3',
+      'run-2',
+      'run-1',
+      'run-0',
+    ]);
+    expect(proposal.analyzedExecutionIds).toHaveLength(12);
+  });
+
+  it('cites at most the 20 most recent of the failed runs', async () => {
+    const input = context({
+      executions: runs(40, { failing: 30, failingSlotId: 'kb-search', error: 'ETIMEDOUT' }),
+    });
+
+    const proposal = await heuristicV1.generate(input);
+
+    const cited = proposal.diagnosis.findings[0]?.executionIds ?? [];
+    expect(cited).toEqual(Array.from({ length: 20 }, (_, index) => `run-${29 - index}`));
+  });
+
+  it('cites the failed runs naming no slot for a failure finding with no slot', async () => {
+    const executions = runs(10).map((run, index) =>
+      index < 3 ? { ...run, status: 'failed' as const, error: 'Worker crashed' } : run,
+    );
+
+    const proposal = await heuristicV1.generate(context({ executions }));
+
+    const finding = proposal.diagnosis.findings.find((found) => found.description.startsWith('Errors'));
+    expect(finding?.executionIds).toEqual(['run-2', 'run-1', 'run-0']);
+  });
+
+  it('cites the runs that were slow in the slot of a latency finding', async () => {
+    const executions = runs(10, { slotIds: ['kb-search'], durationMs: 1_000 }).map((run, index) =>
+      index % 2 === 0
+        ? { ...run, slotResults: [{ slotId: 'kb-search', status: 'succeeded' as const, durationMs: 25_000 }] }
+        : run,
+    );
+
+    const proposal = await heuristicV1.generate(context({ executions }));
+
+    const finding = proposal.diagnosis.findings.find((found) => found.description.startsWith('High latency'));
+    expect(finding?.executionIds).toEqual(['run-8', 'run-6', 'run-4', 'run-2', 'run-0']);
+  });
+
+  it('flags two JSON errors against twenty successful runs of the slot as thin and contradicted, at low confidence', async () => {
+    const input = context({
+      signals: signals(2, { kind: 'error', message: 'Output is not valid JSON', slotId: 'generator' }),
+      executions: runs(20),
+    });
+
+    const proposal = await heuristicV1.generate(input);
+
+    const changeIds = proposal.changes.map((change) => change.id);
+    expect(changeIds).toHaveLength(2);
+    expect(proposal.confidence).toBe('low');
+    for (const type of ['thin_evidence', 'contradicted_evidence']) {
+      expect(proposal.structuredWarnings).toContainEqual(expect.objectContaining({ type, changeIds }));
+    }
+  });
+
   it('adds a retry for rate-limit errors', async () => {
     const input = rateLimited();
 
@@ -492,7 +566,7 @@ describe('heuristicV1', () => {
     expect(guess?.message).toContain('nearest of 2');
   });
 
-  it('warns that evidence is thin when the window holds fewer than three signals', async () => {
+  it('warns that evidence is thin when the window holds fewer than three signals and three runs', async () => {
     const input = context({
       signals: signals(1, { kind: 'truncation', message: 'Output truncated', slotId: 'generator' }),
     });
@@ -502,11 +576,11 @@ describe('heuristicV1', () => {
     expect(proposal.structuredWarnings.filter((warning) => warning.type === 'thin_evidence')).toEqual([
       {
         type: 'thin_evidence',
-        message: 'Only 1 signal in the window; the diagnosis rests on little evidence.',
+        message: 'Only 1 signal and 0 runs in the window; the diagnosis rests on little evidence.',
       },
       {
         type: 'thin_evidence',
-        message: 'Finding 1 rests on a single signal or run.',
+        message: 'Finding 1 rests on thin evidence (finding 1: 1 signal, 0 runs). It weakens change 1.',
         changeIds: ['1'],
       },
     ]);

@@ -208,10 +208,45 @@ describe('buildSynthesisPrompt', () => {
     expect(prompt.user).not.toContain('\uFFFD');
   });
 
+  it('numbers the runs it shows [E1], [E2], … newest first: the newest failures, the slowest others, then the newest', () => {
+    const at = (minute: number) => new Date(Date.UTC(2025, 2, 1, 9, minute)).toISOString();
+    const executions = Array.from({ length: 40 }, (_, i) =>
+      execution(`run-${i}`, {
+        startedAt: at(i),
+        durationMs: i === 3 ? 90_000 : 1_000,
+        ...(i % 10 === 5
+          ? {
+              status: 'failed' as const,
+              slotResults: [
+                { slotId: 'gen', status: 'failed' as const, durationMs: 30_000, error: 'timed out' },
+              ],
+            }
+          : {}),
+      }),
+    );
+
+    const prompt = buildSynthesisPrompt(context({ slots: [slot('gen')], executions }));
+
+    const lines = prompt.user.split('\n').filter((line) => /^\[E\d+\] /.test(line));
+    expect(lines).toHaveLength(20);
+    expect(lines.map((line) => line.match(/^\[E(\d+)\]/)?.[1])).toEqual(
+      Array.from({ length: 20 }, (_, i) => String(i + 1)),
+    );
+    const ids = prompt.shownExecutions.map((run) => run.id);
+    expect(ids).toHaveLength(20);
+    // Every failure and the slowest run are shown, though all are older than the newest 16.
+    for (const id of ['run-5', 'run-15', 'run-25', 'run-35', 'run-3']) expect(ids).toContain(id);
+    expect(ids[0]).toBe('run-39');
+    expect(lines.find((line) => line.includes('timed out'))).toMatch(
+      /failed .*slot "gen" failed: "timed out"/,
+    );
+  });
+
   it('says so when there are no signals or runs', () => {
     const prompt = buildSynthesisPrompt(context({}));
 
     expect(prompt.shownSignals).toEqual([]);
+    expect(prompt.shownExecutions).toEqual([]);
     expect(prompt.user).toContain('No signals were reported.');
     expect(prompt.user).toContain('No runs were reported.');
   });
