@@ -254,6 +254,11 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
           log(`${request.method} ${path} ${reply.status} ${(performance.now() - started).toFixed(1)}ms`);
       });
   });
+  // Node closes an idle keep-alive connection after 5 s, just when a client polling with a 5 s
+  // backoff reuses it: the client's request then dies with "other side closed". Keep idle
+  // connections as long as a load balancer in front of API Gateway would (60 s).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, host, () => resolve());
