@@ -49,6 +49,26 @@ export const pathValue = (real: () => string) =>
     fc.string({ maxLength: 80, unit: 'binary' }),
     fc.constantFrom('', '..', '%00', '__proto__', 'constructor', 'x'.repeat(3_000), 'A'.repeat(21)),
   );
+/** The ids the fuzz tests know to exist; a path parameter is sometimes one of them. */
+export interface KnownIds {
+  pipelineId: string;
+  configurationId: string;
+  runId: string;
+}
+
+function knownValueFor(parameter: string, ids: KnownIds): string {
+  if (parameter === 'pipelineId') return ids.pipelineId;
+  if (parameter === 'configurationId') return ids.configurationId;
+  if (parameter === 'id') return ids.runId;
+  return 'x';
+}
+
+/** The parameters of a route's path (`{name}` and greedy `{name+}`), and values for them. */
+export function pathParameters(route: string, known: () => KnownIds) {
+  const names = [...route.matchAll(/\{(\w+)\+?\}/g)].map((match) => match[1] as string);
+  return { names, values: fc.tuple(...names.map((name) => pathValue(() => knownValueFor(name, known())))) };
+}
+
 export const headers = fc.record(
   {
     'content-type': fc.constantFrom(

@@ -5,7 +5,7 @@ import type { LocalStack } from '../../local/stack.ts';
 import { type AnthropicFake, type FakeReply, textReply, toolReply } from '../support/anthropic-fake.ts';
 import { type StackWithModelFake, startStackWithModelFake } from '../support/stack-with-model-fake.ts';
 import { waitFor } from '../support/wait.ts';
-import { body, headers, pathValue, query } from './arbitraries.ts';
+import { body, headers, pathParameters, query } from './arbitraries.ts';
 
 /**
  * Every operation of the API's own OpenAPI document, driven over HTTP through the local stack
@@ -81,13 +81,6 @@ afterAll(async () => {
   await running?.stop();
 });
 
-function realValueFor(parameter: string): string {
-  if (parameter === 'pipelineId') return pipelineId;
-  if (parameter === 'configurationId') return configurationId;
-  if (parameter === 'id') return runId;
-  return 'x';
-}
-
 describe('every operation of GET /openapi.json, through the local stack', () => {
   it('never answers ≥ 500, errors are {error, message}, bodies show no internals', async () => {
     const document = JSON.parse((await api('GET', '/openapi.json')).text) as {
@@ -98,11 +91,15 @@ describe('every operation of GET /openapi.json, through the local stack', () => 
     );
     expect(operations.length).toBeGreaterThan(20);
     for (const { route, method } of operations) {
-      const parameters = [...route.matchAll(/\{(\w+)\+?\}/g)].map((match) => match[1] as string);
+      const { names: parameters, values: pathValues } = pathParameters(route, () => ({
+        pipelineId,
+        configurationId,
+        runId,
+      }));
       const slow = route.startsWith('/auth/') || route === '/me/password';
       await fc.assert(
         fc.asyncProperty(
-          fc.tuple(...parameters.map((name) => pathValue(() => realValueFor(name)))),
+          pathValues,
           body,
           headers,
           query,

@@ -17,6 +17,7 @@ import {
   startAnthropicFake,
   toolReply,
 } from '../../support/anthropic-fake.ts';
+import { capturedOutput } from '../../support/captured-output.ts';
 import { ANTHROPIC_KEY_PREFIX } from '../../support/fake-secrets.ts';
 import { lambdaContext, setUpApiEnvironment, sqsEvent, TEST_QUEUE_URL } from '../api/harness.ts';
 import { type ClaudeTestBed, goodDraft, seedPendingRun } from './fixtures.ts';
@@ -34,8 +35,7 @@ let fake: AnthropicFake;
 let bed: ClaudeTestBed;
 let worker: SqsLambda;
 let deadLetters: SqsLambda;
-const output: string[] = [];
-const restore: Array<() => void> = [];
+const output = capturedOutput();
 
 beforeAll(async () => {
   fake = await startAnthropicFake();
@@ -62,31 +62,13 @@ beforeEach(() => {
   fake.reset();
   sqs.reset();
   sqs.on(ChangeMessageVisibilityCommand).resolves({});
-  output.length = 0;
   // Powertools writes WARN and ERROR lines to stderr, the rest and EMF metrics to stdout.
-  for (const stream of [process.stdout, process.stderr]) {
-    const original = stream.write;
-    stream.write = ((chunk: unknown) => {
-      output.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
-      return true;
-    }) as typeof stream.write;
-    restore.push(() => {
-      stream.write = original;
-    });
-  }
+  output.start();
 });
-afterEach(() => {
-  for (const undo of restore.splice(0)) undo();
-});
+afterEach(() => output.stop());
 
 /** The JSON lines written: Powertools log lines and EMF metric sets. */
-function jsonLines(): Array<Record<string, unknown>> {
-  return output
-    .join('')
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+const jsonLines = () => output.jsonLines();
 const errorLines = () => jsonLines().filter((line) => line.level === 'ERROR');
 const metricCount = (name: string) =>
   jsonLines()

@@ -12,6 +12,7 @@ import {
   toolReply,
   unauthorized,
 } from '../../support/anthropic-fake.ts';
+import { capturedOutput } from '../../support/captured-output.ts';
 import { ANTHROPIC_KEY_PREFIX } from '../../support/fake-secrets.ts';
 import {
   apiEvent,
@@ -40,8 +41,7 @@ let bed: ClaudeTestBed;
 let worker: SqsLambda;
 let http: Record<string, HttpLambda>;
 let caller: Caller;
-const output: string[] = [];
-const restore: Array<() => void> = [];
+const output = capturedOutput();
 
 beforeAll(async () => {
   fake = await startAnthropicFake();
@@ -70,21 +70,9 @@ beforeEach(() => {
   fake.reset();
   sqs.reset();
   sqs.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
-  output.length = 0;
-  for (const stream of [process.stdout, process.stderr]) {
-    const original = stream.write;
-    stream.write = ((chunk: unknown) => {
-      output.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
-      return true;
-    }) as typeof stream.write;
-    restore.push(() => {
-      stream.write = original;
-    });
-  }
+  output.start();
 });
-afterEach(() => {
-  for (const undo of restore.splice(0)) undo();
-});
+afterEach(() => output.stop());
 
 interface MetricSet {
   dimensions: Record<string, unknown>;
@@ -94,11 +82,10 @@ interface MetricSet {
 /** Every EMF metric set written, with its dimension values and metric values. */
 function metricSets(): MetricSet[] {
   return output
-    .join('')
-    .split('\n')
-    .filter((line) => line.startsWith('{') && line.includes('"_aws"'))
+    .jsonLines()
+    .filter((line) => '_aws' in line)
     .map((line) => {
-      const set = JSON.parse(line) as Record<string, unknown> & {
+      const set = line as Record<string, unknown> & {
         _aws: { CloudWatchMetrics: Array<{ Dimensions: string[][]; Metrics: Array<{ Name: string }> }> };
       };
       const [declaration] = set._aws.CloudWatchMetrics;
