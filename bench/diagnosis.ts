@@ -4,7 +4,7 @@
  */
 import type { SynthesisContext, SynthesisProposal } from '../lambdas/core/ports.ts';
 import type { Execution, Signal, Slot } from '../lambdas/core/schemas.ts';
-import { synthesizeHeuristically } from '../lambdas/synthesis/heuristic-v1.ts';
+import { synthesizeHeuristically } from '../lambdas/synthesis/heuristic/engine.ts';
 
 /** A fault is found when this slot's setting moved this way ('changed' for text such as instructions). */
 export interface ExpectedFix {

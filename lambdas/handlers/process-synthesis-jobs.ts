@@ -14,8 +14,8 @@ import {
 import { RetryLater, sqsJobHandler } from '../platform/sqs-batch.ts';
 import { getSqsClient, makeVisibilityChanger, queueUrl } from '../platform/sqs-queue.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../routes.ts';
-import { createClaudeV1 } from '../synthesis/claude-v1.ts';
-import { heuristicV1 } from '../synthesis/heuristic-v1.ts';
+import { createClaudeV1 } from '../synthesis/claude/engine.ts';
+import { heuristicV1 } from '../synthesis/heuristic/engine.ts';
 
 const config = readConfig({ SYNTHESIS_QUEUE_URL: queueUrl });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SynthesisFailure } from '../core/errors.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../routes.ts';
-import type { ApiKeySource } from '../synthesis/claude-v1.ts';
+import type { ApiKeySource } from '../synthesis/claude/engine.ts';
 import { readConfig } from './config.ts';
 import { getSecretsManagerClient, makeSecretCache, type SecretCache } from './secrets.ts';
 

@@ -1,4 +1,5 @@
 import type { Change, Confidence, Execution, Signal, StructuredWarning } from '../core/schemas.ts';
+import { signalRepeatKey } from './evidence/signals.ts';
 
 /**
  * The confidence of a proposal, computed by code from the evidence its findings cite; a model
@@ -47,11 +48,6 @@ export interface ConfidenceScore {
   severeShare: number;
   corroboratedFindings: number;
   drops: number;
-}
-
-/** The key under which signals count as repeats of one another. */
-export function signalRepeatKey(signal: Pick<Signal, 'kind' | 'slotId' | 'message'>): string {
-  return JSON.stringify([signal.kind, signal.slotId ?? null, signal.message]);
 }
 
 /** Scores the evidence behind a proposal; see the rule above. */

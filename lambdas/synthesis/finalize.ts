@@ -11,7 +11,7 @@ import type {
 import { slotSettingsSchema } from '../core/schemas.ts';
 import { assessEvidence, scoreConfidence } from './confidence.ts';
 import type { SynthesisDraft } from './draft.ts';
-import { newestFirst } from './history-summary.ts';
+import { newestFirst } from './evidence/executions.ts';
 import { applyMergePatch, type JsonObject } from './merge-patch.ts';
 
 export interface FinalizeOptions {

@@ -249,7 +249,9 @@ describe('leases', () => {
     const clock = { now: () => new Date(now) };
     const generate = makeGenerateRun({
       ...bed,
-      engines: { 'heuristic-v1': (await import('../../../lambdas/synthesis/heuristic-v1.ts')).heuristicV1 },
+      engines: {
+        'heuristic-v1': (await import('../../../lambdas/synthesis/heuristic/engine.ts')).heuristicV1,
+      },
       clock,
       ids: nanoidGenerator,
       leaseMs: WORKER_TIMEOUT_SECONDS * 1000,

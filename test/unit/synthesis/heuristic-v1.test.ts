@@ -2,13 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { SynthesisContext, SynthesisProposal } from '../../../lambdas/core/ports.ts';
 import type { Configuration, Execution, Signal, Slot } from '../../../lambdas/core/schemas.ts';
 import { slotSettingsSchema } from '../../../lambdas/core/schemas.ts';
-import {
-  FORMAT_INSTRUCTION,
-  heuristicV1,
-  QUALITY_INSTRUCTION,
-  selectShownSignals,
-  synthesizeHeuristically,
-} from '../../../lambdas/synthesis/heuristic-v1.ts';
+import { selectShownSignals } from '../../../lambdas/synthesis/evidence/signals.ts';
+import { heuristicV1, synthesizeHeuristically } from '../../../lambdas/synthesis/heuristic/engine.ts';
+import { FORMAT_INSTRUCTION } from '../../../lambdas/synthesis/heuristic/rules/format.ts';
+import { QUALITY_INSTRUCTION } from '../../../lambdas/synthesis/heuristic/rules/quality.ts';
 import { applyMergePatch } from '../../../lambdas/synthesis/merge-patch.ts';
 
 /* ---- fixtures: a ticket-summary pipeline with a prompt, a model and a retrieval step ---- */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Execution, Slot } from '../../../lambdas/core/schemas.ts';
-import { errorKind, percentile, summarizeHistory } from '../../../lambdas/synthesis/history-summary.ts';
+import { percentile } from '../../../lambdas/synthesis/evidence/executions.ts';
+import { errorKind, summarizeHistory } from '../../../lambdas/synthesis/evidence/history-summary.ts';
 import { byteLength } from '../../../lambdas/synthesis/text-budget.ts';
 
 const slots: Slot[] = [

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { SIGNAL_WINDOW, type SynthesisContext } from '../../../lambdas/core/ports.ts';
 import type { Execution, Signal, Slot } from '../../../lambdas/core/schemas.ts';
-import { synthesisDraftJsonSchema } from '../../../lambdas/synthesis/draft.ts';
 import {
   buildSynthesisPrompt,
   PROMPT_LIMITS,
-  SUBMIT_SYNTHESIS_TOOL,
   SYSTEM_PROMPT,
   USER_PROMPT_BYTES,
-} from '../../../lambdas/synthesis/prompt.ts';
+} from '../../../lambdas/synthesis/claude/prompt.ts';
+import { SUBMIT_SYNTHESIS_TOOL } from '../../../lambdas/synthesis/claude/tool.ts';
+import { synthesisDraftJsonSchema } from '../../../lambdas/synthesis/draft.ts';
 import { byteLength } from '../../../lambdas/synthesis/text-budget.ts';
 import { ANTHROPIC_KEY_PREFIX } from '../../support/fake-secrets.ts';
 

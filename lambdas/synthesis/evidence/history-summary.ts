@@ -1,18 +1,13 @@
-import type { Execution, Slot } from '../core/schemas.ts';
-import { redactText } from './redact.ts';
-import { byteLength, shorten } from './text-budget.ts';
-
 /**
- * A compact text summary of recent runs for a prompt: failure rates, latency percentiles and the
- * most frequent kinds of error, overall and per slot. Its size depends on the number of slots,
- * never on the number of runs, and is capped in bytes on top of that.
+ * The run history as prompt text: failure rates, latency percentiles and error kinds, overall and
+ * per slot; and the shown runs one per line, numbered [E1], [E2], … for findings to cite.
  */
+import type { Execution, Slot } from '../../core/schemas.ts';
+import { redactText } from '../redact.ts';
+import { byteLength, shorten } from '../text-budget.ts';
+import { percentile, selectShownExecutions } from './executions.ts';
+
 export const HISTORY_SUMMARY_LIMITS = {
-  /** Runs listed one per line and numbered [E1], [E2], … for findings to cite. */
-  shownRuns: 20,
-  /** Of those, at most this many failed runs, then at most `slowRuns` of the slowest others. */
-  failedRuns: 12,
-  slowRuns: 4,
   runErrorBytes: 100,
   errorKindsPerSlot: 3,
   errorKindBytes: 100,
@@ -29,20 +24,6 @@ interface Stats {
 }
 
 const emptyStats = (): Stats => ({ runs: 0, failures: 0, durations: [], errors: new Map() });
-
-/** Runs ordered most recent first (then by id), the order every handler numbers them in: [E1] is the newest. */
-export function newestFirst(executions: readonly Execution[]): Execution[] {
-  return [...executions].sort(
-    (a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
-}
-
-/** Nearest-rank percentile of unsorted values. */
-export function percentile(values: readonly number[], share: number): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(share * sorted.length) - 1)];
-}
 
 /**
  * The kind of an error: its message with numbers, ids and quoted values blanked, so "timed out
@@ -81,7 +62,10 @@ function addError(stats: Stats, message: string | undefined): void {
   stats.errors.set(kind, (stats.errors.get(kind) ?? 0) + 1);
 }
 
-/** Renders the history section of a prompt within `maxBytes`; the most failing slots come first. */
+/**
+ * Renders the history section of a prompt within `maxBytes`; the most failing slots come first. Its
+ * size depends on the number of slots, never on the number of runs, and is capped on top of that.
+ */
 export function summarizeHistory(
   executions: readonly Execution[],
   slots: readonly Slot[],
@@ -173,25 +157,6 @@ export function summarizeHistory(
   }
   if (omitted > 0) lines.push(`(${omitted} more line${omitted === 1 ? '' : 's'} left out for length)`);
   return shorten(lines.join('\n'), maxBytes);
-}
-
-/**
- * The runs a prompt lists for citing: the newest failures, the slowest other runs, then the newest
- * of the rest, up to `limit`; returned newest first, the order they are numbered in.
- */
-export function selectShownExecutions(
-  executions: readonly Execution[],
-  limit: number = L.shownRuns,
-): Execution[] {
-  const ordered = newestFirst(executions);
-  const picked = new Set(ordered.filter((execution) => execution.status === 'failed').slice(0, L.failedRuns));
-  const slowest = ordered
-    .filter((execution) => !picked.has(execution))
-    .sort((a, b) => b.durationMs - a.durationMs)
-    .slice(0, L.slowRuns);
-  for (const execution of slowest) picked.add(execution);
-  for (const execution of ordered) if (picked.size < limit) picked.add(execution);
-  return ordered.filter((execution) => picked.has(execution)).slice(0, limit);
 }
 
 /** One line per shown run, numbered [E1], [E2], …; lines that do not fit end the list, so numbers match `shown`. */

@@ -1,16 +1,16 @@
-import type Anthropic from '@anthropic-ai/sdk';
-import { SIGNAL_WINDOW, type SynthesisContext } from '../core/ports.ts';
-import type { Execution, Signal, Slot } from '../core/schemas.ts';
-import { signalRepeatKey } from './confidence.ts';
-import { synthesisDraftJsonSchema } from './draft.ts';
-import { selectShownSignals } from './heuristic-v1.ts';
-import { renderShownExecutions, summarizeHistory } from './history-summary.ts';
-import { REDACTED, redactSettings, redactText } from './redact.ts';
-import { BYTES_PER_TOKEN, byteLength, estimateTokens, shorten, TRUNCATION_MARKER } from './text-budget.ts';
+/**
+ * The prompt of claude-v1 (DESIGN.md §6): the system rules and the pipeline's data, numbered for
+ * citing, within a bound on its size.
+ */
+import { SIGNAL_WINDOW, type SynthesisContext } from '../../core/ports.ts';
+import type { Execution, Signal, Slot } from '../../core/schemas.ts';
+import { renderShownExecutions, summarizeHistory } from '../evidence/history-summary.ts';
+import { countRepeats, selectShownSignals, signalRepeatKey } from '../evidence/signals.ts';
+import { REDACTED, redactSettings, redactText } from '../redact.ts';
+import { BYTES_PER_TOKEN, byteLength, estimateTokens, shorten, TRUNCATION_MARKER } from '../text-budget.ts';
+import { SUBMIT_SYNTHESIS_TOOL, SUBMIT_SYNTHESIS_TOOL_NAME } from './tool.ts';
 
 /**
- * The prompt of claude-v1 (DESIGN.md §6) and the bound on its size.
- *
  * The bound: the first request of a run (system prompt, tool definition, user message, plus the
  * API's own tool-use preamble) is at most PROMPT_LIMITS.maxInputTokens estimated tokens, whatever
  * the size of the pipeline's history. Every part has a byte cap enforced by truncation, and the
@@ -35,18 +35,6 @@ export const PROMPT_LIMITS = {
 } as const;
 
 const L = PROMPT_LIMITS;
-
-export const SUBMIT_SYNTHESIS_TOOL_NAME = 'submit_synthesis';
-
-/** The one tool the model must call; its input schema is generated from the zod draft schema. */
-export const SUBMIT_SYNTHESIS_TOOL: Anthropic.Messages.Tool = {
-  name: SUBMIT_SYNTHESIS_TOOL_NAME,
-  description:
-    'Submit the diagnosis of the pipeline (findings citing the numbered signals and runs), the proposed changes ' +
-    '(each a JSON Merge Patch of one slot’s settings, citing the findings it fixes) and any warnings. ' +
-    'Call it exactly once with the complete synthesis.',
-  input_schema: { ...synthesisDraftJsonSchema, type: 'object' },
-};
 
 export const SYSTEM_PROMPT = `You are a reliability engineer for LLM pipelines. A pipeline is a list of slots (a prompt, a model's settings, a tool, a retrieval step, …), each with an id, a kind and JSON settings. You are given one pipeline's base configuration, a numbered selection of its recent signals (errors, bad feedback, eval scores, latency), a summary of its recent runs and a numbered selection of those runs. Diagnose what goes wrong and propose the smallest configuration changes that would fix it, then submit everything with the ${SUBMIT_SYNTHESIS_TOOL_NAME} tool.
 
@@ -140,11 +128,7 @@ function renderConfiguration(slots: readonly Slot[]): string {
 
 function renderSignals(context: SynthesisContext): { text: string; shown: Signal[] } {
   if (context.signals.length === 0) return { text: 'No signals were reported.', shown: [] };
-  const repeats = new Map<string, number>();
-  for (const signal of context.signals) {
-    const key = signalRepeatKey(signal);
-    repeats.set(key, (repeats.get(key) ?? 0) + 1);
-  }
+  const repeats = countRepeats(context.signals);
   const slotIds = new Set(context.baseConfiguration.slots.map((slot) => slot.id));
   const candidates = selectShownSignals(context.signals, L.shownSignals);
 

@@ -1,22 +1,28 @@
+/**
+ * claude-v1, the client adapter: asks Claude for the synthesis through one forced tool call, retries
+ * transient API failures within the run's time budget, and hands the checked draft to finalizeProposal.
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import Anthropic from '@anthropic-ai/sdk';
-import type { z } from 'zod';
-import { SynthesisFailure, TransientSynthesisError } from '../core/errors.ts';
-import type { SynthesisContext, SynthesisEngine, SynthesisProposal, SynthesisUsage } from '../core/ports.ts';
-import type { StructuredWarning } from '../core/schemas.ts';
-import { type SynthesisDraft, synthesisDraftSchema } from './draft.ts';
-import { finalizeProposal } from './finalize.ts';
-import { buildSynthesisPrompt, SUBMIT_SYNTHESIS_TOOL, SUBMIT_SYNTHESIS_TOOL_NAME } from './prompt.ts';
-import { REDACTED } from './redact.ts';
-import { shorten, TRUNCATION_MARKER } from './text-budget.ts';
-
-/**
- * claude-v1: asks Claude for the synthesis through one forced tool call, checks the reply with the
- * zod draft schema (one repair round-trip on failure) and hands it to finalizeProposal, which maps
- * and checks every reference. All requests of a run share one time budget that ends well before
- * the worker's timeout; when it is spent, or a request is refused, the run fails with a message
- * naming the cause.
- */
+import { SynthesisFailure, TransientSynthesisError } from '../../core/errors.ts';
+import type {
+  SynthesisContext,
+  SynthesisEngine,
+  SynthesisProposal,
+  SynthesisUsage,
+} from '../../core/ports.ts';
+import { finalizeProposal } from '../finalize.ts';
+import { shorten } from '../text-budget.ts';
+import { buildSynthesisPrompt } from './prompt.ts';
+import { type Attempted, CAUSE_TEXT, Deadline, requestedWaitMs, retryableCause } from './retries.ts';
+import {
+  assistantTurn,
+  checkReply,
+  repairTurn,
+  SUBMIT_SYNTHESIS_TOOL,
+  SUBMIT_SYNTHESIS_TOOL_NAME,
+  withoutPlaceholderPatches,
+} from './tool.ts';
 
 /** Where the API key comes from; `refresh` is called once per run when the API answers 401. */
 export interface ApiKeySource {
@@ -45,158 +51,7 @@ export interface ClaudeV1Options {
 
 export const CLAUDE_V1_BACKOFF = { initialMs: 500, maxMs: 8_000 } as const;
 
-const REPAIR_ERRORS = 20;
-const REPAIR_ERROR_BYTES = 200;
 const API_MESSAGE_BYTES = 300;
-
-type Cause = 'rate_limited' | 'overloaded' | 'server_error' | 'timeout' | 'connection';
-
-const CAUSE_TEXT: Record<Cause, (status: number | undefined) => string> = {
-  rate_limited: () => 'was rate limited (HTTP 429)',
-  overloaded: () => 'was overloaded (HTTP 529)',
-  server_error: (status) => `failed with a server error (HTTP ${status ?? 500})`,
-  timeout: () => 'timed out',
-  connection: () => 'could not be reached',
-};
-
-interface Attempted {
-  cause: Cause;
-  status: number | undefined;
-}
-
-/** Keeps the outcome of a reply check: the draft, or the errors to show the model. */
-type DraftCheck = { ok: true; draft: SynthesisDraft } | { ok: false; errors: string[] };
-
-function retryableCause(error: unknown): Attempted | undefined {
-  if (error instanceof Anthropic.APIConnectionTimeoutError) return { cause: 'timeout', status: undefined };
-  if (error instanceof Anthropic.APIUserAbortError) return undefined;
-  if (error instanceof Anthropic.APIConnectionError) return { cause: 'connection', status: undefined };
-  if (!(error instanceof Anthropic.APIError) || error.status === undefined) return undefined;
-  const status = error.status;
-  const hint = error.headers?.get('x-should-retry');
-  if (hint === 'false') return undefined;
-  if (status === 429) return { cause: 'rate_limited', status };
-  if (status === 529) return { cause: 'overloaded', status };
-  if (status === 408) return { cause: 'timeout', status };
-  if (status >= 500 || status === 409 || hint === 'true') return { cause: 'server_error', status };
-  return undefined;
-}
-
-/** The wait the API asked for, from retry-after-ms or retry-after (seconds or an HTTP date). */
-function requestedWaitMs(error: unknown): number | undefined {
-  if (!(error instanceof Anthropic.APIError) || error.headers === undefined) return undefined;
-  const ms = Number.parseFloat(error.headers.get('retry-after-ms') ?? '');
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const header = error.headers.get('retry-after');
-  if (header === null) return undefined;
-  const seconds = Number.parseFloat(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
-  const lines = issues
-    .slice(0, REPAIR_ERRORS)
-    .map((issue) =>
-      shorten(
-        `${issue.path.length > 0 ? issue.path.join('.') : '(input)'}: ${issue.message}`,
-        REPAIR_ERROR_BYTES,
-      ),
-    );
-  if (issues.length > REPAIR_ERRORS) lines.push(`… and ${issues.length - REPAIR_ERRORS} more errors`);
-  return lines;
-}
-
-function toolCall(message: Anthropic.Messages.Message): Anthropic.Messages.ToolUseBlock | undefined {
-  return message.content.find(
-    (block): block is Anthropic.Messages.ToolUseBlock =>
-      block.type === 'tool_use' && block.name === SUBMIT_SYNTHESIS_TOOL_NAME,
-  );
-}
-
-function checkReply(message: Anthropic.Messages.Message, maxTokens: number): DraftCheck {
-  const call = toolCall(message);
-  const cutOff =
-    message.stop_reason === 'max_tokens'
-      ? [
-          `The reply was cut off at the max_tokens limit (${maxTokens}): submit a shorter synthesis ` +
-            '(fewer findings and changes, shorter texts).',
-        ]
-      : [];
-  if (call === undefined)
-    return { ok: false, errors: [`The reply did not call ${SUBMIT_SYNTHESIS_TOOL_NAME}.`, ...cutOff] };
-  const parsed = synthesisDraftSchema.safeParse(call.input);
-  if (parsed.success) return { ok: true, draft: parsed.data };
-  return { ok: false, errors: [...cutOff, ...formatIssues(parsed.error.issues)] };
-}
-
-/** The assistant turn to send back: the reply's text and tool calls, as request blocks. */
-function assistantTurn(message: Anthropic.Messages.Message): Anthropic.Messages.MessageParam | undefined {
-  const content: Anthropic.Messages.ContentBlockParam[] = [];
-  for (const block of message.content) {
-    if (block.type === 'text' && block.text.trim() !== '') content.push({ type: 'text', text: block.text });
-    if (block.type === 'tool_use') {
-      const input = block.input !== null && typeof block.input === 'object' ? block.input : {};
-      content.push({ type: 'tool_use', id: block.id, name: block.name, input });
-    }
-  }
-  return content.length > 0 ? { role: 'assistant', content } : undefined;
-}
-
-/** The user turn of the repair round-trip: the validation errors, as the failed tool call's result. */
-function repairTurn(
-  message: Anthropic.Messages.Message,
-  errors: readonly string[],
-): Anthropic.Messages.MessageParam {
-  const text =
-    `${SUBMIT_SYNTHESIS_TOOL_NAME} was called with input that does not match its schema:\n` +
-    `${errors.map((error) => `- ${error}`).join('\n')}\n` +
-    `Call ${SUBMIT_SYNTHESIS_TOOL_NAME} again with the complete, corrected input.`;
-  const call = toolCall(message);
-  return call === undefined
-    ? { role: 'user', content: text }
-    : {
-        role: 'user',
-        content: [{ type: 'tool_result', tool_use_id: call.id, is_error: true, content: text }],
-      };
-}
-
-/** Dotted paths of the values in a patch that copy a redacted or shortened value from the prompt. */
-function copiedPlaceholders(value: unknown, path: string): string[] {
-  if (typeof value === 'string') {
-    return value.includes(REDACTED) || value.includes(TRUNCATION_MARKER) ? [path] : [];
-  }
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).flatMap(([key, child]) =>
-      copiedPlaceholders(child, path === '' ? key : `${path}.${key}`),
-    );
-  }
-  return [];
-}
-
-/**
- * Drops changes whose patch would store a placeholder the prompt showed instead of a real value
- * (a redacted secret, a shortened text): applying one would silently destroy the real setting.
- */
-function withoutPlaceholderPatches(draft: SynthesisDraft): {
-  draft: SynthesisDraft;
-  warnings: StructuredWarning[];
-} {
-  const warnings: StructuredWarning[] = [];
-  const changes = draft.changes.filter((change) => {
-    const paths = copiedPlaceholders(change.patch, '');
-    if (paths.length === 0) return true;
-    warnings.push({
-      type: 'invalid_patch',
-      message:
-        `Change ${change.id} was dropped: its patch copies a value the model was shown redacted or shortened ` +
-        `(${paths.slice(0, 3).join(', ')}), which would overwrite the real setting.`,
-    });
-    return false;
-  });
-  return { draft: { ...draft, changes }, warnings };
-}
 
 /**
  * Usage under log-safe names: the logger redacts every key that contains "token", which would
@@ -209,31 +64,11 @@ const costOf = (usage: SynthesisUsage) => ({
   attempts: usage.attempts,
 });
 
-/** A run's time budget: an AbortSignal that fires when it is spent, and the time left. */
-class Deadline {
-  private readonly controller = new AbortController();
-  private readonly timer: NodeJS.Timeout;
-  private readonly endsAt: number;
-
-  constructor(budgetMs: number) {
-    this.endsAt = Date.now() + budgetMs;
-    this.timer = setTimeout(() => this.controller.abort(), budgetMs);
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  remainingMs(): number {
-    return Math.max(0, this.endsAt - Date.now());
-  }
-
-  dispose(): void {
-    clearTimeout(this.timer);
-  }
-}
-
-/** Creates the claude-v1 engine; its Anthropic client is built on first use and kept while the key is. */
+/**
+ * Creates the claude-v1 engine; its Anthropic client is built on first use and kept while the key is.
+ * One repair round-trip follows a reply that fails the draft schema. When the budget is spent, or a
+ * request is refused, the run fails with a message naming the cause.
+ */
 export function createClaudeV1(options: ClaudeV1Options): SynthesisEngine {
   const backoff = options.backoff ?? CLAUDE_V1_BACKOFF;
   const log = options.log ?? (() => undefined);

@@ -1,0 +1,79 @@
+/**
+ * heuristic-v1: a deterministic, offline synthesis composed from the table of fault rules. Its draft
+ * numbers references as a model's would, and finalizeProposal checks it the same way.
+ */
+import type { SynthesisContext, SynthesisEngine, SynthesisProposal } from '../../core/ports.ts';
+import type { Execution, Signal } from '../../core/schemas.ts';
+import { type DraftFinding, type SynthesisDraft, synthesisDraftSchema } from '../draft.ts';
+import { newestFirst } from '../evidence/executions.ts';
+import { numberShown } from '../evidence/numbering.ts';
+import { selectShownSignals } from '../evidence/signals.ts';
+import { EXECUTION_IDS_PER_FINDING, finalizeProposal } from '../finalize.ts';
+import { detectFindings } from './detect.ts';
+import { HEURISTIC_V1_LIMITS as L } from './limits.ts';
+import { planChanges } from './patches.ts';
+import { describeFinding, renderOutcome } from './render.ts';
+import { HEURISTIC_RULES } from './rules.ts';
+import { readWindow } from './window.ts';
+
+/**
+ * Drafts heuristic-v1's diagnosis and changes, with the signals and runs its references number. It
+ * reads only the bounded windows of its context, so its cost does not grow with history.
+ */
+export function draftHeuristicSynthesis(context: SynthesisContext): {
+  draft: SynthesisDraft;
+  shownSignals: Signal[];
+  shownExecutions: Execution[];
+} {
+  const slots = context.baseConfiguration.slots;
+  const shownSignals = selectShownSignals(context.signals);
+  const shownExecutions = newestFirst(context.executions);
+  const numbering = numberShown(shownSignals, shownExecutions);
+
+  const { window, staleSlotIds } = readWindow(context, HEURISTIC_RULES);
+  const found = detectFindings(window, HEURISTIC_RULES);
+  const reported = found.slice(0, L.findings);
+  const findings: DraftFinding[] = reported.map((finding, index) => ({
+    id: String(index + 1),
+    description: describeFinding(finding),
+    signalRefs: numbering.signalRefs(finding.evidence.signals),
+    // Refs follow the newest-first numbering, so the lowest refs are the most recent runs.
+    executionRefs: numbering.executionRefs(finding.evidence.executions, EXECUTION_IDS_PER_FINDING),
+  }));
+  const plan = planChanges(reported, slots);
+  const { summary, warnings } = renderOutcome({
+    signalCount: context.signals.length,
+    executionCount: context.executions.length,
+    findings: reported,
+    foundCount: found.length,
+    plan,
+    staleSlotIds,
+  });
+
+  // Parsing our own draft keeps heuristic-v1 honest to the schema a model is held to.
+  const draft = synthesisDraftSchema.parse({
+    diagnosis: { summary, findings },
+    changes: plan.changes,
+    warnings,
+  });
+  return { draft, shownSignals, shownExecutions };
+}
+
+/** Runs heuristic-v1 on a context: draft, then the shared checks of finalizeProposal. */
+export function synthesizeHeuristically(context: SynthesisContext): SynthesisProposal {
+  const { draft, shownSignals, shownExecutions } = draftHeuristicSynthesis(context);
+  return finalizeProposal(draft, {
+    shownSignals,
+    shownExecutions,
+    baseConfiguration: context.baseConfiguration,
+    allSignalsInWindow: context.signals,
+  });
+}
+
+/** The offline, deterministic synthesis engine. */
+export const heuristicV1: SynthesisEngine = {
+  name: 'heuristic-v1',
+  async generate(context: SynthesisContext): Promise<SynthesisProposal> {
+    return synthesizeHeuristically(context);
+  },
+};
