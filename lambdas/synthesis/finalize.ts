@@ -67,6 +67,7 @@ export function finalizeProposal(draft: SynthesisDraft, options: FinalizeOptions
     const found: T[] = [];
     const unknown: number[] = [];
     for (const ref of refs) {
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: shown[ref - 1] is undefined anyway for a ref that is not a whole number from 1
       const item = Number.isInteger(ref) && ref >= 1 ? shown[ref - 1] : undefined;
       if (item === undefined) {
         if (!unknown.includes(ref)) unknown.push(ref);
@@ -154,6 +155,7 @@ export function finalizeProposal(draft: SynthesisDraft, options: FinalizeOptions
     try {
       next = applyMergePatch(current, change.patch);
     } catch (error) {
+      // Stryker disable next-line StringLiteral: applyMergePatch throws Error instances only, so this fallback is never shown
       const reason = error instanceof Error ? error.message : 'it cannot be applied';
       drop('invalid_patch', `Change ${change.id} was dropped: ${reason}.`);
       continue;
@@ -192,6 +194,7 @@ export function finalizeProposal(draft: SynthesisDraft, options: FinalizeOptions
 
   const keptChangeIds = new Set(changes.map((change) => change.id));
   const draftWarnings: StructuredWarning[] = draft.warnings.map((warning) => {
+    // Stryker disable next-line ConditionalExpression: without changeIds the code below names no change either and returns the same warning
     if (warning.changeIds === undefined) return { type: warning.type, message: warning.message };
     const named = [...new Set(warning.changeIds)];
     const kept = named.filter((id) => keptChangeIds.has(id));

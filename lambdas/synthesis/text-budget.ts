@@ -11,6 +11,7 @@ export const BYTES_PER_TOKEN = 3;
 
 /** The size of `text` in UTF-8, the unit every prompt cap is counted in. */
 export function byteLength(text: string): number {
+  // Stryker disable next-line StringLiteral: Node's Buffer.byteLength counts an unknown encoding as UTF-8
   return Buffer.byteLength(text, 'utf8');
 }
 
@@ -21,7 +22,9 @@ export function estimateTokens(text: string): number {
 
 /** The longest prefix of `text` that fits in `maxBytes`, never splitting a character. */
 export function truncateUtf8(text: string, maxBytes: number): string {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; the loop below keeps no character for a bound of 0 or less
   if (maxBytes <= 0) return '';
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; the loop below keeps every character of a text that fits
   if (byteLength(text) <= maxBytes) return text;
   let bytes = 0;
   let end = 0;
