@@ -406,15 +406,16 @@ export class FakeIdempotencyStore implements IdempotencyStore {
   }
 }
 
-/** Counters per key and window start, refusing a use once `limit` are counted. */
+/** Counters per key and window start, refusing a use once `limit` are counted; kept an hour past the window. */
 export class FakeQuotaStore implements QuotaStore {
-  readonly counts = new Map<string, number>();
+  readonly counters = new Map<string, { count: number; expiresAt: string }>();
 
   async consume(key: string, window: { start: string; end: string }, limit: number): Promise<boolean> {
-    const counter = `${key}#${window.start}`;
-    const count = this.counts.get(counter) ?? 0;
+    const name = `${key}#${window.start}`;
+    const count = this.counters.get(name)?.count ?? 0;
     if (count >= limit) return false;
-    this.counts.set(counter, count + 1);
+    const expiresAt = new Date(Date.parse(window.end) + 3_600_000).toISOString();
+    this.counters.set(name, { count: count + 1, expiresAt });
     return true;
   }
 }

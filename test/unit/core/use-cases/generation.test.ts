@@ -470,7 +470,7 @@ describe('a transient fault', () => {
     )(job(run));
     expect(outcome).toEqual({
       outcome: 'retry',
-      run: await claimedAs(run),
+      run: claimedAs(run),
       error: slow,
       retryAfterSeconds: 30,
     });
@@ -515,7 +515,7 @@ describe('a transient fault', () => {
         return proposal();
       }),
     )(job(run));
-    expect(outcome).toEqual({ outcome: 'skipped', reason: 'lease-lost', run: await claimedAs(run, T0) });
+    expect(outcome).toEqual({ outcome: 'skipped', reason: 'lease-lost', run: claimedAs(run, T0) });
     expect(await stored(run)).toMatchObject({
       status: 'generating',
       generationStartedAt: '2025-06-02T10:01:00.001Z',
@@ -526,7 +526,7 @@ describe('a transient fault', () => {
 });
 
 /** The run as a claim at `at` returns it. */
-async function claimedAs(run: SynthesisRun, at = T0): Promise<SynthesisRun> {
+function claimedAs(run: SynthesisRun, at = T0): SynthesisRun {
   return { ...run, status: 'generating', generationStartedAt: at };
 }
 

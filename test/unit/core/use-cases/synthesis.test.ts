@@ -136,6 +136,11 @@ describe('starting a synthesis run', () => {
     world.queue.failWith = undefined;
     expect((await start()(ada, pipeline.id, {}, 'undefined')).id).toBe(first.id);
   });
+  it('needs nobody told of started runs', async () => {
+    const { pipeline } = await seedPipeline(world);
+    const run = await start({ onStarted: undefined })(ada, pipeline.id, {});
+    expect(world.queue.sent).toEqual([{ runId: run.id, jobId: run.jobId }]);
+  });
 });
 
 describe('Idempotency-Key', () => {
@@ -243,7 +248,7 @@ describe('Idempotency-Key', () => {
     expect(world.queue.sent).toEqual([]);
   });
 
-  it('keeps the key only for the run of the request that reserved it', async () => {
+  it('keeps the key for its run, 24 hours from the run’s creation', async () => {
     const { pipeline } = await seedPipeline(world);
     const run = await start()(ada, pipeline.id, {}, 'key-1');
     expect(await world.idempotency.find('team-a', 'key-1')).toEqual({
@@ -273,8 +278,21 @@ describe('the per-team quota', () => {
     expect((error as QuotaExceededError).retryAfterSeconds).toBe(2);
     expect(world.runs.runs.size).toBe(2);
     expect(world.queue.sent).toHaveLength(2);
+    expect(Object.fromEntries(world.quota.counters)).toEqual({
+      'SYNTHESIS#team-a#2025-06-02T10:00:00.000Z': { count: 2, expiresAt: '2025-06-02T12:00:00.000Z' },
+    });
     world.clock.set('2025-06-02T11:00:00.000Z');
     expect((await limited(ada, pipeline.id, {})).status).toBe('pending');
+  });
+
+  it('does not count a request answered 409 because its Idempotency-Key is still in progress', async () => {
+    const { pipeline } = await seedPipeline(world);
+    const limited = start({ quota: quota() });
+    vi.spyOn(world.runs, 'create').mockRejectedValueOnce(new Error('the function timed out'));
+    await expect(limited(ada, pipeline.id, {}, 'key-1')).rejects.toThrow('the function timed out');
+    world.clock.advance(1000);
+    expect(await rejection(limited(ada, pipeline.id, {}, 'key-1'))).toBeInstanceOf(ConflictError);
+    expect((await limited(ada, pipeline.id, {}, 'key-2')).status).toBe('pending');
   });
 
   it('says to wait the whole hour when the quota is spent at its first millisecond', async () => {
