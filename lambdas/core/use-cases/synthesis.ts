@@ -72,6 +72,7 @@ export function makeStartSynthesis({
 }: StartSynthesisDeps) {
   /** The run an earlier request with this key created, if it is a true repeat of this request. */
   async function replay(scope: string, key: string, requestHash: string): Promise<SynthesisRun | null> {
+    // Stryker disable next-line OptionalChaining: replay runs only with a key, and a key is only taken when the store exists
     const record = await idempotency?.find(scope, key);
     if (!record || record.expiresAt <= clock.now().toISOString()) return null;
     if (record.requestHash !== requestHash) {
@@ -151,9 +152,11 @@ export function makeStartSynthesis({
       const reason = 'The synthesis job could not be queued; start a new run.';
       await runs.fail(run.id, reason, clock.now().toISOString(), ['pending']);
       // The key must not pin the caller to a run that never started: a retry may try again.
+      // Stryker disable next-line OptionalChaining: a key is only taken when the store exists
       if (key) await idempotency?.release(scope, key);
       throw new ServiceUnavailableError(`${reason} (${(error as Error).name})`);
     }
+    // Stryker disable next-line LogicalOperator: without a key, confirm's condition (runId = this run) matches no record and changes nothing
     if (key && idempotency) {
       const keepUntil = new Date(Date.parse(createdAt) + IDEMPOTENCY_KEY_TTL_MS).toISOString();
       await idempotency.confirm(scope, key, run.id, keepUntil);

@@ -1,0 +1,535 @@
+/**
+ * In-memory fakes of the ports in lambdas/core/ports.ts for the use-case unit tests. They keep the
+ * conditional semantics of the DynamoDB adapters in lambdas/store (a claim only takes a pending run
+ * or a generating one whose lease is stale, versions come from a per-pipeline counter, a decision on
+ * a run that is not generated is a 409 naming its status, items are parsed on the way out...).
+ */
+import { ConflictError, NotFoundError } from '../../../../lambdas/core/errors.ts';
+import type {
+  Clock,
+  EvidenceStore,
+  IdempotencyRecord,
+  IdempotencyStore,
+  IdGenerator,
+  JobQueue,
+  PageRequest,
+  PipelineRepository,
+  QuotaStore,
+  RunRepository,
+  SynthesisUsage,
+} from '../../../../lambdas/core/ports.ts';
+import type { Principal } from '../../../../lambdas/core/principal.ts';
+import {
+  type Activation,
+  activationSchema,
+  type Configuration,
+  configurationSchema,
+  type Execution,
+  executionSchema,
+  type Page,
+  type Pipeline,
+  pipelineSchema,
+  type Signal,
+  type SynthesisJob,
+  type SynthesisRun,
+  signalSchema,
+  synthesisRunSchema,
+} from '../../../../lambdas/core/schemas.ts';
+
+/** A clock that stands still until a test moves it. */
+export class FakeClock implements Clock {
+  private at: number;
+  constructor(start = '2025-06-02T10:00:00.000Z') {
+    this.at = Date.parse(start);
+  }
+  now(): Date {
+    return new Date(this.at);
+  }
+  set(iso: string): void {
+    this.at = Date.parse(iso);
+  }
+  advance(ms: number): void {
+    this.at += ms;
+  }
+}
+
+/** Sequential 21-character ids (the length of a nanoid, which run ids must have). */
+export class SequentialIds implements IdGenerator {
+  private next = 0;
+  newId(): string {
+    this.next += 1;
+    return `id${String(this.next).padStart(19, '0')}`;
+  }
+}
+
+/** Newest first by a sort key, paged by an opaque offset cursor; the filter applies after the limit, like a Query. */
+function page<T>(sorted: T[], request: PageRequest, keep: (item: T) => boolean = () => true): Page<T> {
+  const start = request.cursor === undefined ? 0 : Number(request.cursor);
+  const slice = sorted.slice(start, start + request.limit);
+  const end = start + slice.length;
+  return { items: slice.filter(keep), nextCursor: end < sorted.length ? String(end) : null };
+}
+
+const descending =
+  <T>(key: (item: T) => string) =>
+  (a: T, b: T) =>
+    key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0;
+
+/** The data table: pipelines with their version counters, configurations, signals, executions, activations. */
+export class FakePipelineRepository implements PipelineRepository {
+  readonly pipelines = new Map<string, { pipeline: Pipeline; latestConfigurationVersion: number }>();
+  readonly configurations = new Map<string, Configuration>();
+  readonly signals = new Map<string, Signal>();
+  readonly executions = new Map<string, Execution>();
+  readonly activations: Activation[] = [];
+
+  private configurationKey(pipelineId: string, configurationId: string) {
+    return `${pipelineId}#${configurationId}`;
+  }
+
+  async createPipeline(pipeline: Pipeline, configuration: Configuration): Promise<void> {
+    const configurationKey = this.configurationKey(configuration.pipelineId, configuration.id);
+    if (this.pipelines.has(pipeline.id) || this.configurations.has(configurationKey)) {
+      throw Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException' });
+    }
+    this.pipelines.set(pipeline.id, {
+      pipeline: structuredClone(pipeline),
+      latestConfigurationVersion: configuration.version,
+    });
+    this.configurations.set(configurationKey, structuredClone(configuration));
+  }
+
+  async getPipeline(id: string): Promise<Pipeline | null> {
+    const entry = this.pipelines.get(id);
+    return entry ? pipelineSchema.parse(structuredClone(entry.pipeline)) : null;
+  }
+
+  async listPipelines(teamId: string, request: PageRequest): Promise<Page<Pipeline>> {
+    const mine = [...this.pipelines.values()]
+      .map((entry) => entry.pipeline)
+      .filter((pipeline) => pipeline.teamId === teamId)
+      .sort(descending((pipeline) => `${pipeline.createdAt}#${pipeline.id}`));
+    return page(
+      mine.map((pipeline) => pipelineSchema.parse(structuredClone(pipeline))),
+      request,
+    );
+  }
+
+  async getConfiguration(pipelineId: string, configurationId: string): Promise<Configuration | null> {
+    const configuration = this.configurations.get(this.configurationKey(pipelineId, configurationId));
+    return configuration ? configurationSchema.parse(structuredClone(configuration)) : null;
+  }
+
+  /** Stores a configuration the way completeGenerated does (version from the pipeline's counter). */
+  putConfiguration(proposed: Omit<Configuration, 'version'>): Configuration {
+    const entry = this.pipelines.get(proposed.pipelineId);
+    if (!entry) throw new NotFoundError(`Pipeline ${proposed.pipelineId} no longer exists.`);
+    entry.latestConfigurationVersion += 1;
+    const configuration = { ...structuredClone(proposed), version: entry.latestConfigurationVersion };
+    const key = this.configurationKey(proposed.pipelineId, proposed.id);
+    if (this.configurations.has(key)) throw new ConflictError(`Configuration ${proposed.id} already exists.`);
+    this.configurations.set(key, configuration);
+    return configuration;
+  }
+
+  private recordAllNew<T extends { id: string; pipelineId: string }>(
+    into: Map<string, T>,
+    records: T[],
+    at: (record: T) => string,
+    what: string,
+  ) {
+    const key = (record: T) => `${record.pipelineId}#${at(record)}#${record.id}`;
+    const taken = records.filter((record) => into.has(key(record)));
+    if (taken.length > 0) {
+      throw new ConflictError(
+        `These ${what} are already recorded: ${taken.map((record) => record.id).join(', ')}. Nothing in the batch was recorded.`,
+      );
+    }
+    for (const record of records) into.set(key(record), structuredClone(record));
+  }
+
+  async recordSignals(signals: Signal[]): Promise<void> {
+    this.recordAllNew(this.signals, signals, (signal) => signal.occurredAt, 'signals');
+  }
+
+  async recordExecutions(executions: Execution[]): Promise<void> {
+    this.recordAllNew(this.executions, executions, (execution) => execution.startedAt, 'executions');
+  }
+
+  async recentSignals(pipelineId: string, limit: number): Promise<Signal[]> {
+    return [...this.signals.values()]
+      .filter((signal) => signal.pipelineId === pipelineId)
+      .sort(descending((signal) => `${signal.occurredAt}#${signal.id}`))
+      .slice(0, limit)
+      .map((signal) => signalSchema.parse(structuredClone(signal)));
+  }
+
+  async recentExecutions(pipelineId: string, limit: number): Promise<Execution[]> {
+    return [...this.executions.values()]
+      .filter((execution) => execution.pipelineId === pipelineId)
+      .sort(descending((execution) => `${execution.startedAt}#${execution.id}`))
+      .slice(0, limit)
+      .map((execution) => executionSchema.parse(structuredClone(execution)));
+  }
+
+  /** The pipeline's move guarded by its active configuration, as activatePipelineUpdate writes it. */
+  moveActive(activation: Activation): boolean {
+    const entry = this.pipelines.get(activation.pipelineId);
+    if (!entry || entry.pipeline.activeConfigurationId !== activation.previousConfigurationId) return false;
+    return true;
+  }
+
+  commitActivation(activation: Activation): void {
+    const entry = this.pipelines.get(activation.pipelineId);
+    if (entry) entry.pipeline.activeConfigurationId = activation.configurationId;
+    this.activations.push(structuredClone(activation));
+  }
+
+  async activateConfiguration(activation: Activation): Promise<void> {
+    if (!this.moveActive(activation)) {
+      throw new ConflictError(
+        'The active configuration changed while this request was made; reload and retry.',
+      );
+    }
+    if (!this.configurations.has(this.configurationKey(activation.pipelineId, activation.configurationId))) {
+      throw new ConflictError(`Configuration ${activation.configurationId} does not exist.`);
+    }
+    this.commitActivation(activation);
+  }
+
+  async listActivations(pipelineId: string, request: PageRequest): Promise<Page<Activation>> {
+    const mine = this.activations
+      .filter((activation) => activation.pipelineId === pipelineId)
+      .sort(descending((activation) => `${activation.activatedAt}#${activation.id}`));
+    return page(
+      mine.map((activation) => activationSchema.parse(structuredClone(activation))),
+      request,
+    );
+  }
+}
+
+/** Statuses from which a run may become failed (the run-state table's `→ failed` row). */
+const FAILABLE: readonly SynthesisRun['status'][] = ['pending', 'generating'];
+
+/** The runs table; completeGenerated and approve also write the data table (the pipeline fake). */
+export class FakeRunRepository implements RunRepository {
+  readonly runs = new Map<string, SynthesisRun>();
+
+  constructor(private readonly data: FakePipelineRepository) {}
+
+  private read(id: string): SynthesisRun | null {
+    const run = this.runs.get(id);
+    return run ? synthesisRunSchema.parse(structuredClone(run)) : null;
+  }
+
+  /** Puts a run as it is, the way a test seeds the table. */
+  seed(run: SynthesisRun): void {
+    this.runs.set(run.id, structuredClone(run));
+  }
+
+  async create(run: SynthesisRun): Promise<void> {
+    if (this.runs.has(run.id)) throw new ConflictError(`A synthesis run with id ${run.id} already exists.`);
+    this.runs.set(run.id, structuredClone(run));
+  }
+
+  async get(id: string): Promise<SynthesisRun | null> {
+    // The document client refuses a key with an undefined value.
+    if (typeof id !== 'string')
+      throw new Error('Pass options.removeUndefinedValues=true to remove undefined values');
+    return this.read(id);
+  }
+
+  async claim(id: string, startedAt: string, staleBefore: string) {
+    const run = this.runs.get(id);
+    if (!run) return { outcome: 'missing' as const };
+    const stale = run.status === 'generating' && (run.generationStartedAt ?? '') < staleBefore;
+    if (run.status === 'pending' || stale) {
+      run.status = 'generating';
+      run.generationStartedAt = startedAt;
+      return { outcome: 'claimed' as const, run: this.read(id) as SynthesisRun };
+    }
+    const current = this.read(id) as SynthesisRun;
+    return current.status === 'generating'
+      ? { outcome: 'leased' as const, run: current }
+      : { outcome: 'finished' as const, run: current };
+  }
+
+  async completeGenerated(
+    run: SynthesisRun,
+    proposed: Omit<Configuration, 'version'>,
+    leaseStartedAt: string,
+  ): Promise<SynthesisRun> {
+    const stored = this.runs.get(run.id);
+    if (!this.data.pipelines.has(run.pipelineId)) {
+      throw new NotFoundError(`Pipeline ${run.pipelineId} no longer exists.`);
+    }
+    if (stored?.status !== 'generating' || stored.generationStartedAt !== leaseStartedAt) {
+      // The version counter moved before the transaction failed, like the real store's.
+      const entry = this.data.pipelines.get(run.pipelineId);
+      if (entry) entry.latestConfigurationVersion += 1;
+      throw new ConflictError(`Synthesis run ${run.id} is no longer held by this worker.`);
+    }
+    this.data.putConfiguration(proposed);
+    this.runs.set(run.id, structuredClone(run));
+    return run;
+  }
+
+  async releaseForRetry(id: string, reason: string, leaseStartedAt: string): Promise<void> {
+    const run = this.runs.get(id);
+    if (run?.status !== 'generating' || run.generationStartedAt !== leaseStartedAt) return;
+    run.status = 'pending';
+    run.retryReason = reason;
+  }
+
+  async listStale(status: 'pending' | 'generating', createdBefore: string, limit: number) {
+    return [...this.runs.values()]
+      .filter((run) => run.status === status && run.createdAt < createdBefore)
+      .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))
+      .slice(0, limit)
+      .map((run) => synthesisRunSchema.parse(structuredClone(run)));
+  }
+
+  async fail(
+    id: string,
+    errorMessage: string,
+    at: string,
+    from: SynthesisRun['status'][],
+    usage?: SynthesisUsage,
+  ): Promise<SynthesisRun | null> {
+    const run = this.runs.get(id);
+    if (!run || !from.filter((status) => FAILABLE.includes(status)).includes(run.status)) return null;
+    run.status = 'failed';
+    run.errorMessage = errorMessage;
+    run.generationCompletedAt = at;
+    if (usage) run.usage = structuredClone(usage);
+    return this.read(id);
+  }
+
+  async listByPipeline(
+    pipelineId: string,
+    request: PageRequest,
+    filter: { status?: SynthesisRun['status'] | undefined } = {},
+  ): Promise<Page<SynthesisRun>> {
+    const mine = [...this.runs.values()]
+      .filter((run) => run.pipelineId === pipelineId)
+      .sort(descending((run) => run.createdAt))
+      .map((run) => synthesisRunSchema.parse(structuredClone(run)));
+    return page(mine, request, (run) => !filter.status || run.status === filter.status);
+  }
+
+  private notDecidable(runId: string, wanted: 'approved' | 'rejected'): ConflictError {
+    const status = this.runs.get(runId)?.status ?? 'missing';
+    return new ConflictError(`The run is ${status}; only a generated run can be ${wanted}.`);
+  }
+
+  async approve(
+    run: SynthesisRun,
+    decision: { at: string; by: string },
+    activation: Activation,
+  ): Promise<SynthesisRun> {
+    const stored = this.runs.get(run.id);
+    if (stored?.status !== 'generated') throw this.notDecidable(run.id, 'approved');
+    if (!this.data.moveActive(activation)) {
+      throw new ConflictError(
+        `The pipeline's active configuration is no longer ${run.baseConfigurationId}, the base of this run; ` +
+          'nothing was changed. Start a new synthesis run on the current configuration.',
+      );
+    }
+    stored.status = 'approved';
+    stored.approvedAt = decision.at;
+    stored.approvedBy = decision.by;
+    this.data.commitActivation(activation);
+    return { ...run, status: 'approved', approvedAt: decision.at, approvedBy: decision.by };
+  }
+
+  async reject(
+    runId: string,
+    decision: { at: string; by: string; reason: string | null },
+  ): Promise<SynthesisRun> {
+    const stored = this.runs.get(runId);
+    if (stored?.status !== 'generated') throw this.notDecidable(runId, 'rejected');
+    stored.status = 'rejected';
+    stored.rejectedAt = decision.at;
+    stored.rejectedBy = decision.by;
+    stored.rejectionReason = decision.reason;
+    return this.read(runId) as SynthesisRun;
+  }
+}
+
+/** The evidence partition of each run: saving again writes the same items. */
+export class FakeEvidenceStore implements EvidenceStore {
+  readonly saved = new Map<string, { signals: Map<string, Signal>; executions: Map<string, Execution> }>();
+
+  async save(runId: string, evidence: { signals: Signal[]; executions: Execution[] }): Promise<void> {
+    const partition = this.saved.get(runId) ?? { signals: new Map(), executions: new Map() };
+    for (const signal of evidence.signals) partition.signals.set(signal.id, structuredClone(signal));
+    for (const execution of evidence.executions) {
+      partition.executions.set(execution.id, structuredClone(execution));
+    }
+    this.saved.set(runId, partition);
+  }
+
+  async load(runId: string): Promise<{ signals: Signal[]; executions: Execution[] }> {
+    const partition = this.saved.get(runId);
+    return {
+      signals: [...(partition?.signals.values() ?? [])].sort(descending((signal) => signal.occurredAt)),
+      executions: [...(partition?.executions.values() ?? [])].sort(
+        descending((execution) => execution.startedAt),
+      ),
+    };
+  }
+}
+
+/** Idempotency records keyed `<scope>#<key>`, as the store's partition key spells them. */
+export class FakeIdempotencyStore implements IdempotencyStore {
+  readonly records = new Map<string, IdempotencyRecord>();
+
+  async find(scope: string, key: string): Promise<IdempotencyRecord | null> {
+    const record = this.records.get(`${scope}#${key}`);
+    return record ? { ...record } : null;
+  }
+
+  async reserve(scope: string, key: string, record: IdempotencyRecord, now: string): Promise<boolean> {
+    const held = this.records.get(`${scope}#${key}`);
+    if (held && held.expiresAt > now) return false;
+    this.records.set(`${scope}#${key}`, { ...record });
+    return true;
+  }
+
+  async confirm(scope: string, key: string, runId: string, expiresAt: string): Promise<void> {
+    const held = this.records.get(`${scope}#${key}`);
+    if (held?.runId === runId) held.expiresAt = expiresAt;
+  }
+
+  async release(scope: string, key: string): Promise<void> {
+    this.records.delete(`${scope}#${key}`);
+  }
+}
+
+/** Counters per key and window start, refusing a use once `limit` are counted; kept an hour past the window. */
+export class FakeQuotaStore implements QuotaStore {
+  readonly counters = new Map<string, { count: number; expiresAt: string }>();
+
+  async consume(key: string, window: { start: string; end: string }, limit: number): Promise<boolean> {
+    const name = `${key}#${window.start}`;
+    const count = this.counters.get(name)?.count ?? 0;
+    if (count >= limit) return false;
+    const expiresAt = new Date(Date.parse(window.end) + 3_600_000).toISOString();
+    this.counters.set(name, { count: count + 1, expiresAt });
+    return true;
+  }
+}
+
+/** The jobs sent, in order; `failWith` makes the next sends throw. */
+export class FakeJobQueue implements JobQueue {
+  readonly sent: SynthesisJob[] = [];
+  failWith: Error | undefined;
+
+  async send(job: SynthesisJob): Promise<void> {
+    if (this.failWith) throw this.failWith;
+    this.sent.push({ ...job });
+  }
+}
+
+/** Every fake, sharing one data table. */
+export function makeWorld(start?: string) {
+  const pipelines = new FakePipelineRepository();
+  return {
+    pipelines,
+    runs: new FakeRunRepository(pipelines),
+    evidence: new FakeEvidenceStore(),
+    idempotency: new FakeIdempotencyStore(),
+    quota: new FakeQuotaStore(),
+    queue: new FakeJobQueue(),
+    clock: new FakeClock(start),
+    ids: new SequentialIds(),
+  };
+}
+export type World = ReturnType<typeof makeWorld>;
+
+export function principal(overrides: Partial<Principal> = {}): Principal {
+  return {
+    principalId: 'user-ada',
+    userId: 'user-ada',
+    teamId: 'team-a',
+    role: 'member',
+    method: 'api-token',
+    ...overrides,
+  };
+}
+
+export const SLOTS = [
+  { id: 'prompt', name: 'Prompt', kind: 'prompt', settings: { template: 'Summarize {{input}}' } },
+  { id: 'model', name: 'Model', kind: 'model', settings: { model: 'claude-sonnet-4-5', temperature: 0.7 } },
+];
+
+/** A pipeline with its first configuration (version 1), stored as makeCreatePipeline stores it. */
+export async function seedPipeline(
+  world: World,
+  options: { teamId?: string; slots?: Configuration['slots']; name?: string } = {},
+): Promise<{ pipeline: Pipeline; configuration: Configuration }> {
+  const createdAt = world.clock.now().toISOString();
+  const pipelineId = world.ids.newId();
+  const configuration: Configuration = {
+    id: world.ids.newId(),
+    pipelineId,
+    version: 1,
+    slots: structuredClone(options.slots ?? SLOTS),
+    source: 'manual',
+    createdAt,
+    createdBy: 'user-ada',
+  };
+  const pipeline: Pipeline = {
+    id: pipelineId,
+    teamId: options.teamId ?? 'team-a',
+    name: options.name ?? 'Summaries',
+    activeConfigurationId: configuration.id,
+    createdAt,
+  };
+  await world.pipelines.createPipeline(pipeline, configuration);
+  return { pipeline, configuration };
+}
+
+/** A run as the store holds it right after POST …/synthesize: pending, every result empty. */
+export function pendingRun(
+  fields: Pick<SynthesisRun, 'id' | 'pipelineId' | 'baseConfigurationId' | 'createdAt'> &
+    Partial<SynthesisRun>,
+): SynthesisRun {
+  return {
+    teamId: 'team-a',
+    synthesisHandler: 'heuristic-v1',
+    jobId: `job-${fields.id}`,
+    triggeredBy: 'user-ada',
+    status: 'pending',
+    proposedConfigurationId: null,
+    explanation: '',
+    warnings: [],
+    diagnosis: null,
+    changes: [],
+    structuredWarnings: [],
+    confidence: null,
+    analyzedSignalIds: [],
+    analyzedExecutionIds: [],
+    errorMessage: null,
+    generationStartedAt: null,
+    generationCompletedAt: null,
+    approvedAt: null,
+    approvedBy: null,
+    rejectedAt: null,
+    rejectedBy: null,
+    rejectionReason: null,
+    retryReason: null,
+    usage: null,
+    ...fields,
+  };
+}
+
+/** The error a promise rejects with, for assertions on its class, status and message together. */
+export async function rejection(promise: Promise<unknown>): Promise<Error & { statusCode?: number }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error & { statusCode?: number };
+  }
+  throw new Error('expected the promise to reject');
+}
