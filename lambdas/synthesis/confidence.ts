@@ -72,7 +72,6 @@ export function scoreConfidence(input: ConfidenceInput): ConfidenceScore {
     return [...supporting.values()];
   };
 
-  // Stryker disable next-line ArrayDeclaration: an element that is no execution maps under the id undefined, which no cited id (a string) looks up
   const executionsById = new Map((input.shownExecutions ?? []).map((execution) => [execution.id, execution]));
   // Stryker disable next-line ArrayDeclaration: a default id that names no shown run resolves to nothing, like no id
   const runsOf = (executionIds: readonly string[] = []): Execution[] =>

@@ -67,7 +67,6 @@ export function finalizeProposal(draft: SynthesisDraft, options: FinalizeOptions
     const found: T[] = [];
     const unknown: number[] = [];
     for (const ref of refs) {
-      // Stryker disable next-line ConditionalExpression,LogicalOperator: shown[ref - 1] is undefined anyway for a ref that is not a whole number from 1
       const item = Number.isInteger(ref) && ref >= 1 ? shown[ref - 1] : undefined;
       if (item === undefined) {
         if (!unknown.includes(ref)) unknown.push(ref);
@@ -194,7 +193,6 @@ export function finalizeProposal(draft: SynthesisDraft, options: FinalizeOptions
 
   const keptChangeIds = new Set(changes.map((change) => change.id));
   const draftWarnings: StructuredWarning[] = draft.warnings.map((warning) => {
-    // Stryker disable next-line ConditionalExpression: without changeIds the code below names no change either and returns the same warning
     if (warning.changeIds === undefined) return { type: warning.type, message: warning.message };
     const named = [...new Set(warning.changeIds)];
     const kept = named.filter((id) => keptChangeIds.has(id));

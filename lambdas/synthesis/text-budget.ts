@@ -22,9 +22,9 @@ export function estimateTokens(text: string): number {
 
 /** The longest prefix of `text` that fits in `maxBytes`, never splitting a character. */
 export function truncateUtf8(text: string, maxBytes: number): string {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; the loop below keeps no character for a bound of 0 or less
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut: `false` and `< 0` are equivalent, as the loop keeps no character for a bound of 0 or less (`true` and `> 0` fail text-budget.test.ts)
   if (maxBytes <= 0) return '';
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; the loop below keeps every character of a text that fits
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut: `false` and `<` are equivalent, as the loop keeps every character of a text that fits (`true` and `>` fail text-budget.test.ts)
   if (byteLength(text) <= maxBytes) return text;
   let bytes = 0;
   let end = 0;
