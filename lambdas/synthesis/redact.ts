@@ -44,8 +44,10 @@ const SECRET_PATTERNS: readonly [RegExp, string][] = [
   // PEM private keys, whole (an unterminated one to the end of the text).
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----|[\s\S]*$)/g, REDACTED],
   // This API's own secrets: API tokens, refresh tokens, magic links, session access tokens.
-  [/\bps[asrm]_[0-9A-Za-z]{20,}/g, REDACTED],
+  // A session token first: the shorter prefix pattern below would stop at its dot and leave
+  // the signature in the text.
   [/\bpss_[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g, REDACTED],
+  [/\bps[asrm]_[0-9A-Za-z]{20,}/g, REDACTED],
   [/\bsk-ant-[A-Za-z0-9_-]{8,}/g, REDACTED],
   [/\bsk-[A-Za-z0-9_-]{16,}/g, REDACTED],
   // Stripe live and test keys (secret, restricted, publishable).

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { generateSecret } from '../../../lambdas/auth/secret-token.ts';
+import { signSessionToken } from '../../../lambdas/auth/session-token.ts';
 import { isSecretKey, REDACTED, redactSettings, redactText } from '../../../lambdas/synthesis/redact.ts';
 import { ANTHROPIC_KEY_PREFIX, AWS_ACCESS_KEY_PREFIX } from '../../support/fake-secrets.ts';
 
@@ -18,6 +19,14 @@ const families: Array<[family: string, credential: string, line: string]> = [
   ['API token', generateSecret('psa_'), 'request with $ was refused'],
   ['refresh token', generateSecret('psr_'), 'refresh with $ was refused'],
   ['magic-link token', generateSecret('psm_'), 'link /magic?t=$ expired'],
+  [
+    'session access token (signature and all)',
+    signSessionToken(
+      { sid: 'sess-1', uid: 'user-1', iat: 1_800_000_000, exp: 1_800_000_900 },
+      Buffer.alloc(32, 7),
+    ),
+    'cookie ps_session=$ sent',
+  ],
   [
     'Anthropic key',
     j(ANTHROPIC_KEY_PREFIX, 'api03-', chars(60, 'aB3-dE5_fG7hJ9')),
