@@ -1,3 +1,7 @@
+/*
+ * How DynamoDB says a condition failed: of a single write, of which items of a transaction, or that
+ * an item grew over its 400 KB.
+ */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 
 export function isConditionFailure(error: unknown): boolean {
@@ -17,12 +21,6 @@ export function failedTransactionItems(error: unknown): number[] {
   }
   const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
   return reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
-}
-
-export function isTransactionConflict(error: unknown): boolean {
-  return (
-    (error as Error)?.name === 'TransactionCanceledException' && failedTransactionItems(error).length === 0
-  );
 }
 
 /** DynamoDB refused an item over its 400 KB limit (alone, or as a transaction item). */

@@ -1,3 +1,7 @@
+/*
+ * Idempotency keys of POST …/synthesize in the data table, with a DynamoDB TTL: the adapter of
+ * IdempotencyStore. A key is first reserved for seconds, then kept 24 h once its run exists.
+ */
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -5,17 +9,23 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { IdempotencyStore } from '../core/ports.ts';
+import * as z from 'zod/mini';
+import type { IdempotencyRecord, IdempotencyStore } from '../core/ports.ts';
 import { isConditionFailure } from './conditions.ts';
+import { parseItem } from './items.ts';
+import { dataKeys } from './keys.ts';
 
 /*
- * Idempotency keys live in the data table: pk IDEMPOTENCY#<scope>#<key>, sk IDEMPOTENCY, with a
- * DynamoDB TTL (expiresAtEpoch). TTL deletes lazily, so expiry is also checked on every read/write.
- * A key is first reserved for seconds (its request may die before the run exists), then kept 24 h.
+ * TTL deletes lazily, so expiry is also checked on every read and write (`expiresAt`). A key is
+ * first reserved for seconds (its request may die before the run exists).
  */
-function key(scope: string, idempotencyKey: string) {
-  return { pk: `IDEMPOTENCY#${scope}#${idempotencyKey}`, sk: 'IDEMPOTENCY' };
-}
+const key = dataKeys.idempotency;
+
+const idempotencySchema: z.ZodMiniType<IdempotencyRecord> = z.object({
+  requestHash: z.string(),
+  runId: z.string(),
+  expiresAt: z.string(),
+});
 
 /** DynamoDB adapter of IdempotencyStore. */
 export function makeIdempotencyStore(db: DynamoDBDocumentClient, tableName: string): IdempotencyStore {
@@ -24,12 +34,7 @@ export function makeIdempotencyStore(db: DynamoDBDocumentClient, tableName: stri
       const { Item } = await db.send(
         new GetCommand({ TableName: tableName, Key: key(scope, idempotencyKey), ConsistentRead: true }),
       );
-      if (!Item) return null;
-      return {
-        requestHash: String(Item.requestHash),
-        runId: String(Item.runId),
-        expiresAt: String(Item.expiresAt),
-      };
+      return Item ? parseItem(idempotencySchema, Item, 'idempotency key') : null;
     },
 
     async reserve(scope, idempotencyKey, record, now) {

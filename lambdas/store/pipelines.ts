@@ -1,3 +1,7 @@
+/*
+ * Pipelines, their configurations and activations, and the signals and executions recorded
+ * against them, in the data table (keys: store/keys.ts): the DynamoDB adapter of PipelineRepository.
+ */
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -18,47 +22,22 @@ import {
   signalSchema,
 } from '../core/schemas.ts';
 import { failedTransactionItems } from './conditions.ts';
+import { itemReader } from './items.ts';
+import { dataKeys, KEY_ATTRIBUTES } from './keys.ts';
 import { queryPage } from './query-page.ts';
 
-/*
- * Keys of the data table. Signals and executions live in one partition per pipeline with a
- * time-ordered sort key, so "the newest N" is a single Query with Limit whatever the history size.
- *   pipeline       pk PIPELINE#<id>              sk PIPELINE          gsi1 TEAM#<teamId>#PIPELINES / <createdAt>#<id>
- *   configuration  pk PIPELINE#<id>              sk CONFIGURATION#<configurationId>
- *   signal         pk PIPELINE#<id>#SIGNALS      sk <occurredAt>#<signalId>
- *   execution      pk PIPELINE#<id>#EXECUTIONS   sk <startedAt>#<executionId>
- */
-const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'latestConfigurationVersion', 'expiresAtEpoch'];
-
-function withoutKeys(item: Record<string, unknown>): Record<string, unknown> {
-  const record = { ...item };
-  for (const key of KEY_ATTRIBUTES) delete record[key];
-  return record;
-}
-
-export function pipelineKey(pipelineId: string) {
-  return { pk: `PIPELINE#${pipelineId}`, sk: 'PIPELINE' };
-}
-
-function teamPipelinesPartition(teamId: string) {
-  return `TEAM#${teamId}#PIPELINES`;
-}
+const readPipeline = itemReader(pipelineSchema, 'pipeline');
+const readConfiguration = itemReader(configurationSchema, 'configuration');
+const readActivation = itemReader(activationSchema, 'activation');
+const readSignal = itemReader(signalSchema, 'signal');
+const readExecution = itemReader(executionSchema, 'execution');
 
 export function configurationItem(configuration: Configuration) {
-  return {
-    pk: `PIPELINE#${configuration.pipelineId}`,
-    sk: `CONFIGURATION#${configuration.id}`,
-    ...configuration,
-  };
+  return { ...dataKeys.configurationOf(configuration), ...configuration };
 }
 
-/** Activations sort by time within the pipeline's partition: the pipeline's history, one Query. */
 export function activationItem(activation: Activation) {
-  return {
-    pk: `PIPELINE#${activation.pipelineId}`,
-    sk: `ACTIVATION#${activation.activatedAt}#${activation.id}`,
-    ...activation,
-  };
+  return { ...dataKeys.activation(activation), ...activation };
 }
 
 /** The transaction item that moves a pipeline's active configuration, guarded by what it was. */
@@ -66,7 +45,7 @@ export function activatePipelineUpdate(tableName: string, activation: Activation
   return {
     Update: {
       TableName: tableName,
-      Key: pipelineKey(activation.pipelineId),
+      Key: dataKeys.pipeline(activation.pipelineId),
       UpdateExpression: 'SET activeConfigurationId = :next',
       ConditionExpression: 'activeConfigurationId = :previous',
       ExpressionAttributeValues: {
@@ -78,15 +57,11 @@ export function activatePipelineUpdate(tableName: string, activation: Activation
 }
 
 function signalItem(signal: Signal) {
-  return { pk: `PIPELINE#${signal.pipelineId}#SIGNALS`, sk: `${signal.occurredAt}#${signal.id}`, ...signal };
+  return { ...dataKeys.signal(signal), ...signal };
 }
 
 function executionItem(execution: Execution) {
-  return {
-    pk: `PIPELINE#${execution.pipelineId}#EXECUTIONS`,
-    sk: `${execution.startedAt}#${execution.id}`,
-    ...execution,
-  };
+  return { ...dataKeys.execution(execution), ...execution };
 }
 
 /** DynamoDB adapter of PipelineRepository. */
@@ -123,7 +98,7 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
         Limit: limit,
       }),
     );
-    return Items.map((item) => parse(withoutKeys(item)));
+    return Items.map(parse);
   }
 
   return {
@@ -135,9 +110,8 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
               Put: {
                 TableName: tableName,
                 Item: {
-                  ...pipelineKey(pipeline.id),
-                  gsi1pk: teamPipelinesPartition(pipeline.teamId),
-                  gsi1sk: `${pipeline.createdAt}#${pipeline.id}`,
+                  ...dataKeys.pipeline(pipeline.id),
+                  ...dataKeys.pipelineIndex(pipeline),
                   latestConfigurationVersion: configuration.version,
                   ...pipeline,
                 },
@@ -157,8 +131,8 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
     },
 
     async getPipeline(id) {
-      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: pipelineKey(id) }));
-      return Item ? pipelineSchema.parse(withoutKeys(Item)) : null;
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: dataKeys.pipeline(id) }));
+      return Item ? readPipeline(Item) : null;
     },
 
     listPipelines: (teamId, page) =>
@@ -167,21 +141,18 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
         {
           tableName,
           indexName: 'gsi1',
-          partition: { name: 'gsi1pk', value: teamPipelinesPartition(teamId) },
-          cursorAttributes: ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
+          partition: { name: 'gsi1pk', value: dataKeys.teamPipelines(teamId) },
+          cursorAttributes: KEY_ATTRIBUTES,
         },
         page,
-        (item) => pipelineSchema.parse(withoutKeys(item)),
+        readPipeline,
       ),
 
     async getConfiguration(pipelineId, configurationId) {
       const { Item } = await db.send(
-        new GetCommand({
-          TableName: tableName,
-          Key: { pk: `PIPELINE#${pipelineId}`, sk: `CONFIGURATION#${configurationId}` },
-        }),
+        new GetCommand({ TableName: tableName, Key: dataKeys.configuration(pipelineId, configurationId) }),
       );
-      return Item ? configurationSchema.parse(withoutKeys(Item)) : null;
+      return Item ? readConfiguration(Item) : null;
     },
 
     recordSignals: (signals) => putAllNew(signals.map(signalItem), 'signals'),
@@ -196,10 +167,7 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
               {
                 ConditionCheck: {
                   TableName: tableName,
-                  Key: {
-                    pk: `PIPELINE#${activation.pipelineId}`,
-                    sk: `CONFIGURATION#${activation.configurationId}`,
-                  },
+                  Key: dataKeys.configuration(activation.pipelineId, activation.configurationId),
                   ConditionExpression: 'attribute_exists(pk)',
                 },
               },
@@ -231,17 +199,15 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
         db,
         {
           tableName,
-          partition: { name: 'pk', value: `PIPELINE#${pipelineId}` },
-          sortKeyPrefix: 'ACTIVATION#',
+          partition: { name: 'pk', value: dataKeys.pipelinePartition(pipelineId) },
+          sortKeyPrefix: dataKeys.activationPrefix,
           cursorAttributes: ['pk', 'sk'],
         },
         page,
-        (item) => activationSchema.parse(withoutKeys(item)),
+        readActivation,
       ),
 
-    recentSignals: (pipelineId, limit) =>
-      newest(`PIPELINE#${pipelineId}#SIGNALS`, limit, (item) => signalSchema.parse(item)),
-    recentExecutions: (pipelineId, limit) =>
-      newest(`PIPELINE#${pipelineId}#EXECUTIONS`, limit, (item) => executionSchema.parse(item)),
+    recentSignals: (pipelineId, limit) => newest(dataKeys.signals(pipelineId), limit, readSignal),
+    recentExecutions: (pipelineId, limit) => newest(dataKeys.executions(pipelineId), limit, readExecution),
   };
 }
