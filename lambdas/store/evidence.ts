@@ -9,30 +9,31 @@ import * as z from 'zod/mini';
 import type { EvidenceStore } from '../core/ports.ts';
 import { type Execution, executionSchema, type Signal, signalSchema } from '../core/schemas.ts';
 import { itemReader } from './items.ts';
-import { dataKeys } from './keys.ts';
+import { evidenceKey, evidencePartition } from './keys.ts';
 
 const BATCH = 25;
 const MAX_ROUNDS = 8;
 
-/** One cited record, as the worker copied it. */
-const evidenceItemSchema = z.union([
-  z.object({ kind: z.literal('signal'), record: signalSchema }),
-  z.object({ kind: z.literal('execution'), record: executionSchema }),
-]);
-const readEvidence = itemReader(evidenceItemSchema, 'evidence item');
-
 /** DynamoDB adapter of EvidenceStore. Saving is idempotent: a retried job writes the same items. */
 export function makeEvidenceStore(db: DynamoDBDocumentClient, tableName: string): EvidenceStore {
+  /** One cited record, as the worker copied it (built here: only the Lambdas that use the store bundle it). */
+  const readEvidence = itemReader(
+    z.union([
+      z.object({ kind: z.literal('signal'), record: signalSchema }),
+      z.object({ kind: z.literal('execution'), record: executionSchema }),
+    ]),
+    'evidence item',
+  );
   return {
     async save(runId, { signals, executions }) {
       const items = [
         ...signals.map((record) => ({
-          ...dataKeys.evidenceItem(runId, 'signal', record.id),
+          ...evidenceKey(runId, 'signal', record.id),
           kind: 'signal',
           record,
         })),
         ...executions.map((record) => ({
-          ...dataKeys.evidenceItem(runId, 'execution', record.id),
+          ...evidenceKey(runId, 'execution', record.id),
           kind: 'execution',
           record,
         })),
@@ -60,7 +61,7 @@ export function makeEvidenceStore(db: DynamoDBDocumentClient, tableName: string)
           new QueryCommand({
             TableName: tableName,
             KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': dataKeys.evidence(runId) },
+            ExpressionAttributeValues: { ':pk': evidencePartition(runId) },
             ExclusiveStartKey: start,
           }),
         );

@@ -2,7 +2,7 @@
  * Every key of every item in the tables, built in one place: the stores, the local stack and the
  * tests read and write items only through these builders, so a key pattern cannot drift.
  */
-import type { Activation, Configuration, Execution, Signal } from '../core/schemas.ts';
+import type { Activation, Execution, Signal } from '../core/schemas.ts';
 
 /** The attributes that place an item in a table or index; never part of what a store returns. */
 export const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
@@ -34,53 +34,72 @@ export const runKey = (id: string) => ({ id });
  *   evidence       pk RUN#<runId>#EVIDENCE       sk SIGNAL#<signalId> | EXECUTION#<executionId>
  *   idempotency    pk IDEMPOTENCY#<scope>#<key>  sk IDEMPOTENCY
  *   quota          pk QUOTA#<key>#<windowStart>  sk QUOTA
+ * (Plain functions, not an object of them: a bundle keeps only the builders its Lambda uses.)
  */
-const pipelinePartition = (pipelineId: string) => `PIPELINE#${pipelineId}`;
 
-export const dataKeys = {
-  pipeline: (pipelineId: string): ItemKey => ({ pk: pipelinePartition(pipelineId), sk: 'PIPELINE' }),
-  /** The gsi1 partition that lists a team's pipelines, newest first. */
-  teamPipelines: (teamId: string) => `TEAM#${teamId}#PIPELINES`,
-  pipelineIndex: (pipeline: { id: string; teamId: string; createdAt: string }): IndexKey => ({
-    gsi1pk: dataKeys.teamPipelines(pipeline.teamId),
-    gsi1sk: `${pipeline.createdAt}#${pipeline.id}`,
-  }),
-  /** The pipeline's own partition: the pipeline, its configurations and its activations. */
-  pipelinePartition,
-  configurationPrefix: 'CONFIGURATION#',
-  configuration: (pipelineId: string, configurationId: string): ItemKey => ({
-    pk: pipelinePartition(pipelineId),
-    sk: `${dataKeys.configurationPrefix}${configurationId}`,
-  }),
-  configurationOf: (configuration: Pick<Configuration, 'pipelineId' | 'id'>) =>
-    dataKeys.configuration(configuration.pipelineId, configuration.id),
-  /** Activations sort by time within the pipeline's partition: the pipeline's history, one Query. */
-  activationPrefix: 'ACTIVATION#',
-  activation: (activation: Pick<Activation, 'pipelineId' | 'activatedAt' | 'id'>): ItemKey => ({
-    pk: pipelinePartition(activation.pipelineId),
-    sk: `${dataKeys.activationPrefix}${activation.activatedAt}#${activation.id}`,
-  }),
-  signals: (pipelineId: string) => `${pipelinePartition(pipelineId)}#SIGNALS`,
-  signal: (signal: Pick<Signal, 'pipelineId' | 'occurredAt' | 'id'>): ItemKey => ({
-    pk: dataKeys.signals(signal.pipelineId),
-    sk: `${signal.occurredAt}#${signal.id}`,
-  }),
-  executions: (pipelineId: string) => `${pipelinePartition(pipelineId)}#EXECUTIONS`,
-  execution: (execution: Pick<Execution, 'pipelineId' | 'startedAt' | 'id'>): ItemKey => ({
-    pk: dataKeys.executions(execution.pipelineId),
-    sk: `${execution.startedAt}#${execution.id}`,
-  }),
-  evidence: (runId: string) => `RUN#${runId}#EVIDENCE`,
-  evidenceItem: (runId: string, kind: 'signal' | 'execution', recordId: string): ItemKey => ({
-    pk: dataKeys.evidence(runId),
-    sk: `${kind === 'signal' ? 'SIGNAL' : 'EXECUTION'}#${recordId}`,
-  }),
-  idempotency: (scope: string, key: string): ItemKey => ({
-    pk: `IDEMPOTENCY#${scope}#${key}`,
-    sk: 'IDEMPOTENCY',
-  }),
-  quota: (key: string, windowStart: string): ItemKey => ({ pk: `QUOTA#${key}#${windowStart}`, sk: 'QUOTA' }),
-};
+/** The pipeline's own partition: the pipeline, its configurations and its activations. */
+export const pipelinePartition = (pipelineId: string) => `PIPELINE#${pipelineId}`;
+
+export const pipelineKey = (pipelineId: string): ItemKey => ({
+  pk: pipelinePartition(pipelineId),
+  sk: 'PIPELINE',
+});
+
+/** The gsi1 partition that lists a team's pipelines, newest first. */
+export const teamPipelinesPartition = (teamId: string) => `TEAM#${teamId}#PIPELINES`;
+
+export const pipelineIndexKey = (pipeline: { id: string; teamId: string; createdAt: string }): IndexKey => ({
+  gsi1pk: teamPipelinesPartition(pipeline.teamId),
+  gsi1sk: `${pipeline.createdAt}#${pipeline.id}`,
+});
+
+export const CONFIGURATION_PREFIX = 'CONFIGURATION#';
+
+export const configurationKey = (pipelineId: string, configurationId: string): ItemKey => ({
+  pk: pipelinePartition(pipelineId),
+  sk: `${CONFIGURATION_PREFIX}${configurationId}`,
+});
+
+/** Activations sort by time within the pipeline's partition: the pipeline's history, one Query. */
+export const ACTIVATION_PREFIX = 'ACTIVATION#';
+
+export const activationKey = (
+  activation: Pick<Activation, 'pipelineId' | 'activatedAt' | 'id'>,
+): ItemKey => ({
+  pk: pipelinePartition(activation.pipelineId),
+  sk: `${ACTIVATION_PREFIX}${activation.activatedAt}#${activation.id}`,
+});
+
+export const signalsPartition = (pipelineId: string) => `${pipelinePartition(pipelineId)}#SIGNALS`;
+
+export const signalKey = (signal: Pick<Signal, 'pipelineId' | 'occurredAt' | 'id'>): ItemKey => ({
+  pk: signalsPartition(signal.pipelineId),
+  sk: `${signal.occurredAt}#${signal.id}`,
+});
+
+export const executionsPartition = (pipelineId: string) => `${pipelinePartition(pipelineId)}#EXECUTIONS`;
+
+export const executionKey = (execution: Pick<Execution, 'pipelineId' | 'startedAt' | 'id'>): ItemKey => ({
+  pk: executionsPartition(execution.pipelineId),
+  sk: `${execution.startedAt}#${execution.id}`,
+});
+
+export const evidencePartition = (runId: string) => `RUN#${runId}#EVIDENCE`;
+
+export const evidenceKey = (runId: string, kind: 'signal' | 'execution', recordId: string): ItemKey => ({
+  pk: evidencePartition(runId),
+  sk: `${kind === 'signal' ? 'SIGNAL' : 'EXECUTION'}#${recordId}`,
+});
+
+export const idempotencyKey = (scope: string, key: string): ItemKey => ({
+  pk: `IDEMPOTENCY#${scope}#${key}`,
+  sk: 'IDEMPOTENCY',
+});
+
+export const quotaKey = (key: string, windowStart: string): ItemKey => ({
+  pk: `QUOTA#${key}#${windowStart}`,
+  sk: 'QUOTA',
+});
 
 /*
  * Auth table. No secret is stored: tokens by their SHA-256 only, passwords as scrypt.
@@ -95,46 +114,80 @@ export const dataKeys = {
  *   magic link    pk MAGICLINK#<sha256>       sk MAGICLINK
  *   attempts      pk ATTEMPTS#<key>           sk ATTEMPTS     (login / magic-link throttling windows)
  */
-const userPartition = (userId: string) => `USER#${userId}`;
+
+export const teamKey = (teamId: string): ItemKey => ({ pk: `TEAM#${teamId}`, sk: 'TEAM' });
+
+/** The user's partition: the user and their memberships. */
+export const userPartition = (userId: string) => `USER#${userId}`;
+
+export const userKey = (userId: string): ItemKey => ({ pk: userPartition(userId), sk: 'USER' });
+
+/** Expects the normalized (lower-case) address. */
+export const emailKey = (normalizedEmail: string): ItemKey => ({
+  pk: `EMAIL#${normalizedEmail}`,
+  sk: 'EMAIL',
+});
+
+/** A user's memberships share the user's partition; their sort keys start so. */
+export const MEMBERSHIP_PREFIX = 'TEAM#';
+
+export const membershipKey = (userId: string, teamId: string): ItemKey => ({
+  pk: userPartition(userId),
+  sk: `${MEMBERSHIP_PREFIX}${teamId}`,
+});
+
+export const membershipIndexKey = (membership: { userId: string; teamId: string }): IndexKey => ({
+  gsi1pk: `TEAM#${membership.teamId}#MEMBERS`,
+  gsi1sk: membership.userId,
+});
 
 /** Every API token item's pk starts so: the authorizer's write grant is limited to these items. */
 export const API_TOKEN_PARTITION_PREFIX = 'APITOKEN#';
 
-export const authKeys = {
-  team: (teamId: string): ItemKey => ({ pk: `TEAM#${teamId}`, sk: 'TEAM' }),
-  user: (userId: string): ItemKey => ({ pk: userPartition(userId), sk: 'USER' }),
-  /** Expects the normalized (lower-case) address. */
-  email: (normalizedEmail: string): ItemKey => ({ pk: `EMAIL#${normalizedEmail}`, sk: 'EMAIL' }),
-  /** A user's memberships share the user's partition, their sort keys start so. */
-  membershipPrefix: 'TEAM#',
-  userPartition,
-  membership: (userId: string, teamId: string): ItemKey => ({
-    pk: userPartition(userId),
-    sk: `${authKeys.membershipPrefix}${teamId}`,
-  }),
-  membershipIndex: (membership: { userId: string; teamId: string }): IndexKey => ({
-    gsi1pk: `TEAM#${membership.teamId}#MEMBERS`,
-    gsi1sk: membership.userId,
-  }),
-  apiToken: (tokenHash: string): ItemKey => ({
-    pk: `${API_TOKEN_PARTITION_PREFIX}${tokenHash}`,
-    sk: 'APITOKEN',
-  }),
-  apiTokenId: (tokenId: string): ItemKey => ({ pk: `APITOKENID#${tokenId}`, sk: 'APITOKENID' }),
-  /** The gsi1 partition that lists a user's API tokens, newest first. */
-  userApiTokens: (userId: string) => `${userPartition(userId)}#APITOKENS`,
-  apiTokenIndex: (token: { userId: string; createdAt: string; tokenId: string }): IndexKey => ({
-    gsi1pk: authKeys.userApiTokens(token.userId),
-    gsi1sk: `${token.createdAt}#${token.tokenId}`,
-  }),
-  session: (sessionId: string): ItemKey => ({ pk: `SESSION#${sessionId}`, sk: 'SESSION' }),
-  /** The gsi1 partition that lists a user's sessions. */
-  userSessions: (userId: string) => `${userPartition(userId)}#SESSIONS`,
-  sessionIndex: (session: { userId: string; createdAt: string; sessionId: string }): IndexKey => ({
-    gsi1pk: authKeys.userSessions(session.userId),
-    gsi1sk: `${session.createdAt}#${session.sessionId}`,
-  }),
-  refreshToken: (tokenHash: string): ItemKey => ({ pk: `REFRESH#${tokenHash}`, sk: 'REFRESH' }),
-  magicLink: (tokenHash: string): ItemKey => ({ pk: `MAGICLINK#${tokenHash}`, sk: 'MAGICLINK' }),
-  attempts: (key: string): ItemKey => ({ pk: `ATTEMPTS#${key}`, sk: 'ATTEMPTS' }),
-};
+export const apiTokenKey = (tokenHash: string): ItemKey => ({
+  pk: `${API_TOKEN_PARTITION_PREFIX}${tokenHash}`,
+  sk: 'APITOKEN',
+});
+
+export const apiTokenIdKey = (tokenId: string): ItemKey => ({
+  pk: `APITOKENID#${tokenId}`,
+  sk: 'APITOKENID',
+});
+
+/** The gsi1 partition that lists a user's API tokens, newest first. */
+export const userApiTokensPartition = (userId: string) => `${userPartition(userId)}#APITOKENS`;
+
+export const apiTokenIndexKey = (token: {
+  userId: string;
+  createdAt: string;
+  tokenId: string;
+}): IndexKey => ({
+  gsi1pk: userApiTokensPartition(token.userId),
+  gsi1sk: `${token.createdAt}#${token.tokenId}`,
+});
+
+export const sessionKey = (sessionId: string): ItemKey => ({ pk: `SESSION#${sessionId}`, sk: 'SESSION' });
+
+/** The gsi1 partition that lists a user's sessions. */
+export const userSessionsPartition = (userId: string) => `${userPartition(userId)}#SESSIONS`;
+
+export const sessionIndexKey = (session: {
+  userId: string;
+  createdAt: string;
+  sessionId: string;
+}): IndexKey => ({
+  gsi1pk: userSessionsPartition(session.userId),
+  gsi1sk: `${session.createdAt}#${session.sessionId}`,
+});
+
+export const refreshTokenKey = (tokenHash: string): ItemKey => ({
+  pk: `REFRESH#${tokenHash}`,
+  sk: 'REFRESH',
+});
+
+export const magicLinkKey = (tokenHash: string): ItemKey => ({
+  pk: `MAGICLINK#${tokenHash}`,
+  sk: 'MAGICLINK',
+});
+
+export const attemptsKey = (key: string): ItemKey => ({ pk: `ATTEMPTS#${key}`, sk: 'ATTEMPTS' });

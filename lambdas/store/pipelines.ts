@@ -23,21 +23,28 @@ import {
 } from '../core/schemas.ts';
 import { failedTransactionItems } from './conditions.ts';
 import { itemReader } from './items.ts';
-import { dataKeys, KEY_ATTRIBUTES } from './keys.ts';
+import {
+  ACTIVATION_PREFIX,
+  activationKey,
+  configurationKey,
+  executionKey,
+  executionsPartition,
+  KEY_ATTRIBUTES,
+  pipelineIndexKey,
+  pipelineKey,
+  pipelinePartition,
+  signalKey,
+  signalsPartition,
+  teamPipelinesPartition,
+} from './keys.ts';
 import { queryPage } from './query-page.ts';
 
-const readPipeline = itemReader(pipelineSchema, 'pipeline');
-const readConfiguration = itemReader(configurationSchema, 'configuration');
-const readActivation = itemReader(activationSchema, 'activation');
-const readSignal = itemReader(signalSchema, 'signal');
-const readExecution = itemReader(executionSchema, 'execution');
-
 export function configurationItem(configuration: Configuration) {
-  return { ...dataKeys.configurationOf(configuration), ...configuration };
+  return { ...configurationKey(configuration.pipelineId, configuration.id), ...configuration };
 }
 
 export function activationItem(activation: Activation) {
-  return { ...dataKeys.activation(activation), ...activation };
+  return { ...activationKey(activation), ...activation };
 }
 
 /** The transaction item that moves a pipeline's active configuration, guarded by what it was. */
@@ -45,7 +52,7 @@ export function activatePipelineUpdate(tableName: string, activation: Activation
   return {
     Update: {
       TableName: tableName,
-      Key: dataKeys.pipeline(activation.pipelineId),
+      Key: pipelineKey(activation.pipelineId),
       UpdateExpression: 'SET activeConfigurationId = :next',
       ConditionExpression: 'activeConfigurationId = :previous',
       ExpressionAttributeValues: {
@@ -57,15 +64,21 @@ export function activatePipelineUpdate(tableName: string, activation: Activation
 }
 
 function signalItem(signal: Signal) {
-  return { ...dataKeys.signal(signal), ...signal };
+  return { ...signalKey(signal), ...signal };
 }
 
 function executionItem(execution: Execution) {
-  return { ...dataKeys.execution(execution), ...execution };
+  return { ...executionKey(execution), ...execution };
 }
 
 /** DynamoDB adapter of PipelineRepository. */
 export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: string): PipelineRepository {
+  const readPipeline = itemReader(pipelineSchema, 'pipeline');
+  const readConfiguration = itemReader(configurationSchema, 'configuration');
+  const readActivation = itemReader(activationSchema, 'activation');
+  const readSignal = itemReader(signalSchema, 'signal');
+  const readExecution = itemReader(executionSchema, 'execution');
+
   /** Puts up to 100 new items in one transaction: all are written or none. */
   async function putAllNew(items: Array<Record<string, unknown> & { id: unknown }>, what: string) {
     try {
@@ -110,8 +123,8 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
               Put: {
                 TableName: tableName,
                 Item: {
-                  ...dataKeys.pipeline(pipeline.id),
-                  ...dataKeys.pipelineIndex(pipeline),
+                  ...pipelineKey(pipeline.id),
+                  ...pipelineIndexKey(pipeline),
                   latestConfigurationVersion: configuration.version,
                   ...pipeline,
                 },
@@ -131,7 +144,7 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
     },
 
     async getPipeline(id) {
-      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: dataKeys.pipeline(id) }));
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: pipelineKey(id) }));
       return Item ? readPipeline(Item) : null;
     },
 
@@ -141,7 +154,7 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
         {
           tableName,
           indexName: 'gsi1',
-          partition: { name: 'gsi1pk', value: dataKeys.teamPipelines(teamId) },
+          partition: { name: 'gsi1pk', value: teamPipelinesPartition(teamId) },
           cursorAttributes: KEY_ATTRIBUTES,
         },
         page,
@@ -150,7 +163,7 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
 
     async getConfiguration(pipelineId, configurationId) {
       const { Item } = await db.send(
-        new GetCommand({ TableName: tableName, Key: dataKeys.configuration(pipelineId, configurationId) }),
+        new GetCommand({ TableName: tableName, Key: configurationKey(pipelineId, configurationId) }),
       );
       return Item ? readConfiguration(Item) : null;
     },
@@ -167,7 +180,7 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
               {
                 ConditionCheck: {
                   TableName: tableName,
-                  Key: dataKeys.configuration(activation.pipelineId, activation.configurationId),
+                  Key: configurationKey(activation.pipelineId, activation.configurationId),
                   ConditionExpression: 'attribute_exists(pk)',
                 },
               },
@@ -199,15 +212,15 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
         db,
         {
           tableName,
-          partition: { name: 'pk', value: dataKeys.pipelinePartition(pipelineId) },
-          sortKeyPrefix: dataKeys.activationPrefix,
+          partition: { name: 'pk', value: pipelinePartition(pipelineId) },
+          sortKeyPrefix: ACTIVATION_PREFIX,
           cursorAttributes: ['pk', 'sk'],
         },
         page,
         readActivation,
       ),
 
-    recentSignals: (pipelineId, limit) => newest(dataKeys.signals(pipelineId), limit, readSignal),
-    recentExecutions: (pipelineId, limit) => newest(dataKeys.executions(pipelineId), limit, readExecution),
+    recentSignals: (pipelineId, limit) => newest(signalsPartition(pipelineId), limit, readSignal),
+    recentExecutions: (pipelineId, limit) => newest(executionsPartition(pipelineId), limit, readExecution),
   };
 }

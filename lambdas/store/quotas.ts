@@ -5,7 +5,7 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { QuotaStore } from '../core/ports.ts';
 import { isConditionFailure } from './conditions.ts';
-import { dataKeys } from './keys.ts';
+import { quotaKey } from './keys.ts';
 
 export function makeQuotaStore(db: DynamoDBDocumentClient, tableName: string): QuotaStore {
   return {
@@ -14,7 +14,7 @@ export function makeQuotaStore(db: DynamoDBDocumentClient, tableName: string): Q
         await db.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: dataKeys.quota(key, window.start),
+            Key: quotaKey(key, window.start),
             UpdateExpression: 'ADD #count :one SET expiresAtEpoch = :expires',
             ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
             ExpressionAttributeNames: { '#count': 'count' },

@@ -7,7 +7,7 @@ import { ConflictError, NotFoundError, PayloadTooLargeError } from '../core/erro
 import type { RunRepository } from '../core/ports.ts';
 import type { Configuration, RunStatus } from '../core/schemas.ts';
 import { failedTransactionItems, isConditionFailure, isItemTooLarge } from './conditions.ts';
-import { dataKeys, runKey } from './keys.ts';
+import { pipelineKey, runKey } from './keys.ts';
 import { configurationItem } from './pipelines.ts';
 import { currentRun, dataTableOf, moveCondition, type RunTables, toRun } from './run-table.ts';
 
@@ -62,7 +62,7 @@ export function makeRunGenerationStore(db: DynamoDBDocumentClient, tables: RunTa
         const { Attributes } = await db.send(
           new UpdateCommand({
             TableName: dataTable,
-            Key: dataKeys.pipeline(run.pipelineId),
+            Key: pipelineKey(run.pipelineId),
             UpdateExpression:
               'SET latestConfigurationVersion = if_not_exists(latestConfigurationVersion, :one) + :one',
             ConditionExpression: 'attribute_exists(pk)',

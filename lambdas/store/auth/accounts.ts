@@ -16,7 +16,15 @@ import { ConflictError } from '../../core/errors.ts';
 import { roleSchema } from '../../core/principal.ts';
 import { failedTransactionItems } from '../conditions.ts';
 import { itemReader } from '../items.ts';
-import { authKeys } from '../keys.ts';
+import {
+  emailKey,
+  MEMBERSHIP_PREFIX,
+  membershipIndexKey,
+  membershipKey,
+  teamKey,
+  userKey,
+  userPartition,
+} from '../keys.ts';
 import { type AuthTable, getItem } from './auth-table.ts';
 
 export type AccountStore = Pick<
@@ -31,40 +39,41 @@ export type AccountStore = Pick<
   | 'listTeamsOfUser'
 >;
 
-const teamSchema: z.ZodMiniType<Team> = z.object({
-  teamId: z.string(),
-  name: z.string(),
-  createdAt: z.string(),
-});
-const userSchema: z.ZodMiniType<User> = z.object({
-  userId: z.string(),
-  email: z.string(),
-  name: z.string(),
-  createdAt: z.string(),
-  passwordHash: z.optional(z.string()),
-});
-/** The email item: which user holds the address. */
-const emailSchema = z.object({ userId: z.string() });
-const membershipSchema: z.ZodMiniType<Membership> = z.object({
-  userId: z.string(),
-  teamId: z.string(),
-  role: roleSchema,
-  createdAt: z.string(),
-});
-const readMembership = itemReader(membershipSchema, 'membership');
-const readTeam = itemReader(teamSchema, 'team');
+/** The items' schemas; built by the factory, so that only the Lambdas that use the store bundle them. */
+function accountSchemas() {
+  const team: z.ZodMiniType<Team> = z.object({ teamId: z.string(), name: z.string(), createdAt: z.string() });
+  const user: z.ZodMiniType<User> = z.object({
+    userId: z.string(),
+    email: z.string(),
+    name: z.string(),
+    createdAt: z.string(),
+    passwordHash: z.optional(z.string()),
+  });
+  /** The email item: which user holds the address. */
+  const email = z.object({ userId: z.string() });
+  const membership: z.ZodMiniType<Membership> = z.object({
+    userId: z.string(),
+    teamId: z.string(),
+    role: roleSchema,
+    createdAt: z.string(),
+  });
+  return { team, user, email, membership };
+}
 
 /** DynamoDB adapter of the accounts part of AuthRepository. */
 export function makeAccountStore(table: AuthTable): AccountStore {
   const { db, tableName } = table;
-  const getUser = (userId: string) => getItem(table, authKeys.user(userId), userSchema, 'user');
+  const schemas = accountSchemas();
+  const readMembership = itemReader(schemas.membership, 'membership');
+  const readTeam = itemReader(schemas.team, 'team');
+  const getUser = (userId: string) => getItem(table, userKey(userId), schemas.user, 'user');
 
   return {
     async createTeam(team) {
       await db.send(
         new PutCommand({
           TableName: tableName,
-          Item: { ...authKeys.team(team.teamId), ...team },
+          Item: { ...teamKey(team.teamId), ...team },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -79,14 +88,14 @@ export function makeAccountStore(table: AuthTable): AccountStore {
               {
                 Put: {
                   TableName: tableName,
-                  Item: { ...authKeys.email(email), userId: user.userId },
+                  Item: { ...emailKey(email), userId: user.userId },
                   ConditionExpression: 'attribute_not_exists(pk)',
                 },
               },
               {
                 Put: {
                   TableName: tableName,
-                  Item: { ...authKeys.user(user.userId), ...user, email },
+                  Item: { ...userKey(user.userId), ...user, email },
                   ConditionExpression: 'attribute_not_exists(pk)',
                 },
               },
@@ -103,7 +112,7 @@ export function makeAccountStore(table: AuthTable): AccountStore {
     getUser,
 
     async findUserByEmail(email) {
-      const entry = await getItem(table, authKeys.email(normalizeEmail(email)), emailSchema, 'email entry');
+      const entry = await getItem(table, emailKey(normalizeEmail(email)), schemas.email, 'email entry');
       return entry ? getUser(entry.userId) : null;
     },
 
@@ -111,7 +120,7 @@ export function makeAccountStore(table: AuthTable): AccountStore {
       await db.send(
         new UpdateCommand({
           TableName: tableName,
-          Key: authKeys.user(userId),
+          Key: userKey(userId),
           UpdateExpression: 'SET passwordHash = :hash',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':hash': passwordHash },
@@ -124,8 +133,8 @@ export function makeAccountStore(table: AuthTable): AccountStore {
         new PutCommand({
           TableName: tableName,
           Item: {
-            ...authKeys.membership(membership.userId, membership.teamId),
-            ...authKeys.membershipIndex(membership),
+            ...membershipKey(membership.userId, membership.teamId),
+            ...membershipIndexKey(membership),
             ...membership,
           },
         }),
@@ -133,7 +142,7 @@ export function makeAccountStore(table: AuthTable): AccountStore {
     },
 
     getMembership: (userId, teamId) =>
-      getItem(table, authKeys.membership(userId, teamId), membershipSchema, 'membership'),
+      getItem(table, membershipKey(userId, teamId), schemas.membership, 'membership'),
 
     async listTeamsOfUser(userId) {
       const { Items = [] } = await db.send(
@@ -141,8 +150,8 @@ export function makeAccountStore(table: AuthTable): AccountStore {
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :team)',
           ExpressionAttributeValues: {
-            ':pk': authKeys.userPartition(userId),
-            ':team': authKeys.membershipPrefix,
+            ':pk': userPartition(userId),
+            ':team': MEMBERSHIP_PREFIX,
           },
           ConsistentRead: true,
           Limit: 100,
@@ -152,7 +161,7 @@ export function makeAccountStore(table: AuthTable): AccountStore {
       if (memberships.length === 0) return [];
       const { Responses = {} } = await db.send(
         new BatchGetCommand({
-          RequestItems: { [tableName]: { Keys: memberships.map((m) => authKeys.team(m.teamId)) } },
+          RequestItems: { [tableName]: { Keys: memberships.map((m) => teamKey(m.teamId)) } },
         }),
       );
       const names = new Map(

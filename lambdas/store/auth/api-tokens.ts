@@ -7,7 +7,13 @@ import * as z from 'zod/mini';
 import type { ApiTokenRecord, AuthRepository } from '../../auth/ports.ts';
 import { failedTransactionItems, isConditionFailure } from '../conditions.ts';
 import { itemReader } from '../items.ts';
-import { authKeys, KEY_ATTRIBUTES } from '../keys.ts';
+import {
+  apiTokenIdKey,
+  apiTokenIndexKey,
+  apiTokenKey,
+  KEY_ATTRIBUTES,
+  userApiTokensPartition,
+} from '../keys.ts';
 import { queryPage } from '../query-page.ts';
 import { type AuthTable, epochSeconds, getItem } from './auth-table.ts';
 
@@ -24,26 +30,29 @@ export type ApiTokenStore = Pick<
 /** Revoked and expired tokens stay listed this long, then TTL removes them. */
 const REVOKED_TOKEN_RETENTION_MS = 30 * 24 * 3600_000;
 
-const apiTokenSchema: z.ZodMiniType<ApiTokenRecord> = z.object({
-  tokenId: z.string(),
-  tokenHash: z.string(),
-  userId: z.string(),
-  teamId: z.string(),
-  name: z.string(),
-  hint: z.string(),
-  createdAt: z.string(),
-  expiresAt: z.nullable(z.string()),
-  revokedAt: z.nullable(z.string()),
-  lastUsedAt: z.optional(z.nullable(z.string())),
-});
-/** The id pointer: which token hash an id names. */
-const tokenIdSchema = z.object({ tokenHash: z.string() });
+/** The token item's schema; built by the factory, so that only the Lambdas that use the store bundle it. */
+const apiTokenSchema = (): z.ZodMiniType<ApiTokenRecord> =>
+  z.object({
+    tokenId: z.string(),
+    tokenHash: z.string(),
+    userId: z.string(),
+    teamId: z.string(),
+    name: z.string(),
+    hint: z.string(),
+    createdAt: z.string(),
+    expiresAt: z.nullable(z.string()),
+    revokedAt: z.nullable(z.string()),
+    lastUsedAt: z.optional(z.nullable(z.string())),
+  });
 
 /** DynamoDB adapter of the API token part of AuthRepository. */
 export function makeApiTokenStore(table: AuthTable): ApiTokenStore {
   const { db, tableName } = table;
+  const tokenSchema = apiTokenSchema();
+  /** The id pointer: which token hash an id names. */
+  const tokenIdSchema = z.object({ tokenHash: z.string() });
   const findApiTokenByHash = (tokenHash: string) =>
-    getItem(table, authKeys.apiToken(tokenHash), apiTokenSchema, 'API token');
+    getItem(table, apiTokenKey(tokenHash), tokenSchema, 'API token');
 
   return {
     async createApiToken(token) {
@@ -58,8 +67,8 @@ export function makeApiTokenStore(table: AuthTable): ApiTokenStore {
               Put: {
                 TableName: tableName,
                 Item: {
-                  ...authKeys.apiToken(token.tokenHash),
-                  ...authKeys.apiTokenIndex(token),
+                  ...apiTokenKey(token.tokenHash),
+                  ...apiTokenIndexKey(token),
                   ...ttl,
                   ...token,
                 },
@@ -69,7 +78,7 @@ export function makeApiTokenStore(table: AuthTable): ApiTokenStore {
             {
               Put: {
                 TableName: tableName,
-                Item: { ...authKeys.apiTokenId(token.tokenId), tokenHash: token.tokenHash, ...ttl },
+                Item: { ...apiTokenIdKey(token.tokenId), tokenHash: token.tokenHash, ...ttl },
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
@@ -81,7 +90,7 @@ export function makeApiTokenStore(table: AuthTable): ApiTokenStore {
     findApiTokenByHash,
 
     async getApiToken(tokenId) {
-      const pointer = await getItem(table, authKeys.apiTokenId(tokenId), tokenIdSchema, 'API token id');
+      const pointer = await getItem(table, apiTokenIdKey(tokenId), tokenIdSchema, 'API token id');
       return pointer ? findApiTokenByHash(pointer.tokenHash) : null;
     },
 
@@ -91,7 +100,7 @@ export function makeApiTokenStore(table: AuthTable): ApiTokenStore {
         {
           tableName,
           indexName: 'gsi1',
-          partition: { name: 'gsi1pk', value: authKeys.userApiTokens(userId) },
+          partition: { name: 'gsi1pk', value: userApiTokensPartition(userId) },
           cursorAttributes: KEY_ATTRIBUTES,
           filter: {
             expression: '#team = :teamId',
@@ -100,7 +109,7 @@ export function makeApiTokenStore(table: AuthTable): ApiTokenStore {
           },
         },
         page,
-        itemReader(apiTokenSchema, 'API token'),
+        itemReader(tokenSchema, 'API token'),
       ),
 
     async revokeApiToken({ tokenHash, tokenId }, at) {
@@ -112,7 +121,7 @@ export function makeApiTokenStore(table: AuthTable): ApiTokenStore {
               {
                 Update: {
                   TableName: tableName,
-                  Key: authKeys.apiToken(tokenHash),
+                  Key: apiTokenKey(tokenHash),
                   UpdateExpression: 'SET revokedAt = :at, expiresAtEpoch = :ttl',
                   ConditionExpression:
                     'attribute_exists(pk) AND (attribute_not_exists(revokedAt) OR revokedAt = :null)',
@@ -123,7 +132,7 @@ export function makeApiTokenStore(table: AuthTable): ApiTokenStore {
                 // The id pointer goes with the token when TTL removes it.
                 Update: {
                   TableName: tableName,
-                  Key: authKeys.apiTokenId(tokenId),
+                  Key: apiTokenIdKey(tokenId),
                   UpdateExpression: 'SET expiresAtEpoch = :ttl',
                   ExpressionAttributeValues: { ':ttl': ttl },
                 },
@@ -142,7 +151,7 @@ export function makeApiTokenStore(table: AuthTable): ApiTokenStore {
         await db.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: authKeys.apiToken(tokenHash),
+            Key: apiTokenKey(tokenHash),
             UpdateExpression: 'SET lastUsedAt = :at',
             ConditionExpression:
               'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt = :null OR lastUsedAt < :stale)',

@@ -6,21 +6,20 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import * as z from 'zod/mini';
 import type { AuthRepository } from '../../auth/ports.ts';
 import { isConditionFailure } from '../conditions.ts';
-import { authKeys } from '../keys.ts';
+import { attemptsKey } from '../keys.ts';
 import { type AuthTable, epochSeconds, getItem } from './auth-table.ts';
 
 export type AttemptStore = Pick<AuthRepository, 'reserveAttempt' | 'clearAttempts'>;
 
-const windowSchema = z.object({ windowStartedAt: z.string() });
-
 /** DynamoDB adapter of the attempts part of AuthRepository. */
 export function makeAttemptStore(table: AuthTable): AttemptStore {
   const { db, tableName } = table;
+  const windowSchema = z.object({ windowStartedAt: z.string() });
   return {
     async reserveAttempt(key, { limit, windowMs }, now) {
       const nowIso = now.toISOString();
       const windowFloor = new Date(now.getTime() - windowMs).toISOString();
-      const Key = authKeys.attempts(key);
+      const Key = attemptsKey(key);
       const ttl = epochSeconds(nowIso, windowMs);
       // Two rounds: a concurrent caller may start the new window between our two writes.
       for (let round = 0; round < 2; round++) {
@@ -68,7 +67,7 @@ export function makeAttemptStore(table: AuthTable): AttemptStore {
     },
 
     async clearAttempts(key) {
-      await db.send(new DeleteCommand({ TableName: tableName, Key: authKeys.attempts(key) }));
+      await db.send(new DeleteCommand({ TableName: tableName, Key: attemptsKey(key) }));
     },
   };
 }

@@ -7,27 +7,27 @@ import * as z from 'zod/mini';
 import type { AuthRepository, MagicLinkRecord } from '../../auth/ports.ts';
 import { isConditionFailure } from '../conditions.ts';
 import { parseItem } from '../items.ts';
-import { authKeys } from '../keys.ts';
+import { magicLinkKey } from '../keys.ts';
 import { type AuthTable, epochSeconds } from './auth-table.ts';
 
 export type MagicLinkStore = Pick<AuthRepository, 'createMagicLink' | 'consumeMagicLink'>;
 
-const magicLinkSchema: z.ZodMiniType<MagicLinkRecord> = z.object({
-  tokenHash: z.string(),
-  userId: z.string(),
-  createdAt: z.string(),
-  expiresAt: z.string(),
-});
-
 /** DynamoDB adapter of the magic-link part of AuthRepository. */
 export function makeMagicLinkStore({ db, tableName }: AuthTable): MagicLinkStore {
+  // Built here, not at module level, so that only the Lambdas that use the store bundle it.
+  const magicLinkSchema: z.ZodMiniType<MagicLinkRecord> = z.object({
+    tokenHash: z.string(),
+    userId: z.string(),
+    createdAt: z.string(),
+    expiresAt: z.string(),
+  });
   return {
     async createMagicLink(link) {
       await db.send(
         new PutCommand({
           TableName: tableName,
           Item: {
-            ...authKeys.magicLink(link.tokenHash),
+            ...magicLinkKey(link.tokenHash),
             expiresAtEpoch: epochSeconds(link.expiresAt),
             ...link,
           },
@@ -42,7 +42,7 @@ export function makeMagicLinkStore({ db, tableName }: AuthTable): MagicLinkStore
         const { Attributes } = await db.send(
           new DeleteCommand({
             TableName: tableName,
-            Key: authKeys.magicLink(tokenHash),
+            Key: magicLinkKey(tokenHash),
             ConditionExpression: 'attribute_exists(pk)',
             ReturnValues: 'ALL_OLD',
           }),

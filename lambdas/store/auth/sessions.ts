@@ -7,7 +7,7 @@ import * as z from 'zod/mini';
 import type { AuthRepository, RefreshTokenRecord, SessionRecord } from '../../auth/ports.ts';
 import { failedTransactionItems, isConditionFailure } from '../conditions.ts';
 import { itemReader } from '../items.ts';
-import { authKeys } from '../keys.ts';
+import { refreshTokenKey, sessionIndexKey, sessionKey, userSessionsPartition } from '../keys.ts';
 import { type AuthTable, epochSeconds, getItem } from './auth-table.ts';
 
 export type SessionStore = Pick<
@@ -20,37 +20,41 @@ export type SessionStore = Pick<
   | 'rotateRefreshToken'
 >;
 
-const sessionSchema: z.ZodMiniType<SessionRecord> = z.object({
-  sessionId: z.string(),
-  userId: z.string(),
-  teamId: z.string(),
-  method: z.enum(['password', 'magic-link']),
-  createdAt: z.string(),
-  expiresAt: z.string(),
-  lastRefreshedAt: z.optional(z.string()),
-  revokedAt: z.optional(z.string()),
-  revokedReason: z.optional(z.enum(['logout', 'refresh-token-reuse', 'password-changed'])),
-});
-const refreshTokenSchema: z.ZodMiniType<RefreshTokenRecord> = z.object({
-  tokenHash: z.string(),
-  sessionId: z.string(),
-  createdAt: z.string(),
-  expiresAt: z.string(),
-  usedAt: z.optional(z.string()),
-});
-const readSessionId = itemReader(z.object({ sessionId: z.string() }), 'session');
+/** The items' schemas; built by the factory, so that only the Lambdas that use the store bundle them. */
+function sessionSchemas() {
+  const session: z.ZodMiniType<SessionRecord> = z.object({
+    sessionId: z.string(),
+    userId: z.string(),
+    teamId: z.string(),
+    method: z.enum(['password', 'magic-link']),
+    createdAt: z.string(),
+    expiresAt: z.string(),
+    lastRefreshedAt: z.optional(z.string()),
+    revokedAt: z.optional(z.string()),
+    revokedReason: z.optional(z.enum(['logout', 'refresh-token-reuse', 'password-changed'])),
+  });
+  const refreshToken: z.ZodMiniType<RefreshTokenRecord> = z.object({
+    tokenHash: z.string(),
+    sessionId: z.string(),
+    createdAt: z.string(),
+    expiresAt: z.string(),
+    usedAt: z.optional(z.string()),
+  });
+  return { session, refreshToken, sessionId: z.object({ sessionId: z.string() }) };
+}
 
 /** DynamoDB adapter of the session part of AuthRepository. */
 export function makeSessionStore(table: AuthTable): SessionStore {
   const { db, tableName } = table;
-  const getSession = (sessionId: string) =>
-    getItem(table, authKeys.session(sessionId), sessionSchema, 'session');
+  const schemas = sessionSchemas();
+  const readSessionId = itemReader(schemas.sessionId, 'session');
+  const getSession = (sessionId: string) => getItem(table, sessionKey(sessionId), schemas.session, 'session');
 
   /** Kept until the session's own end, not the token's: a stolen token replayed late is still reuse. */
   const refreshTokenPut = (token: RefreshTokenRecord, sessionExpiresAt: string) => ({
     TableName: tableName,
     Item: {
-      ...authKeys.refreshToken(token.tokenHash),
+      ...refreshTokenKey(token.tokenHash),
       expiresAtEpoch: epochSeconds(sessionExpiresAt),
       ...token,
     },
@@ -66,8 +70,8 @@ export function makeSessionStore(table: AuthTable): SessionStore {
               Put: {
                 TableName: tableName,
                 Item: {
-                  ...authKeys.session(session.sessionId),
-                  ...authKeys.sessionIndex(session),
+                  ...sessionKey(session.sessionId),
+                  ...sessionIndexKey(session),
                   expiresAtEpoch: epochSeconds(session.expiresAt),
                   ...session,
                 },
@@ -93,7 +97,7 @@ export function makeSessionStore(table: AuthTable): SessionStore {
             IndexName: 'gsi1',
             KeyConditionExpression: 'gsi1pk = :pk',
             FilterExpression: 'attribute_not_exists(revokedAt)',
-            ExpressionAttributeValues: { ':pk': authKeys.userSessions(userId) },
+            ExpressionAttributeValues: { ':pk': userSessionsPartition(userId) },
             ExclusiveStartKey: startKey,
           }),
         );
@@ -108,7 +112,7 @@ export function makeSessionStore(table: AuthTable): SessionStore {
         await db.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: authKeys.session(sessionId),
+            Key: sessionKey(sessionId),
             UpdateExpression: 'SET revokedAt = :at, revokedReason = :reason',
             ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
             ExpressionAttributeValues: { ':at': at, ':reason': reason },
@@ -120,7 +124,7 @@ export function makeSessionStore(table: AuthTable): SessionStore {
     },
 
     findRefreshToken: (tokenHash) =>
-      getItem(table, authKeys.refreshToken(tokenHash), refreshTokenSchema, 'refresh token'),
+      getItem(table, refreshTokenKey(tokenHash), schemas.refreshToken, 'refresh token'),
 
     async rotateRefreshToken({ usedHash, usedAt, next, teamId }) {
       const session = await getSession(next.sessionId);
@@ -132,7 +136,7 @@ export function makeSessionStore(table: AuthTable): SessionStore {
               {
                 Update: {
                   TableName: tableName,
-                  Key: authKeys.refreshToken(usedHash),
+                  Key: refreshTokenKey(usedHash),
                   UpdateExpression: 'SET usedAt = :at',
                   ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(usedAt)',
                   ExpressionAttributeValues: { ':at': usedAt },
@@ -142,7 +146,7 @@ export function makeSessionStore(table: AuthTable): SessionStore {
               {
                 Update: {
                   TableName: tableName,
-                  Key: authKeys.session(next.sessionId),
+                  Key: sessionKey(next.sessionId),
                   UpdateExpression: 'SET teamId = :team, lastRefreshedAt = :at',
                   ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
                   ExpressionAttributeValues: { ':team': teamId, ':at': usedAt },

@@ -4,7 +4,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { dataKeys } from '../../../lambdas/store/keys.ts';
+import { CONFIGURATION_PREFIX, pipelinePartition } from '../../../lambdas/store/keys.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
@@ -249,8 +249,8 @@ describe('the synthesis worker', () => {
         TableName: names.Data,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
         ExpressionAttributeValues: {
-          ':pk': dataKeys.pipelinePartition(pipeline.id),
-          ':c': dataKeys.configurationPrefix,
+          ':pk': pipelinePartition(pipeline.id),
+          ':c': CONFIGURATION_PREFIX,
         },
       }),
     );
