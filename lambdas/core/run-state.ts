@@ -2,7 +2,7 @@
  * The run's status rules, in one table: every status write of the run store is conditioned on it
  * (store/run-table.ts moveCondition), and a new run starts from newPendingRun.
  */
-import type { RunStatus, SynthesisRun } from './schemas.ts';
+import { type RunStatus, runStatusSchema, type SynthesisRun } from './schemas.ts';
 
 /**
  * The run state machine. `generating → generating` is a re-claim of a run whose worker died
@@ -20,7 +20,7 @@ const TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
 
 /** The statuses a run may be in for a move to `to` to be legal: the store's write condition. */
 export function statusesAllowedBefore(to: RunStatus): RunStatus[] {
-  return (Object.keys(TRANSITIONS) as RunStatus[]).filter((from) => TRANSITIONS[from].includes(to));
+  return runStatusSchema.options.filter((from) => TRANSITIONS[from].includes(to));
 }
 
 export type NewRunFields = Pick<

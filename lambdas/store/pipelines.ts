@@ -21,7 +21,7 @@ import {
   type Signal,
   signalSchema,
 } from '../core/schemas.ts';
-import { failedTransactionItems } from './conditions.ts';
+import { failedTransactionItems, putNew } from './conditions.ts';
 import { itemReader } from './items.ts';
 import {
   ACTIVATION_PREFIX,
@@ -84,9 +84,7 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
     try {
       await db.send(
         new TransactWriteCommand({
-          TransactItems: items.map((Item) => ({
-            Put: { TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' },
-          })),
+          TransactItems: items.map((item) => putNew(tableName, item)),
         }),
       );
     } catch (error) {
@@ -119,25 +117,13 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
       await db.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              Put: {
-                TableName: tableName,
-                Item: {
-                  ...pipelineKey(pipeline.id),
-                  ...pipelineIndexKey(pipeline),
-                  latestConfigurationVersion: configuration.version,
-                  ...pipeline,
-                },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            {
-              Put: {
-                TableName: tableName,
-                Item: configurationItem(configuration),
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
+            putNew(tableName, {
+              ...pipelineKey(pipeline.id),
+              ...pipelineIndexKey(pipeline),
+              latestConfigurationVersion: configuration.version,
+              ...pipeline,
+            }),
+            putNew(tableName, configurationItem(configuration)),
           ],
         }),
       );
@@ -184,13 +170,7 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
                   ConditionExpression: 'attribute_exists(pk)',
                 },
               },
-              {
-                Put: {
-                  TableName: tableName,
-                  Item: activationItem(activation),
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
+              putNew(tableName, activationItem(activation)),
             ],
           }),
         );

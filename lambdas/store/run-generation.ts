@@ -6,7 +6,7 @@ import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from
 import { ConflictError, NotFoundError, PayloadTooLargeError } from '../core/errors.ts';
 import type { RunRepository } from '../core/ports.ts';
 import type { Configuration, RunStatus } from '../core/schemas.ts';
-import { failedTransactionItems, isConditionFailure, isItemTooLarge } from './conditions.ts';
+import { failedTransactionItems, isConditionFailure, isItemTooLarge, putNew } from './conditions.ts';
 import { pipelineKey, runKey } from './keys.ts';
 import { configurationItem } from './pipelines.ts';
 import { currentRun, dataTableOf, moveCondition, type RunTables, toRun } from './run-table.ts';
@@ -82,13 +82,7 @@ export function makeRunGenerationStore(db: DynamoDBDocumentClient, tables: RunTa
         await db.send(
           new TransactWriteCommand({
             TransactItems: [
-              {
-                Put: {
-                  TableName: dataTable,
-                  Item: configurationItem(configuration),
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
+              putNew(dataTable, configurationItem(configuration)),
               {
                 Put: {
                   TableName: tables.runs,

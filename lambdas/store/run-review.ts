@@ -7,7 +7,7 @@ import { ConflictError } from '../core/errors.ts';
 import type { RunRepository } from '../core/ports.ts';
 import { statusesAllowedBefore } from '../core/run-state.ts';
 import type { SynthesisRun } from '../core/schemas.ts';
-import { failedTransactionItems, isConditionFailure } from './conditions.ts';
+import { failedTransactionItems, isConditionFailure, putNew } from './conditions.ts';
 import { runKey } from './keys.ts';
 import { activatePipelineUpdate, activationItem } from './pipelines.ts';
 import { currentRun, dataTableOf, moveCondition, type RunTables, toRun } from './run-table.ts';
@@ -53,13 +53,7 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
                 },
               },
               activatePipelineUpdate(dataTable, activation),
-              {
-                Put: {
-                  TableName: dataTable,
-                  Item: activationItem(activation),
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
+              putNew(dataTable, activationItem(activation)),
             ],
           }),
         );

@@ -14,7 +14,7 @@ import { normalizeEmail } from '../../auth/email-address.ts';
 import type { AuthRepository, Membership, Team, User } from '../../auth/ports.ts';
 import { ConflictError } from '../../core/errors.ts';
 import { roleSchema } from '../../core/principal.ts';
-import { failedTransactionItems } from '../conditions.ts';
+import { failedTransactionItems, putNew } from '../conditions.ts';
 import { itemReader } from '../items.ts';
 import {
   emailKey,
@@ -85,20 +85,8 @@ export function makeAccountStore(table: AuthTable): AccountStore {
         await db.send(
           new TransactWriteCommand({
             TransactItems: [
-              {
-                Put: {
-                  TableName: tableName,
-                  Item: { ...emailKey(email), userId: user.userId },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
-              {
-                Put: {
-                  TableName: tableName,
-                  Item: { ...userKey(user.userId), ...user, email },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
+              putNew(tableName, { ...emailKey(email), userId: user.userId }),
+              putNew(tableName, { ...userKey(user.userId), ...user, email }),
             ],
           }),
         );

@@ -5,7 +5,7 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { ApiTokenRecord, AuthRepository } from '../../auth/ports.ts';
-import { failedTransactionItems, isConditionFailure } from '../conditions.ts';
+import { failedTransactionItems, isConditionFailure, putNew } from '../conditions.ts';
 import { itemReader } from '../items.ts';
 import {
   apiTokenIdKey,
@@ -63,25 +63,13 @@ export function makeApiTokenStore(table: AuthTable): ApiTokenStore {
       await db.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              Put: {
-                TableName: tableName,
-                Item: {
-                  ...apiTokenKey(token.tokenHash),
-                  ...apiTokenIndexKey(token),
-                  ...ttl,
-                  ...token,
-                },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            {
-              Put: {
-                TableName: tableName,
-                Item: { ...apiTokenIdKey(token.tokenId), tokenHash: token.tokenHash, ...ttl },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
+            putNew(tableName, {
+              ...apiTokenKey(token.tokenHash),
+              ...apiTokenIndexKey(token),
+              ...ttl,
+              ...token,
+            }),
+            putNew(tableName, { ...apiTokenIdKey(token.tokenId), tokenHash: token.tokenHash, ...ttl }),
           ],
         }),
       );

@@ -5,7 +5,7 @@
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { AuthRepository, RefreshTokenRecord, SessionRecord } from '../../auth/ports.ts';
-import { failedTransactionItems, isConditionFailure } from '../conditions.ts';
+import { failedTransactionItems, isConditionFailure, putNew } from '../conditions.ts';
 import { itemReader } from '../items.ts';
 import { refreshTokenKey, sessionIndexKey, sessionKey, userSessionsPartition } from '../keys.ts';
 import { type AuthTable, epochSeconds, getItem } from './auth-table.ts';
@@ -51,34 +51,25 @@ export function makeSessionStore(table: AuthTable): SessionStore {
   const getSession = (sessionId: string) => getItem(table, sessionKey(sessionId), schemas.session, 'session');
 
   /** Kept until the session's own end, not the token's: a stolen token replayed late is still reuse. */
-  const refreshTokenPut = (token: RefreshTokenRecord, sessionExpiresAt: string) => ({
-    TableName: tableName,
-    Item: {
+  const refreshTokenPut = (token: RefreshTokenRecord, sessionExpiresAt: string) =>
+    putNew(tableName, {
       ...refreshTokenKey(token.tokenHash),
       expiresAtEpoch: epochSeconds(sessionExpiresAt),
       ...token,
-    },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  });
+    });
 
   return {
     async createSession(session, refreshToken) {
       await db.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              Put: {
-                TableName: tableName,
-                Item: {
-                  ...sessionKey(session.sessionId),
-                  ...sessionIndexKey(session),
-                  expiresAtEpoch: epochSeconds(session.expiresAt),
-                  ...session,
-                },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            { Put: refreshTokenPut(refreshToken, session.expiresAt) },
+            putNew(tableName, {
+              ...sessionKey(session.sessionId),
+              ...sessionIndexKey(session),
+              expiresAtEpoch: epochSeconds(session.expiresAt),
+              ...session,
+            }),
+            refreshTokenPut(refreshToken, session.expiresAt),
           ],
         }),
       );
@@ -142,7 +133,7 @@ export function makeSessionStore(table: AuthTable): SessionStore {
                   ExpressionAttributeValues: { ':at': usedAt },
                 },
               },
-              { Put: refreshTokenPut(next, session.expiresAt) },
+              refreshTokenPut(next, session.expiresAt),
               {
                 Update: {
                   TableName: tableName,
