@@ -14,6 +14,7 @@ import {
   HTTP_FUNCTION_TIMEOUT_SECONDS,
   type TableAccess,
 } from '../lambdas/routes.ts';
+import { API_TOKEN_PARTITION_PREFIX } from '../lambdas/store/keys.ts';
 import { AUTH_TABLE, TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
 import { DEPS_LOCK_FILE, handlerEntryPath, LAMBDA_BUNDLING, REPO_ROOT } from './bundling.ts';
 import { type EmailSettings, sesIdentityArn } from './email.ts';
@@ -206,7 +207,7 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * The authorizer records when an API token was last used (lambdas/store/auth.ts touchApiToken:
+   * The authorizer records when an API token was last used (lambdas/store/auth/api-tokens.ts touchApiToken:
    * `SET lastUsedAt` on `APITOKEN#<hash>` items, no return values). Hand-written because no grant
    * method limits a write to some items and attributes: the conditions confine UpdateItem to API
    * token items and to the lastUsedAt attribute, so the authorizer cannot change a token's owner,
@@ -221,7 +222,7 @@ export class ServiceFunction extends Construct {
         actions: ['dynamodb:UpdateItem'],
         resources: [table.tableArn],
         conditions: {
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APITOKEN#*'] },
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${API_TOKEN_PARTITION_PREFIX}*`] },
           'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...keyAttributes, 'lastUsedAt'] },
           StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
         },

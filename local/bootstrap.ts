@@ -19,7 +19,7 @@ import { makeBootstrapTeam } from '../lambdas/auth/bootstrap.ts';
 import { ApiError } from '../lambdas/core/errors.ts';
 import { createDocumentClient } from '../lambdas/platform/aws.ts';
 import { nanoidGenerator, systemClock } from '../lambdas/platform/clock.ts';
-import { makeAuthRepository } from '../lambdas/store/auth.ts';
+import { makeAuthRepository } from '../lambdas/platform/repositories.ts';
 
 const { values } = parseArgs({
   options: {

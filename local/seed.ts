@@ -10,7 +10,7 @@ import {
   makeRecordSignals,
 } from '../lambdas/core/use-cases/pipelines.ts';
 import { nanoidGenerator, systemClock } from '../lambdas/platform/clock.ts';
-import { makeAuthRepository } from '../lambdas/store/auth.ts';
+import { makeAuthRepository } from '../lambdas/platform/repositories.ts';
 import { makePipelineRepository } from '../lambdas/store/pipelines.ts';
 
 export interface SeedTeam {

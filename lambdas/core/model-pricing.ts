@@ -38,10 +38,9 @@ export const DEFAULT_MODEL_PRICES: ModelPrices = {
 
 /** The price of `model`: the entry with the longest prefix of its id, if any. */
 export function priceOf(model: string, prices: ModelPrices): ModelPrice | undefined {
-  const key = Object.keys(prices)
-    .filter((prefix) => model.startsWith(prefix))
-    .sort((a, b) => b.length - a.length)[0];
-  return key === undefined ? undefined : prices[key];
+  return Object.entries(prices)
+    .filter(([prefix]) => model.startsWith(prefix))
+    .sort(([a], [b]) => b.length - a.length)[0]?.[1];
 }
 
 /** USD for the usage, to a millionth of a dollar; null when the table has no price for the model. */

@@ -1,3 +1,7 @@
+/*
+ * The ports the use cases need: store/ and platform/ implement them, tests fake them. Every
+ * repository speaks in the records of core/schemas.ts.
+ */
 import type { SpentUsage } from './errors.ts';
 import type {
   Activation,
@@ -15,7 +19,6 @@ import type {
   SynthesisRun,
 } from './schemas.ts';
 
-/** The ports the use cases need; store/ and platform/ implement them, tests may fake them. */
 
 export interface Clock {
   now(): Date;

@@ -1,3 +1,7 @@
+/*
+ * Who is calling (the principal the authorizer established) and the two rules every use case
+ * applies to it: a credential acts for one team, and viewers only read.
+ */
 import * as z from 'zod/mini';
 import { ForbiddenError } from './errors.ts';
 

@@ -1,10 +1,13 @@
-import { ConflictError } from './errors.ts';
-import type { RunStatus, SynthesisRun } from './schemas.ts';
+/*
+ * The run's status rules, in one table: every status write of the run store is conditioned on it
+ * (store/run-table.ts moveCondition), and a new run starts from newPendingRun.
+ */
+import { type RunStatus, runStatusSchema, type SynthesisRun } from './schemas.ts';
 
 /**
  * The run state machine. `generating → generating` is a re-claim of a run whose worker died
  * (its lease ran out); `generating → pending` releases an attempt that hit a transient fault, so
- * its retry seconds later can claim it; terminal states never move.
+ * its retry seconds later can claim it; approved, rejected and failed runs never move.
  */
 const TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   pending: ['generating', 'failed'],
@@ -15,21 +18,9 @@ const TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   failed: [],
 };
 
-export const TERMINAL_STATUSES: readonly RunStatus[] = ['approved', 'rejected', 'failed'];
-
-export function canTransition(from: RunStatus, to: RunStatus): boolean {
-  return TRANSITIONS[from].includes(to);
-}
-
 /** The statuses a run may be in for a move to `to` to be legal: the store's write condition. */
 export function statusesAllowedBefore(to: RunStatus): RunStatus[] {
-  return (Object.keys(TRANSITIONS) as RunStatus[]).filter((from) => TRANSITIONS[from].includes(to));
-}
-
-export function assertTransition(from: RunStatus, to: RunStatus): void {
-  if (!canTransition(from, to)) {
-    throw new ConflictError(`The run is ${from}; it cannot become ${to}.`);
-  }
+  return runStatusSchema.options.filter((from) => TRANSITIONS[from].includes(to));
 }
 
 export type NewRunFields = Pick<

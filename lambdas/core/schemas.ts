@@ -1,3 +1,7 @@
+/*
+ * The API's records and request bodies as zod/mini schemas, with the limits every edge enforces:
+ * what is stored, what is accepted, and the types the rest of the code uses.
+ */
 import * as z from 'zod/mini';
 import './zod-locale.ts';
 

@@ -1,3 +1,7 @@
+/*
+ * English messages for zod/mini's issues, imported for its effect by the modules that validate
+ * (see below for why by name).
+ */
 import { en } from 'zod/locales';
 import { config } from 'zod/mini';
 

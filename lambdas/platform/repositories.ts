@@ -1,5 +1,15 @@
+/*
+ * Builders for the DynamoDB adapters, each reading only the table names it needs: a Lambda is
+ * given (and granted) just the tables its route table row names.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { makeAuthRepository } from '../store/auth.ts';
+import type { AuthRepository } from '../auth/ports.ts';
+import { makeAccountStore } from '../store/auth/accounts.ts';
+import { makeApiTokenStore } from '../store/auth/api-tokens.ts';
+import { makeAttemptStore } from '../store/auth/attempts.ts';
+import { makeMagicLinkStore } from '../store/auth/magic-links.ts';
+import { makeSessionStore } from '../store/auth/sessions.ts';
 import { makeEvidenceStore } from '../store/evidence.ts';
 import { makeIdempotencyStore } from '../store/idempotency.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
@@ -8,10 +18,6 @@ import { makeRunRepository } from '../store/runs.ts';
 import { getDocumentClient } from './aws.ts';
 import { readConfig, tableName } from './config.ts';
 
-/*
- * Builders for the DynamoDB adapters, each reading only the table names it needs: a Lambda is
- * given (and granted) just the tables its route table row names.
- */
 export function runRepositoryFromEnv() {
   const config = readConfig({ RUNS_TABLE: tableName, DATA_TABLE: z.optional(tableName) });
   return makeRunRepository(getDocumentClient(), { runs: config.RUNS_TABLE, data: config.DATA_TABLE });
@@ -19,6 +25,18 @@ export function runRepositoryFromEnv() {
 
 export function pipelineRepositoryFromEnv() {
   return makePipelineRepository(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+}
+
+/** The auth table's stores, one per aggregate, composed into the one AuthRepository port. */
+export function makeAuthRepository(db: DynamoDBDocumentClient, tableName: string): AuthRepository {
+  const table = { db, tableName };
+  return {
+    ...makeAccountStore(table),
+    ...makeApiTokenStore(table),
+    ...makeSessionStore(table),
+    ...makeMagicLinkStore(table),
+    ...makeAttemptStore(table),
+  };
 }
 
 export function authRepositoryFromEnv() {

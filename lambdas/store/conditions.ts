@@ -1,3 +1,7 @@
+/*
+ * Conditional writes: the transaction item that only creates, and how DynamoDB says a condition
+ * failed (of a single write, of which items of a transaction) or that an item grew over 400 KB.
+ */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 
 export function isConditionFailure(error: unknown): boolean {
@@ -19,12 +23,6 @@ export function failedTransactionItems(error: unknown): number[] {
   return reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
 }
 
-export function isTransactionConflict(error: unknown): boolean {
-  return (
-    (error as Error)?.name === 'TransactionCanceledException' && failedTransactionItems(error).length === 0
-  );
-}
-
 /** DynamoDB refused an item over its 400 KB limit (alone, or as a transaction item). */
 export function isItemTooLarge(error: unknown): boolean {
   const name = (error as Error)?.name;
@@ -33,4 +31,9 @@ export function isItemTooLarge(error: unknown): boolean {
   if (name !== 'TransactionCanceledException') return false;
   const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
   return reasons.some((reason) => reason.Code === 'ValidationError' && /size/i.test(reason.Message ?? ''));
+}
+
+/** A transaction item that only creates (pk/sk tables): an item with the same key fails the transaction. */
+export function putNew(tableName: string, item: Record<string, unknown>) {
+  return { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
 }

@@ -1,3 +1,7 @@
+/*
+ * Opaque pagination cursors: a page's LastEvaluatedKey, base64url-encoded, checked on the way back
+ * in against the query it continues, so a tampered cursor is a 400 and never reads elsewhere.
+ */
 import * as z from 'zod/mini';
 import { ValidationError } from '../core/errors.ts';
 

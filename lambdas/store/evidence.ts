@@ -1,34 +1,39 @@
-/**
+/*
  * The evidence a run cites, kept beside the pipeline data: signals are keyed by time, so they cannot
  * be fetched by id later; the worker copies the cited ones here and the evidence endpoint reads them
- * back with one Query.
- *   evidence   pk RUN#<runId>#EVIDENCE   sk SIGNAL#<signalId> | EXECUTION#<executionId>
+ * back with one Query (keys: store/keys.ts).
  */
+
 import { BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
 import type { EvidenceStore } from '../core/ports.ts';
 import { type Execution, executionSchema, type Signal, signalSchema } from '../core/schemas.ts';
+import { itemReader } from './items.ts';
+import { evidenceKey, evidencePartition } from './keys.ts';
 
 const BATCH = 25;
 const MAX_ROUNDS = 8;
 
-function partition(runId: string): string {
-  return `RUN#${runId}#EVIDENCE`;
-}
-
 /** DynamoDB adapter of EvidenceStore. Saving is idempotent: a retried job writes the same items. */
 export function makeEvidenceStore(db: DynamoDBDocumentClient, tableName: string): EvidenceStore {
+  /** One cited record, as the worker copied it (built here: only the Lambdas that use the store bundle it). */
+  const readEvidence = itemReader(
+    z.union([
+      z.object({ kind: z.literal('signal'), record: signalSchema }),
+      z.object({ kind: z.literal('execution'), record: executionSchema }),
+    ]),
+    'evidence item',
+  );
   return {
     async save(runId, { signals, executions }) {
       const items = [
         ...signals.map((record) => ({
-          pk: partition(runId),
-          sk: `SIGNAL#${record.id}`,
+          ...evidenceKey(runId, 'signal', record.id),
           kind: 'signal',
           record,
         })),
         ...executions.map((record) => ({
-          pk: partition(runId),
-          sk: `EXECUTION#${record.id}`,
+          ...evidenceKey(runId, 'execution', record.id),
           kind: 'execution',
           record,
         })),
@@ -56,13 +61,13 @@ export function makeEvidenceStore(db: DynamoDBDocumentClient, tableName: string)
           new QueryCommand({
             TableName: tableName,
             KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': partition(runId) },
+            ExpressionAttributeValues: { ':pk': evidencePartition(runId) },
             ExclusiveStartKey: start,
           }),
         );
-        for (const item of page.Items ?? []) {
-          if (item.kind === 'signal') signals.push(signalSchema.parse(item.record));
-          else if (item.kind === 'execution') executions.push(executionSchema.parse(item.record));
+        for (const item of (page.Items ?? []).map(readEvidence)) {
+          if (item.kind === 'signal') signals.push(item.record);
+          else executions.push(item.record);
         }
         start = page.LastEvaluatedKey;
       } while (start);

@@ -1,3 +1,7 @@
+/*
+ * Idempotency keys of POST …/synthesize in the data table, with a DynamoDB TTL: the adapter of
+ * IdempotencyStore. A key is first reserved for seconds, then kept 24 h once its run exists.
+ */
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -5,40 +9,36 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { IdempotencyStore } from '../core/ports.ts';
+import * as z from 'zod/mini';
+import type { IdempotencyRecord, IdempotencyStore } from '../core/ports.ts';
 import { isConditionFailure } from './conditions.ts';
-
-/*
- * Idempotency keys live in the data table: pk IDEMPOTENCY#<scope>#<key>, sk IDEMPOTENCY, with a
- * DynamoDB TTL (expiresAtEpoch). TTL deletes lazily, so expiry is also checked on every read/write.
- * A key is first reserved for seconds (its request may die before the run exists), then kept 24 h.
- */
-function key(scope: string, idempotencyKey: string) {
-  return { pk: `IDEMPOTENCY#${scope}#${idempotencyKey}`, sk: 'IDEMPOTENCY' };
-}
+import { parseItem } from './items.ts';
+import { idempotencyKey } from './keys.ts';
 
 /** DynamoDB adapter of IdempotencyStore. */
 export function makeIdempotencyStore(db: DynamoDBDocumentClient, tableName: string): IdempotencyStore {
+  // Built here, not at module level, so that only the Lambdas that use the store bundle it.
+  const recordSchema: z.ZodMiniType<IdempotencyRecord> = z.object({
+    requestHash: z.string(),
+    runId: z.string(),
+    expiresAt: z.string(),
+  });
+  // TTL deletes lazily, so expiry is also checked on every read and write (`expiresAt`).
   return {
-    async find(scope, idempotencyKey) {
+    async find(scope, clientKey) {
       const { Item } = await db.send(
-        new GetCommand({ TableName: tableName, Key: key(scope, idempotencyKey), ConsistentRead: true }),
+        new GetCommand({ TableName: tableName, Key: idempotencyKey(scope, clientKey), ConsistentRead: true }),
       );
-      if (!Item) return null;
-      return {
-        requestHash: String(Item.requestHash),
-        runId: String(Item.runId),
-        expiresAt: String(Item.expiresAt),
-      };
+      return Item ? parseItem(recordSchema, Item, 'idempotency key') : null;
     },
 
-    async reserve(scope, idempotencyKey, record, now) {
+    async reserve(scope, clientKey, record, now) {
       try {
         await db.send(
           new PutCommand({
             TableName: tableName,
             Item: {
-              ...key(scope, idempotencyKey),
+              ...idempotencyKey(scope, clientKey),
               ...record,
               expiresAtEpoch: Math.ceil(Date.parse(record.expiresAt) / 1000),
             },
@@ -53,14 +53,14 @@ export function makeIdempotencyStore(db: DynamoDBDocumentClient, tableName: stri
       }
     },
 
-    async confirm(scope, idempotencyKey, runId, expiresAt) {
+    async confirm(scope, clientKey, runId, expiresAt) {
       // Only the reservation this request made: if it lapsed and another request took the key,
       // that request's reservation stands.
       try {
         await db.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: key(scope, idempotencyKey),
+            Key: idempotencyKey(scope, clientKey),
             UpdateExpression: 'SET expiresAt = :expiresAt, expiresAtEpoch = :epoch',
             ConditionExpression: 'runId = :runId',
             ExpressionAttributeValues: {
@@ -75,8 +75,8 @@ export function makeIdempotencyStore(db: DynamoDBDocumentClient, tableName: stri
       }
     },
 
-    async release(scope, idempotencyKey) {
-      await db.send(new DeleteCommand({ TableName: tableName, Key: key(scope, idempotencyKey) }));
+    async release(scope, clientKey) {
+      await db.send(new DeleteCommand({ TableName: tableName, Key: idempotencyKey(scope, clientKey) }));
     },
   };
 }

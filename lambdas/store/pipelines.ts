@@ -1,3 +1,7 @@
+/*
+ * Pipelines, their configurations and activations, and the signals and executions recorded
+ * against them, in the data table (keys: store/keys.ts): the DynamoDB adapter of PipelineRepository.
+ */
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -17,48 +21,30 @@ import {
   type Signal,
   signalSchema,
 } from '../core/schemas.ts';
-import { failedTransactionItems } from './conditions.ts';
+import { failedTransactionItems, putNew } from './conditions.ts';
+import { itemReader } from './items.ts';
+import {
+  ACTIVATION_PREFIX,
+  activationKey,
+  configurationKey,
+  executionKey,
+  executionsPartition,
+  KEY_ATTRIBUTES,
+  pipelineIndexKey,
+  pipelineKey,
+  pipelinePartition,
+  signalKey,
+  signalsPartition,
+  teamPipelinesPartition,
+} from './keys.ts';
 import { queryPage } from './query-page.ts';
 
-/*
- * Keys of the data table. Signals and executions live in one partition per pipeline with a
- * time-ordered sort key, so "the newest N" is a single Query with Limit whatever the history size.
- *   pipeline       pk PIPELINE#<id>              sk PIPELINE          gsi1 TEAM#<teamId>#PIPELINES / <createdAt>#<id>
- *   configuration  pk PIPELINE#<id>              sk CONFIGURATION#<configurationId>
- *   signal         pk PIPELINE#<id>#SIGNALS      sk <occurredAt>#<signalId>
- *   execution      pk PIPELINE#<id>#EXECUTIONS   sk <startedAt>#<executionId>
- */
-const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'latestConfigurationVersion', 'expiresAtEpoch'];
-
-function withoutKeys(item: Record<string, unknown>): Record<string, unknown> {
-  const record = { ...item };
-  for (const key of KEY_ATTRIBUTES) delete record[key];
-  return record;
-}
-
-export function pipelineKey(pipelineId: string) {
-  return { pk: `PIPELINE#${pipelineId}`, sk: 'PIPELINE' };
-}
-
-function teamPipelinesPartition(teamId: string) {
-  return `TEAM#${teamId}#PIPELINES`;
-}
-
 export function configurationItem(configuration: Configuration) {
-  return {
-    pk: `PIPELINE#${configuration.pipelineId}`,
-    sk: `CONFIGURATION#${configuration.id}`,
-    ...configuration,
-  };
+  return { ...configurationKey(configuration.pipelineId, configuration.id), ...configuration };
 }
 
-/** Activations sort by time within the pipeline's partition: the pipeline's history, one Query. */
 export function activationItem(activation: Activation) {
-  return {
-    pk: `PIPELINE#${activation.pipelineId}`,
-    sk: `ACTIVATION#${activation.activatedAt}#${activation.id}`,
-    ...activation,
-  };
+  return { ...activationKey(activation), ...activation };
 }
 
 /** The transaction item that moves a pipeline's active configuration, guarded by what it was. */
@@ -78,27 +64,27 @@ export function activatePipelineUpdate(tableName: string, activation: Activation
 }
 
 function signalItem(signal: Signal) {
-  return { pk: `PIPELINE#${signal.pipelineId}#SIGNALS`, sk: `${signal.occurredAt}#${signal.id}`, ...signal };
+  return { ...signalKey(signal), ...signal };
 }
 
 function executionItem(execution: Execution) {
-  return {
-    pk: `PIPELINE#${execution.pipelineId}#EXECUTIONS`,
-    sk: `${execution.startedAt}#${execution.id}`,
-    ...execution,
-  };
+  return { ...executionKey(execution), ...execution };
 }
 
 /** DynamoDB adapter of PipelineRepository. */
 export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: string): PipelineRepository {
+  const readPipeline = itemReader(pipelineSchema, 'pipeline');
+  const readConfiguration = itemReader(configurationSchema, 'configuration');
+  const readActivation = itemReader(activationSchema, 'activation');
+  const readSignal = itemReader(signalSchema, 'signal');
+  const readExecution = itemReader(executionSchema, 'execution');
+
   /** Puts up to 100 new items in one transaction: all are written or none. */
   async function putAllNew(items: Array<Record<string, unknown> & { id: unknown }>, what: string) {
     try {
       await db.send(
         new TransactWriteCommand({
-          TransactItems: items.map((Item) => ({
-            Put: { TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' },
-          })),
+          TransactItems: items.map((item) => putNew(tableName, item)),
         }),
       );
     } catch (error) {
@@ -123,7 +109,7 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
         Limit: limit,
       }),
     );
-    return Items.map((item) => parse(withoutKeys(item)));
+    return Items.map(parse);
   }
 
   return {
@@ -131,26 +117,13 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
       await db.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              Put: {
-                TableName: tableName,
-                Item: {
-                  ...pipelineKey(pipeline.id),
-                  gsi1pk: teamPipelinesPartition(pipeline.teamId),
-                  gsi1sk: `${pipeline.createdAt}#${pipeline.id}`,
-                  latestConfigurationVersion: configuration.version,
-                  ...pipeline,
-                },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            {
-              Put: {
-                TableName: tableName,
-                Item: configurationItem(configuration),
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
+            putNew(tableName, {
+              ...pipelineKey(pipeline.id),
+              ...pipelineIndexKey(pipeline),
+              latestConfigurationVersion: configuration.version,
+              ...pipeline,
+            }),
+            putNew(tableName, configurationItem(configuration)),
           ],
         }),
       );
@@ -158,7 +131,7 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
 
     async getPipeline(id) {
       const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: pipelineKey(id) }));
-      return Item ? pipelineSchema.parse(withoutKeys(Item)) : null;
+      return Item ? readPipeline(Item) : null;
     },
 
     listPipelines: (teamId, page) =>
@@ -168,20 +141,17 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
           tableName,
           indexName: 'gsi1',
           partition: { name: 'gsi1pk', value: teamPipelinesPartition(teamId) },
-          cursorAttributes: ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
+          cursorAttributes: KEY_ATTRIBUTES,
         },
         page,
-        (item) => pipelineSchema.parse(withoutKeys(item)),
+        readPipeline,
       ),
 
     async getConfiguration(pipelineId, configurationId) {
       const { Item } = await db.send(
-        new GetCommand({
-          TableName: tableName,
-          Key: { pk: `PIPELINE#${pipelineId}`, sk: `CONFIGURATION#${configurationId}` },
-        }),
+        new GetCommand({ TableName: tableName, Key: configurationKey(pipelineId, configurationId) }),
       );
-      return Item ? configurationSchema.parse(withoutKeys(Item)) : null;
+      return Item ? readConfiguration(Item) : null;
     },
 
     recordSignals: (signals) => putAllNew(signals.map(signalItem), 'signals'),
@@ -196,20 +166,11 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
               {
                 ConditionCheck: {
                   TableName: tableName,
-                  Key: {
-                    pk: `PIPELINE#${activation.pipelineId}`,
-                    sk: `CONFIGURATION#${activation.configurationId}`,
-                  },
+                  Key: configurationKey(activation.pipelineId, activation.configurationId),
                   ConditionExpression: 'attribute_exists(pk)',
                 },
               },
-              {
-                Put: {
-                  TableName: tableName,
-                  Item: activationItem(activation),
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
+              putNew(tableName, activationItem(activation)),
             ],
           }),
         );
@@ -231,17 +192,15 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
         db,
         {
           tableName,
-          partition: { name: 'pk', value: `PIPELINE#${pipelineId}` },
-          sortKeyPrefix: 'ACTIVATION#',
+          partition: { name: 'pk', value: pipelinePartition(pipelineId) },
+          sortKeyPrefix: ACTIVATION_PREFIX,
           cursorAttributes: ['pk', 'sk'],
         },
         page,
-        (item) => activationSchema.parse(withoutKeys(item)),
+        readActivation,
       ),
 
-    recentSignals: (pipelineId, limit) =>
-      newest(`PIPELINE#${pipelineId}#SIGNALS`, limit, (item) => signalSchema.parse(item)),
-    recentExecutions: (pipelineId, limit) =>
-      newest(`PIPELINE#${pipelineId}#EXECUTIONS`, limit, (item) => executionSchema.parse(item)),
+    recentSignals: (pipelineId, limit) => newest(signalsPartition(pipelineId), limit, readSignal),
+    recentExecutions: (pipelineId, limit) => newest(executionsPartition(pipelineId), limit, readExecution),
   };
 }

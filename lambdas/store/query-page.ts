@@ -1,3 +1,7 @@
+/*
+ * One page of one partition (of a table or an index), newest first, with its cursor: how every
+ * list endpoint reads DynamoDB.
+ */
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { PageRequest } from '../core/ports.ts';
 import type { Page } from '../core/schemas.ts';

@@ -1,11 +1,12 @@
+/*
+ * Usage counters in the data table, one per key and window: one atomic ADD per use conditioned on
+ * the count being under the limit, expired by TTL an hour after the window.
+ */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { QuotaStore } from '../core/ports.ts';
 import { isConditionFailure } from './conditions.ts';
+import { quotaKey } from './keys.ts';
 
-/**
- * Usage counters in the data table: pk QUOTA#<key>#<window start>, sk QUOTA, one atomic ADD per
- * use conditioned on the count being under the limit, expired by TTL an hour after the window.
- */
 export function makeQuotaStore(db: DynamoDBDocumentClient, tableName: string): QuotaStore {
   return {
     async consume(key, window, limit) {
@@ -13,7 +14,7 @@ export function makeQuotaStore(db: DynamoDBDocumentClient, tableName: string): Q
         await db.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: { pk: `QUOTA#${key}#${window.start}`, sk: 'QUOTA' },
+            Key: quotaKey(key, window.start),
             UpdateExpression: 'ADD #count :one SET expiresAtEpoch = :expires',
             ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
             ExpressionAttributeNames: { '#count': 'count' },

@@ -7,7 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../lambdas/platform/aws.ts';
-import { makeAuthRepository } from '../../lambdas/store/auth.ts';
+import { makeAuthRepository } from '../../lambdas/platform/repositories.ts';
 import type { SeedTeam } from '../../local/seed.ts';
 import { type LocalStack, startLocalStack } from '../../local/stack.ts';
 import { launchChromium } from '../../web/chromium.ts';

@@ -3,6 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateApiToken, hashApiToken } from '../../../lambdas/auth/api-token.ts';
+import { apiTokenKey } from '../../../lambdas/store/keys.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { type Caller, createCaller, setUpApiEnvironment } from './harness.ts';
 
@@ -71,7 +72,7 @@ describe('the Lambda authorizer', () => {
       db.send(
         new UpdateCommand({
           TableName: names.Auth,
-          Key: { pk: `APITOKEN#${hashApiToken(token)}`, sk: 'APITOKEN' },
+          Key: apiTokenKey(hashApiToken(token)),
           UpdateExpression: `SET ${attribute} = :at`,
           ExpressionAttributeValues: { ':at': '2026-01-01T00:00:00.000Z' },
         }),
@@ -90,6 +91,6 @@ describe('the Lambda authorizer', () => {
     const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
     const { Items = [] } = await db.send(new ScanCommand({ TableName: names.Auth }));
     expect(JSON.stringify(Items)).not.toContain(caller.apiToken);
-    expect(Items.some((item) => item.pk === `APITOKEN#${hashApiToken(caller.apiToken)}`)).toBe(true);
+    expect(Items.some((item) => item.pk === apiTokenKey(hashApiToken(caller.apiToken)).pk)).toBe(true);
   });
 });

@@ -7,7 +7,7 @@ import { makeBootstrapTeam } from '../../../lambdas/auth/bootstrap.ts';
 import type { Principal, Role } from '../../../lambdas/core/principal.ts';
 import { createDocumentClient } from '../../../lambdas/platform/aws.ts';
 import { nanoidGenerator, systemClock } from '../../../lambdas/platform/clock.ts';
-import { makeAuthRepository } from '../../../lambdas/store/auth.ts';
+import { makeAuthRepository } from '../../../lambdas/platform/repositories.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { createTables, type TableNames, tableEnv } from '../../../local/dynamodb.ts';
 

@@ -4,6 +4,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CONFIGURATION_PREFIX, pipelinePartition } from '../../../lambdas/store/keys.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
@@ -247,7 +248,10 @@ describe('the synthesis worker', () => {
       new (await import('@aws-sdk/lib-dynamodb')).QueryCommand({
         TableName: names.Data,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
-        ExpressionAttributeValues: { ':pk': `PIPELINE#${pipeline.id}`, ':c': 'CONFIGURATION#' },
+        ExpressionAttributeValues: {
+          ':pk': pipelinePartition(pipeline.id),
+          ':c': CONFIGURATION_PREFIX,
+        },
       }),
     );
     expect(Items).toHaveLength(2); // the base and exactly one proposal

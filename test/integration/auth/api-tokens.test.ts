@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeAuthRepository } from '../../../lambdas/store/auth.ts';
+import { makeAuthRepository } from '../../../lambdas/platform/repositories.ts';
+import { userApiTokensPartition } from '../../../lambdas/store/keys.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import {
   BROWSER_HEADERS,
@@ -217,7 +218,7 @@ describe('API token management', () => {
       headers,
       query: {
         cursor: Buffer.from(
-          JSON.stringify({ pk: 'x', sk: 'y', gsi1pk: `USER#${stranger.userId}#APITOKENS`, gsi1sk: 'z' }),
+          JSON.stringify({ pk: 'x', sk: 'y', gsi1pk: userApiTokensPartition(stranger.userId), gsi1sk: 'z' }),
         ).toString('base64url'),
       },
     });

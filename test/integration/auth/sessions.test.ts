@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REFRESH_REUSE_INTERVAL_MS } from '../../../lambdas/auth/sessions.ts';
 import type { Clock } from '../../../lambdas/core/ports.ts';
-import { makeAuthRepository } from '../../../lambdas/store/auth.ts';
+import { makeAuthRepository } from '../../../lambdas/platform/repositories.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import {
   BROWSER_HEADERS,

@@ -157,6 +157,152 @@ describe('run repository on DynamoDB Local', () => {
   });
 });
 
+/** A run of a stored pipeline moved to `status` through the store, and the activation approving it would record. */
+async function runIn(status: 'pending' | 'generated' | 'approved' | 'failed') {
+  const { pipelines, pipelineId } = await storedPipeline();
+  const run = pendingRun({ pipelineId });
+  await runs.create(run);
+  const proposalId = nanoid();
+  const at = new Date().toISOString();
+  const activation = {
+    id: nanoid(),
+    pipelineId,
+    configurationId: proposalId,
+    version: 2,
+    previousConfigurationId: 'c1',
+    previousVersion: 1,
+    source: 'approval' as const,
+    synthesisRunId: run.id,
+    reason: null,
+    summary: 'approved',
+    activatedAt: at,
+    activatedBy: 'u2',
+  };
+  let current: SynthesisRun = run;
+  if (status === 'failed') current = (await runs.fail(run.id, 'boom', at, ['pending'])) ?? run;
+  if (status === 'generated' || status === 'approved') {
+    const claim = await runs.claim(run.id, at, new Date(0).toISOString());
+    if (claim.outcome !== 'claimed') throw new Error('not claimed');
+    current = await runs.completeGenerated(
+      { ...claim.run, status: 'generated', proposedConfigurationId: proposalId },
+      {
+        id: proposalId,
+        pipelineId,
+        slots: [{ id: 's', name: 's', kind: 'model', settings: { temperature: 0 } }],
+        source: 'synthesis',
+        synthesisRunId: run.id,
+        createdAt: at,
+        createdBy: 'u1',
+      },
+      at,
+    );
+  }
+  if (status === 'approved') current = await runs.approve(current, { at, by: 'u2' }, activation);
+  expect((await runs.get(run.id))?.status).toBe(status);
+  return { run: current, activation, pipelines, pipelineId };
+}
+
+describe('moves the run state table forbids, on DynamoDB Local', () => {
+  it('refuses to approve a pending run with a 409 naming its status, and changes nothing', async () => {
+    const { run, activation, pipelines, pipelineId } = await runIn('pending');
+    await expect(
+      runs.approve(run, { at: activation.activatedAt, by: 'u2' }, activation),
+    ).rejects.toMatchObject({
+      statusCode: 409,
+      message: 'The run is pending; only a generated run can be approved.',
+    });
+    expect(await runs.get(run.id)).toEqual(run);
+    expect((await pipelines.getPipeline(pipelineId))?.activeConfigurationId).toBe('c1');
+    expect((await pipelines.listActivations(pipelineId, { limit: 10 })).items).toEqual([]);
+  });
+
+  it('refuses to reject an approved or failed run, naming the status, and changes nothing', async () => {
+    for (const status of ['approved', 'failed'] as const) {
+      const { run } = await runIn(status);
+      const before = await runs.get(run.id);
+      await expect(
+        runs.reject(run.id, { at: new Date().toISOString(), by: 'u3', reason: 'no' }),
+      ).rejects.toMatchObject({
+        code: 'CONFLICT',
+        message: `The run is ${status}; only a generated run can be rejected.`,
+      });
+      expect(await runs.get(run.id)).toEqual(before);
+    }
+    await expect(
+      runs.reject(nanoid(), { at: new Date().toISOString(), by: 'u3', reason: null }),
+    ).rejects.toMatchObject({ message: 'The run is missing; only a generated run can be rejected.' });
+  });
+
+  it('rejects a generated run once: a second decision is a 409 naming the status it reached', async () => {
+    const { run, activation } = await runIn('generated');
+    const rejected = await runs.reject(run.id, { at: activation.activatedAt, by: 'u3', reason: 'too risky' });
+    expect(rejected).toMatchObject({ status: 'rejected', rejectedBy: 'u3', rejectionReason: 'too risky' });
+    await expect(
+      runs.approve(run, { at: activation.activatedAt, by: 'u2' }, activation),
+    ).rejects.toMatchObject({
+      message: 'The run is rejected; only a generated run can be approved.',
+    });
+  });
+
+  it('leaves an approved run alone when asked to fail it, whatever statuses the caller names', async () => {
+    const { run } = await runIn('approved');
+    const before = await runs.get(run.id);
+    const at = new Date().toISOString();
+    expect(await runs.fail(run.id, 'late failure', at, ['pending', 'generating'])).toBeNull();
+    // The table forbids approved → failed even when the caller asks for it.
+    expect(await runs.fail(run.id, 'late failure', at, ['approved', 'generated'])).toBeNull();
+    expect(await runs.get(run.id)).toEqual(before);
+  });
+
+  it('never claims or releases a finished run, and says it is finished', async () => {
+    for (const status of ['generated', 'failed'] as const) {
+      const { run } = await runIn(status);
+      const before = await runs.get(run.id);
+      const claim = await runs.claim(
+        run.id,
+        new Date().toISOString(),
+        new Date(Date.now() + 60_000).toISOString(),
+      );
+      expect(claim).toEqual({ outcome: 'finished', run: before });
+      await runs.releaseForRetry(run.id, 'throttled', before?.generationStartedAt ?? '');
+      expect(await runs.get(run.id)).toEqual(before);
+    }
+    expect(await runs.claim(nanoid(), new Date().toISOString(), new Date().toISOString())).toEqual({
+      outcome: 'missing',
+    });
+  });
+
+  it('releases a generating run for retry only under the lease that holds it', async () => {
+    const run = pendingRun();
+    await runs.create(run);
+    const lease = '2026-01-01T00:00:00.000Z';
+    await runs.claim(run.id, lease, '2025-12-31T23:00:00.000Z');
+    await runs.releaseForRetry(run.id, 'throttled', '2026-01-01T00:00:09.000Z');
+    expect(await runs.get(run.id)).toMatchObject({ status: 'generating', retryReason: null });
+    await runs.releaseForRetry(run.id, 'throttled', lease);
+    expect(await runs.get(run.id)).toMatchObject({ status: 'pending', retryReason: 'throttled' });
+    // Released, it can be claimed again at once.
+    expect((await runs.claim(run.id, '2026-01-01T00:00:10.000Z', '2025-12-31T23:00:00.000Z')).outcome).toBe(
+      'claimed',
+    );
+  });
+});
+
+describe('run items that are not runs', () => {
+  it('raise an internal error naming the run and the attribute, not a run with wrong values', async () => {
+    const run = pendingRun();
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    await db.send(
+      new PutCommand({ TableName: names.Runs, Item: { ...run, status: 'paused', changes: 'none' } }),
+    );
+    const read = runs.get(run.id);
+    await expect(read).rejects.toMatchObject({ name: 'CorruptItemError' });
+    await expect(read).rejects.toThrow(`The stored synthesis run ${run.id} is corrupt (status: `);
+    await expect(read).rejects.toThrow(/changes: /);
+    await expect(read).rejects.not.toHaveProperty('statusCode');
+  });
+});
+
 describe('pipeline repository on DynamoDB Local', () => {
   it('reads the newest signals with one bounded query, whatever the history size', async () => {
     const { pipelines, pipelineId } = await storedPipeline();

@@ -1,0 +1,155 @@
+/*
+ * API tokens in the auth table, by the SHA-256 of their secret, with an id pointer for revoking by
+ * id: the API token part of AuthRepository.
+ */
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import type { ApiTokenRecord, AuthRepository } from '../../auth/ports.ts';
+import { failedTransactionItems, isConditionFailure, putNew } from '../conditions.ts';
+import { itemReader } from '../items.ts';
+import {
+  apiTokenIdKey,
+  apiTokenIndexKey,
+  apiTokenKey,
+  KEY_ATTRIBUTES,
+  userApiTokensPartition,
+} from '../keys.ts';
+import { queryPage } from '../query-page.ts';
+import { type AuthTable, epochSeconds, getItem } from './auth-table.ts';
+
+export type ApiTokenStore = Pick<
+  AuthRepository,
+  | 'createApiToken'
+  | 'findApiTokenByHash'
+  | 'getApiToken'
+  | 'listApiTokensOfUser'
+  | 'revokeApiToken'
+  | 'touchApiToken'
+>;
+
+/** Revoked and expired tokens stay listed this long, then TTL removes them. */
+const REVOKED_TOKEN_RETENTION_MS = 30 * 24 * 3600_000;
+
+/** The token item's schema; built by the factory, so that only the Lambdas that use the store bundle it. */
+const apiTokenSchema = (): z.ZodMiniType<ApiTokenRecord> =>
+  z.object({
+    tokenId: z.string(),
+    tokenHash: z.string(),
+    userId: z.string(),
+    teamId: z.string(),
+    name: z.string(),
+    hint: z.string(),
+    createdAt: z.string(),
+    expiresAt: z.nullable(z.string()),
+    revokedAt: z.nullable(z.string()),
+    lastUsedAt: z.optional(z.nullable(z.string())),
+  });
+
+/** DynamoDB adapter of the API token part of AuthRepository. */
+export function makeApiTokenStore(table: AuthTable): ApiTokenStore {
+  const { db, tableName } = table;
+  const tokenSchema = apiTokenSchema();
+  /** The id pointer: which token hash an id names. */
+  const tokenIdSchema = z.object({ tokenHash: z.string() });
+  const findApiTokenByHash = (tokenHash: string) =>
+    getItem(table, apiTokenKey(tokenHash), tokenSchema, 'API token');
+
+  return {
+    async createApiToken(token) {
+      // An expiring token is listed for a while after it lapses, then TTL removes it.
+      const ttl = token.expiresAt
+        ? { expiresAtEpoch: epochSeconds(token.expiresAt, REVOKED_TOKEN_RETENTION_MS) }
+        : {};
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            putNew(tableName, {
+              ...apiTokenKey(token.tokenHash),
+              ...apiTokenIndexKey(token),
+              ...ttl,
+              ...token,
+            }),
+            putNew(tableName, { ...apiTokenIdKey(token.tokenId), tokenHash: token.tokenHash, ...ttl }),
+          ],
+        }),
+      );
+    },
+
+    findApiTokenByHash,
+
+    async getApiToken(tokenId) {
+      const pointer = await getItem(table, apiTokenIdKey(tokenId), tokenIdSchema, 'API token id');
+      return pointer ? findApiTokenByHash(pointer.tokenHash) : null;
+    },
+
+    listApiTokensOfUser: (userId, teamId, page) =>
+      queryPage(
+        db,
+        {
+          tableName,
+          indexName: 'gsi1',
+          partition: { name: 'gsi1pk', value: userApiTokensPartition(userId) },
+          cursorAttributes: KEY_ATTRIBUTES,
+          filter: {
+            expression: '#team = :teamId',
+            names: { '#team': 'teamId' },
+            values: { ':teamId': teamId },
+          },
+        },
+        page,
+        itemReader(tokenSchema, 'API token'),
+      ),
+
+    async revokeApiToken({ tokenHash, tokenId }, at) {
+      const ttl = epochSeconds(at, REVOKED_TOKEN_RETENTION_MS);
+      try {
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: tableName,
+                  Key: apiTokenKey(tokenHash),
+                  UpdateExpression: 'SET revokedAt = :at, expiresAtEpoch = :ttl',
+                  ConditionExpression:
+                    'attribute_exists(pk) AND (attribute_not_exists(revokedAt) OR revokedAt = :null)',
+                  ExpressionAttributeValues: { ':at': at, ':null': null, ':ttl': ttl },
+                },
+              },
+              {
+                // The id pointer goes with the token when TTL removes it.
+                Update: {
+                  TableName: tableName,
+                  Key: apiTokenIdKey(tokenId),
+                  UpdateExpression: 'SET expiresAtEpoch = :ttl',
+                  ExpressionAttributeValues: { ':ttl': ttl },
+                },
+              },
+            ],
+          }),
+        );
+      } catch (error) {
+        // Already revoked (or gone): revoking is idempotent.
+        if (!failedTransactionItems(error).includes(0)) throw error;
+      }
+    },
+
+    async touchApiToken(tokenHash, at, staleBefore) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: apiTokenKey(tokenHash),
+            UpdateExpression: 'SET lastUsedAt = :at',
+            ConditionExpression:
+              'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt = :null OR lastUsedAt < :stale)',
+            ExpressionAttributeValues: { ':at': at, ':stale': staleBefore, ':null': null },
+          }),
+        );
+      } catch (error) {
+        // Another container recorded a use within the minute: nothing to do.
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+  };
+}

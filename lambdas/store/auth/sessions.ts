@@ -1,0 +1,158 @@
+/*
+ * Sessions and their refresh tokens in the auth table (a used refresh token is kept until the
+ * session ends, to detect its reuse): the session part of AuthRepository.
+ */
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import type { AuthRepository, RefreshTokenRecord, SessionRecord } from '../../auth/ports.ts';
+import { failedTransactionItems, isConditionFailure, putNew } from '../conditions.ts';
+import { itemReader } from '../items.ts';
+import { refreshTokenKey, sessionIndexKey, sessionKey, userSessionsPartition } from '../keys.ts';
+import { type AuthTable, epochSeconds, getItem } from './auth-table.ts';
+
+export type SessionStore = Pick<
+  AuthRepository,
+  | 'createSession'
+  | 'getSession'
+  | 'listActiveSessionIdsOfUser'
+  | 'revokeSession'
+  | 'findRefreshToken'
+  | 'rotateRefreshToken'
+>;
+
+/** The items' schemas; built by the factory, so that only the Lambdas that use the store bundle them. */
+function sessionSchemas() {
+  const session: z.ZodMiniType<SessionRecord> = z.object({
+    sessionId: z.string(),
+    userId: z.string(),
+    teamId: z.string(),
+    method: z.enum(['password', 'magic-link']),
+    createdAt: z.string(),
+    expiresAt: z.string(),
+    lastRefreshedAt: z.optional(z.string()),
+    revokedAt: z.optional(z.string()),
+    revokedReason: z.optional(z.enum(['logout', 'refresh-token-reuse', 'password-changed'])),
+  });
+  const refreshToken: z.ZodMiniType<RefreshTokenRecord> = z.object({
+    tokenHash: z.string(),
+    sessionId: z.string(),
+    createdAt: z.string(),
+    expiresAt: z.string(),
+    usedAt: z.optional(z.string()),
+  });
+  return { session, refreshToken, sessionId: z.object({ sessionId: z.string() }) };
+}
+
+/** DynamoDB adapter of the session part of AuthRepository. */
+export function makeSessionStore(table: AuthTable): SessionStore {
+  const { db, tableName } = table;
+  const schemas = sessionSchemas();
+  const readSessionId = itemReader(schemas.sessionId, 'session');
+  const getSession = (sessionId: string) => getItem(table, sessionKey(sessionId), schemas.session, 'session');
+
+  /** Kept until the session's own end, not the token's: a stolen token replayed late is still reuse. */
+  const refreshTokenPut = (token: RefreshTokenRecord, sessionExpiresAt: string) =>
+    putNew(tableName, {
+      ...refreshTokenKey(token.tokenHash),
+      expiresAtEpoch: epochSeconds(sessionExpiresAt),
+      ...token,
+    });
+
+  return {
+    async createSession(session, refreshToken) {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            putNew(tableName, {
+              ...sessionKey(session.sessionId),
+              ...sessionIndexKey(session),
+              expiresAtEpoch: epochSeconds(session.expiresAt),
+              ...session,
+            }),
+            refreshTokenPut(refreshToken, session.expiresAt),
+          ],
+        }),
+      );
+    },
+
+    getSession,
+
+    async listActiveSessionIdsOfUser(userId) {
+      // Every page: a password change must end all of the user's sessions, however many.
+      const ids: string[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :pk',
+            FilterExpression: 'attribute_not_exists(revokedAt)',
+            ExpressionAttributeValues: { ':pk': userSessionsPartition(userId) },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        ids.push(...(page.Items ?? []).map((item) => readSessionId(item).sessionId));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return ids;
+    },
+
+    async revokeSession(sessionId, at, reason) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: sessionKey(sessionId),
+            UpdateExpression: 'SET revokedAt = :at, revokedReason = :reason',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
+            ExpressionAttributeValues: { ':at': at, ':reason': reason },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+
+    findRefreshToken: (tokenHash) =>
+      getItem(table, refreshTokenKey(tokenHash), schemas.refreshToken, 'refresh token'),
+
+    async rotateRefreshToken({ usedHash, usedAt, next, teamId }) {
+      const session = await getSession(next.sessionId);
+      if (!session) return 'session-ended';
+      try {
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: tableName,
+                  Key: refreshTokenKey(usedHash),
+                  UpdateExpression: 'SET usedAt = :at',
+                  ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(usedAt)',
+                  ExpressionAttributeValues: { ':at': usedAt },
+                },
+              },
+              refreshTokenPut(next, session.expiresAt),
+              {
+                Update: {
+                  TableName: tableName,
+                  Key: sessionKey(next.sessionId),
+                  UpdateExpression: 'SET teamId = :team, lastRefreshedAt = :at',
+                  ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
+                  ExpressionAttributeValues: { ':team': teamId, ':at': usedAt },
+                },
+              },
+            ],
+          }),
+        );
+        return 'rotated';
+      } catch (error) {
+        const failed = failedTransactionItems(error);
+        if (failed.includes(0)) return 'reused';
+        if (failed.includes(2)) return 'session-ended';
+        throw error;
+      }
+    },
+  };
+}

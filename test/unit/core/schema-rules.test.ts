@@ -1,0 +1,106 @@
+/** The rules of the request schemas at their edges: event dates, settings size, unique ids in a batch. */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  createPipelineBodySchema,
+  LIMITS,
+  MAX_FUTURE_SKEW_MS,
+  recordExecutionsBodySchema,
+  recordSignalsBodySchema,
+} from '../../../lambdas/core/schemas.ts';
+
+const NOW = Date.parse('2026-03-01T12:00:00.000Z');
+const signal = (fields: Record<string, unknown> = {}) => ({
+  kind: 'error',
+  severity: 'warning',
+  message: 'Timed out.',
+  ...fields,
+});
+const accepts = (schema: { safeParse(value: unknown): { success: boolean } }, value: unknown) =>
+  schema.safeParse(value).success;
+
+describe('when a client says an event happened', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    vi.setSystemTime(NOW);
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it('may be from 2000-01-01 on, not before', () => {
+    expect(
+      accepts(recordSignalsBodySchema, { signals: [signal({ occurredAt: '2000-01-01T00:00:00.000Z' })] }),
+    ).toBe(true);
+    expect(
+      accepts(recordSignalsBodySchema, { signals: [signal({ occurredAt: '1999-12-31T23:59:59.999Z' })] }),
+    ).toBe(false);
+  });
+
+  it('may be up to 24 hours after the server’s now, not later', () => {
+    const at = (ms: number) => new Date(ms).toISOString();
+    expect(MAX_FUTURE_SKEW_MS).toBe(24 * 3_600_000);
+    expect(accepts(recordSignalsBodySchema, { signals: [signal({ occurredAt: at(NOW + 3_600_000) })] })).toBe(
+      true,
+    );
+    expect(
+      accepts(recordExecutionsBodySchema, {
+        executions: [{ status: 'succeeded', durationMs: 5, startedAt: at(NOW + MAX_FUTURE_SKEW_MS) }],
+      }),
+    ).toBe(true);
+    expect(
+      accepts(recordExecutionsBodySchema, {
+        executions: [{ status: 'succeeded', durationMs: 5, startedAt: at(NOW + MAX_FUTURE_SKEW_MS + 1) }],
+      }),
+    ).toBe(false);
+  });
+});
+
+describe('a batch of signals or executions', () => {
+  it('may leave every id to the server', () => {
+    expect(accepts(recordSignalsBodySchema, { signals: [signal(), signal(), signal()] })).toBe(true);
+  });
+
+  it('may give distinct ids, some of them', () => {
+    expect(
+      accepts(recordSignalsBodySchema, { signals: [signal({ id: 'a' }), signal({ id: 'b' }), signal()] }),
+    ).toBe(true);
+  });
+
+  it('is refused when two records give the same id', () => {
+    const result = recordSignalsBodySchema.safeParse({
+      signals: [signal({ id: 'a' }), signal(), signal({ id: 'a' })],
+    });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => issue.message)).toEqual([
+      'signal ids in a batch must be unique',
+    ]);
+    const executions = [
+      { id: 'e1', status: 'failed', durationMs: 1 },
+      { id: 'e1', status: 'succeeded', durationMs: 2 },
+    ];
+    expect(accepts(recordExecutionsBodySchema, { executions })).toBe(false);
+  });
+});
+
+describe('a new pipeline’s slots', () => {
+  const slot = (id: string, settings: Record<string, unknown> = {}) => ({
+    id,
+    name: id,
+    kind: 'model',
+    settings,
+  });
+
+  it('must have distinct ids', () => {
+    expect(accepts(createPipelineBodySchema, { name: 'p', slots: [slot('a'), slot('b')] })).toBe(true);
+    const result = createPipelineBodySchema.safeParse({ name: 'p', slots: [slot('a'), slot('a')] });
+    expect(result.error?.issues.map((issue) => issue.message)).toEqual(['slot ids must be unique']);
+  });
+
+  it('may carry settings up to 16 000 bytes of JSON, not one more', () => {
+    // {"notes":"…"} is 12 characters around the value.
+    const settings = (length: number) => ({ notes: 'x'.repeat(length - 12) });
+    expect(JSON.stringify(settings(LIMITS.settingsBytes))).toHaveLength(16_000);
+    expect(accepts(createPipelineBodySchema, { name: 'p', slots: [slot('a', settings(16_000))] })).toBe(true);
+    expect(accepts(createPipelineBodySchema, { name: 'p', slots: [slot('a', settings(16_001))] })).toBe(
+      false,
+    );
+  });
+});
