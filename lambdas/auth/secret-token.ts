@@ -64,5 +64,5 @@ export function isWellFormedSecret(prefix: string, candidate: string): boolean {
 
 /** The SHA-256 (hex) under which a secret is stored and looked up. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return createHash('sha256').update(secret).digest('hex');
 }
