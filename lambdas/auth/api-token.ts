@@ -1,3 +1,7 @@
+/*
+ * The API token format (`psa_` secrets with a checksum): generating one, recognising a
+ * well-formed one, the hash it is stored under and the hint a listing shows.
+ */
 import { generateSecret, hashSecret, isWellFormedSecret, SECRET_BODY_LENGTH } from './secret-token.ts';
 
 /**

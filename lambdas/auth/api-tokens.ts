@@ -1,3 +1,7 @@
+/*
+ * Use cases of a user's API tokens: create one for the session's team (secret shown once),
+ * list them without secrets, revoke one.
+ */
 import { ForbiddenError, NotFoundError, ValidationError } from '../core/errors.ts';
 import type { Clock, IdGenerator, PageRequest } from '../core/ports.ts';
 import type { Principal } from '../core/principal.ts';

@@ -1,3 +1,7 @@
+/*
+ * Sign-in by email link: requesting one (answers the same whether or not the address has
+ * an account) and exchanging the one-time, 15-minute token for a session.
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UnauthorizedError } from '../core/errors.ts';
 import type { Clock } from '../core/ports.ts';

@@ -1,3 +1,7 @@
+/*
+ * Passwords: scrypt hashes stored with their parameters, constant-time verification, and the
+ * rules a new password must meet (length, not common, not the email's name).
+ */
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
 import { ValidationError } from '../core/errors.ts';
 

@@ -1,3 +1,7 @@
+/*
+ * The shape every opaque secret shares (prefix, 30 random base62, CRC32 checksum): making,
+ * deriving and checking one, and the SHA-256 it is stored under.
+ */
 import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 

@@ -1,3 +1,7 @@
+/*
+ * The email adapters of EmailSender: Amazon SES on AWS, a file outbox locally, chosen from
+ * the environment on the first email.
+ */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SESv2Client } from '@aws-sdk/client-sesv2';

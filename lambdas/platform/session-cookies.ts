@@ -1,3 +1,7 @@
+/*
+ * The session cookies (`ps_session`, `ps_refresh`): which credential a request presents
+ * (Bearer or cookie), and the Set-Cookie headers that issue and clear them.
+ */
 import type { PresentedCredential } from '../auth/authenticate.ts';
 import type { IssuedSession } from '../auth/sessions.ts';
 import { cookieHeaderOf, parseCookieHeader, serializeCookie } from './cookies.ts';

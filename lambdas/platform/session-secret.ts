@@ -1,3 +1,7 @@
+/*
+ * The session signing key: Secrets Manager on AWS, re-read every 15 minutes for rotation,
+ * or SESSION_SECRET in the local stack and the tests.
+ */
 import { getSecretsManagerClient, makeSecretCache, type SecretCache } from './secrets.ts';
 
 /**

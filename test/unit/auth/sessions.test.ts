@@ -197,6 +197,13 @@ describe('refreshing a session', () => {
   });
 
   it('is refused (401) for a malformed, unknown or expired refresh token', async () => {
+    const lookups = vi.spyOn(repo, 'findRefreshToken');
+    expect(await rejection(refresh(`${first.refreshToken.slice(0, -1)}-`))).toEqual({
+      status: 401,
+      message: INVALID_REFRESH,
+    });
+    // A made-up or mistyped token costs no store read.
+    expect(lookups).not.toHaveBeenCalled();
     expect(await rejection(refresh('psr_not-a-token'))).toEqual({ status: 401, message: INVALID_REFRESH });
     expect(await rejection(refresh(first.refreshToken.replace(/^psr_/, 'psa_')))).toEqual({
       status: 401,
@@ -220,17 +227,21 @@ describe('refreshing a session', () => {
     await repo.revokeSession(first.sessionId, at(0), 'logout');
     expect(await rejection(refresh(first.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
 
+    // Two sessions that end in a minute, with refresh tokens that would last 7 days.
     const second = await start(ada, 'password');
-    const record = repo.sessions.get(second.sessionId);
-    if (record) record.expiresAt = at(MINUTE);
-    clock.advance(MINUTE - 1);
-    const next = await refresh(second.refreshToken);
-    clock.advance(1);
-    expect(await rejection(refresh(next.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
-
     const third = await start(ada, 'password');
-    repo.sessions.delete(third.sessionId);
+    for (const { sessionId } of [second, third]) {
+      const record = repo.sessions.get(sessionId);
+      if (record) record.expiresAt = at(MINUTE);
+    }
+    clock.advance(MINUTE - 1);
+    await expect(refresh(second.refreshToken)).resolves.toMatchObject({ sessionId: second.sessionId });
+    clock.advance(1);
     expect(await rejection(refresh(third.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+
+    const fourth = await start(ada, 'password');
+    repo.sessions.delete(fourth.sessionId);
+    expect(await rejection(refresh(fourth.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
   });
 
   it('switches the session to another of the user’s teams, with that team’s role', async () => {
@@ -323,6 +334,13 @@ describe('refreshing a session', () => {
       expect(await rejection(refresh(first.refreshToken))).toEqual({ status: 401, message: NOT_A_MEMBER });
     });
 
+    it('after its own expiry still counts as reuse and ends the family', async () => {
+      await refresh(first.refreshToken);
+      clock.advance(7 * DAY + 1);
+      expect(await rejection(refresh(first.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+      expect(repo.sessions.get(first.sessionId)?.revokedReason).toBe('refresh-token-reuse');
+    });
+
     it('concurrently with its rotation gets the same answer', async () => {
       const [one, two] = await Promise.all([refresh(first.refreshToken), refresh(first.refreshToken)]);
       expect(two).toEqual(one);
@@ -331,6 +349,15 @@ describe('refreshing a session', () => {
 
     it('ends the family when the store says it was used but no use is recorded', async () => {
       vi.spyOn(repo, 'rotateRefreshToken').mockResolvedValueOnce('reused');
+      expect(await rejection(refresh(first.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+      expect(repo.sessions.get(first.sessionId)?.revokedReason).toBe('refresh-token-reuse');
+    });
+
+    it('ends the family when the token is gone by the time the store says it was used', async () => {
+      vi.spyOn(repo, 'rotateRefreshToken').mockImplementationOnce(async ({ usedHash }) => {
+        repo.refreshTokens.delete(usedHash);
+        return 'reused';
+      });
       expect(await rejection(refresh(first.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
       expect(repo.sessions.get(first.sessionId)?.revokedReason).toBe('refresh-token-reuse');
     });

@@ -70,7 +70,7 @@ describe('password rules at their edges', () => {
   it('accept 12 and 128 characters, counted after normalisation', () => {
     expect(passwordProblems('abcdefghijk1')).toEqual([]);
     expect(passwordProblems('abcdefghijk')).toEqual(['must have at least 12 characters']);
-    const long = 'abcdefghij'.repeat(12) + 'abcdefgh';
+    const long = `${'abcdefghij'.repeat(12)}abcdefgh`;
     expect(long).toHaveLength(128);
     expect(passwordProblems(long)).toEqual([]);
   });
