@@ -22,7 +22,7 @@ export interface ApiTokenView {
   revokedAt: string | null;
 }
 
-export function toApiTokenView(token: ApiTokenRecord): ApiTokenView {
+function toApiTokenView(token: ApiTokenRecord): ApiTokenView {
   return {
     id: token.tokenId,
     name: token.name,

@@ -16,9 +16,9 @@ import { looksLikeSessionToken, verifySessionToken } from './session-token.ts';
  * this long after the revocation is written (the README promises 60 s). Sessions are never cached:
  * after a logout, a detected refresh-token reuse or a password change the very next request is 401.
  */
-export const CREDENTIAL_CACHE_MS = 30_000;
+const CREDENTIAL_CACHE_MS = 30_000;
 /** lastUsedAt is written when it is at least this old: one write a minute per busy token. */
-export const LAST_USED_RESOLUTION_MS = 60_000;
+const LAST_USED_RESOLUTION_MS = 60_000;
 const CACHE_ENTRIES = 1_000;
 
 /** A secret as the request carried it: the cookie may only hold a session token. */

@@ -14,7 +14,7 @@
  * curl and scripts without any extra header. A request authenticated with `Authorization: Bearer`
  * needs none of this: a foreign page cannot make the browser attach that header.
  */
-export const CSRF_HEADER = 'X-Requested-With';
+const CSRF_HEADER = 'X-Requested-With';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const ALLOWED_FETCH_SITES = new Set(['same-origin', 'none']);
 

@@ -11,9 +11,9 @@ import { generateSecret, hashSecret, isWellFormedSecret } from './secret-token.t
 import type { IssuedSession } from './sessions.ts';
 
 export const MAGIC_LINK_PREFIX = 'psm_';
-export const MAGIC_LINK_LIFETIME_MS = 15 * 60_000;
+const MAGIC_LINK_LIFETIME_MS = 15 * 60_000;
 /** Links per email address: enough for a typo'd inbox, too few to flood someone's mailbox. */
-export const MAGIC_LINK_REQUESTS: AttemptLimit = { limit: 5, windowMs: 15 * 60_000 };
+const MAGIC_LINK_REQUESTS: AttemptLimit = { limit: 5, windowMs: 15 * 60_000 };
 /**
  * Every request answers no sooner than this, known address or not, so the time an email takes
  * to send does not tell an observer that the address has an account.

@@ -66,7 +66,7 @@ export const UNMATCHABLE_PASSWORD_HASH = [
   randomBytes(KEY_LENGTH).toString('base64url'),
 ].join('$');
 
-export const PASSWORD_RULES = { minLength: 12, maxLength: 128 } as const;
+const PASSWORD_RULES = { minLength: 12, maxLength: 128 } as const;
 
 /** Too common to be a password, whatever their length. */
 const COMMON_PASSWORDS = new Set([

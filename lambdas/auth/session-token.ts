@@ -12,7 +12,7 @@ import * as z from 'zod/mini';
  * cache miss, so logging out or revoking the family bites long before `exp`. The claims hold no
  * team and no role: the session record and the membership are the source of truth for both.
  */
-export const SESSION_TOKEN_PREFIX = 'pss_';
+const SESSION_TOKEN_PREFIX = 'pss_';
 const MAX_TOKEN_LENGTH = 1024;
 const TOKEN_PATTERN = /^pss_([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/;
 

@@ -14,7 +14,7 @@ import { signSessionToken, verifySessionToken } from './session-token.ts';
  * little on its own; each refresh rotates the refresh token and extends its idle lifetime, never
  * past the session's absolute end.
  */
-export const SESSION_LIFETIMES = {
+const SESSION_LIFETIMES = {
   accessTokenMs: 15 * 60_000,
   refreshTokenMs: 7 * 24 * 3600_000,
   sessionMs: 30 * 24 * 3600_000,

@@ -44,7 +44,7 @@ const optionalText = z
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
 
-export const anthropicEnvSchema = {
+const anthropicEnvSchema = {
   ANTHROPIC_SECRET_ARN: optionalText,
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: z

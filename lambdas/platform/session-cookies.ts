@@ -19,7 +19,7 @@ import { findHeader } from './headers.ts';
  * No `__Host-` prefix (it forbids a Path other than /) and no `__Secure-` prefix (browsers handle
  * it unevenly on http://localhost, where the local stack runs).
  */
-export const SESSION_COOKIE = 'ps_session';
+const SESSION_COOKIE = 'ps_session';
 export const REFRESH_COOKIE = 'ps_refresh';
 
 export interface RequestShape {

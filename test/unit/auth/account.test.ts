@@ -7,10 +7,12 @@ import { hashSecret } from '../../../lambdas/auth/secret-token.ts';
 import { ValidationError } from '../../../lambdas/core/errors.ts';
 import type { Principal } from '../../../lambdas/core/principal.ts';
 import {
+  at,
   cheapPasswordHash,
   FakeAuthRepository,
   FakeClock,
   RecordingAudit,
+  refusalOf,
   seedMember,
   sequentialIds,
 } from './fakes.ts';
@@ -24,19 +26,9 @@ let audit: RecordingAudit;
 
 beforeEach(() => {
   repo = new FakeAuthRepository();
-  clock = new FakeClock('2026-11-22T12:00:00.000Z');
+  clock = new FakeClock();
   audit = new RecordingAudit();
 });
-
-const at = (ms: number) => new Date(Date.parse('2026-11-22T12:00:00.000Z') + ms).toISOString();
-
-async function failure(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => expect.unreachable('expected a refusal'),
-    (e: unknown) => e as Error & { statusCode: number },
-  );
-  return { status: error.statusCode, message: error.message, error };
-}
 
 describe('changing the password', () => {
   let change: ReturnType<typeof makeChangePassword>;
@@ -83,7 +75,7 @@ describe('changing the password', () => {
       { ...me, method: 'api-token' as const, sessionId: undefined, tokenId: 'token-1' },
       { ...me, sessionId: undefined },
     ]) {
-      expect(await failure(change(principal, { currentPassword: OLD, newPassword: NEW }))).toMatchObject({
+      expect(await refusalOf(change(principal, { currentPassword: OLD, newPassword: NEW }))).toMatchObject({
         status: 403,
         message: 'Change the password from a browser session, not with an API token.',
       });
@@ -92,17 +84,17 @@ describe('changing the password', () => {
 
   it('is 401 when the user or the session is gone', async () => {
     const gone = { ...me, sessionId: 'session-gone' };
-    expect(await failure(change(gone, { currentPassword: OLD, newPassword: NEW }))).toMatchObject({
+    expect(await refusalOf(change(gone, { currentPassword: OLD, newPassword: NEW }))).toMatchObject({
       status: 401,
     });
     repo.users.delete('user-ada');
-    expect(await failure(change(me, { currentPassword: OLD, newPassword: NEW }))).toMatchObject({
+    expect(await refusalOf(change(me, { currentPassword: OLD, newPassword: NEW }))).toMatchObject({
       status: 401,
     });
   });
 
   it('is 400 for a weak new password, naming the newPassword field', async () => {
-    const refused = await failure(change(me, { currentPassword: OLD, newPassword: 'Password1234' }));
+    const refused = await refusalOf(change(me, { currentPassword: OLD, newPassword: 'Password1234' }));
     expect(refused.error).toBeInstanceOf(ValidationError);
     expect((refused.error as ValidationError).details).toEqual([
       { path: 'newPassword', message: 'is too common' },
@@ -111,19 +103,19 @@ describe('changing the password', () => {
   });
 
   it('needs the current password, and a wrong one is 403 and counts against the login throttle', async () => {
-    expect(await failure(change(me, { newPassword: NEW }))).toMatchObject({
+    expect(await refusalOf(change(me, { newPassword: NEW }))).toMatchObject({
       status: 403,
       message: 'currentPassword is required to change an existing password.',
     });
     for (let i = 0; i < 5; i++) {
-      expect(await failure(change(me, { currentPassword: 'a wrong guess', newPassword: NEW }))).toMatchObject(
-        {
-          status: 403,
-          message: 'The current password is incorrect.',
-        },
-      );
+      expect(
+        await refusalOf(change(me, { currentPassword: 'a wrong guess', newPassword: NEW })),
+      ).toMatchObject({
+        status: 403,
+        message: 'The current password is incorrect.',
+      });
     }
-    expect(await failure(change(me, { currentPassword: OLD, newPassword: NEW }))).toMatchObject({
+    expect(await refusalOf(change(me, { currentPassword: OLD, newPassword: NEW }))).toMatchObject({
       status: 429,
     });
     expect(repo.sessions.get('session-phone')?.revokedAt).toBeUndefined();
@@ -204,7 +196,7 @@ describe('bootstrapping a team', () => {
     });
     expect(await verifyPassword(NEW, repo.users.get(result.userId)?.passwordHash ?? '')).toBe(true);
 
-    const refused = await failure(
+    const refused = await refusalOf(
       bootstrap({
         teamName: 'Beta',
         email: 'grace@example.test',

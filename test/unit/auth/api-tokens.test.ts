@@ -7,7 +7,7 @@ import {
 } from '../../../lambdas/auth/api-tokens.ts';
 import { NotFoundError, ValidationError } from '../../../lambdas/core/errors.ts';
 import type { Principal } from '../../../lambdas/core/principal.ts';
-import { FakeAuthRepository, FakeClock, seedMember, sequentialIds } from './fakes.ts';
+import { at, FakeAuthRepository, FakeClock, refusalOf, seedMember, sequentialIds } from './fakes.ts';
 
 let repo: FakeAuthRepository;
 let clock: FakeClock;
@@ -27,7 +27,7 @@ const viaToken: Principal = { ...session, method: 'api-token', tokenId: 'token-0
 
 beforeEach(async () => {
   repo = new FakeAuthRepository();
-  clock = new FakeClock('2026-11-22T12:00:00.000Z');
+  clock = new FakeClock();
   const deps = { auth: repo, clock, ids: sequentialIds('token') };
   create = makeCreateApiToken(deps);
   list = makeListApiTokens(deps);
@@ -35,16 +35,6 @@ beforeEach(async () => {
   await seedMember(repo, { teamId: 'team-a', role: 'viewer' });
   await seedMember(repo, { teamId: 'team-b', role: 'admin' });
 });
-
-const at = (ms: number) => new Date(Date.parse('2026-11-22T12:00:00.000Z') + ms).toISOString();
-
-async function failure(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => expect.unreachable('expected a refusal'),
-    (e: unknown) => e as Error & { statusCode: number },
-  );
-  return { status: error.statusCode, message: error.message, error };
-}
 
 describe('creating an API token', () => {
   it('returns its secret once, and a view that never shows the secret or its hash', async () => {
@@ -78,7 +68,7 @@ describe('creating an API token', () => {
   });
 
   it('is 403 with an API token: a leaked token must not mint successors', async () => {
-    expect(await failure(create(viaToken, { name: 'ci', teamId: 'team-a' }))).toMatchObject({
+    expect(await refusalOf(create(viaToken, { name: 'ci', teamId: 'team-a' }))).toMatchObject({
       status: 403,
       message: 'API tokens are created from a browser session, not with another API token.',
     });
@@ -86,7 +76,7 @@ describe('creating an API token', () => {
   });
 
   it('is 400 unless the expiry lies in the future', async () => {
-    const refused = await failure(create(session, { name: 'ci', teamId: 'team-a', expiresAt: at(0) }));
+    const refused = await refusalOf(create(session, { name: 'ci', teamId: 'team-a', expiresAt: at(0) }));
     expect(refused.error).toBeInstanceOf(ValidationError);
     expect(refused.message).toBe('expiresAt must be in the future.');
     expect((refused.error as ValidationError).details).toEqual([
@@ -96,7 +86,7 @@ describe('creating an API token', () => {
   });
 
   it('is 403 for another team than the session acts for, even one of the user’s', async () => {
-    expect(await failure(create(session, { name: 'ci', teamId: 'team-b' }))).toMatchObject({
+    expect(await refusalOf(create(session, { name: 'ci', teamId: 'team-b' }))).toMatchObject({
       status: 403,
       message: 'You can create tokens only for the team this session acts for; switch team first.',
     });
@@ -104,7 +94,7 @@ describe('creating an API token', () => {
 
   it('is 403 once the user no longer belongs to the session’s team', async () => {
     repo.memberships.delete('user-ada#team-a');
-    expect(await failure(create(session, { name: 'ci', teamId: 'team-a' }))).toMatchObject({
+    expect(await refusalOf(create(session, { name: 'ci', teamId: 'team-a' }))).toMatchObject({
       status: 403,
       message: 'You can create tokens only for teams you belong to.',
     });
@@ -182,7 +172,7 @@ describe('revoking an API token', () => {
       { name: 'bob', teamId: 'team-a' },
     );
     for (const id of ['token-404', mine.id, bobs.id]) {
-      const refused = await failure(revoke(session, id));
+      const refused = await refusalOf(revoke(session, id));
       expect(refused.error).toBeInstanceOf(NotFoundError);
       expect(refused.message).toBe(`API token ${id} does not exist.`);
     }

@@ -4,11 +4,12 @@ import { makeAuthenticate } from '../../../lambdas/auth/authenticate.ts';
 import type { ApiTokenRecord } from '../../../lambdas/auth/ports.ts';
 import { signSessionToken } from '../../../lambdas/auth/session-token.ts';
 import { makeStartSession } from '../../../lambdas/auth/sessions.ts';
-import { UnauthorizedError } from '../../../lambdas/core/errors.ts';
 import {
+  at,
   FakeAuthRepository,
   FakeClock,
   RecordingAudit,
+  refusalOf,
   SIGNING_KEY,
   seedMember,
   sequentialIds,
@@ -26,14 +27,13 @@ let authenticate: ReturnType<typeof makeAuthenticate>;
 
 beforeEach(async () => {
   repo = new FakeAuthRepository();
-  clock = new FakeClock('2026-11-22T12:00:00.000Z');
+  clock = new FakeClock();
   audit = new RecordingAudit();
   keyReads = vi.fn<() => Promise<Buffer>>(signingKey);
   authenticate = makeAuthenticate({ auth: repo, clock, signingKey: keyReads, audit });
   await seedMember(repo, { role: 'member' });
 });
 
-const at = (ms: number) => new Date(Date.parse('2026-11-22T12:00:00.000Z') + ms).toISOString();
 const bearer = (secret: string) => ({ secret, via: 'bearer' as const });
 const cookie = (secret: string) => ({ secret, via: 'cookie' as const });
 
@@ -59,12 +59,9 @@ async function apiToken(
 }
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => expect.unreachable('expected a 401'),
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(UnauthorizedError);
-  return (error as UnauthorizedError).message;
+  const { status, message } = await refusalOf(promise);
+  expect(status).toBe(401);
+  return message;
 }
 
 describe('a request without a usable credential', () => {

@@ -1,6 +1,7 @@
 // In-memory fakes of the auth ports (lambdas/auth/ports.ts) for the auth use-case unit tests:
 // faithful to the DynamoDB adapter (lambdas/store/auth.ts) in its conditional writes and orderings.
 import { randomBytes, scryptSync } from 'node:crypto';
+import { expect } from 'vitest';
 import type {
   ApiTokenRecord,
   AuditLog,
@@ -14,7 +15,7 @@ import type {
   Team,
   User,
 } from '../../../lambdas/auth/ports.ts';
-import { ConflictError } from '../../../lambdas/core/errors.ts';
+import { ApiError, ConflictError } from '../../../lambdas/core/errors.ts';
 import type { Clock, IdGenerator } from '../../../lambdas/core/ports.ts';
 
 /** What DynamoDB answers when a write's condition fails (the adapter lets some of these through). */
@@ -211,10 +212,16 @@ export class FakeAuthRepository implements AuthRepository {
   }
 }
 
+/** Where a FakeClock starts unless told otherwise. */
+export const T0 = '2026-11-22T12:00:00.000Z';
+
+/** The ISO time `ms` after `start`: how a test names the moments it moves the clock to. */
+export const at = (ms: number, start: string = T0) => new Date(Date.parse(start) + ms).toISOString();
+
 /** A clock that moves only when told to. */
 export class FakeClock implements Clock {
   private current: number;
-  constructor(start: Date | string = '2026-11-22T12:00:00.000Z') {
+  constructor(start: Date | string = T0) {
     this.current = new Date(start).getTime();
   }
   now() {
@@ -297,4 +304,16 @@ export function cheapPasswordHash(password: string): string {
   const salt = randomBytes(16);
   const key = scryptSync(password.normalize('NFKC'), salt, 32, { N: 1024, r: 8, p: 1 });
   return ['scrypt', 1024, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+/** The API error a use case refused with (fails the test if it succeeded or threw anything else). */
+export async function refusalOf(
+  promise: Promise<unknown>,
+): Promise<{ status: number; message: string; error: ApiError }> {
+  const error = await promise.then(
+    () => expect.unreachable('expected a refusal'),
+    (e: unknown) => e,
+  );
+  if (!(error instanceof ApiError)) throw error;
+  return { status: error.statusCode, message: error.message, error };
 }

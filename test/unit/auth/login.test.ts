@@ -8,7 +8,14 @@ import {
 import type { SessionMethod, User } from '../../../lambdas/auth/ports.ts';
 import type { IssuedSession } from '../../../lambdas/auth/sessions.ts';
 import { UnauthorizedError } from '../../../lambdas/core/errors.ts';
-import { cheapPasswordHash, FakeAuthRepository, FakeClock, RecordingAudit, seedMember } from './fakes.ts';
+import {
+  cheapPasswordHash,
+  FakeAuthRepository,
+  FakeClock,
+  RecordingAudit,
+  refusalOf,
+  seedMember,
+} from './fakes.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const WRONG = 'The email or password is incorrect.';
@@ -18,10 +25,11 @@ let clock: FakeClock;
 let audit: RecordingAudit;
 let started: Array<{ user: User; method: SessionMethod; teamId: string | undefined }>;
 let login: ReturnType<typeof makeLogin>;
+const errorOf = async (promise: Promise<unknown>) => (await refusalOf(promise)).error;
 
 beforeEach(async () => {
   repo = new FakeAuthRepository();
-  clock = new FakeClock('2026-11-22T12:00:00.000Z');
+  clock = new FakeClock();
   audit = new RecordingAudit();
   started = [];
   const startSession = async (user: User, method: SessionMethod, teamId?: string) => {
@@ -31,13 +39,6 @@ beforeEach(async () => {
   login = makeLogin({ auth: repo, clock, startSession, audit });
   await seedMember(repo, { passwordHash: cheapPasswordHash(PASSWORD) });
 });
-
-async function failure(promise: Promise<unknown>) {
-  return promise.then(
-    () => expect.unreachable('expected a refusal'),
-    (e: unknown) => e as Error,
-  );
-}
 
 describe('password login', () => {
   it('starts a password session for the user, in the team asked for', async () => {
@@ -55,7 +56,7 @@ describe('password login', () => {
       { email: 'nobody@example.test', password: PASSWORD },
       { email: 'bob@example.test', password: PASSWORD },
     ]) {
-      const error = await failure(login(attempt));
+      const error = await errorOf(login(attempt));
       expect(error).toBeInstanceOf(UnauthorizedError);
       expect(error.message).toBe(WRONG);
     }
@@ -77,10 +78,10 @@ describe('password login', () => {
 
   it('allows 5 attempts per address in 15 minutes, whatever the case or padding of the address', async () => {
     for (const email of ['ada@example.test', 'ADA@example.test', ' ada@Example.TEST ', 'ada@example.test']) {
-      await failure(login({ email, password: 'wrong' }));
+      await errorOf(login({ email, password: 'wrong' }));
     }
-    await failure(login({ email: 'Ada@Example.Test', password: 'wrong' }));
-    const throttled = await failure(login({ email: 'ada@example.test', password: PASSWORD }));
+    await errorOf(login({ email: 'Ada@Example.Test', password: 'wrong' }));
+    const throttled = await errorOf(login({ email: 'ada@example.test', password: PASSWORD }));
     expect(throttled).toBeInstanceOf(TooManyAttemptsError);
     expect(throttled).toMatchObject({
       statusCode: 429,
@@ -89,21 +90,21 @@ describe('password login', () => {
       message: 'Too many sign-in attempts for this email address; retry in 15 minute(s).',
     });
     // Another address is not throttled.
-    await expect(failure(login({ email: 'bob@example.test', password: 'wrong' }))).resolves.toBeInstanceOf(
+    await expect(errorOf(login({ email: 'bob@example.test', password: 'wrong' }))).resolves.toBeInstanceOf(
       UnauthorizedError,
     );
   });
 
   it('says when to come back, rounding up, and lets the owner in when the window ends', async () => {
     for (let i = 0; i < LOGIN_ATTEMPTS.limit; i++)
-      await failure(login({ email: 'ada@example.test', password: 'x' }));
+      await errorOf(login({ email: 'ada@example.test', password: 'x' }));
     clock.advance(14 * 60_000 + 500);
-    expect(await failure(login({ email: 'ada@example.test', password: PASSWORD }))).toMatchObject({
+    expect(await errorOf(login({ email: 'ada@example.test', password: PASSWORD }))).toMatchObject({
       retryAfterSeconds: 60,
       message: 'Too many sign-in attempts for this email address; retry in 1 minute(s).',
     });
     clock.advance(59_000);
-    expect(await failure(login({ email: 'ada@example.test', password: PASSWORD }))).toMatchObject({
+    expect(await errorOf(login({ email: 'ada@example.test', password: PASSWORD }))).toMatchObject({
       retryAfterSeconds: 1,
     });
     clock.advance(500);
@@ -114,10 +115,10 @@ describe('password login', () => {
 
   it('starts the count afresh after a successful login', async () => {
     for (let i = 0; i < LOGIN_ATTEMPTS.limit - 1; i++)
-      await failure(login({ email: 'ada@example.test', password: 'x' }));
+      await errorOf(login({ email: 'ada@example.test', password: 'x' }));
     await login({ email: ' ADA@example.test', password: PASSWORD });
     for (let i = 0; i < LOGIN_ATTEMPTS.limit - 1; i++)
-      await failure(login({ email: 'ada@example.test', password: 'x' }));
+      await errorOf(login({ email: 'ada@example.test', password: 'x' }));
     await expect(login({ email: 'ada@example.test', password: PASSWORD })).resolves.toMatchObject({
       sessionId: 'session-2',
     });
@@ -131,7 +132,7 @@ describe('reserving a password attempt', () => {
       allowed: false,
       retryAt: new Date(now.getTime() - 5),
     });
-    expect(await failure(reservePasswordAttempt(repo, 'ada@example.test', now))).toMatchObject({
+    expect(await errorOf(reservePasswordAttempt(repo, 'ada@example.test', now))).toMatchObject({
       retryAfterSeconds: 1,
     });
   });

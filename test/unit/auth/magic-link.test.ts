@@ -9,8 +9,15 @@ import {
 import type { SessionMethod, User } from '../../../lambdas/auth/ports.ts';
 import { generateSecret, hashSecret, isWellFormedSecret } from '../../../lambdas/auth/secret-token.ts';
 import type { IssuedSession } from '../../../lambdas/auth/sessions.ts';
-import { UnauthorizedError } from '../../../lambdas/core/errors.ts';
-import { FakeAuthRepository, FakeClock, RecordingAudit, RecordingEmailSender, seedMember } from './fakes.ts';
+import {
+  at,
+  FakeAuthRepository,
+  FakeClock,
+  RecordingAudit,
+  RecordingEmailSender,
+  refusalOf,
+  seedMember,
+} from './fakes.ts';
 
 const MINUTE = 60_000;
 const INVALID = 'The sign-in link is invalid, already used or expired.';
@@ -23,7 +30,7 @@ let request: ReturnType<typeof makeRequestMagicLink>;
 
 beforeEach(async () => {
   repo = new FakeAuthRepository();
-  clock = new FakeClock('2026-11-22T12:00:00.000Z');
+  clock = new FakeClock();
   audit = new RecordingAudit();
   outbox = new RecordingEmailSender();
   request = makeRequestMagicLink({
@@ -37,7 +44,6 @@ beforeEach(async () => {
   await seedMember(repo, { email: 'ada@example.test' });
 });
 
-const at = (ms: number) => new Date(Date.parse('2026-11-22T12:00:00.000Z') + ms).toISOString();
 const tokenIn = (text: string) => decodeURIComponent(/token=([^\s]+)/.exec(text)?.[1] ?? '');
 
 describe('asking for a sign-in link', () => {
@@ -189,12 +195,9 @@ describe('following the link', () => {
   });
 
   const refusal = async (promise: Promise<unknown>) => {
-    const error = await promise.then(
-      () => expect.unreachable('expected a 401'),
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(UnauthorizedError);
-    return (error as Error).message;
+    const { status, message } = await refusalOf(promise);
+    expect(status).toBe(401);
+    return message;
   };
 
   it('starts a magic-link session in the team asked for, once', async () => {

@@ -8,21 +8,29 @@ import {
   makeStartSession,
   REFRESH_REUSE_INTERVAL_MS,
 } from '../../../lambdas/auth/sessions.ts';
-import { ForbiddenError, UnauthorizedError } from '../../../lambdas/core/errors.ts';
 import {
   FakeAuthRepository,
   FakeClock,
+  at as isoAt,
   RecordingAudit,
+  refusalOf,
   SIGNING_KEY,
   seedMember,
   sequentialIds,
   signingKey,
 } from './fakes.ts';
 
+// Half a second past the second: access-token expiries are whole seconds.
+const START = '2026-11-22T12:00:00.500Z';
+const at = (ms: number) => isoAt(ms, START);
 const MINUTE = 60_000;
 const DAY = 24 * 3600_000;
 const INVALID_REFRESH = 'The refresh token is invalid, used, expired or revoked.';
 const NOT_A_MEMBER = 'The session no longer belongs to a member of its team.';
+
+/** The one 401 every refused refresh answers, whatever the reason: it tells an attacker nothing. */
+const expectInvalidRefresh = async (promise: Promise<unknown>) =>
+  expect(await refusalOf(promise)).toMatchObject({ status: 401, message: INVALID_REFRESH });
 
 let repo: FakeAuthRepository;
 let clock: FakeClock;
@@ -33,24 +41,12 @@ let refresh: ReturnType<typeof makeRefreshSession>;
 
 beforeEach(() => {
   repo = new FakeAuthRepository();
-  // Half a second past the second: access-token expiries are whole seconds.
-  clock = new FakeClock('2026-11-22T12:00:00.500Z');
+  clock = new FakeClock(START);
   audit = new RecordingAudit();
   deps = { auth: repo, clock, ids: sequentialIds('session'), signingKey, audit };
   start = makeStartSession(deps);
   refresh = makeRefreshSession(deps);
 });
-
-const at = (ms: number) => new Date(Date.parse('2026-11-22T12:00:00.500Z') + ms).toISOString();
-
-async function rejection(promise: Promise<unknown>): Promise<{ status: number; message: string }> {
-  const error = await promise.then(
-    () => expect.unreachable('expected a refusal'),
-    (e: unknown) => e,
-  );
-  if (!(error instanceof UnauthorizedError) && !(error instanceof ForbiddenError)) throw error;
-  return { status: error.statusCode, message: error.message };
-}
 
 describe('starting a session', () => {
   it('hands out an access token, a refresh token and the session’s ends, and stores only hashes', async () => {
@@ -123,12 +119,12 @@ describe('starting a session', () => {
 
   it('is refused (403) for a team the user is not in, and for a user in no team', async () => {
     const ada = await seedMember(repo);
-    expect(await rejection(start(ada, 'password', 'team-z'))).toEqual({
+    expect(await refusalOf(start(ada, 'password', 'team-z'))).toMatchObject({
       status: 403,
       message: 'The user is not a member of that team.',
     });
     repo.memberships.clear();
-    expect(await rejection(start(ada, 'password'))).toEqual({
+    expect(await refusalOf(start(ada, 'password'))).toMatchObject({
       status: 403,
       message: 'The user belongs to no team yet.',
     });
@@ -198,19 +194,13 @@ describe('refreshing a session', () => {
 
   it('is refused (401) for a malformed, unknown or expired refresh token', async () => {
     const lookups = vi.spyOn(repo, 'findRefreshToken');
-    expect(await rejection(refresh(`${first.refreshToken.slice(0, -1)}-`))).toEqual({
-      status: 401,
-      message: INVALID_REFRESH,
-    });
+    await expectInvalidRefresh(refresh(`${first.refreshToken.slice(0, -1)}-`));
     // A made-up or mistyped token costs no store read.
     expect(lookups).not.toHaveBeenCalled();
-    expect(await rejection(refresh('psr_not-a-token'))).toEqual({ status: 401, message: INVALID_REFRESH });
-    expect(await rejection(refresh(first.refreshToken.replace(/^psr_/, 'psa_')))).toEqual({
-      status: 401,
-      message: INVALID_REFRESH,
-    });
+    await expectInvalidRefresh(refresh('psr_not-a-token'));
+    await expectInvalidRefresh(refresh(first.refreshToken.replace(/^psr_/, 'psa_')));
     repo.refreshTokens.clear();
-    expect(await rejection(refresh(first.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+    await expectInvalidRefresh(refresh(first.refreshToken));
   });
 
   it('accepts a refresh token until the last millisecond of its lifetime, not at its end', async () => {
@@ -218,14 +208,14 @@ describe('refreshing a session', () => {
     clock.advance(7 * DAY - 1);
     await expect(refresh(first.refreshToken)).resolves.toMatchObject({ sessionId: first.sessionId });
     clock.advance(1);
-    expect(await rejection(refresh(second.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+    await expectInvalidRefresh(refresh(second.refreshToken));
     // An expired token is not a reuse: the session lives on.
     expect(repo.sessions.get(second.sessionId)?.revokedAt).toBeUndefined();
   });
 
   it('is refused (401) once the session was ended, has reached its end, or is gone', async () => {
     await repo.revokeSession(first.sessionId, at(0), 'logout');
-    expect(await rejection(refresh(first.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+    await expectInvalidRefresh(refresh(first.refreshToken));
 
     // Two sessions that end in a minute, with refresh tokens that would last 7 days.
     const second = await start(ada, 'password');
@@ -237,11 +227,11 @@ describe('refreshing a session', () => {
     clock.advance(MINUTE - 1);
     await expect(refresh(second.refreshToken)).resolves.toMatchObject({ sessionId: second.sessionId });
     clock.advance(1);
-    expect(await rejection(refresh(third.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+    await expectInvalidRefresh(refresh(third.refreshToken));
 
     const fourth = await start(ada, 'password');
     repo.sessions.delete(fourth.sessionId);
-    expect(await rejection(refresh(fourth.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+    await expectInvalidRefresh(refresh(fourth.refreshToken));
   });
 
   it('switches the session to another of the user’s teams, with that team’s role', async () => {
@@ -253,7 +243,7 @@ describe('refreshing a session', () => {
   });
 
   it('refuses (403) to switch to a team the user is not in, and leaves the session as it was', async () => {
-    expect(await rejection(refresh(first.refreshToken, 'team-z'))).toEqual({
+    expect(await refusalOf(refresh(first.refreshToken, 'team-z'))).toMatchObject({
       status: 403,
       message: 'The user is not a member of that team.',
     });
@@ -264,7 +254,10 @@ describe('refreshing a session', () => {
 
   it('is refused (401) when the user was removed from the session’s team', async () => {
     repo.memberships.delete('user-ada#team-a');
-    expect(await rejection(refresh(first.refreshToken))).toEqual({ status: 401, message: NOT_A_MEMBER });
+    expect(await refusalOf(refresh(first.refreshToken))).toMatchObject({
+      status: 401,
+      message: NOT_A_MEMBER,
+    });
   });
 
   describe('a refresh token presented again', () => {
@@ -280,7 +273,7 @@ describe('refreshing a session', () => {
     it('after 10 s ends the whole family: every token of the session is refused', async () => {
       const rotated = await refresh(first.refreshToken);
       clock.advance(REFRESH_REUSE_INTERVAL_MS + 1);
-      expect(await rejection(refresh(first.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+      await expectInvalidRefresh(refresh(first.refreshToken));
       expect(repo.sessions.get(first.sessionId)).toMatchObject({
         revokedAt: at(REFRESH_REUSE_INTERVAL_MS + 1),
         revokedReason: 'refresh-token-reuse',
@@ -292,23 +285,20 @@ describe('refreshing a session', () => {
           attributes: { sessionId: first.sessionId, userId: 'user-ada' },
         },
       ]);
-      expect(await rejection(refresh(rotated.refreshToken))).toEqual({
-        status: 401,
-        message: INVALID_REFRESH,
-      });
+      await expectInvalidRefresh(refresh(rotated.refreshToken));
     });
 
     it('within 10 s ends the family when its successor is not the one the rotation stored', async () => {
       const rotated = await refresh(first.refreshToken);
       repo.refreshTokens.delete(hashSecret(rotated.refreshToken));
-      expect(await rejection(refresh(first.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+      await expectInvalidRefresh(refresh(first.refreshToken));
       expect(repo.sessions.get(first.sessionId)?.revokedReason).toBe('refresh-token-reuse');
 
       const other = await start(ada, 'password');
       const again = await refresh(other.refreshToken);
       const successor = repo.refreshTokens.get(hashSecret(again.refreshToken));
       if (successor) successor.sessionId = 'another-session';
-      expect(await rejection(refresh(other.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+      await expectInvalidRefresh(refresh(other.refreshToken));
       expect(repo.sessions.get(other.sessionId)?.revokedReason).toBe('refresh-token-reuse');
     });
 
@@ -317,27 +307,30 @@ describe('refreshing a session', () => {
       const live = await repo.getSession(first.sessionId);
       await repo.revokeSession(first.sessionId, at(1), 'logout');
       vi.spyOn(repo, 'getSession').mockResolvedValueOnce(live);
-      expect(await rejection(refresh(first.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+      await expectInvalidRefresh(refresh(first.refreshToken));
 
       const other = await start(ada, 'password');
       await refresh(other.refreshToken);
       const alive = await repo.getSession(other.sessionId);
       repo.sessions.delete(other.sessionId);
       vi.spyOn(repo, 'getSession').mockResolvedValueOnce(alive);
-      expect(await rejection(refresh(other.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+      await expectInvalidRefresh(refresh(other.refreshToken));
       expect(audit.messages()).toContain('warn: refresh token reused: session revoked');
     });
 
     it('within 10 s is refused (401) when the user has left the team meanwhile', async () => {
       await refresh(first.refreshToken);
       repo.memberships.delete('user-ada#team-a');
-      expect(await rejection(refresh(first.refreshToken))).toEqual({ status: 401, message: NOT_A_MEMBER });
+      expect(await refusalOf(refresh(first.refreshToken))).toMatchObject({
+        status: 401,
+        message: NOT_A_MEMBER,
+      });
     });
 
     it('after its own expiry still counts as reuse and ends the family', async () => {
       await refresh(first.refreshToken);
       clock.advance(7 * DAY + 1);
-      expect(await rejection(refresh(first.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+      await expectInvalidRefresh(refresh(first.refreshToken));
       expect(repo.sessions.get(first.sessionId)?.revokedReason).toBe('refresh-token-reuse');
     });
 
@@ -349,7 +342,7 @@ describe('refreshing a session', () => {
 
     it('ends the family when the store says it was used but no use is recorded', async () => {
       vi.spyOn(repo, 'rotateRefreshToken').mockResolvedValueOnce('reused');
-      expect(await rejection(refresh(first.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+      await expectInvalidRefresh(refresh(first.refreshToken));
       expect(repo.sessions.get(first.sessionId)?.revokedReason).toBe('refresh-token-reuse');
     });
 
@@ -358,7 +351,7 @@ describe('refreshing a session', () => {
         repo.refreshTokens.delete(usedHash);
         return 'reused';
       });
-      expect(await rejection(refresh(first.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+      await expectInvalidRefresh(refresh(first.refreshToken));
       expect(repo.sessions.get(first.sessionId)?.revokedReason).toBe('refresh-token-reuse');
     });
   });
@@ -368,7 +361,7 @@ describe('refreshing a session', () => {
     await repo.revokeSession(first.sessionId, at(0), 'password-changed');
     vi.spyOn(repo, 'getSession').mockResolvedValueOnce(live);
     const before = repo.refreshTokens.size;
-    expect(await rejection(refresh(first.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+    await expectInvalidRefresh(refresh(first.refreshToken));
     expect(repo.refreshTokens.size).toBe(before);
     // Not a reuse: the reason stays the password change.
     expect(repo.sessions.get(first.sessionId)?.revokedReason).toBe('password-changed');
@@ -394,7 +387,7 @@ describe('ending a session (logout)', () => {
       },
     ]);
     // Its refresh token no longer works.
-    expect(await rejection(refresh(issued.refreshToken))).toEqual({ status: 401, message: INVALID_REFRESH });
+    await expectInvalidRefresh(refresh(issued.refreshToken));
   });
 
   it('ignores a missing or forged token, revealing nothing', async () => {
