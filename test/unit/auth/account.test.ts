@@ -73,6 +73,8 @@ describe('changing the password', () => {
   it('is 403 with an API token, or a session principal without its session', async () => {
     for (const principal of [
       { ...me, method: 'api-token' as const, sessionId: undefined, tokenId: 'token-1' },
+      // The method decides, even were a session id passed along with an API token.
+      { ...me, method: 'api-token' as const, tokenId: 'token-1' },
       { ...me, sessionId: undefined },
     ]) {
       expect(await refusalOf(change(principal, { currentPassword: OLD, newPassword: NEW }))).toMatchObject({

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   MAGIC_LINK_MIN_RESPONSE_MS,
   magicLinkUrl,
@@ -219,6 +219,10 @@ describe('following the link', () => {
   });
 
   it('is refused when malformed, never issued, or its user is gone', async () => {
+    const consumed = vi.spyOn(repo, 'consumeMagicLink');
+    expect(await refusal(verify(`${token.slice(0, -1)}-`))).toBe(INVALID);
+    // A mistyped or made-up link costs no store operation.
+    expect(consumed).not.toHaveBeenCalled();
     expect(await refusal(verify('psm_nonsense'))).toBe(INVALID);
     expect(await refusal(verify(token.replace(/^psm_/, 'psr_')))).toBe(INVALID);
     expect(await refusal(verify(generateSecret('psm_')))).toBe(INVALID);
