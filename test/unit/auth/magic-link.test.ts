@@ -137,7 +137,7 @@ describe('the time a request takes', () => {
     return performance.now() - started;
   };
 
-  it('is at least 400 ms by default, for known and unknown addresses alike', async () => {
+  it('is at least 400 ms by default, even for an unknown address', async () => {
     expect(await timed(undefined, 'nobody@example.test')).toBeGreaterThanOrEqual(
       MAGIC_LINK_MIN_RESPONSE_MS - 5,
     );
@@ -146,7 +146,7 @@ describe('the time a request takes', () => {
   it('includes the time the email took, rather than adding to it', async () => {
     const elapsed = await timed(300, 'ada@example.test', 150);
     expect(elapsed).toBeGreaterThanOrEqual(295);
-    expect(elapsed).toBeLessThan(420);
+    expect(elapsed).toBeLessThan(500);
   });
 
   it('is kept even when the store fails, and the failure still surfaces', async () => {
