@@ -29,7 +29,7 @@ export const DEFAULT_LIMITS: AbuseLimits = {
 };
 
 /** The environment variable (local stack) or context key (CDK) of each limit. */
-export const LIMIT_VARIABLES: Record<keyof AbuseLimits, string> = {
+const LIMIT_VARIABLES: Record<keyof AbuseLimits, string> = {
   requestsPerSecondPerCredential: 'RATE_LIMIT_PER_SECOND',
   burstPerCredential: 'RATE_LIMIT_BURST',
   authRequestsPerMinutePerIp: 'AUTH_RATE_LIMIT_PER_MINUTE',

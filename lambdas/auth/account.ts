@@ -1,3 +1,7 @@
+/*
+ * The caller's own account: changing the password from a session, which ends the user's
+ * other sessions and counts wrong current passwords against the login throttle.
+ */
 import { ForbiddenError, UnauthorizedError } from '../core/errors.ts';
 import type { Clock } from '../core/ports.ts';
 import type { Principal } from '../core/principal.ts';

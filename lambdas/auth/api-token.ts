@@ -1,3 +1,7 @@
+/*
+ * The API token format (`psa_` secrets with a checksum): generating one, recognising a
+ * well-formed one, the hash it is stored under and the hint a listing shows.
+ */
 import { generateSecret, hashSecret, isWellFormedSecret, SECRET_BODY_LENGTH } from './secret-token.ts';
 
 /**
@@ -6,7 +10,7 @@ import { generateSecret, hashSecret, isWellFormedSecret, SECRET_BODY_LENGTH } fr
  * mistyped or made-up token without touching the database. Only the SHA-256 is ever stored, and
  * a lookup by that hash is the comparison: no secret is compared byte by byte in application code.
  */
-export const API_TOKEN_PREFIX = 'psa_';
+const API_TOKEN_PREFIX = 'psa_';
 export const API_TOKEN_LENGTH = API_TOKEN_PREFIX.length + SECRET_BODY_LENGTH;
 
 /** A new token secret; show it once, store only hashApiToken(secret). */

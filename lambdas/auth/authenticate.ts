@@ -1,3 +1,7 @@
+/*
+ * Turns the credential a request presents (API token or session access token) into the
+ * caller, or a 401: what the Lambda authorizer runs, with a short cache for API tokens.
+ */
 import { UnauthorizedError } from '../core/errors.ts';
 import type { Clock } from '../core/ports.ts';
 import type { Principal } from '../core/principal.ts';
@@ -12,9 +16,9 @@ import { looksLikeSessionToken, verifySessionToken } from './session-token.ts';
  * this long after the revocation is written (the README promises 60 s). Sessions are never cached:
  * after a logout, a detected refresh-token reuse or a password change the very next request is 401.
  */
-export const CREDENTIAL_CACHE_MS = 30_000;
+const CREDENTIAL_CACHE_MS = 30_000;
 /** lastUsedAt is written when it is at least this old: one write a minute per busy token. */
-export const LAST_USED_RESOLUTION_MS = 60_000;
+const LAST_USED_RESOLUTION_MS = 60_000;
 const CACHE_ENTRIES = 1_000;
 
 /** A secret as the request carried it: the cookie may only hold a session token. */
@@ -89,7 +93,7 @@ export function makeAuthenticate({
     };
   }
 
-  async function lookUpSession(token: string, now: Date): Promise<LookUp> {
+  async function lookUpSession(token: string, now: Date): Promise<Principal> {
     const claims = verifySessionToken(token, await signingKey(), now);
     if (!claims) throw refused('The session token is invalid or expired.');
     const session = await auth.getSession(claims.sid);
@@ -99,15 +103,12 @@ export function makeAuthenticate({
     const membership = await auth.getMembership(session.userId, session.teamId);
     if (!membership) throw refused('The session no longer belongs to a member of its team.');
     return {
-      principal: {
-        principalId: session.userId,
-        userId: session.userId,
-        teamId: session.teamId,
-        role: membership.role,
-        method: 'session',
-        sessionId: session.sessionId,
-      },
-      validUntil: Math.min(claims.exp * 1000, Date.parse(session.expiresAt)),
+      principalId: session.userId,
+      userId: session.userId,
+      teamId: session.teamId,
+      role: membership.role,
+      method: 'session',
+      sessionId: session.sessionId,
     };
   }
 
@@ -119,10 +120,12 @@ export function makeAuthenticate({
     if (via === 'cookie' && !isSession) throw refused();
     if (!isSession && !isWellFormedApiToken(secret)) throw refused('The API token is invalid or revoked.');
     const now = clock.now();
-    if (isSession) return (await lookUpSession(secret, now)).principal;
+    if (isSession) return lookUpSession(secret, now);
     const cacheKey = hashSecret(secret);
     const cached = cache.get(cacheKey);
     if (cached && cached.until > now.getTime()) return cached.principal;
+    // Re-inserted at the end, so the bounded cache forgets the least recently looked-up token first.
+    // Stryker disable next-line CallExpression: equivalent for callers; it only changes which entry a full cache forgets first, and every answer stays within the cache time either way.
     cache.delete(cacheKey);
     const { principal, validUntil } = await lookUpApiToken(secret, now);
     if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);

@@ -1,3 +1,7 @@
+/*
+ * Creates a team with its first user, membership and API token in one go: the operator's
+ * way in on a fresh deployment (local/bootstrap.ts, local/seed.ts) and the API tests' setup.
+ */
 import type { Clock, IdGenerator } from '../core/ports.ts';
 import type { Role } from '../core/principal.ts';
 import { generateApiToken, hashApiToken, tokenHint } from './api-token.ts';

@@ -1,3 +1,7 @@
+/*
+ * The ports of the auth use cases: the records they read and write, the AuthRepository
+ * that stores them (store/auth on DynamoDB), the email sender and the audit log.
+ */
 import type { PageRequest } from '../core/ports.ts';
 import type { Role } from '../core/principal.ts';
 import type { Page } from '../core/schemas.ts';

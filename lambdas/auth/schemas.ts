@@ -1,3 +1,7 @@
+/*
+ * Request bodies of the auth and API token endpoints, as zod schemas: what the handlers
+ * parse before calling the use cases.
+ */
 import * as z from 'zod/mini';
 import { idSchema, timestampSchema } from '../core/schemas.ts';
 

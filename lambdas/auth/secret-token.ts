@@ -1,3 +1,7 @@
+/*
+ * The shape every opaque secret shares (prefix, 30 random base62, CRC32 checksum): making,
+ * deriving and checking one, and the SHA-256 it is stored under.
+ */
 import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
@@ -64,5 +68,5 @@ export function isWellFormedSecret(prefix: string, candidate: string): boolean {
 
 /** The SHA-256 (hex) under which a secret is stored and looked up. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return createHash('sha256').update(secret).digest('hex');
 }

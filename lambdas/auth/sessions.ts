@@ -1,3 +1,7 @@
+/*
+ * Session lifecycle: starting one after a login, refreshing it by refresh-token rotation
+ * (with reuse detection that ends the whole family), and ending it on logout.
+ */
 import { ForbiddenError, UnauthorizedError } from '../core/errors.ts';
 import type { Clock, IdGenerator } from '../core/ports.ts';
 import type { Role } from '../core/principal.ts';
@@ -10,7 +14,7 @@ import { signSessionToken, verifySessionToken } from './session-token.ts';
  * little on its own; each refresh rotates the refresh token and extends its idle lifetime, never
  * past the session's absolute end.
  */
-export const SESSION_LIFETIMES = {
+const SESSION_LIFETIMES = {
   accessTokenMs: 15 * 60_000,
   refreshTokenMs: 7 * 24 * 3600_000,
   sessionMs: 30 * 24 * 3600_000,
@@ -201,6 +205,7 @@ export function makeRefreshSession(deps: SessionDeps) {
     if (outcome === 'reused') {
       // Another request rotated it a moment ago (a second tab): answer what it got.
       const rotated = await deps.auth.findRefreshToken(usedHash);
+      // Stryker disable next-line ConditionalExpression: equivalent; without a recorded use there is no successor either (one transaction writes both), so repeatRotation ends the family too.
       if (!rotated?.usedAt) throw await revokeFamily();
       return repeatRotation(rotated.usedAt);
     }

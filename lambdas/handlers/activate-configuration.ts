@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of POST /pipelines/{pipelineId}/configurations/{configurationId}/activate:
+ * rolls a pipeline's active configuration back or forward.
+ */
 import { activateBodySchema, idSchema } from '../core/schemas.ts';
 import { makeActivateConfiguration } from '../core/use-cases/review.ts';
 import { nanoidGenerator, systemClock } from '../platform/clock.ts';

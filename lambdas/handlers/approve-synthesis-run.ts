@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of POST /synthesis-runs/{id}/approve: approving a generated run activates
+ * its proposed configuration.
+ */
 import { runIdSchema } from '../core/schemas.ts';
 import { makeApproveRun } from '../core/use-cases/review.ts';
 import { nanoidGenerator, systemClock } from '../platform/clock.ts';

@@ -1,3 +1,7 @@
+/*
+ * The API Gateway REQUEST authorizer: authenticates the API token, access token or session
+ * cookie, applies the CSRF rule to cookie requests, and passes the caller to the handler.
+ */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { type Authenticate, makeAuthenticate } from '../auth/authenticate.ts';
 import { csrfRefusal } from '../auth/csrf.ts';

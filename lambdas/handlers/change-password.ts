@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of POST /me/password: the caller sets a new password from a browser
+ * session.
+ */
 import { makeChangePassword } from '../auth/account.ts';
 import { changePasswordBodySchema } from '../auth/schemas.ts';
 import { auditLog } from '../platform/auth-services.ts';

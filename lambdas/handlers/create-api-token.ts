@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of POST /api-tokens: creates an API token for the session's team and
+ * answers its secret, once.
+ */
 import { makeCreateApiToken } from '../auth/api-tokens.ts';
 import { createApiTokenBodySchema } from '../auth/schemas.ts';
 import { nanoidGenerator, systemClock } from '../platform/clock.ts';

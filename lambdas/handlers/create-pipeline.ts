@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of POST /pipelines: creates a pipeline with its first configuration.
+ * Composes the use case with the DynamoDB store.
+ */
 import { createPipelineBodySchema } from '../core/schemas.ts';
 import { makeCreatePipeline } from '../core/use-cases/pipelines.ts';
 import { nanoidGenerator, systemClock } from '../platform/clock.ts';

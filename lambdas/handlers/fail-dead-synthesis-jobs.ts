@@ -1,3 +1,7 @@
+/*
+ * The consumer of the synthesis dead-letter queue: a run whose job died is marked failed,
+ * saying why, instead of staying pending.
+ */
 import { makeFailDeadJob } from '../core/use-cases/generation.ts';
 import { systemClock } from '../platform/clock.ts';
 import { logger } from '../platform/logger.ts';

@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of GET /pipelines/{pipelineId}/configurations/{configurationId}: one
+ * configuration version of a pipeline.
+ */
 import { idSchema } from '../core/schemas.ts';
 import { makeGetConfiguration } from '../core/use-cases/pipelines.ts';
 import { httpHandler, json, pathParam, principalOf } from '../platform/http.ts';

@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of GET /me: the caller's user, their teams with roles, and how the
+ * request was authenticated.
+ */
 import { NotFoundError } from '../core/errors.ts';
 import { httpHandler, json, principalOf } from '../platform/http.ts';
 import { authRepositoryFromEnv } from '../platform/repositories.ts';

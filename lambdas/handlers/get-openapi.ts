@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of GET /openapi.json: the API's OpenAPI document, built once per container
+ * from the route table.
+ */
 import { httpHandler, json } from '../platform/http.ts';
 import { buildOpenApiDocument } from '../platform/openapi.ts';
 import { ROUTES } from '../routes.ts';

@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of GET /pipelines/{pipelineId}: one pipeline of the caller's team.
+ * Composes the use case with the DynamoDB store.
+ */
 import { idSchema } from '../core/schemas.ts';
 import { makeGetPipeline } from '../core/use-cases/pipelines.ts';
 import { httpHandler, json, pathParam, principalOf } from '../platform/http.ts';

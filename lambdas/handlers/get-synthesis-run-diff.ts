@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of GET /synthesis-runs/{id}/diff: a run's base and proposed configurations
+ * compared slot by slot.
+ */
 import { runIdSchema } from '../core/schemas.ts';
 import { makeDiffRun } from '../core/use-cases/review.ts';
 import { httpHandler, json, pathParam, principalOf } from '../platform/http.ts';

@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of GET /synthesis-runs/{id}/evidence: the signals and executions a run's
+ * findings cite.
+ */
 import { runIdSchema } from '../core/schemas.ts';
 import { makeGetRunEvidence } from '../core/use-cases/synthesis.ts';
 import { httpHandler, json, pathParam, principalOf } from '../platform/http.ts';

@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of GET /synthesis-runs/{id}: one run, which clients poll until it is
+ * generated or failed.
+ */
 import { runIdSchema } from '../core/schemas.ts';
 import { makeGetSynthesisRun } from '../core/use-cases/synthesis.ts';
 import { httpHandler, json, pathParam, principalOf } from '../platform/http.ts';

@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of GET /pipelines/{pipelineId}/activations: which configuration was active
+ * when, newest first, a page at a time.
+ */
 import { idSchema } from '../core/schemas.ts';
 import { makeListActivations } from '../core/use-cases/review.ts';
 import { httpHandler, json, pageLimit, pathParam, principalOf, queryParam } from '../platform/http.ts';

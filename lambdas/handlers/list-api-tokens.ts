@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of GET /api-tokens: the caller's API tokens of the credential's team,
+ * without secrets or hashes.
+ */
 import { makeListApiTokens } from '../auth/api-tokens.ts';
 import { httpHandler, json, pageLimit, principalOf, queryParam } from '../platform/http.ts';
 import { authRepositoryFromEnv } from '../platform/repositories.ts';

@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of GET /pipelines: the team's pipelines, newest first, a page at a time.
+ * Composes the use case with the DynamoDB store.
+ */
 import { makeListPipelines } from '../core/use-cases/pipelines.ts';
 import { httpHandler, json, pageLimit, principalOf, queryParam } from '../platform/http.ts';
 import { pipelineRepositoryFromEnv } from '../platform/repositories.ts';

@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of GET /pipelines/{pipelineId}/synthesis-runs: a pipeline's runs, newest
+ * first, optionally of one status.
+ */
 import { ValidationError } from '../core/errors.ts';
 import { idSchema, runStatusSchema } from '../core/schemas.ts';
 import { makeListRuns } from '../core/use-cases/review.ts';

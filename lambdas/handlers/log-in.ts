@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of POST /auth/login: password login, answering the session as cookies or
+ * in the body, with the CSRF check for cookie delivery.
+ */
 import { makeLogin } from '../auth/login.ts';
 import { loginBodySchema } from '../auth/schemas.ts';
 import type { Clock } from '../core/ports.ts';

@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of POST /auth/logout: ends the session of the presented access token and
+ * clears the session cookies.
+ */
 import { makeEndSession } from '../auth/sessions.ts';
 import { sessionServices } from '../platform/auth-services.ts';
 import { httpHandler, noContent, withCookies } from '../platform/http.ts';

@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of POST /pipelines/{pipelineId}/executions: records a batch of pipeline
+ * executions, the evidence synthesis reads.
+ */
 import { idSchema, recordExecutionsBodySchema } from '../core/schemas.ts';
 import { makeRecordExecutions } from '../core/use-cases/pipelines.ts';
 import { nanoidGenerator, systemClock } from '../platform/clock.ts';

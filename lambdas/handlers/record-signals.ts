@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of POST /pipelines/{pipelineId}/signals: records a batch of feedback
+ * signals, the evidence synthesis reads.
+ */
 import { idSchema, recordSignalsBodySchema } from '../core/schemas.ts';
 import { makeRecordSignals } from '../core/use-cases/pipelines.ts';
 import { nanoidGenerator, systemClock } from '../platform/clock.ts';

@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of POST /auth/refresh: rotates the refresh token (cookie or body) and
+ * issues a new access token, delivered the way the refresh token came.
+ */
 import { refreshBodySchema } from '../auth/schemas.ts';
 import { makeRefreshSession, REFRESH_TOKEN_PREFIX } from '../auth/sessions.ts';
 import { UnauthorizedError } from '../core/errors.ts';

@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of POST /synthesis-runs/{id}/reject: a reviewer turns a generated run
+ * down, with an optional reason.
+ */
 import { rejectBodySchema, runIdSchema } from '../core/schemas.ts';
 import { makeRejectRun } from '../core/use-cases/review.ts';
 import { systemClock } from '../platform/clock.ts';

@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of POST /auth/magic-link: emails a sign-in link, answering 202 whether or
+ * not the address has an account.
+ */
 import { makeRequestMagicLink } from '../auth/magic-link.ts';
 import { magicLinkRequestBodySchema } from '../auth/schemas.ts';
 import { auditLog } from '../platform/auth-services.ts';

@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of DELETE /api-tokens/{id}: revokes one of the caller's API tokens.
+ * Composes the use case with the DynamoDB store.
+ */
 import { makeRevokeApiToken } from '../auth/api-tokens.ts';
 import { idSchema } from '../core/schemas.ts';
 import { systemClock } from '../platform/clock.ts';

@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of GET /app and /app/{proxy+}: serves the review application from the
+ * assets built into this function's bundle.
+ */
 import { APP_ASSETS } from '../../web/generated/app-assets.js';
 import { httpHandler } from '../platform/http.ts';
 import { makeServeApp } from '../platform/serve-app.ts';

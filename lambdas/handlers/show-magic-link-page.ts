@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of GET /auth/magic-link: the page a sign-in link opens, which posts the
+ * token to /auth/magic-link/verify only when the user clicks.
+ */
 import { createHash } from 'node:crypto';
 import { httpHandler } from '../platform/http.ts';
 

@@ -1,3 +1,7 @@
+/*
+ * The scheduled sweeper: fails runs left pending or generating longer than any retry of
+ * their job takes, and logs each one.
+ */
 import type { ScheduledEvent } from 'aws-lambda';
 import { makeSweepStuckRuns } from '../core/use-cases/generation.ts';
 import { systemClock } from '../platform/clock.ts';

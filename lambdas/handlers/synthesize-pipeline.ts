@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of POST /pipelines/{pipelineId}/synthesize: starts a synthesis run and
+ * queues its job, idempotently and within the team's hourly quota.
+ */
 import * as z from 'zod/mini';
 import { ValidationError } from '../core/errors.ts';
 import { idempotencyKeySchema, idSchema, synthesizeBodySchema } from '../core/schemas.ts';

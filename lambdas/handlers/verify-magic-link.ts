@@ -1,3 +1,7 @@
+/*
+ * Lambda handler of POST /auth/magic-link/verify: exchanges a sign-in link's token for a
+ * session, as cookies or in the body.
+ */
 import { makeVerifyMagicLink } from '../auth/magic-link.ts';
 import { magicLinkVerifyBodySchema } from '../auth/schemas.ts';
 import { sessionServices } from '../platform/auth-services.ts';

@@ -1,3 +1,7 @@
+/*
+ * The Anthropic client settings of the worker, read from the environment, and the adapter
+ * that gives claude-v1 its API key (Secrets Manager on AWS, the environment locally).
+ */
 import { z } from 'zod';
 import { SynthesisFailure } from '../core/errors.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../routes.ts';
@@ -40,7 +44,7 @@ const optionalText = z
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
 
-export const anthropicEnvSchema = {
+const anthropicEnvSchema = {
   ANTHROPIC_SECRET_ARN: optionalText,
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: z

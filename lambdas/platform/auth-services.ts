@@ -1,3 +1,7 @@
+/*
+ * What the auth handlers share, built once per container: the logger as the audit log and
+ * the session dependencies (store, clock, signing key) of the session-issuing handlers.
+ */
 import type { AuditLog } from '../auth/ports.ts';
 import { makeStartSession, type SessionDeps } from '../auth/sessions.ts';
 import type { Clock } from '../core/ports.ts';

@@ -1,3 +1,7 @@
+/*
+ * The DynamoDB document client, one per Lambda container, shared by every store;
+ * endpoints come from the SDK's own environment variables (DynamoDB Local in the local stack).
+ */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 

@@ -1,3 +1,7 @@
+/*
+ * Reads and checks a Lambda's environment variables at cold start, so a missing setting
+ * fails loudly at once; and the table-name setting every store shares.
+ */
 import * as z from 'zod/mini';
 
 /**

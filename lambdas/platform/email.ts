@@ -1,3 +1,7 @@
+/*
+ * The email adapters of EmailSender: Amazon SES on AWS, a file outbox locally, chosen from
+ * the environment on the first email.
+ */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
@@ -31,7 +35,7 @@ export function makeSesEmailSender(client: SESv2Client, from: string): EmailSend
  * The local adapter: each email becomes `<dir>/<timestamp>-<address>.txt`, readable only by the
  * developer (mode 600), so a magic link can be opened without a mail server.
  */
-export function makeOutboxEmailSender(directory: string, clock: Clock): EmailSender {
+function makeOutboxEmailSender(directory: string, clock: Clock): EmailSender {
   return {
     async send({ to, subject, text }) {
       await mkdir(directory, { recursive: true, mode: 0o700 });

@@ -1,3 +1,7 @@
+/*
+ * The HTTP plumbing every API handler shares: middy middleware, JSON and error responses,
+ * body parsing and guards, path and query parameters, and the caller from the authorizer.
+ */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';

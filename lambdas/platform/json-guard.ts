@@ -4,7 +4,7 @@
  */
 import { ValidationError } from '../core/errors.ts';
 
-export const JSON_LIMITS = {
+const JSON_LIMITS = {
   /**
    * Nesting of the body. DynamoDB allows 32 levels in an item, and the deepest item that stores
    * client JSON (a run's proposed patch of a slot's settings) wraps it in 4 more levels.

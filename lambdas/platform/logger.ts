@@ -1,3 +1,7 @@
+/*
+ * The structured JSON logger (Powertools) every Lambda logs with, with credential-like
+ * keys redacted.
+ */
 import { Logger } from '@aws-lambda-powertools/logger';
 
 /**

@@ -38,7 +38,7 @@ export function countMetric(name: string, dimensions: Record<string, string> = {
 }
 
 /** Values with the same dimensions; Powertools flushes a single-metric set at its first value, so one set each. */
-export function recordMetrics(
+function recordMetrics(
   dimensions: Record<string, string>,
   values: ReadonlyArray<{ name: string; unit: (typeof MetricUnit)[keyof typeof MetricUnit]; value: number }>,
 ): void {

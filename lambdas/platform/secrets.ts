@@ -1,3 +1,7 @@
+/*
+ * Secrets Manager reads cached per Lambda container: the shared client and a cache of one
+ * secret that can be re-read when its value was rejected.
+ */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
 /**

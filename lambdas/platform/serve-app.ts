@@ -27,7 +27,7 @@ export interface AppAssets {
  * from this API, never framed, no form posts (forms are submitted by the script, never by the
  * browser, so a password can never end up in a URL).
  */
-export const APP_CONTENT_SECURITY_POLICY = [
+const APP_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

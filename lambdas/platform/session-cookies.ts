@@ -1,3 +1,7 @@
+/*
+ * The session cookies (`ps_session`, `ps_refresh`): which credential a request presents
+ * (Bearer or cookie), and the Set-Cookie headers that issue and clear them.
+ */
 import type { PresentedCredential } from '../auth/authenticate.ts';
 import type { IssuedSession } from '../auth/sessions.ts';
 import { cookieHeaderOf, parseCookieHeader, serializeCookie } from './cookies.ts';
@@ -15,7 +19,7 @@ import { findHeader } from './headers.ts';
  * No `__Host-` prefix (it forbids a Path other than /) and no `__Secure-` prefix (browsers handle
  * it unevenly on http://localhost, where the local stack runs).
  */
-export const SESSION_COOKIE = 'ps_session';
+const SESSION_COOKIE = 'ps_session';
 export const REFRESH_COOKIE = 'ps_refresh';
 
 export interface RequestShape {

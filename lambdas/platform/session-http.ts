@@ -1,3 +1,7 @@
+/*
+ * HTTP side of the session endpoints: the CSRF check for cookie requests and the answer
+ * to a login, magic-link verification or refresh (cookies or body).
+ */
 import { csrfRefusal } from '../auth/csrf.ts';
 import type { IssuedSession } from '../auth/sessions.ts';
 import { ForbiddenError } from '../core/errors.ts';

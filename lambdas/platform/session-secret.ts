@@ -1,3 +1,7 @@
+/*
+ * The session signing key: Secrets Manager on AWS, re-read every 15 minutes for rotation,
+ * or SESSION_SECRET in the local stack and the tests.
+ */
 import { getSecretsManagerClient, makeSecretCache, type SecretCache } from './secrets.ts';
 
 /**
@@ -7,7 +11,7 @@ import { getSecretsManagerClient, makeSecretCache, type SecretCache } from './se
  * so a rotated key is picked up. SESSION_SECRET (the key itself) is for the local stack and the
  * tests only, and is refused inside a real Lambda runtime.
  */
-export const MIN_KEY_LENGTH = 32;
+const MIN_KEY_LENGTH = 32;
 const REREAD_AFTER_MS = 15 * 60_000;
 
 export type SigningKeyProvider = () => Promise<Buffer>;

@@ -26,7 +26,7 @@ export class RetryLater extends Error {
 }
 
 /** Backoff for the n-th failed receive: 5 s, 15 s, 45 s, 135 s…, at most 5 minutes, ±20 % jitter. */
-export function backoffSeconds(receiveCount: number, random: () => number = Math.random): number {
+function backoffSeconds(receiveCount: number, random: () => number = Math.random): number {
   const base = 5 * 3 ** Math.max(0, Math.min(10, receiveCount - 1));
   return Math.min(300, Math.max(1, Math.round(base * (0.8 + 0.4 * random()))));
 }

@@ -1,3 +1,7 @@
+/*
+ * The SQS adapter of the synthesis JobQueue: sending jobs, the queue URL setting, and
+ * hiding a received message again for a backoff.
+ */
 import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import * as z from 'zod/mini';
