@@ -126,7 +126,8 @@ function speculativeWarnings(guesses: ChangePlan['guesses'], otherWarnings: numb
   return [
     {
       type: 'speculative_change',
-      message: `${ids.length === 1 ? 'Change' : 'Changes'} ${ids.join(', ')} are guesses; see their rationale.`,
+      // Merged only past the warning limit, which one guess alone never reaches: always several.
+      message: `Changes ${ids.join(', ')} are guesses; see their rationale.`,
       changeIds: ids,
     },
   ];
