@@ -53,14 +53,16 @@ export function collectFaultEvidence(
   for (const entry of window.signals) if (entry.fault === fault) open(entry.slot).signals.push(entry.signal);
 
   const attachRuns = (slot: Slot | undefined, stats: SlotRuns): void => {
-    const failures = stats.failures.get(fault) ?? 0;
+    const failedRuns = stats.failedRuns.get(fault) ?? [];
+    const failures = failedRuns.length;
+    // Stryker disable next-line ConditionalExpression: attaching no failures would set only `runs`, which nothing reads then.
     if (failures === 0) return;
     const concentrated = failures >= L.minRunFailures && failures / stats.runs >= L.minRunFailureRate;
     if (!found.has(slot) && !concentrated) return;
     const evidence = open(slot);
     evidence.runFailures = failures;
     evidence.runs = stats.runs;
-    evidence.executions = stats.failedRuns.get(fault) ?? [];
+    evidence.executions = failedRuns;
   };
   for (const slot of window.slots) {
     const stats = window.runsBySlot.get(slot.id);

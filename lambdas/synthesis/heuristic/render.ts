@@ -114,7 +114,6 @@ export function renderOutcome(input: OutcomeInput): { summary: string; warnings:
 
 /** One warning per guessed change reads best; a draft holds only so many, so past that they merge. */
 function speculativeWarnings(guesses: ChangePlan['guesses'], otherWarnings: number): DraftWarning[] {
-  if (guesses.length === 0) return [];
   if (otherWarnings + guesses.length <= DRAFT_LIMITS.warnings) {
     return guesses.map(({ changeId, reason }) => ({
       type: 'speculative_change',

@@ -114,6 +114,28 @@ describe('summarizeHistory, line by line', () => {
       '- results for 6 slots not in the base configuration ("s1", "s2", "s3", "s4", "s5", …) were left out',
     );
   });
+
+  it('counts a failure without a message as "(no message)", and lists every silent slot', () => {
+    const text = summarizeHistory(
+      [run(0, { status: 'failed', slotResults: [bad('answer', 10)] })],
+      slots,
+      'c-1',
+      4_000,
+    );
+    expect(text).toContain('errors: "(no message)" ×1');
+    expect(text).toContain('- slots no run reported results for: "retrieve", "format", "unused"');
+    expect(text).not.toContain('not in the base configuration');
+  });
+
+  it('keeps a last line that fits the budget exactly', () => {
+    const full = summarizeHistory(history, slots, 'c-1', 4_000);
+    const bytes = Buffer.byteLength(full, 'utf8');
+    // 80 bytes are kept back for the line that counts what was left out.
+    expect(summarizeHistory(history, slots, 'c-1', bytes + 81)).toBe(full);
+    expect(summarizeHistory(history, slots, 'c-1', bytes + 80)).toContain(
+      '(1 more line left out for length)',
+    );
+  });
 });
 
 describe('errorKind', () => {
@@ -159,6 +181,19 @@ describe('renderShownExecutions', () => {
     );
     expect(renderShownExecutions([three], 'c-1', byteSize(text) + 1).shown).toHaveLength(1);
     expect(renderShownExecutions([three], 'c-1', byteSize(text)).shown).toHaveLength(0);
+  });
+
+  it('names the error of a failed run only when no slot failed, and escapes "<"', () => {
+    const runs = [
+      run(2, { slotResults: [ok('answer', 5)] }),
+      run(1, { status: 'failed' }),
+      run(0, { status: 'failed', error: '<b>boom</b>' }),
+    ];
+    expect(renderShownExecutions(runs, 'c-1', 4_000).text.split('\n').slice(1)).toEqual([
+      '[E1] 2025-03-01T10:02Z succeeded 300 ms | slowest slot "answer" 5 ms',
+      '[E2] 2025-03-01T10:01Z failed 200 ms | error: ""',
+      '[E3] 2025-03-01T10:00Z failed 100 ms | error: "\\u003cb>boom\\u003c/b>"',
+    ]);
   });
 
   it('says so when there are no runs', () => {

@@ -71,6 +71,11 @@ describe('signals', () => {
     expect(ids(selectShownSignals([newer, older]))).toEqual(['z']);
   });
 
+  it('breaks a tie of severity and time by id, whatever order the window holds them in', () => {
+    const tied = ['d', 'b', 'e', 'a', 'c'].map((id) => signal(id));
+    expect(ids(selectShownSignals(tied))).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
   it('shows at most 50 by default', () => {
     const many = Array.from({ length: 60 }, (_, index) => signal(`s${String(index).padStart(2, '0')}`));
     expect(selectShownSignals(many)).toHaveLength(50);
@@ -83,6 +88,11 @@ describe('executions', () => {
     expect(ids(newestFirst(runs))).toEqual(['c', 'a', 'b', 'd']);
     expect(ids(newestFirst([...runs].reverse()))).toEqual(['c', 'a', 'b', 'd']);
     expect(ids(runs)).toEqual(['b', 'c', 'a', 'd']);
+  });
+
+  it('breaks a tie of start time by id, whatever order they come in', () => {
+    const tied = ['d', 'b', 'e', 'a', 'c'].map((id) => execution(id, 1));
+    expect(ids(newestFirst(tied))).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
   it('takes the nearest-rank percentile of unsorted values', () => {

@@ -42,6 +42,19 @@ describe('collectFaultEvidence', () => {
 });
 
 describe('detectFindings', () => {
+  it('puts the table order before the slot order', () => {
+    const signals = [
+      signal('e', { kind: 'note', message: 'crash', slotId: 'gen' }),
+      signal('f', { kind: 'note', message: 'json', slotId: 'kb' }),
+    ];
+    const found = detectFindings(windowOf(context([gen, kb], signals)), HEURISTIC_RULES);
+    expect(found.map(({ rule, evidence }) => `${rule.fault}@${evidence.slot?.id}`)).toEqual([
+      'format@kb',
+      'error@gen',
+    ]);
+    expect(found.map(({ evidence }) => evidence.executions)).toEqual([[], []]);
+  });
+
   it('reports the most severe first, then the most evidence, then table order, then slot order', () => {
     const warn = (id: string, message: string, slotId?: string) =>
       signal(id, { kind: 'note', message, ...(slotId === undefined ? {} : { slotId }) });

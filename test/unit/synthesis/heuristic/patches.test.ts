@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { planChanges } from '../../../../lambdas/synthesis/heuristic/patches.ts';
 import type { Action, FaultRule } from '../../../../lambdas/synthesis/heuristic/rule.ts';
 import { errorRule } from '../../../../lambdas/synthesis/heuristic/rules/error.ts';
+import { FORMAT_INSTRUCTION, formatRule } from '../../../../lambdas/synthesis/heuristic/rules/format.ts';
 import { latencyRule } from '../../../../lambdas/synthesis/heuristic/rules/latency.ts';
 import { timeoutRule } from '../../../../lambdas/synthesis/heuristic/rules/timeout.ts';
 import { transientRule } from '../../../../lambdas/synthesis/heuristic/rules/transient.ts';
@@ -76,6 +77,14 @@ describe('planChanges', () => {
       'Finding 2: no slot of this configuration can take a fix for it.',
     ]);
     expect(plan.changes).toEqual([]);
+  });
+
+  it('joins the reasons of every skipped change of a finding', () => {
+    const cold = slot('gen', 'model', { temperature: 0 });
+    const done = slot('prompt', 'prompt', { instructions: FORMAT_INSTRUCTION });
+    expect(planChanges([finding(formatRule, { slot: cold })], [done, cold]).unaddressed).toEqual([
+      'Finding 1: slot "gen": temperature is already 0; slot "prompt": the instructions already say this.',
+    ]);
   });
 
   it('records a change ruled out by another finding as a conflict, not as unanswered', () => {

@@ -47,6 +47,7 @@ describe('pickSlot', () => {
       slotGuess: 'the evidence names no single model slot; "m1" is the nearest of 2',
     });
     expect(pickSlot([m1, bare, p, m2], p, fits, 'model')?.slot).toBe(m2);
+    expect(pickSlot([bare, m1, p, m2], p, fits, 'model')?.slot).toBe(m1);
     expect(pickSlot([bare, m1, p, bare, m2], undefined, fits, 'model')?.slot).toBe(m1);
   });
 });

@@ -21,6 +21,25 @@ describe('format rule', () => {
     expect(instruction).toMatchObject({ name: 'formatInstruction', slot: prompt });
   });
 
+  it('takes a slot that has a temperature for a model, and says which of several it guessed', () => {
+    const sampler = slot('sampler', 'tool', { temperature: 1 });
+    expect(answer(formatRule, { slot: undefined }, [prompt, sampler])).toMatchObject([
+      { name: 'temperature', slot: sampler },
+      { name: 'formatInstruction', slot: prompt },
+    ]);
+    const other = slot('prompt-2', 'prompt');
+    const [guessed, guessedPrompt] = answer(formatRule, { slot: undefined }, [
+      prompt,
+      model,
+      other,
+      slot('gen-2', 'model'),
+    ]);
+    expect(guessed?.slotGuess).toBe('the evidence names no single model slot; "gen" is the nearest of 2');
+    expect(guessedPrompt?.slotGuess).toBe(
+      'the evidence names no single prompt slot; "prompt" is the nearest of 2',
+    );
+  });
+
   it('halves a temperature of 0.4 or more and sets a lower one to 0', () => {
     expect(temperature?.build({ temperature: 0.7 })).toEqual({
       patch: { temperature: 0.35 },

@@ -42,6 +42,12 @@ describe('latency rule', () => {
     expect(found).toMatchObject({ p90Ms: 100, latencySamples: 5, executions: [] });
   });
 
+  it('cites no runs and sizes no p90 from fewer than 5 timed runs', () => {
+    const slow = signal('s', { kind: 'latency', message: 'slow response', slotId: 'gen' });
+    const [found] = detect(latencyRule, context([model], [slow], slotRuns('gen', 4, 0, '', 30_000)));
+    expect(found).toMatchObject({ p90Ms: undefined, latencySamples: 0, executions: [] });
+  });
+
   it('describes the p90 of the readings', () => {
     expect(latencyRule.describeReadings?.([30_000, 10_000, 20_000])).toBe('p90 reported latency 30000');
   });
@@ -95,6 +101,16 @@ describe('latency rule', () => {
     expect(buildOnly(answer(latencyRule, { slot: model }, [model], ['topK|gen']))).toMatchObject({
       patch: { maxTokens: 1_500 },
     });
+  });
+
+  it('lowers maxTokens of the model slot for a finding naming no slot, or of a slot that has maxTokens', () => {
+    expect(answer(latencyRule, { slot: undefined }, [retrieval, model])).toMatchObject([
+      { name: 'lowerMaxTokens', slot: model },
+    ]);
+    const capped = slot('tool', 'tool', { maxTokens: 4_000 });
+    expect(answer(latencyRule, { slot: undefined }, [capped])).toMatchObject([{ slot: capped }]);
+    const [action] = answer(latencyRule, { slot: undefined }, [model, slot('gen-2', 'model')]);
+    expect(action?.slotGuess).toBe('the evidence names no single model slot; "gen" is the nearest of 2');
   });
 
   it('proposes nothing when no slot takes maxTokens or topK', () => {

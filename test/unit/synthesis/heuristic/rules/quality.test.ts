@@ -42,6 +42,11 @@ describe('quality rule', () => {
     expect(qualityRule.describeReadings?.([1, 2, 4])).toBe('mean score 2.33');
   });
 
+  it('says which of several prompt slots it guessed', () => {
+    const [action] = answer(qualityRule, { slot: undefined }, [prompt, slot('p2', 'prompt')]);
+    expect(action?.slotGuess).toBe('the evidence names no single prompt slot; "prompt" is the nearest of 2');
+  });
+
   it('adds the grounding instruction to the prompt slot, as a guess', () => {
     const actions = answer(qualityRule, { slot: undefined }, [slot('gen', 'model'), prompt]);
     expect(actions).toMatchObject([{ name: 'qualityInstruction', slot: prompt }]);

@@ -57,6 +57,17 @@ describe('transient rule', () => {
   });
 });
 
+describe('the slot a retry goes to', () => {
+  it('is a slot of any kind that already has maxRetries, when the finding names none', () => {
+    const worker = slot('worker', 'tool', { maxRetries: 0 });
+    for (const rule of [transientRule, errorRule]) {
+      expect(answer(rule, { slot: undefined }, [slot('p', 'prompt'), worker])).toMatchObject([
+        { slot: worker },
+      ]);
+    }
+  });
+});
+
 describe('error rule', () => {
   it('takes errors no other rule names, and critical signals of any kind', () => {
     const found = detect(

@@ -45,9 +45,11 @@ describe('timeout rule', () => {
   });
 
   it('adds a retry once timeoutMs is at the cap, and gives up when retries are too', () => {
-    expect(build({ timeoutMs: 600_000, maxRetries: 1 })).toMatchObject({
+    expect(build({ timeoutMs: 600_000, maxRetries: 1 })).toEqual({
       patch: { maxRetries: 2 },
       description: 'Raise maxRetries from 1 to 2.',
+      rationale:
+        'The failures look transient (rate limits, overload, dropped connections or time limits); another retry recovers most of them.',
     });
     expect(build({ timeoutMs: 600_000, maxRetries: 5 })).toEqual({
       skip: 'timeoutMs is already 600000 and maxRetries is already 5, the most this heuristic sets',

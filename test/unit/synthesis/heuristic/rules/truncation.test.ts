@@ -71,6 +71,13 @@ describe('truncation rule', () => {
     });
   });
 
+  it('takes a slot that has maxTokens for a model, and says which of several it guessed', () => {
+    const capped = slot('tool', 'tool', { maxTokens: 10 });
+    expect(answer(truncationRule, { slot: undefined }, [capped])).toMatchObject([{ slot: capped }]);
+    const [action] = answer(truncationRule, { slot: undefined }, [model, slot('gen-2', 'model')]);
+    expect(action?.slotGuess).toBe('the evidence names no single model slot; "gen" is the nearest of 2');
+  });
+
   it('proposes nothing and claims nothing when no slot takes maxTokens', () => {
     expect(answer(truncationRule, { slot: tool }, [tool])).toEqual([]);
     expect(truncationRule.raises?.(evidence({ slot: tool }), [tool])).toBeUndefined();
