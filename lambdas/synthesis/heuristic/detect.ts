@@ -24,6 +24,17 @@ export type SlotRunsHook = (
   open: () => FaultEvidence,
 ) => void;
 
+/** A finding's evidence before anything is attached to it. */
+export const noEvidence = (slot: Slot | undefined): FaultEvidence => ({
+  slot,
+  signals: [],
+  runFailures: 0,
+  runs: 0,
+  p90Ms: undefined,
+  latencySamples: 0,
+  executions: [],
+});
+
 /**
  * One fault's evidence per slot: its signals, and the runs that failed this way when they are
  * concentrated enough to stand alone (or back a finding its signals opened).
@@ -37,15 +48,7 @@ export function collectFaultEvidence(
   const open = (slot: Slot | undefined): FaultEvidence => {
     let evidence = found.get(slot);
     if (evidence === undefined) {
-      evidence = {
-        slot,
-        signals: [],
-        runFailures: 0,
-        runs: 0,
-        p90Ms: undefined,
-        latencySamples: 0,
-        executions: [],
-      };
+      evidence = noEvidence(slot);
       found.set(slot, evidence);
     }
     return evidence;

@@ -1,7 +1,7 @@
 /** Small builders for the heuristic's unit tests: slots, signals, runs, a context and its window. */
 import type { SynthesisContext } from '../../../../lambdas/core/ports.ts';
 import type { Execution, Signal, Slot } from '../../../../lambdas/core/schemas.ts';
-import type { Finding } from '../../../../lambdas/synthesis/heuristic/detect.ts';
+import { type Finding, noEvidence } from '../../../../lambdas/synthesis/heuristic/detect.ts';
 import type {
   Action,
   FaultEvidence,
@@ -107,13 +107,7 @@ export const detect = (rule: FaultRule, ctx: SynthesisContext): FaultEvidence[] 
 
 /** A finding of `rule` with only the given evidence. */
 export const evidence = (fields: Partial<FaultEvidence> = {}): FaultEvidence => ({
-  slot: undefined,
-  signals: [],
-  runFailures: 0,
-  runs: 0,
-  p90Ms: undefined,
-  latencySamples: 0,
-  executions: [],
+  ...noEvidence(undefined),
   ...fields,
 });
 export const finding = (rule: FaultRule, fields: Partial<FaultEvidence> = {}): Finding => ({

@@ -1,18 +1,130 @@
-/** The run history as a prompt shows it: the summary line by line, and the numbered runs. */
 import { describe, expect, it } from 'vitest';
 import type { Execution, Slot } from '../../../../lambdas/core/schemas.ts';
+import { percentile } from '../../../../lambdas/synthesis/evidence/executions.ts';
 import {
   errorKind,
   renderShownExecutions,
   summarizeHistory,
 } from '../../../../lambdas/synthesis/evidence/history-summary.ts';
+import { byteLength } from '../../../../lambdas/synthesis/text-budget.ts';
 
 const slots: Slot[] = [
   { id: 'retrieve', name: 'Retrieve', kind: 'retrieval', settings: {} },
   { id: 'answer', name: 'Answer', kind: 'model', settings: {} },
   { id: 'format', name: 'Format', kind: 'tool', settings: {} },
-  { id: 'unused', name: 'Unused', kind: 'tool', settings: {} },
 ];
+
+const run = (index: number, overrides: Partial<Execution> = {}): Execution => ({
+  id: `e${index}`,
+  pipelineId: 'p-1',
+  configurationId: 'c-1',
+  status: 'succeeded',
+  durationMs: (index + 1) * 100,
+  startedAt: new Date(Date.UTC(2025, 2, 1, 10, index)).toISOString(),
+  ...overrides,
+});
+
+describe('summarizeHistory', () => {
+  it('reports failure rates, latency percentiles and grouped error kinds per slot, most failures first', () => {
+    const executions = Array.from({ length: 10 }, (_, i) =>
+      run(i, {
+        status: i < 4 ? 'failed' : 'succeeded',
+        slotResults: [
+          {
+            slotId: 'retrieve',
+            status: i < 3 ? 'failed' : 'succeeded',
+            durationMs: (i + 1) * 10,
+            ...(i < 3 ? { error: `timed out after ${1500 + i} ms` } : {}),
+          },
+          { slotId: 'answer', status: 'succeeded', durationMs: 50 },
+        ],
+        ...(i === 3 ? { error: 'post-processing crashed' } : {}),
+      }),
+    );
+
+    const text = summarizeHistory(executions, slots, 'c-1', 8_000);
+
+    expect(text).toContain(
+      'The 10 most recent runs (2025-03-01T10:00:00.000Z to 2025-03-01T10:09:00.000Z): 4 failed (40%); p50 500 ms, p90 900 ms, p99 1000 ms',
+    );
+    const lines = text.split('\n');
+    expect(lines.findIndex((line) => line.includes('slot "retrieve"'))).toBeLessThan(
+      lines.findIndex((line) => line.includes('slot "answer"')),
+    );
+    expect(text).toContain(
+      '- slot "retrieve": 10 runs, 3 failed (30%); p50 50 ms, p90 90 ms, p99 100 ms; errors: "timed out after # ms" ×3',
+    );
+    expect(text).toContain('- slot "answer": 10 runs, 0 failed (0%)');
+    expect(text).toContain('- failed runs naming no failed slot: 1; errors: "post-processing crashed" ×1');
+    expect(text).toContain('- slots no run reported results for: "format"');
+  });
+
+  it('notes runs of other configurations and results of slots the configuration no longer has', () => {
+    const executions = [
+      run(0, {
+        configurationId: 'c-0',
+        slotResults: [{ slotId: 'legacy', status: 'succeeded', durationMs: 5 }],
+      }),
+      run(1),
+    ];
+
+    const text = summarizeHistory(executions, slots, 'c-1', 8_000);
+
+    expect(text).toContain('1 of them ran another configuration than the base one.');
+    expect(text).toContain('results for 1 slot not in the base configuration ("legacy") were left out');
+  });
+
+  it('stays within its byte cap, leaving whole lines out', () => {
+    const many: Slot[] = Array.from({ length: 50 }, (_, i) => ({
+      id: `slot-${i}`,
+      name: 'x',
+      kind: 'tool',
+      settings: {},
+    }));
+    const executions = Array.from({ length: 200 }, (_, i) =>
+      run(i, {
+        status: 'failed',
+        slotResults: many.map((slot, position) => ({
+          slotId: slot.id,
+          status: 'failed' as const,
+          durationMs: 10,
+          error: `kind ${String.fromCharCode(97 + ((i + position) % 26))} ${'detail '.repeat(50)}`,
+        })),
+      }),
+    );
+
+    const text = summarizeHistory(executions, many, 'c-1', 4_000);
+
+    expect(byteLength(text)).toBeLessThanOrEqual(4_000);
+    expect(text).toMatch(/\(\d+ more lines left out for length\)$/);
+  });
+
+  it('says so when there is no history', () => {
+    expect(summarizeHistory([], slots, 'c-1', 8_000)).toBe('No runs were reported.');
+  });
+});
+
+describe('errorKind and percentile', () => {
+  it('blanks numbers, quoted values and ids, and redacts credentials', () => {
+    expect(
+      errorKind('Request 123e4567-e89b-12d3-a456-426614174000 failed with 503 for "user@example.com"'),
+    ).toBe('Request <id> failed with # for "…"');
+    expect(errorKind('auth failed for Bearer abcdefghijklmnopqrstuvwxyz')).toBe(
+      'auth failed for Bearer [redacted]',
+    );
+    expect(errorKind('   ')).toBe('(no message)');
+  });
+
+  it('uses the nearest rank', () => {
+    expect(percentile([5, 1, 4, 2, 3], 0.5)).toBe(3);
+    expect(percentile([5, 1, 4, 2, 3], 0.99)).toBe(5);
+    expect(percentile([], 0.5)).toBeUndefined();
+  });
+});
+
+/* ---- the history as a prompt shows it, line by line ---- */
+
+const withIdle: Slot[] = [...slots, { id: 'unused', name: 'Unused', kind: 'tool', settings: {} }];
 
 type SlotResult = NonNullable<Execution['slotResults']>[number];
 const ok = (slotId: string, durationMs: number): SlotResult => ({ slotId, status: 'succeeded', durationMs });
@@ -22,17 +134,6 @@ const bad = (slotId: string, durationMs: number, error?: string): SlotResult => 
   durationMs,
   ...(error === undefined ? {} : { error }),
 });
-/** Run `minute` starts at 10:minute and takes (minute + 1) × 100 ms. */
-const run = (minute: number, overrides: Partial<Execution> = {}): Execution => ({
-  id: `e${minute}`,
-  pipelineId: 'p-1',
-  configurationId: 'c-1',
-  status: 'succeeded',
-  durationMs: (minute + 1) * 100,
-  startedAt: new Date(Date.UTC(2025, 2, 1, 10, minute)).toISOString(),
-  ...overrides,
-});
-
 /** Out of order on purpose: the summary and the list must sort them. */
 const history: Execution[] = [
   run(5, {
@@ -65,7 +166,7 @@ const ANSWER_LINE =
 
 describe('summarizeHistory, line by line', () => {
   it('sorts slots by failures then runs, and names silent, unknown and unattributed ones', () => {
-    expect(summarizeHistory(history, slots, 'c-1', 4_000).split('\n')).toEqual([
+    expect(summarizeHistory(history, withIdle, 'c-1', 4_000).split('\n')).toEqual([
       ...HEAD,
       ANSWER_LINE,
       '- slot "format": 4 runs, 0 failed (0%); p50 2 ms, p90 4 ms, p99 4 ms',
@@ -77,12 +178,12 @@ describe('summarizeHistory, line by line', () => {
   });
 
   it('adds whole lines while they fit and counts the ones left out', () => {
-    expect(summarizeHistory(history, slots, 'c-1', 560).split('\n')).toEqual([
+    expect(summarizeHistory(history, withIdle, 'c-1', 560).split('\n')).toEqual([
       ...HEAD,
       ANSWER_LINE,
       '(5 more lines left out for length)',
     ]);
-    expect(summarizeHistory(history, slots, 'c-1', 430).split('\n')).toEqual([
+    expect(summarizeHistory(history, withIdle, 'c-1', 430).split('\n')).toEqual([
       ...HEAD,
       '- slots no run reported results for: "unused"',
       '(5 more lines left out for length)',
@@ -96,20 +197,20 @@ describe('summarizeHistory, line by line', () => {
         slotResults: [bad('answer', 10, `kind ${letter}`), ok('stray', 1)],
       }),
     );
-    const text = summarizeHistory(runs, slots.slice(1, 2), 'c-1', 4_000);
+    const text = summarizeHistory(runs, withIdle.slice(1, 2), 'c-1', 4_000);
     expect(text).toContain('errors: "kind a" ×1, "kind b" ×1, "kind c" ×1 and 2 other kinds');
     expect(text).toContain('- results for 1 slot not in the base configuration ("stray") were left out');
     expect(text).not.toContain('another configuration');
     expect(text).not.toContain('naming no failed slot');
     expect(text).not.toContain('no run reported');
     const lastLine = text.split('\n').at(-1) ?? '';
-    const cut = summarizeHistory(runs, slots.slice(1, 2), 'c-1', text.length - lastLine.length + 75);
+    const cut = summarizeHistory(runs, withIdle.slice(1, 2), 'c-1', text.length - lastLine.length + 75);
     expect(cut.split('\n').at(-1)).toBe('(1 more line left out for length)');
   });
 
   it('names more than five unknown slots by the first five and an ellipsis', () => {
     const stray = ['s1', 's2', 's3', 's4', 's5', 's6'].map((slotId) => ok(slotId, 1));
-    const text = summarizeHistory([run(0, { slotResults: stray })], slots, 'c-1', 4_000);
+    const text = summarizeHistory([run(0, { slotResults: stray })], withIdle, 'c-1', 4_000);
     expect(text).toContain(
       '- results for 6 slots not in the base configuration ("s1", "s2", "s3", "s4", "s5", …) were left out',
     );
@@ -118,7 +219,7 @@ describe('summarizeHistory, line by line', () => {
   it('counts a failure without a message as "(no message)", and lists every silent slot', () => {
     const text = summarizeHistory(
       [run(0, { status: 'failed', slotResults: [bad('answer', 10)] })],
-      slots,
+      withIdle,
       'c-1',
       4_000,
     );
@@ -128,11 +229,11 @@ describe('summarizeHistory, line by line', () => {
   });
 
   it('keeps a last line that fits the budget exactly', () => {
-    const full = summarizeHistory(history, slots, 'c-1', 4_000);
-    const bytes = Buffer.byteLength(full, 'utf8');
+    const full = summarizeHistory(history, withIdle, 'c-1', 4_000);
+    const bytes = byteLength(full);
     // 80 bytes are kept back for the line that counts what was left out.
-    expect(summarizeHistory(history, slots, 'c-1', bytes + 81)).toBe(full);
-    expect(summarizeHistory(history, slots, 'c-1', bytes + 80)).toContain(
+    expect(summarizeHistory(history, withIdle, 'c-1', bytes + 81)).toBe(full);
+    expect(summarizeHistory(history, withIdle, 'c-1', bytes + 80)).toContain(
       '(1 more line left out for length)',
     );
   });
@@ -166,7 +267,7 @@ describe('renderShownExecutions', () => {
     const { text, shown } = renderShownExecutions(history, 'c-1', 400);
     expect(text.split('\n')).toHaveLength(3);
     expect(shown.map((execution) => execution.id)).toEqual(['e6', 'e5']);
-    expect(byteSize(text)).toBeLessThanOrEqual(400);
+    expect(byteLength(text)).toBeLessThanOrEqual(400);
   });
 
   it('shows at most two failed slots of a run, and fits a line that fills the budget exactly', () => {
@@ -179,8 +280,8 @@ describe('renderShownExecutions', () => {
     expect(line).toBe(
       '[E1] 2025-03-01T10:00Z failed 100 ms | slot "a" failed: "x" | slot "b" failed: "y" | slowest slot "a" 3 ms',
     );
-    expect(renderShownExecutions([three], 'c-1', byteSize(text) + 1).shown).toHaveLength(1);
-    expect(renderShownExecutions([three], 'c-1', byteSize(text)).shown).toHaveLength(0);
+    expect(renderShownExecutions([three], 'c-1', byteLength(text) + 1).shown).toHaveLength(1);
+    expect(renderShownExecutions([three], 'c-1', byteLength(text)).shown).toHaveLength(0);
   });
 
   it('names the error of a failed run only when no slot failed, and escapes "<"', () => {
@@ -200,5 +301,3 @@ describe('renderShownExecutions', () => {
     expect(renderShownExecutions([], 'c-1', 4_000)).toEqual({ text: 'No runs were reported.', shown: [] });
   });
 });
-
-const byteSize = (text: string): number => Buffer.byteLength(text, 'utf8');
