@@ -39,16 +39,18 @@ export function errorKind(message: string): string {
   return shorten(normalized === '' ? '(no message)' : normalized, L.errorKindBytes);
 }
 
+// Both are only given stats with at least one run, so `whole` and `durations` are never empty.
 const rate = (part: number, whole: number): string =>
-  whole === 0 ? '0%' : `${(Math.round((part / whole) * 1000) / 10).toString()}%`;
+  `${(Math.round((part / whole) * 1000) / 10).toString()}%`;
 
 function latency(durations: readonly number[]): string {
   const [p50, p90, p99] = [0.5, 0.9, 0.99].map((share) => percentile(durations, share));
-  return p50 === undefined ? 'no durations' : `p50 ${p50} ms, p90 ${p90} ms, p99 ${p99} ms`;
+  return `p50 ${p50} ms, p90 ${p90} ms, p99 ${p99} ms`;
 }
 
 function topErrors(errors: ReadonlyMap<string, number>): string {
   if (errors.size === 0) return '';
+  // Stryker disable next-line EqualityOperator: kinds are the keys of a map, so no two are equal.
   const ranked = [...errors.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const shown = ranked
     .slice(0, L.errorKindsPerSlot)
@@ -77,7 +79,7 @@ export function summarizeHistory(
   const overall = emptyStats();
   const unattributed = emptyStats();
   const bySlot = new Map<string, Stats>(slots.map((slot) => [slot.id, emptyStats()]));
-  const unknownSlots = new Map<string, number>();
+  const unknownSlots = new Set<string>();
   let otherConfiguration = 0;
   for (const execution of executions) {
     overall.runs += 1;
@@ -87,7 +89,7 @@ export function summarizeHistory(
     for (const result of execution.slotResults ?? []) {
       const stats = bySlot.get(result.slotId);
       if (stats === undefined) {
-        unknownSlots.set(result.slotId, (unknownSlots.get(result.slotId) ?? 0) + 1);
+        unknownSlots.add(result.slotId);
         continue;
       }
       stats.runs += 1;
@@ -125,7 +127,7 @@ export function summarizeHistory(
         `- slot "${slotId}": ${stats.runs} runs, ${stats.failures} failed (${rate(stats.failures, stats.runs)}); ` +
         `${latency(stats.durations)}${topErrors(stats.errors)}`,
     );
-  const silent = slots.filter((slot) => (bySlot.get(slot.id)?.runs ?? 0) === 0).map((slot) => `"${slot.id}"`);
+  const silent = [...bySlot].filter(([, stats]) => stats.runs === 0).map(([slotId]) => `"${slotId}"`);
   const tail: string[] = [];
   if (unattributed.failures > 0) {
     tail.push(
@@ -178,6 +180,7 @@ export function renderShownExecutions(
       `[E${shown.length + 1}] ${execution.startedAt.slice(0, 16)}Z ${execution.status} ${execution.durationMs} ms`,
     ];
     if (execution.configurationId !== baseConfigurationId) parts.push('another configuration');
+    // Stryker disable next-line ArrayDeclaration: a run without slot results has no failed slot either way.
     const failedSlots = (execution.slotResults ?? []).filter((result) => result.status === 'failed');
     for (const result of failedSlots.slice(0, 2)) {
       parts.push(

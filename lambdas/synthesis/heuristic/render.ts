@@ -114,7 +114,6 @@ export function renderOutcome(input: OutcomeInput): { summary: string; warnings:
 
 /** One warning per guessed change reads best; a draft holds only so many, so past that they merge. */
 function speculativeWarnings(guesses: ChangePlan['guesses'], otherWarnings: number): DraftWarning[] {
-  if (guesses.length === 0) return [];
   if (otherWarnings + guesses.length <= DRAFT_LIMITS.warnings) {
     return guesses.map(({ changeId, reason }) => ({
       type: 'speculative_change',
@@ -126,7 +125,8 @@ function speculativeWarnings(guesses: ChangePlan['guesses'], otherWarnings: numb
   return [
     {
       type: 'speculative_change',
-      message: `${ids.length === 1 ? 'Change' : 'Changes'} ${ids.join(', ')} are guesses; see their rationale.`,
+      // Merged only past the warning limit, which one guess alone never reaches: always several.
+      message: `Changes ${ids.join(', ')} are guesses; see their rationale.`,
       changeIds: ids,
     },
   ];

@@ -11,9 +11,9 @@ export type Fault = 'truncation' | 'timeout' | 'format' | 'transient' | 'latency
 export interface SlotRuns {
   runs: number;
   durations: number[];
-  failures: Map<Fault, number>;
-  /** The runs behind `failures`, per fault, and the runs behind `durations`, in the same order. */
+  /** The runs that failed, per fault. */
   failedRuns: Map<Fault, Execution[]>;
+  /** The runs behind `durations`, in the same order. */
   timedRuns: Execution[];
 }
 

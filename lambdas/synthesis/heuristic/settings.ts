@@ -9,6 +9,7 @@ import type { Proposed, Skipped } from './rule.ts';
 /** A setting's value when it is a finite number. */
 export const numberSetting = (settings: JsonObject, key: string): number | undefined => {
   const value = settings[key];
+  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for anything but a number already.
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 };
 
@@ -17,6 +18,7 @@ export const raiseRetries =
   (cause: 'transient' | 'error') =>
   (settings: JsonObject): Proposed | Skipped => {
     const current = numberSetting(settings, 'maxRetries');
+    // Stryker disable next-line ConditionalExpression: undefined >= a number is false; the first test is for the type checker.
     if (current !== undefined && current >= L.retriesCap) {
       return { skip: `maxRetries is already ${current}, the most this heuristic sets` };
     }
@@ -54,6 +56,7 @@ export const appendInstruction =
       patch: { instructions: next },
       description: `Add to the instructions: "${sentence}"`,
       rationale,
+      // Stryker disable next-line ConditionalExpression: a guess key holding undefined is read as no guess.
       ...(guess === undefined ? {} : { guess }),
     };
   };

@@ -32,11 +32,13 @@ export const formatRule: FaultRule = {
   detect: (window) => collectFaultEvidence(window, 'format'),
   answer: (finding, { slots }) => [
     ...actionOn(
+      // Stryker disable next-line StringLiteral: an action name only keys the merging of equal changes, and no other action has this one.
       'temperature',
       pickSlot(slots, finding.slot, isModelLike('temperature'), 'model'),
       lowerTemperature,
     ),
     ...actionOn(
+      // Stryker disable next-line StringLiteral: an action name only keys the merging of equal changes, and no other action has this one.
       'formatInstruction',
       pickSlot(slots, finding.slot, isPromptLike, 'prompt'),
       appendInstruction(

@@ -12,7 +12,7 @@ export const QUALITY_INSTRUCTION =
 
 /** Reads 0–1, 0–5, 0–10 and 0–100 scales; below half of the scale is a low score. */
 export function isLowScore(value: number): boolean {
-  const scale = value <= 1 ? 1 : value <= 5 ? 5 : value <= 10 ? 10 : 100;
+  const scale = [1, 5, 10].find((top) => value <= top) ?? 100;
   return value / scale < 0.5;
 }
 

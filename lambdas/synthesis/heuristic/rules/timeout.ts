@@ -13,6 +13,7 @@ const raiseTimeout =
   (p90Ms: number | undefined) =>
   (settings: JsonObject): Proposed | Skipped => {
     const current = numberSetting(settings, 'timeoutMs');
+    // Stryker disable next-line ConditionalExpression: undefined >= a number is false; the first test is for the type checker.
     if (current !== undefined && current >= L.timeoutCapMs) {
       // The limit cannot grow any more; retrying is what is left.
       const retried = raiseRetries('transient')(settings);
