@@ -73,6 +73,16 @@ export class RateLimitedError extends ApiError {
     super(429, 'RATE_LIMITED', message);
   }
 }
+/** Refused by the per-team quota: 429 with Retry-After until the hour ends. */
+export class QuotaExceededError extends RateLimitedError {
+  constructor(
+    limit: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`Your team has started ${limit} synthesis runs this hour, its quota; retry after the hour ends.`);
+  }
+}
+
 /** A dependency (queue, model, secret) is unavailable; the caller may retry. */
 export class ServiceUnavailableError extends ApiError {
   constructor(message: string) {

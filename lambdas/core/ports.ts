@@ -19,7 +19,6 @@ import type {
   SynthesisRun,
 } from './schemas.ts';
 
-
 export interface Clock {
   now(): Date;
 }

@@ -1,3 +1,5 @@
+/* The synthesis worker (SQS consumer): composes the handler registry (heuristic-v1, claude-v1),
+   the stores and the queue, and generates each job's run with its fault classification. */
 import { makeGenerateRun } from '../core/use-cases/generation.ts';
 import { anthropicSettingsFromEnv } from '../platform/anthropic.ts';
 import { nanoidGenerator, systemClock } from '../platform/clock.ts';

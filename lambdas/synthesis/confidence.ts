@@ -1,3 +1,5 @@
+/* How sure a proposal may claim to be: the confidence score from support, severity and
+   corroboration, and the thin/contradicted evidence assessment that lowers it and warns. */
 import type { Change, Confidence, Execution, Signal, StructuredWarning } from '../core/schemas.ts';
 import { signalRepeatKey } from './evidence/signals.ts';
 

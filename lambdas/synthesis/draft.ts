@@ -1,3 +1,5 @@
+/* The draft every synthesis handler produces (findings, changes, warnings) and its limits:
+   the schema the model's tool input and heuristic-v1's output are both checked against. */
 import { z } from 'zod';
 import { LIMITS } from '../core/schemas.ts';
 import { findForbiddenKey } from './merge-patch.ts';

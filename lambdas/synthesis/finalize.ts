@@ -1,3 +1,5 @@
+/* Turns any handler's draft into the stored proposal: ids resolved to real signals and runs,
+   unknown references and invalid patches dropped with warnings, confidence scored. */
 import { isDeepStrictEqual } from 'node:util';
 import type { SynthesisProposal } from '../core/ports.ts';
 import type {

@@ -1,3 +1,5 @@
+/* JSON merge patch (RFC 7386) for slot settings, refusing prototype-polluting keys
+   (__proto__, constructor, prototype) anywhere in the patch. */
 import { apply } from 'json-merge-patch';
 
 /** A JSON object: slot settings and merge patches of them both have this shape. */

@@ -1,3 +1,5 @@
+/* Pipelines and their evidence intake: create, list and read pipelines and configurations,
+   record signals and executions for the team that owns the pipeline. */
 import { NotFoundError } from '../errors.ts';
 import type { Clock, IdGenerator, PageRequest, PipelineRepository } from '../ports.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';

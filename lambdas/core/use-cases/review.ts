@@ -1,3 +1,5 @@
+/* The reviewer's use cases: approve or reject a generated run, list runs, activate or roll back
+   a configuration, list activations and show a run's settings diff. */
 import { ConflictError, NotFoundError } from '../errors.ts';
 import type { Clock, IdGenerator, PageRequest, PipelineRepository, RunRepository } from '../ports.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';

@@ -1,8 +1,10 @@
+/* Starting a synthesis run (idempotency key, team quota, pending run then queued job) and
+   reading a run and the evidence it analyzed. */
 import { createHash } from 'node:crypto';
 import {
   ConflictError,
   NotFoundError,
-  RateLimitedError,
+  QuotaExceededError,
   ServiceUnavailableError,
   ValidationError,
 } from '../errors.ts';
@@ -38,16 +40,6 @@ export interface StartSynthesisDeps {
 }
 
 const HOUR_MS = 3_600_000;
-
-/** Refused by the per-team quota: 429 with Retry-After until the hour ends. */
-export class QuotaExceededError extends RateLimitedError {
-  constructor(
-    limit: number,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(`Your team has started ${limit} synthesis runs this hour, its quota; retry after the hour ends.`);
-  }
-}
 
 /** How long an Idempotency-Key is remembered (documented in the README). */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;

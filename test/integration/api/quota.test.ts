@@ -1,7 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { QuotaExceededError } from '../../../lambdas/core/errors.ts';
 import type { JobQueue } from '../../../lambdas/core/ports.ts';
-import { makeStartSynthesis, QuotaExceededError } from '../../../lambdas/core/use-cases/synthesis.ts';
+import { makeStartSynthesis } from '../../../lambdas/core/use-cases/synthesis.ts';
 import { nanoidGenerator } from '../../../lambdas/platform/clock.ts';
 import { errorResponse } from '../../../lambdas/platform/http.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';

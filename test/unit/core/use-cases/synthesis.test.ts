@@ -3,6 +3,7 @@ import {
   ConflictError,
   ForbiddenError,
   NotFoundError,
+  QuotaExceededError,
   ServiceUnavailableError,
   ValidationError,
 } from '../../../../lambdas/core/errors.ts';
@@ -11,7 +12,6 @@ import {
   makeGetRunEvidence,
   makeGetSynthesisRun,
   makeStartSynthesis,
-  QuotaExceededError,
   type StartSynthesisDeps,
 } from '../../../../lambdas/core/use-cases/synthesis.ts';
 import { makeWorld, principal, rejection, seedPipeline, type World } from './fakes.ts';
