@@ -69,12 +69,14 @@ export const USER_PROMPT_BYTES = (L.maxInputTokens - FIXED_TOKENS) * BYTES_PER_T
 
 /** Room for the headings and framing lines around the three capped sections. */
 const FRAMING_BYTES = 2_000;
+// Stryker disable BlockStatement,StringLiteral,CallExpression: dead code under the caps above (checked once at import), kept to fail at once on a careless change of a cap
 if (
   L.configurationBytes + L.signalsBytes + L.historyBytes + L.runsBytes + FRAMING_BYTES >
   USER_PROMPT_BYTES
 ) {
   throw new Error('PROMPT_LIMITS: the section caps do not fit in the prompt bound.');
 }
+// Stryker restore BlockStatement,StringLiteral,CallExpression
 
 /** JSON with `<` escaped, so data can never close the <pipeline-data> block it sits in. */
 const jsonText = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c');
@@ -96,6 +98,7 @@ function shortenStrings(value: unknown): unknown {
  * large ones split the rest evenly (water-filling), so every slot stays visible.
  */
 function shareBytes(sizes: readonly number[], budget: number): number[] {
+  // Stryker disable next-line ArrayDeclaration: every index is assigned in the loop below, so the array's initial length does not matter
   const shares = new Array<number>(sizes.length).fill(0);
   const order = sizes.map((size, index) => ({ size, index })).sort((a, b) => a.size - b.size);
   let left = Math.max(0, budget);
