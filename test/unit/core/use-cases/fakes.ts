@@ -19,6 +19,7 @@ import type {
   SynthesisUsage,
 } from '../../../../lambdas/core/ports.ts';
 import type { Principal } from '../../../../lambdas/core/principal.ts';
+import { newPendingRun } from '../../../../lambdas/core/run-state.ts';
 import {
   type Activation,
   activationSchema,
@@ -495,33 +496,14 @@ export function pendingRun(
   fields: Pick<SynthesisRun, 'id' | 'pipelineId' | 'baseConfigurationId' | 'createdAt'> &
     Partial<SynthesisRun>,
 ): SynthesisRun {
-  return {
+  const base = newPendingRun({
     teamId: 'team-a',
     synthesisHandler: 'heuristic-v1',
     jobId: `job-${fields.id}`,
     triggeredBy: 'user-ada',
-    status: 'pending',
-    proposedConfigurationId: null,
-    explanation: '',
-    warnings: [],
-    diagnosis: null,
-    changes: [],
-    structuredWarnings: [],
-    confidence: null,
-    analyzedSignalIds: [],
-    analyzedExecutionIds: [],
-    errorMessage: null,
-    generationStartedAt: null,
-    generationCompletedAt: null,
-    approvedAt: null,
-    approvedBy: null,
-    rejectedAt: null,
-    rejectedBy: null,
-    rejectionReason: null,
-    retryReason: null,
-    usage: null,
     ...fields,
-  };
+  });
+  return { ...base, ...fields };
 }
 
 /** The error a promise rejects with, for assertions on its class, status and message together. */
