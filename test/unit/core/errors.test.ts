@@ -16,36 +16,44 @@ import {
 } from '../../../lambdas/core/errors.ts';
 
 describe('the API errors', () => {
-  it.each<[ApiError, number, string, string, string]>([
-    [new ValidationError('bad'), 400, 'VALIDATION_ERROR', 'ValidationError', 'bad'],
+  it.each<[() => ApiError, number, string, string, string]>([
+    [() => new ValidationError('bad'), 400, 'VALIDATION_ERROR', 'ValidationError', 'bad'],
     [
-      new UnauthorizedError(),
+      () => new UnauthorizedError(),
       401,
       'UNAUTHORIZED',
       'UnauthorizedError',
       'The credential is missing, invalid, expired or revoked.',
     ],
-    [new UnauthorizedError('Log in again.'), 401, 'UNAUTHORIZED', 'UnauthorizedError', 'Log in again.'],
+    [() => new UnauthorizedError('Log in again.'), 401, 'UNAUTHORIZED', 'UnauthorizedError', 'Log in again.'],
     [
-      new ForbiddenError(),
+      () => new ForbiddenError(),
       403,
       'FORBIDDEN',
       'ForbiddenError',
       'The credential has no permission for this resource.',
     ],
-    [new ForbiddenError('Admins only.'), 403, 'FORBIDDEN', 'ForbiddenError', 'Admins only.'],
-    [new NotFoundError('No pipeline p1.'), 404, 'NOT_FOUND', 'NotFoundError', 'No pipeline p1.'],
-    [new ConflictError('The run is pending.'), 409, 'CONFLICT', 'ConflictError', 'The run is pending.'],
-    [new PayloadTooLargeError('Too big.'), 413, 'PAYLOAD_TOO_LARGE', 'PayloadTooLargeError', 'Too big.'],
-    [new RateLimitedError('Slow down.'), 429, 'RATE_LIMITED', 'RateLimitedError', 'Slow down.'],
+    [() => new ForbiddenError('Admins only.'), 403, 'FORBIDDEN', 'ForbiddenError', 'Admins only.'],
+    [() => new NotFoundError('No pipeline p1.'), 404, 'NOT_FOUND', 'NotFoundError', 'No pipeline p1.'],
+    [() => new ConflictError('The run is pending.'), 409, 'CONFLICT', 'ConflictError', 'The run is pending.'],
     [
-      new ServiceUnavailableError('Queue down.'),
+      () => new PayloadTooLargeError('Too big.'),
+      413,
+      'PAYLOAD_TOO_LARGE',
+      'PayloadTooLargeError',
+      'Too big.',
+    ],
+    [() => new RateLimitedError('Slow down.'), 429, 'RATE_LIMITED', 'RateLimitedError', 'Slow down.'],
+    [
+      () => new ServiceUnavailableError('Queue down.'),
       503,
       'SERVICE_UNAVAILABLE',
       'ServiceUnavailableError',
       'Queue down.',
     ],
-  ])('%s answers %i %s', (error, statusCode, code, name, message) => {
+  ])('%s answers %i %s', (make, statusCode, code, name, message) => {
+    // Built inside the test, so each run (and each mutant) constructs it afresh.
+    const error = make();
     expect(error).toBeInstanceOf(Error);
     expect(error).toMatchObject({ statusCode, code, name, message });
     expect(JSON.parse(JSON.stringify(error))).toEqual({ error: code, message });
