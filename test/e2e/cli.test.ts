@@ -135,11 +135,11 @@ describe('pipeline-synthesis, the CLI', () => {
     await writeFile(path.join(workDir, 'executions.json'), JSON.stringify(executions));
 
     const created = await cli(['pipelines', 'create', '--file', 'pipeline.json', '--json']);
-    expect(created.code).toBe(0);
+    expect(created.code, created.stderr).toBe(0);
     const pipeline = json<{ id: string; activeConfigurationId: string }>(created.stdout);
 
     const added = await cli(['signals', 'add', pipeline.id, '--file', 'signals.ndjson', '--json']);
-    expect(added.code).toBe(0);
+    expect(added.code, added.stderr).toBe(0);
     const answers = added.stdout
       .trim()
       .split('\n')
@@ -157,7 +157,7 @@ describe('pipeline-synthesis, the CLI', () => {
       '--wait',
       '--json',
     ]);
-    expect(synthesized.code).toBe(0);
+    expect(synthesized.code, synthesized.stderr).toBe(0);
     const run = json<SynthesisRun>(synthesized.stdout);
     expect(run.status).toBe('generated');
     // --json is the API's answer byte for byte.
@@ -167,13 +167,13 @@ describe('pipeline-synthesis, the CLI', () => {
     expect(synthesized.stdout).toBe(`${await direct.text()}\n`);
 
     const diff = await cli(['runs', 'diff', run.id]);
-    expect(diff.code).toBe(0);
+    expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stdout).toContain('- timeoutMs: 1000');
     expect(diff.stdout).toMatch(/\+ timeoutMs: \d+/);
     expect(diff.stdout).not.toContain('\u001b['); // stdout is a pipe: no colour
 
     const approved = await cli(['approve', run.id]);
-    expect(approved.code).toBe(0);
+    expect(approved.code, approved.stderr).toBe(0);
     const shown = await cli(['pipelines', 'show', pipeline.id, '--json']);
     expect(json<{ activeConfigurationId: string }>(shown.stdout).activeConfigurationId).toBe(
       run.proposedConfigurationId,
@@ -202,7 +202,7 @@ describe('pipeline-synthesis, the CLI', () => {
 
   it('uses the local stack from the seed file when nothing is configured, and says so on stderr', async () => {
     const me = await cli(['me', '--json'], { seed: true });
-    expect(me.code).toBe(0);
+    expect(me.code, me.stderr).toBe(0);
     expect(me.stderr).toContain(`Using the local stack at ${stack.apiUrl}`);
     expect(json<{ authentication: { teamId: string } }>(me.stdout).authentication.teamId).toBe(
       stack.teams[0]?.teamId,
@@ -211,7 +211,7 @@ describe('pipeline-synthesis, the CLI', () => {
 
   it('exits 1 on a usage error, an unreadable file or an unreachable API, without a stack trace', async () => {
     const unknown = await cli(['frobnicate']);
-    expect(unknown.code).toBe(1);
+    expect(unknown.code, unknown.stderr).toBe(1);
     expect(unknown.stderr).toContain("unknown command 'frobnicate'");
     const missing = await cli(['signals', 'add', 'p1', '--file', 'no-such-file.json']);
     expect(missing).toMatchObject({ code: 1, stdout: '' });
@@ -219,7 +219,7 @@ describe('pipeline-synthesis, the CLI', () => {
     const unreachable = await cli(['me'], {
       env: { PIPELINE_SYNTHESIS_API_URL: `http://127.0.0.1:${await closedPort()}` },
     });
-    expect(unreachable.code).toBe(1);
+    expect(unreachable.code, unreachable.stderr).toBe(1);
     expect(unreachable.stderr).toContain('Could not reach the API');
     for (const result of [unknown, missing, unreachable]) noStackTrace(result);
   });
@@ -229,7 +229,7 @@ describe('pipeline-synthesis, the CLI', () => {
     expect(notFound).toMatchObject({ code: 2, stdout: '' });
     expect(notFound.stderr).toMatch(/^error: 404 NOT_FOUND: .+/);
     const refused = await cli(['me'], { env: { PIPELINE_SYNTHESIS_API_TOKEN: 'not-a-token' } });
-    expect(refused.code).toBe(2);
+    expect(refused.code, refused.stderr).toBe(2);
     expect(refused.stderr).toContain('401 UNAUTHORIZED');
     noStackTrace(notFound);
   });
@@ -238,7 +238,7 @@ describe('pipeline-synthesis, the CLI', () => {
     fake.script(unauthorized());
     const pipelineId = stack.teams[0]?.pipelineIds[0] as string;
     const result = await cli(['synthesize', pipelineId, '--handler', 'claude-v1', '--wait', '--json']);
-    expect(result.code).toBe(3);
+    expect(result.code, result.stderr).toBe(3);
     expect(json<SynthesisRun>(result.stdout).status).toBe('failed');
     expect(result.stderr).toMatch(/Run \S+ failed: .+/);
   });
@@ -254,7 +254,7 @@ describe('pipeline-synthesis, the CLI', () => {
       '--timeout',
       '0',
     ]);
-    expect(result.code).toBe(4);
+    expect(result.code, result.stderr).toBe(4);
     expect(result.stderr).toMatch(/is still pending after 0 s; it goes on/);
     const runId = /Run (\S+) is still/.exec(result.stderr)?.[1] as string;
     await waitFor(async () => {
