@@ -1776,10 +1776,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        userId: string;
-                        teamId: string;
-                        accessTokenExpiresAt: string;
-                        refreshTokenExpiresAt: string;
+                        session: {
+                            id: string;
+                            userId: string;
+                            teamId: string;
+                            /** @enum {string} */
+                            role: "admin" | "member" | "viewer";
+                            expiresAt: string;
+                            accessTokenExpiresAt: string;
+                            refreshTokenExpiresAt: string;
+                        };
                         /** @description Only with delivery "body". */
                         accessToken?: string;
                         /** @description Only with delivery "body". */
@@ -1823,10 +1829,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        userId: string;
-                        teamId: string;
-                        accessTokenExpiresAt: string;
-                        refreshTokenExpiresAt: string;
+                        session: {
+                            id: string;
+                            userId: string;
+                            teamId: string;
+                            /** @enum {string} */
+                            role: "admin" | "member" | "viewer";
+                            expiresAt: string;
+                            accessTokenExpiresAt: string;
+                            refreshTokenExpiresAt: string;
+                        };
                         /** @description Only with delivery "body". */
                         accessToken?: string;
                         /** @description Only with delivery "body". */
@@ -1957,10 +1969,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        userId: string;
-                        teamId: string;
-                        accessTokenExpiresAt: string;
-                        refreshTokenExpiresAt: string;
+                        session: {
+                            id: string;
+                            userId: string;
+                            teamId: string;
+                            /** @enum {string} */
+                            role: "admin" | "member" | "viewer";
+                            expiresAt: string;
+                            accessTokenExpiresAt: string;
+                            refreshTokenExpiresAt: string;
+                        };
                         /** @description Only with delivery "body". */
                         accessToken?: string;
                         /** @description Only with delivery "body". */

@@ -91,14 +91,19 @@ const pageParameters: ParameterDoc[] = [
 const run = jsonSchemaOf(synthesisRunSchema);
 const session = object(
   {
-    userId: string,
-    teamId: string,
-    accessTokenExpiresAt: string,
-    refreshTokenExpiresAt: string,
+    session: object({
+      id: string,
+      userId: string,
+      teamId: string,
+      role: { type: 'string', enum: ['admin', 'member', 'viewer'] },
+      expiresAt: string,
+      accessTokenExpiresAt: string,
+      refreshTokenExpiresAt: string,
+    }),
     accessToken: { type: 'string', description: 'Only with delivery "body".' },
     refreshToken: { type: 'string', description: 'Only with delivery "body".' },
   },
-  ['userId', 'teamId', 'accessTokenExpiresAt', 'refreshTokenExpiresAt'],
+  ['session'],
 );
 const me = object({
   user: object({ id: string, email: string, name: string, createdAt: string }),

@@ -2,8 +2,10 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REFRESH_REUSE_INTERVAL_MS } from '../../../lambdas/auth/sessions.ts';
 import type { Clock } from '../../../lambdas/core/ports.ts';
+import { OPERATION_DOCS } from '../../../lambdas/platform/openapi.ts';
 import { makeAuthRepository } from '../../../lambdas/platform/repositories.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
+import { shapeMismatches } from '../../support/json-shape.ts';
 import {
   BROWSER_HEADERS,
   CookieJar,
@@ -187,6 +189,17 @@ describe('password login', () => {
     expect(response.cookies).toEqual([]);
     expect(response.body.accessToken).toMatch(/^pss_/);
     expect(response.body.refreshToken).toMatch(/^psr_/);
+  });
+});
+
+describe('the login answer', () => {
+  it('has the shape GET /openapi.json documents, with cookie and with body delivery', async () => {
+    const documented = OPERATION_DOCS['POST /auth/login']?.success.body;
+    expect(documented).toBeDefined();
+    for (const response of [await logIn(alice), await logIn(bob, { delivery: 'body' }, {})]) {
+      expect(response.status).toBe(200);
+      expect(shapeMismatches(documented as object, response.body)).toEqual([]);
+    }
   });
 });
 
