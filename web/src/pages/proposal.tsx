@@ -91,7 +91,7 @@ export function Proposal({ run, data }: { run: Run; data: ProposalData }) {
 }
 
 function FindingItem({ finding, evidence }: { finding: Finding; evidence: Evidence | null }) {
-  const executionIds = finding.executionIds ?? [];
+  const { executionIds } = finding;
   return (
     <li id={`finding-${finding.id}`} class="card finding">
       <h3>Finding {finding.id}</h3>
