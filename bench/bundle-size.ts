@@ -13,8 +13,10 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { AUTHORIZER, DEAD_LETTER_HANDLER, ROUTES, SYNTHESIS_WORKER } from '../lambdas/routes.ts';
-import { esbuildOptions, handlerEntryPath, REPO_ROOT } from '../lib/bundling.ts';
+import { AUTHORIZER, DEAD_LETTER_HANDLER, SYNTHESIS_WORKER } from '../lambdas/functions.ts';
+import { operationFunctions } from '../lambdas/operations/functions.ts';
+import { OPERATIONS } from '../lambdas/operations/index.ts';
+import { esbuildOptions, handlerEntryPath, operationEntryPath, REPO_ROOT } from '../lib/bundling.ts';
 
 export type BundleKind = 'baseline' | 'http' | 'authorizer' | 'worker' | 'dead-letter';
 
@@ -76,11 +78,11 @@ function targets(outDir: string): BundleTarget[] {
   writeFileSync(baselineEntry, BASELINE_SOURCE);
   return [
     { name: 'baseline (DynamoDB document client)', kind: 'baseline', entryFile: baselineEntry },
-    // Routes that share an entry (GET /app and GET /app/{proxy+}) share one bundle.
-    ...[...new Set(ROUTES.map((route) => route.entry))].map((entry) => ({
-      name: entry,
+    // Operations that share a module (GET /app and GET /app/{proxy+}) share one bundle.
+    ...operationFunctions(OPERATIONS).map(({ module }) => ({
+      name: module,
       kind: 'http' as const,
-      entryFile: handlerEntryPath(entry),
+      entryFile: operationEntryPath(module),
     })),
     { name: AUTHORIZER.entry, kind: 'authorizer', entryFile: handlerEntryPath(AUTHORIZER.entry) },
     { name: SYNTHESIS_WORKER.entry, kind: 'worker', entryFile: handlerEntryPath(SYNTHESIS_WORKER.entry) },

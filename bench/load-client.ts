@@ -5,7 +5,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../lambdas/platform/aws.ts';
+import { createDocumentClient } from '../lambdas/wiring/aws.ts';
 
 export interface LoadClientInput {
   apiUrl: string;

@@ -3,7 +3,7 @@
  * Do not make direct changes to the file.
  */
 
-// Generated from GET /openapi.json by `npm run generate:client`: edit lambdas/platform/openapi*.ts, not this file.
+// Generated from GET /openapi.json by `npm run generate:client`: edit the operation modules in lambdas/operations/, not this file.
 
 export interface paths {
     "/pipelines/{pipelineId}/synthesize": {
@@ -442,7 +442,7 @@ export interface paths {
             cookie?: never;
         };
         /** The review application's pages (the same HTML) and its content-hashed scripts and styles. */
-        get: operations["serve-app-2"];
+        get: operations["serve-app-files"];
         put?: never;
         post?: never;
         delete?: never;
@@ -908,7 +908,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 /**
                  * @example {
@@ -1074,7 +1074,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 /**
                  * @example {
@@ -1147,7 +1147,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 /**
                  * @example {
@@ -1747,7 +1747,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 /**
                  * @example {
@@ -1891,7 +1891,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
             };
             400: components["responses"]["ValidationError"];
             413: components["responses"]["PayloadTooLarge"];
@@ -1905,7 +1907,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 /**
                  * @example {
@@ -1942,7 +1944,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 /**
                  * @example {
@@ -2000,7 +2002,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 /**
                  * @example {
@@ -2079,7 +2081,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 /**
                  * @example {
@@ -2188,6 +2190,15 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description To /app/, where the application lives. */
+            301: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content?: never;
             };
             400: components["responses"]["ValidationError"];
@@ -2195,7 +2206,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    "serve-app-2": {
+    "serve-app-files": {
         parameters: {
             query?: never;
             header?: never;
@@ -2212,7 +2223,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
             };
             400: components["responses"]["ValidationError"];
             404: components["responses"]["NotFound"];

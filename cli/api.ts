@@ -3,7 +3,14 @@
  * outcomes to the CLI's failures — an error status becomes an ApiFailure with the API's
  * `{error, message}`, an unreachable API a usage-or-network failure (exit 1).
  */
-import { createPipelineSynthesisClient, type PipelineSynthesisClient } from './client.ts';
+import {
+  apiErrorFields,
+  type ClientAnswer,
+  createPipelineSynthesisClient,
+  type PipelineSynthesisClient,
+  type SuccessBody,
+  succeeded,
+} from './client.ts';
 import type { Connection } from './config.ts';
 import { ApiFailure, CliFailure, EXIT } from './failures.ts';
 
@@ -27,39 +34,35 @@ export function retryAfterSeconds(header: string | null, now = Date.now()): numb
 }
 
 function errorFields(body: unknown): { code: string; message: string; details?: unknown } {
-  if (typeof body === 'object' && body !== null) {
-    const { error, message, details } = body as { error?: unknown; message?: unknown; details?: unknown };
-    if (typeof error === 'string' && typeof message === 'string') return { code: error, message, details };
-  }
+  const { error, message, details } = apiErrorFields(body);
+  if (error !== undefined && message !== undefined) return { code: error, message, details };
   return { code: 'HTTP_ERROR', message: typeof body === 'string' && body ? body : 'no error body' };
 }
 
-interface FetchResult<T> {
-  data?: T;
-  error?: unknown;
-  response: Response;
+function unreachable(error: unknown, apiUrl: string): CliFailure {
+  const cause: unknown = error instanceof Error ? error.cause : undefined;
+  const causeField = (key: string) => {
+    const value: unknown = typeof cause === 'object' && cause !== null ? Reflect.get(cause, key) : undefined;
+    return typeof value === 'string' ? value : undefined;
+  };
+  const reason =
+    causeField('code') ?? causeField('message') ?? (error instanceof Error ? error.message : String(error));
+  return new CliFailure(EXIT.usage, `Could not reach the API at ${apiUrl}: ${reason}`);
 }
 
 /** Awaits one typed-client call: its body on success, else an ApiFailure or a network failure. */
-export async function call<T>(request: Promise<FetchResult<T>>, apiUrl: string): Promise<T> {
-  let result: FetchResult<T>;
+export async function call<Answer extends ClientAnswer>(
+  request: Promise<Answer>,
+  apiUrl: string,
+): Promise<SuccessBody<Answer>> {
+  let answer: Answer;
   try {
-    result = await request;
+    answer = await request;
   } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason = cause?.code ?? cause?.message ?? (error as Error).message;
-    throw new CliFailure(EXIT.usage, `Could not reach the API at ${apiUrl}: ${reason}`);
+    throw unreachable(error, apiUrl);
   }
-  const { response } = result;
-  if (!response.ok) {
-    const { code, message, details } = errorFields(result.error);
-    throw new ApiFailure(
-      response.status,
-      code,
-      message,
-      retryAfterSeconds(response.headers.get('retry-after')),
-      details,
-    );
-  }
-  return result.data as T;
+  if (succeeded(answer)) return answer.data;
+  const { code, message, details } = errorFields(answer.error);
+  const { status, headers } = answer.response;
+  throw new ApiFailure(status, code, message, retryAfterSeconds(headers.get('retry-after')), details);
 }

@@ -30,6 +30,39 @@ export interface PipelineSynthesisClientOptions extends Omit<ClientOptions, 'bas
 
 export type PipelineSynthesisClient = Client<paths>;
 
+/** What every typed-client call resolves to: openapi-fetch's `{data} | {error}`, with the response. */
+export interface ClientAnswer {
+  data?: unknown;
+  error?: unknown;
+  response: Response;
+}
+
+/** The success body of a typed-client answer (`undefined` for a 204). */
+export type SuccessBody<Answer> = Answer extends { data: infer Body; error?: never } ? Body : never;
+
+/**
+ * Whether the API answered with a success status; narrows `data` to the operation's success body.
+ * openapi-fetch decides by `response.ok` too (an empty error body leaves `error` undefined).
+ */
+export function succeeded<Answer extends ClientAnswer>(
+  answer: Answer,
+): answer is Answer & { data: SuccessBody<Answer> } {
+  return answer.response.ok;
+}
+
+/**
+ * The fields of an `{error, message, details}` body, each only when it has its documented type: an
+ * error answer may come from something in front of the API (a gateway's HTML, an empty body).
+ */
+export function apiErrorFields(body: unknown): { error?: string; message?: string; details?: unknown } {
+  if (typeof body !== 'object' || body === null) return {};
+  const text = (key: string) => {
+    const value: unknown = Reflect.get(body, key);
+    return typeof value === 'string' ? value : undefined;
+  };
+  return { error: text('error'), message: text('message'), details: Reflect.get(body, 'details') };
+}
+
 /**
  * A client whose every method is typed by the OpenAPI document:
  * `const { data, error, response } = await client.GET('/synthesis-runs/{id}', { params: { path: { id } } })`.

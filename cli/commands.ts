@@ -5,16 +5,28 @@
 import type { Command } from 'commander';
 import { call } from './api.ts';
 import type { operations } from './client.ts';
-import { contextOf, type Io } from './context.ts';
+import { type Context, contextOf, type Io } from './context.ts';
 import { ApiFailure } from './failures.ts';
 import { batches, readJsonObject, readRecords } from './records.ts';
 import { fields, table } from './render.ts';
 
-type Body<Operation extends keyof operations> = operations[Operation] extends {
-  requestBody?: { content: { 'application/json': infer B } };
+type RequestBody<Operation extends keyof operations> = operations[Operation] extends {
+  requestBody?: { content: { 'application/json': infer Body } };
 }
-  ? B
+  ? Body
   : never;
+
+/**
+ * A body read from the user's file, sent as it is: the API validates it, and its 400 names what is
+ * wrong better than a copy of its rules here would.
+ */
+const unvalidated = <Operation extends keyof operations>(body: Record<string, unknown>) =>
+  body as RequestBody<Operation>;
+
+export interface PageOptions {
+  limit?: number;
+  cursor?: string;
+}
 
 export const parseLimit = (value: string): number => {
   const limit = Number(value);
@@ -24,9 +36,19 @@ export const parseLimit = (value: string): number => {
   return limit;
 };
 
-const nextPage = (cursor: string | null) => (cursor ? `\n(more: --cursor ${cursor})` : '');
+/** The hint under a list page that has a next one. */
+export const nextPage = (cursor: string | null) => (cursor ? `\n(more: --cursor ${cursor})` : '');
 
+/** The data commands: one function a command or command group. */
 export function addDataCommands(program: Command, io: Io): void {
+  addMeCommand(program, io);
+  addPipelineCommands(program, io);
+  for (const kind of RECORD_KINDS) addRecordCommand(program, io, kind);
+  addTokenCommands(program, io);
+  addOpenApiCommand(program, io);
+}
+
+function addMeCommand(program: Command, io: Io): void {
   program
     .command('me')
     .description('who the credential belongs to: user, teams, how it authenticated')
@@ -45,14 +67,16 @@ export function addDataCommands(program: Command, io: Io): void {
         ].join('\n\n'),
       );
     });
+}
 
+function addPipelineCommands(program: Command, io: Io): void {
   const pipelines = program.command('pipelines').description("the team's pipelines");
   pipelines
     .command('list')
     .description('pipelines, newest first')
     .option('--limit <n>', 'items per page (1-100)', parseLimit)
     .option('--cursor <cursor>', 'the next page, as the previous one said')
-    .action(async (options: { limit?: number; cursor?: string }, command: Command) => {
+    .action(async (options: PageOptions, command: Command) => {
       const context = contextOf(io, command);
       const page = await call(
         context.client.GET('/pipelines', { params: { query: options } }),
@@ -82,73 +106,80 @@ export function addDataCommands(program: Command, io: Io): void {
     .requiredOption('--file <path>', 'the JSON body ("-" for stdin)')
     .action(async (options: { file: string }, command: Command) => {
       const context = contextOf(io, command);
-      // The API validates the body; a bad file is its 400 with the details.
-      const body = readJsonObject(options.file) as Body<'create-pipeline'>;
+      const body = unvalidated<'create-pipeline'>(readJsonObject(options.file));
       const pipeline = await call(context.client.POST('/pipelines', { body }), context.apiUrl);
       context.print(pipeline, () => `Created pipeline ${pipeline.id}\n${fields(pipeline)}`);
     });
+}
 
-  for (const kind of ['signals', 'executions'] as const) {
-    program
-      .command(kind)
-      .description(`record ${kind}`)
-      .command('add')
-      .description(`record ${kind} from JSON or NDJSON, in batches of 100, each all or nothing`)
-      .argument('<pipelineId>')
-      .requiredOption('--file <path>', `a JSON array, {"${kind}": [...]} or NDJSON ("-" for stdin)`)
-      .action(async (pipelineId: string, options: { file: string }, command: Command) => {
-        const context = contextOf(io, command);
-        const records = readRecords(options.file, kind);
-        const parts = batches(records);
-        let recorded = 0;
-        for (const [index, batch] of parts.entries()) {
-          const params = { path: { pipelineId } };
-          let answer: unknown;
-          try {
-            answer =
-              kind === 'signals'
-                ? await call(
-                    context.client.POST('/pipelines/{pipelineId}/signals', {
-                      params,
-                      body: { signals: batch } as Body<'record-signals'>,
-                    }),
-                    context.apiUrl,
-                  )
-                : await call(
-                    context.client.POST('/pipelines/{pipelineId}/executions', {
-                      params,
-                      body: { executions: batch } as Body<'record-executions'>,
-                    }),
-                    context.apiUrl,
-                  );
-          } catch (error) {
-            if (error instanceof ApiFailure) {
-              const first = index * 100 + 1;
-              context.note(
-                `Batch ${index + 1} of ${parts.length} (records ${first}-${first + batch.length - 1}) was refused; nothing of it was stored. ${recorded} ${kind} recorded before it.`,
-              );
-            }
-            throw error;
-          }
-          recorded += batch.length;
-          if (context.json) context.print(answer, () => '');
-        }
-        if (!context.json) {
-          context.print(
-            undefined,
-            () => `Recorded ${recorded} ${kind} in ${parts.length} batch${parts.length === 1 ? '' : 'es'}.`,
-          );
-        }
-      });
+const RECORD_KINDS = ['signals', 'executions'] as const;
+type RecordKind = (typeof RECORD_KINDS)[number];
+
+/** One batch of `signals add` or `executions add`: the API's answer, which --json prints. */
+function recordBatch(
+  context: Context,
+  kind: RecordKind,
+  pipelineId: string,
+  batch: Record<string, unknown>[],
+): Promise<unknown> {
+  const params = { path: { pipelineId } };
+  if (kind === 'signals') {
+    const body = unvalidated<'record-signals'>({ signals: batch });
+    return call(context.client.POST('/pipelines/{pipelineId}/signals', { params, body }), context.apiUrl);
   }
+  const body = unvalidated<'record-executions'>({ executions: batch });
+  return call(context.client.POST('/pipelines/{pipelineId}/executions', { params, body }), context.apiUrl);
+}
 
+/** `signals add` / `executions add`: the records in batches of 100, each all or nothing. */
+async function recordAll(context: Context, kind: RecordKind, pipelineId: string, file: string) {
+  const parts = batches(readRecords(file, kind));
+  let recorded = 0;
+  for (const [index, batch] of parts.entries()) {
+    let answer: unknown;
+    try {
+      answer = await recordBatch(context, kind, pipelineId, batch);
+    } catch (error) {
+      if (error instanceof ApiFailure) {
+        const first = index * 100 + 1;
+        context.note(
+          `Batch ${index + 1} of ${parts.length} (records ${first}-${first + batch.length - 1}) was refused; nothing of it was stored. ${recorded} ${kind} recorded before it.`,
+        );
+      }
+      throw error;
+    }
+    recorded += batch.length;
+    if (context.json) context.print(answer, () => '');
+  }
+  if (!context.json) {
+    context.print(
+      undefined,
+      () => `Recorded ${recorded} ${kind} in ${parts.length} batch${parts.length === 1 ? '' : 'es'}.`,
+    );
+  }
+}
+
+function addRecordCommand(program: Command, io: Io, kind: RecordKind): void {
+  program
+    .command(kind)
+    .description(`record ${kind}`)
+    .command('add')
+    .description(`record ${kind} from JSON or NDJSON, in batches of 100, each all or nothing`)
+    .argument('<pipelineId>')
+    .requiredOption('--file <path>', `a JSON array, {"${kind}": [...]} or NDJSON ("-" for stdin)`)
+    .action((pipelineId: string, options: { file: string }, command: Command) =>
+      recordAll(contextOf(io, command), kind, pipelineId, options.file),
+    );
+}
+
+function addTokenCommands(program: Command, io: Io): void {
   const tokens = program.command('tokens').description('your API tokens');
   tokens
     .command('list')
     .description('your API tokens (never their secrets)')
     .option('--limit <n>', 'items per page (1-100)', parseLimit)
     .option('--cursor <cursor>', 'the next page')
-    .action(async (options: { limit?: number; cursor?: string }, command: Command) => {
+    .action(async (options: PageOptions, command: Command) => {
       const context = contextOf(io, command);
       const page = await call(
         context.client.GET('/api-tokens', { params: { query: options } }),
@@ -188,7 +219,9 @@ export function addDataCommands(program: Command, io: Io): void {
       await call(context.client.DELETE('/api-tokens/{id}', { params: { path: { id } } }), context.apiUrl);
       context.print(undefined, () => `Revoked token ${id}.`);
     });
+}
 
+function addOpenApiCommand(program: Command, io: Io): void {
   program
     .command('openapi')
     .description("the API's OpenAPI document (JSON)")

@@ -6,16 +6,16 @@
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript';
-import { buildOpenApiDocument } from '../lambdas/platform/openapi.ts';
-import { ROUTES } from '../lambdas/routes.ts';
+import { OPERATIONS } from '../lambdas/operations/index.ts';
+import { buildOpenApiDocument } from '../lambdas/operations/openapi.ts';
 
 export const API_TYPES_FILE = fileURLToPath(new URL('./api-types.ts', import.meta.url));
 
 /** The text of cli/api-types.ts for the current document. */
 export async function generateApiTypes(): Promise<string> {
-  const document = buildOpenApiDocument(ROUTES) as unknown as OpenAPI3;
+  const document = buildOpenApiDocument(OPERATIONS) as unknown as OpenAPI3;
   const ast = await openapiTS(document, { silent: true, alphabetize: false });
-  return `${COMMENT_HEADER}// Generated from GET /openapi.json by \`npm run generate:client\`: edit lambdas/platform/openapi*.ts, not this file.\n\n${astToString(ast)}`;
+  return `${COMMENT_HEADER}// Generated from GET /openapi.json by \`npm run generate:client\`: edit the operation modules in lambdas/operations/, not this file.\n\n${astToString(ast)}`;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -99,7 +99,7 @@ export function renderRun(run: SynthesisRun, palette: Palette): string {
 }
 
 function usageLine(usage: NonNullable<SynthesisRun['usage']>): string {
-  const cost = (usage as { costUsd?: unknown }).costUsd;
+  const cost = usage.costUsd;
   const costText = typeof cost === 'number' ? `, $${cost.toFixed(4)}` : '';
   return `${usage.model}: ${usage.inputTokens} in, ${usage.outputTokens} out, ${usage.attempts} attempts${costText}`;
 }

@@ -5,7 +5,7 @@
 import { type Command, Option } from 'commander';
 import { call } from './api.ts';
 import type { SynthesisRun } from './client.ts';
-import { parseLimit } from './commands.ts';
+import { nextPage, type PageOptions, parseLimit } from './commands.ts';
 import { type Context, contextOf, type Io } from './context.ts';
 import { CliFailure, EXIT } from './failures.ts';
 import { fields, renderDiff, renderRun, table } from './render.ts';
@@ -63,7 +63,15 @@ async function waitAndReport(context: Context, started: SynthesisRun, timeoutSec
   }
 }
 
+/** The run commands: one function a command or command group. */
 export function addRunCommands(program: Command, io: Io): void {
+  addSynthesizeCommand(program, io);
+  addRunsCommands(program, io);
+  addDecisionCommands(program, io);
+  addActivateCommand(program, io);
+}
+
+function addSynthesizeCommand(program: Command, io: Io): void {
   program
     .command('synthesize')
     .description('start a synthesis run of a pipeline; --wait follows it until it is decided')
@@ -102,7 +110,9 @@ export function addRunCommands(program: Command, io: Io): void {
         );
       },
     );
+}
 
+function addRunsCommands(program: Command, io: Io): void {
   const runs = program.command('runs').description('synthesis runs');
   runs
     .command('list')
@@ -114,7 +124,7 @@ export function addRunCommands(program: Command, io: Io): void {
     .action(
       async (
         pipelineId: string,
-        options: { status?: SynthesisRun['status']; limit?: number; cursor?: string },
+        options: PageOptions & { status?: SynthesisRun['status'] },
         command: Command,
       ) => {
         const context = contextOf(io, command);
@@ -128,7 +138,7 @@ export function addRunCommands(program: Command, io: Io): void {
           page,
           () =>
             table(page.items, ['id', 'status', 'synthesisHandler', 'confidence', 'createdAt']) +
-            (page.nextCursor ? `\n(more: --cursor ${page.nextCursor})` : ''),
+            nextPage(page.nextCursor),
         );
       },
     );
@@ -153,7 +163,9 @@ export function addRunCommands(program: Command, io: Io): void {
       );
       context.print(diff, () => renderDiff(diff, context.palette));
     });
+}
 
+function addDecisionCommands(program: Command, io: Io): void {
   program
     .command('approve')
     .description("approve a generated run: its proposal becomes the pipeline's active configuration")
@@ -185,6 +197,9 @@ export function addRunCommands(program: Command, io: Io): void {
       );
       context.print(run, () => `Rejected run ${run.id}.`);
     });
+}
+
+function addActivateCommand(program: Command, io: Io): void {
   program
     .command('activate')
     .description('make an earlier (or later) configuration active again: a roll back')

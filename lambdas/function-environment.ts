@@ -3,7 +3,7 @@
  * CDK stack (lib/service-function.ts) fills them with the deployed resources, the local stack
  * (local/functions.ts) with its local endpoints, so no function sees more locally than on AWS.
  */
-import type { FunctionAccess } from './routes.ts';
+import type { FunctionAccess } from './functions.ts';
 import { AUTH_TABLE, TABLE_DEFINITIONS, type TableDefinition } from './store/table-definitions.ts';
 
 /** Where each kind of access points; on AWS these are CDK tokens, locally plain values. */

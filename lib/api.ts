@@ -13,24 +13,21 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { AUTHORIZER } from '../lambdas/functions.ts';
 import type { AbuseLimits } from '../lambdas/limits.ts';
-import { AUTHORIZER, type RouteDefinition } from '../lambdas/routes.ts';
+import type { OperationDeclaration } from '../lambdas/operations/declaration.ts';
+import { operationFunctions } from '../lambdas/operations/functions.ts';
+import { buildScriptCommand, handlerEntryPath, operationEntryPath } from './bundling.ts';
 import type { EmailSettings } from './email.ts';
 import { GATEWAY_ERRORS, gatewayErrorBody } from './gateway-errors.ts';
 import { acknowledgeNag } from './nag.ts';
 import { RateLimits } from './rate-limits.ts';
-import {
-  BEFORE_BUNDLING,
-  PASSWORD_HASHING_ENTRIES,
-  PASSWORD_HASHING_MEMORY_MB,
-  PUBLIC_ROUTE_REASONS,
-  routeKey,
-} from './route-settings.ts';
 import { type FunctionSettings, type GrantableResources, ServiceFunction } from './service-function.ts';
 
 export interface ApiProps {
   readonly stageName: string;
-  readonly routes: readonly RouteDefinition[];
+  /** The API's operations (lambdas/operations/index.ts): a method per operation, a function per module. */
+  readonly operations: readonly OperationDeclaration[];
   readonly resources: GrantableResources;
   /** For the `sendsEmail` functions; without `appUrl`, magic links open this API's `/app`. */
   readonly email: EmailSettings;
@@ -61,13 +58,13 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   }),
 );
 
-/** The REST API: one method and one Lambda per row of the route table, behind one authorizer. */
+/** The REST API: one method per operation and one Lambda per operation module, behind one authorizer. */
 export class Api extends Construct {
   readonly restApi: RestApi;
   readonly rateLimits: RateLimits;
   readonly authorizerFunction: ServiceFunction;
-  /** Route functions by their entry name. */
-  readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
+  /** The operations' functions by their module name. */
+  readonly operationFunctions: ReadonlyMap<string, ServiceFunction>;
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
@@ -122,13 +119,13 @@ export class Api extends Construct {
       email: {
         from: props.email.from,
         identity: props.email.identity,
-        // Magic links open the review application this API serves at /app (lambdas/routes.ts).
+        // Magic links open the review application this API serves at /app (operations/serve-app.ts).
         appUrl: props.email.appUrl ?? `${this.stageUrl(props.stageName)}/app`,
       },
     };
 
     this.authorizerFunction = new ServiceFunction(this, 'Authorizer', {
-      entry: AUTHORIZER.entry,
+      entryFile: handlerEntryPath(AUTHORIZER.entry),
       access: AUTHORIZER.access,
       resources,
       settings: props.settings,
@@ -146,57 +143,58 @@ export class Api extends Construct {
       resultsCacheTtl: Duration.seconds(0),
     });
 
-    const routeFunctions = new Map<string, ServiceFunction>();
+    const functions = new Map<string, ServiceFunction>();
     const functionsScope = new Construct(this, 'Routes');
-    for (const [entry, routes] of routesByEntry(props.routes)) {
-      const [first] = routes;
-      if (!first) continue;
-      const routeFunction = new ServiceFunction(functionsScope, pascalCase(entry), {
-        entry,
-        access: first.access,
+    for (const definition of operationFunctions(props.operations)) {
+      const fn = new ServiceFunction(functionsScope, pascalCase(definition.module), {
+        entryFile: operationEntryPath(definition.module),
+        access: definition.access,
         resources,
         settings: props.settings,
-        description: routes.map((route) => `${route.method} ${route.path}`).join(', '),
-        memorySize: PASSWORD_HASHING_ENTRIES.has(entry) ? PASSWORD_HASHING_MEMORY_MB : undefined,
-        beforeBundling: BEFORE_BUNDLING[entry],
+        description: definition.operations
+          .map((operation) => `${operation.method} ${operation.path}`)
+          .join(', '),
+        memorySize: definition.memoryMb,
+        timeout: Duration.seconds(definition.timeoutSeconds),
+        beforeBundling: definition.buildsFirst.map(buildScriptCommand),
       });
-      routeFunctions.set(entry, routeFunction);
+      functions.set(definition.module, fn);
+      for (const operation of definition.operations) this.addOperation(operation, fn, authorizer);
     }
+    this.operationFunctions = functions;
+  }
 
-    for (const route of props.routes) {
-      const routeFunction = routeFunctions.get(route.entry);
-      if (!routeFunction) throw new Error(`No function for route entry '${route.entry}'.`);
-      const method = this.restApi.root
-        .resourceForPath(route.path)
-        .addMethod(
-          route.method,
-          new LambdaIntegration(routeFunction.function),
-          route.authorized
-            ? { authorizer, authorizationType: AuthorizationType.CUSTOM }
-            : { authorizationType: AuthorizationType.NONE },
-        );
-      if (route.authorized) {
-        acknowledgeNag(
-          method,
-          'AwsSolutions-COG4',
-          'Callers authenticate with API tokens and session cookies that the Lambda REQUEST authorizer checks against the auth table; there is no Cognito user pool.',
-        );
-      } else {
-        const reason = PUBLIC_ROUTE_REASONS[routeKey(route)];
-        if (!reason) {
-          throw new Error(
-            `${routeKey(route)} is public (authorized: false) but lib/route-settings.ts PUBLIC_ROUTE_REASONS says nothing about why.`,
-          );
-        }
-        acknowledgeNag(method, 'AwsSolutions-APIG4', `${routeKey(route)}: ${reason}`);
-        acknowledgeNag(
-          method,
-          'AwsSolutions-COG4',
-          `${routeKey(route)} takes no credential, so it has no authorizer of any kind, Cognito or Lambda. ${reason}`,
-        );
-      }
+  /** The operation's method, behind the authorizer unless the operation says why it is public. */
+  private addOperation(
+    operation: OperationDeclaration,
+    fn: ServiceFunction,
+    authorizer: RequestAuthorizer,
+  ): void {
+    const name = `${operation.method} ${operation.path}`;
+    const method = this.restApi.root
+      .resourceForPath(operation.path)
+      .addMethod(
+        operation.method,
+        new LambdaIntegration(fn.function),
+        operation.public === undefined
+          ? { authorizer, authorizationType: AuthorizationType.CUSTOM }
+          : { authorizationType: AuthorizationType.NONE },
+      );
+    if (operation.public === undefined) {
+      acknowledgeNag(
+        method,
+        'AwsSolutions-COG4',
+        'Callers authenticate with API tokens and session cookies that the Lambda REQUEST authorizer checks against the auth table; there is no Cognito user pool.',
+      );
+      return;
     }
-    this.routeFunctions = routeFunctions;
+    const reason = `Public by design: ${operation.public}`;
+    acknowledgeNag(method, 'AwsSolutions-APIG4', `${name}: ${reason}`);
+    acknowledgeNag(
+      method,
+      'AwsSolutions-COG4',
+      `${name} takes no credential, so it has no authorizer of any kind, Cognito or Lambda. ${reason}`,
+    );
   }
 
   /**
@@ -213,7 +211,7 @@ export class Api extends Construct {
     acknowledgeNag(
       this.restApi,
       'AwsSolutions-APIG2',
-      'Every handler parses its path parameters and body with zod and answers 400 VALIDATION_ERROR with details; an API Gateway request validator would duplicate those schemas and answer in another shape.',
+      'Every operation parses its path, query, headers and body with the zod schemas of its declaration and answers 400 VALIDATION_ERROR with details; an API Gateway request validator would duplicate those schemas and answer in another shape.',
     );
     const cloudWatchRole = this.restApi.node.tryFindChild('CloudWatchRole');
     if (!cloudWatchRole) throw new Error('RestApi created no CloudWatchRole.');
@@ -233,24 +231,4 @@ export function pascalCase(name: string): string {
     .filter((part) => part.length > 0)
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
-}
-
-/**
- * The routes grouped by their entry, in table order: routes that share an entry share one function,
- * so they must ask for the same access (a function has one role).
- */
-function routesByEntry(routes: readonly RouteDefinition[]): Map<string, RouteDefinition[]> {
-  const byEntry = new Map<string, RouteDefinition[]>();
-  for (const route of routes) {
-    const group = byEntry.get(route.entry) ?? [];
-    const first = group[0];
-    if (first && JSON.stringify(first.access) !== JSON.stringify(route.access)) {
-      throw new Error(
-        `Routes ${first.method} ${first.path} and ${route.method} ${route.path} share the entry '${route.entry}' but not its access.`,
-      );
-    }
-    group.push(route);
-    byEntry.set(route.entry, group);
-  }
-  return byEntry;
 }

@@ -12,18 +12,26 @@ import type { BuildOptions } from 'esbuild';
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const DEPS_LOCK_FILE = join(REPO_ROOT, 'package-lock.json');
 
-/** `entry` in lambdas/routes.ts names a file in lambdas/handlers. */
+/** A function that is no API operation: `entry` (lambdas/functions.ts) names a file in lambdas/handlers. */
 export function handlerEntryPath(entry: string): string {
   return join(REPO_ROOT, 'lambdas', 'handlers', `${entry}.ts`);
 }
 
+/** An API operation's function: its module in lambdas/operations. */
+export function operationEntryPath(module: string): string {
+  return join(REPO_ROOT, 'lambdas', 'operations', `${module}.ts`);
+}
+
 /**
- * Builds the review application into web/generated/app-assets.js (web/build.ts), with the node
- * running this code; NodejsFunction runs it through bash in the repository root.
+ * The shell command that runs a script of the repository (an operation's `buildsFirst`, such as
+ * web/build.ts) with the node running this code; NodejsFunction runs it through bash in the
+ * repository root.
  */
-export const WEB_BUILD_COMMAND = [process.execPath, '--import', 'tsx', join(REPO_ROOT, 'web', 'build.ts')]
-  .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
-  .join(' ');
+export function buildScriptCommand(script: string): string {
+  return [process.execPath, '--import', 'tsx', join(REPO_ROOT, script)]
+    .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
+    .join(' ');
+}
 
 export interface LambdaBundling {
   readonly format: 'esm';
@@ -58,7 +66,7 @@ export const LAMBDA_BUNDLING: LambdaBundling = {
   // every bundle's ~415 KB, paid at every cold start) for credentials a Lambda never has; the
   // environment provider alone is what runs there (and in the local stack, which sets the same
   // variables).
-  alias: { '@aws-sdk/credential-provider-node': './lambdas/platform/lambda-credentials.ts' },
+  alias: { '@aws-sdk/credential-provider-node': './lambdas/wiring/lambda-credentials.ts' },
 };
 
 /** `alias` with absolute replacement paths, for esbuild runs whose working directory is not REPO_ROOT. */

@@ -9,7 +9,7 @@ import type { IConstruct } from 'constructs';
  */
 export const PLACEHOLDER_EMAIL_FROM = 'noreply@example.com';
 
-/** How the functions that send email (`sendsEmail` in lambdas/routes.ts) are set up. */
+/** How the functions that send email (`sendsEmail` in an operation's access) are set up. */
 export interface EmailSettings {
   /** EMAIL_FROM: the From address of every email. */
   readonly from: string;

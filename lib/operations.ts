@@ -1,7 +1,7 @@
 /**
  * What an operator watches: CloudWatch alarms, each saying why it matters and what to look at,
  * sent to one SNS topic (with an email subscription when the stack is given `alarmEmail`), and a
- * dashboard of the same figures plus the service's own metrics (lambdas/platform/metrics.ts).
+ * dashboard of the same figures plus the service's own metrics (lambdas/observability/metrics.ts).
  */
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
@@ -24,7 +24,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRIC, METRICS_NAMESPACE } from '../lambdas/platform/metrics.ts';
+import { METRIC, METRICS_NAMESPACE } from '../lambdas/observability/metrics.ts';
 import { SERVICE_NAME } from './service-function.ts';
 
 export interface OperationsProps {

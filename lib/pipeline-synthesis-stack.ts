@@ -1,7 +1,8 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { type AbuseLimits, DEFAULT_LIMITS } from '../lambdas/limits.ts';
-import { ROUTES, type RouteDefinition } from '../lambdas/routes.ts';
+import type { OperationDeclaration } from '../lambdas/operations/declaration.ts';
+import { OPERATIONS } from '../lambdas/operations/index.ts';
 import { TABLE_DEFINITIONS } from '../lambdas/store/table-definitions.ts';
 import { Api } from './api.ts';
 import { type EmailSettings, emailSettings } from './email.ts';
@@ -19,8 +20,8 @@ export interface PipelineSynthesisStackProps extends StackProps {
   readonly lambdaTracing?: boolean;
   /** Sender and link base of sign-in emails. @default emailSettings(): a placeholder sender */
   readonly email?: EmailSettings;
-  /** @default ROUTES from lambdas/routes.ts */
-  readonly routes?: readonly RouteDefinition[];
+  /** @default OPERATIONS from lambdas/operations/index.ts */
+  readonly operations?: readonly OperationDeclaration[];
   /** Rate limits and the synthesis quota. @default DEFAULT_LIMITS from lambdas/limits.ts */
   readonly limits?: AbuseLimits;
   /** An email address subscribed to the alarm topic (`-c alarmEmail=…`). @default none */
@@ -53,7 +54,7 @@ export class PipelineSynthesisStack extends Stack {
 
     this.api = new Api(this, 'Api', {
       stageName: props.stage.name,
-      routes: props.routes ?? ROUTES,
+      operations: props.operations ?? OPERATIONS,
       resources,
       email: props.email ?? emailSettings(),
       settings,

@@ -13,10 +13,10 @@ import {
   type FunctionAccess,
   HTTP_FUNCTION_TIMEOUT_SECONDS,
   type TableAccess,
-} from '../lambdas/routes.ts';
+} from '../lambdas/functions.ts';
 import { API_TOKEN_PARTITION_PREFIX } from '../lambdas/store/keys.ts';
 import { AUTH_TABLE, TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
-import { DEPS_LOCK_FILE, handlerEntryPath, LAMBDA_BUNDLING, REPO_ROOT } from './bundling.ts';
+import { DEPS_LOCK_FILE, LAMBDA_BUNDLING, REPO_ROOT } from './bundling.ts';
 import { type EmailSettings, sesIdentityArn } from './email.ts';
 import { acknowledgeNag } from './nag.ts';
 
@@ -52,8 +52,8 @@ export interface FunctionSettings {
 }
 
 export interface ServiceFunctionProps {
-  /** A file in lambdas/handlers, without `.ts`. */
-  readonly entry: string;
+  /** The module Lambda runs (its `handler` export): an operation module or a file in lambdas/handlers. */
+  readonly entryFile: string;
   readonly access: FunctionAccess;
   readonly resources: GrantableResources;
   readonly settings: FunctionSettings;
@@ -73,7 +73,7 @@ const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth'> = {
 /**
  * One Lambda of the service with the defaults every function shares (Node 24 on Graviton, ESM
  * bundle from lib/bundling.ts, one-month logs), and exactly the access its row in
- * lambdas/routes.ts names: grants on the tables and the queue, and their names and URL as
+ * lambdas/functions.ts or its operation declaration names: grants on the tables and the queue, and their names and URL as
  * environment variables, the session signing key, the SES sender identity, the narrow token-use
  * write. Anything else (the worker's Anthropic key, event sources) the caller adds with grants.
  */
@@ -95,7 +95,7 @@ export class ServiceFunction extends Construct {
     logGroup.grantWrite(this.role);
 
     this.function = new NodejsFunction(this, 'Function', {
-      entry: handlerEntryPath(props.entry),
+      entry: props.entryFile,
       projectRoot: REPO_ROOT,
       depsLockFilePath: DEPS_LOCK_FILE,
       handler: 'handler',

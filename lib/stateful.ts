@@ -14,7 +14,7 @@ import {
   DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
   MAX_RECEIVE_COUNT,
   QUEUE_VISIBILITY_TIMEOUT_SECONDS,
-} from '../lambdas/routes.ts';
+} from '../lambdas/functions.ts';
 import { TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
 import { acknowledgeNag } from './nag.ts';
 import type { StageSettings } from './stage.ts';

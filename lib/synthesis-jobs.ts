@@ -6,14 +6,15 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRIC, METRICS_NAMESPACE } from '../lambdas/platform/metrics.ts';
-import { modelPricesFromEnv } from '../lambdas/platform/model-prices.ts';
 import {
   DEAD_LETTER_HANDLER,
   RUN_SWEEPER,
   STUCK_RUN_AFTER_SECONDS,
   SYNTHESIS_WORKER,
-} from '../lambdas/routes.ts';
+} from '../lambdas/functions.ts';
+import { METRIC, METRICS_NAMESPACE } from '../lambdas/observability/metrics.ts';
+import { modelPricesFromEnv } from '../lambdas/wiring/model-prices.ts';
+import { handlerEntryPath } from './bundling.ts';
 import {
   type FunctionSettings,
   type GrantableResources,
@@ -26,7 +27,7 @@ export interface SynthesisJobsProps {
   readonly deadLetterQueue: IQueue;
   readonly anthropicApiKey: ISecret;
   readonly settings: FunctionSettings;
-  /** MODEL_PRICES for the worker (lambdas/platform/model-prices.ts); checked here at synth time. */
+  /** MODEL_PRICES for the worker (lambdas/wiring/model-prices.ts); checked here at synth time. */
   readonly modelPrices?: string;
 }
 
@@ -46,7 +47,7 @@ export class SynthesisJobs extends Construct {
     super(scope, id);
 
     this.worker = new ServiceFunction(this, 'Worker', {
-      entry: SYNTHESIS_WORKER.entry,
+      entryFile: handlerEntryPath(SYNTHESIS_WORKER.entry),
       access: SYNTHESIS_WORKER.access,
       resources: { ...props.resources, anthropicApiKey: props.anthropicApiKey },
       settings: props.settings,
@@ -66,7 +67,7 @@ export class SynthesisJobs extends Construct {
     );
 
     this.deadLetterHandler = new ServiceFunction(this, 'DeadLetterHandler', {
-      entry: DEAD_LETTER_HANDLER.entry,
+      entryFile: handlerEntryPath(DEAD_LETTER_HANDLER.entry),
       access: DEAD_LETTER_HANDLER.access,
       resources: props.resources,
       settings: props.settings,
@@ -81,7 +82,7 @@ export class SynthesisJobs extends Construct {
     );
 
     this.sweeper = new ServiceFunction(this, 'Sweeper', {
-      entry: RUN_SWEEPER.entry,
+      entryFile: handlerEntryPath(RUN_SWEEPER.entry),
       access: RUN_SWEEPER.access,
       resources: props.resources,
       settings: props.settings,
@@ -108,7 +109,7 @@ export class SynthesisJobs extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     // Lambda's Errors metric never counts a record that failed inside a partial batch response, so
-    // the alarm watches the worker's own count of failed records (lambdas/platform/sqs-batch.ts).
+    // the alarm watches the worker's own count of failed records (lambdas/sqs/sqs-batch.ts).
     this.workerErrorsAlarm = new Alarm(this, 'WorkerErrorsAlarm', {
       alarmDescription:
         'Synthesis jobs are failing (permanent failures and retries together, at least 3 in 5 minutes): ' +

@@ -17,9 +17,9 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { makeBootstrapTeam } from '../lambdas/auth/bootstrap.ts';
 import { ApiError } from '../lambdas/core/errors.ts';
-import { createDocumentClient } from '../lambdas/platform/aws.ts';
-import { nanoidGenerator, systemClock } from '../lambdas/platform/clock.ts';
-import { makeAuthRepository } from '../lambdas/platform/repositories.ts';
+import { createDocumentClient } from '../lambdas/wiring/aws.ts';
+import { nanoidGenerator, systemClock } from '../lambdas/wiring/clock.ts';
+import { makeAuthRepository } from '../lambdas/wiring/repositories.ts';
 
 const { values } = parseArgs({
   options: {

@@ -1,6 +1,6 @@
 /**
  * Every function the CDK stack defines, as the local stack runs it: the same handler entries,
- * timeouts and concurrency (lambdas/routes.ts), the same environment variables
+ * timeouts and concurrency (lambdas/functions.ts and the operation declarations), the same environment variables
  * (lambdas/function-environment.ts) with local endpoints in place of AWS resources, and nothing
  * more: a function does not see another's variables.
  */
@@ -12,12 +12,15 @@ import {
   DEFAULT_MEMORY_MB,
   type FunctionDefinition,
   HTTP_FUNCTION_TIMEOUT_SECONDS,
-  ROUTES,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
-} from '../lambdas/routes.ts';
-import { handlerEntryPath } from '../lib/bundling.ts';
+} from '../lambdas/functions.ts';
+import { type HttpMethod, moduleOf } from '../lambdas/operations/declaration.ts';
+import { operationFunctions } from '../lambdas/operations/functions.ts';
+import { OPERATIONS } from '../lambdas/operations/index.ts';
+import { handlerEntryPath, operationEntryPath } from '../lib/bundling.ts';
 import { SERVICE_NAME } from '../lib/names.ts';
+import type { GatewayRoute } from './gateway/routing.ts';
 
 export interface LocalFunctionDefinition {
   /** The handler entry (lambdas/handlers/<entry>.ts), also the function's local name. */
@@ -48,19 +51,53 @@ export interface LocalPlatform {
   logLevel: string;
 }
 
-/** All functions of the stack: one per route entry, the authorizer, the worker, the DLQ handler, the sweeper. */
+/** The gateway's routes: one per operation, to the function of its module. */
+export function localRoutes(operations = OPERATIONS): Array<GatewayRoute & { method: HttpMethod }> {
+  return operations.map((operation) => ({
+    method: operation.method,
+    path: operation.path,
+    entry: moduleOf(operation),
+    authorized: operation.public === undefined,
+  }));
+}
+
+/** All functions of the stack: one per operation module, the authorizer, the worker, the DLQ handler, the sweeper. */
 export function localFunctions(
   sources: EnvironmentSources,
   platform: LocalPlatform,
   maxEnvironments = LOCAL_MAX_ENVIRONMENTS,
 ): Map<string, LocalFunctionDefinition> {
-  const definitions: FunctionDefinition[] = [AUTHORIZER, SYNTHESIS_WORKER, DEAD_LETTER_HANDLER, RUN_SWEEPER];
-  for (const route of ROUTES) {
-    // Routes that share an entry share one function (the CDK stack builds one per entry).
-    if (!definitions.some((definition) => definition.entry === route.entry))
-      definitions.push({ entry: route.entry, access: route.access });
-  }
-  const common: Record<string, string> = {
+  const handlers: FunctionDefinition[] = [AUTHORIZER, SYNTHESIS_WORKER, DEAD_LETTER_HANDLER, RUN_SWEEPER];
+  const common = platformEnvironment(platform);
+  const handlerFunctions = handlers.map(
+    (definition): LocalFunctionDefinition => ({
+      entry: definition.entry,
+      entryFile: handlerEntryPath(definition.entry),
+      environment: { ...common, ...accessEnvironment(definition.access, sources) },
+      timeoutMs: (definition.timeoutSeconds ?? HTTP_FUNCTION_TIMEOUT_SECONDS) * 1000,
+      memoryMb: definition.memoryMb ?? DEFAULT_MEMORY_MB,
+      // An SQS event source scales to at least 2 concurrent invocations.
+      maxEnvironments: definition.eventSource
+        ? (definition.eventSource.maxConcurrency ?? 2)
+        : maxEnvironments,
+    }),
+  );
+  const apiFunctions = operationFunctions(OPERATIONS).map(
+    (definition): LocalFunctionDefinition => ({
+      entry: definition.module,
+      entryFile: operationEntryPath(definition.module),
+      environment: { ...common, ...accessEnvironment(definition.access, sources) },
+      timeoutMs: definition.timeoutSeconds * 1000,
+      memoryMb: definition.memoryMb,
+      maxEnvironments,
+    }),
+  );
+  return new Map([...handlerFunctions, ...apiFunctions].map((definition) => [definition.entry, definition]));
+}
+
+/** What Lambda's role and region give every function, with the local endpoints in place of AWS's. */
+function platformEnvironment(platform: LocalPlatform): Record<string, string> {
+  return {
     POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
     LOG_LEVEL: platform.logLevel,
     // Lambda hands every function its role's credentials in these variables.
@@ -71,20 +108,4 @@ export function localFunctions(
     AWS_ENDPOINT_URL_SQS: platform.sqsEndpoint,
     ...(platform.logLevel.toUpperCase() === 'DEBUG' ? {} : { POWERTOOLS_METRICS_DISABLED: 'true' }),
   };
-  return new Map(
-    definitions.map((definition) => [
-      definition.entry,
-      {
-        entry: definition.entry,
-        entryFile: handlerEntryPath(definition.entry),
-        environment: { ...common, ...accessEnvironment(definition.access, sources) },
-        timeoutMs: (definition.timeoutSeconds ?? HTTP_FUNCTION_TIMEOUT_SECONDS) * 1000,
-        memoryMb: definition.memoryMb ?? DEFAULT_MEMORY_MB,
-        // An SQS event source scales to at least 2 concurrent invocations.
-        maxEnvironments: definition.eventSource
-          ? (definition.eventSource.maxConcurrency ?? 2)
-          : maxEnvironments,
-      },
-    ]),
-  );
 }

@@ -9,9 +9,9 @@ import {
   makeRecordExecutions,
   makeRecordSignals,
 } from '../lambdas/core/use-cases/pipelines.ts';
-import { nanoidGenerator, systemClock } from '../lambdas/platform/clock.ts';
-import { makeAuthRepository } from '../lambdas/platform/repositories.ts';
 import { makePipelineRepository } from '../lambdas/store/pipelines.ts';
+import { nanoidGenerator, systemClock } from '../lambdas/wiring/clock.ts';
+import { makeAuthRepository } from '../lambdas/wiring/repositories.ts';
 
 export interface SeedTeam {
   teamId: string;

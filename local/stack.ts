@@ -9,30 +9,29 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { type AbuseLimits, limitsFrom } from '../lambdas/limits.ts';
-import { createDocumentClient } from '../lambdas/platform/aws.ts';
 import {
   AUTHORIZER,
   DEAD_LETTER_HANDLER,
   MAX_RECEIVE_COUNT,
-  ROUTES,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
-} from '../lambdas/routes.ts';
+} from '../lambdas/functions.ts';
+import { type AbuseLimits, limitsFrom } from '../lambdas/limits.ts';
+import { createDocumentClient } from '../lambdas/wiring/aws.ts';
 import { REPO_ROOT } from '../lib/bundling.ts';
 import { writeAppAssetsModule } from '../web/build.ts';
 import { createTables, findFreePort, startDynamoDbLocal, type TableNames } from './dynamodb.ts';
-import { localFunctions } from './functions.ts';
+import { type LocalFunctionDefinition, localFunctions, localRoutes } from './functions.ts';
 import { LocalRateLimits } from './gateway/rate-limit.ts';
 import { startLocalGateway } from './gateway/server.ts';
-import { startSqsEndpoint } from './queue/endpoint.ts';
+import { type SqsEndpoint, startSqsEndpoint } from './queue/endpoint.ts';
 import { startEventSource } from './queue/event-source.ts';
 import { LocalQueue } from './queue/queue.ts';
 import { buildFunctionsCached } from './runtime/bundles.ts';
 import { LocalFunction } from './runtime/lambda-function.ts';
-import { functionNode } from './runtime/node.ts';
+import { type FunctionNode, functionNode } from './runtime/node.ts';
 import { startSchedule } from './scheduler.ts';
-import { hashSeedPasswords, type SeedTeam, seedLocalData } from './seed.ts';
+import { hashSeedPasswords, type SeedPassword, type SeedTeam, seedLocalData } from './seed.ts';
 
 export interface LocalStackOptions {
   port?: number;
@@ -105,17 +104,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const webBuilding = writeAppAssetsModule();
     webBuilding.catch(() => undefined); // awaited below; an earlier failure must not leave it unhandled
 
-    const deadLetters = new LocalQueue({ name: 'synthesis-jobs-dlq', region: REGION, accountId: ACCOUNT_ID });
-    const jobs = new LocalQueue({
-      name: 'synthesis-jobs',
-      region: REGION,
-      accountId: ACCOUNT_ID,
-      deadLetterQueue: deadLetters,
-      maxReceiveCount: MAX_RECEIVE_COUNT,
-      ...(options.visibilityTimeoutMs ? { visibilityTimeoutMs: options.visibilityTimeoutMs } : {}),
-    });
-    const sqs = await startSqsEndpoint({ [jobs.name]: jobs, [deadLetters.name]: deadLetters });
-    stops.push(() => sqs.stop());
+    const queues = await startQueues(options);
+    stops.push(() => queues.sqs.stop());
 
     const limits = options.limits ?? limitsFrom((variable) => process.env[variable]);
     // The gateway listens first: its URL is the magic links' APP_URL. Requests wait for the functions.
@@ -126,7 +116,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const gateway = await startLocalGateway({
       port: options.port ?? 3000,
       host: options.host ?? '127.0.0.1',
-      routes: ROUTES,
+      routes: localRoutes(),
       authorizerEntry: AUTHORIZER.entry,
       region: REGION,
       accountId: ACCOUNT_ID,
@@ -143,108 +133,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     const node = functionNode();
     if (node.warning) log(`[local] ${node.warning}`);
-    const definitions = localFunctions(
-      {
-        tableNames: localTableNames(),
-        synthesisQueueUrl: sqs.queueUrl(jobs.name),
-        // On AWS the signing key comes from Secrets Manager; locally a fresh one per start.
-        sessionSecret: { SESSION_SECRET: randomBytes(32).toString('base64url') },
-        email: {
-          EMAIL_FROM: 'Pipeline Synthesis <no-reply@localhost>',
-          // Magic links open the review application on this gateway.
-          APP_URL: process.env.APP_URL ?? `${gateway.url}/app`,
-          EMAIL_OUTBOX_DIR: path.join(stateDir, 'outbox'),
-        },
-        model: modelSettings(),
-        ...(process.env.DEFAULT_SYNTHESIS_HANDLER
-          ? { defaultSynthesisHandler: process.env.DEFAULT_SYNTHESIS_HANDLER }
-          : {}),
-        synthesisRunsPerTeamPerHour: limits.synthesisRunsPerTeamPerHour,
-      },
-      {
-        region: REGION,
-        credentials: LOCAL_CREDENTIALS,
-        dynamodbEndpoint,
-        sqsEndpoint: sqs.endpoint,
-        logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN',
-      },
-    );
+    const definitions = functionDefinitions({
+      options,
+      stateDir,
+      limits,
+      gatewayUrl: gateway.url,
+      dynamodbEndpoint,
+      queues,
+    });
     await webBuilding;
-    const built = await buildFunctionsCached(
-      [...definitions.values()].map((definition) => ({
-        name: definition.entry,
-        entryFile: definition.entryFile,
-      })),
-      FUNCTION_CACHE_DIR,
-    );
-    for (const definition of definitions.values()) {
-      const name = `local-${definition.entry}`;
-      functions.set(
-        definition.entry,
-        new LocalFunction({
-          name,
-          bundle: built.bundles.get(definition.entry) ?? '',
-          host: built.host,
-          execPath: node.execPath,
-          environment: definition.environment,
-          timeoutMs: definition.timeoutMs,
-          memoryMb: definition.memoryMb,
-          maxEnvironments: definition.maxEnvironments,
-          region: REGION,
-          accountId: ACCOUNT_ID,
-          log: (line) => log(`[${name}] ${line}`),
-        }),
-      );
-    }
+    await startFunctions(definitions, node, functions, log);
     stops.push(() => Promise.all([...functions.values()].map((fn) => fn.stop())));
     functionsReady(true);
-    const functionOf = (entry: string) => {
-      const fn = functions.get(entry);
-      if (fn === undefined) throw new Error(`No local function for ${entry}`);
-      return fn;
-    };
-
-    const worker = functionOf(SYNTHESIS_WORKER.entry);
-    const workerSource = startEventSource(jobs, (event) => worker.invoke(event), {
-      ...SYNTHESIS_WORKER.eventSource,
-      functionName: worker.name,
-      log,
-    });
-    stops.push(() => workerSource.stop());
-    const deadLetterHandler = functionOf(DEAD_LETTER_HANDLER.entry);
-    const deadLetterSource = startEventSource(deadLetters, (event) => deadLetterHandler.invoke(event), {
-      ...DEAD_LETTER_HANDLER.eventSource,
-      functionName: deadLetterHandler.name,
-      log,
-    });
-    stops.push(() => deadLetterSource.stop());
-    const sweeper = functionOf(RUN_SWEEPER.entry);
-    const sweeps = startSchedule({
-      everyMs: options.sweepEveryMs ?? RUN_SWEEPER.scheduleMinutes * 60_000,
-      ruleName: 'sweep-stuck-runs',
-      region: REGION,
-      accountId: ACCOUNT_ID,
-      invoke: (event) => sweeper.invoke(event),
-      log,
-    });
-    stops.push(() => sweeps.stop());
+    startTriggers(queues, functions, options, log, stops);
 
     const dynamodb = await dynamodbStarting;
-    const client = new DynamoDBClient({
-      endpoint: dynamodb.endpoint,
-      region: REGION,
-      credentials: LOCAL_CREDENTIALS,
-    });
-    await createTables(client, TABLE_PREFIX);
-    const tables = localTableNames();
-    const teams = await seedLocalData(
-      createDocumentClient(client),
-      { data: tables.Data, auth: tables.Auth },
-      await passwordsHashing,
-    );
-    await mkdir(stateDir, { recursive: true });
-    const seed = { apiUrl: gateway.url, dynamodbEndpoint: dynamodb.endpoint, teams };
-    await writeFile(path.join(stateDir, 'seed.json'), `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });
+    const { tables, teams } = await seedDatabase(dynamodb.endpoint, await passwordsHashing);
+    await writeSeedFile(stateDir, { apiUrl: gateway.url, dynamodbEndpoint: dynamodb.endpoint, teams });
 
     return {
       apiUrl: gateway.url,
@@ -260,4 +165,169 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await stop();
     throw error;
   }
+}
+
+interface LocalQueues {
+  jobs: LocalQueue;
+  deadLetters: LocalQueue;
+  /** Both queues behind the SQS protocol, for the functions' SDK clients. */
+  sqs: SqsEndpoint;
+}
+
+/** The synthesis jobs queue and its DLQ, as the CDK stack configures them, behind one endpoint. */
+async function startQueues(options: LocalStackOptions): Promise<LocalQueues> {
+  const deadLetters = new LocalQueue({ name: 'synthesis-jobs-dlq', region: REGION, accountId: ACCOUNT_ID });
+  const jobs = new LocalQueue({
+    name: 'synthesis-jobs',
+    region: REGION,
+    accountId: ACCOUNT_ID,
+    deadLetterQueue: deadLetters,
+    maxReceiveCount: MAX_RECEIVE_COUNT,
+    ...(options.visibilityTimeoutMs ? { visibilityTimeoutMs: options.visibilityTimeoutMs } : {}),
+  });
+  const sqs = await startSqsEndpoint({ [jobs.name]: jobs, [deadLetters.name]: deadLetters });
+  return { jobs, deadLetters, sqs };
+}
+
+/** Every function with the environment the CDK stack gives it, local endpoints in place of AWS's. */
+function functionDefinitions(settings: {
+  options: LocalStackOptions;
+  stateDir: string;
+  limits: AbuseLimits;
+  gatewayUrl: string;
+  dynamodbEndpoint: string;
+  queues: LocalQueues;
+}): Map<string, LocalFunctionDefinition> {
+  const { options, stateDir, limits, gatewayUrl, dynamodbEndpoint, queues } = settings;
+  return localFunctions(
+    {
+      tableNames: localTableNames(),
+      synthesisQueueUrl: queues.sqs.queueUrl(queues.jobs.name),
+      // On AWS the signing key comes from Secrets Manager; locally a fresh one per start.
+      sessionSecret: { SESSION_SECRET: randomBytes(32).toString('base64url') },
+      email: {
+        EMAIL_FROM: 'Pipeline Synthesis <no-reply@localhost>',
+        // Magic links open the review application on this gateway.
+        APP_URL: process.env.APP_URL ?? `${gatewayUrl}/app`,
+        EMAIL_OUTBOX_DIR: path.join(stateDir, 'outbox'),
+      },
+      model: modelSettings(),
+      ...(process.env.DEFAULT_SYNTHESIS_HANDLER
+        ? { defaultSynthesisHandler: process.env.DEFAULT_SYNTHESIS_HANDLER }
+        : {}),
+      synthesisRunsPerTeamPerHour: limits.synthesisRunsPerTeamPerHour,
+    },
+    {
+      region: REGION,
+      credentials: LOCAL_CREDENTIALS,
+      dynamodbEndpoint,
+      sqsEndpoint: queues.sqs.endpoint,
+      logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN',
+    },
+  );
+}
+
+/** Builds the functions' bundles and puts a local function per definition into `functions`. */
+async function startFunctions(
+  definitions: Map<string, LocalFunctionDefinition>,
+  node: FunctionNode,
+  functions: Map<string, LocalFunction>,
+  log: (line: string) => void,
+): Promise<void> {
+  const built = await buildFunctionsCached(
+    [...definitions.values()].map((definition) => ({
+      name: definition.entry,
+      entryFile: definition.entryFile,
+    })),
+    FUNCTION_CACHE_DIR,
+  );
+  for (const definition of definitions.values()) {
+    const name = `local-${definition.entry}`;
+    functions.set(
+      definition.entry,
+      new LocalFunction({
+        name,
+        bundle: built.bundles.get(definition.entry) ?? '',
+        host: built.host,
+        execPath: node.execPath,
+        environment: definition.environment,
+        timeoutMs: definition.timeoutMs,
+        memoryMb: definition.memoryMb,
+        maxEnvironments: definition.maxEnvironments,
+        region: REGION,
+        accountId: ACCOUNT_ID,
+        log: (line) => log(`[${name}] ${line}`),
+      }),
+    );
+  }
+}
+
+/** Starts the queues' event sources and the sweeper's schedule, each added to `stops` once started. */
+function startTriggers(
+  queues: LocalQueues,
+  functions: ReadonlyMap<string, LocalFunction>,
+  options: LocalStackOptions,
+  log: (line: string) => void,
+  stops: Array<() => Promise<unknown>>,
+): void {
+  const { jobs, deadLetters } = queues;
+  const functionOf = (entry: string) => {
+    const fn = functions.get(entry);
+    if (fn === undefined) throw new Error(`No local function for ${entry}`);
+    return fn;
+  };
+
+  const worker = functionOf(SYNTHESIS_WORKER.entry);
+  const workerSource = startEventSource(jobs, (event) => worker.invoke(event), {
+    ...SYNTHESIS_WORKER.eventSource,
+    functionName: worker.name,
+    log,
+  });
+  stops.push(() => workerSource.stop());
+  const deadLetterHandler = functionOf(DEAD_LETTER_HANDLER.entry);
+  const deadLetterSource = startEventSource(deadLetters, (event) => deadLetterHandler.invoke(event), {
+    ...DEAD_LETTER_HANDLER.eventSource,
+    functionName: deadLetterHandler.name,
+    log,
+  });
+  stops.push(() => deadLetterSource.stop());
+  const sweeper = functionOf(RUN_SWEEPER.entry);
+  const sweeps = startSchedule({
+    everyMs: options.sweepEveryMs ?? RUN_SWEEPER.scheduleMinutes * 60_000,
+    ruleName: 'sweep-stuck-runs',
+    region: REGION,
+    accountId: ACCOUNT_ID,
+    invoke: (event) => sweeper.invoke(event),
+    log,
+  });
+  stops.push(() => sweeps.stop());
+}
+
+/** Creates the tables in DynamoDB Local and seeds two teams into them. */
+async function seedDatabase(
+  endpoint: string,
+  passwords: SeedPassword[],
+): Promise<{ tables: TableNames; teams: SeedTeam[] }> {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  await createTables(client, TABLE_PREFIX);
+  const tables = localTableNames();
+  const teams = await seedLocalData(
+    createDocumentClient(client),
+    { data: tables.Data, auth: tables.Auth },
+    passwords,
+  );
+  return { tables, teams };
+}
+
+/** `<stateDir>/seed.json`: the URLs and the seeded teams' credentials, readable by its owner only. */
+async function writeSeedFile(
+  stateDir: string,
+  seed: { apiUrl: string; dynamodbEndpoint: string; teams: SeedTeam[] },
+): Promise<void> {
+  await mkdir(stateDir, { recursive: true });
+  await writeFile(path.join(stateDir, 'seed.json'), `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });
 }

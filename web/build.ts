@@ -9,7 +9,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { extname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type BuildOptions, build } from 'esbuild';
-import type { AppAsset, AppAssets } from '../lambdas/platform/serve-app.ts';
+import type { AppAsset, AppAssets } from '../lambdas/http/serve-app.ts';
 
 const WEB_DIR = fileURLToPath(new URL('.', import.meta.url));
 const OUT_DIR = join(WEB_DIR, '.out');

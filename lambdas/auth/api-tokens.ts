@@ -64,9 +64,9 @@ export function makeCreateApiToken({ auth, clock, ids }: ApiTokenDeps) {
     const now = clock.now();
     // Stryker disable next-line ConditionalExpression: equivalent; without expiresAt, Date.parse gives NaN, and NaN <= now is false.
     if (input.expiresAt !== undefined && Date.parse(input.expiresAt) <= now.getTime()) {
-      throw new ValidationError('expiresAt must be in the future.', [
-        { path: 'expiresAt', message: 'must be in the future' },
-      ]);
+      throw new ValidationError('expiresAt must be in the future.', {
+        details: [{ path: 'expiresAt', message: 'must be in the future' }],
+      });
     }
     // A credential acts for one team: it may not mint tokens of the user's other teams.
     if (input.teamId !== principal.teamId)

@@ -77,7 +77,10 @@ export function makeAuthenticate({
         );
       } catch (error) {
         // Bookkeeping must never refuse a valid token.
-        audit.warn('could not record lastUsedAt', { tokenId: record.tokenId, error: (error as Error).name });
+        audit.warn('could not record lastUsedAt', {
+          tokenId: record.tokenId,
+          errorClass: (error as Error).name,
+        });
       }
     }
     return {

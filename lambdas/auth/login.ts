@@ -2,7 +2,7 @@
  * Password login and its throttle: 5 attempts per address in a fixed 15-minute window,
  * one 401 for a wrong email and a wrong password alike.
  */
-import { ApiError, UnauthorizedError } from '../core/errors.ts';
+import { RateLimitedError, UnauthorizedError } from '../core/errors.ts';
 import type { Clock } from '../core/ports.ts';
 import { normalizeEmail } from './email-address.ts';
 import { UNMATCHABLE_PASSWORD_HASH, verifyPassword } from './password.ts';
@@ -18,15 +18,12 @@ import type { IssuedSession } from './sessions.ts';
 export const LOGIN_ATTEMPTS: AttemptLimit = { limit: 5, windowMs: 15 * 60_000 };
 
 /** 429 RATE_LIMITED that says when to come back (the Retry-After header carries it too). */
-export class TooManyAttemptsError extends ApiError {
-  readonly retryAfterSeconds: number;
+export class TooManyAttemptsError extends RateLimitedError {
   constructor(retryAfterSeconds: number) {
     super(
-      429,
-      'RATE_LIMITED',
       `Too many sign-in attempts for this email address; retry in ${Math.ceil(retryAfterSeconds / 60)} minute(s).`,
+      retryAfterSeconds,
     );
-    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

@@ -85,7 +85,7 @@ async function issue(deps: RequestMagicLinkDeps, email: string): Promise<void> {
     deps.audit.info('magic link sent', { userId: user.userId });
   } catch (error) {
     // Answering an error here would tell the caller the address exists; the operator sees this.
-    deps.audit.warn('magic link email failed', { userId: user.userId, error: (error as Error).name });
+    deps.audit.warn('magic link email failed', { userId: user.userId, errorClass: (error as Error).name });
   }
 }
 

@@ -57,6 +57,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
  * bytes, not derived from anything). Verifying against it costs exactly one real verification, so
  * an unknown email answers in the same time as a wrong password.
  */
+/**
+ * Memory of the functions that hash or verify passwords (scrypt at N=2^17, r=8: 128 MiB a hash).
+ * Lambda allots CPU in proportion to memory: at the 256 MB default one hash leaves little headroom
+ * and takes seconds on a fraction of a vCPU; 1024 MB brings it well under a second.
+ */
+export const PASSWORD_HASHING_MEMORY_MB = 1024;
+
 export const UNMATCHABLE_PASSWORD_HASH = [
   'scrypt',
   PARAMS.N,
@@ -115,9 +122,8 @@ export function assertPasswordAcceptable(
 ): void {
   const problems = passwordProblems(password, email);
   if (problems.length > 0) {
-    throw new ValidationError(
-      `The password is too weak: it ${problems.join('; ')}.`,
-      problems.map((message) => ({ path: field, message })),
-    );
+    throw new ValidationError(`The password is too weak: it ${problems.join('; ')}.`, {
+      details: problems.map((message) => ({ path: field, message })),
+    });
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The error family of the API. Each error carries its HTTP status and wire code; the one mapper in
- * platform/http turns any of them into `{error, message}`. Anything that is not an ApiError is an
+ * http/ turns any of them into `{error, message}`. Anything that is not an ApiError is an
  * internal error: logged, never echoed.
  */
 export type ErrorCode =
@@ -20,15 +20,26 @@ export interface ErrorBody {
   details?: unknown;
 }
 
+/** What every error of the family may carry besides its message. */
+export interface ApiErrorOptions {
+  /** With VALIDATION_ERROR: what is wrong, by path; sent in the body as `details`. */
+  details?: unknown;
+  /** The error this one stands for (a DynamoDB refusal, a parse failure); logged, never sent. */
+  cause?: unknown;
+}
+
 export class ApiError extends Error {
+  readonly details: unknown;
+
   constructor(
     readonly statusCode: number,
     readonly code: ErrorCode,
     message: string,
-    readonly details?: unknown,
+    options: ApiErrorOptions = {},
   ) {
-    super(message);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
+    this.details = options.details;
   }
 
   toJSON(): ErrorBody {
@@ -39,54 +50,64 @@ export class ApiError extends Error {
 }
 
 export class ValidationError extends ApiError {
-  constructor(message: string, details?: unknown) {
-    super(400, 'VALIDATION_ERROR', message, details);
+  constructor(message: string, options?: ApiErrorOptions) {
+    super(400, 'VALIDATION_ERROR', message, options);
   }
 }
 export class UnauthorizedError extends ApiError {
-  constructor(message = 'The credential is missing, invalid, expired or revoked.') {
-    super(401, 'UNAUTHORIZED', message);
+  constructor(
+    message = 'The credential is missing, invalid, expired or revoked.',
+    options?: ApiErrorOptions,
+  ) {
+    super(401, 'UNAUTHORIZED', message, options);
   }
 }
 export class ForbiddenError extends ApiError {
-  constructor(message = 'The credential has no permission for this resource.') {
-    super(403, 'FORBIDDEN', message);
+  constructor(message = 'The credential has no permission for this resource.', options?: ApiErrorOptions) {
+    super(403, 'FORBIDDEN', message, options);
   }
 }
 export class NotFoundError extends ApiError {
-  constructor(message: string) {
-    super(404, 'NOT_FOUND', message);
+  constructor(message: string, options?: ApiErrorOptions) {
+    super(404, 'NOT_FOUND', message, options);
   }
 }
 export class ConflictError extends ApiError {
-  constructor(message: string) {
-    super(409, 'CONFLICT', message);
+  constructor(message: string, options?: ApiErrorOptions) {
+    super(409, 'CONFLICT', message, options);
   }
 }
 export class PayloadTooLargeError extends ApiError {
-  constructor(message: string) {
-    super(413, 'PAYLOAD_TOO_LARGE', message);
+  constructor(message: string, options?: ApiErrorOptions) {
+    super(413, 'PAYLOAD_TOO_LARGE', message, options);
   }
 }
 export class RateLimitedError extends ApiError {
-  constructor(message: string) {
-    super(429, 'RATE_LIMITED', message);
+  constructor(
+    message: string,
+    /** Seconds until a retry may succeed: the answer's Retry-After. */
+    readonly retryAfterSeconds?: number,
+    options?: ApiErrorOptions,
+  ) {
+    super(429, 'RATE_LIMITED', message, options);
   }
 }
 /** Refused by the per-team quota: 429 with Retry-After until the hour ends. */
 export class QuotaExceededError extends RateLimitedError {
-  constructor(
-    limit: number,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(`Your team has started ${limit} synthesis runs this hour, its quota; retry after the hour ends.`);
+  constructor(limit: number, retryAfterSeconds: number) {
+    super(
+      `Your team has started ${limit} synthesis runs this hour, its quota; retry after the hour ends.`,
+      retryAfterSeconds,
+    );
   }
 }
 
-/** A dependency (queue, model, secret) is unavailable; the caller may retry. */
+/** A dependency (queue, model, secret) is unavailable; the caller may retry after a few seconds. */
 export class ServiceUnavailableError extends ApiError {
-  constructor(message: string) {
-    super(503, 'SERVICE_UNAVAILABLE', message);
+  readonly retryAfterSeconds = 5;
+
+  constructor(message: string, options?: ApiErrorOptions) {
+    super(503, 'SERVICE_UNAVAILABLE', message, options);
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * What a run's model tokens cost: a price table per model (USD per million input and output
  * tokens, Anthropic's list prices) matched by the longest model-id prefix, overridable per
- * deployment (MODEL_PRICES, read in platform/model-prices.ts). Pure: no env, no I/O.
+ * deployment (MODEL_PRICES, read in wiring/model-prices.ts). Pure: no env, no I/O.
  */
 import * as z from 'zod/mini';
 import type { SpentUsage } from './errors.ts';

@@ -1,5 +1,5 @@
 /*
- * The ports the use cases need: store/ and platform/ implement them, tests fake them. Every
+ * The ports the use cases need: store/, sqs/ and wiring/ implement them, tests fake them. Every
  * repository speaks in the records of core/schemas.ts.
  */
 import type { SpentUsage } from './errors.ts';

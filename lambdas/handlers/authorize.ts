@@ -7,12 +7,12 @@ import { type Authenticate, makeAuthenticate } from '../auth/authenticate.ts';
 import { csrfRefusal } from '../auth/csrf.ts';
 import { UnauthorizedError } from '../core/errors.ts';
 import type { Principal } from '../core/principal.ts';
-import { auditLog } from '../platform/auth-services.ts';
-import { systemClock } from '../platform/clock.ts';
-import { logger } from '../platform/logger.ts';
-import { authRepositoryFromEnv } from '../platform/repositories.ts';
-import { headerOf, presentedCredential } from '../platform/session-cookies.ts';
-import { sessionSigningKeyFromEnv } from '../platform/session-secret.ts';
+import { headerOf, presentedCredential } from '../http/session-cookies.ts';
+import { logger } from '../observability/logger.ts';
+import { auditLog } from '../wiring/auth-services.ts';
+import { systemClock } from '../wiring/clock.ts';
+import { authRepositoryFromEnv } from '../wiring/repositories.ts';
+import { sessionSigningKeyFromEnv } from '../wiring/session-secret.ts';
 
 function policy(
   principal: Principal,

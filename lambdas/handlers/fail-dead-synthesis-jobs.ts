@@ -3,12 +3,12 @@
  * saying why, instead of staying pending.
  */
 import { makeFailDeadJob } from '../core/use-cases/generation.ts';
-import { systemClock } from '../platform/clock.ts';
-import { logger } from '../platform/logger.ts';
-import { countMetric, METRIC } from '../platform/metrics.ts';
-import { runRepositoryFromEnv } from '../platform/repositories.ts';
-import { sqsJobHandler } from '../platform/sqs-batch.ts';
-import { MAX_RECEIVE_COUNT } from '../routes.ts';
+import { MAX_RECEIVE_COUNT } from '../functions.ts';
+import { logger } from '../observability/logger.ts';
+import { countMetric, METRIC } from '../observability/metrics.ts';
+import { sqsJobHandler } from '../sqs/sqs-batch.ts';
+import { systemClock } from '../wiring/clock.ts';
+import { runRepositoryFromEnv } from '../wiring/repositories.ts';
 
 const failDeadJob = makeFailDeadJob({ runs: runRepositoryFromEnv(), clock: systemClock });
 

@@ -1,23 +1,23 @@
 /* The synthesis worker (SQS consumer): composes the handler registry (heuristic-v1, claude-v1),
    the stores and the queue, and generates each job's run with its fault classification. */
 import { makeGenerateRun } from '../core/use-cases/generation.ts';
-import { anthropicSettingsFromEnv } from '../platform/anthropic.ts';
-import { nanoidGenerator, systemClock } from '../platform/clock.ts';
-import { readConfig } from '../platform/config.ts';
-import { isTransientFault } from '../platform/faults.ts';
-import { logger } from '../platform/logger.ts';
-import { countMetric, METRIC, recordRunFigures } from '../platform/metrics.ts';
-import { modelPricesFromEnv } from '../platform/model-prices.ts';
+import { WORKER_TIMEOUT_SECONDS } from '../functions.ts';
+import { logger } from '../observability/logger.ts';
+import { countMetric, METRIC, recordRunFigures } from '../observability/metrics.ts';
+import { RetryLater, sqsJobHandler } from '../sqs/sqs-batch.ts';
+import { getSqsClient, makeVisibilityChanger, queueUrl } from '../sqs/sqs-queue.ts';
+import { createClaudeV1 } from '../synthesis/claude/engine.ts';
+import { heuristicV1 } from '../synthesis/heuristic/engine.ts';
+import { anthropicSettingsFromEnv } from '../wiring/anthropic.ts';
+import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
+import { readConfig } from '../wiring/config.ts';
+import { isTransientFault } from '../wiring/faults.ts';
+import { modelPricesFromEnv } from '../wiring/model-prices.ts';
 import {
   evidenceStoreFromEnv,
   pipelineRepositoryFromEnv,
   runRepositoryFromEnv,
-} from '../platform/repositories.ts';
-import { RetryLater, sqsJobHandler } from '../platform/sqs-batch.ts';
-import { getSqsClient, makeVisibilityChanger, queueUrl } from '../platform/sqs-queue.ts';
-import { WORKER_TIMEOUT_SECONDS } from '../routes.ts';
-import { createClaudeV1 } from '../synthesis/claude/engine.ts';
-import { heuristicV1 } from '../synthesis/heuristic/engine.ts';
+} from '../wiring/repositories.ts';
 
 const config = readConfig({ SYNTHESIS_QUEUE_URL: queueUrl });
 

@@ -4,11 +4,11 @@
  */
 import type { ScheduledEvent } from 'aws-lambda';
 import { makeSweepStuckRuns } from '../core/use-cases/generation.ts';
-import { systemClock } from '../platform/clock.ts';
-import { logger } from '../platform/logger.ts';
-import { countMetric, METRIC } from '../platform/metrics.ts';
-import { runRepositoryFromEnv } from '../platform/repositories.ts';
-import { STUCK_RUN_AFTER_SECONDS } from '../routes.ts';
+import { STUCK_RUN_AFTER_SECONDS } from '../functions.ts';
+import { logger } from '../observability/logger.ts';
+import { countMetric, METRIC } from '../observability/metrics.ts';
+import { systemClock } from '../wiring/clock.ts';
+import { runRepositoryFromEnv } from '../wiring/repositories.ts';
 
 const sweep = makeSweepStuckRuns({
   runs: runRepositoryFromEnv(),

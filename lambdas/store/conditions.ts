@@ -3,6 +3,7 @@
  * failed (of a single write, of which items of a transaction) or that an item grew over 400 KB.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { PayloadTooLargeError } from '../core/errors.ts';
 
 export function isConditionFailure(error: unknown): boolean {
   return (
@@ -31,6 +32,23 @@ export function isItemTooLarge(error: unknown): boolean {
   if (name !== 'TransactionCanceledException') return false;
   const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
   return reasons.some((reason) => reason.Code === 'ValidationError' && /size/i.test(reason.Message ?? ''));
+}
+
+/** What a person is told when a record they sent cannot fit one DynamoDB item. */
+export const RECORD_TOO_LARGE =
+  "The record would exceed DynamoDB's 400 KB item limit: send fewer or smaller slots or settings.";
+
+/**
+ * Runs a write whose items come from a request: DynamoDB's refusal of an item over 400 KB becomes
+ * the domain's PayloadTooLargeError (413), keeping DynamoDB's error as its cause.
+ */
+export async function refusingTooLarge<T>(write: () => Promise<T>, message = RECORD_TOO_LARGE): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isItemTooLarge(error)) throw new PayloadTooLargeError(message, { cause: error });
+    throw error;
+  }
 }
 
 /** A transaction item that only creates (pk/sk tables): an item with the same key fails the transaction. */

@@ -21,7 +21,7 @@ import {
   type Signal,
   signalSchema,
 } from '../core/schemas.ts';
-import { failedTransactionItems, putNew } from './conditions.ts';
+import { failedTransactionItems, putNew, refusingTooLarge } from './conditions.ts';
 import { itemReader } from './items.ts';
 import {
   ACTIVATION_PREFIX,
@@ -82,10 +82,8 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
   /** Puts up to 100 new items in one transaction: all are written or none. */
   async function putAllNew(items: Array<Record<string, unknown> & { id: unknown }>, what: string) {
     try {
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: items.map((item) => putNew(tableName, item)),
-        }),
+      await refusingTooLarge(() =>
+        db.send(new TransactWriteCommand({ TransactItems: items.map((item) => putNew(tableName, item)) })),
       );
     } catch (error) {
       const failed = failedTransactionItems(error);
@@ -93,6 +91,9 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
         const ids = failed.map((index) => String(items[index]?.id)).join(', ');
         throw new ConflictError(
           `These ${what} are already recorded: ${ids}. Nothing in the batch was recorded.`,
+          {
+            cause: error,
+          },
         );
       }
       throw error;
@@ -114,18 +115,20 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
 
   return {
     async createPipeline(pipeline, configuration) {
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            putNew(tableName, {
-              ...pipelineKey(pipeline.id),
-              ...pipelineIndexKey(pipeline),
-              latestConfigurationVersion: configuration.version,
-              ...pipeline,
-            }),
-            putNew(tableName, configurationItem(configuration)),
-          ],
-        }),
+      await refusingTooLarge(() =>
+        db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              putNew(tableName, {
+                ...pipelineKey(pipeline.id),
+                ...pipelineIndexKey(pipeline),
+                latestConfigurationVersion: configuration.version,
+                ...pipeline,
+              }),
+              putNew(tableName, configurationItem(configuration)),
+            ],
+          }),
+        ),
       );
     },
 

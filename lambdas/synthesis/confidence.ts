@@ -75,12 +75,10 @@ export function scoreConfidence(input: ConfidenceInput): ConfidenceScore {
   };
 
   const executionsById = new Map((input.shownExecutions ?? []).map((execution) => [execution.id, execution]));
-  // Stryker disable next-line ArrayDeclaration: a default id that names no shown run resolves to nothing, like no id
   const runsOf = (executionIds: readonly string[] = []): Execution[] =>
     [...new Set(executionIds)].flatMap((id) => executionsById.get(id) ?? []);
 
   const supporting = supportOf(input.findings.flatMap((finding) => finding.signalIds));
-  // Stryker disable next-line ArrayDeclaration: an id that names no shown run resolves to nothing, like no id
   const runs = runsOf(input.findings.flatMap((finding) => finding.executionIds ?? []));
   const support = supporting.length + runs.length;
   const severe =
@@ -189,7 +187,6 @@ export function assessEvidence(input: EvidenceInput): EvidenceAssessment {
     if (failureSlots.size !== 1 || slotId === undefined) continue;
     if (runs.some((run) => run.status === 'failed')) continue;
     const results = input.executionsInWindow.flatMap((execution) =>
-      // Stryker disable next-line ArrayDeclaration: an element that is no slot result has no slotId, so the filter drops it
       (execution.slotResults ?? []).filter((result) => result.slotId === slotId),
     );
     const succeeded = results.filter((result) => result.status === 'succeeded').length;

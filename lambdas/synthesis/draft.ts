@@ -5,8 +5,8 @@ import { LIMITS } from '../core/schemas.ts';
 import { findForbiddenKey } from './merge-patch.ts';
 
 /**
- * The input of the `submit_synthesis` tool (DESIGN.md §6): what a synthesis handler drafts before
- * code checks it. Signals and runs are cited by the numbers the prompt showed them under, never by id; the
+ * The input of the `submit_synthesis` tool, the model's tool contract (see the README section on
+ * claude-v1): what a synthesis handler drafts before code checks it. Signals and runs are cited by the numbers the prompt showed them under, never by id; the
  * code maps them, drops what does not resolve and computes the confidence (see finalize.ts).
  */
 

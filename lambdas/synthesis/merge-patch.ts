@@ -29,12 +29,16 @@ export function findForbiddenKey(value: unknown, path = ''): string | undefined 
   return undefined;
 }
 
+/** Why `patch` cannot be applied safely, or undefined when it can. */
+export function mergePatchRefusal(patch: JsonObject): string | undefined {
+  const forbidden = findForbiddenKey(patch);
+  return forbidden === undefined ? undefined : `the patch uses the reserved key "${forbidden}"`;
+}
+
 /** Applies an RFC 7396 merge patch to a copy of `target`; neither argument is changed. */
 export function applyMergePatch(target: JsonObject, patch: JsonObject): JsonObject {
-  const forbidden = findForbiddenKey(patch);
-  if (forbidden !== undefined) {
-    throw new InvalidMergePatchError(`the patch uses the reserved key "${forbidden}"`);
-  }
+  const refusal = mergePatchRefusal(patch);
+  if (refusal !== undefined) throw new InvalidMergePatchError(refusal);
   // The library edits its target in place and hands out arrays of the patch by reference, so both
   // are cloned: callers keep their base settings and may reuse or inspect the patch afterwards.
   // An object patch always yields an object, which is what the library's typing says too.

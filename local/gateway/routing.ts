@@ -3,18 +3,31 @@
  * segment beats a `{parameter}`, a resource without a greedy `{name+}` beats one with it), then
  * its method. Path parameters arrive URL-decoded.
  */
-import type { RouteDefinition } from '../../lambdas/routes.ts';
+
+/**
+ * What the gateway reads of a route, and all it reads: the list of operations is passed in as
+ * objects of this shape, so the gateway does not depend on how they are declared.
+ */
+export interface GatewayRoute {
+  readonly method: string;
+  /** API Gateway path with `{param}` placeholders; a last `{name+}` takes the rest of the path. */
+  readonly path: string;
+  /** The function that serves the route, as the `invoke` of the gateway names it. */
+  readonly entry: string;
+  /** false: the route is public, and the authorizer does not run. */
+  readonly authorized: boolean;
+}
 
 interface CompiledResource {
   path: string;
   segments: Array<{ literal: string } | { parameter: string }>;
   /** A last `{name+}` segment: API Gateway's greedy parameter takes one or more segments. */
   greedy?: string;
-  methods: Map<string, RouteDefinition>;
+  methods: Map<string, GatewayRoute>;
 }
 
 export interface ResourceMatch {
-  route: RouteDefinition | undefined;
+  route: GatewayRoute | undefined;
   pathParameters: Record<string, string>;
 }
 
@@ -45,23 +58,27 @@ function moreSpecific(candidate: CompiledResource, current: CompiledResource): b
   return false;
 }
 
+/** A resource path split into segments, its greedy parameter (if any) kept apart; no methods yet. */
+function compileResource(path: string): CompiledResource {
+  const segments = splitPath(path).map((segment): CompiledResource['segments'][number] => {
+    const parameter = /^\{(.+)\}$/.exec(segment)?.[1];
+    return parameter === undefined ? { literal: segment } : { parameter };
+  });
+  const last = segments.at(-1);
+  const greedy = last && 'parameter' in last && last.parameter.endsWith('+') ? last.parameter : undefined;
+  if (greedy !== undefined) segments.pop();
+  return { path, segments, ...(greedy ? { greedy } : {}), methods: new Map() };
+}
+
 export class RouteTable {
   private readonly resources: CompiledResource[];
 
-  constructor(routes: readonly RouteDefinition[]) {
+  constructor(routes: readonly GatewayRoute[]) {
     const byPath = new Map<string, CompiledResource>();
     for (const route of routes) {
       let resource = byPath.get(route.path);
       if (resource === undefined) {
-        const segments = splitPath(route.path).map((segment): CompiledResource['segments'][number] => {
-          const parameter = /^\{(.+)\}$/.exec(segment)?.[1];
-          return parameter === undefined ? { literal: segment } : { parameter };
-        });
-        const last = segments.at(-1);
-        const greedy =
-          last && 'parameter' in last && last.parameter.endsWith('+') ? last.parameter : undefined;
-        if (greedy !== undefined) segments.pop();
-        resource = { path: route.path, segments, ...(greedy ? { greedy } : {}), methods: new Map() };
+        resource = compileResource(route.path);
         byPath.set(route.path, resource);
       }
       if (resource.methods.has(route.method))

@@ -11,20 +11,19 @@
  * stack sets no identity source and no result cache.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type {
   APIGatewayEventRequestContextWithAuthorizer,
   APIGatewayProxyEvent,
   APIGatewayRequestAuthorizerEvent,
 } from 'aws-lambda';
-import type { RouteDefinition } from '../../lambdas/routes.ts';
 import { InvocationTimeoutError } from '../runtime/lambda-function.ts';
 import { readAuthorizerResult } from './authorizer.ts';
 import { formatRequestTime, identity, queryParameters, requestHeaders, resourceId } from './events.ts';
 import type { LocalRateLimits } from './rate-limit.ts';
 import { gatewayResponse, proxyReply, type Reply, rateLimitedResponse } from './responses.ts';
-import { MalformedPathError, RouteTable } from './routing.ts';
+import { type GatewayRoute, MalformedPathError, type ResourceMatch, RouteTable } from './routing.ts';
 
 /** API Gateway's payload limit. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -38,7 +37,7 @@ export interface LocalGatewayOptions {
   /** 0 for a free port. */
   port: number;
   host?: string;
-  routes: readonly RouteDefinition[];
+  routes: readonly GatewayRoute[];
   invoke: Invoke;
   authorizerEntry: string;
   stageName?: string;
@@ -81,201 +80,313 @@ function describeError(error: unknown): string {
   return String(error);
 }
 
+/** The options with their defaults filled in, and the compiled routes: what each request reads. */
+interface Gateway {
+  readonly host: string;
+  readonly stage: string;
+  readonly region: string;
+  readonly accountId: string;
+  readonly apiId: string;
+  readonly routes: RouteTable;
+  readonly authorizerEntry: string;
+  /** `options.invoke`, given up on after the integration timeout. */
+  readonly invoke: Invoke;
+  readonly quiet: boolean;
+  readonly log: (line: string) => void;
+  readonly rateLimits: LocalRateLimits | undefined;
+}
+
+/** What the authorizer's event and the function's event share, read from one request. */
+interface IncomingRequest {
+  readonly requestId: string;
+  readonly method: string;
+  readonly path: string;
+  readonly route: GatewayRoute;
+  readonly headers: Record<string, string>;
+  readonly multiValueHeaders: Record<string, string[]>;
+  readonly query: ReturnType<typeof queryParameters>;
+  readonly pathParameters: Record<string, string> | null;
+  readonly requestContext: APIGatewayEventRequestContextWithAuthorizer<undefined>;
+}
+
 /** Serves the route table on `host:port` like API Gateway in front of the functions. */
 export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
-  const host = options.host ?? '127.0.0.1';
-  const stage = options.stageName ?? 'local';
-  const region = options.region ?? 'us-east-1';
-  const accountId = options.accountId ?? '000000000000';
-  const apiId = options.apiId ?? 'localapi01';
-  const integrationTimeoutMs = options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS;
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const routes = new RouteTable(options.routes);
-  const invoke = (entry: string, event: unknown, requestId: string) =>
-    withinIntegrationTimeout(options.invoke(entry, event, requestId), integrationTimeoutMs);
-
-  /** The authorizer's context for the integration, or the gateway's reply when it does not allow. */
-  const authorize = async (
-    event: APIGatewayRequestAuthorizerEvent,
-    requestId: string,
-  ): Promise<{ reply: Reply } | { context: Record<string, string | number> }> => {
-    const started = Date.now();
-    let result: unknown;
-    try {
-      result = await invoke(options.authorizerEntry, event, randomUUID());
-    } catch (error) {
-      // Only this exact message makes API Gateway answer 401; anything else is its 500.
-      if (error instanceof Error && error.message === 'Unauthorized')
-        return { reply: gatewayResponse('UNAUTHORIZED', requestId) };
-      log(`[gateway] authorizer failed on ${event.httpMethod} ${event.path}: ${describeError(error)}`);
-      return { reply: gatewayResponse('AUTHORIZER_FAILURE', requestId) };
-    }
-    const verdict = readAuthorizerResult(result, event.methodArn);
-    if (verdict.outcome === 'malformed') {
-      log(
-        `[gateway] malformed authorizer result on ${event.httpMethod} ${event.path}: ${JSON.stringify(result)}`,
-      );
-      return { reply: gatewayResponse('AUTHORIZER_CONFIGURATION_ERROR', requestId) };
-    }
-    if (verdict.outcome === 'deny') return { reply: gatewayResponse('ACCESS_DENIED', requestId) };
-    return { context: { ...verdict.context, integrationLatency: Date.now() - started } };
-  };
-
-  const handle = async (request: IncomingMessage): Promise<Reply> => {
-    const requestId = randomUUID();
-    const requestTimeEpoch = Date.now();
-    const method = request.method ?? 'GET';
-    const target = request.url ?? '/';
-    // Prefixing keeps a path like `//x` a path; `new URL('//x', base)` would read x as a host.
-    const url = target.startsWith('/')
-      ? new URL(`http://localhost${target}`)
-      : new URL(target, 'http://localhost');
-    const path = url.pathname;
-
-    // The web ACL sits in front of API Gateway: it counts (and refuses) before anything else.
-    const retryAfter = options.rateLimits?.check({
-      path,
-      sourceIp: (request.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
-      header: (name) => {
-        const value = request.headers[name];
-        return Array.isArray(value) ? value.join(', ') : value;
-      },
-    });
-    if (retryAfter) {
-      request.resume();
-      return rateLimitedResponse(requestId, retryAfter);
-    }
-
-    const body = await readBody(request, MAX_BODY_BYTES);
-    if (body === undefined) return gatewayResponse('REQUEST_TOO_LARGE', requestId);
-
-    let match: ReturnType<RouteTable['match']>;
-    try {
-      match = routes.match(method, path);
-    } catch (error) {
-      if (error instanceof MalformedPathError) return gatewayResponse('BAD_REQUEST_PARAMETERS', requestId);
-      throw error;
-    }
-    const route = match?.route;
-    if (match === undefined || route === undefined)
-      return gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId);
-
-    const { headers, multiValueHeaders } = requestHeaders(request);
-    const query = queryParameters(url.searchParams);
-    const pathParameters = Object.keys(match.pathParameters).length > 0 ? match.pathParameters : null;
-    const hostHeader = request.headers.host ?? `${host}`;
-    const requestContext: APIGatewayEventRequestContextWithAuthorizer<undefined> = {
-      accountId,
-      apiId,
-      authorizer: undefined,
-      domainName: hostHeader,
-      domainPrefix: hostHeader.split('.')[0] ?? hostHeader,
-      extendedRequestId: requestId,
-      httpMethod: method,
-      identity: identity(request),
-      path,
-      protocol: `HTTP/${request.httpVersion}`,
-      requestId,
-      requestTime: formatRequestTime(new Date(requestTimeEpoch)),
-      requestTimeEpoch,
-      resourceId: resourceId(route.path),
-      resourcePath: route.path,
-      stage,
-    };
-
-    let authorizer: Record<string, string | number> | undefined;
-    if (route.authorized) {
-      const allowed = await authorize(
-        {
-          type: 'REQUEST',
-          methodArn: `arn:aws:execute-api:${region}:${accountId}:${apiId}/${stage}/${method}/${path.replace(/^\//, '')}`,
-          resource: route.path,
-          path,
-          httpMethod: method,
-          headers,
-          multiValueHeaders,
-          pathParameters,
-          queryStringParameters: query.single,
-          multiValueQueryStringParameters: query.multi,
-          stageVariables: null,
-          requestContext,
-        },
-        requestId,
-      );
-      if ('reply' in allowed) return allowed.reply;
-      authorizer = allowed.context;
-    }
-
-    const event: APIGatewayProxyEvent = {
-      resource: route.path,
-      path,
-      httpMethod: method,
-      headers,
-      multiValueHeaders,
-      queryStringParameters: query.single,
-      multiValueQueryStringParameters: query.multi,
-      pathParameters,
-      stageVariables: null,
-      // Without an authorizer the key is absent (undefined vanishes in the JSON).
-      requestContext: { ...requestContext, authorizer },
-      body: body.length === 0 ? null : body.toString('utf8'),
-      isBase64Encoded: false,
-    };
-
-    let result: unknown;
-    try {
-      result = await invoke(route.entry, event, requestId);
-    } catch (error) {
-      log(`[gateway] ${route.entry} failed on ${method} ${path}: ${describeError(error)}`);
-      const timedOut = error instanceof InvocationTimeoutError || error instanceof IntegrationTimeoutError;
-      return gatewayResponse(timedOut ? 'INTEGRATION_TIMEOUT' : 'INTEGRATION_FAILURE', requestId);
-    }
-    const reply = proxyReply(result, requestId);
-    if (reply === undefined) {
-      log(`[gateway] malformed response from ${route.entry} on ${method} ${path}: ${JSON.stringify(result)}`);
-      return gatewayResponse('INTEGRATION_FAILURE', requestId);
-    }
-    return reply;
-  };
-
-  const server = createServer((request, response) => {
-    const started = performance.now();
-    // The path only: query strings can carry one-time tokens (magic links).
-    const path = (request.url ?? '/').split('?')[0];
-    handle(request)
-      .catch((error: unknown) => {
-        if (!(error instanceof ClientGoneError))
-          log(`[gateway] ${request.method} ${path}: ${describeError(error)}`);
-        return gatewayResponse('INTEGRATION_FAILURE', randomUUID());
-      })
-      .then((reply) => {
-        send(response, reply);
-        if (!options.quiet)
-          log(`${request.method} ${path} ${reply.status} ${(performance.now() - started).toFixed(1)}ms`);
-      });
-  });
+  const gateway = gatewayFrom(options);
+  const server = createServer((request, response) => serve(gateway, request, response));
   // Node closes an idle keep-alive connection after 5 s, just when a client polling with a 5 s
   // backoff reuses it: the client's request then dies with "other side closed". Keep idle
   // connections as long as a load balancer in front of API Gateway would (60 s).
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => resolve());
-  });
+  await listen(server, options.port, gateway.host);
   const { port } = server.address() as AddressInfo;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const urlHost = gateway.host.includes(':') ? `[${gateway.host}]` : gateway.host;
+  return { url: `http://${urlHost}:${port}`, port, stop: () => close(server) };
+}
 
+function gatewayFrom(options: LocalGatewayOptions): Gateway {
+  const integrationTimeoutMs = options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS;
   return {
-    url: `http://${urlHost}:${port}`,
-    port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Idle keep-alive connections would hold close() open; requests in progress finish.
-        server.closeIdleConnections();
-      }),
+    host: options.host ?? '127.0.0.1',
+    stage: options.stageName ?? 'local',
+    region: options.region ?? 'us-east-1',
+    accountId: options.accountId ?? '000000000000',
+    apiId: options.apiId ?? 'localapi01',
+    routes: new RouteTable(options.routes),
+    authorizerEntry: options.authorizerEntry,
+    invoke: (entry, event, requestId) =>
+      withinIntegrationTimeout(options.invoke(entry, event, requestId), integrationTimeoutMs),
+    quiet: options.quiet ?? false,
+    log: options.log ?? ((line: string) => process.stderr.write(`${line}\n`)),
+    rateLimits: options.rateLimits,
   };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    // Idle keep-alive connections would hold close() open; requests in progress finish.
+    server.closeIdleConnections();
+  });
+}
+
+/** Answers one request, then writes its access-log line. */
+function serve(gateway: Gateway, request: IncomingMessage, response: ServerResponse): void {
+  const started = performance.now();
+  // The path only: query strings can carry one-time tokens (magic links).
+  const path = (request.url ?? '/').split('?')[0];
+  handle(gateway, request)
+    .catch((error: unknown) => {
+      if (!(error instanceof ClientGoneError))
+        gateway.log(`[gateway] ${request.method} ${path}: ${describeError(error)}`);
+      return gatewayResponse('INTEGRATION_FAILURE', randomUUID());
+    })
+    .then((reply) => {
+      send(response, reply);
+      if (!gateway.quiet)
+        gateway.log(
+          `${request.method} ${path} ${reply.status} ${(performance.now() - started).toFixed(1)}ms`,
+        );
+    });
+}
+
+/** API Gateway's answer to one request: its own error response, or the function's proxy result. */
+async function handle(gateway: Gateway, request: IncomingMessage): Promise<Reply> {
+  const requestId = randomUUID();
+  const requestTimeEpoch = Date.now();
+  const method = request.method ?? 'GET';
+  const url = requestUrl(request);
+
+  // The web ACL sits in front of API Gateway: it counts (and refuses) before anything else.
+  const retryAfter = checkRateLimits(gateway, request, url.pathname);
+  if (retryAfter) {
+    request.resume();
+    return rateLimitedResponse(requestId, retryAfter);
+  }
+
+  const body = await readBody(request, MAX_BODY_BYTES);
+  if (body === undefined) return gatewayResponse('REQUEST_TOO_LARGE', requestId);
+
+  const match = matchRoute(gateway.routes, method, url.pathname, requestId);
+  if ('reply' in match) return match.reply;
+
+  const incoming = readRequest(gateway, request, { requestId, requestTimeEpoch, method, url, ...match });
+  let authorizer: Record<string, string | number> | undefined;
+  if (match.route.authorized) {
+    const allowed = await authorize(gateway, authorizerEvent(gateway, incoming), requestId);
+    if ('reply' in allowed) return allowed.reply;
+    authorizer = allowed.context;
+  }
+  return integrate(gateway, incoming, proxyEvent(incoming, body, authorizer));
+}
+
+function requestUrl(request: IncomingMessage): URL {
+  const target = request.url ?? '/';
+  // Prefixing keeps a path like `//x` a path; `new URL('//x', base)` would read x as a host.
+  return target.startsWith('/') ? new URL(`http://localhost${target}`) : new URL(target, 'http://localhost');
+}
+
+/** Seconds until the caller may retry when the web ACL refuses the request; 0 or undefined when it passes. */
+function checkRateLimits(gateway: Gateway, request: IncomingMessage, path: string): number | undefined {
+  return gateway.rateLimits?.check({
+    path,
+    sourceIp: (request.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
+    header: (name) => {
+      const value = request.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+  });
+}
+
+/** The route and its path parameters, or the gateway's reply when no route fits. */
+function matchRoute(
+  routes: RouteTable,
+  method: string,
+  path: string,
+  requestId: string,
+): { reply: Reply } | { route: GatewayRoute; pathParameters: Record<string, string> } {
+  let match: ResourceMatch | undefined;
+  try {
+    match = routes.match(method, path);
+  } catch (error) {
+    if (error instanceof MalformedPathError)
+      return { reply: gatewayResponse('BAD_REQUEST_PARAMETERS', requestId) };
+    throw error;
+  }
+  const route = match?.route;
+  if (match === undefined || route === undefined)
+    return { reply: gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId) };
+  return { route, pathParameters: match.pathParameters };
+}
+
+function readRequest(
+  gateway: Gateway,
+  request: IncomingMessage,
+  matched: {
+    requestId: string;
+    requestTimeEpoch: number;
+    method: string;
+    url: URL;
+    route: GatewayRoute;
+    pathParameters: Record<string, string>;
+  },
+): IncomingRequest {
+  const { requestId, requestTimeEpoch, method, url, route } = matched;
+  const path = url.pathname;
+  const { headers, multiValueHeaders } = requestHeaders(request);
+  const query = queryParameters(url.searchParams);
+  const pathParameters = Object.keys(matched.pathParameters).length > 0 ? matched.pathParameters : null;
+  const hostHeader = request.headers.host ?? `${gateway.host}`;
+  const requestContext: APIGatewayEventRequestContextWithAuthorizer<undefined> = {
+    accountId: gateway.accountId,
+    apiId: gateway.apiId,
+    authorizer: undefined,
+    domainName: hostHeader,
+    domainPrefix: hostHeader.split('.')[0] ?? hostHeader,
+    extendedRequestId: requestId,
+    httpMethod: method,
+    identity: identity(request),
+    path,
+    protocol: `HTTP/${request.httpVersion}`,
+    requestId,
+    requestTime: formatRequestTime(new Date(requestTimeEpoch)),
+    requestTimeEpoch,
+    resourceId: resourceId(route.path),
+    resourcePath: route.path,
+    stage: gateway.stage,
+  };
+  return {
+    requestId,
+    method,
+    path,
+    route,
+    headers,
+    multiValueHeaders,
+    query,
+    pathParameters,
+    requestContext,
+  };
+}
+
+function authorizerEvent(gateway: Gateway, incoming: IncomingRequest): APIGatewayRequestAuthorizerEvent {
+  const { method, path } = incoming;
+  const { region, accountId, apiId, stage } = gateway;
+  return {
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:${region}:${accountId}:${apiId}/${stage}/${method}/${path.replace(/^\//, '')}`,
+    resource: incoming.route.path,
+    path,
+    httpMethod: method,
+    headers: incoming.headers,
+    multiValueHeaders: incoming.multiValueHeaders,
+    pathParameters: incoming.pathParameters,
+    queryStringParameters: incoming.query.single,
+    multiValueQueryStringParameters: incoming.query.multi,
+    stageVariables: null,
+    requestContext: incoming.requestContext,
+  };
+}
+
+/** The authorizer's context for the integration, or the gateway's reply when it does not allow. */
+async function authorize(
+  gateway: Gateway,
+  event: APIGatewayRequestAuthorizerEvent,
+  requestId: string,
+): Promise<{ reply: Reply } | { context: Record<string, string | number> }> {
+  const started = Date.now();
+  let result: unknown;
+  try {
+    result = await gateway.invoke(gateway.authorizerEntry, event, randomUUID());
+  } catch (error) {
+    // Only this exact message makes API Gateway answer 401; anything else is its 500.
+    if (error instanceof Error && error.message === 'Unauthorized')
+      return { reply: gatewayResponse('UNAUTHORIZED', requestId) };
+    gateway.log(`[gateway] authorizer failed on ${event.httpMethod} ${event.path}: ${describeError(error)}`);
+    return { reply: gatewayResponse('AUTHORIZER_FAILURE', requestId) };
+  }
+  const verdict = readAuthorizerResult(result, event.methodArn);
+  if (verdict.outcome === 'malformed') {
+    gateway.log(
+      `[gateway] malformed authorizer result on ${event.httpMethod} ${event.path}: ${JSON.stringify(result)}`,
+    );
+    return { reply: gatewayResponse('AUTHORIZER_CONFIGURATION_ERROR', requestId) };
+  }
+  if (verdict.outcome === 'deny') return { reply: gatewayResponse('ACCESS_DENIED', requestId) };
+  return { context: { ...verdict.context, integrationLatency: Date.now() - started } };
+}
+
+function proxyEvent(
+  incoming: IncomingRequest,
+  body: Buffer,
+  authorizer: Record<string, string | number> | undefined,
+): APIGatewayProxyEvent {
+  return {
+    resource: incoming.route.path,
+    path: incoming.path,
+    httpMethod: incoming.method,
+    headers: incoming.headers,
+    multiValueHeaders: incoming.multiValueHeaders,
+    queryStringParameters: incoming.query.single,
+    multiValueQueryStringParameters: incoming.query.multi,
+    pathParameters: incoming.pathParameters,
+    stageVariables: null,
+    // Without an authorizer the key is absent (undefined vanishes in the JSON).
+    requestContext: { ...incoming.requestContext, authorizer },
+    body: body.length === 0 ? null : body.toString('utf8'),
+    isBase64Encoded: false,
+  };
+}
+
+/** Invokes the route's function with the proxy event; its reply, or the gateway's when it fails. */
+async function integrate(
+  gateway: Gateway,
+  incoming: IncomingRequest,
+  event: APIGatewayProxyEvent,
+): Promise<Reply> {
+  const { requestId, method, path, route } = incoming;
+  let result: unknown;
+  try {
+    result = await gateway.invoke(route.entry, event, requestId);
+  } catch (error) {
+    gateway.log(`[gateway] ${route.entry} failed on ${method} ${path}: ${describeError(error)}`);
+    const timedOut = error instanceof InvocationTimeoutError || error instanceof IntegrationTimeoutError;
+    return gatewayResponse(timedOut ? 'INTEGRATION_TIMEOUT' : 'INTEGRATION_FAILURE', requestId);
+  }
+  const reply = proxyReply(result, requestId);
+  if (reply === undefined) {
+    gateway.log(
+      `[gateway] malformed response from ${route.entry} on ${method} ${path}: ${JSON.stringify(result)}`,
+    );
+    return gatewayResponse('INTEGRATION_FAILURE', requestId);
+  }
+  return reply;
 }
 
 function send(response: ServerResponse, reply: Reply): void {

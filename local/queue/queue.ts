@@ -6,7 +6,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import type { SQSMessageAttributes, SQSRecord } from 'aws-lambda';
-import { MAX_RECEIVE_COUNT, QUEUE_VISIBILITY_TIMEOUT_SECONDS } from '../../lambdas/routes.ts';
+import { MAX_RECEIVE_COUNT, QUEUE_VISIBILITY_TIMEOUT_SECONDS } from '../../lambdas/functions.ts';
 
 const DEFAULT_REGION = 'us-east-1';
 const DEFAULT_ACCOUNT_ID = '000000000000';

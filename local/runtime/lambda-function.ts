@@ -71,7 +71,7 @@ class ExecutionEnvironment {
     this.child = fork(options.host, [options.bundle], {
       execPath: options.execPath,
       // Not this process's flags (a TypeScript loader, inspector ports): a Lambda sandbox has none.
-      execArgv: process.env.LOCAL_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof2'] : [],
+      execArgv: [],
       env: lambdaVariables(options),
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'json',

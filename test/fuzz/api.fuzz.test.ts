@@ -3,7 +3,11 @@ import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES, type RouteDefinition } from '../../lambdas/routes.ts';
+import { localRoutes } from '../../local/functions.ts';
+import type { GatewayRoute } from '../../local/gateway/routing.ts';
+
+const ROUTES = localRoutes();
+
 import { DEMO_SLOTS } from '../../local/seed.ts';
 import {
   apiEvent,
@@ -72,7 +76,7 @@ afterAll(() => {
 });
 
 describe('every route under hostile requests', () => {
-  it.each(ROUTES.map((route) => [`${route.method} ${route.path}`, route] as [string, RouteDefinition]))(
+  it.each(ROUTES.map((route) => [`${route.method} ${route.path}`, route] as [string, GatewayRoute]))(
     '%s never answers 5xx',
     async (_, route) => {
       const { names: parameters, values: pathValues } = pathParameters(route.path, () => ({

@@ -1,6 +1,7 @@
 import { App, CfnElement, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import { ROUTES, type RouteDefinition } from '../../lambdas/routes.ts';
+import type { OperationDeclaration } from '../../lambdas/operations/declaration.ts';
+import { OPERATIONS } from '../../lambdas/operations/index.ts';
 import type { EmailSettings } from '../../lib/email.ts';
 import { PipelineSynthesisStack } from '../../lib/pipeline-synthesis-stack.ts';
 import { type StageName, stageSettings } from '../../lib/stage.ts';
@@ -22,7 +23,7 @@ export interface PolicyStatement {
 export interface BuildOptions {
   stage: StageName;
   defaultSynthesisHandler?: string;
-  routes?: readonly RouteDefinition[];
+  operations?: readonly OperationDeclaration[];
   email?: EmailSettings;
   alarmEmail?: string;
 }
@@ -31,7 +32,7 @@ export function buildStack(app: App, id: string, options: BuildOptions): Pipelin
   return new PipelineSynthesisStack(app, id, {
     stage: stageSettings(options.stage),
     defaultSynthesisHandler: options.defaultSynthesisHandler ?? 'heuristic-v1',
-    routes: options.routes ?? ROUTES,
+    operations: options.operations ?? OPERATIONS,
     ...(options.email ? { email: options.email } : {}),
     ...(options.alarmEmail ? { alarmEmail: options.alarmEmail } : {}),
   });
@@ -42,9 +43,17 @@ export function testApp(outdir?: string): App {
   return new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
 }
 
-/** The construct path API Gateway gives a route's method: `<stack>/Api/RestApi/Default/<path>/<METHOD>`. */
-export function methodPath(stackId: string, route: Pick<RouteDefinition, 'method' | 'path'>): string {
-  return `${stackId}/Api/RestApi/Default${route.path}/${route.method}`;
+/** The construct path API Gateway gives an operation's method: `<stack>/Api/RestApi/Default/<path>/<METHOD>`. */
+export function methodPath(
+  stackId: string,
+  operation: Pick<OperationDeclaration, 'method' | 'path'>,
+): string {
+  return `${stackId}/Api/RestApi/Default${operation.path}/${operation.method}`;
+}
+
+/** `POST /auth/login`: how an operation's method is named in descriptions and test titles. */
+export function methodKey(operation: Pick<OperationDeclaration, 'method' | 'path'>): string {
+  return `${operation.method} ${operation.path}`;
 }
 
 export function logicalIdOf(construct: IConstruct): string {

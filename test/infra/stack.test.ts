@@ -1,37 +1,39 @@
+import { existsSync } from 'node:fs';
+import { Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../../lambdas/limits.ts';
-import { METRIC, METRICS_NAMESPACE } from '../../lambdas/platform/metrics.ts';
+import { PASSWORD_HASHING_MEMORY_MB } from '../../lambdas/auth/password.ts';
 import {
   AUTHORIZER,
   DEAD_LETTER_HANDLER,
   type FunctionAccess,
   MAX_RECEIVE_COUNT,
-  ROUTES,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
   WORKER_TIMEOUT_SECONDS,
-} from '../../lambdas/routes.ts';
+} from '../../lambdas/functions.ts';
+import { DEFAULT_LIMITS } from '../../lambdas/limits.ts';
+import { METRIC, METRICS_NAMESPACE } from '../../lambdas/observability/metrics.ts';
+import { defineOperation, moduleOf } from '../../lambdas/operations/declaration.ts';
+import { operationFunctions } from '../../lambdas/operations/functions.ts';
+import { getSynthesisRun } from '../../lambdas/operations/get-synthesis-run.ts';
+import { OPERATIONS } from '../../lambdas/operations/index.ts';
 import { TABLE_DEFINITIONS, type TableDefinition } from '../../lambdas/store/table-definitions.ts';
-import { handlerEntryPath, REPO_ROOT } from '../../lib/bundling.ts';
+import { buildScriptCommand, handlerEntryPath, operationEntryPath, REPO_ROOT } from '../../lib/bundling.ts';
 import { emailSettings, PLACEHOLDER_EMAIL_FROM } from '../../lib/email.ts';
 import { ALARM_THRESHOLDS } from '../../lib/operations.ts';
 import type { PipelineSynthesisStack } from '../../lib/pipeline-synthesis-stack.ts';
-import {
-  PASSWORD_HASHING_ENTRIES,
-  PASSWORD_HASHING_MEMORY_MB,
-  PUBLIC_ROUTE_REASONS,
-  routeKey,
-} from '../../lib/route-settings.ts';
 import { SERVICE_NAME, type ServiceFunction } from '../../lib/service-function.ts';
-import { localFunctions } from '../../local/functions.ts';
+import { localFunctions, localRoutes } from '../../local/functions.ts';
 import {
   actionsOf,
   type BuildOptions,
   buildStack,
   type CfnResource,
   logicalIdOf,
+  methodKey,
+  methodPath,
   type PolicyStatement,
   policyStatements,
   referencedLogicalIds,
@@ -82,25 +84,25 @@ function propertiesOf(synthesized: Synthesized, logicalId: string): Record<strin
   return properties;
 }
 
-/** The route table's entries, each once: routes that share an entry share one function. */
-const ROUTE_ENTRIES = [...new Map(ROUTES.map((route) => [route.entry, route])).values()];
+/** The operations' functions, one per module: operations that share a module share one function. */
+const OPERATION_FUNCTIONS = operationFunctions(OPERATIONS);
 
 function functionsOf(stack: PipelineSynthesisStack): FunctionUnderTest[] {
-  const routeFunctions = ROUTE_ENTRIES.map((route) => {
-    const fn = stack.api.routeFunctions.get(route.entry);
-    if (!fn) throw new Error(`No function for ${route.entry}`);
+  const apiFunctions = OPERATION_FUNCTIONS.map((definition) => {
+    const fn = stack.api.operationFunctions.get(definition.module);
+    if (!fn) throw new Error(`No function for ${definition.module}`);
     return {
-      name: route.entry,
+      name: definition.module,
       fn,
-      access: route.access,
-      extraEnv: route.access.sendJobs
+      access: definition.access,
+      extraEnv: definition.access.sendJobs
         ? ['DEFAULT_SYNTHESIS_HANDLER', 'SYNTHESIS_RUNS_PER_TEAM_PER_HOUR']
         : [],
-      memorySize: PASSWORD_HASHING_ENTRIES.has(route.entry) ? PASSWORD_HASHING_MEMORY_MB : DEFAULT_MEMORY_MB,
+      memorySize: definition.memoryMb,
     };
   });
   return [
-    ...routeFunctions,
+    ...apiFunctions,
     {
       name: AUTHORIZER.entry,
       fn: stack.api.authorizerFunction,
@@ -318,8 +320,12 @@ describe('queues and secrets', () => {
 });
 
 describe('functions', () => {
-  it('creates one function per route plus the authorizer, the worker, the dead-letter handler and the sweeper', () => {
-    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(ROUTE_ENTRIES.length + 4);
+  it('creates one function per operation module plus the authorizer, the worker, the dead-letter handler and the sweeper', () => {
+    const modules = new Set(OPERATIONS.map(moduleOf));
+
+    expect(OPERATION_FUNCTIONS.map(({ module }) => module).sort()).toEqual([...modules].sort());
+    expect([...dev.stack.api.operationFunctions.keys()].sort()).toEqual([...modules].sort());
+    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(modules.size + 4);
   });
 
   it('runs every function on nodejs24.x, arm64, traced, logging to its own one-month log group', () => {
@@ -411,9 +417,12 @@ describe('functions', () => {
   });
 
   it('passes the default synthesis handler to the synthesize function', () => {
-    const synthesizeRoute = ROUTES.find((route) => route.path === '/pipelines/{pipelineId}/synthesize');
-    const devFunction = dev.stack.api.routeFunctions.get(synthesizeRoute?.entry ?? '');
-    const prodFunction = prod.stack.api.routeFunctions.get(synthesizeRoute?.entry ?? '');
+    const synthesize = OPERATIONS.find(
+      (operation) => operation.path === '/pipelines/{pipelineId}/synthesize',
+    );
+    if (!synthesize) throw new Error('no synthesize operation');
+    const devFunction = dev.stack.api.operationFunctions.get(moduleOf(synthesize));
+    const prodFunction = prod.stack.api.operationFunctions.get(moduleOf(synthesize));
     if (!devFunction || !prodFunction) throw new Error('no synthesize function');
 
     expect(environmentOf(dev, devFunction).DEFAULT_SYNTHESIS_HANDLER).toBe('heuristic-v1');
@@ -463,9 +472,19 @@ describe('functions', () => {
     });
   });
 
-  it('resolves handler entries to lambdas/handlers/<entry>.ts under the repository root', () => {
-    expect(handlerEntryPath('get-synthesis-run')).toBe(`${REPO_ROOT}/lambdas/handlers/get-synthesis-run.ts`);
+  it('resolves handler entries to lambdas/handlers/<entry>.ts and operation modules to lambdas/operations/<module>.ts under the repository root', () => {
+    expect(handlerEntryPath('authorize')).toBe(`${REPO_ROOT}/lambdas/handlers/authorize.ts`);
+    expect(operationEntryPath('get-synthesis-run')).toBe(
+      `${REPO_ROOT}/lambdas/operations/get-synthesis-run.ts`,
+    );
     expect(REPO_ROOT.endsWith('/lib')).toBe(false);
+    // Every function's entry is a file of the repository.
+    for (const { entry } of [AUTHORIZER, SYNTHESIS_WORKER, DEAD_LETTER_HANDLER, RUN_SWEEPER]) {
+      expect(existsSync(handlerEntryPath(entry)), entry).toBe(true);
+    }
+    for (const { module } of OPERATION_FUNCTIONS) {
+      expect(existsSync(operationEntryPath(module)), module).toBe(true);
+    }
   });
 });
 
@@ -494,7 +513,7 @@ describe('least privilege', () => {
   });
 
   it('lets get-synthesis-run read runs but neither write nor queue', () => {
-    const fn = dev.stack.api.routeFunctions.get('get-synthesis-run');
+    const fn = dev.stack.api.operationFunctions.get('get-synthesis-run');
     if (!fn) throw new Error('no get-synthesis-run function');
     const actions = statementsOf(dev, fn).flatMap(actionsOf);
 
@@ -745,14 +764,20 @@ describe('authentication', () => {
     }
   });
 
-  it('names exactly the handlers whose bundle calls scrypt as the password-hashing ones', async () => {
-    const entries = [...ROUTES, AUTHORIZER, SYNTHESIS_WORKER, DEAD_LETTER_HANDLER].map(({ entry }) => entry);
+  it('gives the password-hashing memory to exactly the functions whose bundle calls scrypt', async () => {
+    const entries = [
+      ...OPERATION_FUNCTIONS.map(({ module }) => ({ name: module, file: operationEntryPath(module) })),
+      ...[AUTHORIZER, SYNTHESIS_WORKER, DEAD_LETTER_HANDLER, RUN_SWEEPER].map(({ entry }) => ({
+        name: entry,
+        file: handlerEntryPath(entry),
+      })),
+    ];
     const hashing: string[] = [];
-    for (const entry of entries) {
+    for (const { name, file } of entries) {
       // Own code only (packages stay external), not minified: a call to scrypt survives tree-shaking
-      // only when the handler can reach it.
+      // only when the function can reach it.
       const result = await build({
-        entryPoints: [handlerEntryPath(entry)],
+        entryPoints: [file],
         bundle: true,
         write: false,
         platform: 'node',
@@ -760,22 +785,28 @@ describe('authentication', () => {
         packages: 'external',
         logLevel: 'silent',
       });
-      if (/\bscrypt\(/.test(result.outputFiles[0]?.text ?? '')) hashing.push(entry);
+      if (/\bscrypt\(/.test(result.outputFiles[0]?.text ?? '')) hashing.push(name);
     }
+    const declared = OPERATION_FUNCTIONS.filter(({ memoryMb }) => memoryMb === PASSWORD_HASHING_MEMORY_MB);
 
-    expect(hashing.sort()).toEqual([...PASSWORD_HASHING_ENTRIES].sort());
-  });
+    expect(hashing.sort()).toEqual(declared.map(({ module }) => module).sort());
+  }, 60_000);
 
   it('gives the functions that hash passwords 1024 MB and every other function its default', () => {
-    expect([...PASSWORD_HASHING_ENTRIES].sort()).toEqual(['change-password', 'log-in']);
+    const hashing = OPERATIONS.filter((operation) => operation.memoryMb === PASSWORD_HASHING_MEMORY_MB);
+
     expect(PASSWORD_HASHING_MEMORY_MB).toBe(1024);
-    for (const entry of PASSWORD_HASHING_ENTRIES) {
-      expect(ROUTES.map((route) => route.entry)).toContain(entry);
+    expect(hashing.map(moduleOf).sort()).toEqual(['change-password', 'log-in']);
+    for (const { module, memoryMb } of OPERATION_FUNCTIONS) {
+      expect(memoryMb, module).toBe(
+        ['change-password', 'log-in'].includes(module) ? 1024 : DEFAULT_MEMORY_MB,
+      );
     }
     for (const { name, fn, memorySize } of functionsOf(dev.stack)) {
       expect(propertiesOf(dev, logicalIdOf(fn.function)).MemorySize, name).toBe(memorySize);
     }
     expect(propertiesOf(dev, logicalIdOf(byName(dev, 'log-in').fn.function)).MemorySize).toBe(1024);
+    expect(propertiesOf(dev, logicalIdOf(byName(dev, 'change-password').fn.function)).MemorySize).toBe(1024);
   });
 });
 
@@ -795,35 +826,49 @@ describe('API', () => {
     });
   }
 
-  it('creates exactly one method per route, proxying to that route own function', () => {
+  it("creates exactly one method per operation, proxying to its module's function", () => {
     const created = methods(dev);
 
-    expect(created).toHaveLength(ROUTES.length);
-    for (const route of ROUTES) {
+    expect(created).toHaveLength(OPERATIONS.length);
+    for (const operation of OPERATIONS) {
       const method = created.find(
-        (candidate) => candidate.path === route.path && candidate.method === route.method,
+        (candidate) => candidate.path === operation.path && candidate.method === operation.method,
       );
-      const fn = dev.stack.api.routeFunctions.get(route.entry);
-      if (!method || !fn) throw new Error(`no method or function for ${route.method} ${route.path}`);
+      const fn = dev.stack.api.operationFunctions.get(moduleOf(operation));
+      if (!method || !fn) throw new Error(`no method or function for ${methodKey(operation)}`);
       const integration = method.properties.Integration as { Type: string; Uri: unknown };
 
       expect(integration.Type).toBe('AWS_PROXY');
       expect(referencedLogicalIds(integration.Uri).has(logicalIdOf(fn.function))).toBe(true);
       expect(String(propertiesOf(dev, logicalIdOf(fn.function)).Description).split(', ')).toContain(
-        `${route.method} ${route.path}`,
+        methodKey(operation),
       );
     }
   });
 
   it('serves the review application at /app and /app/{proxy+} from one public function that may read nothing', () => {
     const app = methods(dev).filter((method) => method.path === '/app' || method.path === '/app/{proxy+}');
-    const serveApp = dev.stack.api.routeFunctions.get('serve-app');
+    const serveApp = dev.stack.api.operationFunctions.get('serve-app');
     if (!serveApp) throw new Error('no serve-app function');
+    const served = OPERATIONS.filter((operation) => moduleOf(operation) === 'serve-app');
 
     expect(app.map((method) => `${method.method} ${method.path}`).sort()).toEqual([
       'GET /app',
       'GET /app/{proxy+}',
     ]);
+    expect(served.map((operation) => [operation.name, methodKey(operation)])).toEqual([
+      ['serve-app', 'GET /app'],
+      ['serve-app-files', 'GET /app/{proxy+}'],
+    ]);
+    // Its bundle embeds the review application, which web/build.ts builds right before bundling.
+    for (const operation of served) expect(operation.buildsFirst, operation.name).toEqual(['web/build.ts']);
+    expect(OPERATIONS.filter((operation) => operation.buildsFirst !== undefined).map(moduleOf)).toEqual([
+      'serve-app',
+      'serve-app',
+    ]);
+    expect(buildScriptCommand('web/build.ts')).toBe(
+      `'${process.execPath}' '--import' 'tsx' '${REPO_ROOT}/web/build.ts'`,
+    );
     for (const method of app) {
       const integration = method.properties.Integration as { Uri: unknown };
       expect(method.properties.AuthorizationType).toBe('NONE');
@@ -844,14 +889,14 @@ describe('API', () => {
     ]);
   });
 
-  it.each(ROUTES.map((route) => [routeKey(route), route] as const))(
-    '%s has the authorizer exactly when its route is authorized',
-    (_, route) => {
+  it.each(OPERATIONS.map((operation) => [methodKey(operation), operation] as const))(
+    '%s has the authorizer exactly when its operation is not public',
+    (_, operation) => {
       const authorizerId = logicalIdOf(dev.stack.api.node.findChild('RequestAuthorizer'));
-      const method = methods(dev).find((m) => m.path === route.path && m.method === route.method);
-      if (!method) throw new Error(`no method for ${routeKey(route)}`);
+      const method = methods(dev).find((m) => m.path === operation.path && m.method === operation.method);
+      if (!method) throw new Error(`no method for ${methodKey(operation)}`);
 
-      if (route.authorized) {
+      if (operation.public === undefined) {
         expect(method.properties.AuthorizationType).toBe('CUSTOM');
         expect(method.properties.AuthorizerId).toEqual({ Ref: authorizerId });
       } else {
@@ -861,23 +906,65 @@ describe('API', () => {
     },
   );
 
-  it('has a written reason for every public route, and none for a route that is not public', () => {
-    const publicRoutes = ROUTES.filter((route) => !route.authorized).map(routeKey);
+  it('has a written reason for every public operation', () => {
+    const publicOperations = OPERATIONS.filter((operation) => operation.public !== undefined);
 
-    expect(publicRoutes).toEqual(
+    expect(publicOperations.map(methodKey)).toEqual(
       expect.arrayContaining(['POST /auth/login', 'POST /auth/magic-link', 'GET /auth/magic-link']),
     );
-    expect(Object.keys(PUBLIC_ROUTE_REASONS).sort()).toEqual([...publicRoutes].sort());
+    for (const operation of publicOperations) {
+      expect(operation.public?.trim().length, operation.name).toBeGreaterThanOrEqual(40);
+    }
   });
 
-  it('refuses to synthesize a public route nobody gave a reason for', () => {
-    const routes = ROUTES.map((route) =>
-      route.entry === 'get-synthesis-run' ? { ...route, authorized: false } : route,
+  it('routes the local gateway like the stack: the same methods, modules and authorizer', () => {
+    const authorized = new Map(
+      methods(dev).map((method) => [
+        `${method.method} ${method.path}`,
+        method.properties.AuthorizationType === 'CUSTOM',
+      ]),
     );
 
-    expect(() => buildStack(testApp(), 'Unreasoned', { stage: 'dev', routes })).toThrow(
-      /GET \/synthesis-runs\/\{id\} is public .*PUBLIC_ROUTE_REASONS/,
+    expect(
+      localRoutes()
+        .map((route) => [methodKey(route), route.entry, route.authorized] as const)
+        .sort(),
+    ).toEqual(
+      OPERATIONS.map(
+        (operation) =>
+          [methodKey(operation), moduleOf(operation), authorized.get(methodKey(operation))] as const,
+      ).sort(),
     );
+  });
+
+  it("makes an operation public only with its declared reason, which its method's acknowledgements carry", () => {
+    // A fake: get-synthesis-run (a real module, in case bundling ran) declared public.
+    const reason = 'A test operation that a caller may reach without a credential, for this assertion only.';
+    const madePublic = defineOperation({ ...getSynthesisRun, public: reason });
+    const operations = OPERATIONS.map((operation) =>
+      operation === getSynthesisRun ? madePublic : operation,
+    );
+    const stack = buildStack(testApp(), 'PublicByDeclaration', { stage: 'dev', operations });
+    const method = stack.node
+      .findAll()
+      .find((construct) => construct.node.path === methodPath('PublicByDeclaration', madePublic));
+    if (!method) throw new Error(`no method for ${methodKey(madePublic)}`);
+    const acknowledgements = Object.assign(
+      {},
+      ...method.node.metadata
+        .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+        .map((entry) => entry.data as Record<string, string>),
+    ) as Record<string, string>;
+    const cfnMethod = Template.fromStack(stack).toJSON().Resources[logicalIdOf(method)] as CfnResource;
+
+    expect(cfnMethod.Properties?.AuthorizationType).toBe('NONE');
+    expect(cfnMethod.Properties?.AuthorizerId).toBeUndefined();
+    expect(acknowledgements['AwsSolutions::AwsSolutions-APIG4']).toBe(
+      `GET /synthesis-runs/{id}: Public by design: ${reason}`,
+    );
+    const cognito = acknowledgements['AwsSolutions::AwsSolutions-COG4'] ?? '';
+    expect(cognito).toContain('takes no credential');
+    expect(cognito.endsWith(`Public by design: ${reason}`), cognito).toBe(true);
   });
 
   it('uses one uncached REQUEST authorizer without identity sources', () => {
@@ -917,7 +1004,7 @@ describe('API', () => {
     }
     const association = resourcesOfType(dev, 'AWS::WAFv2::WebACLAssociation')[0]?.[1].Properties ?? {};
     expect(referencedLogicalIds(association.WebACLArn)).toEqual(new Set([aclId]));
-    const synthesize = dev.stack.api.routeFunctions.get('synthesize-pipeline');
+    const synthesize = dev.stack.api.operationFunctions.get('synthesize-pipeline');
     expect(environmentOf(dev, synthesize as ServiceFunction).SYNTHESIS_RUNS_PER_TEAM_PER_HOUR).toBe(
       String(DEFAULT_LIMITS.synthesisRunsPerTeamPerHour),
     );

@@ -10,14 +10,16 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '../../lambdas/routes.ts';
+import { moduleOf } from '../../lambdas/operations/declaration.ts';
+import { operationFunctions } from '../../lambdas/operations/functions.ts';
+import { getSynthesisRun } from '../../lambdas/operations/get-synthesis-run.ts';
+import { OPERATIONS } from '../../lambdas/operations/index.ts';
 import { TABLE_DEFINITIONS } from '../../lambdas/store/table-definitions.ts';
-import { LAMBDA_BUNDLING } from '../../lib/bundling.ts';
+import { buildScriptCommand, LAMBDA_BUNDLING, operationEntryPath } from '../../lib/bundling.ts';
 import { emailSettings } from '../../lib/email.ts';
-import { BEFORE_BUNDLING } from '../../lib/route-settings.ts';
 import { ServiceFunction } from '../../lib/service-function.ts';
 import { stageSettings } from '../../lib/stage.ts';
-import { buildStack, type CfnResource, methodPath, testApp } from './helpers.ts';
+import { buildStack, type CfnResource, methodKey, methodPath, testApp } from './helpers.ts';
 
 interface Violation {
   ruleName: string;
@@ -126,27 +128,50 @@ describe('cdk-nag AwsSolutions', () => {
     }
   });
 
-  it('accepts a method without authorization exactly for the public routes, at each method', () => {
-    const publicRoutes = ROUTES.filter((route) => !route.authorized);
+  it('accepts a method without authorization exactly for the public operations, at each method', () => {
+    const publicOperations = OPERATIONS.filter((operation) => operation.public !== undefined);
     const unauthorized = acknowledged.filter((finding) => finding.ruleName === 'AwsSolutions-APIG4');
 
-    expect(publicRoutes.length).toBeGreaterThan(0);
+    expect(publicOperations.length).toBeGreaterThan(0);
     expect(unauthorized.map((finding) => finding.acknowledgedAt).sort()).toEqual(
-      ['NagDev', 'NagProd'].flatMap((stack) => publicRoutes.map((route) => methodPath(stack, route))).sort(),
+      ['NagDev', 'NagProd']
+        .flatMap((stack) => publicOperations.map((operation) => methodPath(stack, operation)))
+        .sort(),
     );
     for (const finding of unauthorized) {
       expect(finding.reason, finding.acknowledgedAt).toMatch(/^(GET|POST|DELETE) \/\S+: Public by design: /);
     }
   });
 
-  it('gives every public route its own Cognito acknowledgement instead of the authorizer one', () => {
+  it("acknowledges each public operation's method with the reason its declaration gives", () => {
+    for (const operation of OPERATIONS.filter((candidate) => candidate.public !== undefined)) {
+      const at = (rule: string) =>
+        acknowledged.find(
+          (finding) =>
+            finding.ruleName === rule && finding.acknowledgedAt === methodPath('NagDev', operation),
+        )?.reason;
+
+      expect(operation.public?.length, operation.name).toBeGreaterThanOrEqual(40);
+      expect(at('AwsSolutions-APIG4'), operation.name).toBe(
+        `${methodKey(operation)}: Public by design: ${operation.public}`,
+      );
+      expect(at('AwsSolutions-COG4'), operation.name).toMatch(/takes no credential/);
+      expect(at('AwsSolutions-COG4')?.endsWith(`Public by design: ${operation.public}`), operation.name).toBe(
+        true,
+      );
+    }
+  });
+
+  it('gives every public operation its own Cognito acknowledgement instead of the authorizer one', () => {
     const cognito = acknowledged.filter((finding) => finding.ruleName === 'AwsSolutions-COG4');
 
-    for (const route of ROUTES) {
-      const finding = cognito.find((candidate) => candidate.acknowledgedAt === methodPath('NagDev', route));
+    for (const operation of OPERATIONS) {
+      const finding = cognito.find(
+        (candidate) => candidate.acknowledgedAt === methodPath('NagDev', operation),
+      );
 
-      expect(finding?.reason, `${route.method} ${route.path}`).toMatch(
-        route.authorized ? /REQUEST authorizer/ : /takes no credential/,
+      expect(finding?.reason, methodKey(operation)).toMatch(
+        operation.public === undefined ? /REQUEST authorizer/ : /takes no credential/,
       );
     }
   });
@@ -163,9 +188,8 @@ describe('cdk-nag AwsSolutions', () => {
 });
 
 describe('bundling', () => {
-  it('bundles a handler into an ES module that imports in plain node with the environment the stack gives it', () => {
-    const route = ROUTES.find((candidate) => candidate.entry === 'get-synthesis-run');
-    if (!route) throw new Error('no get-synthesis-run route');
+  it('bundles an operation module into an ES module that imports in plain node with the environment the stack gives it', () => {
+    const operation = getSynthesisRun;
     const outdir = freshOutdir();
     const app = new App({ outdir });
     const stack = new Stack(app, 'Bundle');
@@ -178,8 +202,8 @@ describe('bundling', () => {
       ]),
     );
     new ServiceFunction(stack, 'Fn', {
-      entry: route.entry,
-      access: route.access,
+      entryFile: operationEntryPath(moduleOf(operation)),
+      access: operation.access,
       resources: {
         tables,
         synthesisQueue: new Queue(stack, 'Queue'),
@@ -237,20 +261,24 @@ describe('bundling', () => {
     expect(exported.trim()).toBe('function');
   }, 60_000);
   it('builds the review application into the assets function at synth time: the shell, its script and its CSP', () => {
+    const serveApp = operationFunctions(OPERATIONS).find((candidate) => candidate.module === 'serve-app');
+    if (!serveApp) throw new Error('no serve-app function');
+    expect(serveApp.buildsFirst).toEqual(['web/build.ts']);
     const outdir = freshOutdir();
     const app = new App({ outdir });
     const stack = new Stack(app, 'AppBundle');
     new ServiceFunction(stack, 'ServeApp', {
-      entry: 'serve-app',
-      access: {},
+      entryFile: operationEntryPath(serveApp.module),
+      access: serveApp.access,
       resources: {
         tables: new Map(),
         synthesisQueue: new Queue(stack, 'Queue'),
         sessionSigningKey: new Secret(stack, 'SigningKey'),
       },
       settings: { tracing: false, removalPolicy: stageSettings('dev').removalPolicy, logLevel: 'INFO' },
-      description: 'GET /app, GET /app/{proxy+}',
-      beforeBundling: BEFORE_BUNDLING['serve-app'],
+      description: serveApp.operations.map(methodKey).join(', '),
+      // What lib/api.ts makes of the declared `buildsFirst`.
+      beforeBundling: serveApp.buildsFirst.map(buildScriptCommand),
     });
 
     app.synth();

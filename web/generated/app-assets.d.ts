@@ -1,4 +1,4 @@
 // Types of the module web/build.ts writes next to this file (app-assets.js, git-ignored).
-import type { AppAssets } from '../../lambdas/platform/serve-app.ts';
+import type { AppAssets } from '../../lambdas/http/serve-app.ts';
 
 export declare const APP_ASSETS: AppAssets;

@@ -1,8 +1,17 @@
 /**
- * The application's only way to the API: same-origin fetch with the HttpOnly session cookies
- * (nothing secret is ever visible to this code), `X-Requested-With` on every request that changes
- * state, one refresh and one retry on a 401, and `{error, message}` bodies turned into ApiError.
+ * The application's only way to the API: the typed client (cli/client.ts) over same-origin fetch
+ * with the HttpOnly session cookies (nothing secret is ever visible to this code),
+ * `X-Requested-With` on every request that changes state, one refresh and one retry on a 401, and
+ * `{error, message}` bodies turned into ApiError. Pages call `api(client.GET('/me'))`: the path,
+ * its parameters and the answer are typed by the OpenAPI document.
  */
+import {
+  apiErrorFields,
+  type ClientAnswer,
+  createPipelineSynthesisClient,
+  type SuccessBody,
+  succeeded,
+} from '../../cli/client.ts';
 import type { SessionSummary } from './types.ts';
 
 /** The API's base URL: the application lives at `<base>/app/`, so the API is one level up. */
@@ -19,27 +28,19 @@ export class ApiError extends Error {
   }
 }
 
-type Method = 'GET' | 'POST' | 'DELETE';
-
-export interface RequestOptions {
-  body?: unknown;
-  headers?: Record<string, string>;
-  /** For the auth calls themselves: a 401 is the answer, not a reason to refresh. */
-  noRefresh?: boolean;
+function apiError(response: Response, body: unknown): ApiError {
+  const { error, message } = apiErrorFields(body);
+  const retryAfter = Number(response.headers.get('retry-after'));
+  return new ApiError(
+    response.status,
+    error ?? `HTTP_${response.status}`,
+    message ?? `The server answered ${response.status}.`,
+    Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+  );
 }
 
-function send(method: Method, path: string, options: RequestOptions): Promise<Response> {
-  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
-  // A foreign page cannot add this header without a CORS preflight, which the API never grants.
-  if (method !== 'GET') headers['x-requested-with'] = 'pipeline-synthesis-app';
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  return fetch(new URL(path, API_BASE), {
-    method,
-    headers,
-    credentials: 'same-origin',
-    cache: 'no-store',
-    ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-  }).catch(() => {
+function send(request: Request): Promise<Response> {
+  return fetch(request).catch(() => {
     throw new ApiError(
       0,
       'NETWORK',
@@ -48,18 +49,43 @@ function send(method: Method, path: string, options: RequestOptions): Promise<Re
   });
 }
 
-async function readAnswer<T>(response: Response): Promise<T> {
-  if (response.status === 204) return undefined as T;
-  const body: unknown = await response.json().catch(() => undefined);
-  if (response.ok) return body as T;
-  const error = body as { error?: unknown; message?: unknown } | undefined;
-  const retryAfter = Number(response.headers.get('retry-after'));
-  throw new ApiError(
-    response.status,
-    typeof error?.error === 'string' ? error.error : `HTTP_${response.status}`,
-    typeof error?.message === 'string' ? error.message : `The server answered ${response.status}.`,
-    Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
-  );
+/** The auth calls answer a 401 themselves: for them it is the answer, not a reason to refresh. */
+const AUTH_PATH = new URL('auth/', API_BASE).pathname;
+
+/** One request; on a 401 the session is refreshed once and the request made again. */
+async function sendRefreshingOnce(request: Request): Promise<Response> {
+  const startedAt = Date.now();
+  const again = request.clone();
+  const response = await send(request);
+  if (response.status !== 401 || new URL(request.url).pathname.startsWith(AUTH_PATH)) return response;
+  if (!(await refreshSession({ since: startedAt }))) return response;
+  const retried = await send(again);
+  if (retried.status === 401) signedOut();
+  return retried;
+}
+
+/** The typed client every page uses; read its answers through `api()`. */
+export const client = createPipelineSynthesisClient({
+  baseUrl: API_BASE.href,
+  headers: { accept: 'application/json' },
+  credentials: 'same-origin',
+  cache: 'no-store',
+  fetch: sendRefreshingOnce,
+});
+
+client.use({
+  onRequest({ request }) {
+    // A foreign page cannot add this header without a CORS preflight, which the API never grants.
+    if (request.method !== 'GET') request.headers.set('x-requested-with', 'pipeline-synthesis-app');
+    return request;
+  },
+});
+
+/** A typed-client call's success body (undefined for a 204); an error status throws an ApiError. */
+export async function api<Answer extends ClientAnswer>(call: Promise<Answer>): Promise<SuccessBody<Answer>> {
+  const answer = await call;
+  if (succeeded(answer)) return answer.data;
+  throw apiError(answer.response, answer.error);
 }
 
 // ---- the session: when the cookie's access token expires, refreshed before it does ----------
@@ -74,12 +100,17 @@ interface SessionTimes {
 }
 
 function storedTimes(): SessionTimes | undefined {
+  let value: unknown;
   try {
-    const value = JSON.parse(localStorage.getItem(SESSION_KEY) ?? 'null') as SessionTimes | null;
-    return value && Number.isFinite(value.accessTokenExpiresAt) ? value : undefined;
+    value = JSON.parse(localStorage.getItem(SESSION_KEY) ?? 'null');
   } catch {
     return undefined;
   }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const accessTokenExpiresAt: unknown = Reflect.get(value, 'accessTokenExpiresAt');
+  const refreshedAt: unknown = Reflect.get(value, 'refreshedAt');
+  if (typeof accessTokenExpiresAt !== 'number' || !Number.isFinite(accessTokenExpiresAt)) return undefined;
+  return { accessTokenExpiresAt, refreshedAt: typeof refreshedAt === 'number' ? refreshedAt : 0 };
 }
 
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
@@ -146,15 +177,15 @@ export function refreshSession(
       }
       if (options.since !== undefined && refreshedSince(options.since)) return true;
     }
-    const response = await send('POST', 'auth/refresh', {
+    const answer = await client.POST('/auth/refresh', {
       body: options.teamId === undefined ? {} : { teamId: options.teamId },
     });
-    if (!response.ok) {
-      if (response.status === 401) signedOut();
-      else if (options.teamId !== undefined) await readAnswer(response);
+    if (!succeeded(answer)) {
+      if (answer.response.status === 401) signedOut();
+      else if (options.teamId !== undefined) throw apiError(answer.response, answer.error);
       return false;
     }
-    sessionStarted(await readAnswer<SessionSummary>(response));
+    sessionStarted(answer.data);
     return true;
   }).catch((error: unknown) => {
     if (options.teamId !== undefined) throw error;
@@ -177,7 +208,7 @@ export function knowsSessionExpiry(): boolean {
 /** Signs out: ends the session on the server, clears the cookies and tells every tab. */
 export async function signOut(): Promise<void> {
   try {
-    await readAnswer(await send('POST', 'auth/logout', { noRefresh: true }));
+    await api(client.POST('/auth/logout'));
   } finally {
     signedOut();
   }
@@ -191,23 +222,3 @@ addEventListener('storage', (event) => {
     scheduleRefresh();
   }
 });
-
-// ---- requests ---------------------------------------------------------------------------------
-
-/** One API call; on a 401 the session is refreshed once and the call made again. */
-export async function api<T>(method: Method, path: string, options: RequestOptions = {}): Promise<T> {
-  const startedAt = Date.now();
-  let response = await send(method, path, options);
-  if (response.status === 401 && !options.noRefresh && (await refreshSession({ since: startedAt }))) {
-    response = await send(method, path, options);
-    if (response.status === 401) signedOut();
-  }
-  return readAnswer<T>(response);
-}
-
-export const get = <T>(path: string) => api<T>('GET', path);
-export const post = <T>(path: string, body?: unknown, headers?: Record<string, string>) =>
-  api<T>('POST', path, { body: body ?? {}, ...(headers ? { headers } : {}) });
-
-/** A path segment from an id (ids are URL-safe, but nothing from the address bar is trusted). */
-export const seg = (value: string) => encodeURIComponent(value);

@@ -4,13 +4,13 @@
  */
 import { createContext } from 'preact';
 import { useContext, useEffect, useState } from 'preact/hooks';
-import { ApiError, get, knowsSessionExpiry, onSignedOut, refreshSession, signOut } from './api.ts';
+import { ApiError, api, client, knowsSessionExpiry, onSignedOut, refreshSession, signOut } from './api.ts';
 import { PipelinePage } from './pages/pipeline.tsx';
 import { PipelinesPage } from './pages/pipelines.tsx';
 import { RunPage } from './pages/run.tsx';
 import { MagicLinkPage, SignInPage } from './pages/sign-in.tsx';
 import { TokensPage } from './pages/tokens.tsx';
-import { Link, navigate, useLocation } from './router.tsx';
+import { Link, navigate, Routes, route, useLocation } from './router.tsx';
 import type { Me, Role } from './types.ts';
 import { ErrorNotice, Loading, useTitle } from './ui.tsx';
 
@@ -21,6 +21,14 @@ export interface Session {
   teamName: string;
   canWrite: boolean;
 }
+
+/** The pages of a signed-in person, by address under the application. */
+const ROUTES = [
+  route({ pattern: '/', page: PipelinesPage }),
+  route({ pattern: '/pipelines/:pipelineId', page: PipelinePage }),
+  route({ pattern: '/runs/:runId', page: RunPage }),
+  route({ pattern: '/settings/tokens', page: TokensPage }),
+];
 
 const SessionContext = createContext<Session | null>(null);
 
@@ -48,7 +56,7 @@ export function App() {
 
   const loadMe = async () => {
     try {
-      const me = await get<Me>('me');
+      const me = await api(client.GET('/me'));
       // A session from before this page loaded: refresh once to learn when it expires.
       if (!knowsSessionExpiry()) await refreshSession();
       setState({ status: 'signed-in', me });
@@ -102,7 +110,7 @@ export function App() {
     <SessionContext.Provider value={session}>
       <Header session={session} onSignOut={endSession} onSwitchTeam={switchTeam} />
       <main class="page" key={session.teamId}>
-        <Page path={location.path} />
+        <Routes routes={ROUTES} path={location.path} fallback={NotFound} />
       </main>
     </SessionContext.Provider>
   );
@@ -156,16 +164,6 @@ function Header(props: {
       <ErrorNotice error={error} />
     </header>
   );
-}
-
-function Page({ path }: { path: string }) {
-  if (path === '') return <PipelinesPage />;
-  const [section, id, extra] = path.split('/');
-  if (section === 'pipelines' && id && extra === undefined)
-    return <PipelinePage pipelineId={decodeURIComponent(id)} />;
-  if (section === 'runs' && id && extra === undefined) return <RunPage runId={decodeURIComponent(id)} />;
-  if (path === 'settings/tokens') return <TokensPage />;
-  return <NotFound />;
 }
 
 function NotFound() {

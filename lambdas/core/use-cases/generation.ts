@@ -48,12 +48,12 @@ export type GenerateOutcome =
   /** A transient fault: try again after `retryAfterSeconds` (the queue's backoff when absent). */
   | { outcome: 'retry'; run: SynthesisRun; error: Error; retryAfterSeconds?: number };
 
-/** The message a run fails with for an error that is no SynthesisFailure or client error. */
-function internalFailureMessage(error: unknown): string {
-  // Stryker disable next-line StringLiteral: unreachable, the caller always passes an Error (a thrown non-error is wrapped first)
-  const name = error instanceof Error ? error.name : 'Error';
-  return `Generation stopped on an internal error (${name}) that a retry would not fix; start a new run, and report the run id if it happens again.`;
-}
+/**
+ * The message a run fails with for an error that is no SynthesisFailure or client error: words for
+ * a person, never the exception's class name (the worker logs that as its own field).
+ */
+const INTERNAL_FAILURE_MESSAGE =
+  'Generation stopped on an internal error that a retry would not fix; start a new run, and report the run id if it happens again.';
 
 /**
  * Processes one job: claims the run (a duplicate delivery finds it claimed or finished), reads the
@@ -70,7 +70,7 @@ export function makeGenerateRun(deps: GenerateRunDeps) {
     const message =
       error instanceof SynthesisFailure || error instanceof ApiError
         ? error.message
-        : internalFailureMessage(error);
+        : INTERNAL_FAILURE_MESSAGE;
     const failed = await runs.fail(run.id, message, clock.now().toISOString(), ['generating'], priced(usage));
     return { outcome: 'failed', run: failed ?? run, error };
   };
@@ -172,7 +172,11 @@ export function makeGenerateRun(deps: GenerateRunDeps) {
         };
       }
       if (!(error instanceof SynthesisFailure) && !(error instanceof ApiError) && isTransient(error)) {
-        await runs.releaseForRetry(run.id, `A dependency failed for a moment (${error.name}).`, lease);
+        await runs.releaseForRetry(
+          run.id,
+          'A service the worker depends on (the database or the queue) failed for a moment; the job will be retried.',
+          lease,
+        );
         return { outcome: 'retry', run, error };
       }
       const spent = error instanceof SynthesisFailure ? (error.usage ?? usage) : usage;

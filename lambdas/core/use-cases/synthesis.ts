@@ -146,7 +146,10 @@ export function makeStartSynthesis({
       // The key must not pin the caller to a run that never started: a retry may try again.
       // Stryker disable next-line OptionalChaining: a key is only taken when the store exists
       if (key) await idempotency?.release(scope, key);
-      throw new ServiceUnavailableError(`${reason} (${(error as Error).name})`);
+      throw new ServiceUnavailableError(
+        'The synthesis job could not be queued: the queue did not accept it. Retry the request after the time Retry-After gives.',
+        { cause: error },
+      );
     }
     // Stryker disable next-line LogicalOperator: without a key, confirm's condition (runId = this run) matches no record and changes nothing
     if (key && idempotency) {

@@ -1,7 +1,8 @@
 /**
- * Which failures of the Anthropic API claude-v1 retries, how long the API asks it to wait, and the
+ * Which failures of the Anthropic API claude-v1 retries, how long it waits before a retry, and the
  * time budget that every request, retry and wait of one run shares.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import Anthropic from '@anthropic-ai/sdk';
 
 export type Cause = 'rate_limited' | 'overloaded' | 'server_error' | 'timeout' | 'connection';
@@ -26,7 +27,6 @@ export function retryableCause(error: unknown): Attempted | undefined {
   if (error instanceof Anthropic.APIConnectionError) return { cause: 'connection', status: undefined };
   if (!(error instanceof Anthropic.APIError) || error.status === undefined) return undefined;
   const status = error.status;
-  // Stryker disable next-line OptionalChaining: an APIError with a status always has headers (the SDK makes one without headers an APIConnectionError)
   const hint = error.headers?.get('x-should-retry');
   if (hint === 'false') return undefined;
   if (status === 429) return { cause: 'rate_limited', status };
@@ -49,15 +49,35 @@ export function requestedWaitMs(error: unknown): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
+export interface Backoff {
+  initialMs: number;
+  maxMs: number;
+}
+
+/** The wait before retry number `retry + 1` when the API names none: doubling up to a cap, with jitter. */
+export function backoffMs(backoff: Backoff, retry: number): number {
+  return Math.min(backoff.maxMs, backoff.initialMs * 2 ** retry) * (1 - Math.random() * 0.25);
+}
+
 /** A run's time budget: an AbortSignal that fires when it is spent, and the time left. */
 export class Deadline {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
   private readonly endsAt: number;
 
-  constructor(budgetMs: number) {
+  private constructor(budgetMs: number) {
     this.endsAt = Date.now() + budgetMs;
     this.timer = setTimeout(() => this.controller.abort(), budgetMs);
+  }
+
+  /** Runs `work` within a budget of `budgetMs`; the budget's timer is freed as soon as it settles. */
+  static async within<T>(budgetMs: number, work: (deadline: Deadline) => Promise<T>): Promise<T> {
+    const deadline = new Deadline(budgetMs);
+    try {
+      return await work(deadline);
+    } finally {
+      clearTimeout(deadline.timer);
+    }
   }
 
   get signal(): AbortSignal {
@@ -68,9 +88,13 @@ export class Deadline {
     return Math.max(0, this.endsAt - Date.now());
   }
 
-  // Stryker disable next-line BlockStatement: once the run has settled nothing listens to the deadline's signal; clearing its timer only frees it early
-  dispose(): void {
-    // Stryker disable next-line CallExpression: once the run has settled nothing listens to the deadline's signal; clearing its timer only frees it early
-    clearTimeout(this.timer);
+  /** Waits `ms`, or less if the budget runs out first: true when the whole wait passed. */
+  async wait(ms: number): Promise<boolean> {
+    try {
+      await sleep(ms, undefined, { signal: this.signal });
+      return true;
+    } catch {
+      return false;
+    }
   }
 }

@@ -180,7 +180,6 @@ export function renderShownExecutions(
       `[E${shown.length + 1}] ${execution.startedAt.slice(0, 16)}Z ${execution.status} ${execution.durationMs} ms`,
     ];
     if (execution.configurationId !== baseConfigurationId) parts.push('another configuration');
-    // Stryker disable next-line ArrayDeclaration: a run without slot results has no failed slot either way.
     const failedSlots = (execution.slotResults ?? []).filter((result) => result.status === 'failed');
     for (const result of failedSlots.slice(0, 2)) {
       parts.push(

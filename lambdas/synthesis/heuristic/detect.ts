@@ -58,7 +58,6 @@ export function collectFaultEvidence(
   const attachRuns = (slot: Slot | undefined, stats: SlotRuns): void => {
     const failedRuns = stats.failedRuns.get(fault) ?? [];
     const failures = failedRuns.length;
-    // Stryker disable next-line ConditionalExpression: attaching no failures would set only `runs`, which nothing reads then.
     if (failures === 0) return;
     const concentrated = failures >= L.minRunFailures && failures / stats.runs >= L.minRunFailureRate;
     if (!found.has(slot) && !concentrated) return;

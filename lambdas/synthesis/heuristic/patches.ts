@@ -22,7 +22,6 @@ export function planChanges(findings: readonly Finding[], slots: readonly Slot[]
   const raised = new Set(
     findings.flatMap(({ rule, evidence }) => {
       const raise = rule.raises?.(evidence, slots);
-      // Stryker disable next-line ArrayDeclaration: an extra key that names no setting and slot is never asked for.
       return raise === undefined ? [] : [`${raise.setting}|${raise.slotId}`];
     }),
   );

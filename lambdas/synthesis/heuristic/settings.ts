@@ -9,7 +9,6 @@ import type { Proposed, Skipped } from './rule.ts';
 /** A setting's value when it is a finite number. */
 export const numberSetting = (settings: JsonObject, key: string): number | undefined => {
   const value = settings[key];
-  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for anything but a number already.
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 };
 
@@ -18,8 +17,7 @@ export const raiseRetries =
   (cause: 'transient' | 'error') =>
   (settings: JsonObject): Proposed | Skipped => {
     const current = numberSetting(settings, 'maxRetries');
-    // Stryker disable next-line ConditionalExpression: undefined >= a number is false; the first test is for the type checker.
-    if (current !== undefined && current >= L.retriesCap) {
+    if ((current ?? 0) >= L.retriesCap) {
       return { skip: `maxRetries is already ${current}, the most this heuristic sets` };
     }
     const next = current === undefined ? L.defaultRetries : current + 1;
@@ -56,7 +54,6 @@ export const appendInstruction =
       patch: { instructions: next },
       description: `Add to the instructions: "${sentence}"`,
       rationale,
-      // Stryker disable next-line ConditionalExpression: a guess key holding undefined is read as no guess.
       ...(guess === undefined ? {} : { guess }),
     };
   };

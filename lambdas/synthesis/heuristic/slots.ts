@@ -26,7 +26,6 @@ export function pickSlot(
   const [first] = candidates;
   if (first === undefined) return undefined;
   if (candidates.length === 1) return { slot: first };
-  // Stryker disable next-line ConditionalExpression: indexOf(undefined) is -1, just before 0: the same slot is nearest.
   const at = evidenceSlot === undefined ? 0 : slots.indexOf(evidenceSlot);
   const nearest = candidates.reduce((best, slot) =>
     Math.abs(slots.indexOf(slot) - at) < Math.abs(slots.indexOf(best) - at) ? slot : best,

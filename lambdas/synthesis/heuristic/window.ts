@@ -15,9 +15,7 @@ export function classify(rules: readonly FaultRule[], kind: string, message: str
 /** Warning and critical signals of a recognised fault always count; info signals only when their rule says so. */
 function showsFault(signal: Signal, rule: FaultRule | undefined): boolean {
   if (signal.severity !== 'info') return true;
-  // Stryker disable next-line ConditionalExpression: no rule shows a fault in a missing value (undefined compares false).
   if (signal.value === undefined) return false;
-  // Stryker disable next-line OptionalChaining: every fault a signal is given has its rule in the table.
   return rule?.infoValueShowsFault?.(signal.value) === true;
 }
 
@@ -40,11 +38,9 @@ function summarizeRuns(
 ): Pick<FaultWindow, 'runsBySlot' | 'unattributedRuns'> {
   const runsBySlot = new Map<string, SlotRuns>();
   const unattributedRuns = emptySlotRuns(executions.length);
-  // Stryker disable next-line StringLiteral: a run has no kind, and no pattern matches a text that is not its error.
   const faultOf = (error: string | undefined): Fault => classify(rules, '', error ?? '') ?? 'error';
   for (const execution of executions) {
     let failedInSlot = false;
-    // Stryker disable next-line ArrayDeclaration: an item that is not a slot result names no slot of the configuration.
     for (const result of execution.slotResults ?? []) {
       if (!slotsById.has(result.slotId)) continue;
       const stats = runsBySlot.get(result.slotId) ?? emptySlotRuns();

@@ -5,11 +5,12 @@ import { nanoid } from 'nanoid';
 import { inject } from 'vitest';
 import { makeBootstrapTeam } from '../../../lambdas/auth/bootstrap.ts';
 import type { Principal, Role } from '../../../lambdas/core/principal.ts';
-import { createDocumentClient } from '../../../lambdas/platform/aws.ts';
-import { nanoidGenerator, systemClock } from '../../../lambdas/platform/clock.ts';
-import { makeAuthRepository } from '../../../lambdas/platform/repositories.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
+import { createDocumentClient } from '../../../lambdas/wiring/aws.ts';
+import { nanoidGenerator, systemClock } from '../../../lambdas/wiring/clock.ts';
+import { makeAuthRepository } from '../../../lambdas/wiring/repositories.ts';
 import { createTables, type TableNames, tableEnv } from '../../../local/dynamodb.ts';
+import { importHandler } from '../../support/function-modules.ts';
 
 export const TEST_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/synthesis-jobs';
 
@@ -156,9 +157,7 @@ export async function invoke(handler: HttpLambda, event: APIGatewayProxyEvent): 
 /** Imports handler modules (after setUpApiEnvironment) and returns their `handler`s by entry name. */
 export async function loadHandlers(entries: readonly string[]): Promise<Record<string, HttpLambda>> {
   const loaded = await Promise.all(
-    entries.map(
-      async (entry) => [entry, (await import(`../../../lambdas/handlers/${entry}.ts`)).handler] as const,
-    ),
+    entries.map(async (entry) => [entry, await importHandler<HttpLambda>(entry)] as const),
   );
   return Object.fromEntries(loaded);
 }

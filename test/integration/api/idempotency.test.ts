@@ -4,10 +4,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { JobQueue } from '../../../lambdas/core/ports.ts';
 import type { SynthesisJob } from '../../../lambdas/core/schemas.ts';
 import { IDEMPOTENCY_RESERVATION_MS, makeStartSynthesis } from '../../../lambdas/core/use-cases/synthesis.ts';
-import { nanoidGenerator } from '../../../lambdas/platform/clock.ts';
 import { makeIdempotencyStore } from '../../../lambdas/store/idempotency.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
+import { nanoidGenerator } from '../../../lambdas/wiring/clock.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { type Caller, createCaller, setUpApiEnvironment, storePipeline } from './harness.ts';
 

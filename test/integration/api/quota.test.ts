@@ -3,11 +3,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { QuotaExceededError } from '../../../lambdas/core/errors.ts';
 import type { JobQueue } from '../../../lambdas/core/ports.ts';
 import { makeStartSynthesis } from '../../../lambdas/core/use-cases/synthesis.ts';
-import { nanoidGenerator } from '../../../lambdas/platform/clock.ts';
-import { errorResponse } from '../../../lambdas/platform/http.ts';
+import { errorResponse } from '../../../lambdas/http/errors.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeQuotaStore } from '../../../lambdas/store/quotas.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
+import { nanoidGenerator } from '../../../lambdas/wiring/clock.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { type Caller, createCaller, setUpApiEnvironment, storePipeline } from './harness.ts';
 

@@ -214,7 +214,7 @@ describe('the synthesis worker', () => {
     expect(run.explanation).toContain(run.diagnosis.summary);
     expect(run.warnings).toEqual(run.structuredWarnings.map((w: { message: string }) => w.message));
 
-    const configuration = await (await import('../../../lambdas/handlers/get-configuration.ts')).handler(
+    const configuration = await (await import('../../../lambdas/operations/get-configuration.ts')).handler(
       apiEvent({
         method: 'GET',
         resource: '/pipelines/{pipelineId}/configurations/{configurationId}',

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeAuthRepository } from '../../../lambdas/platform/repositories.ts';
 import { userApiTokensPartition } from '../../../lambdas/store/keys.ts';
+import { makeAuthRepository } from '../../../lambdas/wiring/repositories.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import {
   BROWSER_HEADERS,

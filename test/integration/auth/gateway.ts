@@ -13,11 +13,13 @@ import { nanoid } from 'nanoid';
 import { makeBootstrapTeam } from '../../../lambdas/auth/bootstrap.ts';
 import type { Clock } from '../../../lambdas/core/ports.ts';
 import type { Role } from '../../../lambdas/core/principal.ts';
-import { nanoidGenerator, systemClock } from '../../../lambdas/platform/clock.ts';
-import { makeAuthRepository } from '../../../lambdas/platform/repositories.ts';
-import { ROUTES, type RouteDefinition } from '../../../lambdas/routes.ts';
+import type { HttpMethod } from '../../../lambdas/operations/declaration.ts';
+import { nanoidGenerator, systemClock } from '../../../lambdas/wiring/clock.ts';
+import { makeAuthRepository } from '../../../lambdas/wiring/repositories.ts';
 import { GATEWAY_ERRORS } from '../../../lib/gateway-errors.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
+import { localRoutes } from '../../../local/functions.ts';
+import { importHandler } from '../../support/function-modules.ts';
 import { apiEvent, lambdaContext, setUpApiEnvironment } from '../api/harness.ts';
 
 /**
@@ -90,7 +92,7 @@ export interface GatewayResponse {
 }
 
 export interface Request {
-  method: RouteDefinition['method'];
+  method: HttpMethod;
   /** The route's resource path, e.g. `/pipelines/{pipelineId}`. */
   resource: string;
   pathParameters?: Record<string, string>;
@@ -129,14 +131,14 @@ export class TestGateway {
   private async handlerFor(entry: string): Promise<HttpLambda> {
     let handler = this.handlers.get(entry);
     if (!handler) {
-      handler = (await import(`../../../lambdas/handlers/${entry}.ts`)).handler as HttpLambda;
+      handler = await importHandler<HttpLambda>(entry);
       this.handlers.set(entry, handler);
     }
     return handler;
   }
 
   async call(request: Request): Promise<GatewayResponse> {
-    const route = ROUTES.find(
+    const route = localRoutes().find(
       (candidate) => candidate.method === request.method && candidate.path === request.resource,
     );
     if (!route) throw new Error(`No route ${request.method} ${request.resource}`);
@@ -259,8 +261,8 @@ export async function freshAuthorizer(
     await Promise.all([
       import('../../../lambdas/handlers/authorize.ts'),
       import('../../../lambdas/auth/authenticate.ts'),
-      import('../../../lambdas/platform/auth-services.ts'),
-      import('../../../lambdas/platform/session-secret.ts'),
+      import('../../../lambdas/wiring/auth-services.ts'),
+      import('../../../lambdas/wiring/session-secret.ts'),
     ]);
   return makeAuthorizer(
     makeAuthenticate({

@@ -4,7 +4,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAGIC_LINK_MIN_RESPONSE_MS, MAGIC_LINK_PREFIX } from '../../../lambdas/auth/magic-link.ts';
 import { generateSecret, hashSecret } from '../../../lambdas/auth/secret-token.ts';
-import { makeAuthRepository } from '../../../lambdas/platform/repositories.ts';
+import { makeAuthRepository } from '../../../lambdas/wiring/repositories.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import {
   APP_URL,

@@ -5,8 +5,12 @@ import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateApiToken, hashApiToken, tokenHint } from '../../../lambdas/auth/api-token.ts';
 import type { Role } from '../../../lambdas/core/principal.ts';
-import { makeAuthRepository } from '../../../lambdas/platform/repositories.ts';
-import { ROUTES, type RouteDefinition } from '../../../lambdas/routes.ts';
+import { makeAuthRepository } from '../../../lambdas/wiring/repositories.ts';
+import { localRoutes } from '../../../local/functions.ts';
+import type { GatewayRoute } from '../../../local/gateway/routing.ts';
+
+const ROUTES = localRoutes();
+
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
 import { createUserWithPassword, setUpAuthEnvironment, TestGateway, type TestUser } from './gateway.ts';
@@ -29,14 +33,14 @@ const RESOURCE_ROUTES = ROUTES.filter(
 const MUTATIONS = RESOURCE_ROUTES.filter((route) => route.method !== 'GET');
 
 /** A valid body for each mutation, so that only the permission can be the reason for a refusal. */
-function bodyFor(route: RouteDefinition): object | undefined {
+function bodyFor(route: GatewayRoute): object | undefined {
   if (route.path.endsWith('/signals'))
     return { signals: [{ kind: 'timeout', severity: 'critical', message: 'slow', slotId: 'retrieve' }] };
   if (route.path.endsWith('/executions')) return { executions: [{ status: 'succeeded', durationMs: 12 }] };
   return route.method === 'GET' ? undefined : {};
 }
 
-function pathParametersFor(route: RouteDefinition): Record<string, string> {
+function pathParametersFor(route: GatewayRoute): Record<string, string> {
   const values: Record<string, string> = {
     pipelineId: ids.pipelineId as string,
     configurationId: ids.configurationId as string,

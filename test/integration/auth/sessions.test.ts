@@ -2,8 +2,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REFRESH_REUSE_INTERVAL_MS } from '../../../lambdas/auth/sessions.ts';
 import type { Clock } from '../../../lambdas/core/ports.ts';
-import { OPERATION_DOCS } from '../../../lambdas/platform/openapi.ts';
-import { makeAuthRepository } from '../../../lambdas/platform/repositories.ts';
+import { logIn as logInOperation } from '../../../lambdas/operations/log-in.ts';
+import { makeAuthRepository } from '../../../lambdas/wiring/repositories.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { shapeMismatches } from '../../support/json-shape.ts';
 import {
@@ -132,7 +132,7 @@ describe('password login', () => {
   it('throttles an email after 5 attempts with 429 and Retry-After, and lets it in again after the window', async () => {
     const user = await createUserWithPassword(db, names);
     const clock = manualClock();
-    const { makeLogInHandler } = await import('../../../lambdas/handlers/log-in.ts');
+    const { makeLogInHandler } = await import('../../../lambdas/operations/log-in.ts');
     const throttled = new TestGateway();
     throttled.override('log-in', makeLogInHandler(clock));
     const attempt = (password: string, email = user.email) =>
@@ -194,7 +194,7 @@ describe('password login', () => {
 
 describe('the login answer', () => {
   it('has the shape GET /openapi.json documents, with cookie and with body delivery', async () => {
-    const documented = OPERATION_DOCS['POST /auth/login']?.success.body;
+    const documented = logInOperation.response.schema;
     expect(documented).toBeDefined();
     for (const response of [await logIn(alice), await logIn(bob, { delivery: 'body' }, {})]) {
       expect(response.status).toBe(200);
@@ -363,7 +363,7 @@ describe('refresh', () => {
     // An attacker replays the first refresh token after the reuse interval: refused, and the
     // whole family is revoked.
     const later = manualClock(Date.now() + REFRESH_REUSE_INTERVAL_MS + 1_000);
-    const { makeRefreshHandler } = await import('../../../lambdas/handlers/refresh-session.ts');
+    const { makeRefreshHandler } = await import('../../../lambdas/operations/refresh-session.ts');
     const afterInterval = new TestGateway();
     afterInterval.override('refresh-session', makeRefreshHandler(later));
     const replay = await afterInterval.call({

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { staticApiKeySource } from '../../../lambdas/platform/anthropic.ts';
 import { type ClaudeV1Options, createClaudeV1 } from '../../../lambdas/synthesis/claude/engine.ts';
 import { PROMPT_LIMITS } from '../../../lambdas/synthesis/claude/prompt.ts';
 import { synthesisDraftJsonSchema } from '../../../lambdas/synthesis/draft.ts';
+import { staticApiKeySource } from '../../../lambdas/wiring/anthropic.ts';
 import {
   type AnthropicFake,
   errorReply,

@@ -4,12 +4,12 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SynthesisEngine } from '../../../lambdas/core/ports.ts';
 import { makeGenerateRun } from '../../../lambdas/core/use-cases/generation.ts';
-import { nanoidGenerator } from '../../../lambdas/platform/clock.ts';
-import { isTransientFault } from '../../../lambdas/platform/faults.ts';
-import { MAX_RECEIVE_COUNT, WORKER_TIMEOUT_SECONDS } from '../../../lambdas/routes.ts';
+import { MAX_RECEIVE_COUNT, WORKER_TIMEOUT_SECONDS } from '../../../lambdas/functions.ts';
 import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
+import { nanoidGenerator } from '../../../lambdas/wiring/clock.ts';
+import { isTransientFault } from '../../../lambdas/wiring/faults.ts';
 import {
   type AnthropicFake,
   errorReply,
@@ -296,7 +296,7 @@ describe('an engine that throws something unexpected', () => {
 
     expect(outcome.outcome).toBe('failed');
     const failed = await bed.runs.get(run.id);
-    expect(failed?.errorMessage).toContain('internal error (TypeError)');
+    expect(failed?.errorMessage).toContain('internal error that a retry would not fix');
     expect(failed?.errorMessage).not.toContain('slots');
   });
 });

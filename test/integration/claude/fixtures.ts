@@ -17,13 +17,13 @@ import type {
   SynthesisRun,
 } from '../../../lambdas/core/schemas.ts';
 import { makeGenerateRun } from '../../../lambdas/core/use-cases/generation.ts';
-import { createDocumentClient } from '../../../lambdas/platform/aws.ts';
-import { nanoidGenerator, systemClock } from '../../../lambdas/platform/clock.ts';
-import { isTransientFault } from '../../../lambdas/platform/faults.ts';
 import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import type { SynthesisDraft } from '../../../lambdas/synthesis/draft.ts';
+import { createDocumentClient } from '../../../lambdas/wiring/aws.ts';
+import { nanoidGenerator, systemClock } from '../../../lambdas/wiring/clock.ts';
+import { isTransientFault } from '../../../lambdas/wiring/faults.ts';
 import { createTables } from '../../../local/dynamodb.ts';
 import { ANTHROPIC_KEY_PREFIX } from '../../support/fake-secrets.ts';
 

@@ -17,11 +17,11 @@ import type {
 } from '../../../lambdas/core/schemas.ts';
 import { LIMITS } from '../../../lambdas/core/schemas.ts';
 import { makeGenerateRun } from '../../../lambdas/core/use-cases/generation.ts';
-import { staticApiKeySource } from '../../../lambdas/platform/anthropic.ts';
-import { nanoidGenerator, systemClock } from '../../../lambdas/platform/clock.ts';
 import { createClaudeV1 } from '../../../lambdas/synthesis/claude/engine.ts';
 import { PROMPT_LIMITS } from '../../../lambdas/synthesis/claude/prompt.ts';
 import { estimateTokens } from '../../../lambdas/synthesis/text-budget.ts';
+import { staticApiKeySource } from '../../../lambdas/wiring/anthropic.ts';
+import { nanoidGenerator, systemClock } from '../../../lambdas/wiring/clock.ts';
 import { type AnthropicFake, startAnthropicFake, toolReply } from '../../support/anthropic-fake.ts';
 import { ANTHROPIC_KEY_PREFIX } from '../../support/fake-secrets.ts';
 import { FIXTURE_SLOTS, goodDraft, partialPort } from './fixtures.ts';

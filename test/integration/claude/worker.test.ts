@@ -13,6 +13,7 @@ import {
   unauthorized,
 } from '../../support/anthropic-fake.ts';
 import { ANTHROPIC_KEY_PREFIX } from '../../support/fake-secrets.ts';
+import { importHandler } from '../../support/function-modules.ts';
 import {
   apiEvent,
   createCaller,
@@ -143,7 +144,7 @@ describe('POST /pipelines/{pipelineId}/synthesize with a key configured', () => 
   it('starts claude-v1 runs by default and still accepts heuristic-v1 by name', async () => {
     sqs.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
     const caller = await createCaller(db, names);
-    const http = async (entry: string) => (await import(`../../../lambdas/handlers/${entry}.ts`)).handler;
+    const http = (entry: string) => importHandler<Parameters<typeof invoke>[0]>(entry);
     const created = await invoke(
       await http('create-pipeline'),
       apiEvent({

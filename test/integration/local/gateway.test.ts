@@ -1,7 +1,11 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../../lambdas/limits.ts';
-import { ROUTES, type RouteDefinition } from '../../../lambdas/routes.ts';
+import { localRoutes } from '../../../local/functions.ts';
+import type { GatewayRoute } from '../../../local/gateway/routing.ts';
+
+const ROUTES = localRoutes();
+
 import { GATEWAY_ERRORS, RATE_LIMITED_BODY } from '../../../lib/gateway-errors.ts';
 import { LocalRateLimits } from '../../../local/gateway/rate-limit.ts';
 import {
@@ -16,17 +20,17 @@ import { LocalQueue } from '../../../local/queue/queue.ts';
 import { type FakeFunctions, startFakeFunctions } from '../../support/local-functions.ts';
 import { waitFor } from '../../support/wait.ts';
 
-const TEST_ROUTES: RouteDefinition[] = [
-  { method: 'GET', path: '/items/{itemId}', entry: 'echo', authorized: false, access: {} },
-  { method: 'POST', path: '/items', entry: 'echo', authorized: true, access: {} },
-  { method: 'GET', path: '/items/{itemId}/parts/{partId}', entry: 'echo', authorized: true, access: {} },
-  { method: 'GET', path: '/boom', entry: 'throws', authorized: false, access: {} },
-  { method: 'GET', path: '/broken', entry: 'malformed', authorized: false, access: {} },
-  { method: 'POST', path: '/jobs', entry: 'enqueue', authorized: false, access: {} },
-  { method: 'GET', path: '/slow', entry: 'slow', authorized: false, access: {} },
-  { method: 'GET', path: '/exits', entry: 'exits', authorized: false, access: {} },
-  { method: 'GET', path: '/files/{proxy+}', entry: 'echo', authorized: false, access: {} },
-  { method: 'GET', path: '/files/index', entry: 'throws', authorized: false, access: {} },
+const TEST_ROUTES: GatewayRoute[] = [
+  { method: 'GET', path: '/items/{itemId}', entry: 'echo', authorized: false },
+  { method: 'POST', path: '/items', entry: 'echo', authorized: true },
+  { method: 'GET', path: '/items/{itemId}/parts/{partId}', entry: 'echo', authorized: true },
+  { method: 'GET', path: '/boom', entry: 'throws', authorized: false },
+  { method: 'GET', path: '/broken', entry: 'malformed', authorized: false },
+  { method: 'POST', path: '/jobs', entry: 'enqueue', authorized: false },
+  { method: 'GET', path: '/slow', entry: 'slow', authorized: false },
+  { method: 'GET', path: '/exits', entry: 'exits', authorized: false },
+  { method: 'GET', path: '/files/{proxy+}', entry: 'echo', authorized: false },
+  { method: 'GET', path: '/files/index', entry: 'throws', authorized: false },
 ];
 
 function gatewayBody(type: string) {

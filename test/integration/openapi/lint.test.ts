@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../../lambdas/platform/openapi.ts';
-import { ROUTES } from '../../../lambdas/routes.ts';
+import { OPERATIONS } from '../../../lambdas/operations/index.ts';
+import { buildOpenApiDocument } from '../../../lambdas/operations/openapi.ts';
 
 /**
  * Runs the real Redocly CLI on the document GET /openapi.json serves, with redocly.yaml: the
@@ -46,13 +46,13 @@ afterAll(async () => {
 
 describe('the OpenAPI document under Redocly lint', () => {
   it('has no error and no warning', async () => {
-    const report = await lint(buildOpenApiDocument(ROUTES));
+    const report = await lint(buildOpenApiDocument(OPERATIONS));
     expect(report.problems.map((problem) => `${problem.ruleId}: ${problem.message}`)).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   });
 
   it('would flag a request body or an error without an example, and an example the schema refuses', async () => {
-    const document = structuredClone(buildOpenApiDocument(ROUTES)) as {
+    const document = structuredClone(buildOpenApiDocument(OPERATIONS)) as {
       paths: Record<
         string,
         Record<string, { requestBody: { content: Record<string, { example?: unknown }> } }>

@@ -3,7 +3,6 @@ import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuthRepository } from '../../../lambdas/auth/ports.ts';
-import { makeAuthRepository } from '../../../lambdas/platform/repositories.ts';
 import { makeIdempotencyStore } from '../../../lambdas/store/idempotency.ts';
 import {
   apiTokenKey,
@@ -13,6 +12,7 @@ import {
   userKey,
 } from '../../../lambdas/store/keys.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
+import { makeAuthRepository } from '../../../lambdas/wiring/repositories.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { setUpApiEnvironment } from '../api/harness.ts';
 

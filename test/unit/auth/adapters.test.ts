@@ -2,8 +2,8 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { makeSesEmailSender } from '../../../lambdas/platform/email.ts';
-import { sessionSigningKeyFromEnv } from '../../../lambdas/platform/session-secret.ts';
+import { makeSesEmailSender } from '../../../lambdas/wiring/email.ts';
+import { sessionSigningKeyFromEnv } from '../../../lambdas/wiring/session-secret.ts';
 
 const secretsManager = mockClient(SecretsManagerClient);
 const ses = mockClient(SESv2Client);

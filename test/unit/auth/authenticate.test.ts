@@ -200,7 +200,7 @@ describe('an API token', () => {
         {
           level: 'warn',
           message: 'could not record lastUsedAt',
-          attributes: { tokenId, error: 'ProvisionedThroughputExceededException' },
+          attributes: { tokenId, errorClass: 'ProvisionedThroughputExceededException' },
         },
       ]);
     });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { csrfRefusal } from '../../../lambdas/auth/csrf.ts';
-import { parseCookieHeader, serializeCookie } from '../../../lambdas/platform/cookies.ts';
+import { parseCookieHeader, serializeCookie } from '../../../lambdas/http/cookies.ts';
 import {
   basePathOf,
   clearedSessionCookies,
   presentedCredential,
   sessionCookies,
-} from '../../../lambdas/platform/session-cookies.ts';
+} from '../../../lambdas/http/session-cookies.ts';
 
 const headersOf = (headers: Record<string, string>) => (name: string) =>
   Object.entries(headers).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1];

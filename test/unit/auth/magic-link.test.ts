@@ -111,7 +111,7 @@ describe('asking for a sign-in link', () => {
       {
         level: 'warn',
         message: 'magic link email failed',
-        attributes: { userId: 'user-ada', error: 'MessageRejected' },
+        attributes: { userId: 'user-ada', errorClass: 'MessageRejected' },
       },
     ]);
   });

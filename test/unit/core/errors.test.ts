@@ -61,7 +61,7 @@ describe('the API errors', () => {
 
   it('carries details into the body only when it has them', () => {
     const details = [{ path: 'name', message: 'Too short' }];
-    expect(new ValidationError('Invalid body.', details).toJSON()).toEqual({
+    expect(new ValidationError('Invalid body.', { details }).toJSON()).toEqual({
       error: 'VALIDATION_ERROR',
       message: 'Invalid body.',
       details,
@@ -110,5 +110,25 @@ describe('the worker’s faults', () => {
     expect(transient.retryAfterSeconds).toBeUndefined();
     expect(transient.usage).toBeUndefined();
     expect('cause' in transient).toBe(false);
+  });
+});
+
+describe('errors keep their cause', () => {
+  it('an API error carries the error it stands for, and never sends it', () => {
+    const cause = Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
+      name: 'ValidationException',
+    });
+    const error = new PayloadTooLargeError('The record is too large.', { cause });
+    expect(error.cause).toBe(cause);
+    expect(JSON.stringify(error.toJSON())).not.toContain('ValidationException');
+    expect(error.toJSON()).toEqual({ error: 'PAYLOAD_TOO_LARGE', message: 'The record is too large.' });
+  });
+
+  it('a 503 says what happened in words and when to retry, without an exception name', () => {
+    const error = new ServiceUnavailableError('The synthesis job could not be queued.', {
+      cause: Object.assign(new Error('x'), { name: 'QueueDoesNotExist' }),
+    });
+    expect(error.retryAfterSeconds).toBe(5);
+    expect(error.message).not.toMatch(/QueueDoesNotExist|Exception|Error\b/);
   });
 });

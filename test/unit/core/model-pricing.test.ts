@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { costUsd, DEFAULT_MODEL_PRICES } from '../../../lambdas/core/model-pricing.ts';
-import { modelPricesFromEnv } from '../../../lambdas/platform/model-prices.ts';
+import { modelPricesFromEnv } from '../../../lambdas/wiring/model-prices.ts';
 
 const usage = (model: string) => ({ model, inputTokens: 1_000_000, outputTokens: 100_000, attempts: 1 });
 

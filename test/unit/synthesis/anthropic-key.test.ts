@@ -3,17 +3,17 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SynthesisFailure } from '../../../lambdas/core/errors.ts';
 import { defaultSynthesisHandler } from '../../../lambdas/core/synthesis-handlers.ts';
+import { WORKER_TIMEOUT_SECONDS } from '../../../lambdas/functions.ts';
 import {
   ANTHROPIC_DEFAULTS,
   anthropicSettingsFromEnv,
   MAX_TIME_BUDGET_MS,
   secretApiKeySource,
-} from '../../../lambdas/platform/anthropic.ts';
-import { makeSecretCache } from '../../../lambdas/platform/secrets.ts';
-import { WORKER_TIMEOUT_SECONDS } from '../../../lambdas/routes.ts';
+} from '../../../lambdas/wiring/anthropic.ts';
+import { makeSecretCache } from '../../../lambdas/wiring/secrets.ts';
 
 /*
- * The API key's way from Secrets Manager to claude-v1 (lambdas/platform/secrets.ts and
+ * The API key's way from Secrets Manager to claude-v1 (lambdas/wiring/secrets.ts and
  * anthropic.ts), and the settings read from the environment. Kept with the synthesis tests
  * because claude-v1 is their only user.
  */
@@ -106,7 +106,7 @@ describe('secretApiKeySource', () => {
       .rejects(Object.assign(new Error('no'), { name: 'AccessDeniedException' }));
     await expect(source().get()).rejects.toThrow(
       new SynthesisFailure(
-        'The Anthropic API key could not be read from Secrets Manager (AccessDeniedException).',
+        "The Anthropic API key could not be read from Secrets Manager: the secret is missing, deleted or not readable by the worker. Check the secret and the worker's role, then start a new run.",
       ),
     );
 

@@ -31,7 +31,7 @@ const validDraft = (): SynthesisDraft => ({
 });
 
 describe('synthesisDraftSchema', () => {
-  it('accepts the submit_synthesis input of DESIGN.md section 6', () => {
+  it('accepts a complete submit_synthesis input: findings, changes and linked warnings', () => {
     const draft = validDraft();
 
     const result = synthesisDraftSchema.safeParse(draft);

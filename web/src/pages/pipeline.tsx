@@ -4,24 +4,39 @@
  */
 import { useState } from 'preact/hooks';
 import { SYNTHESIS_HANDLER_NAMES } from '../../../lambdas/core/synthesis-handlers.ts';
-import { get, post, seg } from '../api.ts';
+import { api, client } from '../api.ts';
 import { useSession } from '../app.tsx';
 import { formatValue } from '../format.ts';
 import { Link, navigate } from '../router.tsx';
 import type { Activation, Configuration, Pipeline, Run } from '../types.ts';
 import { ConfirmDialog, ErrorNotice, Loading, Time, useLoad, useTitle } from '../ui.tsx';
-import { LoadMore, usePagedList } from './pipelines.tsx';
+import { LoadMore, type PagedList, usePagedList } from './pipelines.tsx';
+
+export const getPipeline = (pipelineId: string) =>
+  api(client.GET('/pipelines/{pipelineId}', { params: { path: { pipelineId } } }));
+
+export const getConfiguration = (pipelineId: string, configurationId: string) =>
+  api(
+    client.GET('/pipelines/{pipelineId}/configurations/{configurationId}', {
+      params: { path: { pipelineId, configurationId } },
+    }),
+  );
 
 export function PipelinePage({ pipelineId }: { pipelineId: string }) {
   const loaded = useLoad(async () => {
-    const pipeline = await get<Pipeline>(`pipelines/${seg(pipelineId)}`);
-    const active = await get<Configuration>(
-      `pipelines/${seg(pipelineId)}/configurations/${seg(pipeline.activeConfigurationId)}`,
-    );
+    const pipeline = await getPipeline(pipelineId);
+    const active = await getConfiguration(pipelineId, pipeline.activeConfigurationId);
     return { pipeline, active };
   }, [pipelineId]);
-  const runs = usePagedList<Run>(`pipelines/${seg(pipelineId)}/synthesis-runs`);
-  const history = usePagedList<Activation>(`pipelines/${seg(pipelineId)}/activations`);
+  const path = { pipelineId };
+  const runs = usePagedList(
+    (query) => api(client.GET('/pipelines/{pipelineId}/synthesis-runs', { params: { path, query } })),
+    `runs of ${pipelineId}`,
+  );
+  const history = usePagedList(
+    (query) => api(client.GET('/pipelines/{pipelineId}/activations', { params: { path, query } })),
+    `activations of ${pipelineId}`,
+  );
   useTitle(loaded.data?.pipeline.name ?? 'Pipeline');
 
   if (!loaded.data) {
@@ -80,10 +95,11 @@ function Synthesize({ pipelineId }: { pipelineId: string }) {
     setError(undefined);
     try {
       // One key per press: a retried or doubled request answers the same run instead of a second one.
-      const run = await post<Run>(
-        `pipelines/${seg(pipelineId)}/synthesize`,
-        handler ? { synthesisHandler: handler } : {},
-        { 'idempotency-key': crypto.randomUUID() },
+      const run = await api(
+        client.POST('/pipelines/{pipelineId}/synthesize', {
+          params: { path: { pipelineId }, header: { 'Idempotency-Key': crypto.randomUUID() } },
+          body: handler ? { synthesisHandler: handler } : {},
+        }),
       );
       navigate(`runs/${encodeURIComponent(run.id)}`);
     } catch (caught) {
@@ -185,34 +201,43 @@ export function RunTable({ runs }: { runs: Run[] }) {
   );
 }
 
-function History(props: {
-  pipeline: Pipeline;
-  active: Configuration;
-  history: ReturnType<typeof usePagedList<Activation>>;
-  onActivated: () => void;
-}) {
-  const { canWrite } = useSession();
-  const [target, setTarget] = useState<{ id: string; version: number }>();
-  const [reason, setReason] = useState('');
-  const [error, setError] = useState<unknown>();
-  // Configurations the history names, other than the active one: where one can go back (or forward) to.
+interface ActivationTarget {
+  id: string;
+  version: number;
+}
+
+/** Configurations the history names, other than the active one: where one can go back (or forward) to. */
+function activationTargets(history: Activation[], activeId: string): ActivationTarget[] {
   const versions = new Map<string, number>();
-  for (const activation of props.history.items) {
+  for (const activation of history) {
     versions.set(activation.previousConfigurationId, activation.previousVersion);
     versions.set(activation.configurationId, activation.version);
   }
-  versions.delete(props.active.id);
-  const targets = [...versions]
-    .map(([id, version]) => ({ id, version }))
-    .sort((a, b) => b.version - a.version);
+  versions.delete(activeId);
+  return [...versions].map(([id, version]) => ({ id, version })).sort((a, b) => b.version - a.version);
+}
+
+function History(props: {
+  pipeline: Pipeline;
+  active: Configuration;
+  history: PagedList<Activation>;
+  onActivated: () => void;
+}) {
+  const { canWrite } = useSession();
+  const [target, setTarget] = useState<ActivationTarget>();
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<unknown>();
+  const targets = activationTargets(props.history.items, props.active.id);
 
   const activate = async () => {
     if (!target) return;
     setError(undefined);
     try {
-      await post(
-        `pipelines/${seg(props.pipeline.id)}/configurations/${seg(target.id)}/activate`,
-        reason.trim() ? { reason: reason.trim() } : {},
+      await api(
+        client.POST('/pipelines/{pipelineId}/configurations/{configurationId}/activate', {
+          params: { path: { pipelineId: props.pipeline.id, configurationId: target.id } },
+          body: reason.trim() ? { reason: reason.trim() } : {},
+        }),
       );
       setTarget(undefined);
       setReason('');
@@ -232,23 +257,7 @@ function History(props: {
       ) : null}
       <ol class="history" aria-label="Activations, newest first">
         {props.history.items.map((activation) => (
-          <li key={activation.id}>
-            <p>
-              <strong>{activation.summary}</strong>
-            </p>
-            <p class="muted small">
-              <Time iso={activation.activatedAt} /> ·{' '}
-              {activation.source === 'approval' ? 'approval' : 'roll back'} by{' '}
-              <code>{activation.activatedBy}</code>
-              {activation.synthesisRunId ? (
-                <>
-                  {' '}
-                  · <Link to={`runs/${encodeURIComponent(activation.synthesisRunId)}`}>the run</Link>
-                </>
-              ) : null}
-            </p>
-            {activation.reason ? <p class="small">Reason: {activation.reason}</p> : null}
-          </li>
+          <ActivationItem key={activation.id} activation={activation} />
         ))}
       </ol>
       <LoadMore list={props.history} what="history" />
@@ -282,5 +291,26 @@ function History(props: {
         </ConfirmDialog>
       ) : null}
     </section>
+  );
+}
+
+function ActivationItem({ activation }: { activation: Activation }) {
+  return (
+    <li>
+      <p>
+        <strong>{activation.summary}</strong>
+      </p>
+      <p class="muted small">
+        <Time iso={activation.activatedAt} /> · {activation.source === 'approval' ? 'approval' : 'roll back'}{' '}
+        by <code>{activation.activatedBy}</code>
+        {activation.synthesisRunId ? (
+          <>
+            {' '}
+            · <Link to={`runs/${encodeURIComponent(activation.synthesisRunId)}`}>the run</Link>
+          </>
+        ) : null}
+      </p>
+      {activation.reason ? <p class="small">Reason: {activation.reason}</p> : null}
+    </li>
   );
 }

@@ -1,15 +1,40 @@
 /** The team's pipelines, newest first, a page at a time. */
 import { useEffect, useState } from 'preact/hooks';
-import { get } from '../api.ts';
+import { api, client } from '../api.ts';
 import { Link } from '../router.tsx';
-import type { Page, Pipeline } from '../types.ts';
 import { ErrorNotice, Loading, Time, useTitle } from '../ui.tsx';
 
 export const PAGE_SIZE = 20;
 
-/** A list read page by page through `nextCursor`, with "Load more". */
-export function usePagedList<T>(path: string) {
-  const [items, setItems] = useState<T[]>([]);
+/** What a list page is asked for: a page size, and where the previous page ended. */
+export interface PageQuery {
+  limit: number;
+  cursor?: string;
+}
+
+interface ListPage<Item> {
+  items: Item[];
+  nextCursor: string | null;
+}
+
+export interface PagedList<Item> {
+  items: Item[];
+  loading: boolean;
+  error: unknown;
+  hasMore: boolean;
+  loadMore: () => void;
+  reload: () => void;
+}
+
+/**
+ * A list read page by page through `nextCursor`, with "Load more". `loadPage` is a typed-client
+ * call; `key` names what it reads (the list starts over when it changes).
+ */
+export function usePagedList<Item>(
+  loadPage: (query: PageQuery) => Promise<ListPage<Item>>,
+  key: string,
+): PagedList<Item> {
+  const [items, setItems] = useState<Item[]>([]);
   const [cursor, setCursor] = useState<string | null | undefined>(undefined);
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<unknown>();
@@ -19,9 +44,7 @@ export function usePagedList<T>(path: string) {
     setLoading(true);
     setError(undefined);
     try {
-      const separator = path.includes('?') ? '&' : '?';
-      const query = `${separator}limit=${PAGE_SIZE}${after ? `&cursor=${encodeURIComponent(after)}` : ''}`;
-      const page = await get<Page<T>>(`${path}${query}`);
+      const page = await loadPage(after ? { limit: PAGE_SIZE, cursor: after } : { limit: PAGE_SIZE });
       setItems((previous) => (replace ? page.items : [...previous, ...page.items]));
       setCursor(page.nextCursor);
     } catch (caught) {
@@ -32,7 +55,7 @@ export function usePagedList<T>(path: string) {
   };
   useEffect(() => {
     void load(undefined, true);
-  }, [path, round]);
+  }, [key, round]);
   return {
     items,
     loading,
@@ -57,7 +80,7 @@ export function LoadMore(props: {
 
 export function PipelinesPage() {
   useTitle('Pipelines');
-  const list = usePagedList<Pipeline>('pipelines');
+  const list = usePagedList((query) => api(client.GET('/pipelines', { params: { query } })), 'pipelines');
   return (
     <>
       <h1>Pipelines</h1>

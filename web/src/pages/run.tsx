@@ -3,14 +3,15 @@
  * confidence, model usage, timings); the proposal; and the decision, with a 409 told in words.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, get, post, seg } from '../api.ts';
+import { ApiError, api, client } from '../api.ts';
 import { useSession } from '../app.tsx';
 import { type ConflictExplanation, explainConflict } from '../conflict.ts';
 import { between, formatCount } from '../format.ts';
 import { isSettled, nextPollDelay } from '../poll.ts';
 import { Link } from '../router.tsx';
-import type { Configuration, Evidence, Pipeline, Run, RunDiff } from '../types.ts';
+import type { Pipeline, Run, RunDiff } from '../types.ts';
 import { ErrorNotice, Loading, Time, useLoad, useTitle } from '../ui.tsx';
+import { getConfiguration, getPipeline } from './pipeline.tsx';
 import { Proposal, type ProposalData } from './proposal.tsx';
 
 /** The run, read again with backoff while a worker may still move it. */
@@ -23,7 +24,7 @@ function usePolledRun(runId: string) {
     let delay: number | undefined;
     const poll = async () => {
       try {
-        const current = await get<Run>(`synthesis-runs/${seg(runId)}`);
+        const current = await getRun(runId);
         if (stopped) return;
         setRun(current);
         setError(undefined);
@@ -52,15 +53,16 @@ function usePolledRun(runId: string) {
   return { run, setRun, error };
 }
 
+const getRun = (id: string) => api(client.GET('/synthesis-runs/{id}', { params: { path: { id } } }));
+
 async function loadProposal(run: Run): Promise<ProposalData> {
-  const configuration = (id: string) =>
-    get<Configuration>(`pipelines/${seg(run.pipelineId)}/configurations/${seg(id)}`);
+  const params = { path: { id: run.id } };
   const [base, proposed, diff, evidence] = await Promise.all([
-    configuration(run.baseConfigurationId),
-    configuration(run.proposedConfigurationId ?? ''),
-    get<RunDiff>(`synthesis-runs/${seg(run.id)}/diff`),
+    getConfiguration(run.pipelineId, run.baseConfigurationId),
+    getConfiguration(run.pipelineId, run.proposedConfigurationId ?? ''),
+    api(client.GET('/synthesis-runs/{id}/diff', { params })),
     // Servers without the evidence route (or runs from before it) answer 404: show the ids then.
-    get<Evidence>(`synthesis-runs/${seg(run.id)}/evidence`).catch((error: unknown) => {
+    api(client.GET('/synthesis-runs/{id}/evidence', { params })).catch((error: unknown) => {
       if (error instanceof ApiError && error.status === 404) return null;
       throw error;
     }),
@@ -71,10 +73,7 @@ async function loadProposal(run: Run): Promise<ProposalData> {
 export function RunPage({ runId }: { runId: string }) {
   useTitle('Synthesis run');
   const { run, setRun, error } = usePolledRun(runId);
-  const pipeline = useLoad(
-    async () => (run ? get<Pipeline>(`pipelines/${seg(run.pipelineId)}`) : undefined),
-    [run?.pipelineId],
-  );
+  const pipeline = useLoad(async () => (run ? getPipeline(run.pipelineId) : undefined), [run?.pipelineId]);
   const proposal = useLoad(
     async () => (run?.proposedConfigurationId ? loadProposal(run) : undefined),
     [run?.id, run?.proposedConfigurationId],
@@ -193,6 +192,38 @@ function Facts({ run, diff }: { run: Run; diff: RunDiff | undefined }) {
 
 const isSettledWithoutModel = (run: Run) => isSettled(run.status) && run.usage === null;
 
+/** After a 409: reads where the run and the pipeline stand now, and says what happened. */
+async function explainDecisionConflict(
+  action: 'approve' | 'reject',
+  known: { run: Run; pipeline: Pipeline | undefined; baseVersion: number | undefined; userId: string },
+): Promise<ConflictExplanation> {
+  const run = await getRun(known.run.id).catch(() => known.run);
+  const pipeline = await getPipeline(run.pipelineId).catch(() => known.pipeline);
+  const active = pipeline
+    ? await getConfiguration(run.pipelineId, pipeline.activeConfigurationId).catch(() => undefined)
+    : undefined;
+  return explainConflict({
+    action,
+    run,
+    userId: known.userId,
+    activeConfigurationId: pipeline?.activeConfigurationId,
+    activeVersion: active?.version,
+    baseVersion: known.baseVersion,
+  });
+}
+
+function ConflictNotice({ conflict }: { conflict: ConflictExplanation }) {
+  return (
+    <div class="notice notice-warning" role="alert">
+      <h3>{conflict.title}</h3>
+      <p>{conflict.detail}</p>
+      <p>
+        <strong>What now:</strong> {conflict.next}
+      </p>
+    </div>
+  );
+}
+
 function Decide(props: {
   run: Run;
   pipeline: Pipeline | undefined;
@@ -209,50 +240,30 @@ function Decide(props: {
     setBusy(true);
     setError(undefined);
     setConflict(undefined);
-    const path = `synthesis-runs/${seg(props.run.id)}/${action}`;
+    const params = { path: { id: props.run.id } };
     try {
       const trimmed = reason.trim();
-      const decided = await post<Run>(path, action === 'reject' && trimmed ? { reason: trimmed } : {});
+      const decided = await api(
+        action === 'approve'
+          ? client.POST('/synthesis-runs/{id}/approve', { params })
+          : client.POST('/synthesis-runs/{id}/reject', { params, body: trimmed ? { reason: trimmed } : {} }),
+      );
       props.onDecided(decided);
     } catch (caught) {
-      if (caught instanceof ApiError && caught.status === 409) setConflict(await explain(action));
-      else setError(caught);
+      if (caught instanceof ApiError && caught.status === 409) {
+        setConflict(await explainDecisionConflict(action, { ...props, userId: me.user.id }));
+      } else {
+        setError(caught);
+      }
     } finally {
       setBusy(false);
     }
   };
 
-  /** Reads where the run and the pipeline stand now, and says what happened. */
-  const explain = async (action: 'approve' | 'reject'): Promise<ConflictExplanation> => {
-    const run = await get<Run>(`synthesis-runs/${seg(props.run.id)}`).catch(() => props.run);
-    const pipeline = await get<Pipeline>(`pipelines/${seg(run.pipelineId)}`).catch(() => props.pipeline);
-    const active = pipeline
-      ? await get<Configuration>(
-          `pipelines/${seg(run.pipelineId)}/configurations/${seg(pipeline.activeConfigurationId)}`,
-        ).catch(() => undefined)
-      : undefined;
-    return explainConflict({
-      action,
-      run,
-      userId: me.user.id,
-      activeConfigurationId: pipeline?.activeConfigurationId,
-      activeVersion: active?.version,
-      baseVersion: props.baseVersion,
-    });
-  };
-
   return (
     <section aria-labelledby="decide" class="card decide">
       <h2 id="decide">Decide</h2>
-      {conflict ? (
-        <div class="notice notice-warning" role="alert">
-          <h3>{conflict.title}</h3>
-          <p>{conflict.detail}</p>
-          <p>
-            <strong>What now:</strong> {conflict.next}
-          </p>
-        </div>
-      ) : null}
+      {conflict ? <ConflictNotice conflict={conflict} /> : null}
       <ErrorNotice error={error} />
       {canWrite ? (
         <>

@@ -4,9 +4,8 @@
  * link must not use up the token).
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, sessionStarted } from '../api.ts';
+import { api, client, sessionStarted } from '../api.ts';
 import { href, navigate } from '../router.tsx';
-import type { SessionSummary } from '../types.ts';
 import { ErrorNotice, useTitle } from '../ui.tsx';
 
 export function SignInPage(props: { notice?: string | undefined; onSignedIn: () => Promise<void> }) {
@@ -23,11 +22,7 @@ export function SignInPage(props: { notice?: string | undefined; onSignedIn: () 
     setBusy(true);
     setError(undefined);
     try {
-      const answer = await api<SessionSummary>('POST', 'auth/login', {
-        body: { email, password },
-        noRefresh: true,
-      });
-      sessionStarted(answer);
+      sessionStarted(await api(client.POST('/auth/login', { body: { email, password } })));
       setPassword('');
       await props.onSignedIn();
     } catch (caught) {
@@ -46,7 +41,7 @@ export function SignInPage(props: { notice?: string | undefined; onSignedIn: () 
     }
     setBusy(true);
     try {
-      await api('POST', 'auth/magic-link', { body: { email }, noRefresh: true });
+      await api(client.POST('/auth/magic-link', { body: { email } }));
       setLinkSentTo(email);
     } catch (caught) {
       setError(caught);
@@ -121,11 +116,7 @@ export function MagicLinkPage(props: { onSignedIn: () => Promise<void> }) {
     setBusy(true);
     setError(undefined);
     try {
-      const answer = await api<SessionSummary>('POST', 'auth/magic-link/verify', {
-        body: { token },
-        noRefresh: true,
-      });
-      sessionStarted(answer);
+      sessionStarted(await api(client.POST('/auth/magic-link/verify', { body: { token: token ?? '' } })));
       await props.onSignedIn();
       navigate('', { replace: true });
     } catch (caught) {

@@ -3,46 +3,26 @@
  * secret shown once, with a copy button and a warning) and revoking one after confirmation.
  */
 import { useRef, useState } from 'preact/hooks';
-import { api, post, seg } from '../api.ts';
+import { api, client } from '../api.ts';
 import { useSession } from '../app.tsx';
-import type { ApiToken } from '../types.ts';
+import type { ApiToken, CreatedApiToken, Me } from '../types.ts';
 import { ConfirmDialog, ErrorNotice, Time, useTitle } from '../ui.tsx';
 import { LoadMore, usePagedList } from './pipelines.tsx';
 
-type CreatedToken = ApiToken & { token: string };
+const teamNameOf = (me: Me, teamId: string) =>
+  me.teams.find((candidate) => candidate.id === teamId)?.name ?? teamId;
 
 export function TokensPage() {
   useTitle('API tokens');
-  const { me, teamId } = useSession();
-  const list = usePagedList<ApiToken>('api-tokens');
-  const [name, setName] = useState('');
-  const [team, setTeam] = useState(teamId);
-  const [busy, setBusy] = useState(false);
+  const list = usePagedList((query) => api(client.GET('/api-tokens', { params: { query } })), 'api-tokens');
   const [error, setError] = useState<unknown>();
-  const [created, setCreated] = useState<CreatedToken>();
   const [revoking, setRevoking] = useState<ApiToken>();
-  const teamName = (id: string) => me.teams.find((candidate) => candidate.id === id)?.name ?? id;
-
-  const create = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      setCreated(await post<CreatedToken>('api-tokens', { name: name.trim(), teamId: team }));
-      setName('');
-      list.reload();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
 
   const revoke = async (token: ApiToken) => {
     setRevoking(undefined);
     setError(undefined);
     try {
-      await api('DELETE', `api-tokens/${seg(token.id)}`);
+      await api(client.DELETE('/api-tokens/{id}', { params: { path: { id: token.id } } }));
       list.reload();
     } catch (caught) {
       setError(caught);
@@ -56,107 +36,164 @@ export function TokensPage() {
         Tokens let scripts and the CLI call the API as you, in one team, with your role there. They work until
         you revoke them.
       </p>
-      <section aria-labelledby="create-token" class="card">
-        <h2 id="create-token">Create a token</h2>
-        <form class="inline-form" method="post" onSubmit={create}>
-          <label for="token-name">Token name</label>
-          <input
-            id="token-name"
-            required
-            maxLength={100}
-            placeholder="e.g. nightly evaluation job"
-            value={name}
-            onInput={(event) => setName(event.currentTarget.value)}
-          />
-          {me.teams.length > 1 ? (
-            <>
-              <label for="token-team">Team</label>
-              <select id="token-team" value={team} onChange={(event) => setTeam(event.currentTarget.value)}>
-                {me.teams.map((candidate) => (
-                  <option key={candidate.id} value={candidate.id}>
-                    {candidate.name}
-                  </option>
-                ))}
-              </select>
-            </>
-          ) : null}
-          <button type="submit" class="primary" disabled={busy || name.trim() === ''}>
-            Create token
-          </button>
-        </form>
-        {created ? (
-          <NewToken
-            created={created}
-            teamName={teamName(created.teamId)}
-            onDone={() => setCreated(undefined)}
-          />
-        ) : null}
-      </section>
+      <CreateToken onCreated={list.reload} onError={setError} />
       <ErrorNotice error={error ?? list.error} />
       <section aria-labelledby="your-tokens">
         <h2 id="your-tokens">Your tokens</h2>
         {list.items.length === 0 && !list.loading ? <p class="muted">You have no API tokens.</p> : null}
-        {list.items.length > 0 ? (
-          <div class="table-scroll">
-            <table class="list cards-on-phone">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Team</th>
-                  <th scope="col">Token</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.items.map((token) => (
-                  <tr key={token.id}>
-                    <td data-label="Name">{token.name}</td>
-                    <td data-label="Team">{teamName(token.teamId)}</td>
-                    <td data-label="Token">
-                      <code>{token.hint}</code>
-                    </td>
-                    <td data-label="Created">
-                      <Time iso={token.createdAt} />
-                    </td>
-                    <td data-label="Last used">
-                      {token.lastUsedAt ? <Time iso={token.lastUsedAt} /> : <span class="muted">never</span>}
-                    </td>
-                    <td data-label="Status">{tokenStatus(token)}</td>
-                    <td>
-                      {token.revokedAt ? null : (
-                        <button type="button" class="danger" onClick={() => setRevoking(token)}>
-                          Revoke
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        ) : null}
+        {list.items.length > 0 ? <TokenTable tokens={list.items} onRevoke={setRevoking} /> : null}
         <LoadMore list={list} what="tokens" />
       </section>
       {revoking ? (
-        <ConfirmDialog
-          title={`Revoke “${revoking.name}”?`}
-          confirmLabel="Revoke"
-          danger
+        <RevokeDialog
+          token={revoking}
           onConfirm={() => void revoke(revoking)}
           onCancel={() => setRevoking(undefined)}
-        >
-          <p>
-            Scripts using <code>{revoking.hint}</code> are refused within 30 seconds. This cannot be undone;
-            create a new token if you need one again.
-          </p>
-        </ConfirmDialog>
+        />
       ) : null}
     </>
+  );
+}
+
+/** The form that creates a token, and the new token's secret once it is made. */
+function CreateToken(props: { onCreated: () => void; onError: (error: unknown) => void }) {
+  const { me, teamId } = useSession();
+  const [name, setName] = useState('');
+  const [team, setTeam] = useState(teamId);
+  const [busy, setBusy] = useState(false);
+  const [created, setCreated] = useState<CreatedApiToken>();
+
+  const create = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    props.onError(undefined);
+    try {
+      setCreated(await api(client.POST('/api-tokens', { body: { name: name.trim(), teamId: team } })));
+      setName('');
+      props.onCreated();
+    } catch (caught) {
+      props.onError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="create-token" class="card">
+      <h2 id="create-token">Create a token</h2>
+      <form class="inline-form" method="post" onSubmit={create}>
+        <label for="token-name">Token name</label>
+        <input
+          id="token-name"
+          required
+          maxLength={100}
+          placeholder="e.g. nightly evaluation job"
+          value={name}
+          onInput={(event) => setName(event.currentTarget.value)}
+        />
+        {me.teams.length > 1 ? <TeamSelect teams={me.teams} value={team} onChange={setTeam} /> : null}
+        <button type="submit" class="primary" disabled={busy || name.trim() === ''}>
+          Create token
+        </button>
+      </form>
+      {created ? (
+        <NewToken
+          created={created}
+          teamName={teamNameOf(me, created.teamId)}
+          onDone={() => setCreated(undefined)}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+function TeamSelect(props: { teams: Me['teams']; value: string; onChange: (teamId: string) => void }) {
+  return (
+    <>
+      <label for="token-team">Team</label>
+      <select
+        id="token-team"
+        value={props.value}
+        onChange={(event) => props.onChange(event.currentTarget.value)}
+      >
+        {props.teams.map((candidate) => (
+          <option key={candidate.id} value={candidate.id}>
+            {candidate.name}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
+function TokenTable(props: { tokens: ApiToken[]; onRevoke: (token: ApiToken) => void }) {
+  return (
+    <div class="table-scroll">
+      <table class="list cards-on-phone">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Team</th>
+            <th scope="col">Token</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Status</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.tokens.map((token) => (
+            <TokenRow key={token.id} token={token} onRevoke={props.onRevoke} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function TokenRow({ token, onRevoke }: { token: ApiToken; onRevoke: (token: ApiToken) => void }) {
+  const { me } = useSession();
+  return (
+    <tr>
+      <td data-label="Name">{token.name}</td>
+      <td data-label="Team">{teamNameOf(me, token.teamId)}</td>
+      <td data-label="Token">
+        <code>{token.hint}</code>
+      </td>
+      <td data-label="Created">
+        <Time iso={token.createdAt} />
+      </td>
+      <td data-label="Last used">
+        {token.lastUsedAt ? <Time iso={token.lastUsedAt} /> : <span class="muted">never</span>}
+      </td>
+      <td data-label="Status">{tokenStatus(token)}</td>
+      <td>
+        {token.revokedAt ? null : (
+          <button type="button" class="danger" onClick={() => onRevoke(token)}>
+            Revoke
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function RevokeDialog(props: { token: ApiToken; onConfirm: () => void; onCancel: () => void }) {
+  return (
+    <ConfirmDialog
+      title={`Revoke “${props.token.name}”?`}
+      confirmLabel="Revoke"
+      danger
+      onConfirm={props.onConfirm}
+      onCancel={props.onCancel}
+    >
+      <p>
+        Scripts using <code>{props.token.hint}</code> are refused within 30 seconds. This cannot be undone;
+        create a new token if you need one again.
+      </p>
+    </ConfirmDialog>
   );
 }
 
@@ -166,7 +203,7 @@ function tokenStatus(token: ApiToken): string {
   return token.expiresAt ? `active until ${new Date(token.expiresAt).toLocaleDateString()}` : 'active';
 }
 
-function NewToken(props: { created: CreatedToken; teamName: string; onDone: () => void }) {
+function NewToken(props: { created: CreatedApiToken; teamName: string; onDone: () => void }) {
   const field = useRef<HTMLInputElement>(null);
   const [copied, setCopied] = useState<string>();
   const copy = async () => {

@@ -13,8 +13,7 @@ const raiseTimeout =
   (p90Ms: number | undefined) =>
   (settings: JsonObject): Proposed | Skipped => {
     const current = numberSetting(settings, 'timeoutMs');
-    // Stryker disable next-line ConditionalExpression: undefined >= a number is false; the first test is for the type checker.
-    if (current !== undefined && current >= L.timeoutCapMs) {
+    if ((current ?? 0) >= L.timeoutCapMs) {
       // The limit cannot grow any more; retrying is what is left.
       const retried = raiseRetries('transient')(settings);
       return 'skip' in retried ? { skip: `timeoutMs is already ${current} and ${retried.skip}` } : retried;

@@ -13,8 +13,7 @@ import { actionOn, isModelLike, pickSlot } from '../slots.ts';
 
 const raiseMaxTokens = (settings: JsonObject): Proposed | Skipped => {
   const current = numberSetting(settings, 'maxTokens');
-  // Stryker disable next-line ConditionalExpression: undefined >= a number is false; the first test is for the type checker.
-  if (current !== undefined && current >= L.maxTokensCap) {
+  if ((current ?? 0) >= L.maxTokensCap) {
     return { skip: `maxTokens is already ${current}; shorter output must come from the prompt` };
   }
   if (current === undefined) {

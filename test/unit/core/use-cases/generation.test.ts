@@ -418,7 +418,7 @@ describe('a permanent fault', () => {
     });
   });
 
-  it('fails an internal error with a message naming its class, never its text', async () => {
+  it('fails an internal error with a message in words, never its class or its text', async () => {
     const run = seedRun();
     const bug = new TypeError("Cannot read properties of undefined (reading 'slots')");
     const outcome = await generator(
@@ -428,7 +428,7 @@ describe('a permanent fault', () => {
     )(job(run));
     expect(outcome).toMatchObject({ outcome: 'failed', error: bug });
     expect((await stored(run))?.errorMessage).toBe(
-      'Generation stopped on an internal error (TypeError) that a retry would not fix; start a new run, and report the run id if it happens again.',
+      'Generation stopped on an internal error that a retry would not fix; start a new run, and report the run id if it happens again.',
     );
   });
 
@@ -443,7 +443,7 @@ describe('a permanent fault', () => {
     const error = (outcome as { error: unknown }).error;
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toBe('boom');
-    expect((await stored(run))?.errorMessage).toMatch(/^Generation stopped on an internal error \(Error\)/);
+    expect((await stored(run))?.errorMessage).toMatch(/^Generation stopped on an internal error that a retry would not fix/);
   });
 
   it('leaves a run that was failed meanwhile as it is', async () => {
@@ -494,7 +494,7 @@ describe('a transient fault', () => {
     expect(outcome).not.toHaveProperty('retryAfterSeconds');
   });
 
-  it('retries an infrastructure fault the transient check recognizes, naming it', async () => {
+  it('retries an infrastructure fault the transient check recognizes, saying so in words', async () => {
     const run = seedRun();
     vi.spyOn(world.pipelines, 'recentSignals').mockRejectedValueOnce(throttled());
     const outcome = await generator(engine(() => proposal()))(job(run));
@@ -502,7 +502,8 @@ describe('a transient fault', () => {
     expect(outcome).not.toHaveProperty('retryAfterSeconds');
     expect(await stored(run)).toMatchObject({
       status: 'pending',
-      retryReason: 'A dependency failed for a moment (ThrottlingException).',
+      retryReason:
+        'A service the worker depends on (the database or the queue) failed for a moment; the job will be retried.',
     });
   });
 

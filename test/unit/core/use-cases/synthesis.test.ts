@@ -106,7 +106,10 @@ describe('starting a synthesis run', () => {
     const error = await rejection(start()(ada, pipeline.id, {}));
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(error.statusCode).toBe(503);
-    expect(error.message).toBe('The synthesis job could not be queued; start a new run. (QueueDoesNotExist)');
+    expect(error.message).toBe(
+      'The synthesis job could not be queued: the queue did not accept it. Retry the request after the time Retry-After gives.',
+    );
+    expect(error.message).not.toContain('QueueDoesNotExist');
     const [stored] = world.runs.runs.values();
     expect(stored).toMatchObject({
       status: 'failed',

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { Signal, Slot } from '../../../../lambdas/core/schemas.ts';
 import {
   buildSynthesisPrompt,
+  FRAMING_BYTES,
   PROMPT_LIMITS,
   SYSTEM_PROMPT,
+  USER_PROMPT_BYTES,
 } from '../../../../lambdas/synthesis/claude/prompt.ts';
 import { context, SLOT_SECRET } from './harness.ts';
 
@@ -112,6 +114,14 @@ describe('the user message of claude-v1', () => {
         PROMPT_LIMITS.toolUseOverheadTokens,
     );
     expect(prompt.estimatedTokens).toBeLessThan(PROMPT_LIMITS.maxInputTokens);
+  });
+
+  it('fits its capped sections and their headings in the byte budget of the user message', () => {
+    const { configurationBytes, signalsBytes, historyBytes, runsBytes } = PROMPT_LIMITS;
+
+    const sections = configurationBytes + signalsBytes + historyBytes + runsBytes;
+
+    expect(sections + FRAMING_BYTES).toBeLessThanOrEqual(USER_PROMPT_BYTES);
   });
 });
 

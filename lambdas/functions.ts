@@ -1,0 +1,105 @@
+/**
+ * What a function may reach (its access) and the functions that are not API operations: the
+ * authorizer, the synthesis worker, the dead-letter handler and the sweeper. The API operations'
+ * functions are declared by their operation modules (lambdas/operations/); the CDK stack and the
+ * local stack build both kinds from these declarations, with the same grants and variables.
+ */
+export type TableAccess = 'read' | 'readWrite';
+
+export interface FunctionAccess {
+  runs?: TableAccess;
+  data?: TableAccess;
+  auth?: TableAccess;
+  /** Sends synthesis jobs to the queue. */
+  sendJobs?: boolean;
+  /**
+   * Consumes the synthesis queue (its event source grants receive, delete and visibility changes)
+   * and needs its URL as SYNTHESIS_QUEUE_URL, to hide a failed job for a backoff of seconds.
+   */
+  consumesJobs?: boolean;
+  /**
+   * Signs or verifies session tokens: read access to the session signing key secret and its ARN
+   * as SESSION_SECRET_ARN (never the key itself in the environment).
+   */
+  sessionSecret?: boolean;
+  /** Sends email through SES: ses:SendEmail on the sender identity, EMAIL_FROM and APP_URL. */
+  sendsEmail?: boolean;
+  /** Calls the model API: read access to the Anthropic API key secret and its ARN as ANTHROPIC_SECRET_ARN. */
+  callsModel?: boolean;
+  /**
+   * Sets `lastUsedAt` on API token items of the auth table: dynamodb:UpdateItem limited to
+   * leading keys `APITOKEN#*` and the attributes pk, sk, lastUsedAt (the authorizer only).
+   */
+  recordsTokenUse?: boolean;
+}
+
+/**
+ * A function that is not an API operation (lambdas/handlers/<entry>.ts): what the CDK stack (lib/)
+ * and the local stack (local/functions.ts) both build it from.
+ */
+export interface FunctionDefinition {
+  entry: string;
+  access: FunctionAccess;
+  /** Lambda's timeout; HTTP_FUNCTION_TIMEOUT_SECONDS when absent. */
+  timeoutSeconds?: number;
+  memoryMb?: number;
+  /** An SQS event source with ReportBatchItemFailures. */
+  eventSource?: { batchSize: number; maxConcurrency?: number };
+}
+
+/** The timeout of every API operation's function: well inside API Gateway's 29 s integration timeout. */
+export const HTTP_FUNCTION_TIMEOUT_SECONDS = 10;
+export const DEFAULT_MEMORY_MB = 256;
+
+/**
+ * The authorizer reads the auth table and writes only API tokens' lastUsedAt, at most about once a
+ * minute per token (`recordsTokenUse`: a narrow UpdateItem grant, not write access to the table).
+ */
+export const AUTHORIZER = {
+  entry: 'authorize',
+  access: { auth: 'read', sessionSecret: true, recordsTokenUse: true },
+  timeoutSeconds: 5,
+} satisfies FunctionDefinition;
+
+/** The worker's timeout; the queue's visibility timeout is six times this (AWS's guidance). */
+export const WORKER_TIMEOUT_SECONDS = 120;
+export const QUEUE_VISIBILITY_TIMEOUT_SECONDS = 6 * WORKER_TIMEOUT_SECONDS;
+
+export const SYNTHESIS_WORKER = {
+  entry: 'process-synthesis-jobs',
+  access: { runs: 'readWrite', data: 'readWrite', consumesJobs: true, callsModel: true },
+  timeoutSeconds: WORKER_TIMEOUT_SECONDS,
+  memoryMb: 512,
+  // maxConcurrency bounds the concurrent model calls (and the Anthropic rate limit they share).
+  eventSource: { batchSize: 5, maxConcurrency: 5 },
+} satisfies FunctionDefinition;
+
+/** Seconds the dead-letter handler may run; its queue's visibility timeout is six times this. */
+export const DEAD_LETTER_HANDLER_TIMEOUT_SECONDS = 30;
+export const DEAD_LETTER_HANDLER = {
+  entry: 'fail-dead-synthesis-jobs',
+  access: { runs: 'readWrite' },
+  timeoutSeconds: DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
+  eventSource: { batchSize: 10 },
+} satisfies FunctionDefinition;
+
+/** On a schedule: fails runs left pending or generating past STUCK_RUN_AFTER_SECONDS. */
+export const RUN_SWEEPER = {
+  entry: 'sweep-stuck-runs',
+  access: { runs: 'readWrite' },
+  timeoutSeconds: 60,
+  scheduleMinutes: 5,
+} satisfies FunctionDefinition & { scheduleMinutes: number };
+
+/**
+ * Receives of a job before it moves to the DLQ. Failed attempts come back after a backoff of
+ * 5, 15, 45 and 135 s (lambdas/sqs/sqs-batch.ts), so five attempts span about four minutes.
+ */
+export const MAX_RECEIVE_COUNT = 5;
+/**
+ * A run still pending or generating this long after it was created cannot finish any more: even
+ * if every attempt ran into the worker's timeout and waited out the visibility timeout, its job
+ * would be in the DLQ by now. The sweeper fails it.
+ */
+export const STUCK_RUN_AFTER_SECONDS =
+  MAX_RECEIVE_COUNT * QUEUE_VISIBILITY_TIMEOUT_SECONDS + WORKER_TIMEOUT_SECONDS;

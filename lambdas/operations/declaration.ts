@@ -1,0 +1,96 @@
+/**
+ * The shape of an API operation's declaration: everything about one operation in one object, which
+ * its handler is built from (http/operation.ts) and from which the CDK stack (lib/), the local
+ * gateway (local/) and the OpenAPI document (openapi.ts) are derived. Pure data and zod schemas:
+ * importing a declaration reads no environment and starts no client.
+ */
+import type * as z from 'zod/mini';
+import { DEFAULT_MEMORY_MB, type FunctionAccess, HTTP_FUNCTION_TIMEOUT_SECONDS } from '../functions.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type JsonSchema = Record<string, unknown>;
+
+/** A query or header parameter: the schema that parses its text, and what the document says of it. */
+export interface ParameterSpec<S extends z.ZodMiniType = z.ZodMiniType> {
+  schema: S;
+  description: string;
+  /** The 400 message when the value does not parse (zod's issue message otherwise). */
+  invalid?: string;
+  /** The parameter as documented, when the schema that parses its text is not what a caller sends. */
+  documented?: JsonSchema;
+}
+
+/** The success answer: its status, and its JSON body's schema (none for 204 or a non-JSON body). */
+export interface ResponseSpec {
+  status: number;
+  /** A zod schema (its output documented) or a JSON Schema written out; absent for no JSON body. */
+  schema?: z.ZodMiniType | JsonSchema;
+  /** For answers that are not JSON (HTML pages, the application's assets). */
+  contentType?: string;
+  headers?: Record<string, JsonSchema>;
+  /** Other statuses that are no error, with what they mean (a redirect, a 304). */
+  alsoAnswers?: Readonly<Record<number, string>>;
+}
+
+export interface OperationDeclaration {
+  /**
+   * The operation's id in the OpenAPI document, and the name of its function and of its module
+   * (lambdas/operations/<name>.ts) unless `module` names another.
+   */
+  name: string;
+  /** The module (and function) serving the operation, when one function serves several operations. */
+  module?: string;
+  method: HttpMethod;
+  /** API Gateway path with `{param}` placeholders; a last `{name+}` takes the rest of the path. */
+  path: string;
+  summary: string;
+  /** What the function may reach: its grants and environment variables. */
+  access: FunctionAccess;
+  /**
+   * Present only for an operation that goes without a credential: why it may (the reason of its
+   * cdk-nag acknowledgements). Every other operation is behind the authorizer.
+   */
+  public?: string;
+  memoryMb?: number;
+  timeoutSeconds?: number;
+  /**
+   * Scripts of this repository that generate what the module imports (run with Node and tsx from
+   * the repository root right before the function is bundled), e.g. the review application's build.
+   */
+  buildsFirst?: readonly string[];
+  /** Path parameters: an id outside its schema names no resource (404, no database read). */
+  params?: Readonly<Record<string, z.ZodMiniType<string>>>;
+  query?: Readonly<Record<string, ParameterSpec>>;
+  /** Request headers by their lower-case name. */
+  headers?: Readonly<Record<string, ParameterSpec>>;
+  /** The JSON body: `required` says whether an absent body is a 400 (else it reads as `{}`). */
+  body?: { schema: z.ZodMiniType; required: boolean; example: Record<string, unknown> };
+  response: ResponseSpec;
+  /** Error statuses besides 400, 413, 500 and (behind the authorizer) 401 and 403. */
+  errors: readonly number[];
+}
+
+/** Identity with the literal types kept, so the handler is typed from exactly this declaration. */
+export function defineOperation<const D extends OperationDeclaration>(declaration: D): D {
+  return declaration;
+}
+
+/** The module (and function, and entry) that serves an operation. */
+export function moduleOf(operation: Pick<OperationDeclaration, 'name' | 'module'>): string {
+  return operation.module ?? operation.name;
+}
+
+/** The statuses an operation may answer: its success, its declared errors and the ones any may. */
+export function answerableStatuses(operation: OperationDeclaration): number[] {
+  const always = [400, 413, 500, ...(operation.public === undefined ? [401, 403] : [])];
+  const other = Object.keys(operation.response.alsoAnswers ?? {}).map(Number);
+  return [...new Set([operation.response.status, ...other, ...always, ...operation.errors])];
+}
+
+/** What the function of an operation runs with where the declaration says nothing. */
+export function functionSettings(operation: OperationDeclaration) {
+  return {
+    memoryMb: operation.memoryMb ?? DEFAULT_MEMORY_MB,
+    timeoutSeconds: operation.timeoutSeconds ?? HTTP_FUNCTION_TIMEOUT_SECONDS,
+  };
+}

@@ -1,0 +1,24 @@
+/* GET /pipelines/{pipelineId}/configurations/{configurationId}: one immutable configuration. */
+import { configurationSchema, idSchema } from '../core/schemas.ts';
+import { makeGetConfiguration } from '../core/use-cases/pipelines.ts';
+import { operationHandler } from '../http/operation.ts';
+import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { defineOperation } from './declaration.ts';
+
+export const getConfiguration = defineOperation({
+  name: 'get-configuration',
+  method: 'GET',
+  path: '/pipelines/{pipelineId}/configurations/{configurationId}',
+  summary: 'One configuration of a pipeline.',
+  access: { data: 'read' },
+  params: { pipelineId: idSchema, configurationId: idSchema },
+  response: { status: 200, schema: configurationSchema },
+  errors: [404],
+});
+
+export const handler = /* @__PURE__ */ operationHandler(getConfiguration, () => {
+  const get = makeGetConfiguration({ pipelines: pipelineRepositoryFromEnv() });
+  return async ({ principal, params }) => ({
+    body: await get(principal, params.pipelineId, params.configurationId),
+  });
+});

@@ -1,0 +1,23 @@
+/* GET /openapi.json: the API's OpenAPI 3.1 document, generated from the operation declarations. */
+import { operationHandler } from '../http/operation.ts';
+import { defineOperation } from './declaration.ts';
+import { OPERATIONS } from './index.ts';
+import { buildOpenApiDocument } from './openapi.ts';
+
+export const getOpenApi = defineOperation({
+  name: 'get-openapi',
+  method: 'GET',
+  path: '/openapi.json',
+  summary: 'This document.',
+  access: {},
+  public:
+    "The API's OpenAPI description, generated from the operation declarations and their schemas, so that clients and tools can be built before anyone holds a credential. It holds no data and reads nothing but the code.",
+  response: { status: 200, schema: { type: 'object' } },
+  errors: [],
+});
+
+export const handler = /* @__PURE__ */ operationHandler(getOpenApi, () => {
+  // Built once per execution environment: the document depends only on the code.
+  const document = buildOpenApiDocument(OPERATIONS);
+  return async () => ({ body: document, headers: { 'cache-control': 'public, max-age=300' } });
+});

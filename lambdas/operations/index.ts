@@ -1,0 +1,66 @@
+/**
+ * The list of the API's operations, in the order the OpenAPI document shows them. The CDK stack
+ * (lib/api.ts), the local gateway (local/) and the OpenAPI document are all built from it; adding
+ * an operation is one module in this folder and one line here.
+ */
+import { activateConfiguration } from './activate-configuration.ts';
+import { approveSynthesisRun } from './approve-synthesis-run.ts';
+import { changePassword } from './change-password.ts';
+import { createApiToken } from './create-api-token.ts';
+import { createPipeline } from './create-pipeline.ts';
+import type { OperationDeclaration } from './declaration.ts';
+import { getConfiguration } from './get-configuration.ts';
+import { getMe } from './get-me.ts';
+import { getOpenApi } from './get-openapi.ts';
+import { getPipeline } from './get-pipeline.ts';
+import { getSynthesisRun } from './get-synthesis-run.ts';
+import { getSynthesisRunDiff } from './get-synthesis-run-diff.ts';
+import { getSynthesisRunEvidence } from './get-synthesis-run-evidence.ts';
+import { listActivations } from './list-activations.ts';
+import { listApiTokens } from './list-api-tokens.ts';
+import { listPipelines } from './list-pipelines.ts';
+import { listSynthesisRuns } from './list-synthesis-runs.ts';
+import { logIn } from './log-in.ts';
+import { logOut } from './log-out.ts';
+import { recordExecutions } from './record-executions.ts';
+import { recordSignals } from './record-signals.ts';
+import { refreshSession } from './refresh-session.ts';
+import { rejectSynthesisRun } from './reject-synthesis-run.ts';
+import { requestMagicLink } from './request-magic-link.ts';
+import { revokeApiToken } from './revoke-api-token.ts';
+import { serveAppFiles, serveAppShell } from './serve-app.ts';
+import { showMagicLinkPage } from './show-magic-link-page.ts';
+import { synthesizePipeline } from './synthesize-pipeline.ts';
+import { verifyMagicLink } from './verify-magic-link.ts';
+
+export const OPERATIONS: readonly OperationDeclaration[] = [
+  synthesizePipeline,
+  getSynthesisRun,
+  getMe,
+  createPipeline,
+  listPipelines,
+  getPipeline,
+  getConfiguration,
+  recordSignals,
+  recordExecutions,
+  approveSynthesisRun,
+  rejectSynthesisRun,
+  getSynthesisRunEvidence,
+  getSynthesisRunDiff,
+  listSynthesisRuns,
+  activateConfiguration,
+  listActivations,
+  logIn,
+  refreshSession,
+  logOut,
+  requestMagicLink,
+  showMagicLinkPage,
+  verifyMagicLink,
+  changePassword,
+  listApiTokens,
+  createApiToken,
+  revokeApiToken,
+  getOpenApi,
+  serveAppShell,
+  serveAppFiles,
+];

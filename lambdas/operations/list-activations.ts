@@ -1,0 +1,24 @@
+/* GET /pipelines/{pipelineId}/activations?limit&cursor: which configuration was active when, newest first. */
+import { activationSchema, idSchema } from '../core/schemas.ts';
+import { makeListActivations } from '../core/use-cases/review.ts';
+import { operationHandler } from '../http/operation.ts';
+import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { defineOperation } from './declaration.ts';
+import { pageOf, pageQuery } from './parameters.ts';
+
+export const listActivations = defineOperation({
+  name: 'list-activations',
+  method: 'GET',
+  path: '/pipelines/{pipelineId}/activations',
+  summary: "The pipeline's configuration history, newest first.",
+  access: { data: 'read' },
+  params: { pipelineId: idSchema },
+  query: pageQuery,
+  response: { status: 200, schema: pageOf(activationSchema) },
+  errors: [404],
+});
+
+export const handler = /* @__PURE__ */ operationHandler(listActivations, () => {
+  const list = makeListActivations({ pipelines: pipelineRepositoryFromEnv() });
+  return async ({ principal, params, query }) => ({ body: await list(principal, params.pipelineId, query) });
+});

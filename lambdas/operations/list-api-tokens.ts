@@ -1,0 +1,23 @@
+/* GET /api-tokens?limit&cursor: the caller's tokens, newest first, without secrets or hashes. */
+import { makeListApiTokens } from '../auth/api-tokens.ts';
+import { operationHandler } from '../http/operation.ts';
+import { authRepositoryFromEnv } from '../wiring/repositories.ts';
+import { defineOperation } from './declaration.ts';
+import { pageOf, pageQuery } from './parameters.ts';
+import { apiTokenAnswer } from './shapes.ts';
+
+export const listApiTokens = defineOperation({
+  name: 'list-api-tokens',
+  method: 'GET',
+  path: '/api-tokens',
+  summary: 'Your API tokens (never their secrets).',
+  access: { auth: 'read' },
+  query: pageQuery,
+  response: { status: 200, schema: pageOf(apiTokenAnswer) },
+  errors: [],
+});
+
+export const handler = /* @__PURE__ */ operationHandler(listApiTokens, () => {
+  const list = makeListApiTokens({ auth: authRepositoryFromEnv() });
+  return async ({ principal, query }) => ({ body: await list(principal, query) });
+});

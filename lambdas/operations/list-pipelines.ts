@@ -1,0 +1,23 @@
+/* GET /pipelines?limit&cursor: the team's pipelines, newest first. */
+import { pipelineSchema } from '../core/schemas.ts';
+import { makeListPipelines } from '../core/use-cases/pipelines.ts';
+import { operationHandler } from '../http/operation.ts';
+import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { defineOperation } from './declaration.ts';
+import { pageOf, pageQuery } from './parameters.ts';
+
+export const listPipelines = defineOperation({
+  name: 'list-pipelines',
+  method: 'GET',
+  path: '/pipelines',
+  summary: "The team's pipelines, newest first.",
+  access: { data: 'read' },
+  query: pageQuery,
+  response: { status: 200, schema: pageOf(pipelineSchema) },
+  errors: [],
+});
+
+export const handler = /* @__PURE__ */ operationHandler(listPipelines, () => {
+  const list = makeListPipelines({ pipelines: pipelineRepositoryFromEnv() });
+  return async ({ principal, query }) => ({ body: await list(principal, query) });
+});

@@ -1,0 +1,40 @@
+/* GET /pipelines/{pipelineId}/synthesis-runs?status&limit&cursor: a pipeline's runs, newest first. */
+import * as z from 'zod/mini';
+import { idSchema, runStatusSchema, synthesisRunSchema } from '../core/schemas.ts';
+import { makeListRuns } from '../core/use-cases/review.ts';
+import { operationHandler } from '../http/operation.ts';
+import { pipelineRepositoryFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
+import { defineOperation } from './declaration.ts';
+import { pageOf, pageQuery } from './parameters.ts';
+
+export const listSynthesisRuns = defineOperation({
+  name: 'list-synthesis-runs',
+  method: 'GET',
+  path: '/pipelines/{pipelineId}/synthesis-runs',
+  summary: "A pipeline's runs, newest first; ?status filters.",
+  access: { runs: 'read', data: 'read' },
+  params: { pipelineId: idSchema },
+  query: {
+    status: {
+      schema: z.optional(runStatusSchema),
+      description: 'Only runs in this status.',
+      invalid: `status must be one of ${runStatusSchema.options.join(', ')}.`,
+      documented: { type: 'string', enum: [...runStatusSchema.options] },
+    },
+    ...pageQuery,
+  },
+  response: { status: 200, schema: pageOf(synthesisRunSchema) },
+  errors: [404],
+});
+
+export const handler = /* @__PURE__ */ operationHandler(listSynthesisRuns, () => {
+  const list = makeListRuns({ runs: runRepositoryFromEnv(), pipelines: pipelineRepositoryFromEnv() });
+  return async ({ principal, params, query }) => ({
+    body: await list(
+      principal,
+      params.pipelineId,
+      { limit: query.limit, cursor: query.cursor },
+      query.status,
+    ),
+  });
+});

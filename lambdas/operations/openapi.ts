@@ -1,0 +1,224 @@
+/**
+ * Builds the OpenAPI 3.1 document of the API from the operation declarations, whose parameters and
+ * bodies are the zod schemas that validate requests. Kept clean under Redocly's recommended rules
+ * plus redocly.yaml's own (examples).
+ */
+import {
+  answerableStatuses,
+  type JsonSchema,
+  type OperationDeclaration,
+  type ParameterSpec,
+} from './declaration.ts';
+import { isZodSchema, jsonSchemaOf } from './parameters.ts';
+
+const ERROR_BODY: JsonSchema = {
+  type: 'object',
+  required: ['error', 'message'],
+  properties: {
+    error: { type: 'string' },
+    message: { type: 'string' },
+    details: { description: 'With VALIDATION_ERROR: what is wrong, by path.' },
+  },
+};
+
+/** One reusable response per error status, with an example body such as the API answers. */
+const ERRORS: Record<number, { name: string; code: string; message: string; details?: unknown }> = {
+  400: {
+    name: 'ValidationError',
+    code: 'VALIDATION_ERROR',
+    message: 'The request body is invalid.',
+    details: [{ path: 'slots', message: 'Too small: expected array to have >=1 items' }],
+  },
+  401: {
+    name: 'Unauthorized',
+    code: 'UNAUTHORIZED',
+    message: 'The credential is missing, invalid, expired or revoked.',
+  },
+  403: {
+    name: 'Forbidden',
+    code: 'FORBIDDEN',
+    message: 'The credential has no permission for this resource.',
+  },
+  404: { name: 'NotFound', code: 'NOT_FOUND', message: 'No synthesis run with this id.' },
+  409: {
+    name: 'Conflict',
+    code: 'CONFLICT',
+    message: 'The run is pending; only a generated run can be approved.',
+  },
+  413: {
+    name: 'PayloadTooLarge',
+    code: 'PAYLOAD_TOO_LARGE',
+    message: 'The request body is larger than 1000000 bytes.',
+  },
+  429: {
+    name: 'RateLimited',
+    code: 'RATE_LIMITED',
+    message: 'Too many requests; retry after the time Retry-After gives.',
+  },
+  500: {
+    name: 'InternalError',
+    code: 'INTERNAL_ERROR',
+    message: 'Something went wrong on our side; the request may be retried.',
+  },
+  503: {
+    name: 'ServiceUnavailable',
+    code: 'SERVICE_UNAVAILABLE',
+    message: 'The synthesis job could not be queued; retry after the time Retry-After gives.',
+  },
+};
+const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } };
+
+function errorResponse(status: number): JsonSchema {
+  const error = ERRORS[status];
+  if (!error) throw new Error(`No OpenAPI error response for status ${status}`);
+  const { code, message, details } = error;
+  return {
+    description: code,
+    ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/Error' },
+        example: details === undefined ? { error: code, message } : { error: code, message, details },
+      },
+    },
+  };
+}
+
+const errorRef = (status: number) => ({ $ref: `#/components/responses/${ERRORS[status]?.name}` });
+
+function parametersOf(operation: OperationDeclaration): JsonSchema[] {
+  // API Gateway's greedy `{proxy+}` (the rest of the path) has no OpenAPI form: it is documented
+  // as `{proxy}`, a parameter that may hold slashes.
+  const path = [...operation.path.matchAll(/\{(\w+)(\+?)\}/g)].map(([, name = '', greedy]) => ({
+    name,
+    ...(greedy ? { description: 'The rest of the path, slashes included.' } : {}),
+    in: 'path',
+    required: true,
+    schema: operation.params?.[name] ? jsonSchemaOf(operation.params[name], 'input') : { type: 'string' },
+  }));
+  const documented =
+    (where: 'query' | 'header') =>
+    ([name, spec]: [string, ParameterSpec]) => ({
+      name: where === 'header' ? headerName(name) : name,
+      in: where,
+      description: spec.description,
+      schema: spec.documented ?? jsonSchemaOf(spec.schema, 'input'),
+    });
+  return [
+    ...path,
+    ...Object.entries(operation.headers ?? {}).map(documented('header')),
+    ...Object.entries(operation.query ?? {}).map(documented('query')),
+  ];
+}
+
+/** `idempotency-key` → `Idempotency-Key`, as the document shows headers. */
+function headerName(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
+}
+
+function successResponse(operation: OperationDeclaration): Record<string, JsonSchema> {
+  const { status, schema, contentType, headers, alsoAnswers = {} } = operation.response;
+  const content = schema
+    ? { content: { 'application/json': { schema: isZodSchema(schema) ? jsonSchemaOf(schema) : schema } } }
+    : contentType
+      ? { content: { [contentType]: { schema: { type: 'string' } } } }
+      : {};
+  const documentedHeaders = headers
+    ? {
+        headers: Object.fromEntries(
+          Object.entries(headers).map(([name, header]) => [name, { schema: header }]),
+        ),
+      }
+    : {};
+  return {
+    [status]: { description: 'Success', ...documentedHeaders, ...content },
+    ...Object.fromEntries(
+      Object.entries(alsoAnswers).map(([other, description]) => [other, { description }]),
+    ),
+  };
+}
+
+function requestBody(operation: OperationDeclaration): JsonSchema {
+  if (!operation.body) return {};
+  const { schema, required, example } = operation.body;
+  return {
+    requestBody: {
+      required,
+      content: { 'application/json': { schema: jsonSchemaOf(schema, 'input'), example } },
+    },
+  };
+}
+
+function operationObject(operation: OperationDeclaration, usedErrors: Set<number>): JsonSchema {
+  const successes = new Set([
+    operation.response.status,
+    ...Object.keys(operation.response.alsoAnswers ?? {}).map(Number),
+  ]);
+  const errors = answerableStatuses(operation)
+    .filter((status) => !successes.has(status))
+    .sort((a, b) => a - b);
+  for (const status of errors) usedErrors.add(status);
+  const parameters = parametersOf(operation);
+  return {
+    operationId: operation.name,
+    summary: operation.summary,
+    security: operation.public === undefined ? [{ bearer: [] }, { sessionCookie: [] }] : [],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...requestBody(operation),
+    responses: {
+      ...successResponse(operation),
+      ...Object.fromEntries(errors.map((status) => [status, errorRef(status)])),
+    },
+  };
+}
+
+/** The OpenAPI 3.1 document of the operations, built from the same zod schemas that validate them. */
+export function buildOpenApiDocument(operations: readonly OperationDeclaration[]): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  const usedErrors = new Set<number>();
+  for (const operation of operations) {
+    const documentedPath = operation.path.replace(/\{(\w+)\+\}/g, '{$1}');
+    paths[documentedPath] = {
+      ...paths[documentedPath],
+      [operation.method.toLowerCase()]: operationObject(operation, usedErrors),
+    };
+  }
+  const responses = Object.fromEntries(
+    [...usedErrors].sort((a, b) => a - b).map((status) => [ERRORS[status]?.name, errorResponse(status)]),
+  );
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Pipeline Synthesis API',
+      version: '1',
+      description:
+        'Diagnoses LLM pipelines from their signals and history and proposes configurations for review.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [
+      {
+        url: 'https://{restApiId}.execute-api.{region}.amazonaws.com/{stage}',
+        description: 'A deployed stack: its ApiUrl output.',
+        variables: {
+          restApiId: { default: 'restApiId', description: 'The REST API id (the ApiUrl output).' },
+          region: { default: 'us-east-1' },
+          stage: { default: 'dev' },
+        },
+      },
+      { url: 'http://127.0.0.1:3000', description: 'The local stack (npm start).' },
+    ],
+    paths,
+    components: {
+      schemas: { Error: ERROR_BODY },
+      responses,
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API token (psa_…) or a session access token.',
+        },
+        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'ps_session' },
+      },
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/* POST /pipelines/{pipelineId}/signals {signals}: records a batch, all or nothing. */
+import * as z from 'zod/mini';
+import { idSchema, LIMITS, recordSignalsBodySchema, signalSchema } from '../core/schemas.ts';
+import { makeRecordSignals } from '../core/use-cases/pipelines.ts';
+import { operationHandler } from '../http/operation.ts';
+import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
+import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { defineOperation } from './declaration.ts';
+
+export const recordSignals = defineOperation({
+  name: 'record-signals',
+  method: 'POST',
+  path: '/pipelines/{pipelineId}/signals',
+  summary: `Record up to ${LIMITS.batchSize} signals, all or nothing.`,
+  access: { data: 'readWrite' },
+  params: { pipelineId: idSchema },
+  body: {
+    schema: recordSignalsBodySchema,
+    required: true,
+    example: {
+      signals: [
+        {
+          kind: 'timeout',
+          severity: 'critical',
+          message: 'Retrieval timed out after 1500 ms',
+          slotId: 'retrieve',
+          occurredAt: '2026-11-20T09:30:00.000Z',
+        },
+      ],
+    },
+  },
+  response: { status: 201, schema: z.object({ signals: z.array(signalSchema) }) },
+  errors: [404, 409],
+});
+
+export const handler = /* @__PURE__ */ operationHandler(recordSignals, () => {
+  const record = makeRecordSignals({
+    pipelines: pipelineRepositoryFromEnv(),
+    clock: systemClock,
+    ids: nanoidGenerator,
+  });
+  return async ({ principal, params, body }) => ({
+    body: { signals: await record(principal, params.pipelineId, body.signals) },
+  });
+});

@@ -1,0 +1,28 @@
+/* POST /synthesis-runs/{id}/reject {reason?}: a reviewer turns a generated run down. */
+import { rejectBodySchema, runIdSchema, synthesisRunSchema } from '../core/schemas.ts';
+import { makeRejectRun } from '../core/use-cases/review.ts';
+import { operationHandler } from '../http/operation.ts';
+import { systemClock } from '../wiring/clock.ts';
+import { runRepositoryFromEnv } from '../wiring/repositories.ts';
+import { defineOperation } from './declaration.ts';
+
+export const rejectSynthesisRun = defineOperation({
+  name: 'reject-synthesis-run',
+  method: 'POST',
+  path: '/synthesis-runs/{id}/reject',
+  summary: 'Reject a generated run, with an optional reason.',
+  access: { runs: 'readWrite' },
+  params: { id: runIdSchema },
+  body: {
+    schema: rejectBodySchema,
+    required: false,
+    example: { reason: 'The retrieval timeout is already at what our latency budget allows.' },
+  },
+  response: { status: 200, schema: synthesisRunSchema },
+  errors: [404, 409],
+});
+
+export const handler = /* @__PURE__ */ operationHandler(rejectSynthesisRun, () => {
+  const reject = makeRejectRun({ runs: runRepositoryFromEnv(), clock: systemClock });
+  return async ({ principal, params, body }) => ({ body: await reject(principal, params.id, body.reason) });
+});

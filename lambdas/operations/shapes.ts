@@ -1,0 +1,74 @@
+/**
+ * Answer bodies that several operations share, or that are written out as JSON Schema because no
+ * zod schema validates them (they are built by the server, not parsed from a request).
+ */
+import { nullableString, objectOf, stringSchema } from './parameters.ts';
+
+export const sessionAnswer = objectOf(
+  {
+    session: objectOf({
+      id: stringSchema,
+      userId: stringSchema,
+      teamId: stringSchema,
+      role: { type: 'string', enum: ['admin', 'member', 'viewer'] },
+      expiresAt: stringSchema,
+      accessTokenExpiresAt: stringSchema,
+      refreshTokenExpiresAt: stringSchema,
+    }),
+    accessToken: { type: 'string', description: 'Only with delivery "body".' },
+    refreshToken: { type: 'string', description: 'Only with delivery "body".' },
+  },
+  ['session'],
+);
+export const meAnswer = objectOf({
+  user: objectOf({ id: stringSchema, email: stringSchema, name: stringSchema, createdAt: stringSchema }),
+  teams: {
+    type: 'array',
+    items: objectOf({
+      id: stringSchema,
+      name: stringSchema,
+      role: { type: 'string', enum: ['admin', 'member', 'viewer'] },
+    }),
+  },
+  authentication: objectOf(
+    {
+      method: { type: 'string', enum: ['api-token', 'session'] },
+      teamId: stringSchema,
+      role: { type: 'string', enum: ['admin', 'member', 'viewer'] },
+      tokenId: stringSchema,
+      sessionId: stringSchema,
+    },
+    ['method', 'teamId', 'role'],
+  ),
+});
+const apiTokenProperties = {
+  id: stringSchema,
+  name: stringSchema,
+  teamId: stringSchema,
+  hint: { type: 'string', description: '`psa_…` and the last four characters.' },
+  createdAt: stringSchema,
+  lastUsedAt: nullableString,
+  expiresAt: nullableString,
+  revokedAt: nullableString,
+};
+export const apiTokenAnswer = objectOf(apiTokenProperties);
+export const createdApiTokenAnswer = objectOf({
+  ...apiTokenProperties,
+  token: { type: 'string', description: 'The secret, shown this once.' },
+});
+export const runDiffAnswer = objectOf({
+  runId: stringSchema,
+  base: objectOf({ id: stringSchema, version: { type: 'integer' } }),
+  proposed: objectOf({ id: stringSchema, version: { type: 'integer' } }),
+  slots: {
+    type: 'array',
+    items: objectOf({
+      slotId: stringSchema,
+      name: stringSchema,
+      kind: stringSchema,
+      status: { type: 'string', enum: ['changed', 'unchanged', 'added', 'removed'] },
+      settings: { type: 'array', items: objectOf({ key: stringSchema, before: {}, after: {} }) },
+      changeIds: { type: 'array', items: stringSchema },
+    }),
+  },
+});
