@@ -1,5 +1,5 @@
 /**
- * The environment variables a function's access (lambdas/routes.ts) gives it, in one place: the
+ * The environment variables a function's access (its operation declaration or lambdas/functions.ts) gives it, in one place: the
  * CDK stack (lib/service-function.ts) fills them with the deployed resources, the local stack
  * (local/functions.ts) with its local endpoints, so no function sees more locally than on AWS.
  */

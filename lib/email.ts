@@ -4,7 +4,7 @@ import type { IConstruct } from 'constructs';
 /**
  * The sender of sign-in emails. A placeholder until the operator passes a verified SES identity
  * (`cdk deploy -c emailFrom=noreply@acme.example`): SES refuses to send from an identity the
- * account has not verified, so with the placeholder POST /auth/magic-link fails loudly instead of
+ * account has not verified, so with the placeholder a magic-link request fails loudly instead of
  * mailing from somebody else's domain.
  */
 export const PLACEHOLDER_EMAIL_FROM = 'noreply@example.com';
@@ -19,8 +19,8 @@ export interface EmailSettings {
    */
   readonly identity: string;
   /**
-   * APP_URL: where magic links point. Absent: the API's own stage URL, whose GET
-   * /auth/magic-link page completes the sign-in.
+   * APP_URL: where magic links point. Absent: the API's own stage URL, whose magic-link page
+   * (operations/show-magic-link-page.ts) completes the sign-in.
    */
   readonly appUrl?: string;
 }

@@ -11,7 +11,7 @@
  *
  * `--password-stdin` reads the admin's password from standard input (first line), never from an
  * argument, so it stays out of shell history and the process list. Without it the admin signs in
- * with a magic link (POST /auth/magic-link) or uses the API token.
+ * with a magic link or uses the API token.
  */
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

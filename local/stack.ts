@@ -1,7 +1,7 @@
 /**
  * The whole system on one machine: DynamoDB Local with the tables from the CDK's definitions, the
  * local queue and its DLQ behind an SQS-protocol endpoint, their event sources, the sweeper's
- * schedule, and the local API Gateway serving the route table. Every function runs as on Lambda:
+ * schedule, and the local API Gateway serving the operations' routes. Every function runs as on Lambda:
  * its esbuild bundle, in execution environments of its own (child processes on Node 24), with the
  * environment variables the CDK stack gives it.
  */

@@ -9,7 +9,7 @@ import type { Page } from '../core/schemas.ts';
 import { generateApiToken, hashApiToken, tokenHint } from './api-token.ts';
 import type { ApiTokenRecord, AuthRepository } from './ports.ts';
 
-/** An API token as GET /api-tokens shows it: never the secret, never its hash. */
+/** An API token as the token list shows it: never the secret, never its hash. */
 export interface ApiTokenView {
   id: string;
   name: string;

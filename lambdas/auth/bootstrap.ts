@@ -38,7 +38,7 @@ export function makeBootstrapTeam({
   ids: IdGenerator;
 }) {
   return async (input: BootstrapInput): Promise<BootstrapResult> => {
-    // The same rules as POST /me/password: the first admin is the account most worth guessing.
+    // The same rules as a password change: the first admin is the account most worth guessing.
     if (input.password !== undefined) assertPasswordAcceptable(input.password, input.email);
     const createdAt = clock.now().toISOString();
     const teamId = ids.newId();

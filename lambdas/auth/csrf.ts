@@ -10,7 +10,7 @@
  * - without a body (refresh, logout, approve), needs positive evidence that it is same-origin: an
  *   `Origin` equal to this API's, `Sec-Fetch-Site: same-origin`, or an `X-Requested-With` header
  *   (which no other origin can add without a preflight).
- * So the API document's own `POST /auth/login` with `Content-Type: application/json` works from
+ * So the API document's own login request with `Content-Type: application/json` works from
  * curl and scripts without any extra header. A request authenticated with `Authorization: Bearer`
  * needs none of this: a foreign page cannot make the browser attach that header.
  */

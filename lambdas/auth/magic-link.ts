@@ -26,13 +26,15 @@ export interface RequestMagicLinkDeps {
   /** Resolved on first use: the sender and the app URL come from the environment. */
   email: () => EmailSender;
   appUrl: () => string;
+  /** The path of the page a link opens (the magic-link page operation's), under the app URL. */
+  pagePath: string;
   audit: AuditLog;
   minResponseMs?: number;
 }
 
-/** The link a user clicks: the app's page, which posts the token to /auth/magic-link/verify. */
-export function magicLinkUrl(appUrl: string, token: string): string {
-  return `${appUrl.replace(/\/+$/, '')}/auth/magic-link?token=${encodeURIComponent(token)}`;
+/** The link a user clicks: the magic-link page, which posts the token to the verify operation. */
+export function magicLinkUrl(appUrl: string, pagePath: string, token: string): string {
+  return `${appUrl.replace(/\/+$/, '')}${pagePath}?token=${encodeURIComponent(token)}`;
 }
 
 /**
@@ -76,7 +78,7 @@ async function issue(deps: RequestMagicLinkDeps, email: string): Promise<void> {
       text: [
         'Someone (hopefully you) asked to sign in to Pipeline Synthesis with this email address.',
         '',
-        `Sign in: ${magicLinkUrl(deps.appUrl(), token)}`,
+        `Sign in: ${magicLinkUrl(deps.appUrl(), deps.pagePath, token)}`,
         '',
         `The link works once, within ${MAGIC_LINK_LIFETIME_MS / 60_000} minutes. If you did not ask for it, ignore this email.`,
         '',

@@ -68,11 +68,15 @@ export type Implementation<D extends OperationDeclaration> = (
 ) => Promise<OperationAnswer<D> | RawAnswer>;
 
 function resultOf(
-  declaration: OperationDeclaration,
+  declarations: readonly [OperationDeclaration, ...OperationDeclaration[]],
   answer: OperationAnswer<OperationDeclaration> | RawAnswer,
 ): HttpResult {
+  const [declaration] = declarations;
   if ('raw' in answer) {
-    if (answerableStatuses(declaration).includes(answer.raw.statusCode)) return answer.raw;
+    const declared = declarations.some((served) =>
+      answerableStatuses(served).includes(answer.raw.statusCode),
+    );
+    if (declared) return answer.raw;
     logger.error('operation answered a status it does not declare', {
       operation: declaration.name,
       status: answer.raw.statusCode,
@@ -88,11 +92,13 @@ function resultOf(
  * The Lambda handler of an operation. `build` composes the implementation (stores, clients,
  * use cases) once per execution environment: during init inside Lambda (or the local runtime),
  * and on the first request anywhere else, so that reading a declaration (the CDK stack, the local
- * gateway, the OpenAPI document) needs no environment.
+ * gateway, the OpenAPI document) needs no environment. `alsoServes` names the other operations
+ * of a module whose function serves several paths (their statuses may be answered too).
  */
 export function operationHandler<const D extends OperationDeclaration>(
   declaration: D,
   build: () => Implementation<D> | Promise<Implementation<D>>,
+  { alsoServes = [] }: { alsoServes?: readonly OperationDeclaration[] } = {},
 ) {
   let implementation: Promise<Implementation<D>> | undefined;
   const implement = () => {
@@ -113,6 +119,9 @@ export function operationHandler<const D extends OperationDeclaration>(
       context,
     } as OperationRequest<D>;
     const answer = await (await implement())(request);
-    return resultOf(declaration, answer as OperationAnswer<OperationDeclaration> | RawAnswer);
+    return resultOf(
+      [declaration, ...alsoServes],
+      answer as OperationAnswer<OperationDeclaration> | RawAnswer,
+    );
   });
 }

@@ -90,7 +90,7 @@ function queryString(event: HttpEvent): string {
   return query === '' ? '' : `?${query}`;
 }
 
-/** GET /app and GET /app/{proxy+}: the shell, an asset, or a redirect from /app to /app/. */
+/** The serve-app operations: the shell, an asset, or a redirect from the bare /app to /app/. */
 export function makeServeApp(assets: AppAssets): (event: HttpEvent) => HttpResult {
   return (event) => {
     const basePath = basePathOf(event);

@@ -15,7 +15,7 @@ import { findHeader } from './headers.ts';
  * - `ps_session`: the access token, Path=<base>/ so every route receives it. It lives as long as
  *   the refresh token although the token inside expires after 15 minutes: logout must still be
  *   able to name the session, and the authorizer refuses the expired token anyway.
- * - `ps_refresh`: the refresh token, Path=<base>/auth/refresh, so it is sent to nothing else.
+ * - `ps_refresh`: the refresh token, Path=<base> + the refresh operation's path, so it is sent to nothing else.
  * No `__Host-` prefix (it forbids a Path other than /) and no `__Secure-` prefix (browsers handle
  * it unevenly on http://localhost, where the local stack runs).
  */
@@ -52,30 +52,40 @@ function secondsUntil(iso: string, now: Date): number {
   return Math.max(1, Math.floor((Date.parse(iso) - now.getTime()) / 1000));
 }
 
+/**
+ * Where the cookies apply: `base` is the API's base path as the client reaches it (the stage on
+ * the execute-api endpoint), `refresh` the refresh operation's path, the only one the refresh
+ * cookie is sent to.
+ */
+export interface CookiePaths {
+  base: string;
+  refresh: string;
+}
+
 /** Set-Cookie values that hand a session to a browser. */
-export function sessionCookies(session: IssuedSession, basePath: string, now: Date): string[] {
+export function sessionCookies(session: IssuedSession, paths: CookiePaths, now: Date): string[] {
   const refreshMaxAge = secondsUntil(session.refreshTokenExpiresAt, now);
   return [
     serializeCookie(SESSION_COOKIE, session.accessToken, {
       ...BASE_OPTIONS,
-      path: `${basePath}/`,
+      path: `${paths.base}/`,
       maxAgeSeconds: refreshMaxAge,
     }),
     serializeCookie(REFRESH_COOKIE, session.refreshToken, {
       ...BASE_OPTIONS,
-      path: `${basePath}/auth/refresh`,
+      path: `${paths.base}${paths.refresh}`,
       maxAgeSeconds: refreshMaxAge,
     }),
   ];
 }
 
 /** Set-Cookie values that delete both session cookies (same names and paths, Max-Age=0). */
-export function clearedSessionCookies(basePath: string): string[] {
+export function clearedSessionCookies(paths: CookiePaths): string[] {
   return [
-    serializeCookie(SESSION_COOKIE, '', { ...BASE_OPTIONS, path: `${basePath}/`, maxAgeSeconds: 0 }),
+    serializeCookie(SESSION_COOKIE, '', { ...BASE_OPTIONS, path: `${paths.base}/`, maxAgeSeconds: 0 }),
     serializeCookie(REFRESH_COOKIE, '', {
       ...BASE_OPTIONS,
-      path: `${basePath}/auth/refresh`,
+      path: `${paths.base}${paths.refresh}`,
       maxAgeSeconds: 0,
     }),
   ];

@@ -24,6 +24,7 @@ export function sessionReply(
   session: IssuedSession,
   delivery: 'cookie' | 'body',
   now: Date,
+  refreshPath: string,
 ): { body: Record<string, unknown>; cookies?: string[] } {
   const summary = {
     session: {
@@ -39,5 +40,8 @@ export function sessionReply(
   if (delivery === 'body') {
     return { body: { ...summary, accessToken: session.accessToken, refreshToken: session.refreshToken } };
   }
-  return { body: summary, cookies: sessionCookies(session, basePathOf(request), now) };
+  return {
+    body: summary,
+    cookies: sessionCookies(session, { base: basePathOf(request), refresh: refreshPath }, now),
+  };
 }

@@ -1,7 +1,6 @@
 /* GET /openapi.json: the API's OpenAPI 3.1 document, generated from the operation declarations. */
 import { operationHandler } from '../http/operation.ts';
 import { defineOperation } from './declaration.ts';
-import { OPERATIONS } from './index.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 
 export const getOpenApi = defineOperation({
@@ -16,7 +15,9 @@ export const getOpenApi = defineOperation({
   errors: [],
 });
 
-export const handler = /* @__PURE__ */ operationHandler(getOpenApi, () => {
+export const handler = /* @__PURE__ */ operationHandler(getOpenApi, async () => {
+  // The list includes this module: read it once the modules have loaded, not while they load.
+  const { OPERATIONS } = await import('./index.ts');
   // Built once per execution environment: the document depends only on the code.
   const document = buildOpenApiDocument(OPERATIONS);
   return async () => ({ body: document, headers: { 'cache-control': 'public, max-age=300' } });

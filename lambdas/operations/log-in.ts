@@ -8,6 +8,7 @@ import { assertCsrfSafe, sessionReply } from '../http/session-http.ts';
 import { auditLog, sessionServices } from '../wiring/auth-services.ts';
 import { systemClock } from '../wiring/clock.ts';
 import { defineOperation } from './declaration.ts';
+import { refreshSession } from './refresh-session.ts';
 import { sessionAnswer } from './shapes.ts';
 
 export const logIn = defineOperation({
@@ -41,7 +42,7 @@ export function makeLogInHandler(clock: Clock = systemClock) {
     return async ({ body, event }) => {
       // Cookies set by a forged cross-site login would sign the victim into the attacker's account.
       if (body.delivery === 'cookie') assertCsrfSafe(event);
-      return sessionReply(event, await login(body), body.delivery, clock.now());
+      return sessionReply(event, await login(body), body.delivery, clock.now(), refreshSession.path);
     };
   });
 }

@@ -8,6 +8,7 @@ import { basePathOf, clearedSessionCookies, presentedCredential } from '../http/
 import { assertCsrfSafe } from '../http/session-http.ts';
 import { sessionServices } from '../wiring/auth-services.ts';
 import { defineOperation } from './declaration.ts';
+import { refreshSession } from './refresh-session.ts';
 
 export const logOut = defineOperation({
   name: 'log-out',
@@ -27,6 +28,6 @@ export const handler = /* @__PURE__ */ operationHandler(logOut, () => {
     const credential = presentedCredential(event);
     if (credential?.via === 'cookie') assertCsrfSafe(event);
     await endSession(credential?.secret);
-    return { cookies: clearedSessionCookies(basePathOf(event)) };
+    return { cookies: clearedSessionCookies({ base: basePathOf(event), refresh: refreshSession.path }) };
   };
 });

@@ -39,7 +39,13 @@ export function makeRefreshHandler(clock: Clock = systemClock) {
       if (!refreshToken?.startsWith(REFRESH_TOKEN_PREFIX))
         throw new UnauthorizedError('A refresh token is required.');
       const session = await refresh(refreshToken, body.teamId);
-      return sessionReply(event, session, fromCookie ? 'cookie' : 'body', services.clock.now());
+      return sessionReply(
+        event,
+        session,
+        fromCookie ? 'cookie' : 'body',
+        services.clock.now(),
+        refreshSession.path,
+      );
     };
   });
 }

@@ -8,6 +8,7 @@ import { appUrlFromEnv, emailSenderFromEnv } from '../wiring/email.ts';
 import { authRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 import { objectOf, stringSchema } from './parameters.ts';
+import { showMagicLinkPage } from './show-magic-link-page.ts';
 
 export const requestMagicLink = defineOperation({
   name: 'request-magic-link',
@@ -28,6 +29,7 @@ export const handler = /* @__PURE__ */ operationHandler(requestMagicLink, () => 
     clock: systemClock,
     email: emailSenderFromEnv(systemClock),
     appUrl: appUrlFromEnv(),
+    pagePath: showMagicLinkPage.path,
     audit: auditLog,
   });
   return async ({ body }) => {

@@ -42,8 +42,12 @@ export const serveAppFiles = defineOperation({
 });
 
 // One function serves both paths (API Gateway needs a resource for each).
-export const handler = /* @__PURE__ */ operationHandler(serveAppFiles, async () => {
-  const { APP_ASSETS } = await import('../../web/generated/app-assets.js');
-  const serveApp = makeServeApp(APP_ASSETS);
-  return async ({ event }) => ({ raw: serveApp(event) });
-});
+export const handler = /* @__PURE__ */ operationHandler(
+  serveAppFiles,
+  async () => {
+    const { APP_ASSETS } = await import('../../web/generated/app-assets.js');
+    const serveApp = makeServeApp(APP_ASSETS);
+    return async ({ event }) => ({ raw: serveApp(event) });
+  },
+  { alsoServes: [serveAppShell] },
+);

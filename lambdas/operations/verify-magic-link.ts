@@ -5,6 +5,7 @@ import { operationHandler } from '../http/operation.ts';
 import { assertCsrfSafe, sessionReply } from '../http/session-http.ts';
 import { sessionServices } from '../wiring/auth-services.ts';
 import { defineOperation } from './declaration.ts';
+import { refreshSession } from './refresh-session.ts';
 import { sessionAnswer } from './shapes.ts';
 
 export const verifyMagicLink = defineOperation({
@@ -30,6 +31,6 @@ export const handler = /* @__PURE__ */ operationHandler(verifyMagicLink, () => {
   return async ({ body, event }) => {
     if (body.delivery === 'cookie') assertCsrfSafe(event);
     const session = await verify(body.token, body.teamId);
-    return sessionReply(event, session, body.delivery, services.clock.now());
+    return sessionReply(event, session, body.delivery, services.clock.now(), refreshSession.path);
   };
 });

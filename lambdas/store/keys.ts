@@ -108,7 +108,7 @@ export const quotaKey = (key: string, windowStart: string): ItemKey => ({
  *   email         pk EMAIL#<lower-case>       sk EMAIL        (uniqueness and login lookup)
  *   membership    pk USER#<userId>            sk TEAM#<teamId> gsi1 TEAM#<teamId>#MEMBERS / <userId>
  *   api token     pk APITOKEN#<sha256>        sk APITOKEN     gsi1 USER#<userId>#APITOKENS / <createdAt>#<tokenId>
- *   api token id  pk APITOKENID#<tokenId>     sk APITOKENID   → tokenHash (for DELETE /api-tokens/{id})
+ *   api token id  pk APITOKENID#<tokenId>     sk APITOKENID   → tokenHash (for revoking by id)
  *   session       pk SESSION#<sessionId>      sk SESSION      gsi1 USER#<userId>#SESSIONS / <createdAt>#<sessionId>
  *   refresh token pk REFRESH#<sha256>         sk REFRESH      (kept after use until the session ends: reuse detection)
  *   magic link    pk MAGICLINK#<sha256>       sk MAGICLINK

@@ -1,6 +1,6 @@
 /*
  * Builders for the DynamoDB adapters, each reading only the table names it needs: a Lambda is
- * given (and granted) just the tables its route table row names.
+ * given (and granted) just the tables its declared access names.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';

@@ -1,6 +1,6 @@
 /**
  * A local API Gateway (REST API, Lambda proxy integrations, one Lambda REQUEST authorizer) that
- * serves the route table. It builds real proxy events, runs the authorizer the way API Gateway
+ * serves the operations' routes. It builds real proxy events, runs the authorizer the way API Gateway
  * does, invokes the functions through the local function runtime, and answers its own errors
  * with the gateway response bodies the CDK stack configures.
  *
@@ -109,7 +109,7 @@ interface IncomingRequest {
   readonly requestContext: APIGatewayEventRequestContextWithAuthorizer<undefined>;
 }
 
-/** Serves the route table on `host:port` like API Gateway in front of the functions. */
+/** Serves the routes on `host:port` like API Gateway in front of the functions. */
 export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
   const gateway = gatewayFrom(options);
   const server = createServer((request, response) => serve(gateway, request, response));

@@ -275,7 +275,7 @@ describe('startLocalGateway in front of local functions', () => {
   });
 });
 
-describe('startLocalGateway with the project’s route table', () => {
+describe('startLocalGateway with the project’s operations', () => {
   const seen: APIGatewayProxyEvent[] = [];
   const echo = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     seen.push(event);

@@ -91,12 +91,16 @@ describe('cookies', () => {
       refreshTokenExpiresAt: '2026-11-29T12:00:00.000Z',
       expiresAt: '2026-12-22T12:00:00.000Z',
     };
-    const [access, refresh] = sessionCookies(session, '/prod', new Date('2026-11-22T12:00:00.000Z'));
+    const [access, refresh] = sessionCookies(
+      session,
+      { base: '/prod', refresh: '/auth/refresh' },
+      new Date('2026-11-22T12:00:00.000Z'),
+    );
     expect(access).toBe('ps_session=pss_a.b; Path=/prod/; Max-Age=604800; HttpOnly; Secure; SameSite=Strict');
     expect(refresh).toBe(
       'ps_refresh=psr_x; Path=/prod/auth/refresh; Max-Age=604800; HttpOnly; Secure; SameSite=Strict',
     );
-    expect(clearedSessionCookies('')).toEqual([
+    expect(clearedSessionCookies({ base: '', refresh: '/auth/refresh' })).toEqual([
       'ps_session=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict',
       'ps_refresh=; Path=/auth/refresh; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict',
     ]);

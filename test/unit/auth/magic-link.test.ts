@@ -38,6 +38,7 @@ beforeEach(async () => {
     clock,
     email: () => outbox,
     appUrl: () => 'https://app.example.test/',
+    pagePath: '/auth/magic-link',
     audit,
     minResponseMs: 0,
   });
@@ -129,6 +130,7 @@ describe('the time a request takes', () => {
       clock,
       email: () => slow,
       appUrl: () => 'https://app.example.test',
+      pagePath: '/auth/magic-link',
       audit,
       ...(minResponseMs === undefined ? {} : { minResponseMs }),
     });
@@ -159,6 +161,7 @@ describe('the time a request takes', () => {
       clock,
       email: () => outbox,
       appUrl: () => 'https://app.example.test',
+      pagePath: '/auth/magic-link',
       audit,
       minResponseMs: 120,
     });
@@ -170,10 +173,10 @@ describe('the time a request takes', () => {
 
 describe('the link', () => {
   it('points at the app’s page, whatever slashes the app URL ends with, with the token encoded', () => {
-    expect(magicLinkUrl('https://app.example.test//', 'psm_a+b')).toBe(
+    expect(magicLinkUrl('https://app.example.test//', '/auth/magic-link', 'psm_a+b')).toBe(
       'https://app.example.test/auth/magic-link?token=psm_a%2Bb',
     );
-    expect(magicLinkUrl('https://app.example.test', 'psm_x')).toBe(
+    expect(magicLinkUrl('https://app.example.test', '/auth/magic-link', 'psm_x')).toBe(
       'https://app.example.test/auth/magic-link?token=psm_x',
     );
   });

@@ -443,7 +443,9 @@ describe('a permanent fault', () => {
     const error = (outcome as { error: unknown }).error;
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toBe('boom');
-    expect((await stored(run))?.errorMessage).toMatch(/^Generation stopped on an internal error that a retry would not fix/);
+    expect((await stored(run))?.errorMessage).toMatch(
+      /^Generation stopped on an internal error that a retry would not fix/,
+    );
   });
 
   it('leaves a run that was failed meanwhile as it is', async () => {
