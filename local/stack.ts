@@ -277,20 +277,19 @@ function startTriggers(
     return fn;
   };
 
-  const worker = functionOf(SYNTHESIS_WORKER.entry);
-  const workerSource = startEventSource(jobs, (event) => worker.invoke(event), {
-    ...SYNTHESIS_WORKER.eventSource,
-    functionName: worker.name,
-    log,
-  });
-  stops.push(() => workerSource.stop());
-  const deadLetterHandler = functionOf(DEAD_LETTER_HANDLER.entry);
-  const deadLetterSource = startEventSource(deadLetters, (event) => deadLetterHandler.invoke(event), {
-    ...DEAD_LETTER_HANDLER.eventSource,
-    functionName: deadLetterHandler.name,
-    log,
-  });
-  stops.push(() => deadLetterSource.stop());
+  // Each queue invokes its function as Lambda's SQS event source does, with its batch and concurrency.
+  for (const [queue, definition] of [
+    [jobs, SYNTHESIS_WORKER],
+    [deadLetters, DEAD_LETTER_HANDLER],
+  ] as const) {
+    const fn = functionOf(definition.entry);
+    const source = startEventSource(queue, (event) => fn.invoke(event), {
+      ...definition.eventSource,
+      functionName: fn.name,
+      log,
+    });
+    stops.push(() => source.stop());
+  }
   const sweeper = functionOf(RUN_SWEEPER.entry);
   const sweeps = startSchedule({
     everyMs: options.sweepEveryMs ?? RUN_SWEEPER.scheduleMinutes * 60_000,

@@ -4,7 +4,8 @@ import { makeListActivations } from '../core/use-cases/review.ts';
 import { operationHandler } from '../http/operation.ts';
 import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
-import { pageOf, pageQuery } from './parameters.ts';
+import { pageQuery } from './page-query.ts';
+import { pageOf } from './parameters.ts';
 
 export const listActivations = defineOperation({
   name: 'list-activations',

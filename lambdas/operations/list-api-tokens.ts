@@ -3,7 +3,8 @@ import { makeListApiTokens } from '../auth/api-tokens.ts';
 import { operationHandler } from '../http/operation.ts';
 import { authRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
-import { pageOf, pageQuery } from './parameters.ts';
+import { pageQuery } from './page-query.ts';
+import { pageOf } from './parameters.ts';
 import { apiTokenAnswer } from './shapes.ts';
 
 export const listApiTokens = defineOperation({

@@ -5,7 +5,8 @@ import { makeListRuns } from '../core/use-cases/review.ts';
 import { operationHandler } from '../http/operation.ts';
 import { pipelineRepositoryFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
-import { pageOf, pageQuery } from './parameters.ts';
+import { pageQuery } from './page-query.ts';
+import { pageOf } from './parameters.ts';
 
 export const listSynthesisRuns = defineOperation({
   name: 'list-synthesis-runs',

@@ -1,37 +1,15 @@
 /**
- * Parameters and response shapes that several operations share: list pages (`limit`, `cursor`,
- * `{items, nextCursor}`), and a zod schema or a written-out JSON Schema as documented.
+ * Response shapes that several operations share (`{items, nextCursor}`, objects written out as
+ * JSON Schema) and how a zod schema is documented.
  */
 import * as z from 'zod/mini';
-import { LIMITS } from '../core/schemas.ts';
-import type { JsonSchema, ParameterSpec } from './declaration.ts';
+import type { JsonSchema } from './declaration.ts';
 
 /** A zod schema as JSON Schema (refinements such as unique ids are checked at run time only). */
 export const jsonSchemaOf = (type: z.ZodMiniType, io: 'input' | 'output' = 'output'): JsonSchema => {
   const { $schema: _, ...rest } = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as JsonSchema;
   return rest;
 };
-
-/** `limit`: an integer from 1 to LIMITS.pageSize, 20 when absent. */
-const limitSchema = z
-  .pipe(
-    z.optional(z.string()),
-    z.transform((text) => (text === undefined ? 20 : Number(text))),
-  )
-  .check(z.refine((value) => Number.isInteger(value) && value >= 1 && value <= LIMITS.pageSize));
-
-export const pageQuery = {
-  limit: {
-    schema: limitSchema,
-    description: `Items per page, 1 to ${LIMITS.pageSize} (default 20).`,
-    invalid: `limit must be an integer from 1 to ${LIMITS.pageSize}.`,
-    documented: { type: 'integer', minimum: 1, maximum: LIMITS.pageSize, default: 20 },
-  },
-  cursor: {
-    schema: z.optional(z.string()),
-    description: 'The `nextCursor` of the previous page; opaque.',
-  },
-} satisfies Record<string, ParameterSpec>;
 
 /** A list answer: `{items, nextCursor}`. */
 export function pageOf(item: z.ZodMiniType | JsonSchema): JsonSchema {

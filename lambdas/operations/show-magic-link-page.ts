@@ -29,7 +29,8 @@ export const showMagicLinkPage = defineOperation({
  * to POST /auth/magic-link/verify, which sets the session cookies. The token is never echoed into
  * the HTML, the script is pinned by its hash in the CSP, and no referrer leaves the page.
  */
-const SCRIPT = `
+/** The page's one script: it posts the token from the address bar on a click. */
+const script = () => `
 const token = new URLSearchParams(location.search).get('token');
 history.replaceState(null, '', location.pathname);
 const status = document.getElementById('status');
@@ -54,7 +55,8 @@ button.addEventListener('click', async () => {
 });
 `;
 
-const PAGE = `<!doctype html>
+/** The page, which never holds the token itself. */
+const page = (inlineScript: string) => `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in</title></head>
 <body>
@@ -63,20 +65,25 @@ const PAGE = `<!doctype html>
 <p id="status">Press the button to finish signing in.</p>
 <button id="sign-in" type="button">Sign in</button>
 </main>
-<script>${SCRIPT}</script>
+<script>${inlineScript}</script>
 </body>
 </html>
 `;
 
-const SCRIPT_HASH = createHash('sha256').update(SCRIPT, 'utf8').digest('base64');
-const HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'content-security-policy': `default-src 'none'; script-src 'sha256-${SCRIPT_HASH}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
-};
+/** The page's headers: its one script is pinned by its hash. */
+function pageHeaders(inlineScript: string): Record<string, string> {
+  const scriptHash = createHash('sha256').update(inlineScript, 'utf8').digest('base64');
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'content-security-policy': `default-src 'none'; script-src 'sha256-${scriptHash}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+  };
+}
 
-export const handler = /* @__PURE__ */ operationHandler(showMagicLinkPage, () => async () => ({
-  raw: { statusCode: 200, headers: HEADERS, body: PAGE },
-}));
+export const handler = /* @__PURE__ */ operationHandler(showMagicLinkPage, () => {
+  const inlineScript = script();
+  const answer = { statusCode: 200, headers: pageHeaders(inlineScript), body: page(inlineScript) };
+  return async () => ({ raw: answer });
+});

@@ -5,6 +5,7 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { ApiTokenRecord, AuthRepository } from '../../auth/ports.ts';
+import type { PageRequest } from '../../core/ports.ts';
 import { failedTransactionItems, isConditionFailure, putNew } from '../conditions.ts';
 import { itemReader } from '../items.ts';
 import {
@@ -45,111 +46,135 @@ const apiTokenSchema = (): z.ZodMiniType<ApiTokenRecord> =>
     lastUsedAt: z.optional(z.nullable(z.string())),
   });
 
+/** What the token functions read with: the table, and the item schemas the factory built. */
+interface TokenTable extends AuthTable {
+  tokenSchema: z.ZodMiniType<ApiTokenRecord>;
+  /** The id pointer: which token hash an id names. */
+  tokenIdSchema: z.ZodMiniType<{ tokenHash: string }>;
+}
+
 /** DynamoDB adapter of the API token part of AuthRepository. */
 export function makeApiTokenStore(table: AuthTable): ApiTokenStore {
-  const { db, tableName } = table;
-  const tokenSchema = apiTokenSchema();
-  /** The id pointer: which token hash an id names. */
-  const tokenIdSchema = z.object({ tokenHash: z.string() });
-  const findApiTokenByHash = (tokenHash: string) =>
-    getItem(table, apiTokenKey(tokenHash), tokenSchema, 'API token');
-
-  return {
-    async createApiToken(token) {
-      // An expiring token is listed for a while after it lapses, then TTL removes it.
-      const ttl = token.expiresAt
-        ? { expiresAtEpoch: epochSeconds(token.expiresAt, REVOKED_TOKEN_RETENTION_MS) }
-        : {};
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            putNew(tableName, {
-              ...apiTokenKey(token.tokenHash),
-              ...apiTokenIndexKey(token),
-              ...ttl,
-              ...token,
-            }),
-            putNew(tableName, { ...apiTokenIdKey(token.tokenId), tokenHash: token.tokenHash, ...ttl }),
-          ],
-        }),
-      );
-    },
-
-    findApiTokenByHash,
-
-    async getApiToken(tokenId) {
-      const pointer = await getItem(table, apiTokenIdKey(tokenId), tokenIdSchema, 'API token id');
-      return pointer ? findApiTokenByHash(pointer.tokenHash) : null;
-    },
-
-    listApiTokensOfUser: (userId, teamId, page) =>
-      queryPage(
-        db,
-        {
-          tableName,
-          indexName: 'gsi1',
-          partition: { name: 'gsi1pk', value: userApiTokensPartition(userId) },
-          cursorAttributes: KEY_ATTRIBUTES,
-          filter: {
-            expression: '#team = :teamId',
-            names: { '#team': 'teamId' },
-            values: { ':teamId': teamId },
-          },
-        },
-        page,
-        itemReader(tokenSchema, 'API token'),
-      ),
-
-    async revokeApiToken({ tokenHash, tokenId }, at) {
-      const ttl = epochSeconds(at, REVOKED_TOKEN_RETENTION_MS);
-      try {
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: tableName,
-                  Key: apiTokenKey(tokenHash),
-                  UpdateExpression: 'SET revokedAt = :at, expiresAtEpoch = :ttl',
-                  ConditionExpression:
-                    'attribute_exists(pk) AND (attribute_not_exists(revokedAt) OR revokedAt = :null)',
-                  ExpressionAttributeValues: { ':at': at, ':null': null, ':ttl': ttl },
-                },
-              },
-              {
-                // The id pointer goes with the token when TTL removes it.
-                Update: {
-                  TableName: tableName,
-                  Key: apiTokenIdKey(tokenId),
-                  UpdateExpression: 'SET expiresAtEpoch = :ttl',
-                  ExpressionAttributeValues: { ':ttl': ttl },
-                },
-              },
-            ],
-          }),
-        );
-      } catch (error) {
-        // Already revoked (or gone): revoking is idempotent.
-        if (!failedTransactionItems(error).includes(0)) throw error;
-      }
-    },
-
-    async touchApiToken(tokenHash, at, staleBefore) {
-      try {
-        await db.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: apiTokenKey(tokenHash),
-            UpdateExpression: 'SET lastUsedAt = :at',
-            ConditionExpression:
-              'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt = :null OR lastUsedAt < :stale)',
-            ExpressionAttributeValues: { ':at': at, ':stale': staleBefore, ':null': null },
-          }),
-        );
-      } catch (error) {
-        // Another container recorded a use within the minute: nothing to do.
-        if (!isConditionFailure(error)) throw error;
-      }
-    },
+  const tokens: TokenTable = {
+    ...table,
+    tokenSchema: apiTokenSchema(),
+    tokenIdSchema: z.object({ tokenHash: z.string() }),
   };
+  return {
+    createApiToken: (token) => createApiToken(table, token),
+    findApiTokenByHash: (tokenHash) => findApiTokenByHash(tokens, tokenHash),
+    getApiToken: (tokenId) => getApiToken(tokens, tokenId),
+    listApiTokensOfUser: (userId, teamId, page) => listApiTokensOfUser(tokens, userId, teamId, page),
+    revokeApiToken: (token, at) => revokeApiToken(table, token, at),
+    touchApiToken: (tokenHash, at, staleBefore) => touchApiToken(table, tokenHash, at, staleBefore),
+  };
+}
+
+async function createApiToken({ db, tableName }: AuthTable, token: ApiTokenRecord): Promise<void> {
+  // An expiring token is listed for a while after it lapses, then TTL removes it.
+  const ttl = token.expiresAt
+    ? { expiresAtEpoch: epochSeconds(token.expiresAt, REVOKED_TOKEN_RETENTION_MS) }
+    : {};
+  await db.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        putNew(tableName, {
+          ...apiTokenKey(token.tokenHash),
+          ...apiTokenIndexKey(token),
+          ...ttl,
+          ...token,
+        }),
+        putNew(tableName, { ...apiTokenIdKey(token.tokenId), tokenHash: token.tokenHash, ...ttl }),
+      ],
+    }),
+  );
+}
+
+function findApiTokenByHash(tokens: TokenTable, tokenHash: string): Promise<ApiTokenRecord | null> {
+  return getItem(tokens, apiTokenKey(tokenHash), tokens.tokenSchema, 'API token');
+}
+
+async function getApiToken(tokens: TokenTable, tokenId: string): Promise<ApiTokenRecord | null> {
+  const pointer = await getItem(tokens, apiTokenIdKey(tokenId), tokens.tokenIdSchema, 'API token id');
+  return pointer ? findApiTokenByHash(tokens, pointer.tokenHash) : null;
+}
+
+function listApiTokensOfUser(tokens: TokenTable, userId: string, teamId: string, page: PageRequest) {
+  return queryPage(
+    tokens.db,
+    {
+      tableName: tokens.tableName,
+      indexName: 'gsi1',
+      partition: { name: 'gsi1pk', value: userApiTokensPartition(userId) },
+      cursorAttributes: KEY_ATTRIBUTES,
+      filter: {
+        expression: '#team = :teamId',
+        names: { '#team': 'teamId' },
+        values: { ':teamId': teamId },
+      },
+    },
+    page,
+    itemReader(tokens.tokenSchema, 'API token'),
+  );
+}
+
+async function revokeApiToken(
+  { db, tableName }: AuthTable,
+  { tokenHash, tokenId }: Pick<ApiTokenRecord, 'tokenHash' | 'tokenId'>,
+  at: string,
+): Promise<void> {
+  const ttl = epochSeconds(at, REVOKED_TOKEN_RETENTION_MS);
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName,
+              Key: apiTokenKey(tokenHash),
+              UpdateExpression: 'SET revokedAt = :at, expiresAtEpoch = :ttl',
+              ConditionExpression:
+                'attribute_exists(pk) AND (attribute_not_exists(revokedAt) OR revokedAt = :null)',
+              ExpressionAttributeValues: { ':at': at, ':null': null, ':ttl': ttl },
+            },
+          },
+          {
+            // The id pointer goes with the token when TTL removes it.
+            Update: {
+              TableName: tableName,
+              Key: apiTokenIdKey(tokenId),
+              UpdateExpression: 'SET expiresAtEpoch = :ttl',
+              ExpressionAttributeValues: { ':ttl': ttl },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    // Already revoked (or gone): revoking is idempotent.
+    if (!failedTransactionItems(error).includes(0)) throw error;
+  }
+}
+
+async function touchApiToken(
+  { db, tableName }: AuthTable,
+  tokenHash: string,
+  at: string,
+  staleBefore: string,
+): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: apiTokenKey(tokenHash),
+        UpdateExpression: 'SET lastUsedAt = :at',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt = :null OR lastUsedAt < :stale)',
+        ExpressionAttributeValues: { ':at': at, ':stale': staleBefore, ':null': null },
+      }),
+    );
+  } catch (error) {
+    // Another container recorded a use within the minute: nothing to do.
+    if (!isConditionFailure(error)) throw error;
+  }
 }

@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import { ConflictError } from '../../../lambdas/core/errors.ts';
 import { operationHandler } from '../../../lambdas/http/operation.ts';
 import { defineOperation } from '../../../lambdas/operations/declaration.ts';
-import { pageQuery } from '../../../lambdas/operations/parameters.ts';
+import { pageQuery } from '../../../lambdas/operations/page-query.ts';
 
 const principal = {
   principalId: 'user-1',

@@ -6,7 +6,15 @@ import { OPERATIONS } from '../../../lambdas/operations/index.ts';
 import { REPO_ROOT } from '../../../lib/bundling.ts';
 
 /** The modules of lambdas/operations/ that declare no operation: the shape, the list, the document. */
-const SUPPORT_MODULES = ['declaration', 'functions', 'index', 'openapi', 'parameters', 'shapes'];
+const SUPPORT_MODULES = [
+  'declaration',
+  'functions',
+  'index',
+  'openapi',
+  'page-query',
+  'parameters',
+  'shapes',
+];
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(folder).flatMap((name) => {
