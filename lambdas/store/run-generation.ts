@@ -4,8 +4,8 @@
  */
 import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError, PayloadTooLargeError } from '../core/errors.ts';
-import type { RunRepository } from '../core/ports.ts';
-import type { Configuration, RunStatus } from '../core/schemas.ts';
+import type { ClaimResult, RunRepository, SynthesisUsage } from '../core/ports.ts';
+import type { Configuration, RunStatus, SynthesisRun } from '../core/schemas.ts';
 import { failedTransactionItems, isConditionFailure, isItemTooLarge, putNew } from './conditions.ts';
 import { pipelineKey, runKey } from './keys.ts';
 import { configurationItem } from './pipelines.ts';
@@ -19,153 +19,206 @@ export type RunGenerationStore = Pick<
 /** A claim moves a run here (from pending, or from generating once the lease ran out). */
 const CLAIMED: RunStatus = 'generating';
 
+/** What the worker's store functions share: the client and the tables. */
+interface RunGenerationTables {
+  db: DynamoDBDocumentClient;
+  tables: RunTables;
+}
+
 /** DynamoDB adapter of the worker's part of RunRepository. */
 export function makeRunGenerationStore(db: DynamoDBDocumentClient, tables: RunTables): RunGenerationStore {
+  const store: RunGenerationTables = { db, tables };
   return {
-    async claim(id, startedAt, staleBefore) {
-      const move = moveCondition(CLAIMED);
-      try {
-        const { Attributes } = await db.send(
-          new UpdateCommand({
-            TableName: tables.runs,
-            Key: runKey(id),
-            UpdateExpression: 'SET #status = :to, generationStartedAt = :now',
-            // Re-claiming a run that is already generating (its worker died) waits for its lease to run out.
-            ConditionExpression: `${move.expression} AND (#status <> :to OR generationStartedAt < :staleBefore)`,
-            ExpressionAttributeNames: move.names,
-            ExpressionAttributeValues: {
-              ...move.values,
-              ':to': CLAIMED,
-              ':now': startedAt,
-              ':staleBefore': staleBefore,
-            },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return { outcome: 'claimed', run: toRun(Attributes) };
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
-      // Not claimable: say why, from a strongly consistent read of what is there now.
-      const run = await currentRun(db, tables, id);
-      if (!run) return { outcome: 'missing' };
-      return move.from.includes(run.status) ? { outcome: 'leased', run } : { outcome: 'finished', run };
-    },
-
-    async completeGenerated(run, proposed, leaseStartedAt) {
-      const dataTable = dataTableOf(tables);
-      // One atomic increment per completion: no read-compare-retry, so a hundred runs of one
-      // pipeline finishing at once each get their own version at the first try. A number taken
-      // by a completion that then loses its lease is skipped: versions are unique, not gapless.
-      let version: number;
-      try {
-        const { Attributes } = await db.send(
-          new UpdateCommand({
-            TableName: dataTable,
-            Key: pipelineKey(run.pipelineId),
-            UpdateExpression:
-              'SET latestConfigurationVersion = if_not_exists(latestConfigurationVersion, :one) + :one',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':one': 1 },
-            ReturnValues: 'UPDATED_NEW',
-          }),
-        );
-        version = Number(Attributes?.latestConfigurationVersion);
-      } catch (error) {
-        if (isConditionFailure(error))
-          throw new NotFoundError(`Pipeline ${run.pipelineId} no longer exists.`);
-        throw error;
-      }
-      const configuration: Configuration = { ...proposed, version };
-      const generated = moveCondition('generated');
-      try {
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              putNew(dataTable, configurationItem(configuration)),
-              {
-                Put: {
-                  TableName: tables.runs,
-                  Item: run,
-                  ConditionExpression: `${generated.expression} AND generationStartedAt = :lease`,
-                  ExpressionAttributeNames: generated.names,
-                  ExpressionAttributeValues: { ...generated.values, ':lease': leaseStartedAt },
-                },
-              },
-            ],
-          }),
-        );
-        return run;
-      } catch (error) {
-        const failed = failedTransactionItems(error);
-        if (failed.includes(1)) {
-          throw new ConflictError(`Synthesis run ${run.id} is no longer held by this worker.`);
-        }
-        if (failed.includes(0)) {
-          throw new ConflictError(`Configuration ${configuration.id} already exists.`);
-        }
-        if (isItemTooLarge(error)) {
-          throw new PayloadTooLargeError(
-            'The proposal is too large to store: the run or its proposed configuration exceeds the 400 KB ' +
-              'that one DynamoDB item holds. Start a new run; if it happens again, shorten the slot settings.',
-          );
-        }
-        throw error;
-      }
-    },
-
-    async releaseForRetry(id, reason, leaseStartedAt) {
-      const move = moveCondition('pending');
-      try {
-        await db.send(
-          new UpdateCommand({
-            TableName: tables.runs,
-            Key: runKey(id),
-            UpdateExpression: 'SET #status = :to, retryReason = :reason',
-            // Only the attempt that still holds the lease releases it.
-            ConditionExpression: `${move.expression} AND generationStartedAt = :lease`,
-            ExpressionAttributeNames: move.names,
-            ExpressionAttributeValues: {
-              ...move.values,
-              ':to': 'pending',
-              ':reason': reason,
-              ':lease': leaseStartedAt,
-            },
-          }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
-    },
-
-    async fail(id, errorMessage, at, from, usage) {
-      const move = moveCondition('failed', from);
-      // None of `from` may become failed (a finished run, say): nothing to write.
-      if (move.from.length === 0) return null;
-      try {
-        const { Attributes } = await db.send(
-          new UpdateCommand({
-            TableName: tables.runs,
-            Key: runKey(id),
-            UpdateExpression: `SET #status = :to, errorMessage = :message, generationCompletedAt = :at${usage ? ', #usage = :usage' : ''}`,
-            ConditionExpression: move.expression,
-            // USAGE is a DynamoDB reserved word.
-            ExpressionAttributeNames: { ...move.names, ...(usage ? { '#usage': 'usage' } : {}) },
-            ExpressionAttributeValues: {
-              ...move.values,
-              ':to': 'failed',
-              ':message': errorMessage,
-              ':at': at,
-              ...(usage ? { ':usage': usage } : {}),
-            },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return toRun(Attributes);
-      } catch (error) {
-        if (isConditionFailure(error)) return null;
-        throw error;
-      }
-    },
+    claim: (id, startedAt, staleBefore) => claim(store, id, startedAt, staleBefore),
+    completeGenerated: (run, proposed, leaseStartedAt) =>
+      completeGenerated(store, run, proposed, leaseStartedAt),
+    releaseForRetry: (id, reason, leaseStartedAt) => releaseForRetry(store, id, reason, leaseStartedAt),
+    fail: (id, errorMessage, at, from, usage) => fail(store, id, errorMessage, at, from, usage),
   };
+}
+
+async function claim(
+  { db, tables }: RunGenerationTables,
+  id: string,
+  startedAt: string,
+  staleBefore: string,
+): Promise<ClaimResult> {
+  const move = moveCondition(CLAIMED);
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tables.runs,
+        Key: runKey(id),
+        UpdateExpression: 'SET #status = :to, generationStartedAt = :now',
+        // Re-claiming a run that is already generating (its worker died) waits for its lease to run out.
+        ConditionExpression: `${move.expression} AND (#status <> :to OR generationStartedAt < :staleBefore)`,
+        ExpressionAttributeNames: move.names,
+        ExpressionAttributeValues: {
+          ...move.values,
+          ':to': CLAIMED,
+          ':now': startedAt,
+          ':staleBefore': staleBefore,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return { outcome: 'claimed', run: toRun(Attributes) };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+  // Not claimable: say why, from a strongly consistent read of what is there now.
+  const run = await currentRun(db, tables, id);
+  if (!run) return { outcome: 'missing' };
+  return move.from.includes(run.status) ? { outcome: 'leased', run } : { outcome: 'finished', run };
+}
+
+async function completeGenerated(
+  store: RunGenerationTables,
+  run: SynthesisRun,
+  proposed: Omit<Configuration, 'version'>,
+  leaseStartedAt: string,
+): Promise<SynthesisRun> {
+  const dataTable = dataTableOf(store.tables);
+  const version = await nextConfigurationVersion(store, dataTable, run.pipelineId);
+  await storeGenerated(store, dataTable, run, { ...proposed, version }, leaseStartedAt);
+  return run;
+}
+
+/**
+ * One atomic increment per completion: no read-compare-retry, so a hundred runs of one pipeline
+ * finishing at once each get their own version at the first try. A number taken by a completion
+ * that then loses its lease is skipped: versions are unique, not gapless.
+ */
+async function nextConfigurationVersion(
+  { db }: RunGenerationTables,
+  dataTable: string,
+  pipelineId: string,
+): Promise<number> {
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: dataTable,
+        Key: pipelineKey(pipelineId),
+        UpdateExpression:
+          'SET latestConfigurationVersion = if_not_exists(latestConfigurationVersion, :one) + :one',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(Attributes?.latestConfigurationVersion);
+  } catch (error) {
+    if (isConditionFailure(error)) throw new NotFoundError(`Pipeline ${pipelineId} no longer exists.`);
+    throw error;
+  }
+}
+
+/** The proposed configuration and the generated run, in one transaction held by the lease. */
+async function storeGenerated(
+  { db, tables }: RunGenerationTables,
+  dataTable: string,
+  run: SynthesisRun,
+  configuration: Configuration,
+  leaseStartedAt: string,
+): Promise<void> {
+  const generated = moveCondition('generated');
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          putNew(dataTable, configurationItem(configuration)),
+          {
+            Put: {
+              TableName: tables.runs,
+              Item: run,
+              ConditionExpression: `${generated.expression} AND generationStartedAt = :lease`,
+              ExpressionAttributeNames: generated.names,
+              ExpressionAttributeValues: { ...generated.values, ':lease': leaseStartedAt },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    const failed = failedTransactionItems(error);
+    if (failed.includes(1)) {
+      throw new ConflictError(`Synthesis run ${run.id} is no longer held by this worker.`);
+    }
+    if (failed.includes(0)) {
+      throw new ConflictError(`Configuration ${configuration.id} already exists.`);
+    }
+    if (isItemTooLarge(error)) {
+      throw new PayloadTooLargeError(
+        'The proposal is too large to store: the run or its proposed configuration exceeds the 400 KB ' +
+          'that one DynamoDB item holds. Start a new run; if it happens again, shorten the slot settings.',
+      );
+    }
+    throw error;
+  }
+}
+
+async function releaseForRetry(
+  { db, tables }: RunGenerationTables,
+  id: string,
+  reason: string,
+  leaseStartedAt: string,
+): Promise<void> {
+  const move = moveCondition('pending');
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tables.runs,
+        Key: runKey(id),
+        UpdateExpression: 'SET #status = :to, retryReason = :reason',
+        // Only the attempt that still holds the lease releases it.
+        ConditionExpression: `${move.expression} AND generationStartedAt = :lease`,
+        ExpressionAttributeNames: move.names,
+        ExpressionAttributeValues: {
+          ...move.values,
+          ':to': 'pending',
+          ':reason': reason,
+          ':lease': leaseStartedAt,
+        },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+async function fail(
+  { db, tables }: RunGenerationTables,
+  id: string,
+  errorMessage: string,
+  at: string,
+  from: SynthesisRun['status'][],
+  usage: SynthesisUsage | undefined,
+): Promise<SynthesisRun | null> {
+  const move = moveCondition('failed', from);
+  // None of `from` may become failed (a finished run, say): nothing to write.
+  if (move.from.length === 0) return null;
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tables.runs,
+        Key: runKey(id),
+        UpdateExpression: `SET #status = :to, errorMessage = :message, generationCompletedAt = :at${usage ? ', #usage = :usage' : ''}`,
+        ConditionExpression: move.expression,
+        // USAGE is a DynamoDB reserved word.
+        ExpressionAttributeNames: { ...move.names, ...(usage ? { '#usage': 'usage' } : {}) },
+        ExpressionAttributeValues: {
+          ...move.values,
+          ':to': 'failed',
+          ':message': errorMessage,
+          ':at': at,
+          ...(usage ? { ':usage': usage } : {}),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toRun(Attributes);
+  } catch (error) {
+    if (isConditionFailure(error)) return null;
+    throw error;
+  }
 }

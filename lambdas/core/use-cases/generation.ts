@@ -62,127 +62,172 @@ const INTERNAL_FAILURE_MESSAGE =
  * reported for a retry with backoff, never as a stall.
  */
 export function makeGenerateRun(deps: GenerateRunDeps) {
-  const { runs, pipelines, evidence, engines, clock, ids, leaseMs, isTransient } = deps;
-  const priced = (usage: SynthesisUsage | undefined) =>
-    usage && withCost(usage, deps.prices ?? DEFAULT_MODEL_PRICES);
-
-  const fail = async (run: SynthesisRun, error: Error, usage?: SynthesisUsage): Promise<GenerateOutcome> => {
-    const message =
-      error instanceof SynthesisFailure || error instanceof ApiError
-        ? error.message
-        : INTERNAL_FAILURE_MESSAGE;
-    const failed = await runs.fail(run.id, message, clock.now().toISOString(), ['generating'], priced(usage));
-    return { outcome: 'failed', run: failed ?? run, error };
+  return async (job: SynthesisJob): Promise<GenerateOutcome> => {
+    const claimed = await claim(deps, job);
+    if (claimed.outcome !== 'claimed') return claimed;
+    return generate(deps, claimed.run, claimed.lease);
   };
+}
 
-  const loadContext = async (run: SynthesisRun): Promise<SynthesisContext> => {
-    const pipeline = await pipelines.getPipeline(run.pipelineId);
-    if (!pipeline) throw new SynthesisFailure(`Pipeline ${run.pipelineId} no longer exists.`);
-    const baseConfiguration = await pipelines.getConfiguration(run.pipelineId, run.baseConfigurationId);
-    if (!baseConfiguration) {
-      throw new SynthesisFailure(`Base configuration ${run.baseConfigurationId} no longer exists.`);
-    }
-    const [signals, executions] = await Promise.all([
-      pipelines.recentSignals(run.pipelineId, SIGNAL_WINDOW),
-      pipelines.recentExecutions(run.pipelineId, EXECUTION_WINDOW),
-    ]);
-    return { pipeline, baseConfiguration, signals, executions };
-  };
+/** A run this invocation holds, under the lease that started at `lease`. */
+type Claimed = { outcome: 'claimed'; run: SynthesisRun; lease: string };
 
-  const complete = async (
-    run: SynthesisRun,
-    context: SynthesisContext,
-    proposal: SynthesisProposal,
-    lease: string,
-  ): Promise<SynthesisRun> => {
-    await evidence.save(run.id, citedEvidence(context, proposal));
-    const completedAt = clock.now().toISOString();
-    const proposedConfigurationId = ids.newId();
-    const generated: SynthesisRun = {
-      ...run,
-      status: 'generated',
-      proposedConfigurationId,
-      diagnosis: proposal.diagnosis,
-      changes: proposal.changes,
-      structuredWarnings: proposal.structuredWarnings,
-      confidence: proposal.confidence,
-      analyzedSignalIds: proposal.analyzedSignalIds,
-      analyzedExecutionIds: proposal.analyzedExecutionIds,
-      explanation: renderExplanation(proposal.diagnosis, proposal.changes),
-      warnings: legacyWarnings(proposal.structuredWarnings),
-      generationCompletedAt: completedAt,
-      errorMessage: null,
-      retryReason: null,
-      usage: priced(proposal.usage) ?? null,
+/** Claims the job's run under a lease starting now; the outcome when there is nothing to generate. */
+async function claim(
+  { runs, clock, leaseMs }: GenerateRunDeps,
+  job: SynthesisJob,
+): Promise<Claimed | GenerateOutcome> {
+  const startedAt = clock.now();
+  const lease = startedAt.toISOString();
+  const found = await runs.claim(job.runId, lease, new Date(startedAt.getTime() - leaseMs).toISOString());
+  if (found.outcome === 'missing') return { outcome: 'skipped', reason: 'missing' };
+  if (found.outcome === 'finished') return { outcome: 'skipped', reason: 'finished', run: found.run };
+  if (found.outcome === 'leased') {
+    // Another invocation holds the run: come back when its lease would have run out.
+    const leaseStart = Date.parse(found.run.generationStartedAt ?? lease);
+    const waitMs = Math.max(0, leaseStart + leaseMs - startedAt.getTime());
+    return {
+      outcome: 'retry',
+      run: found.run,
+      error: new TransientSynthesisError(
+        'Another invocation is generating this run; checking again when its lease ends.',
+      ),
+      retryAfterSeconds: Math.ceil(waitMs / 1000) + 1,
     };
-    return runs.completeGenerated(
-      generated,
-      {
-        id: proposedConfigurationId,
-        pipelineId: run.pipelineId,
-        slots: proposal.proposedSlots,
-        source: 'synthesis',
-        synthesisRunId: run.id,
-        createdAt: completedAt,
-        createdBy: run.triggeredBy,
-      },
+  }
+  return { outcome: 'claimed', run: found.run, lease };
+}
+
+/** Generates the claimed run and stores it; any fault becomes the outcome `settleFault` gives it. */
+async function generate(deps: GenerateRunDeps, run: SynthesisRun, lease: string): Promise<GenerateOutcome> {
+  let usage: SynthesisUsage | undefined;
+  try {
+    const engine = deps.engines[run.synthesisHandler];
+    if (!engine) throw new SynthesisFailure(`Synthesis handler ${run.synthesisHandler} is not available.`);
+    const context = await readEvidence(deps.pipelines, run);
+    const proposal = await engine.generate(context);
+    usage = proposal.usage;
+    return { outcome: 'generated', run: await storeProposal(deps, run, context, proposal, lease) };
+  } catch (caught) {
+    return settleFault(deps, run, lease, caught, usage);
+  }
+}
+
+/** The pipeline, the run's base configuration and the bounded windows of evidence the engine reads. */
+async function readEvidence(pipelines: PipelineRepository, run: SynthesisRun): Promise<SynthesisContext> {
+  const pipeline = await pipelines.getPipeline(run.pipelineId);
+  if (!pipeline) throw new SynthesisFailure(`Pipeline ${run.pipelineId} no longer exists.`);
+  const baseConfiguration = await pipelines.getConfiguration(run.pipelineId, run.baseConfigurationId);
+  if (!baseConfiguration) {
+    throw new SynthesisFailure(`Base configuration ${run.baseConfigurationId} no longer exists.`);
+  }
+  const [signals, executions] = await Promise.all([
+    pipelines.recentSignals(run.pipelineId, SIGNAL_WINDOW),
+    pipelines.recentExecutions(run.pipelineId, EXECUTION_WINDOW),
+  ]);
+  return { pipeline, baseConfiguration, signals, executions };
+}
+
+/** Keeps the cited evidence, then stores the proposed configuration and the run `generated`. */
+async function storeProposal(
+  deps: GenerateRunDeps,
+  run: SynthesisRun,
+  context: SynthesisContext,
+  proposal: SynthesisProposal,
+  lease: string,
+): Promise<SynthesisRun> {
+  await deps.evidence.save(run.id, citedEvidence(context, proposal));
+  const completedAt = deps.clock.now().toISOString();
+  const proposedConfigurationId = deps.ids.newId();
+  const generated: SynthesisRun = {
+    ...run,
+    status: 'generated',
+    proposedConfigurationId,
+    diagnosis: proposal.diagnosis,
+    changes: proposal.changes,
+    structuredWarnings: proposal.structuredWarnings,
+    confidence: proposal.confidence,
+    analyzedSignalIds: proposal.analyzedSignalIds,
+    analyzedExecutionIds: proposal.analyzedExecutionIds,
+    explanation: renderExplanation(proposal.diagnosis, proposal.changes),
+    warnings: legacyWarnings(proposal.structuredWarnings),
+    generationCompletedAt: completedAt,
+    errorMessage: null,
+    retryReason: null,
+    usage: priced(deps, proposal.usage) ?? null,
+  };
+  return deps.runs.completeGenerated(
+    generated,
+    {
+      id: proposedConfigurationId,
+      pipelineId: run.pipelineId,
+      slots: proposal.proposedSlots,
+      source: 'synthesis',
+      synthesisRunId: run.id,
+      createdAt: completedAt,
+      createdBy: run.triggeredBy,
+    },
+    lease,
+  );
+}
+
+/**
+ * What a fault during generation comes to: a lost lease is skipped, a transient fault releases the
+ * run for a retry, anything else fails the run with what the model calls cost.
+ */
+async function settleFault(
+  deps: GenerateRunDeps,
+  run: SynthesisRun,
+  lease: string,
+  caught: unknown,
+  usage: SynthesisUsage | undefined,
+): Promise<GenerateOutcome> {
+  const error = caught instanceof Error ? caught : new Error(String(caught));
+  // Another worker re-claimed the run after our lease ran out: the run is theirs now.
+  if (error instanceof ConflictError) return { outcome: 'skipped', reason: 'lease-lost', run };
+  if (error instanceof TransientSynthesisError) {
+    await deps.runs.releaseForRetry(run.id, error.message, lease);
+    return {
+      outcome: 'retry',
+      run,
+      error,
+      ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
+    };
+  }
+  if (!(error instanceof SynthesisFailure) && !(error instanceof ApiError) && deps.isTransient(error)) {
+    await deps.runs.releaseForRetry(
+      run.id,
+      'A service the worker depends on (the database or the queue) failed for a moment; the job will be retried.',
       lease,
     );
-  };
+    return { outcome: 'retry', run, error };
+  }
+  const spent = error instanceof SynthesisFailure ? (error.usage ?? usage) : usage;
+  return failRun(deps, run, error, spent);
+}
 
-  return async (job: SynthesisJob): Promise<GenerateOutcome> => {
-    const startedAt = clock.now();
-    const lease = startedAt.toISOString();
-    const claim = await runs.claim(job.runId, lease, new Date(startedAt.getTime() - leaseMs).toISOString());
-    if (claim.outcome === 'missing') return { outcome: 'skipped', reason: 'missing' };
-    if (claim.outcome === 'finished') return { outcome: 'skipped', reason: 'finished', run: claim.run };
-    if (claim.outcome === 'leased') {
-      // Another invocation holds the run: come back when its lease would have run out.
-      const leaseStart = Date.parse(claim.run.generationStartedAt ?? lease);
-      const waitMs = Math.max(0, leaseStart + leaseMs - startedAt.getTime());
-      return {
-        outcome: 'retry',
-        run: claim.run,
-        error: new TransientSynthesisError(
-          'Another invocation is generating this run; checking again when its lease ends.',
-        ),
-        retryAfterSeconds: Math.ceil(waitMs / 1000) + 1,
-      };
-    }
-    const run = claim.run;
-    let usage: SynthesisUsage | undefined;
-    try {
-      const engine = engines[run.synthesisHandler];
-      if (!engine) throw new SynthesisFailure(`Synthesis handler ${run.synthesisHandler} is not available.`);
-      const context = await loadContext(run);
-      const proposal = await engine.generate(context);
-      usage = proposal.usage;
-      return { outcome: 'generated', run: await complete(run, context, proposal, lease) };
-    } catch (caught) {
-      const error = caught instanceof Error ? caught : new Error(String(caught));
-      // Another worker re-claimed the run after our lease ran out: the run is theirs now.
-      if (error instanceof ConflictError) return { outcome: 'skipped', reason: 'lease-lost', run };
-      if (error instanceof TransientSynthesisError) {
-        await runs.releaseForRetry(run.id, error.message, lease);
-        return {
-          outcome: 'retry',
-          run,
-          error,
-          ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
-        };
-      }
-      if (!(error instanceof SynthesisFailure) && !(error instanceof ApiError) && isTransient(error)) {
-        await runs.releaseForRetry(
-          run.id,
-          'A service the worker depends on (the database or the queue) failed for a moment; the job will be retried.',
-          lease,
-        );
-        return { outcome: 'retry', run, error };
-      }
-      const spent = error instanceof SynthesisFailure ? (error.usage ?? usage) : usage;
-      return fail(run, error, spent);
-    }
-  };
+/** Fails the generating run with words for a person and what its model calls cost. */
+async function failRun(
+  deps: GenerateRunDeps,
+  run: SynthesisRun,
+  error: Error,
+  usage?: SynthesisUsage,
+): Promise<GenerateOutcome> {
+  const message =
+    error instanceof SynthesisFailure || error instanceof ApiError ? error.message : INTERNAL_FAILURE_MESSAGE;
+  const failed = await deps.runs.fail(
+    run.id,
+    message,
+    deps.clock.now().toISOString(),
+    ['generating'],
+    priced(deps, usage),
+  );
+  return { outcome: 'failed', run: failed ?? run, error };
+}
+
+/** The usage with its cost at the deps' prices (the default ones when none are given). */
+function priced(deps: GenerateRunDeps, usage: SynthesisUsage | undefined) {
+  return usage && withCost(usage, deps.prices ?? DEFAULT_MODEL_PRICES);
 }
 
 /** The signals and executions the proposal's findings cite, taken from the windows the run read. */

@@ -51,33 +51,7 @@ export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_RESERVATION_MS = 15_000;
 
 /** Stores a pending run and queues its job; a run whose job cannot be queued is failed, not left pending. */
-export function makeStartSynthesis({
-  runs,
-  pipelines,
-  queue,
-  clock,
-  ids,
-  defaultHandler,
-  idempotency,
-  quota,
-  onStarted,
-}: StartSynthesisDeps) {
-  /** The run an earlier request with this key created, if it is a true repeat of this request. */
-  async function replay(scope: string, key: string, requestHash: string): Promise<SynthesisRun | null> {
-    // Stryker disable next-line OptionalChaining: replay runs only with a key, and a key is only taken when the store exists
-    const record = await idempotency?.find(scope, key);
-    if (!record || record.expiresAt <= clock.now().toISOString()) return null;
-    if (record.requestHash !== requestHash) {
-      throw new ConflictError(
-        'This Idempotency-Key was already used for a different request (another pipeline or body); use a new key.',
-      );
-    }
-    const run = await runs.get(record.runId);
-    if (!run)
-      throw new ConflictError('A request with this Idempotency-Key is still in progress; retry shortly.');
-    return run;
-  }
-
+export function makeStartSynthesis(deps: StartSynthesisDeps) {
   return async (
     principal: Principal,
     pipelineId: string,
@@ -85,80 +59,152 @@ export function makeStartSynthesis({
     idempotencyKey?: string,
   ): Promise<SynthesisRun> => {
     assertCanWrite(principal);
-    const scope = principal.teamId;
-    const requestHash = createHash('sha256')
-      .update(JSON.stringify([pipelineId, body.synthesisHandler ?? null]))
-      .digest('hex');
-    const key = idempotency ? idempotencyKey : undefined;
-    if (key) {
-      const earlier = await replay(scope, key, requestHash);
+    const request: KeyedRequest = {
+      scope: principal.teamId,
+      key: deps.idempotency ? idempotencyKey : undefined,
+      requestHash: createHash('sha256')
+        .update(JSON.stringify([pipelineId, body.synthesisHandler ?? null]))
+        .digest('hex'),
+    };
+    if (request.key) {
+      const earlier = await replayIdempotent(deps, request, request.key);
       if (earlier) return earlier;
     }
-    const synthesisHandler = body.synthesisHandler ?? defaultHandler;
-    if (!isSynthesisHandlerName(synthesisHandler)) {
-      throw new ValidationError(
-        `Unknown synthesisHandler "${synthesisHandler}"; available: ${SYNTHESIS_HANDLER_NAMES.join(', ')}.`,
-      );
-    }
-    const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
-    if (quota) {
-      const now = clock.now().getTime();
-      const start = Math.floor(now / HOUR_MS) * HOUR_MS;
-      const window = { start: new Date(start).toISOString(), end: new Date(start + HOUR_MS).toISOString() };
-      if (!(await quota.store.consume(`SYNTHESIS#${pipeline.teamId}`, window, quota.runsPerTeamPerHour)))
-        throw new QuotaExceededError(
-          quota.runsPerTeamPerHour,
-          Math.max(1, Math.ceil((start + HOUR_MS - now) / 1000)),
-        );
-    }
-    const createdAt = clock.now().toISOString();
+    const synthesisHandler = knownHandler(body.synthesisHandler ?? deps.defaultHandler);
+    const pipeline = await loadOwnedPipeline(deps.pipelines, principal, pipelineId);
+    await consumeQuota(deps, pipeline.teamId);
+    const createdAt = deps.clock.now().toISOString();
     const run = newPendingRun({
-      id: ids.newId(),
+      id: deps.ids.newId(),
       pipelineId,
       teamId: pipeline.teamId,
       synthesisHandler,
       baseConfigurationId: pipeline.activeConfigurationId,
-      jobId: ids.newId(),
+      jobId: deps.ids.newId(),
       createdAt,
       triggeredBy: principal.userId,
     });
-    if (key && idempotency) {
-      const expiresAt = new Date(Date.parse(createdAt) + IDEMPOTENCY_RESERVATION_MS).toISOString();
-      const reserved = await idempotency.reserve(
-        scope,
-        key,
-        { requestHash, runId: run.id, expiresAt },
-        createdAt,
-      );
-      if (!reserved) {
-        // A concurrent request with the same key won the race: answer with its run.
-        const earlier = await replay(scope, key, requestHash);
-        if (earlier) return earlier;
-        throw new ConflictError('A request with this Idempotency-Key is still in progress; retry shortly.');
-      }
-    }
-    await runs.create(run);
-    try {
-      await queue.send({ runId: run.id, jobId: run.jobId });
-    } catch (error) {
-      const reason = 'The synthesis job could not be queued; start a new run.';
-      await runs.fail(run.id, reason, clock.now().toISOString(), ['pending']);
-      // The key must not pin the caller to a run that never started: a retry may try again.
-      // Stryker disable next-line OptionalChaining: a key is only taken when the store exists
-      if (key) await idempotency?.release(scope, key);
-      throw new ServiceUnavailableError(
-        'The synthesis job could not be queued: the queue did not accept it. Retry the request after the time Retry-After gives.',
-        { cause: error },
-      );
-    }
-    // Stryker disable next-line LogicalOperator: without a key, confirm's condition (runId = this run) matches no record and changes nothing
-    if (key && idempotency) {
-      const keepUntil = new Date(Date.parse(createdAt) + IDEMPOTENCY_KEY_TTL_MS).toISOString();
-      await idempotency.confirm(scope, key, run.id, keepUntil);
-    }
-    onStarted?.(run);
+    const earlier = await reserveKey(deps, request, run);
+    if (earlier) return earlier;
+    await deps.runs.create(run);
+    await queueJob(deps, request, run);
+    await confirmKey(deps, request, run);
+    deps.onStarted?.(run);
     return run;
   };
+}
+
+/** A start request as its Idempotency-Key sees it; `key` is absent when keys are not honoured. */
+interface KeyedRequest {
+  scope: string;
+  key: string | undefined;
+  requestHash: string;
+}
+
+/** The run an earlier request with this key created, if it is a true repeat of this request. */
+async function replayIdempotent(
+  { idempotency, clock, runs }: StartSynthesisDeps,
+  { scope, requestHash }: KeyedRequest,
+  key: string,
+): Promise<SynthesisRun | null> {
+  // Stryker disable next-line OptionalChaining: replay runs only with a key, and a key is only taken when the store exists
+  const record = await idempotency?.find(scope, key);
+  if (!record || record.expiresAt <= clock.now().toISOString()) return null;
+  if (record.requestHash !== requestHash) {
+    throw new ConflictError(
+      'This Idempotency-Key was already used for a different request (another pipeline or body); use a new key.',
+    );
+  }
+  const run = await runs.get(record.runId);
+  if (!run)
+    throw new ConflictError('A request with this Idempotency-Key is still in progress; retry shortly.');
+  return run;
+}
+
+/** The handler's name, when it names a synthesis handler. */
+function knownHandler(synthesisHandler: string) {
+  if (!isSynthesisHandlerName(synthesisHandler)) {
+    throw new ValidationError(
+      `Unknown synthesisHandler "${synthesisHandler}"; available: ${SYNTHESIS_HANDLER_NAMES.join(', ')}.`,
+    );
+  }
+  return synthesisHandler;
+}
+
+/** Counts the run against the team's quota of this clock hour; over it, a QuotaExceededError. */
+async function consumeQuota({ quota, clock }: StartSynthesisDeps, teamId: string): Promise<void> {
+  if (!quota) return;
+  const now = clock.now().getTime();
+  const start = Math.floor(now / HOUR_MS) * HOUR_MS;
+  const window = { start: new Date(start).toISOString(), end: new Date(start + HOUR_MS).toISOString() };
+  if (!(await quota.store.consume(`SYNTHESIS#${teamId}`, window, quota.runsPerTeamPerHour)))
+    throw new QuotaExceededError(
+      quota.runsPerTeamPerHour,
+      Math.max(1, Math.ceil((start + HOUR_MS - now) / 1000)),
+    );
+}
+
+/**
+ * Holds the key for this run while it is created; the run of a concurrent request that won the
+ * race for the key, when one did.
+ */
+async function reserveKey(
+  deps: StartSynthesisDeps,
+  request: KeyedRequest,
+  run: SynthesisRun,
+): Promise<SynthesisRun | null> {
+  const { key, scope, requestHash } = request;
+  const { idempotency } = deps;
+  if (key && idempotency) {
+    const expiresAt = new Date(Date.parse(run.createdAt) + IDEMPOTENCY_RESERVATION_MS).toISOString();
+    const reserved = await idempotency.reserve(
+      scope,
+      key,
+      { requestHash, runId: run.id, expiresAt },
+      run.createdAt,
+    );
+    if (!reserved) {
+      // A concurrent request with the same key won the race: answer with its run.
+      const earlier = await replayIdempotent(deps, request, key);
+      if (earlier) return earlier;
+      throw new ConflictError('A request with this Idempotency-Key is still in progress; retry shortly.');
+    }
+  }
+  return null;
+}
+
+/** Sends the run's job; when the queue refuses it, fails the run and frees the key. */
+async function queueJob(
+  { queue, runs, clock, idempotency }: StartSynthesisDeps,
+  { key, scope }: KeyedRequest,
+  run: SynthesisRun,
+): Promise<void> {
+  try {
+    await queue.send({ runId: run.id, jobId: run.jobId });
+  } catch (error) {
+    const reason = 'The synthesis job could not be queued; start a new run.';
+    await runs.fail(run.id, reason, clock.now().toISOString(), ['pending']);
+    // The key must not pin the caller to a run that never started: a retry may try again.
+    // Stryker disable next-line OptionalChaining: a key is only taken when the store exists
+    if (key) await idempotency?.release(scope, key);
+    throw new ServiceUnavailableError(
+      'The synthesis job could not be queued: the queue did not accept it. Retry the request after the time Retry-After gives.',
+      { cause: error },
+    );
+  }
+}
+
+/** Keeps the key, now naming a started run, for as long as keys are remembered. */
+async function confirmKey(
+  { idempotency }: StartSynthesisDeps,
+  { key, scope }: KeyedRequest,
+  run: SynthesisRun,
+): Promise<void> {
+  // Stryker disable next-line LogicalOperator: without a key, confirm's condition (runId = this run) matches no record and changes nothing
+  if (key && idempotency) {
+    const keepUntil = new Date(Date.parse(run.createdAt) + IDEMPOTENCY_KEY_TTL_MS).toISOString();
+    await idempotency.confirm(scope, key, run.id, keepUntil);
+  }
 }
 
 /** One run of the caller's team. */

@@ -4,12 +4,7 @@
  */
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import type {
-  AuthRepository,
-  RefreshTokenRecord,
-  RotationOutcome,
-  SessionRecord,
-} from '../../auth/ports.ts';
+import type { AuthRepository, RefreshTokenRecord, RotationOutcome, SessionRecord } from '../../auth/ports.ts';
 import { failedTransactionItems, isConditionFailure, putNew } from '../conditions.ts';
 import { itemReader } from '../items.ts';
 import { refreshTokenKey, sessionIndexKey, sessionKey, userSessionsPartition } from '../keys.ts';

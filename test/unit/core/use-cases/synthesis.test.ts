@@ -101,11 +101,14 @@ describe('starting a synthesis run', () => {
 
   it('fails the run and answers 503 when its job cannot be queued: no run is left pending', async () => {
     const { pipeline } = await seedPipeline(world);
-    world.queue.failWith = Object.assign(new Error('no such queue'), { name: 'QueueDoesNotExist' });
+    const queueError = Object.assign(new Error('no such queue'), { name: 'QueueDoesNotExist' });
+    world.queue.failWith = queueError;
     world.clock.advance(2000);
     const error = await rejection(start()(ada, pipeline.id, {}));
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(error.statusCode).toBe(503);
+    // The queue's error is kept for the logs, never shown in the message.
+    expect(error.cause).toBe(queueError);
     expect(error.message).toBe(
       'The synthesis job could not be queued: the queue did not accept it. Retry the request after the time Retry-After gives.',
     );
