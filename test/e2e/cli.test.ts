@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, CLI_BIN } from '../../cli/build.ts';
 import { createPipelineSynthesisClient, type SynthesisRun } from '../../cli/client.ts';
+import { REPO_ROOT } from '../../lib/bundling.ts';
 import { type LocalStack, startLocalStack } from '../../local/stack.ts';
 import { type AnthropicFake, hang, startAnthropicFake, unauthorized } from '../support/anthropic-fake.ts';
 import { waitFor } from '../support/wait.ts';
@@ -108,6 +109,49 @@ afterAll(async () => {
 }, 60_000);
 
 describe('pipeline-synthesis, the CLI', () => {
+  it("runs the README's script on the files in examples/ (heuristic-v1: this file's model is a fake)", async () => {
+    await cp(path.join(REPO_ROOT, 'examples'), path.join(workDir, 'examples'), { recursive: true });
+    const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    // The commands of the README's first CLI example, without their comments.
+    const script = /```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('### The CLI')))?.[1] ?? '';
+    const command = (start: string) => {
+      const line =
+        script.split('\n').find((candidate) => candidate.includes(`pipeline-synthesis ${start}`)) ?? '';
+      const words =
+        line
+          .replace(/\s+#.*$/, '')
+          .split('pipeline-synthesis ')[1]
+          ?.split(' | ')[0]
+          ?.replace(/\)$/, '') ?? '';
+      return words.split(/\s+/).filter((word) => word.length > 0);
+    };
+    const created = await cli(command('pipelines create'));
+    expect(created.code, created.stderr).toBe(0);
+    const pipelineId = json<{ id: string }>(created.stdout).id;
+    const withPipeline = (args: string[]) => args.map((arg) => (arg === '"$P"' ? pipelineId : arg));
+    const signals = await cli(withPipeline(command('signals add')));
+    expect(signals, signals.stderr).toMatchObject({ code: 0, stdout: 'Recorded 12 signals in 1 batch.\n' });
+    const executions = await cli(withPipeline(command('executions add')));
+    expect(executions, executions.stderr).toMatchObject({
+      code: 0,
+      stdout: 'Recorded 12 executions in 1 batch.\n',
+    });
+    const synthesized = await cli(withPipeline(command('synthesize')).concat(['--handler', 'heuristic-v1']));
+    expect(synthesized.code, synthesized.stderr).toBe(0);
+    const run = json<SynthesisRun>(synthesized.stdout);
+    expect(run.status).toBe('generated');
+    expect(run.changes.map((change) => [change.slotId, Object.keys(change.patch as object)])).toContainEqual([
+      'retrieve',
+      ['timeoutMs'],
+    ]);
+    const withRun = (args: string[]) => args.map((arg) => (arg === '"$RUN"' ? run.id : arg));
+    const diff = await cli(withRun(command('runs diff')));
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain('timeoutMs');
+    const approved = await cli(withRun(command('approve')));
+    expect(approved.code, approved.stderr).toBe(0);
+  });
+
   it('runs a whole script: create, add signals and executions from files, synthesize --wait, diff, approve', async () => {
     await writeFile(
       path.join(workDir, 'pipeline.json'),
