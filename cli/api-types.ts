@@ -357,7 +357,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set or change your password. */
+        /** Set or change your password: ends your other sessions and earlier sign-in links; revokeApiTokens also revokes your API tokens. */
         post: operations["change-password"];
         delete?: never;
         options?: never;
@@ -2007,12 +2007,14 @@ export interface operations {
                 /**
                  * @example {
                  *       "currentPassword": "correct horse battery staple",
-                 *       "newPassword": "a longer passphrase of mine"
+                 *       "newPassword": "a longer passphrase of mine",
+                 *       "revokeApiTokens": true
                  *     }
                  */
                 "application/json": {
                     currentPassword?: string;
                     newPassword: string;
+                    revokeApiTokens?: boolean;
                 };
             };
         };
@@ -2028,6 +2030,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -1,3 +1,7 @@
+/**
+ * The REST API construct: the stage, its access logs and web ACL, the gateway's own error
+ * responses, the authorizer and one method and function per operation.
+ */
 import { Duration, Stack } from 'aws-cdk-lib';
 import {
   AccessLogField,
@@ -19,7 +23,7 @@ import type { OperationDeclaration } from '../lambdas/operations/declaration.ts'
 import { operationFunctions } from '../lambdas/operations/functions.ts';
 import { buildScriptCommand, handlerEntryPath, operationEntryPath } from './bundling.ts';
 import type { EmailSettings } from './email.ts';
-import { GATEWAY_ERRORS, gatewayErrorBody } from './gateway-errors.ts';
+import { GATEWAY_ERRORS, gatewayErrorBody, gatewayResponseHeaders } from './gateway-errors.ts';
 import { acknowledgeNag } from './nag.ts';
 import { RateLimits } from './rate-limits.ts';
 import { type FunctionSettings, type GrantableResources, ServiceFunction } from './service-function.ts';
@@ -106,8 +110,10 @@ export class Api extends Construct {
       this.restApi.addGatewayResponse(`GatewayResponse${pascalCase(gatewayError.type)}`, {
         type: ResponseType.of(gatewayError.type),
         statusCode: gatewayError.statusCode,
-        // The body is JSON whatever the request's Accept header asked for.
-        responseHeaders: { 'Content-Type': "'application/json'" },
+        // Gateway response header values are static when quoted.
+        responseHeaders: Object.fromEntries(
+          Object.entries(gatewayResponseHeaders(gatewayError)).map(([name, value]) => [name, `'${value}'`]),
+        ),
         templates: { 'application/json': gatewayErrorBody(gatewayError) },
       });
     }

@@ -28,9 +28,12 @@ export function operationEntryPath(module: string): string {
  * repository root.
  */
 export function buildScriptCommand(script: string): string {
-  return [process.execPath, '--import', 'tsx', join(REPO_ROOT, script)]
-    .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
-    .join(' ');
+  return shellWords([process.execPath, '--import', 'tsx', join(REPO_ROOT, script)]);
+}
+
+/** Words joined into one POSIX shell command, each single-quoted. */
+function shellWords(words: readonly string[]): string {
+  return words.map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(' ');
 }
 
 export interface LambdaBundling {
@@ -76,6 +79,26 @@ function absoluteAlias(): Record<string, string> {
   );
 }
 
+/**
+ * Modules a function imports only when it needs them (`await import(...)` in its handler), each
+ * built as a file of its own next to the function's index.mjs: by function entry (lambdas/functions.ts),
+ * the part's output name (`<name>.mjs`) and its module, relative to REPO_ROOT. A single-file bundle
+ * would inline a dynamic import, so these functions are bundled with code splitting
+ * (splitEsbuildOptions): the handler's import of the module becomes `import("./<name>.mjs")`, and
+ * the modules both halves use land in shared chunks, loaded once (one SynthesisFailure class for both).
+ */
+export const ON_DEMAND_PARTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  // claude-v1 (the Anthropic SDK, Secrets Manager) is loaded by the first job that names it.
+  'process-synthesis-jobs': { 'claude-v1': 'lambdas/synthesis/claude/claude-v1.ts' },
+};
+
+/** The on-demand parts of the function named `entry`, with absolute module paths; empty for most. */
+export function onDemandParts(entry: string): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(ON_DEMAND_PARTS[entry] ?? {}).map(([name, module]) => [name, join(REPO_ROOT, module)]),
+  );
+}
+
 /** The esbuild options equivalent to the NodejsFunction bundling of one entry. */
 export function esbuildOptions(entryFile: string, outfile: string): BuildOptions {
   return {
@@ -93,4 +116,45 @@ export function esbuildOptions(entryFile: string, outfile: string): BuildOptions
     alias: absoluteAlias(),
     logLevel: 'warning',
   };
+}
+
+/** The output name of a split function's handler module, as Lambda loads it (`index.handler`). */
+export const SPLIT_INDEX = 'index';
+
+/**
+ * The options of esbuildOptions with code splitting into `outdir`: `index.mjs` for `entryFile`, one
+ * `<name>.mjs` per on-demand part, and `chunk-<hash>.mjs` files for the modules they share. What
+ * `index.mjs` imports statically is what every invocation loads; a part is read when first imported.
+ */
+export function splitEsbuildOptions(
+  entryFile: string,
+  parts: Readonly<Record<string, string>>,
+  outdir: string,
+): BuildOptions {
+  const { entryPoints: _entry, outfile: _out, ...options } = esbuildOptions(entryFile, '');
+  return {
+    ...options,
+    entryPoints: { [SPLIT_INDEX]: entryFile, ...parts },
+    outdir,
+    splitting: true,
+    entryNames: '[name]',
+    chunkNames: 'chunk-[hash]',
+    outExtension: { '.js': '.mjs' },
+  };
+}
+
+/**
+ * The shell command that bundles a split function into `outdir` (NodejsFunction's afterBundling
+ * hook, which runs it in the repository root over the single index.mjs NodejsFunction built): esbuild
+ * from node_modules through its JavaScript API, with splitEsbuildOptions as JSON, so the deployed
+ * files are the ones the local stack and the benchmark build.
+ */
+export function splitBuildCommand(
+  entryFile: string,
+  parts: Readonly<Record<string, string>>,
+  outdir: string,
+): string {
+  const script = "const { build } = await import('esbuild'); await build(JSON.parse(process.argv[1]));";
+  const options = JSON.stringify(splitEsbuildOptions(entryFile, parts, outdir));
+  return shellWords([process.execPath, '--input-type=module', '-e', script, options]);
 }

@@ -1,7 +1,11 @@
+/**
+ * The WAF web ACL on the API stage: per-caller rate rules (per Authorization header, per session
+ * cookie, per client IP on /auth/*) and their 429 answer. local/gateway/rate-limit.ts emulates it.
+ */
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import type { AbuseLimits } from '../lambdas/limits.ts';
-import { RATE_LIMITED_BODY } from './gateway-errors.ts';
+import { GATEWAY_RESPONSE_HEADERS, RATE_LIMITED_BODY } from './gateway-errors.ts';
 
 /** WAF counts requests over this window; a rate per second is that rate times the window. */
 const WINDOW_SECONDS = 60;
@@ -30,7 +34,13 @@ export class RateLimits extends Construct {
         customResponse: {
           responseCode: 429,
           customResponseBodyKey: 'rateLimited',
-          responseHeaders: [{ name: 'retry-after', value: String(WINDOW_SECONDS) }],
+          // WAF sets the content type from the body's; the others as on API Gateway's own answers.
+          responseHeaders: [
+            { name: 'retry-after', value: String(WINDOW_SECONDS) },
+            ...Object.entries(GATEWAY_RESPONSE_HEADERS)
+              .filter(([name]) => name.toLowerCase() !== 'content-type')
+              .map(([name, value]) => ({ name, value })),
+          ],
         },
       },
     };
@@ -40,6 +50,11 @@ export class RateLimits extends Construct {
       sampledRequestsEnabled: true,
     });
     const noTransform = [{ priority: 0, type: 'NONE' }];
+    // `Bearer x`, `bearer  x` and `BEARER x` are one caller: one bucket, not one per spelling.
+    const sameSpelling = [
+      { priority: 0, type: 'LOWERCASE' },
+      { priority: 1, type: 'COMPRESS_WHITE_SPACE' },
+    ];
     const rateRule = (
       name: string,
       priority: number,
@@ -64,7 +79,7 @@ export class RateLimits extends Construct {
         // WAF only counts requests that carry every key of a rule: one rule per kind of credential.
         rateRule('PerAuthorizationHeader', 0, {
           aggregateKeyType: 'CUSTOM_KEYS',
-          customKeys: [{ header: { name: 'authorization', textTransformations: noTransform } }],
+          customKeys: [{ header: { name: 'authorization', textTransformations: sameSpelling } }],
           limit: perCredential,
           evaluationWindowSec: WINDOW_SECONDS,
         }),

@@ -16,7 +16,7 @@ import {
 } from '../lambdas/functions.ts';
 import { API_TOKEN_PARTITION_PREFIX } from '../lambdas/store/keys.ts';
 import { AUTH_TABLE, TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
-import { DEPS_LOCK_FILE, LAMBDA_BUNDLING, REPO_ROOT } from './bundling.ts';
+import { DEPS_LOCK_FILE, LAMBDA_BUNDLING, REPO_ROOT, splitBuildCommand } from './bundling.ts';
 import { type EmailSettings, sesIdentityArn } from './email.ts';
 import { acknowledgeNag } from './nag.ts';
 
@@ -62,6 +62,11 @@ export interface ServiceFunctionProps {
   readonly memorySize?: number;
   /** Shell commands run (in the repository root) right before esbuild bundles the entry. */
   readonly beforeBundling?: readonly string[];
+  /**
+   * Modules the handler imports on demand, by output name (lib/bundling.ts onDemandParts): the
+   * function is then bundled with code splitting, each part a file next to index.mjs.
+   */
+  readonly onDemandParts?: Readonly<Record<string, string>>;
 }
 
 const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth'> = {
@@ -127,15 +132,7 @@ export class ServiceFunction extends Construct {
         bundleAwsSDK: true,
         // There is no Docker here, and esbuild from node_modules gives the same bundle.
         forceDockerBundling: false,
-        ...(props.beforeBundling
-          ? {
-              commandHooks: {
-                beforeBundling: () => [...(props.beforeBundling ?? [])],
-                beforeInstall: () => [],
-                afterBundling: () => [],
-              },
-            }
-          : {}),
+        ...commandHooks(props),
       },
     });
 
@@ -242,6 +239,25 @@ export class ServiceFunction extends Construct {
       `The grant on ${logicalId} includes its global secondary indexes (<table ARN>/index/*) so the function can Query them; the wildcard matches indexes of this one table only.`,
     );
   }
+}
+
+/**
+ * The bundling hooks of a function: its `beforeBundling` commands, and for a function with on-demand
+ * parts a code-splitting esbuild run that replaces NodejsFunction's single index.mjs (NodejsFunction
+ * bundles one file with `--outfile`, which esbuild's splitting does not accept).
+ */
+function commandHooks(props: ServiceFunctionProps) {
+  const parts = props.onDemandParts ?? {};
+  const split = Object.keys(parts).length > 0;
+  if (!props.beforeBundling && !split) return {};
+  return {
+    commandHooks: {
+      beforeBundling: () => [...(props.beforeBundling ?? [])],
+      beforeInstall: () => [],
+      afterBundling: (_inputDir: string, outputDir: string) =>
+        split ? [splitBuildCommand(props.entryFile, parts, outputDir)] : [],
+    },
+  };
 }
 
 function grantTable(table: ITable, fn: NodejsFunction, level: TableAccess): void {

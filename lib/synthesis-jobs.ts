@@ -14,7 +14,7 @@ import {
 } from '../lambdas/functions.ts';
 import { METRIC, METRICS_NAMESPACE } from '../lambdas/observability/metrics.ts';
 import { modelPricesFromEnv } from '../lambdas/wiring/model-prices.ts';
-import { handlerEntryPath } from './bundling.ts';
+import { handlerEntryPath, onDemandParts } from './bundling.ts';
 import {
   type FunctionSettings,
   type GrantableResources,
@@ -54,6 +54,8 @@ export class SynthesisJobs extends Construct {
       description: 'Generates synthesis runs from queued jobs',
       timeout: Duration.seconds(SYNTHESIS_WORKER.timeoutSeconds),
       memorySize: SYNTHESIS_WORKER.memoryMb,
+      // claude-v1 is a file of its own, loaded by the first job that names it.
+      onDemandParts: onDemandParts(SYNTHESIS_WORKER.entry),
     });
     if (props.modelPrices !== undefined) {
       modelPricesFromEnv({ MODEL_PRICES: props.modelPrices }); // a bad table fails `cdk synth`, not a cold start

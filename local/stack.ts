@@ -18,9 +18,9 @@ import {
 } from '../lambdas/functions.ts';
 import { type AbuseLimits, limitsFrom } from '../lambdas/limits.ts';
 import { createDocumentClient } from '../lambdas/wiring/aws.ts';
-import { REPO_ROOT } from '../lib/bundling.ts';
+import { onDemandParts, REPO_ROOT } from '../lib/bundling.ts';
 import { writeAppAssetsModule } from '../web/build.ts';
-import { createTables, findFreePort, startDynamoDbLocal, type TableNames } from './dynamodb.ts';
+import { createTables, type TableNames } from './dynamodb.ts';
 import { type LocalFunctionDefinition, localFunctions, localRoutes } from './functions.ts';
 import { LocalRateLimits } from './gateway/rate-limit.ts';
 import { startLocalGateway } from './gateway/server.ts';
@@ -31,7 +31,7 @@ import { buildFunctionsCached } from './runtime/bundles.ts';
 import { LocalFunction } from './runtime/lambda-function.ts';
 import { type FunctionNode, functionNode } from './runtime/node.ts';
 import { startSchedule } from './scheduler.ts';
-import { hashSeedPasswords, type SeedPassword, type SeedTeam, seedLocalData } from './seed.ts';
+import { type EarlyStarts, type SeedPassword, type SeedTeam, seedLocalData, startEarly } from './seed.ts';
 
 export interface LocalStackOptions {
   port?: number;
@@ -50,6 +50,8 @@ export interface LocalStackOptions {
   log?: (line: string) => void;
   /** Rate limits and quota; from RATE_LIMIT_PER_SECOND and the other variables of lambdas/limits.ts by default. */
   limits?: AbuseLimits;
+  /** The slow parts, already started by the caller before this module loaded (local/start.ts). */
+  early?: EarlyStarts;
 }
 
 export interface LocalStack {
@@ -61,7 +63,44 @@ export interface LocalStack {
   functions: ReadonlyMap<string, LocalFunction>;
   /** Node of the functions' environments, and a warning when it is not Lambda's. */
   node: { version: string; warning?: string };
+  /** How long each phase of the start took, in the order they ended (`npm start` prints them at debug). */
+  phases: StartPhase[];
   stop(): Promise<void>;
+}
+
+/** One phase of the start: milliseconds from the start of startLocalStack to its beginning and end. */
+export interface StartPhase {
+  name: string;
+  startMs: number;
+  endMs: number;
+}
+
+/** Records when `work` begins and ends, relative to `origin`. */
+function phaseTimer(origin: number, phases: StartPhase[]) {
+  return <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    const startMs = performance.now() - origin;
+    const done = () => phases.push({ name, startMs, endMs: performance.now() - origin });
+    return work().finally(done);
+  };
+}
+
+/** The early starts as phases (they may have begun before `origin`: negative starts). */
+function recordEarly(early: EarlyStarts, origin: number, phases: StartPhase[]): void {
+  const startMs = early.atMs - origin;
+  const record = (name: string) => () => phases.push({ name, startMs, endMs: performance.now() - origin });
+  early.dynamodb.then(record('dynamodb'), () => undefined);
+  early.passwords.then(record('passwords'), () => undefined);
+}
+
+/** The phases as one line: `name duration (start–end)`, in the order they ended. */
+export function formatPhases(phases: readonly StartPhase[]): string {
+  const ms = (value: number) => value.toFixed(0);
+  return phases
+    .map(
+      (phase) =>
+        `${phase.name} ${ms(phase.endMs - phase.startMs)} ms (${ms(phase.startMs)}–${ms(phase.endMs)})`,
+    )
+    .join(', ');
 }
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -93,18 +132,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const stateDir = path.resolve(options.stateDir ?? '.local');
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   let functionsReady: (ready: boolean) => void = () => {};
+  const phases: StartPhase[] = [];
+  const origin = performance.now();
+  const timed = phaseTimer(origin, phases);
   try {
     // Java takes seconds to boot: everything that does not need the database runs meanwhile.
-    const dynamodbPort = await findFreePort();
-    const dynamodbEndpoint = `http://127.0.0.1:${dynamodbPort}`;
-    const dynamodbStarting = startDynamoDbLocal({ port: dynamodbPort });
+    const early = options.early ?? (await startEarly());
+    const dynamodbEndpoint = `http://127.0.0.1:${early.dynamodbPort}`;
+    const dynamodbStarting = early.dynamodb;
     stops.push(async () => (await dynamodbStarting).stop());
-    const passwordsHashing = hashSeedPasswords();
+    const passwordsHashing = early.passwords;
     // The review application, built into the module the serve-app function embeds (as cdk synth does).
-    const webBuilding = writeAppAssetsModule();
+    const webBuilding = timed('web', writeAppAssetsModule);
     webBuilding.catch(() => undefined); // awaited below; an earlier failure must not leave it unhandled
+    recordEarly(early, origin, phases);
 
-    const queues = await startQueues(options);
+    const queues = await timed('queues', () => startQueues(options));
     stops.push(() => queues.sqs.stop());
 
     const limits = options.limits ?? limitsFrom((variable) => process.env[variable]);
@@ -113,22 +156,24 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const ready = new Promise<boolean>((resolve) => {
       functionsReady = resolve;
     });
-    const gateway = await startLocalGateway({
-      port: options.port ?? 3000,
-      host: options.host ?? '127.0.0.1',
-      routes: localRoutes(),
-      authorizerEntry: AUTHORIZER.entry,
-      region: REGION,
-      accountId: ACCOUNT_ID,
-      quiet: options.quiet ?? false,
-      log,
-      rateLimits: new LocalRateLimits(limits),
-      invoke: async (entry, event, requestId) => {
-        const fn = (await ready) ? functions.get(entry) : undefined;
-        if (fn === undefined) throw new Error(`No local function for ${entry}`);
-        return fn.invoke(event, requestId);
-      },
-    });
+    const gateway = await timed('gateway', () =>
+      startLocalGateway({
+        port: options.port ?? 3000,
+        host: options.host ?? '127.0.0.1',
+        routes: localRoutes(),
+        authorizerEntry: AUTHORIZER.entry,
+        region: REGION,
+        accountId: ACCOUNT_ID,
+        quiet: options.quiet ?? false,
+        log,
+        rateLimits: new LocalRateLimits(limits),
+        invoke: async (entry, event, requestId) => {
+          const fn = (await ready) ? functions.get(entry) : undefined;
+          if (fn === undefined) throw new Error(`No local function for ${entry}`);
+          return fn.invoke(event, requestId);
+        },
+      }),
+    );
     stops.push(() => gateway.stop());
 
     const node = functionNode();
@@ -142,13 +187,20 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       queues,
     });
     await webBuilding;
-    await startFunctions(definitions, node, functions, log);
+    await timed('bundles', () => startFunctions(definitions, node, functions, log));
     stops.push(() => Promise.all([...functions.values()].map((fn) => fn.stop())));
     functionsReady(true);
     startTriggers(queues, functions, options, log, stops);
 
     const dynamodb = await dynamodbStarting;
-    const { tables, teams } = await seedDatabase(dynamodb.endpoint, await passwordsHashing);
+    const client = new DynamoDBClient({
+      endpoint: dynamodb.endpoint,
+      region: REGION,
+      credentials: LOCAL_CREDENTIALS,
+    });
+    const tables = await timed('tables', () => createTables(client, TABLE_PREFIX));
+    const passwords = await passwordsHashing;
+    const teams = await timed('seed', () => seedDatabase(client, tables, passwords));
     await writeSeedFile(stateDir, { apiUrl: gateway.url, dynamodbEndpoint: dynamodb.endpoint, teams });
 
     return {
@@ -158,6 +210,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       teams,
       functions,
       node: { version: node.version, ...(node.warning ? { warning: node.warning } : {}) },
+      phases,
       stop,
     };
   } catch (error) {
@@ -238,6 +291,7 @@ async function startFunctions(
     [...definitions.values()].map((definition) => ({
       name: definition.entry,
       entryFile: definition.entryFile,
+      parts: onDemandParts(definition.entry),
     })),
     FUNCTION_CACHE_DIR,
   );
@@ -302,24 +356,13 @@ function startTriggers(
   stops.push(() => sweeps.stop());
 }
 
-/** Creates the tables in DynamoDB Local and seeds two teams into them. */
-async function seedDatabase(
-  endpoint: string,
+/** Seeds two teams into the tables of DynamoDB Local. */
+function seedDatabase(
+  client: DynamoDBClient,
+  tables: TableNames,
   passwords: SeedPassword[],
-): Promise<{ tables: TableNames; teams: SeedTeam[] }> {
-  const client = new DynamoDBClient({
-    endpoint,
-    region: REGION,
-    credentials: LOCAL_CREDENTIALS,
-  });
-  await createTables(client, TABLE_PREFIX);
-  const tables = localTableNames();
-  const teams = await seedLocalData(
-    createDocumentClient(client),
-    { data: tables.Data, auth: tables.Auth },
-    passwords,
-  );
-  return { tables, teams };
+): Promise<SeedTeam[]> {
+  return seedLocalData(createDocumentClient(client), { data: tables.Data, auth: tables.Auth }, passwords);
 }
 
 /** `<stateDir>/seed.json`: the URLs and the seeded teams' credentials, readable by its owner only. */

@@ -21,7 +21,8 @@ const MAGIC_LINK_REQUESTS: AttemptLimit = { limit: 5, windowMs: 15 * 60_000 };
 export const MAGIC_LINK_MIN_RESPONSE_MS = 400;
 
 export interface RequestMagicLinkDeps {
-  auth: AuthRepository;
+  /** Only what a request reads and writes: its function is given just these stores. */
+  auth: Pick<AuthRepository, 'reserveAttempt' | 'findUserByEmail' | 'createMagicLink'>;
   clock: Clock;
   /** Resolved on first use: the sender and the app URL come from the environment. */
   email: () => EmailSender;
@@ -68,6 +69,7 @@ async function issue(deps: RequestMagicLinkDeps, email: string): Promise<void> {
   await deps.auth.createMagicLink({
     tokenHash: hashSecret(token),
     userId: user.userId,
+    credentialsVersion: user.credentialsVersion ?? 0,
     createdAt: now.toISOString(),
     expiresAt: new Date(now.getTime() + MAGIC_LINK_LIFETIME_MS).toISOString(),
   });
@@ -99,14 +101,17 @@ export interface VerifyMagicLinkDeps {
 
 const invalidLink = () => new UnauthorizedError('The sign-in link is invalid, already used or expired.');
 
-/** Exchanges a magic-link token for a session; the token is consumed whether or not it has expired. */
+/**
+ * Exchanges a magic-link token for a session; the token is consumed whether or not it has expired.
+ * A link sent before the user's password last changed is refused like a used one.
+ */
 export function makeVerifyMagicLink({ auth, clock, startSession }: VerifyMagicLinkDeps) {
   return async (token: string, teamId?: string): Promise<IssuedSession> => {
     if (!isWellFormedSecret(MAGIC_LINK_PREFIX, token)) throw invalidLink();
     const link = await auth.consumeMagicLink(hashSecret(token));
     if (!link || Date.parse(link.expiresAt) <= clock.now().getTime()) throw invalidLink();
     const user = await auth.getUser(link.userId);
-    if (!user) throw invalidLink();
+    if (!user || (user.credentialsVersion ?? 0) !== link.credentialsVersion) throw invalidLink();
     return startSession(user, 'magic-link', teamId);
   };
 }

@@ -19,6 +19,11 @@ export interface User {
   createdAt: string;
   /** scrypt hash (auth/password.ts); absent for users who only use magic links. */
   passwordHash?: string;
+  /**
+   * Raised by every password change (absent: 0). A magic link carries the version it was sent
+   * under and is refused once it differs, so a password change ends the links sent before it.
+   */
+  credentialsVersion?: number;
 }
 
 export interface Membership {
@@ -73,6 +78,8 @@ export interface RefreshTokenRecord {
 export interface MagicLinkRecord {
   tokenHash: string;
   userId: string;
+  /** The user's credentialsVersion when the link was sent (links stored without it read 0). */
+  credentialsVersion: number;
   createdAt: string;
   expiresAt: string;
 }
@@ -92,6 +99,7 @@ export interface AuthRepository {
   createUser(user: User): Promise<void>;
   getUser(userId: string): Promise<User | null>;
   findUserByEmail(email: string): Promise<User | null>;
+  /** Sets the password and raises the user's credentialsVersion by one, in one write. */
   setPasswordHash(userId: string, passwordHash: string): Promise<void>;
   putMembership(membership: Membership): Promise<void>;
   getMembership(userId: string, teamId: string): Promise<Membership | null>;
@@ -101,9 +109,10 @@ export interface AuthRepository {
   createApiToken(token: ApiTokenRecord): Promise<void>;
   findApiTokenByHash(tokenHash: string): Promise<ApiTokenRecord | null>;
   getApiToken(tokenId: string): Promise<ApiTokenRecord | null>;
-  /** The user's tokens, newest first. */
   /** The user's tokens of one team, newest first. */
   listApiTokensOfUser(userId: string, teamId: string, page: PageRequest): Promise<Page<ApiTokenRecord>>;
+  /** Every token of the user, in all teams, that is not revoked (expired ones included), all pages. */
+  listLiveApiTokensOfUser(userId: string): Promise<ApiTokenRecord[]>;
   /** Sets revokedAt unless already set (revoking twice keeps the first time). */
   revokeApiToken(token: Pick<ApiTokenRecord, 'tokenHash' | 'tokenId'>, at: string): Promise<void>;
   /** Sets lastUsedAt when it is absent or older than `staleBefore`; otherwise does nothing. */

@@ -44,4 +44,6 @@ export const createApiTokenBodySchema = z.strictObject({
 export const changePasswordBodySchema = z.strictObject({
   currentPassword: z.optional(boundedString(1, 1024)),
   newPassword: boundedString(1, 1024),
+  /** Also revoke every API token of the user, in all their teams (they keep working otherwise). */
+  revokeApiTokens: z.optional(z.boolean()),
 });

@@ -57,14 +57,27 @@ export function verifySessionToken(
   if (token.length > MAX_TOKEN_LENGTH) return null;
   const match = TOKEN_PATTERN.exec(token);
   if (!match?.[1] || !match[2]) return null;
+  const payload = canonicalBase64url(match[1]);
+  const signature = canonicalBase64url(match[2]);
+  if (payload === undefined || signature === undefined) return null;
   const expected = mac(key, `${SESSION_TOKEN_PREFIX}${match[1]}`);
   // 43 base64url characters (the pattern) are always 32 bytes, the HMAC's length.
-  if (!timingSafeEqual(Buffer.from(match[2], 'base64url'), expected)) return null;
-  const parsed = claimsSchema.safeParse(parseJson(Buffer.from(match[1], 'base64url').toString('utf8')));
+  if (!timingSafeEqual(signature, expected)) return null;
+  const parsed = claimsSchema.safeParse(parseJson(payload.toString('utf8')));
   if (!parsed.success) return null;
   const { v: _version, ...claims } = parsed.data;
   if (!options.allowExpired && claims.exp * 1000 <= now.getTime()) return null;
   return claims;
+}
+
+/**
+ * The bytes of a base64url text that is the one encoding of them, else undefined. Decoding ignores
+ * the unused low bits of the last character, so without this check one token would have several
+ * spellings, each its own rate-limit bucket and cache key.
+ */
+function canonicalBase64url(text: string): Buffer | undefined {
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : undefined;
 }
 
 /** The value of a JSON text, or undefined when it is not JSON (which no schema accepts). */

@@ -124,8 +124,12 @@ export interface PipelineRepository {
   getPipeline(id: string): Promise<Pipeline | null>;
   listPipelines(teamId: string, page: PageRequest): Promise<Page<Pipeline>>;
   getConfiguration(pipelineId: string, configurationId: string): Promise<Configuration | null>;
-  /** All or nothing: a signal that already exists (same id and time) is a ConflictError. */
+  /**
+   * All or nothing: an id names one signal of a pipeline, so a signal whose id is already recorded
+   * there (with any time) is a ConflictError naming it, and nothing of the batch is stored.
+   */
   recordSignals(signals: Signal[]): Promise<void>;
+  /** As recordSignals: an execution id names one execution of its pipeline. */
   recordExecutions(executions: Execution[]): Promise<void>;
   /** The newest `limit` signals, newest first: one bounded Query, whatever the history size. */
   recentSignals(pipelineId: string, limit: number): Promise<Signal[]>;
@@ -140,7 +144,8 @@ export interface PipelineRepository {
 }
 
 export interface JobQueue {
-  send(job: SynthesisJob): Promise<void>;
+  /** Queues a run's job; its team is the message group that fair queueing shares the worker by. */
+  send(job: Required<SynthesisJob>): Promise<void>;
 }
 
 /** What a synthesis handler sees: the base configuration and bounded windows of evidence. */

@@ -47,9 +47,37 @@ export const eventTimestampSchema = timestampSchema.check(
   ),
 );
 
+/**
+ * Where `value` holds an empty key (the path to it, the empty key last), or undefined when it
+ * holds none. DynamoDB refuses an empty attribute name in a map at any depth, so settings and
+ * patches of them must not carry one.
+ */
+export function emptyKeyPath(value: unknown): Array<string | number> | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const entries: Array<[string | number, unknown]> = Array.isArray(value)
+    ? [...value.entries()]
+    : Object.entries(value);
+  for (const [key, child] of entries) {
+    if (key === '') return [key];
+    const below = emptyKeyPath(child);
+    if (below !== undefined) return [key, ...below];
+  }
+  return undefined;
+}
+
 const jsonObjectSchema = z.record(z.string(), z.unknown()).check(
   z.refine((value) => JSON.stringify(value).length <= LIMITS.settingsBytes, {
     message: `must serialize to at most ${LIMITS.settingsBytes} bytes`,
+  }),
+  z.check((ctx) => {
+    const path = emptyKeyPath(ctx.value);
+    if (path === undefined) return;
+    ctx.issues.push({
+      code: 'custom',
+      input: ctx.value,
+      path,
+      message: 'is an empty key, which cannot be stored: give every key a name',
+    });
   }),
 );
 
@@ -312,8 +340,15 @@ export const synthesizeBodySchema = z.strictObject({
   synthesisHandler: z.optional(boundedString(1, 64)),
 });
 
-/** The job message on the synthesis queue. */
-export const synthesisJobSchema = z.strictObject({ runId: runIdSchema, jobId: boundedString(1, 64) });
+/**
+ * The job message on the synthesis queue. `teamId` is also its message group, so SQS fair queues
+ * keep one team's burst from delaying the others; messages sent before it was added have none.
+ */
+export const synthesisJobSchema = z.strictObject({
+  runId: runIdSchema,
+  jobId: boundedString(1, 64),
+  teamId: z.optional(idSchema),
+});
 export type SynthesisJob = z.infer<typeof synthesisJobSchema>;
 
 /** A page of a list: the cursor is opaque to callers. */

@@ -1,14 +1,14 @@
 /* The synthesis worker (SQS consumer): composes the handler registry (heuristic-v1, claude-v1),
    the stores and the queue, and generates each job's run with its fault classification. */
+import { SynthesisFailure } from '../core/errors.ts';
+import type { SynthesisEngine } from '../core/ports.ts';
 import { makeGenerateRun } from '../core/use-cases/generation.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../functions.ts';
 import { logger } from '../observability/logger.ts';
 import { countMetric, METRIC, recordRunFigures } from '../observability/metrics.ts';
 import { RetryLater, sqsJobHandler } from '../sqs/sqs-batch.ts';
 import { getSqsClient, makeVisibilityChanger, queueUrl } from '../sqs/sqs-queue.ts';
-import { createClaudeV1 } from '../synthesis/claude/engine.ts';
 import { heuristicV1 } from '../synthesis/heuristic/engine.ts';
-import { anthropicSettingsFromEnv } from '../wiring/anthropic.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import { readConfig } from '../wiring/config.ts';
 import { isTransientFault } from '../wiring/faults.ts';
@@ -21,15 +21,38 @@ import {
 
 const config = readConfig({ SYNTHESIS_QUEUE_URL: queueUrl });
 
-// The handler registry, built once per container: claude-v1's client and cached key serve every
-// warm invocation. Only this Lambda imports the engines, which keeps the Anthropic SDK out of the
-// HTTP Lambdas' bundles.
-const engines = {
+let claudeV1: Promise<SynthesisEngine> | undefined;
+
+/**
+ * claude-v1, loaded the first time a job names it: the Anthropic SDK, Secrets Manager and its
+ * settings live in a part of their own (claude-v1.mjs next to the bundle, lib/bundling.ts), so a
+ * cold start and heuristic-v1 jobs never load them. Once loaded, its client and cached key serve
+ * every warm invocation; a failed load is not kept, so the next job tries again.
+ */
+function loadClaudeV1(): Promise<SynthesisEngine> {
+  claudeV1 ??= import('../synthesis/claude/claude-v1.ts').then(
+    (part) => part.createClaudeV1FromEnv((message, details) => logger.info(message, details)),
+    (error: unknown) => {
+      claudeV1 = undefined;
+      throw new SynthesisFailure(
+        'claude-v1 could not be loaded in this worker (its module claude-v1.mjs is missing from the ' +
+          "function's package or failed to start; the worker's log has the cause). Redeploy the worker, " +
+          'or start the run with synthesisHandler "heuristic-v1".',
+        { cause: error },
+      );
+    },
+  );
+  return claudeV1;
+}
+
+// The handler registry, built once per container. Only this Lambda imports the engines, which
+// keeps the Anthropic SDK out of the HTTP Lambdas' bundles.
+const engines: Record<string, SynthesisEngine> = {
   'heuristic-v1': heuristicV1,
-  'claude-v1': createClaudeV1({
-    ...anthropicSettingsFromEnv(),
-    log: (message, details) => logger.info(message, details),
-  }),
+  'claude-v1': {
+    name: 'claude-v1',
+    generate: async (context) => (await loadClaudeV1()).generate(context),
+  },
 };
 
 const generateRun = makeGenerateRun({

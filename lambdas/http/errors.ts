@@ -1,26 +1,47 @@
 /*
  * Error → HTTP: an ApiError (the domain's error family) becomes its `{error, message}` body with
- * its status; anything else is logged with its cause chain and answered as a plain 500 that
- * reveals nothing.
+ * its status (a 401 with its RFC 6750 challenge); anything else is logged with its cause chain and
+ * answered as a plain 500 that reveals nothing.
  */
 import type { MiddlewareObj } from '@middy/core';
 import { ApiError, type ErrorBody, INTERNAL_ERROR_BODY } from '../core/errors.ts';
 import { logger } from '../observability/logger.ts';
+import { cookieHeaderOf, parseCookieHeader } from './cookies.ts';
+import { findHeader } from './headers.ts';
 import { type HttpEvent, type HttpResult, json } from './response.ts';
+import { REFRESH_COOKIE, SESSION_COOKIE } from './session-cookies.ts';
+
+const TOKEN_COOKIES = [SESSION_COOKIE, REFRESH_COOKIE];
+
+/** Whether the request carried a token: an Authorization header or a session cookie. */
+function sentToken(event: HttpEvent | undefined): boolean {
+  if (event === undefined) return false;
+  if (findHeader(event.headers, 'authorization')?.trim()) return true;
+  const cookies = parseCookieHeader(cookieHeaderOf(event.headers, event.multiValueHeaders));
+  return TOKEN_COOKIES.some((name) => cookies.get(name));
+}
+
+/**
+ * RFC 6750's challenge: the scheme, and `error="invalid_token"` when the request carried a token
+ * that was refused (a request without one gets no error code, as the RFC asks).
+ */
+function bearerChallenge(event: HttpEvent | undefined): string {
+  return sentToken(event) ? 'Bearer error="invalid_token"' : 'Bearer';
+}
 
 function retryAfterSeconds(error: ApiError): number | undefined {
   const value = (error as ApiError & { retryAfterSeconds?: unknown }).retryAfterSeconds;
   return typeof value === 'number' && value > 0 ? Math.ceil(value) : undefined;
 }
 
-export function errorResponse(error: unknown): HttpResult {
+/** The answer to `error`; `event`, when given, tells a 401's challenge whether a token was sent. */
+export function errorResponse(error: unknown, event?: HttpEvent): HttpResult {
   if (!(error instanceof ApiError)) return json(500, INTERNAL_ERROR_BODY satisfies ErrorBody);
   const retryAfter = retryAfterSeconds(error);
-  return json(
-    error.statusCode,
-    error.toJSON(),
-    retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
-  );
+  return json(error.statusCode, error.toJSON(), {
+    ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }),
+    ...(error.statusCode === 401 ? { 'www-authenticate': bearerChallenge(event) } : {}),
+  });
 }
 
 /** What a log line says of an error: its words, its class as a field of its own, and its cause. */
@@ -49,6 +70,6 @@ export const errorMapper = (): MiddlewareObj<HttpEvent, HttpResult> => ({
     } else {
       logger.error('unhandled error', { error: error as Error });
     }
-    request.response = errorResponse(error);
+    request.response = errorResponse(error, request.event);
   },
 });

@@ -50,6 +50,11 @@ export function assertStorableJson(value: unknown): void {
       return;
     }
     for (const key of Object.keys(node)) {
+      // DynamoDB refuses an empty attribute name, in a map at any depth as at the top.
+      if (key === '')
+        throw new ValidationError(
+          `${path || 'The body'} has an empty key (""), which cannot be stored: give every key a name.`,
+        );
       if (key === '__proto__')
         throw new ValidationError(`${path || 'The body'} has a key "__proto__", which is not accepted.`);
       if (isInvalidText(key))

@@ -7,10 +7,16 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 export type HttpEvent = APIGatewayProxyEvent;
 export type HttpResult = APIGatewayProxyResult;
 
+/** Browsers that once reached the API over HTTPS never try plain HTTP for it (or its subdomains) for a year. */
+export const STRICT_TRANSPORT_SECURITY = {
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+};
+
 const BASE_HEADERS = {
   'content-type': 'application/json',
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
+  ...STRICT_TRANSPORT_SECURITY,
 };
 
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult {

@@ -4,7 +4,7 @@
  * content-hashed scripts and styles under /app/assets/.
  */
 import type { HttpEvent, HttpResult } from './response.ts';
-import { json } from './response.ts';
+import { json, STRICT_TRANSPORT_SECURITY } from './response.ts';
 import { basePathOf } from './session-cookies.ts';
 
 export interface AppAsset {
@@ -44,6 +44,7 @@ const SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
   'cross-origin-opener-policy': 'same-origin',
+  ...STRICT_TRANSPORT_SECURITY,
 };
 
 const ASSET_PREFIX = 'assets/';

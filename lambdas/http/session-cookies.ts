@@ -4,6 +4,7 @@
  */
 import type { PresentedCredential } from '../auth/authenticate.ts';
 import type { IssuedSession } from '../auth/sessions.ts';
+import { UnauthorizedError } from '../core/errors.ts';
 import { cookieHeaderOf, parseCookieHeader, serializeCookie } from './cookies.ts';
 import { findHeader } from './headers.ts';
 
@@ -19,7 +20,7 @@ import { findHeader } from './headers.ts';
  * No `__Host-` prefix (it forbids a Path other than /) and no `__Secure-` prefix (browsers handle
  * it unevenly on http://localhost, where the local stack runs).
  */
-const SESSION_COOKIE = 'ps_session';
+export const SESSION_COOKIE = 'ps_session';
 export const REFRESH_COOKIE = 'ps_refresh';
 
 export interface RequestShape {
@@ -105,15 +106,38 @@ export function headerOf(request: RequestShape, name: string): string | undefine
 
 const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
 
+/** The token of an `Authorization: Bearer <token>` value (any case, any spaces), else undefined. */
+export function bearerSecret(authorization: string): string | undefined {
+  return BEARER.exec(authorization)?.[1];
+}
+
+/**
+ * How many Authorization headers the request carries. API Gateway keeps only the last of them in
+ * `headers` and all of them in `multiValueHeaders`, while a rate limit in front may count the first.
+ */
+function authorizationHeaderCount(request: RequestShape): number {
+  let count = 0;
+  for (const [name, values] of Object.entries(request.multiValueHeaders ?? {})) {
+    if (name.toLowerCase() === 'authorization') count += values?.length ?? 0;
+  }
+  if (count > 0) return count;
+  for (const name of Object.keys(request.headers ?? {}))
+    if (name.toLowerCase() === 'authorization') count += 1;
+  return count;
+}
+
 /**
  * The credential a request presents: an `Authorization: Bearer` header wins (API token or session
  * access token); otherwise the session cookie. A present but malformed Authorization header is
- * not silently replaced by the cookie.
+ * not silently replaced by the cookie. Several Authorization headers are refused (401): which one
+ * counts would depend on who reads them.
  */
 export function presentedCredential(request: RequestShape): PresentedCredential | undefined {
+  if (authorizationHeaderCount(request) > 1)
+    throw new UnauthorizedError('Send one Authorization header; this request has several.');
   const authorization = headerOf(request, 'authorization');
   if (authorization !== undefined) {
-    const secret = BEARER.exec(authorization)?.[1];
+    const secret = bearerSecret(authorization);
     return secret ? { secret, via: 'bearer' } : undefined;
   }
   const cookie = requestCookie(request, SESSION_COOKIE);

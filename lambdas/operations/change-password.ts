@@ -1,4 +1,7 @@
-/* POST /me/password {currentPassword?, newPassword}: 204; 400 names the password rules a weak one breaks. */
+/*
+ * POST /me/password {currentPassword?, newPassword, revokeApiTokens?}: 204, ending the user's other
+ * sessions and earlier sign-in links; 400 names the password rules a weak one breaks.
+ */
 import { makeChangePassword } from '../auth/account.ts';
 import { PASSWORD_HASHING_MEMORY_MB } from '../auth/password.ts';
 import { changePasswordBodySchema } from '../auth/schemas.ts';
@@ -12,16 +15,21 @@ export const changePassword = defineOperation({
   name: 'change-password',
   method: 'POST',
   path: '/me/password',
-  summary: 'Set or change your password.',
+  summary:
+    'Set or change your password: ends your other sessions and earlier sign-in links; revokeApiTokens also revokes your API tokens.',
   access: { auth: 'readWrite' },
   memoryMb: PASSWORD_HASHING_MEMORY_MB,
   body: {
     schema: changePasswordBodySchema,
     required: true,
-    example: { currentPassword: 'correct horse battery staple', newPassword: 'a longer passphrase of mine' },
+    example: {
+      currentPassword: 'correct horse battery staple',
+      newPassword: 'a longer passphrase of mine',
+      revokeApiTokens: true,
+    },
   },
   response: { status: 204 },
-  errors: [],
+  errors: [429],
 });
 
 export const handler = /* @__PURE__ */ operationHandler(changePassword, () => {

@@ -1,7 +1,11 @@
-/* GET /openapi.json: the API's OpenAPI 3.1 document, generated from the operation declarations. */
+/*
+ * GET /openapi.json: the API's OpenAPI 3.1 document, generated from the operation declarations,
+ * listing first the origin it was fetched from.
+ */
 import { operationHandler } from '../http/operation.ts';
+import { type HttpEvent, locationOf } from '../http/response.ts';
 import { defineOperation } from './declaration.ts';
-import { buildOpenApiDocument } from './openapi.ts';
+import { buildOpenApiDocument, documentServedFrom } from './openapi.ts';
 
 export const getOpenApi = defineOperation({
   name: 'get-openapi',
@@ -15,10 +19,39 @@ export const getOpenApi = defineOperation({
   errors: [],
 });
 
+/** A host as a URL may carry it: a name or IPv4 address, or a bracketed IPv6 one, and a port. */
+const HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/** The value of the last header called `name` (any case): a gateway adds its own after the client's. */
+function lastHeader(event: HttpEvent, name: string): string | undefined {
+  let found: string | undefined;
+  for (const [key, value] of Object.entries(event.headers ?? {})) {
+    if (key.toLowerCase() === name && value !== undefined) found = value;
+  }
+  return found;
+}
+
+/**
+ * The origin and stage path the request reached the API at (`https://abc.execute-api…/prod`,
+ * `http://127.0.0.1:3000`), from Host, X-Forwarded-Proto and the stage prefix; undefined when the
+ * Host is not one a URL can hold, so a forged header never becomes a server of the document.
+ */
+export function requestOrigin(event: HttpEvent): string | undefined {
+  const host = lastHeader(event, 'host') ?? event.requestContext?.domainName;
+  if (host === undefined || !HOST.test(host)) return undefined;
+  const forwarded = lastHeader(event, 'x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  const scheme = forwarded === 'http' ? 'http' : 'https';
+  return `${scheme}://${host}${locationOf(event, '')}`;
+}
+
 export const handler = /* @__PURE__ */ operationHandler(getOpenApi, async () => {
   // The list includes this module: read it once the modules have loaded, not while they load.
   const { OPERATIONS } = await import('./index.ts');
   // Built once per execution environment: the document depends only on the code.
   const document = buildOpenApiDocument(OPERATIONS);
-  return async () => ({ body: document, headers: { 'cache-control': 'public, max-age=300' } });
+  return async ({ event }) => ({
+    body: documentServedFrom(document, requestOrigin(event)),
+    // A cache must not hand one origin's document to a request for another.
+    headers: { 'cache-control': 'public, max-age=300', vary: 'Host, X-Forwarded-Proto' },
+  });
 });

@@ -172,6 +172,34 @@ function operationObject(operation: OperationDeclaration, usedErrors: Set<number
   };
 }
 
+/** Where the API may run: a deployed stack (its URL as variables) and the local stack's default. */
+const GENERIC_SERVERS: readonly JsonSchema[] = [
+  {
+    url: 'https://{restApiId}.execute-api.{region}.amazonaws.com/{stage}',
+    description: 'A deployed stack: its ApiUrl output.',
+    variables: {
+      restApiId: { default: 'restApiId', description: 'The REST API id (the ApiUrl output).' },
+      region: { default: 'us-east-1' },
+      stage: { default: 'dev' },
+    },
+  },
+  { url: 'http://127.0.0.1:3000', description: 'The local stack (npm start).' },
+];
+
+/**
+ * The document as served from `origin` (scheme, host and stage path of the request): that origin
+ * first, so a tool that opens the document calls the API it came from, then the generic servers.
+ * Without an origin (the static document the typed client is generated from), the generic list.
+ */
+export function documentServedFrom(document: JsonSchema, origin: string | undefined): JsonSchema {
+  if (origin === undefined) return document;
+  const generic = GENERIC_SERVERS.filter((server) => server.url !== origin);
+  return {
+    ...document,
+    servers: [{ url: origin, description: 'The API this document was fetched from.' }, ...generic],
+  };
+}
+
 /** The OpenAPI 3.1 document of the operations, built from the same zod schemas that validate them. */
 export function buildOpenApiDocument(operations: readonly OperationDeclaration[]): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
@@ -195,18 +223,7 @@ export function buildOpenApiDocument(operations: readonly OperationDeclaration[]
         'Diagnoses LLM pipelines from their signals and history and proposes configurations for review.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [
-      {
-        url: 'https://{restApiId}.execute-api.{region}.amazonaws.com/{stage}',
-        description: 'A deployed stack: its ApiUrl output.',
-        variables: {
-          restApiId: { default: 'restApiId', description: 'The REST API id (the ApiUrl output).' },
-          region: { default: 'us-east-1' },
-          stage: { default: 'dev' },
-        },
-      },
-      { url: 'http://127.0.0.1:3000', description: 'The local stack (npm start).' },
-    ],
+    servers: [...GENERIC_SERVERS],
     paths,
     components: {
       schemas: { Error: ERROR_BODY },

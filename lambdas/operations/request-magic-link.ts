@@ -5,7 +5,7 @@ import { operationHandler } from '../http/operation.ts';
 import { auditLog } from '../wiring/auth-services.ts';
 import { systemClock } from '../wiring/clock.ts';
 import { appUrlFromEnv, emailSenderFromEnv } from '../wiring/email.ts';
-import { authRepositoryFromEnv } from '../wiring/repositories.ts';
+import { magicLinkRequestStoresFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 import { objectOf, stringSchema } from './parameters.ts';
 import { showMagicLinkPage } from './show-magic-link-page.ts';
@@ -25,7 +25,7 @@ export const requestMagicLink = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(requestMagicLink, () => {
   const request = makeRequestMagicLink({
-    auth: authRepositoryFromEnv(),
+    auth: magicLinkRequestStoresFromEnv(),
     clock: systemClock,
     email: emailSenderFromEnv(systemClock),
     appUrl: appUrlFromEnv(),

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import { operationHandler } from '../http/operation.ts';
+import { STRICT_TRANSPORT_SECURITY } from '../http/response.ts';
 import { defineOperation } from './declaration.ts';
 
 export const showMagicLinkPage = defineOperation({
@@ -78,6 +79,7 @@ function pageHeaders(inlineScript: string): Record<string, string> {
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
+    ...STRICT_TRANSPORT_SECURITY,
     'content-security-policy': `default-src 'none'; script-src 'sha256-${scriptHash}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
   };
 }

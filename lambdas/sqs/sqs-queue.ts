@@ -14,7 +14,11 @@ import type { JobQueue } from '../core/ports.ts';
  */
 export const queueUrl = z.url();
 
-/** SQS adapter of JobQueue. The job id doubles as the message's dedup-friendly attribute. */
+/**
+ * SQS adapter of JobQueue. The job id doubles as the message's dedup-friendly attribute. The team
+ * is the message group: on a standard queue that makes it a fair queue, where SQS keeps the other
+ * teams' jobs moving while one team's burst waits behind itself.
+ */
 export function makeSqsJobQueue(client: SQSClient, queueUrl: string): JobQueue {
   return {
     async send(job) {
@@ -22,6 +26,7 @@ export function makeSqsJobQueue(client: SQSClient, queueUrl: string): JobQueue {
         new SendMessageCommand({
           QueueUrl: queueUrl,
           MessageBody: JSON.stringify(job),
+          MessageGroupId: job.teamId,
           MessageAttributes: { jobId: { DataType: 'String', StringValue: job.jobId } },
         }),
       );

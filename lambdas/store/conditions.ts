@@ -24,6 +24,16 @@ export function failedTransactionItems(error: unknown): number[] {
   return reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [index] : []));
 }
 
+/**
+ * The indexes of the transaction items another transaction was writing at the same moment
+ * (DynamoDB cancels one of two transactions on one item rather than wait).
+ */
+export function contendedTransactionItems(error: unknown): number[] {
+  if ((error as Error)?.name !== 'TransactionCanceledException') return [];
+  const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
+  return reasons.flatMap((reason, index) => (reason.Code === 'TransactionConflict' ? [index] : []));
+}
+
 /** DynamoDB refused an item over its 400 KB limit (alone, or as a transaction item). */
 export function isItemTooLarge(error: unknown): boolean {
   const name = (error as Error)?.name;

@@ -31,6 +31,8 @@ export const runKey = (id: string) => ({ id });
  *   activation     pk PIPELINE#<id>              sk ACTIVATION#<activatedAt>#<activationId>
  *   signal         pk PIPELINE#<id>#SIGNALS      sk <occurredAt>#<signalId>
  *   execution      pk PIPELINE#<id>#EXECUTIONS   sk <startedAt>#<executionId>
+ *   signal id      pk PIPELINE#<id>#SIGNALID#<signalId>        sk SIGNALID     (→ recordTime: an id is
+ *   execution id   pk PIPELINE#<id>#EXECUTIONID#<executionId>  sk EXECUTIONID   unique in its pipeline; internal)
  *   evidence       pk RUN#<runId>#EVIDENCE       sk SIGNAL#<signalId> | EXECUTION#<executionId>
  *   idempotency    pk IDEMPOTENCY#<scope>#<key>  sk IDEMPOTENCY
  *   quota          pk QUOTA#<key>#<windowStart>  sk QUOTA
@@ -84,6 +86,21 @@ export const executionKey = (execution: Pick<Execution, 'pipelineId' | 'startedA
   sk: `${execution.startedAt}#${execution.id}`,
 });
 
+/**
+ * The marker that holds a signal id in its pipeline, whatever the signal's time: written before
+ * the signals, it makes one id name one signal. Read by no endpoint.
+ */
+export const signalIdKey = (pipelineId: string, signalId: string): ItemKey => ({
+  pk: `${pipelinePartition(pipelineId)}#SIGNALID#${signalId}`,
+  sk: 'SIGNALID',
+});
+
+/** The marker that holds an execution id in its pipeline, as signalIdKey does for signals. */
+export const executionIdKey = (pipelineId: string, executionId: string): ItemKey => ({
+  pk: `${pipelinePartition(pipelineId)}#EXECUTIONID#${executionId}`,
+  sk: 'EXECUTIONID',
+});
+
 export const evidencePartition = (runId: string) => `RUN#${runId}#EVIDENCE`;
 
 export const evidenceKey = (runId: string, kind: 'signal' | 'execution', recordId: string): ItemKey => ({
@@ -112,7 +129,7 @@ export const quotaKey = (key: string, windowStart: string): ItemKey => ({
  *   session       pk SESSION#<sessionId>      sk SESSION      gsi1 USER#<userId>#SESSIONS / <createdAt>#<sessionId>
  *   refresh token pk REFRESH#<sha256>         sk REFRESH      (kept after use until the session ends: reuse detection)
  *   magic link    pk MAGICLINK#<sha256>       sk MAGICLINK
- *   attempts      pk ATTEMPTS#<key>           sk ATTEMPTS     (login / magic-link throttling windows)
+ *   attempts      pk ATTEMPTS#<key>           sk ATTEMPTS     (login, password-change and magic-link throttling)
  */
 
 export const teamKey = (teamId: string): ItemKey => ({ pk: `TEAM#${teamId}`, sk: 'TEAM' });

@@ -22,18 +22,21 @@ import {
   type Signal,
   signalSchema,
 } from '../core/schemas.ts';
-import { failedTransactionItems, putNew, refusingTooLarge } from './conditions.ts';
+import { contendedTransactionItems, failedTransactionItems, putNew, refusingTooLarge } from './conditions.ts';
 import { itemReader } from './items.ts';
 import {
   ACTIVATION_PREFIX,
   activationKey,
   configurationKey,
+  executionIdKey,
   executionKey,
   executionsPartition,
+  type ItemKey,
   KEY_ATTRIBUTES,
   pipelineIndexKey,
   pipelineKey,
   pipelinePartition,
+  signalIdKey,
   signalKey,
   signalsPartition,
   teamPipelinesPartition,
@@ -64,12 +67,30 @@ export function activatePipelineUpdate(tableName: string, activation: Activation
   };
 }
 
-function signalItem(signal: Signal) {
-  return { ...signalKey(signal), ...signal };
+/** A record to store, with the marker that holds its id in the pipeline and its time. */
+interface NewRecord {
+  id: string;
+  item: Record<string, unknown>;
+  idMarker: ItemKey;
+  recordTime: string;
 }
 
-function executionItem(execution: Execution) {
-  return { ...executionKey(execution), ...execution };
+function newSignal(signal: Signal): NewRecord {
+  return {
+    id: signal.id,
+    item: { ...signalKey(signal), ...signal },
+    idMarker: signalIdKey(signal.pipelineId, signal.id),
+    recordTime: signal.occurredAt,
+  };
+}
+
+function newExecution(execution: Execution): NewRecord {
+  return {
+    id: execution.id,
+    item: { ...executionKey(execution), ...execution },
+    idMarker: executionIdKey(execution.pipelineId, execution.id),
+    recordTime: execution.startedAt,
+  };
 }
 
 /** The items' readers; built by the factory, like the schemas' other users do. */
@@ -99,8 +120,8 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
     getPipeline: (id) => getPipeline(table, id),
     listPipelines: (teamId, page) => listPipelines(table, teamId, page),
     getConfiguration: (pipelineId, configurationId) => getConfiguration(table, pipelineId, configurationId),
-    recordSignals: (signals) => putAllNew(table, signals.map(signalItem), 'signals'),
-    recordExecutions: (executions) => putAllNew(table, executions.map(executionItem), 'executions'),
+    recordSignals: (signals) => recordAllNew(table, signals.map(newSignal), 'signal'),
+    recordExecutions: (executions) => recordAllNew(table, executions.map(newExecution), 'execution'),
     activateConfiguration: (activation) => activateConfiguration(table, activation),
     listActivations: (pipelineId, page) => listActivations(table, pipelineId, page),
     recentSignals: (pipelineId, limit) => newest(table, signalsPartition(pipelineId), limit, read.signal),
@@ -109,28 +130,89 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
   };
 }
 
-/** Puts up to 100 new items in one transaction: all are written or none. */
+/**
+ * Records up to 100 signals or executions, all or none, each id once in its pipeline. A transaction
+ * holds at most 100 items, so the ids are claimed first, in a transaction of markers, then the
+ * records are put in a second. A marker may be written again with the same time, so a batch whose
+ * request died between the two writes can be sent again; an id held with another time is a 409,
+ * and then the records are never written.
+ */
+async function recordAllNew(
+  table: PipelineTable,
+  records: NewRecord[],
+  what: 'signal' | 'execution',
+): Promise<void> {
+  await claimIds(table, records, what);
+  await putAllNew(table, records, `${what}s`);
+}
+
+async function claimIds(
+  { db, tableName }: PipelineTable,
+  records: NewRecord[],
+  what: 'signal' | 'execution',
+): Promise<void> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: records.map(({ idMarker, recordTime }) => ({
+          Put: {
+            TableName: tableName,
+            Item: { ...idMarker, recordTime },
+            ConditionExpression: 'attribute_not_exists(pk) OR recordTime = :time',
+            ExpressionAttributeValues: { ':time': recordTime },
+          },
+        })),
+      }),
+    );
+  } catch (error) {
+    throw batchConflict(
+      error,
+      records,
+      (ids) =>
+        `These ${what} ids are already recorded in this pipeline with another time: ${ids}. ` +
+        'An id names one record of a pipeline; nothing in the batch was recorded.',
+    );
+  }
+}
+
+/**
+ * What a refused batch transaction means to the client: a ConflictError naming the records whose
+ * condition failed (`taken` says how) or that another request was writing at the same moment, or
+ * the error itself when it is neither.
+ */
+function batchConflict(error: unknown, records: NewRecord[], taken: (ids: string) => string): unknown {
+  const idsAt = (indexes: number[]) => indexes.map((index) => records[index]?.id).join(', ');
+  const failed = failedTransactionItems(error);
+  if (failed.length > 0) return new ConflictError(taken(idsAt(failed)), { cause: error });
+  const contended = contendedTransactionItems(error);
+  if (contended.length > 0) {
+    return new ConflictError(
+      `Another request is recording these ids at this moment: ${idsAt(contended)}. ` +
+        'Nothing in the batch was recorded; send it again.',
+      { cause: error },
+    );
+  }
+  return error;
+}
+
+/** Puts up to 100 new records in one transaction: all are written or none. */
 async function putAllNew(
   { db, tableName }: PipelineTable,
-  items: Array<Record<string, unknown> & { id: unknown }>,
+  records: NewRecord[],
   what: string,
 ): Promise<void> {
   try {
     await refusingTooLarge(() =>
-      db.send(new TransactWriteCommand({ TransactItems: items.map((item) => putNew(tableName, item)) })),
+      db.send(
+        new TransactWriteCommand({ TransactItems: records.map((record) => putNew(tableName, record.item)) }),
+      ),
     );
   } catch (error) {
-    const failed = failedTransactionItems(error);
-    if (failed.length > 0) {
-      const ids = failed.map((index) => String(items[index]?.id)).join(', ');
-      throw new ConflictError(
-        `These ${what} are already recorded: ${ids}. Nothing in the batch was recorded.`,
-        {
-          cause: error,
-        },
-      );
-    }
-    throw error;
+    throw batchConflict(
+      error,
+      records,
+      (ids) => `These ${what} are already recorded: ${ids}. Nothing in the batch was recorded.`,
+    );
   }
 }
 

@@ -1,7 +1,7 @@
 /* The draft every synthesis handler produces (findings, changes, warnings) and its limits:
    the schema the model's tool input and heuristic-v1's output are both checked against. */
-import { z } from 'zod';
-import { LIMITS } from '../core/schemas.ts';
+import * as z from 'zod';
+import { emptyKeyPath, LIMITS } from '../core/schemas.ts';
 import { findForbiddenKey } from './merge-patch.ts';
 
 /**
@@ -55,6 +55,10 @@ export const draftPatchSchema = z
   .record(z.string(), z.unknown())
   .refine((patch) => findForbiddenKey(patch) === undefined, {
     message: 'must not use the keys __proto__, constructor or prototype',
+  })
+  // DynamoDB refuses an empty attribute name: a patch holding one could never be stored.
+  .refine((patch) => emptyKeyPath(patch) === undefined, {
+    message: 'must not hold an empty key at any depth',
   })
   .refine((patch) => JSON.stringify(patch).length <= LIMITS.settingsBytes, {
     message: `must serialize to at most ${LIMITS.settingsBytes} bytes`,

@@ -26,18 +26,39 @@ const SECRET_KEY_NAMES = [
   'signingkey',
   'accesskey',
   'connectionstring',
+  'subscriptionkey',
 ];
 
-/** True for setting names like apiKey, client_secret or token, but not maxTokens or topK. */
+/**
+ * Short credential words that count only as the whole last word of a setting name (pass, DB_PASS,
+ * db-pwd, dbPwd, url_sig), since inside other words they are ordinary (passes, bypass, signal, design).
+ */
+const SECRET_LAST_WORD = [/(?:^|[-_\s])(?:pass|pwd|sig)$/i, /[a-z0-9](?:Pass|Pwd|Sig)$/];
+
+/** True for setting names like apiKey, client_secret, token or DB_PASS, but not maxTokens or topK. */
 export function isSecretKey(key: string): boolean {
   const name = key.toLowerCase().replace(/[-_\s]/g, '');
   if (name === 'token' || name === 'key') return true;
+  if (SECRET_LAST_WORD.some((pattern) => pattern.test(key))) return true;
   return SECRET_KEY_NAMES.some((secret) => name.includes(secret));
 }
 
-/** Keys whose quoted JSON value is a credential, inside free text such as a pasted request body. */
-const JSON_SECRET_FIELD =
-  /("(?:password|passwd|pwd|passphrase|secret|client_secret|api[_-]?key|apikey|x-api-key|access[_-]?token|refresh[_-]?token|auth[_-]?token|id[_-]?token|token|private[_-]?key|secret[_-]?access[_-]?key|aws_secret_access_key|authorization|cookie)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi;
+/**
+ * Keys whose quoted value is a credential, inside free text such as a pasted request body: JSON
+ * (`"password": "…"`) or a Python dict (`'password': '…'`); the value keeps its quotes.
+ */
+const QUOTED_SECRET_FIELD =
+  /((["'])(?:password|passwd|pwd|passphrase|secret|client_secret|api[_-]?key|apikey|x-api-key|access[_-]?token|refresh[_-]?token|auth[_-]?token|id[_-]?token|token|private[_-]?key|secret[_-]?access[_-]?key|aws_secret_access_key|authorization|cookie)\2\s*:\s*)(?:(")(?:[^"\\]|\\.)*"|(')(?:[^'\\]|\\.)*')/gi;
+
+/**
+ * `name=value`, `name: value`, `NAME="a quoted value"`. The name may end an env-style name
+ * (MYSQL_ROOT_PASSWORD, OPENAI_API_KEY: `\b` does not fire after `_`); `pass` counts only there
+ * (DB_PASS: as a word it is prose) and `token` never (max_token, eos_token are model settings). A
+ * quoted value is redacted to its closing quote, spaces and all; an unquoted one to a space or
+ * separator.
+ */
+const SECRET_PAIR =
+  /(?<![A-Za-z0-9])(password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token|aws[_-]?secret[_-]?access[_-]?key|(?<!_)token|account[_-]?key|(?<=_)pass)(["']?\s*[=:]\s*)(?:(")(?:[^"\\\n]|\\.)*(")|(')(?:[^'\\\n]|\\.)*(')|(["']?)[^\s"',;&]+)/gi;
 
 /** Credential shapes that are recognisable in free text; each is replaced whole. */
 const SECRET_PATTERNS: readonly [RegExp, string][] = [
@@ -71,16 +92,18 @@ const SECRET_PATTERNS: readonly [RegExp, string][] = [
   [/\b(Bearer|Basic|Token|Digest)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${REDACTED}`],
   // An Authorization header with any other scheme or none.
   [/\b(Authorization\s*:\s*)(?!(?:Bearer|Basic|Token|Digest) \[redacted\])[^\s,;]+/gi, `$1${REDACTED}`],
-  // user:password@host in URLs. The scheme's length is bounded so that matching stays linear on
-  // long texts like "a.a.a.…", where every position is a word boundary.
-  [/\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/@]{1,256}):[^\s@/]{1,256}@/gi, `$1:${REDACTED}@`],
-  // "password": "…" and friends inside pasted JSON.
-  [JSON_SECRET_FIELD, `$1"${REDACTED}"`],
-  // key=value and key: value forms.
-  [
-    /\b(password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token|aws[_-]?secret[_-]?access[_-]?key|token)(\s*[=:]\s*)(["']?)(?!\[redacted\])[^\s"',;&]+/gi,
-    `$1$2$3${REDACTED}`,
-  ],
+  // user:password@host in URLs; the password may hold a "/", but host:port/path@… is no password.
+  // The scheme's length is bounded so that matching stays linear on long texts like "a.a.a.…",
+  // where every position is a word boundary.
+  [/\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/@]{1,256}):(?!\d*[/?#])[^\s@]{1,256}@/gi, `$1:${REDACTED}@`],
+  // A Cookie (or Set-Cookie) header: every cookie in it, to the end of the line or a quote.
+  [/\b(Cookie\s*:\s*)[^\r\n"']+/gi, `$1${REDACTED}`],
+  // curl -u user:password and --user user:password (the user is kept).
+  [/(\bcurl\b[^\n]{0,500}?\s(?:-u\s*|--user[=\s]\s*)["']?[^\s:"']+:)[^\s"']+/g, `$1${REDACTED}`],
+  // "password": "…" and friends inside pasted JSON or a Python dict.
+  [QUOTED_SECRET_FIELD, `$1$3$4${REDACTED}$3$4`],
+  // key=value and key: value forms, env-style names and quoted values included.
+  [SECRET_PAIR, `$1$2$3$5$7${REDACTED}$4$6`],
 ];
 
 /** Replaces the credentials recognisable in a text with a marker. */

@@ -2,7 +2,7 @@
  * The Anthropic client settings of the worker, read from the environment, and the adapter
  * that gives claude-v1 its API key (Secrets Manager on AWS, the environment locally).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { SynthesisFailure } from '../core/errors.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../functions.ts';
 import type { ApiKeySource } from '../synthesis/claude/engine.ts';

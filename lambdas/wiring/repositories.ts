@@ -39,6 +39,12 @@ export function makeAuthRepository(db: DynamoDBDocumentClient, tableName: string
   };
 }
 
+/** The stores a magic-link request uses (accounts, attempts, links): its bundle holds no others. */
+export function magicLinkRequestStoresFromEnv() {
+  const table = { db: getDocumentClient(), tableName: readConfig({ AUTH_TABLE: tableName }).AUTH_TABLE };
+  return { ...makeAccountStore(table), ...makeAttemptStore(table), ...makeMagicLinkStore(table) };
+}
+
 export function authRepositoryFromEnv() {
   return makeAuthRepository(getDocumentClient(), readConfig({ AUTH_TABLE: tableName }).AUTH_TABLE);
 }

@@ -62,17 +62,17 @@ function policyAllows(statements: PolicyStatement | PolicyStatement[], methodArn
 
 export type AuthorizerVerdict =
   | { outcome: 'allow'; context: Record<string, string> }
-  | { outcome: 'deny' }
+  | { outcome: 'deny'; context: Record<string, string> }
   | { outcome: 'malformed' };
 
 /** What API Gateway makes of an authorizer's result for `methodArn`. */
 export function readAuthorizerResult(result: unknown, methodArn: string): AuthorizerVerdict {
   const parsed = authorizerResultSchema.safeParse(result);
   if (!parsed.success) return { outcome: 'malformed' };
-  if (!policyAllows(parsed.data.policyDocument.Statement, methodArn)) return { outcome: 'deny' };
-  const context: Record<string, string> = {};
-  // The Lambda proxy integration receives every context value as a string.
+  // The Lambda proxy integration (and a Deny's gateway response) receives every value as a string.
+  const context: Record<string, string> = Object.create(null);
   for (const [key, value] of Object.entries(parsed.data.context ?? {})) context[key] = String(value);
   context.principalId = parsed.data.principalId;
+  if (!policyAllows(parsed.data.policyDocument.Statement, methodArn)) return { outcome: 'deny', context };
   return { outcome: 'allow', context };
 }

@@ -1,4 +1,8 @@
-/** The parts of a Lambda proxy event that come from the HTTP request, as API Gateway fills them. */
+/**
+ * The parts of a Lambda proxy event that come from the HTTP request, as API Gateway fills them.
+ * Maps keyed by the request's names have no prototype: a header or parameter named `constructor`,
+ * `toString` or `__proto__` is a name like any other.
+ */
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayEventIdentity } from 'aws-lambda';
 
@@ -6,8 +10,8 @@ export function requestHeaders(request: IncomingMessage): {
   headers: Record<string, string>;
   multiValueHeaders: Record<string, string[]>;
 } {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  const headers: Record<string, string> = Object.create(null);
+  const multiValueHeaders: Record<string, string[]> = Object.create(null);
   const add = (name: string, value: string) => {
     // Like API Gateway: names as sent, the last value in `headers`, all of them in `multiValueHeaders`.
     headers[name] = value;
@@ -27,8 +31,8 @@ export function queryParameters(searchParams: URLSearchParams): {
   single: Record<string, string> | null;
   multi: Record<string, string[]> | null;
 } {
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
+  const single: Record<string, string> = Object.create(null);
+  const multi: Record<string, string[]> = Object.create(null);
   for (const [name, value] of searchParams) {
     single[name] = value;
     multi[name] = [...(multi[name] ?? []), value];

@@ -1,9 +1,12 @@
 /**
  * The stack's WAF rate rules (lib/rate-limits.ts), emulated by the local gateway: a token bucket
- * per Authorization header, per session cookie, and per client IP on /auth/*. A caller over its
- * rate gets API Gateway's THROTTLED response (429 RATE_LIMITED) with Retry-After.
+ * per credential (the Bearer token or the session cookie, however the header is spelled), and per
+ * client IP on /auth/*. A caller over its rate gets API Gateway's THROTTLED response
+ * (429 RATE_LIMITED) with Retry-After.
  */
 import { createHash } from 'node:crypto';
+import { parseCookieHeader } from '../../lambdas/http/cookies.ts';
+import { bearerSecret, SESSION_COOKIE } from '../../lambdas/http/session-cookies.ts';
 import type { AbuseLimits } from '../../lambdas/limits.ts';
 
 interface Bucket {
@@ -41,7 +44,32 @@ class TokenBuckets {
 export interface RateLimitedRequest {
   path: string;
   sourceIp: string;
-  header(name: string): string | undefined;
+  /** Every value of a header, in order (a repeated header is several). */
+  headerValues(name: string): readonly string[];
+}
+
+/** WAF's LOWERCASE then COMPRESS_WHITE_SPACE, the rule's text transformations. */
+function normalizedText(value: string): string {
+  return value.toLowerCase().replace(/[\s\u00a0]+/g, ' ');
+}
+
+/**
+ * The bucket of the credential a request presents: its token, however `Bearer` is spelled and
+ * spaced; for a header that carries no token (or several headers), its normalized text.
+ */
+export function credentialKeys(request: RateLimitedRequest): string[] {
+  const keys = new Set<string>();
+  // A blank header is no header, as for the authorizer.
+  const authorization = request.headerValues('authorization').filter((value) => value.trim() !== '');
+  if (authorization.length > 0) {
+    const token = authorization.length === 1 ? bearerSecret(authorization[0] ?? '') : undefined;
+    keys.add(
+      token === undefined ? `h:${digest(normalizedText(authorization.join(', ')))}` : `t:${digest(token)}`,
+    );
+  }
+  const session = parseCookieHeader(request.headerValues('cookie').join('; ')).get(SESSION_COOKIE);
+  if (session) keys.add(`t:${digest(session)}`);
+  return [...keys];
 }
 
 export class LocalRateLimits {
@@ -58,11 +86,7 @@ export class LocalRateLimits {
 
   /** 0 when the request may pass, else the Retry-After seconds. */
   check(request: RateLimitedRequest, now = Date.now()): number {
-    const keys: Array<[TokenBuckets, string]> = [];
-    const authorization = request.header('authorization');
-    if (authorization) keys.push([this.perCredential, `h:${digest(authorization)}`]);
-    const session = /(?:^|;\s*)ps_session=([^;]+)/.exec(request.header('cookie') ?? '')?.[1];
-    if (session) keys.push([this.perCredential, `c:${digest(session)}`]);
+    const keys = credentialKeys(request).map((key): [TokenBuckets, string] => [this.perCredential, key]);
     if (request.path.includes('/auth/')) keys.push([this.authPerIp, `ip:${request.sourceIp}`]);
     let wait = 0;
     for (const [buckets, key] of keys) wait = Math.max(wait, buckets.take(key, now));

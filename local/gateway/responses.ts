@@ -4,7 +4,13 @@
  */
 import { type OutgoingHttpHeaders, validateHeaderName, validateHeaderValue } from 'node:http';
 import { z } from 'zod';
-import { GATEWAY_ERRORS, RATE_LIMITED_BODY } from '../../lib/gateway-errors.ts';
+import {
+  GATEWAY_ERRORS,
+  GATEWAY_RESPONSE_HEADERS,
+  gatewayResponseHeaders,
+  RATE_LIMITED_BODY,
+  renderGatewayErrorBody,
+} from '../../lib/gateway-errors.ts';
 
 export interface Reply {
   status: number;
@@ -37,23 +43,34 @@ const RESPONSE_TYPES: Record<GatewayResponseType, { status: number; errorType: s
   INTEGRATION_TIMEOUT: { status: 504, errorType: 'InternalServerErrorException' },
 };
 
-export function gatewayResponse(type: GatewayResponseType, requestId: string): Reply {
+/**
+ * API Gateway's own answer of `type`. `authorizerContext` is what a Deny came with, which the
+ * ACCESS_DENIED body may name.
+ */
+export function gatewayResponse(
+  type: GatewayResponseType,
+  requestId: string,
+  authorizerContext: Readonly<Record<string, string>> = {},
+): Reply {
   const { status, errorType } = RESPONSE_TYPES[type];
   // Like API Gateway: a type without its own response falls back to DEFAULT_4XX / DEFAULT_5XX.
   const configured =
     GATEWAY_ERRORS.find((candidate) => candidate.type === type) ??
     GATEWAY_ERRORS.find((candidate) => candidate.type === (status >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX'));
   const body = configured
-    ? { error: configured.error, message: configured.message }
-    : { error: status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR', message: 'The request failed.' };
+    ? renderGatewayErrorBody(configured, authorizerContext)
+    : JSON.stringify({
+        error: status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR',
+        message: 'The request failed.',
+      });
   return {
     status: configured?.statusCode === undefined ? status : Number(configured.statusCode),
     headers: {
-      'content-type': 'application/json',
+      ...gatewayResponseHeaders(configured),
       'x-amzn-requestid': requestId,
       'x-amzn-errortype': errorType,
     },
-    body: Buffer.from(JSON.stringify(body)),
+    body: Buffer.from(body),
   };
 }
 
@@ -62,7 +79,7 @@ export function rateLimitedResponse(requestId: string, retryAfterSeconds: number
   return {
     status: 429,
     headers: {
-      'content-type': 'application/json',
+      ...GATEWAY_RESPONSE_HEADERS,
       'retry-after': String(retryAfterSeconds),
       'x-amzn-requestid': requestId,
     },
@@ -99,7 +116,8 @@ export function proxyReply(result: unknown, requestId: string): Reply | undefine
     for (const value of values) add(name, value);
   for (const [name, value] of Object.entries(headers ?? {})) add(name, value);
 
-  const replyHeaders: OutgoingHttpHeaders = {};
+  // No prototype: a handler's header named `constructor` or `__proto__` is a header like any other.
+  const replyHeaders: OutgoingHttpHeaders = Object.create(null);
   try {
     for (const [key, { name, values }] of merged) {
       if (HOP_BY_HOP.has(key) || key === 'x-amzn-requestid') continue;

@@ -218,10 +218,8 @@ function checkRateLimits(gateway: Gateway, request: IncomingMessage, path: strin
   return gateway.rateLimits?.check({
     path,
     sourceIp: (request.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
-    header: (name) => {
-      const value = request.headers[name];
-      return Array.isArray(value) ? value.join(', ') : value;
-    },
+    // Every value: Node keeps only the first of repeated Authorization headers in `headers`.
+    headerValues: (name) => request.headersDistinct[name] ?? [],
   });
 }
 
@@ -338,7 +336,8 @@ async function authorize(
     );
     return { reply: gatewayResponse('AUTHORIZER_CONFIGURATION_ERROR', requestId) };
   }
-  if (verdict.outcome === 'deny') return { reply: gatewayResponse('ACCESS_DENIED', requestId) };
+  if (verdict.outcome === 'deny')
+    return { reply: gatewayResponse('ACCESS_DENIED', requestId, verdict.context) };
   return { context: { ...verdict.context, integrationLatency: Date.now() - started } };
 }
 

@@ -34,6 +34,8 @@ const sendMessageSchema = z.object({
   QueueUrl: z.string(),
   MessageBody: z.string(),
   DelaySeconds: z.number().optional(),
+  /** On a standard queue: the fair-queue tenant (the queue checks its characters). */
+  MessageGroupId: z.string().optional(),
   MessageAttributes: wireAttributesSchema,
 });
 const changeMessageVisibilitySchema = z.object({
@@ -73,6 +75,7 @@ export async function startSqsEndpoint(
       const request = parseInput(sendMessageSchema, input);
       const sent = findQueue(request.QueueUrl).sendMessage(request.MessageBody, {
         delaySeconds: request.DelaySeconds,
+        messageGroupId: request.MessageGroupId,
         messageAttributes: fromWireAttributes(request.MessageAttributes),
       });
       return {

@@ -1,7 +1,9 @@
 /**
  * The Lambda SQS event source of the local stack: polls a LocalQueue and invokes a function with
  * batches, up to `maxConcurrency` at once, with ReportBatchItemFailures. A failed or timed-out
- * invocation leaves its whole batch to reappear after the visibility timeout, as on Lambda.
+ * invocation leaves its whole batch to reappear after the visibility timeout, as on Lambda. Each
+ * batch is what the queue's receive hands out, fairly across message groups: while every
+ * invocation is busy nothing is received, so a group that sends later is next when one ends.
  */
 import type { SQSEvent } from 'aws-lambda';
 import { z } from 'zod';

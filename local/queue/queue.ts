@@ -1,7 +1,7 @@
 /**
  * An in-process queue with SQS standard-queue semantics for the local stack: at-least-once
  * delivery, visibility timeout and ChangeMessageVisibility, receive counts, maxReceiveCount → a
- * dead-letter queue, message attributes with SQS's MD5s.
+ * dead-letter queue, message attributes with SQS's MD5s, and fair queueing by message group.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
@@ -15,6 +15,10 @@ export const MAX_MESSAGE_BYTES = 1024 * 1024;
 const MAX_DELAY_SECONDS = 900;
 const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
 const MAX_MESSAGE_ATTRIBUTES = 10;
+/** SQS: 1 to 128 characters, letters, digits and punctuation. */
+const MESSAGE_GROUP_ID = /^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/;
+/** Messages sent without a MessageGroupId share one group among themselves. */
+const NO_GROUP = '';
 /** Records per receive, as SQS allows. */
 export const MAX_BATCH_ENTRIES = 10;
 
@@ -42,6 +46,8 @@ export interface LocalQueueOptions {
 
 export interface SendOptions {
   delaySeconds?: number;
+  /** The tenant: a fair queue shares deliveries across the groups that have messages waiting. */
+  messageGroupId?: string;
   messageAttributes?: Record<string, MessageAttributeValue>;
 }
 
@@ -73,6 +79,7 @@ interface StoredMessage {
   messageId: string;
   body: string;
   md5OfBody: string;
+  messageGroupId: string | undefined;
   attributes: Record<string, MessageAttributeValue>;
   md5OfMessageAttributes: string | undefined;
   sentTimestamp: number;
@@ -123,11 +130,13 @@ export class LocalQueue {
     }
     const attributes = options.messageAttributes ?? {};
     validateMessageAttributes(attributes);
+    validateMessageGroupId(options.messageGroupId);
     const now = Date.now();
     const message: StoredMessage = {
       messageId: randomUUID(),
       body,
       md5OfBody: md5Hex(Buffer.from(body, 'utf8')),
+      messageGroupId: options.messageGroupId,
       attributes,
       md5OfMessageAttributes:
         Object.keys(attributes).length > 0 ? md5OfMessageAttributes(attributes) : undefined,
@@ -152,30 +161,67 @@ export class LocalQueue {
   /**
    * Receives up to `maxMessages` visible messages and hides them for the visibility timeout. A
    * message already received maxReceiveCount times moves to the dead-letter queue instead.
+   *
+   * Fair queueing, as SQS does for a standard queue whose messages carry a MessageGroupId: each
+   * message goes to the group with the fewest messages in flight (ties: the group whose oldest
+   * waiting message is oldest), so a group with a backlog cannot hold back a group that has
+   * little in flight. Within a group, and with a single group, the oldest message comes first.
    */
   receive(maxMessages: number): ReceivedMessage[] {
     const now = Date.now();
+    const waiting = this.receivableByGroup(now);
+    const inFlight = this.inFlightByGroup(now);
     const received: ReceivedMessage[] = [];
-    for (const message of this.messages.values()) {
-      if (received.length >= maxMessages) break;
+    while (received.length < maxMessages) {
+      const group = fairestGroup(waiting, inFlight);
+      const message = group === undefined ? undefined : waiting.get(group)?.shift();
+      if (group === undefined || message === undefined) break;
+      if (waiting.get(group)?.length === 0) waiting.delete(group);
+      inFlight.set(group, (inFlight.get(group) ?? 0) + 1);
+      received.push(this.deliver(message, now));
+    }
+    return received;
+  }
+
+  /** Visible messages by group, each group oldest first; exhausted ones move to the DLQ on the way. */
+  private receivableByGroup(now: number): Map<string, StoredMessage[]> {
+    const waiting = new Map<string, StoredMessage[]>();
+    for (const message of [...this.messages.values()]) {
       if (message.visibleAt > now) continue;
       if (this.deadLetterQueue !== undefined && message.receiveCount >= this.maxReceiveCount) {
         this.moveToDeadLetterQueue(message, this.deadLetterQueue);
         continue;
       }
-      message.receiveCount += 1;
-      message.firstReceiveTimestamp ??= now;
-      message.visibleAt = now + this.visibilityTimeoutMs;
-      message.receiptHandle = randomBytes(32).toString('base64url');
-      received.push({
-        messageId: message.messageId,
-        receiptHandle: message.receiptHandle,
-        body: message.body,
-        receiveCount: message.receiveCount,
-        record: this.toRecord(message, message.receiptHandle),
-      });
+      const group = message.messageGroupId ?? NO_GROUP;
+      waiting.set(group, [...(waiting.get(group) ?? []), message]);
     }
-    return received;
+    return waiting;
+  }
+
+  private inFlightByGroup(now: number): Map<string, number> {
+    const inFlight = new Map<string, number>();
+    for (const message of this.messages.values()) {
+      if (message.visibleAt <= now || message.receiptHandle === undefined) continue;
+      const group = message.messageGroupId ?? NO_GROUP;
+      inFlight.set(group, (inFlight.get(group) ?? 0) + 1);
+    }
+    return inFlight;
+  }
+
+  /** Hides `message` for the visibility timeout under a fresh receipt handle. */
+  private deliver(message: StoredMessage, now: number): ReceivedMessage {
+    message.receiveCount += 1;
+    message.firstReceiveTimestamp ??= now;
+    message.visibleAt = now + this.visibilityTimeoutMs;
+    const receiptHandle = randomBytes(32).toString('base64url');
+    message.receiptHandle = receiptHandle;
+    return {
+      messageId: message.messageId,
+      receiptHandle,
+      body: message.body,
+      receiveCount: message.receiveCount,
+      record: this.toRecord(message, receiptHandle),
+    };
   }
 
   /** Deletes the message of the latest receipt handle; a stale handle deletes nothing. */
@@ -280,6 +326,7 @@ export class LocalQueue {
         SentTimestamp: String(message.sentTimestamp),
         SenderId: message.senderId,
         ApproximateFirstReceiveTimestamp: String(message.firstReceiveTimestamp ?? message.sentTimestamp),
+        ...(message.messageGroupId === undefined ? {} : { MessageGroupId: message.messageGroupId }),
         ...(message.deadLetterQueueSourceArn === undefined
           ? {}
           : { DeadLetterQueueSourceArn: message.deadLetterQueueSourceArn }),
@@ -294,6 +341,36 @@ export class LocalQueue {
       awsRegion: this.region,
     };
   }
+}
+
+/**
+ * The group to deliver from next: fewest in flight, then the oldest waiting message (a map keeps
+ * the order messages were first seen, and each group's list is oldest first).
+ */
+function fairestGroup(
+  waiting: Map<string, StoredMessage[]>,
+  inFlight: Map<string, number>,
+): string | undefined {
+  let best: { group: string; inFlight: number; sentTimestamp: number } | undefined;
+  for (const [group, messages] of waiting) {
+    const head = messages[0];
+    if (head === undefined) continue;
+    const count = inFlight.get(group) ?? 0;
+    const fairer =
+      best === undefined ||
+      count < best.inFlight ||
+      (count === best.inFlight && head.sentTimestamp < best.sentTimestamp);
+    if (fairer) best = { group, inFlight: count, sentTimestamp: head.sentTimestamp };
+  }
+  return best?.group;
+}
+
+function validateMessageGroupId(messageGroupId: string | undefined): void {
+  if (messageGroupId === undefined || MESSAGE_GROUP_ID.test(messageGroupId)) return;
+  throw new SqsError(
+    'InvalidParameterValue',
+    'Value for parameter MessageGroupId is invalid. Reason: it must be 1 to 128 letters, digits or punctuation.',
+  );
 }
 
 function md5Hex(data: Uint8Array): string {

@@ -8,17 +8,22 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { esbuildOptions, REPO_ROOT } from '../../lib/bundling.ts';
+import { esbuildOptions, REPO_ROOT, SPLIT_INDEX, splitEsbuildOptions } from '../../lib/bundling.ts';
 
 export interface FunctionSource {
   /** The bundle's file name, without extension. */
   name: string;
   /** The handler module's TypeScript file. */
   entryFile: string;
+  /**
+   * Modules the handler imports on demand, by output name (lib/bundling.ts onDemandParts): such a
+   * function is built with code splitting into `<outDir>/<name>/`, as NodejsFunction deploys it.
+   */
+  parts?: Readonly<Record<string, string>>;
 }
 
 export interface BuiltFunctions {
-  /** `<outDir>/<name>.mjs` for each function. */
+  /** `<outDir>/<name>.mjs` for each function; `<outDir>/<name>/index.mjs` for a split one. */
   bundles: Map<string, string>;
   /** The runtime host every execution environment runs (local/runtime/host.ts, bundled). */
   host: string;
@@ -26,25 +31,45 @@ export interface BuiltFunctions {
 
 const HOST_SOURCE = path.join(import.meta.dirname, 'host.ts');
 
-/** One esbuild run for all functions (they share parsing), one for the host; the inputs they read. */
+const isSplit = (fn: FunctionSource) => Object.keys(fn.parts ?? {}).length > 0;
+
+/** Where the handler module of `fn` is, in a build directory. */
+function bundlePath(outDir: string, fn: FunctionSource): string {
+  return isSplit(fn) ? path.join(outDir, fn.name, `${SPLIT_INDEX}.mjs`) : path.join(outDir, `${fn.name}.mjs`);
+}
+
+/**
+ * One esbuild run for the single-file functions (they share parsing), one per split function, one
+ * for the host, all at once; the inputs they read.
+ */
 export async function buildFunctions(
   functions: readonly FunctionSource[],
   outDir: string,
 ): Promise<BuiltFunctions & { inputs: string[] }> {
   await mkdir(outDir, { recursive: true });
   const { entryPoints: _entry, outfile: _out, ...options } = esbuildOptions('', '');
+  const single = functions.filter((fn) => !isSplit(fn));
+  // Input paths in the metafile are relative to absWorkingDir (see fingerprint()).
+  const reported = { absWorkingDir: REPO_ROOT, metafile: true, logLevel: 'silent' } as const;
   const host = path.join(outDir, '_runtime-host.mjs');
-  const [bundled] = await Promise.all([
-    build({
-      ...options,
-      entryPoints: Object.fromEntries(functions.map((fn) => [fn.name, fn.entryFile])),
-      outdir: outDir,
-      outExtension: { '.js': '.mjs' },
-      // Input paths in the metafile are relative to this directory (see fingerprint()).
-      absWorkingDir: REPO_ROOT,
-      metafile: true,
-      logLevel: 'silent',
-    }),
+  const builds = await Promise.all([
+    ...(single.length > 0
+      ? [
+          build({
+            ...options,
+            ...reported,
+            entryPoints: Object.fromEntries(single.map((fn) => [fn.name, fn.entryFile])),
+            outdir: outDir,
+            outExtension: { '.js': '.mjs' },
+          }),
+        ]
+      : []),
+    ...functions.filter(isSplit).map((fn) =>
+      build({
+        ...splitEsbuildOptions(fn.entryFile, fn.parts ?? {}, path.join(outDir, fn.name)),
+        ...reported,
+      }),
+    ),
     build({
       entryPoints: [HOST_SOURCE],
       outfile: host,
@@ -56,10 +81,13 @@ export async function buildFunctions(
       logLevel: 'silent',
     }),
   ]);
+  const inputs = new Set(
+    builds.flatMap((built) => Object.keys((built.metafile as Metafile | undefined)?.inputs ?? {})),
+  );
   return {
-    bundles: new Map(functions.map((fn) => [fn.name, path.join(outDir, `${fn.name}.mjs`)])),
+    bundles: new Map(functions.map((fn) => [fn.name, bundlePath(outDir, fn)])),
     host,
-    inputs: [...Object.keys((bundled.metafile as Metafile).inputs), HOST_SOURCE],
+    inputs: [...inputs, HOST_SOURCE],
   };
 }
 
@@ -98,7 +126,7 @@ export async function buildFunctionsCached(
     .slice(0, 16);
   const manifestFile = path.join(cacheDir, `${layout}.json`);
   const located = (dir: string): BuiltFunctions => ({
-    bundles: new Map(functions.map((fn) => [fn.name, path.join(dir, `${fn.name}.mjs`)])),
+    bundles: new Map(functions.map((fn) => [fn.name, bundlePath(dir, fn)])),
     host: path.join(dir, '_runtime-host.mjs'),
   });
   try {

@@ -1,14 +1,14 @@
 /**
- * One function of the local stack, run the way Lambda runs it: each execution environment is a
- * child process with its own module graph and only the function's environment variables; an
- * environment runs one invocation at a time and stays warm for the next; more environments start
- * for concurrency, up to the function's limit; an invocation past the timeout ends its environment;
- * a crash or a process.exit ends only its own environment.
+ * One function of the local stack, run the way Lambda runs it: each execution environment (a
+ * worker thread or a child process, sandboxes.ts) has its own module graph and only the function's
+ * environment variables; an environment runs one invocation at a time and stays warm for the next;
+ * more environments start for concurrency, up to the function's limit; an invocation past the
+ * timeout ends its environment; a crash or a process.exit ends only its own environment.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { createInterface } from 'node:readline';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { environmentKind } from './node.ts';
 import type { ErrorReport, HostMessage } from './protocol.ts';
+import { type EnvironmentKind, type Sandbox, startSandbox } from './sandboxes.ts';
 
 /** An invocation that ran past its function's timeout. */
 export class InvocationTimeoutError extends Error {
@@ -33,8 +33,10 @@ export interface LocalFunctionOptions {
   /** The bundle (local/runtime/bundles.ts) and the host that loads it. */
   bundle: string;
   host: string;
-  /** The Node binary of every environment (local/runtime/node.ts). */
+  /** The Node binary of a child-process environment (local/runtime/node.ts). */
   execPath: string;
+  /** Worker threads or child processes; environmentKind() (local/runtime/node.ts) by default. */
+  environmentKind?: EnvironmentKind;
   /** The function's own variables; Lambda's reserved ones are added here. */
   environment: Readonly<Record<string, string>>;
   timeoutMs: number;
@@ -56,51 +58,51 @@ interface Pending {
 
 let nextInvocationId = 1;
 
-/** One execution environment: a child process running local/runtime/host.ts with the function's bundle. */
+/** One execution environment: a sandbox running local/runtime/host.ts with the function's bundle. */
 class ExecutionEnvironment {
-  readonly child: ChildProcess;
+  readonly sandbox: Sandbox;
+  /** Lambda's name for this environment's log stream, also its AWS_LAMBDA_LOG_STREAM_NAME. */
+  readonly logStream: string;
   readonly ready: Promise<void>;
+  /** Resolves once the environment has ended. */
+  readonly gone: Promise<void>;
   pending: Pending | undefined;
   /** Exited, or being killed: never given another invocation. */
   exited = false;
 
   constructor(
     private readonly options: LocalFunctionOptions,
+    kind: EnvironmentKind,
     onGone: (environment: ExecutionEnvironment) => void,
   ) {
-    this.child = fork(options.host, [options.bundle], {
+    const day = new Date().toISOString().slice(0, 10).replaceAll('-', '/');
+    this.logStream = `${day}/[$LATEST]${randomBytes(16).toString('hex')}`;
+    this.sandbox = startSandbox(kind, {
+      host: options.host,
+      bundle: options.bundle,
       execPath: options.execPath,
-      // Not this process's flags (a TypeScript loader, inspector ports): a Lambda sandbox has none.
-      execArgv: [],
-      env: lambdaVariables(options),
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      serialization: 'json',
+      env: { ...lambdaVariables(options), AWS_LAMBDA_LOG_STREAM_NAME: this.logStream },
+      memoryMb: options.memoryMb ?? 256,
+      log: options.log,
     });
-    for (const stream of [this.child.stdout, this.child.stderr]) {
-      if (stream) createInterface({ input: stream }).on('line', (line) => options.log(line));
-    }
+    let ended: () => void = () => {};
+    this.gone = new Promise<void>((resolve) => {
+      ended = resolve;
+    });
     this.ready = new Promise<void>((resolve, reject) => {
-      const onMessage = (message: HostMessage) => {
+      this.sandbox.onMessage((message) => {
         if (message.type === 'ready') resolve();
         else if (message.type === 'init-error') reject(new FunctionError(message.error));
         else this.settle(message);
-      };
-      this.child.on('message', onMessage);
-      let gone = false;
-      const end = (errorMessage: string) => {
-        if (gone) return;
-        gone = true;
+      });
+      this.sandbox.onExit((errorMessage) => {
         this.exited = true;
         const error = new FunctionError({ errorType: 'Runtime.ExitError', errorMessage, trace: [] });
         reject(error);
         this.fail(error);
         onGone(this);
-      };
-      this.child.once('exit', (code, signal) =>
-        end(`Runtime exited ${signal ? `with signal: ${signal}` : `with error: exit status ${code}`}`),
-      );
-      // The process could not start (or its channel broke): the environment never existed.
-      this.child.once('error', (error) => end(`Runtime failed to start: ${error.message}`));
+        ended();
+      });
     });
     // An init failure is reported by the invocation that waits for it.
     this.ready.catch(() => undefined);
@@ -115,13 +117,13 @@ class ExecutionEnvironment {
         this.kill();
       }, timeoutMs);
       this.pending = { id, resolve, reject, timer };
-      if (!this.child.connected) {
+      if (!this.sandbox.connected) {
         this.fail(
           new FunctionError({ errorType: 'Runtime.ExitError', errorMessage: 'Runtime exited', trace: [] }),
         );
         return;
       }
-      this.child.send({
+      this.sandbox.send({
         type: 'invoke',
         id,
         event,
@@ -138,7 +140,7 @@ class ExecutionEnvironment {
   kill(): void {
     if (this.exited) return;
     this.exited = true;
-    this.child.kill('SIGKILL');
+    this.sandbox.kill();
   }
 
   /** Asks the environment to exit, and kills it if it has not after `graceMs`. */
@@ -146,9 +148,9 @@ class ExecutionEnvironment {
     if (this.exited) return;
     const timer = setTimeout(() => this.kill(), graceMs);
     timer.unref();
-    this.child.once('exit', () => clearTimeout(timer));
-    if (this.pending !== undefined || !this.child.connected) this.kill();
-    else this.child.send({ type: 'shutdown' }, (error) => error && this.kill());
+    void this.gone.then(() => clearTimeout(timer));
+    if (this.pending !== undefined || !this.sandbox.connected) this.kill();
+    else this.sandbox.send({ type: 'shutdown' });
   }
 
   private settle(message: Extract<HostMessage, { type: 'result' | 'error' }>): void {
@@ -192,15 +194,27 @@ export class LocalFunction {
   private readonly waiting: Array<(environment: ExecutionEnvironment) => void> = [];
   private stopped = false;
 
-  constructor(readonly options: LocalFunctionOptions) {}
+  constructor(readonly options: LocalFunctionOptions) {
+    this.kind = options.environmentKind ?? environmentKind();
+  }
 
   get name(): string {
     return this.options.name;
   }
 
-  /** Process ids of the running environments (for tests and diagnostics). */
+  /** Worker threads or child processes (local/runtime/node.ts decides unless the options do). */
+  readonly kind: EnvironmentKind;
+
+  /** The log stream of each running environment: one per environment, as on Lambda (for tests and diagnostics). */
+  environmentIds(): string[] {
+    return [...this.all].map((environment) => environment.logStream);
+  }
+
+  /** The process id of each running child-process environment, or the thread id of each worker. */
   environmentPids(): number[] {
-    return [...this.all].flatMap((environment) => (environment.child.pid ? [environment.child.pid] : []));
+    return [...this.all].flatMap((environment) =>
+      environment.sandbox.id > 0 ? [environment.sandbox.id] : [],
+    );
   }
 
   /** Starts one environment now and waits until its module has loaded: a broken bundle fails here. */
@@ -227,13 +241,7 @@ export class LocalFunction {
   /** Ends every environment; invocations in progress fail. */
   async stop(): Promise<void> {
     this.stopped = true;
-    const exits = [...this.all].map(
-      (environment) =>
-        new Promise<void>((resolve) => {
-          if (environment.exited) resolve();
-          else environment.child.once('exit', () => resolve());
-        }),
-    );
+    const exits = [...this.all].map((environment) => environment.gone);
     for (const environment of this.all) environment.shutDown(500);
     await Promise.all(exits);
   }
@@ -244,7 +252,7 @@ export class LocalFunction {
     const warm = this.idle.pop();
     if (warm) return Promise.resolve(warm);
     if (this.all.size < this.options.maxEnvironments) {
-      const environment = new ExecutionEnvironment(this.options, (gone) => this.forget(gone));
+      const environment = new ExecutionEnvironment(this.options, this.kind, (gone) => this.forget(gone));
       this.all.add(environment);
       return Promise.resolve(environment);
     }
@@ -268,7 +276,7 @@ export class LocalFunction {
     if (index >= 0) this.idle.splice(index, 1);
     const next = this.waiting.shift();
     if (next && !this.stopped) {
-      const replacement = new ExecutionEnvironment(this.options, (gone) => this.forget(gone));
+      const replacement = new ExecutionEnvironment(this.options, this.kind, (gone) => this.forget(gone));
       this.all.add(replacement);
       next(replacement);
     }

@@ -1,10 +1,13 @@
 /**
- * Which Node runs the local functions: Lambda's major (24), from the `node-linux-<arch>` package
- * that package.json lists as an optional dependency, or this process's Node with a warning.
+ * Which Node runs the local functions, and in what: worker threads of this process when its Node
+ * is Lambda's major (24) and its time zone Lambda's (UTC); otherwise child processes on Node 24
+ * from the `node-linux-<arch>` package that package.json lists as an optional dependency, or on
+ * this process's Node with a warning.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import type { EnvironmentKind } from './sandboxes.ts';
 
 /** The Node major of the functions' Lambda runtime (lib/service-function.ts: NODEJS_24_X). */
 export const LAMBDA_NODE_MAJOR = 24;
@@ -42,3 +45,24 @@ export function functionNode(): FunctionNode {
         }),
   };
 }
+
+/**
+ * Child processes on functionNode()'s Node by default: they keep every guarantee of a Lambda
+ * sandbox, and worker threads measured no faster here (an invocation's hand-off costs about 30 µs
+ * either way; a poll's time is the gateway, the SDK and DynamoDB Local). LOCAL_ENVIRONMENTS=threads
+ * asks for worker threads, granted where they can run the functions as Lambda would: on Lambda's
+ * Node major, in UTC (a worker's TZ variable cannot change the time zone, which is the process's).
+ */
+export function environmentKind(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  node: { version: string; timeZone: string } = {
+    version: process.versions.node,
+    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  },
+): EnvironmentKind {
+  if (env.LOCAL_ENVIRONMENTS !== 'threads') return 'process';
+  const lambdaMajor = Number(node.version.split('.')[0]) === LAMBDA_NODE_MAJOR;
+  return lambdaMajor && UTC_ZONES.has(node.timeZone) ? 'worker' : 'process';
+}
+
+const UTC_ZONES = new Set(['UTC', 'Etc/UTC', 'Etc/GMT', 'GMT', 'Etc/Universal', 'Etc/Zulu']);

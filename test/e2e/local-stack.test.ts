@@ -106,9 +106,10 @@ describe('npm start', () => {
     // The OpenAPI document needs no credential.
     const openapi = await fetch(`${seed.apiUrl}/openapi.json`);
     expect(openapi.status).toBe(200);
-    expect(Object.keys(((await openapi.json()) as { paths: object }).paths)).toContain(
-      '/synthesis-runs/{id}',
-    );
+    const document = (await openapi.json()) as { paths: object; servers: Array<{ url: string }> };
+    expect(Object.keys(document.paths)).toContain('/synthesis-runs/{id}');
+    // Its first server is this local stack itself, with its real port.
+    expect(document.servers[0]?.url).toBe(seed.apiUrl);
 
     // The seeded user can log in with the seeded password; the session works as a Bearer.
     const login = await fetch(`${seed.apiUrl}/auth/login`, {

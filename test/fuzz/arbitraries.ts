@@ -56,7 +56,8 @@ export interface KnownIds {
   runId: string;
 }
 
-function knownValueFor(parameter: string, ids: KnownIds): string {
+/** The id a path parameter of that name holds on the fuzz's own data. */
+export function knownValueFor(parameter: string, ids: KnownIds): string {
   if (parameter === 'pipelineId') return ids.pipelineId;
   if (parameter === 'configurationId') return ids.configurationId;
   if (parameter === 'id') return ids.runId;
@@ -93,3 +94,132 @@ export const query = fc.record(
   },
   { requiredKeys: [] },
 );
+
+/* ---- targeted generators: each one a way in that a generic generator rarely finds ---- */
+
+/** A request's parts a targeted generator sets; `repeatedHeaders` are sent as separate lines. */
+export interface RequestPart {
+  body?: string;
+  headers?: Record<string, string>;
+  repeatedHeaders?: Array<[string, string]>;
+  query?: Record<string, string>;
+}
+
+/** `value` with `{"": extra}` added to the object reached by following `steps` (an index per level). */
+export function withEmptyKey(value: unknown, steps: number[], extra: unknown): unknown {
+  const [step, ...rest] = steps;
+  if (Array.isArray(value)) {
+    if (value.length === 0 || step === undefined) return [...value, { '': extra }];
+    const index = step % value.length;
+    return value.map((item, at) => (at === index ? withEmptyKey(item, rest, extra) : item));
+  }
+  if (value === null || typeof value !== 'object') return { '': extra };
+  const keys = Object.keys(value);
+  if (keys.length === 0 || step === undefined || step % (keys.length + 1) === keys.length)
+    return { ...value, '': extra };
+  const key = keys[step % (keys.length + 1)] as string;
+  return { ...value, [key]: withEmptyKey((value as Record<string, unknown>)[key], rest, extra) };
+}
+
+const settingsWithEmptyKeys = fc.constantFrom(
+  {
+    name: 'fuzz',
+    slots: DEMO_SLOTS.map((slot, index) => (index === 0 ? { ...slot, settings: { '': 1 } } : slot)),
+  },
+  {
+    name: 'fuzz',
+    slots: DEMO_SLOTS.map((slot) => ({ ...slot, settings: { nested: { deeper: { '': [1] } } } })),
+  },
+  { settings: { '': 1 } },
+  { '': '' },
+  { patch: { '': null } },
+);
+/** Bodies holding an empty object key at any depth (`{"settings": {"": 1}}`), valid shapes otherwise. */
+export const emptyKeyBody = fc.oneof(
+  settingsWithEmptyKeys.map((value) => JSON.stringify(value)),
+  fc
+    .tuple(validShapes, fc.array(fc.nat(), { maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }))
+    .map(([shape, steps, extra]) => JSON.stringify(withEmptyKey(shape, steps, extra))),
+);
+
+/** Names every plain object inherits: a lookup by name must not find the prototype's. */
+export const PROTOTYPE_NAMES = ['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf'] as const;
+const prototypeNamed = fc
+  .uniqueArray(fc.tuple(fc.constantFrom(...PROTOTYPE_NAMES), fc.string({ maxLength: 20 })), {
+    minLength: 1,
+    maxLength: PROTOTYPE_NAMES.length,
+    selector: ([name]) => name,
+  })
+  // fromEntries defines `__proto__` as an own key, as a parsed header or query string holds it.
+  .map((entries) =>
+    Object.fromEntries(entries.map(([name, value]) => [name, value.replace(/[^\x20-\x7e]/g, '')])),
+  );
+
+/** How a client may write the Bearer scheme: any case, extra spaces or tabs, around any credential. */
+export const bearerSpelling = (credential: () => string) =>
+  fc
+    .tuple(
+      fc.constantFrom('Bearer', 'bearer', 'BEARER', 'BeArEr', ' Bearer', 'Bearer:', 'Basic'),
+      fc.constantFrom(' ', '  ', '\t', '', ' \t '),
+      fc.oneof(
+        fc.constant(null).map(() => credential()),
+        fc.string({ maxLength: 40 }).map((text) => text.replace(/[^\x21-\x7e]/g, '')),
+      ),
+      fc.constantFrom('', ' ', '  ', ',', ', Bearer x'),
+    )
+    .map(([scheme, gap, token, tail]) => `${scheme}${gap}${token}${tail}`);
+
+/** A targeted generator: its request parts, and whether only operations that read a body matter. */
+export interface TargetedGenerator {
+  part: fc.Arbitrary<RequestPart>;
+  bodiesOnly: boolean;
+}
+
+/**
+ * The targeted generators by name; the fuzz reports each one's count of 5xx answers. `credential`
+ * gives a token that works, so a generated header is sometimes one a valid request carries.
+ */
+export function targetedGenerators(credential: () => string): Record<string, TargetedGenerator> {
+  const twoAuthorizations = fc.tuple(bearerSpelling(credential), bearerSpelling(credential)).map(
+    ([first, second]): RequestPart => ({
+      repeatedHeaders: [
+        ['Authorization', first],
+        ['Authorization', second],
+      ],
+    }),
+  );
+  return {
+    'empty object keys in bodies': {
+      part: emptyKeyBody.map((body) => ({ body, headers: { 'content-type': 'application/json' } })),
+      bodiesOnly: true,
+    },
+    'prototype-named query parameters': {
+      part: prototypeNamed.map((query) => ({ query })),
+      bodiesOnly: false,
+    },
+    'prototype-named headers': { part: prototypeNamed.map((headers) => ({ headers })), bodiesOnly: false },
+    'two Authorization headers': { part: twoAuthorizations, bodiesOnly: false },
+    'spellings of Bearer': {
+      part: bearerSpelling(credential).map((authorization) => ({
+        headers: { Authorization: authorization },
+      })),
+      bodiesOnly: false,
+    },
+  };
+}
+
+/** Counts per generator: requests and answers ≥ 500. */
+export type GeneratorTally = Map<string, { requests: number; serverErrors: number }>;
+
+export function countAnswer(tally: GeneratorTally, generator: string, status: number): void {
+  const counts = tally.get(generator) ?? { requests: 0, serverErrors: 0 };
+  counts.requests += 1;
+  if (status >= 500) counts.serverErrors += 1;
+  tally.set(generator, counts);
+}
+
+export function formatGeneratorTally(tally: GeneratorTally): string {
+  return [...tally]
+    .map(([name, counts]) => `  ${name}: ${counts.requests} requests, ${counts.serverErrors} × 5xx`)
+    .join('\n');
+}

@@ -1,3 +1,5 @@
+/** The fuzz over HTTP: every operation of the document through the local stack, then model replies. */
+import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SLOTS } from '../../local/seed.ts';
@@ -5,7 +7,18 @@ import type { LocalStack } from '../../local/stack.ts';
 import { type AnthropicFake, type FakeReply, textReply, toolReply } from '../support/anthropic-fake.ts';
 import { type StackWithModelFake, startStackWithModelFake } from '../support/stack-with-model-fake.ts';
 import { waitFor } from '../support/wait.ts';
-import { body, headers, pathParameters, query } from './arbitraries.ts';
+import {
+  body,
+  countAnswer,
+  formatGeneratorTally,
+  type GeneratorTally,
+  headers,
+  knownValueFor,
+  pathParameters,
+  query,
+  type RequestPart,
+  targetedGenerators,
+} from './arbitraries.ts';
 
 /**
  * Every operation of the API's own OpenAPI document, driven over HTTP through the local stack
@@ -32,6 +45,7 @@ const tally = {
   modelReplies: 0,
   runs: new Map<string, number>(),
 };
+const byGenerator: GeneratorTally = new Map();
 
 async function api(
   method: string,
@@ -78,6 +92,7 @@ afterAll(async () => {
   console.log(
     `fuzz through the local stack: ${tally.requests} requests over ${tally.operations.size} operations, ${tally.serverErrors} × 5xx; ${tally.modelReplies} model replies → ${[...tally.runs].map(([status, count]) => `${count} ${status}`).join(', ')}`,
   );
+  console.log(`fuzz through the local stack, by targeted generator:\n${formatGeneratorTally(byGenerator)}`);
   await running?.stop();
 });
 
@@ -145,6 +160,75 @@ describe('every operation of GET /openapi.json, through the local stack', () => 
       );
     }
   }, 900_000);
+});
+
+/**
+ * One request with `part` over node:http, which (unlike fetch) sends a repeated header as separate
+ * lines and any header name a token allows. Without an Authorization of its own, `withToken` adds the
+ * seeded token's.
+ */
+function sendPart(method: string, target: string, part: RequestPart, withToken: boolean) {
+  const search = new URLSearchParams(Object.entries(part.query ?? {})).toString();
+  const lines: string[] = [];
+  for (const [name, value] of [...Object.entries(part.headers ?? {}), ...(part.repeatedHeaders ?? [])])
+    lines.push(name, value);
+  const ownAuthorization = lines.some(
+    (line, index) => index % 2 === 0 && line.toLowerCase() === 'authorization',
+  );
+  if (withToken && !ownAuthorization) lines.push('Authorization', `Bearer ${token}`);
+  const url = new URL(`${stack.apiUrl}${target}${search ? `?${search}` : ''}`);
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const outgoing = httpRequest(url, { method, headers: lines }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+      );
+    });
+    outgoing.on('error', reject);
+    outgoing.end(method === 'GET' || part.body === undefined ? undefined : part.body);
+  });
+}
+
+describe('targeted generators, every operation through the local stack', () => {
+  const generators = Object.entries(targetedGenerators(() => token));
+
+  it.each(generators)(
+    '%s: no operation answers 5xx',
+    async (name, { part, bodiesOnly }) => {
+      const document = JSON.parse((await api('GET', '/openapi.json')).text) as {
+        paths: Record<string, Record<string, unknown>>;
+      };
+      const operations = Object.entries(document.paths).flatMap(([route, methods]) =>
+        Object.keys(methods)
+          .filter(() => !route.startsWith('/auth/') && route !== '/me/password')
+          .filter((method) => !bodiesOnly || !['get', 'delete'].includes(method))
+          .map((method) => ({ route, method: method.toUpperCase() })),
+      );
+      const ids = () => ({ pipelineId, configurationId, runId });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...operations),
+          part,
+          fc.boolean(),
+          async (operation, requestPart, withToken) => {
+            const target = operation.route.replace(/\{(\w+)\+?\}/g, (_, parameter: string) =>
+              encodeURIComponent(knownValueFor(parameter, ids())),
+            );
+            const response = await sendPart(operation.method, target, requestPart, withToken);
+            countAnswer(byGenerator, name, response.status);
+            expect(
+              response.status,
+              `${name}: ${operation.method} ${target}: ${response.text.slice(0, 300)}`,
+            ).toBeLessThan(500);
+            if (response.status >= 400) expect(response.text).not.toMatch(INTERNALS);
+          },
+        ),
+        { numRuns: RUNS * 3, seed: 616161 },
+      );
+    },
+    900_000,
+  );
 });
 
 describe('model replies, through the fake Messages API', () => {

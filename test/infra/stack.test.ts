@@ -3,6 +3,7 @@ import { Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CSRF_REFUSAL_CONTEXT_KEY } from '../../lambdas/auth/csrf.ts';
 import { PASSWORD_HASHING_MEMORY_MB } from '../../lambdas/auth/password.ts';
 import {
   AUTHORIZER,
@@ -990,7 +991,13 @@ describe('API', () => {
       Action: {
         Block: { CustomResponse: { ResponseCode: number; ResponseHeaders: Array<{ Name: string }> } };
       };
-      Statement: { RateBasedStatement: { Limit: number; AggregateKeyType: string; CustomKeys?: unknown[] } };
+      Statement: {
+        RateBasedStatement: {
+          Limit: number;
+          AggregateKeyType: string;
+          CustomKeys?: Array<{ Header?: { Name: string; TextTransformations: unknown[] } }>;
+        };
+      };
     }>;
 
     expect(rules.map((rule) => [rule.Name, rule.Statement.RateBasedStatement.Limit])).toEqual([
@@ -1000,8 +1007,25 @@ describe('API', () => {
     ]);
     for (const rule of rules) {
       expect(rule.Action.Block.CustomResponse.ResponseCode).toBe(429);
-      expect(rule.Action.Block.CustomResponse.ResponseHeaders.map((h) => h.Name)).toEqual(['retry-after']);
+      expect(rule.Action.Block.CustomResponse.ResponseHeaders).toEqual([
+        { Name: 'retry-after', Value: '60' },
+        { Name: 'Cache-Control', Value: 'no-store' },
+        { Name: 'X-Content-Type-Options', Value: 'nosniff' },
+        { Name: 'Strict-Transport-Security', Value: 'max-age=31536000; includeSubDomains' },
+      ]);
     }
+    // `Bearer x`, `bearer x` and `BEARER  x` are one caller, in one bucket.
+    expect(rules[0]?.Statement.RateBasedStatement.CustomKeys).toEqual([
+      {
+        Header: {
+          Name: 'authorization',
+          TextTransformations: [
+            { Priority: 0, Type: 'LOWERCASE' },
+            { Priority: 1, Type: 'COMPRESS_WHITE_SPACE' },
+          ],
+        },
+      },
+    ]);
     const association = resourcesOfType(dev, 'AWS::WAFv2::WebACLAssociation')[0]?.[1].Properties ?? {};
     expect(referencedLogicalIds(association.WebACLArn)).toEqual(new Set([aclId]));
     const synthesize = dev.stack.api.operationFunctions.get('synthesize-pipeline');
@@ -1068,10 +1092,40 @@ describe('API', () => {
         'error',
         'message',
       ]);
-      expect(properties.ResponseParameters).toEqual({
+      expect(properties.ResponseParameters).toMatchObject({
         'gatewayresponse.header.Content-Type': "'application/json'",
+        'gatewayresponse.header.Cache-Control': "'no-store'",
+        'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
+        'gatewayresponse.header.Strict-Transport-Security': "'max-age=31536000; includeSubDomains'",
       });
     }
+  });
+
+  it('challenges with WWW-Authenticate: Bearer on the gateway’s 401 only', () => {
+    const responses = resourcesOfType(dev, 'AWS::ApiGateway::GatewayResponse').map(
+      ([, response]) => response.Properties ?? {},
+    );
+    const challenges = responses.filter(
+      (properties) =>
+        (properties.ResponseParameters as Record<string, string>)['gatewayresponse.header.WWW-Authenticate'],
+    );
+
+    expect(challenges.map((properties) => properties.ResponseType)).toEqual(['UNAUTHORIZED']);
+    expect(challenges[0]?.ResponseParameters).toMatchObject({
+      'gatewayresponse.header.WWW-Authenticate': "'Bearer'",
+    });
+  });
+
+  it('answers a Deny (ACCESS_DENIED) with the authorizer’s reason as the message', () => {
+    const response = resourcesOfType(dev, 'AWS::ApiGateway::GatewayResponse').find(
+      ([, resource]) => resource.Properties?.ResponseType === 'ACCESS_DENIED',
+    )?.[1].Properties;
+    const templates = response?.ResponseTemplates as Record<string, string>;
+
+    expect(JSON.parse(templates['application/json'] ?? '')).toEqual({
+      error: 'FORBIDDEN',
+      message: `$context.authorizer.${CSRF_REFUSAL_CONTEXT_KEY}`,
+    });
   });
 });
 

@@ -1,4 +1,7 @@
-/** Runs test handler modules (test/support/fake-handlers) as local functions, each in its own environments. */
+/**
+ * Runs test handler modules (test/support/fake-handlers, or any handler file) as local functions,
+ * each in its own environments, of the kind the local stack would pick or of the kind asked for.
+ */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,13 +9,17 @@ import type { Invoke } from '../../local/gateway/server.ts';
 import { buildFunctions } from '../../local/runtime/bundles.ts';
 import { LocalFunction } from '../../local/runtime/lambda-function.ts';
 import { functionNode } from '../../local/runtime/node.ts';
+import type { EnvironmentKind } from '../../local/runtime/sandboxes.ts';
 
 const FAKE_HANDLERS = path.join(import.meta.dirname, 'fake-handlers');
 
 export interface FakeFunctionSpec {
   entry: string;
+  /** The handler's file; test/support/fake-handlers/<entry>.ts by default. */
+  entryFile?: string;
   environment?: Record<string, string>;
   timeoutMs?: number;
+  memoryMb?: number;
   maxEnvironments?: number;
 }
 
@@ -24,10 +31,16 @@ export interface FakeFunctions {
   stop(): Promise<void>;
 }
 
-export async function startFakeFunctions(specs: FakeFunctionSpec[]): Promise<FakeFunctions> {
+export async function startFakeFunctions(
+  specs: FakeFunctionSpec[],
+  environmentKind?: EnvironmentKind,
+): Promise<FakeFunctions> {
   const outDir = await mkdtemp(path.join(tmpdir(), 'local-functions-'));
   const built = await buildFunctions(
-    specs.map((spec) => ({ name: spec.entry, entryFile: path.join(FAKE_HANDLERS, `${spec.entry}.ts`) })),
+    specs.map((spec) => ({
+      name: spec.entry,
+      entryFile: spec.entryFile ?? path.join(FAKE_HANDLERS, `${spec.entry}.ts`),
+    })),
     outDir,
   );
   const node = functionNode();
@@ -42,6 +55,8 @@ export async function startFakeFunctions(specs: FakeFunctionSpec[]): Promise<Fak
         execPath: node.execPath,
         environment: spec.environment ?? {},
         timeoutMs: spec.timeoutMs ?? 10_000,
+        ...(spec.memoryMb === undefined ? {} : { memoryMb: spec.memoryMb }),
+        ...(environmentKind === undefined ? {} : { environmentKind }),
         maxEnvironments: spec.maxEnvironments ?? 2,
         region: 'us-east-1',
         accountId: '000000000000',

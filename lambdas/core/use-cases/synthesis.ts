@@ -180,7 +180,7 @@ async function queueJob(
   run: SynthesisRun,
 ): Promise<void> {
   try {
-    await queue.send({ runId: run.id, jobId: run.jobId });
+    await queue.send({ runId: run.id, jobId: run.jobId, teamId: run.teamId });
   } catch (error) {
     const reason = 'The synthesis job could not be queued; start a new run.';
     await runs.fail(run.id, reason, clock.now().toISOString(), ['pending']);

@@ -48,6 +48,7 @@ function accountSchemas() {
     name: z.string(),
     createdAt: z.string(),
     passwordHash: z.optional(z.string()),
+    credentialsVersion: z.optional(z.number()),
   });
   /** The email item: which user holds the address. */
   const email = z.object({ userId: z.string() });
@@ -109,9 +110,10 @@ export function makeAccountStore(table: AuthTable): AccountStore {
         new UpdateCommand({
           TableName: tableName,
           Key: userKey(userId),
-          UpdateExpression: 'SET passwordHash = :hash',
+          // One write: no moment where the new password works and the old links still do.
+          UpdateExpression: 'SET passwordHash = :hash ADD credentialsVersion :one',
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':hash': passwordHash },
+          ExpressionAttributeValues: { ':hash': passwordHash, ':one': 1 },
         }),
       );
     },

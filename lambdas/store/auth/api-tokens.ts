@@ -2,7 +2,7 @@
  * API tokens in the auth table, by the SHA-256 of their secret, with an id pointer for revoking by
  * id: the API token part of AuthRepository.
  */
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { ApiTokenRecord, AuthRepository } from '../../auth/ports.ts';
 import type { PageRequest } from '../../core/ports.ts';
@@ -24,6 +24,7 @@ export type ApiTokenStore = Pick<
   | 'findApiTokenByHash'
   | 'getApiToken'
   | 'listApiTokensOfUser'
+  | 'listLiveApiTokensOfUser'
   | 'revokeApiToken'
   | 'touchApiToken'
 >;
@@ -65,6 +66,7 @@ export function makeApiTokenStore(table: AuthTable): ApiTokenStore {
     findApiTokenByHash: (tokenHash) => findApiTokenByHash(tokens, tokenHash),
     getApiToken: (tokenId) => getApiToken(tokens, tokenId),
     listApiTokensOfUser: (userId, teamId, page) => listApiTokensOfUser(tokens, userId, teamId, page),
+    listLiveApiTokensOfUser: (userId) => listLiveApiTokensOfUser(tokens, userId),
     revokeApiToken: (token, at) => revokeApiToken(table, token, at),
     touchApiToken: (tokenHash, at, staleBefore) => touchApiToken(table, tokenHash, at, staleBefore),
   };
@@ -116,6 +118,28 @@ function listApiTokensOfUser(tokens: TokenTable, userId: string, teamId: string,
     page,
     itemReader(tokens.tokenSchema, 'API token'),
   );
+}
+
+async function listLiveApiTokensOfUser(tokens: TokenTable, userId: string): Promise<ApiTokenRecord[]> {
+  const read = itemReader(tokens.tokenSchema, 'API token');
+  // Every page: revoking "all of the user's tokens" must not stop at the first hundred.
+  const found: ApiTokenRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await tokens.db.send(
+      new QueryCommand({
+        TableName: tokens.tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        FilterExpression: 'attribute_not_exists(revokedAt) OR revokedAt = :null',
+        ExpressionAttributeValues: { ':pk': userApiTokensPartition(userId), ':null': null },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    found.push(...(page.Items ?? []).map(read));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return found;
 }
 
 async function revokeApiToken(

@@ -18,6 +18,8 @@ export function makeMagicLinkStore({ db, tableName }: AuthTable): MagicLinkStore
   const magicLinkSchema: z.ZodMiniType<MagicLinkRecord> = z.object({
     tokenHash: z.string(),
     userId: z.string(),
+    // Links sent before links carried it were sent under version 0; they expire within 15 minutes.
+    credentialsVersion: z._default(z.number(), 0),
     createdAt: z.string(),
     expiresAt: z.string(),
   });

@@ -7,6 +7,7 @@ import { SIGNAL_WINDOW, type SynthesisContext } from '../../core/ports.ts';
 import type { Execution, Signal, Slot } from '../../core/schemas.ts';
 import { renderShownExecutions, summarizeHistory } from '../evidence/history-summary.ts';
 import { countRepeats, selectShownSignals, signalRepeatKey } from '../evidence/signals.ts';
+import { escapePromptData, promptJson } from '../prompt-escape.ts';
 import { REDACTED, redactSettings, redactText } from '../redact.ts';
 import { BYTES_PER_TOKEN, byteLength, estimateTokens, shorten, TRUNCATION_MARKER } from '../text-budget.ts';
 import { SUBMIT_SYNTHESIS_TOOL, SUBMIT_SYNTHESIS_TOOL_NAME } from './tool.ts';
@@ -74,10 +75,8 @@ export const USER_PROMPT_BYTES = (L.maxInputTokens - FIXED_TOKENS) * BYTES_PER_T
  */
 export const FRAMING_BYTES = 2_000;
 
-/** JSON with `<` escaped, so data can never close the <pipeline-data> block it sits in. */
-const jsonText = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c');
-
-const quote = (text: string, maxBytes: number): string => jsonText(shorten(redactText(text), maxBytes));
+/** A user's text, redacted, shortened and quoted; escaped so it cannot close the <pipeline-data> block. */
+const quote = (text: string, maxBytes: number): string => promptJson(shorten(redactText(text), maxBytes));
 
 /** Shortens every long string inside settings so one huge value cannot crowd out the others. */
 function shortenStrings(value: unknown): unknown {
@@ -109,9 +108,9 @@ function shareBytes(sizes: readonly number[], budget: number): number[] {
 function renderConfiguration(slots: readonly Slot[]): string {
   const headers = slots.map(
     (slot) =>
-      `Slot "${slot.id}" (kind ${slot.kind}, name ${quote(slot.name, L.slotNameBytes)})\n  settings: `,
+      `Slot ${promptJson(slot.id)} (kind ${escapePromptData(slot.kind)}, name ${quote(slot.name, L.slotNameBytes)})\n  settings: `,
   );
-  const settings = slots.map((slot) => jsonText(shortenStrings(redactSettings(slot.settings))));
+  const settings = slots.map((slot) => promptJson(shortenStrings(redactSettings(slot.settings))));
   const intro = `${slots.length} slot${slots.length === 1 ? '' : 's'}; patch a slot by its id.`;
   const fixed = byteLength(intro) + headers.reduce((sum, header) => sum + byteLength(header) + 1, 0);
   const shares = shareBytes(
@@ -135,13 +134,16 @@ function renderSignals(context: SynthesisContext): { text: string; shown: Signal
   let used = 0;
   const reserve = 400; // the intro line written below
   for (const signal of candidates) {
-    const parts = [`[${shown.length + 1}] ${signal.severity}`, signal.kind];
+    const parts = [
+      `[${shown.length + 1}] ${escapePromptData(signal.severity)}`,
+      escapePromptData(signal.kind),
+    ];
     if (signal.slotId !== undefined) {
       parts.push(
-        `slot "${signal.slotId}"${slotIds.has(signal.slotId) ? '' : ' (not in the base configuration)'}`,
+        `slot ${promptJson(signal.slotId)}${slotIds.has(signal.slotId) ? '' : ' (not in the base configuration)'}`,
       );
     }
-    parts.push(signal.occurredAt.slice(0, 16).concat('Z'));
+    parts.push(escapePromptData(signal.occurredAt.slice(0, 16)).concat('Z'));
     const count = repeats.get(signalRepeatKey(signal)) ?? 1;
     if (count > 1) parts.push(`×${count}`);
     if (signal.value !== undefined) parts.push(`value ${signal.value}`);

@@ -1,8 +1,10 @@
 /**
  * The run history as prompt text: failure rates, latency percentiles and error kinds, overall and
- * per slot; and the shown runs one per line, numbered [E1], [E2], … for findings to cite.
+ * per slot; and the shown runs one per line, numbered [E1], [E2], … for findings to cite. Every
+ * text from the pipeline is written through escapePromptData.
  */
 import type { Execution, Slot } from '../../core/schemas.ts';
+import { escapePromptData, promptJson } from '../prompt-escape.ts';
 import { redactText } from '../redact.ts';
 import { byteLength, shorten } from '../text-budget.ts';
 import { percentile, selectShownExecutions } from './executions.ts';
@@ -52,9 +54,7 @@ function topErrors(errors: ReadonlyMap<string, number>): string {
   if (errors.size === 0) return '';
   // Stryker disable next-line EqualityOperator: kinds are the keys of a map, so no two are equal.
   const ranked = [...errors.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  const shown = ranked
-    .slice(0, L.errorKindsPerSlot)
-    .map(([kind, count]) => `${JSON.stringify(kind)} ×${count}`);
+  const shown = ranked.slice(0, L.errorKindsPerSlot).map(([kind, count]) => `${promptJson(kind)} ×${count}`);
   const more = ranked.length - shown.length;
   return `; errors: ${shown.join(', ')}${more > 0 ? ` and ${more} other kind${more === 1 ? '' : 's'}` : ''}`;
 }
@@ -112,7 +112,7 @@ export function summarizeHistory(
 
   const times = executions.map((execution) => execution.startedAt).sort();
   const head = [
-    `The ${executions.length} most recent runs (${times[0]} to ${times.at(-1)}): ` +
+    `The ${executions.length} most recent runs (${escapePromptData(`${times[0]} to ${times.at(-1)}`)}): ` +
       `${overall.failures} failed (${rate(overall.failures, overall.runs)}); ${latency(overall.durations)}${topErrors(overall.errors)}.`,
   ];
   if (otherConfiguration > 0) {
@@ -124,10 +124,10 @@ export function summarizeHistory(
     .sort((a, b) => b[1].failures - a[1].failures || b[1].runs - a[1].runs)
     .map(
       ([slotId, stats]) =>
-        `- slot "${slotId}": ${stats.runs} runs, ${stats.failures} failed (${rate(stats.failures, stats.runs)}); ` +
+        `- slot ${promptJson(slotId)}: ${stats.runs} runs, ${stats.failures} failed (${rate(stats.failures, stats.runs)}); ` +
         `${latency(stats.durations)}${topErrors(stats.errors)}`,
     );
-  const silent = [...bySlot].filter(([, stats]) => stats.runs === 0).map(([slotId]) => `"${slotId}"`);
+  const silent = [...bySlot].filter(([, stats]) => stats.runs === 0).map(([slotId]) => promptJson(slotId));
   const tail: string[] = [];
   if (unattributed.failures > 0) {
     tail.push(
@@ -136,7 +136,7 @@ export function summarizeHistory(
   }
   if (silent.length > 0) tail.push(`- slots no run reported results for: ${silent.join(', ')}`);
   if (unknownSlots.size > 0) {
-    const named = [...unknownSlots.keys()].slice(0, 5).map((id) => `"${shorten(id, L.slotIdBytes)}"`);
+    const named = [...unknownSlots.keys()].slice(0, 5).map((id) => promptJson(shorten(id, L.slotIdBytes)));
     tail.push(
       `- results for ${unknownSlots.size} slot${unknownSlots.size === 1 ? '' : 's'} not in the base configuration ` +
         `(${named.join(', ')}${unknownSlots.size > named.length ? ', …' : ''}) were left out`,
@@ -177,23 +177,25 @@ export function renderShownExecutions(
   let used = byteLength(intro) + 1;
   for (const execution of candidates) {
     const parts = [
-      `[E${shown.length + 1}] ${execution.startedAt.slice(0, 16)}Z ${execution.status} ${execution.durationMs} ms`,
+      `[E${shown.length + 1}] ${escapePromptData(execution.startedAt.slice(0, 16))}Z ${escapePromptData(execution.status)} ${execution.durationMs} ms`,
     ];
     if (execution.configurationId !== baseConfigurationId) parts.push('another configuration');
     const failedSlots = (execution.slotResults ?? []).filter((result) => result.status === 'failed');
     for (const result of failedSlots.slice(0, 2)) {
       parts.push(
-        `slot "${shorten(result.slotId, L.slotIdBytes)}" failed: ${JSON.stringify(shorten(redactText(result.error ?? ''), L.runErrorBytes))}`,
+        `slot ${promptJson(shorten(result.slotId, L.slotIdBytes))} failed: ${promptJson(shorten(redactText(result.error ?? ''), L.runErrorBytes))}`,
       );
     }
     if (failedSlots.length === 0 && execution.status === 'failed') {
-      parts.push(`error: ${JSON.stringify(shorten(redactText(execution.error ?? ''), L.runErrorBytes))}`);
+      parts.push(`error: ${promptJson(shorten(redactText(execution.error ?? ''), L.runErrorBytes))}`);
     }
     const slowest = [...(execution.slotResults ?? [])].sort((a, b) => b.durationMs - a.durationMs)[0];
     if (slowest !== undefined) {
-      parts.push(`slowest slot "${shorten(slowest.slotId, L.slotIdBytes)}" ${slowest.durationMs} ms`);
+      parts.push(
+        `slowest slot ${promptJson(shorten(slowest.slotId, L.slotIdBytes))} ${slowest.durationMs} ms`,
+      );
     }
-    const line = parts.join(' | ').replace(/</g, '\\u003c');
+    const line = parts.join(' | ');
     const size = byteLength(line) + 1;
     if (used + size > maxBytes) break;
     lines.push(line);

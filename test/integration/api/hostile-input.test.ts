@@ -61,6 +61,27 @@ describe('hostile JSON bodies', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it.each([
+    ["at the top of a slot's settings", '{"":1}', 'slots[0].settings has an empty key'],
+    [
+      "deep inside a slot's settings",
+      '{"tools":[{"search":{"":true}}]}',
+      'slots[0].settings.tools[0].search has an empty key',
+    ],
+  ])(
+    'refuses an empty key %s with 400 naming where it is, and stores nothing',
+    async (_, settings, named) => {
+      const before = await countPipelines();
+
+      const response = await createPipeline(pipelineBody(settings));
+
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ error: 'VALIDATION_ERROR' });
+      expect(response.body.message).toContain(named);
+      expect(await countPipelines()).toBe(before);
+    },
+  );
+
   it('stores 1e20, a "constructor" key and the deepest allowed nesting as plain data, and returns them intact', async () => {
     const settings = `{"big":1e20,"constructor":{"prototype":"kept"},"deep":${nested(20)}}`;
     const created = await createPipeline(pipelineBody(settings));

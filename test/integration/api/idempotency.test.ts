@@ -80,7 +80,7 @@ describe('an Idempotency-Key whose request died before its run existed', () => {
     const run = await bed.start(caller.principal, pipelineId, {}, 'dead-key');
 
     expect(run.status).toBe('pending');
-    expect(bed.sent).toEqual([{ runId: run.id, jobId: run.jobId }]);
+    expect(bed.sent).toEqual([{ runId: run.id, jobId: run.jobId, teamId: run.teamId }]);
   });
 
   it('holds a key whose run started for 24 hours', async () => {

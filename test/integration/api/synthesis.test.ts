@@ -146,7 +146,12 @@ describe('POST /pipelines/{pipelineId}/synthesize', () => {
     expect(response.headers.location).toBe(`/prod/synthesis-runs/${response.body.id}`);
     const jobs = sentJobs();
     expect(jobs).toHaveLength(1);
-    expect(JSON.parse(jobs[0] as string)).toEqual({ runId: response.body.id, jobId: response.body.jobId });
+    expect(JSON.parse(jobs[0] as string)).toEqual({
+      runId: response.body.id,
+      jobId: response.body.jobId,
+      teamId: response.body.teamId,
+    });
+    expect(sqs.commandCalls(SendMessageCommand)[0]?.args[0].input.MessageGroupId).toBe(response.body.teamId);
     expect(sqs.commandCalls(SendMessageCommand)[0]?.args[0].input.QueueUrl).toBe(TEST_QUEUE_URL);
   });
 

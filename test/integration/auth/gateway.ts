@@ -16,7 +16,11 @@ import type { Role } from '../../../lambdas/core/principal.ts';
 import type { HttpMethod } from '../../../lambdas/operations/declaration.ts';
 import { nanoidGenerator, systemClock } from '../../../lambdas/wiring/clock.ts';
 import { makeAuthRepository } from '../../../lambdas/wiring/repositories.ts';
-import { GATEWAY_ERRORS } from '../../../lib/gateway-errors.ts';
+import {
+  GATEWAY_ERRORS,
+  gatewayResponseHeaders,
+  renderGatewayErrorBody,
+} from '../../../lib/gateway-errors.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { localRoutes } from '../../../local/functions.ts';
 import { importHandler } from '../../support/function-modules.ts';
@@ -101,12 +105,21 @@ export interface Request {
   query?: Record<string, string>;
 }
 
-function gatewayError(type: string): { status: number; body: unknown } {
+/** API Gateway's own answer of `type`; a Deny's context fills in ACCESS_DENIED's message. */
+function gatewayError(
+  type: string,
+  authorizerContext: Record<string, string> = {},
+): Pick<GatewayResponse, 'status' | 'body' | 'headers' | 'cookies' | 'reachedHandler'> {
   const configured = GATEWAY_ERRORS.find((candidate) => candidate.type === type);
   if (!configured) throw new Error(`No gateway response ${type}`);
   return {
     status: Number(configured.statusCode),
-    body: { error: configured.error, message: configured.message },
+    body: JSON.parse(renderGatewayErrorBody(configured, authorizerContext)),
+    headers: Object.fromEntries(
+      Object.entries(gatewayResponseHeaders(configured)).map(([name, value]) => [name.toLowerCase(), value]),
+    ),
+    cookies: [],
+    reachedHandler: false,
   };
 }
 
@@ -159,7 +172,10 @@ export class TestGateway {
         path: event.path,
         httpMethod: request.method,
         headers: event.headers,
-        multiValueHeaders: {},
+        // As API Gateway fills it: every value of every header (here, one each).
+        multiValueHeaders: Object.fromEntries(
+          Object.entries(event.headers ?? {}).map(([name, value]) => [name, [value ?? '']]),
+        ),
         pathParameters: event.pathParameters,
         queryStringParameters: event.queryStringParameters,
         multiValueQueryStringParameters: null,
@@ -171,11 +187,14 @@ export class TestGateway {
         result = await this.authorizer(authorizerEvent);
       } catch (error) {
         if ((error as Error).message !== 'Unauthorized') throw error;
-        return { ...gatewayError('UNAUTHORIZED'), headers: {}, cookies: [], reachedHandler: false };
+        return gatewayError('UNAUTHORIZED');
       }
       const statement = result.policyDocument.Statement[0] as { Effect: string; Resource: string };
       if (statement.Effect !== 'Allow' || statement.Resource !== authorizerEvent.methodArn) {
-        return { ...gatewayError('ACCESS_DENIED'), headers: {}, cookies: [], reachedHandler: false };
+        const context = Object.fromEntries(
+          Object.entries(result.context ?? {}).map(([key, value]) => [key, String(value)]),
+        );
+        return gatewayError('ACCESS_DENIED', context);
       }
       event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
     }

@@ -106,11 +106,40 @@ describe('magic links', () => {
     expect(takeover).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
   });
 
+  it('refuses a link sent before a password change; one sent after it works', async () => {
+    const owner = await createUserWithPassword(db, names);
+    await requestLink(owner.email);
+    const before = (await latestLinkTo(owner.email)).url.searchParams.get('token') as string;
+    const login = await gateway.call({
+      method: 'POST',
+      resource: '/auth/login',
+      headers: BROWSER_HEADERS,
+      body: { email: owner.email, password: owner.password },
+    });
+    const jar = new CookieJar();
+    jar.store(login.cookies);
+
+    const changed = await gateway.call({
+      method: 'POST',
+      resource: '/me/password',
+      headers: { cookie: jar.headerFor('/me/password'), ...BROWSER_HEADERS },
+      body: { currentPassword: owner.password, newPassword: 'a much better passphrase' },
+    });
+    expect(changed.status).toBe(204);
+
+    expect(await verify(before)).toMatchObject({ status: 401, body: { error: 'UNAUTHORIZED' } });
+    await requestLink(owner.email);
+    const after = (await latestLinkTo(owner.email)).url.searchParams.get('token') as string;
+    expect(after).not.toBe(before);
+    expect((await verify(after)).status).toBe(200);
+  });
+
   it('refuses an expired link, a made-up one, and a cookie verification from another origin', async () => {
     const token = generateSecret(MAGIC_LINK_PREFIX);
     await makeAuthRepository(db, names.Auth).createMagicLink({
       tokenHash: hashSecret(token),
       userId: user.userId,
+      credentialsVersion: 0,
       createdAt: new Date(Date.now() - 20 * 60_000).toISOString(),
       expiresAt: new Date(Date.now() - 5 * 60_000).toISOString(),
     });

@@ -549,6 +549,77 @@ describe('changing the password', () => {
     expect((await getMe({ cookie: jar.headerFor('/me') })).status).toBe(200);
   });
 
+  const changePassword = (jar: CookieJar, body: object) =>
+    gateway.call({
+      method: 'POST',
+      resource: '/me/password',
+      headers: { cookie: jar.headerFor('/me/password'), ...BROWSER_HEADERS },
+      body,
+    });
+
+  it("is not blocked by a stranger's failed logins for the address; wrong current passwords have their own limit", async () => {
+    const user = await createUserWithPassword(db, names);
+    const jar = await browserSession(user);
+    for (let i = 0; i < 5; i++)
+      expect((await logIn({ ...user, password: `a stranger's guess ${i}` })).status).toBe(401);
+    expect((await logIn(user)).status).toBe(429);
+
+    const changed = await changePassword(jar, {
+      currentPassword: user.password,
+      newPassword: 'a much better passphrase',
+    });
+    expect(changed.status).toBe(204);
+
+    for (let i = 0; i < 5; i++) {
+      const wrong = await changePassword(jar, {
+        currentPassword: `not it ${i}`,
+        newPassword: 'yet another passphrase',
+      });
+      expect(wrong.status).toBe(403);
+    }
+    const throttled = await changePassword(jar, {
+      currentPassword: 'a much better passphrase',
+      newPassword: 'yet another passphrase',
+    });
+    expect(throttled).toMatchObject({ status: 429, body: { error: 'RATE_LIMITED' } });
+    expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('keeps the API tokens working, unless revokeApiTokens asks to revoke them all', async () => {
+    const user = await createUserWithPassword(db, names);
+    const jar = await browserSession(user);
+    const withToken = async () =>
+      (
+        await gateway.withAuthorizer(await freshAuthorizer()).call({
+          method: 'GET',
+          resource: '/me',
+          headers: { authorization: `Bearer ${user.apiToken}` },
+        })
+      ).status;
+
+    expect(
+      (await changePassword(jar, { currentPassword: user.password, newPassword: 'a much better passphrase' }))
+        .status,
+    ).toBe(204);
+    expect(await withToken()).toBe(200);
+
+    const revoking = await changePassword(jar, {
+      currentPassword: 'a much better passphrase',
+      newPassword: 'yet another passphrase',
+      revokeApiTokens: true,
+    });
+    expect(revoking.status).toBe(204);
+    expect(await withToken()).toBe(401);
+    const listed = await gateway.call({
+      method: 'GET',
+      resource: '/api-tokens',
+      headers: { cookie: jar.headerFor('/api-tokens') },
+    });
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({ id: user.tokenId, revokedAt: expect.any(String) }),
+    ]);
+  });
+
   it('refuses weak passwords with a 400 naming the rules, and ends the other sessions on success', async () => {
     const user = await createUserWithPassword(db, names);
     const [first, second] = [await browserSession(user), await browserSession(user)];

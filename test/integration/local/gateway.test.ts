@@ -1,5 +1,10 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiToken, hashApiToken, tokenHint } from '../../../lambdas/auth/api-token.ts';
+import { makeAuthenticate } from '../../../lambdas/auth/authenticate.ts';
+import { CSRF_REFUSALS } from '../../../lambdas/auth/csrf.ts';
+import { makeStartSession } from '../../../lambdas/auth/sessions.ts';
 import { DEFAULT_LIMITS } from '../../../lambdas/limits.ts';
 import { localRoutes } from '../../../local/functions.ts';
 import type { GatewayRoute } from '../../../local/gateway/routing.ts';
@@ -19,6 +24,15 @@ import { startEventSource } from '../../../local/queue/event-source.ts';
 import { LocalQueue } from '../../../local/queue/queue.ts';
 import { type FakeFunctions, startFakeFunctions } from '../../support/local-functions.ts';
 import { waitFor } from '../../support/wait.ts';
+import {
+  FakeAuthRepository,
+  FakeClock,
+  RecordingAudit,
+  seedMember,
+  sequentialIds,
+  signingKey,
+  T0,
+} from '../../unit/auth/fakes.ts';
 
 const TEST_ROUTES: GatewayRoute[] = [
   { method: 'GET', path: '/items/{itemId}', entry: 'echo', authorized: false },
@@ -32,6 +46,40 @@ const TEST_ROUTES: GatewayRoute[] = [
   { method: 'GET', path: '/files/{proxy+}', entry: 'echo', authorized: false },
   { method: 'GET', path: '/files/index', entry: 'throws', authorized: false },
 ];
+
+/**
+ * A request with exactly these header lines, in order: fetch joins repeated headers into one and
+ * drops some names, and an object literal cannot hold a key named `__proto__`.
+ */
+function rawRequest(
+  url: string,
+  headers: Array<[string, string | string[]]>,
+  method = 'GET',
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(url, { method }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
+    });
+    outgoing.on('error', reject);
+    for (const [name, value] of headers) outgoing.setHeader(name, value);
+    outgoing.end();
+  });
+}
+
+/** The headers API Gateway's own answers carry, as the stack configures them. */
+const GATEWAY_ANSWER_HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+};
 
 function gatewayBody(type: string) {
   const configured = GATEWAY_ERRORS.find((candidate) => candidate.type === type);
@@ -267,6 +315,54 @@ describe('startLocalGateway in front of local functions', () => {
     expect(response.status).toBe(431);
   });
 
+  it.each([
+    ['an unauthorized', '/items/1'],
+    ['an authorized', '/items/1/parts/2'],
+  ])(
+    'passes headers and query parameters named like Object’s own properties on %s route',
+    async (_, path) => {
+      const names = ['constructor', 'toString', 'hasOwnProperty', '__proto__'];
+      const query = names.map((name, index) => `${name}=q${index}`).join('&');
+
+      const response = await rawRequest(`${gateway.url}${path}?${query}`, [
+        ['authorization', 'Bearer allow'],
+        ...names.map((name, index): [string, string] => [name, `h${index}`]),
+      ]);
+
+      expect(response.status).toBe(200);
+      const { event } = JSON.parse(response.body) as Echo;
+      for (const [index, name] of names.entries()) {
+        expect(Object.getOwnPropertyDescriptor(event.headers, name)?.value).toBe(`h${index}`);
+        expect(Object.getOwnPropertyDescriptor(event.multiValueHeaders, name)?.value).toEqual([`h${index}`]);
+        expect(Object.getOwnPropertyDescriptor(event.queryStringParameters, name)?.value).toBe(`q${index}`);
+        expect(Object.getOwnPropertyDescriptor(event.multiValueQueryStringParameters, name)?.value).toEqual([
+          `q${index}`,
+        ]);
+      }
+    },
+  );
+
+  it('passes every value of a repeated header in multiValueHeaders and the last in headers, as API Gateway does', async () => {
+    const response = await rawRequest(`${gateway.url}/items/1`, [['X-Twice', ['first', 'second']]]);
+    const { event } = JSON.parse(response.body) as Echo;
+
+    expect(event.headers['X-Twice']).toBe('second');
+    expect(event.multiValueHeaders['X-Twice']).toEqual(['first', 'second']);
+  });
+
+  it('answers its own errors with a Bearer challenge on 401, HSTS, nosniff and no-store', async () => {
+    const unauthorized = await call('/items/1/parts/2', bearer('wrong'));
+    const notFound = await call('/nowhere');
+
+    expect(unauthorized.status).toBe(401);
+    expect(unauthorized.headers.get('www-authenticate')).toBe('Bearer');
+    for (const response of [unauthorized, notFound]) {
+      for (const [name, value] of Object.entries(GATEWAY_ANSWER_HEADERS))
+        expect(response.headers.get(name), name).toBe(value);
+    }
+    expect(notFound.headers.get('www-authenticate')).toBeNull();
+  });
+
   it('logs one line per request with method, path, status and duration', async () => {
     await call('/items/logged?token=secret-one-time');
 
@@ -372,6 +468,166 @@ describe('per-caller rate limits (the web ACL of the stack)', () => {
     } finally {
       await gateway.stop();
     }
+  });
+});
+
+describe('per-caller rate limits, keyed on the credential rather than its spelling', () => {
+  const allowAll: Invoke = async (entry, event) =>
+    entry === 'authorize'
+      ? {
+          principalId: 'p',
+          policyDocument: {
+            Version: '2012-10-17',
+            Statement: [
+              {
+                Action: 'execute-api:Invoke',
+                Effect: 'Allow',
+                Resource: (event as { methodArn: string }).methodArn,
+              },
+            ],
+          },
+        }
+      : { statusCode: 200, body: '{}' };
+  let gateway: LocalGateway;
+
+  beforeAll(async () => {
+    gateway = await startLocalGateway({
+      port: 0,
+      routes: ROUTES,
+      authorizerEntry: 'authorize',
+      invoke: allowAll,
+      quiet: true,
+      rateLimits: new LocalRateLimits({
+        ...DEFAULT_LIMITS,
+        requestsPerSecondPerCredential: 0.001,
+        burstPerCredential: 3,
+      }),
+    });
+  });
+  afterAll(async () => {
+    await gateway.stop();
+  });
+
+  const statuses = async (authorizations: string[]) => {
+    const seen: number[] = [];
+    for (const authorization of authorizations)
+      seen.push((await rawRequest(`${gateway.url}/me`, [['authorization', authorization]])).status);
+    return seen;
+  };
+
+  it('gives one bucket to a token however Bearer is spelled and spaced', async () => {
+    expect(
+      await statuses(['Bearer spelled', 'bearer spelled', 'BEARER   spelled', 'Bearer spelled  ']),
+    ).toEqual([200, 200, 200, 429]);
+  });
+
+  it('gives one bucket to a header without a token whatever its case and spacing', async () => {
+    expect(await statuses(['Token  ABC', 'token abc', 'TOKEN\tabc', 'token   ABC'])).toEqual([
+      200, 200, 200, 429,
+    ]);
+  });
+
+  it('gives one bucket to the session cookie however the Cookie header spells it', async () => {
+    const seen: number[] = [];
+    for (const cookie of [
+      'ps_session=pss_c.d',
+      'theme=x; ps_session="pss_c.d"',
+      'ps_session=pss_c.d ',
+      'a=b;ps_session=pss_c.d',
+    ])
+      seen.push((await rawRequest(`${gateway.url}/me`, [['cookie', cookie]])).status);
+
+    expect(seen).toEqual([200, 200, 200, 429]);
+  });
+
+  it('keys repeated Authorization headers on all of them, not on the first', async () => {
+    // The authorizer refuses such a request (401); the limiter must not charge only the first token.
+    const repeated = await rawRequest(`${gateway.url}/me`, [
+      ['authorization', ['Bearer first', 'Bearer other']],
+    ]);
+    const first = await statuses(['Bearer first', 'Bearer first', 'Bearer first']);
+
+    expect(repeated.status).toBe(200);
+    expect(first).toEqual([200, 200, 200]);
+  });
+});
+
+describe('the project’s authorizer behind the local gateway', () => {
+  let gateway: LocalGateway;
+  let apiToken: string;
+  let accessToken: string;
+
+  beforeAll(async () => {
+    // The module builds its production handler on import; these only have to name a table.
+    process.env.AUTH_TABLE ??= 'auth-unit';
+    process.env.AWS_REGION ??= 'us-east-1';
+    const { makeAuthorizer } = await import('../../../lambdas/handlers/authorize.ts');
+    const repo = new FakeAuthRepository();
+    const clock = new FakeClock();
+    const audit = new RecordingAudit();
+    const user = await seedMember(repo);
+    apiToken = generateApiToken();
+    await repo.createApiToken({
+      tokenId: 'token-1',
+      tokenHash: hashApiToken(apiToken),
+      userId: user.userId,
+      teamId: 'team-a',
+      name: 'ci',
+      hint: tokenHint(apiToken),
+      createdAt: T0,
+      expiresAt: null,
+      revokedAt: null,
+    });
+    ({ accessToken } = await makeStartSession({ auth: repo, clock, ids: sequentialIds(), signingKey, audit })(
+      user,
+      'password',
+    ));
+    const authorize = makeAuthorizer(makeAuthenticate({ auth: repo, clock, signingKey, audit }));
+    // In process, like API Gateway's JSON: what the functions receive is what they would on AWS.
+    const invoke: Invoke = async (entry, event) => {
+      const received = JSON.parse(JSON.stringify(event));
+      return entry === 'authorize' ? authorize(received) : { statusCode: 200, body: '{}' };
+    };
+    gateway = await startLocalGateway({
+      port: 0,
+      routes: ROUTES,
+      authorizerEntry: 'authorize',
+      invoke,
+      quiet: true,
+    });
+  });
+  afterAll(async () => {
+    await gateway.stop();
+  });
+
+  it('answers 401 with a Bearer challenge to two Authorization headers, even when the last is valid', async () => {
+    const one = await rawRequest(`${gateway.url}/me`, [['authorization', `Bearer ${apiToken}`]]);
+    const two = await rawRequest(`${gateway.url}/me`, [
+      ['authorization', ['Bearer psa_not-mine', `Bearer ${apiToken}`]],
+    ]);
+
+    expect(one.status).toBe(200);
+    expect(two.status).toBe(401);
+    expect(JSON.parse(two.body)).toEqual(gatewayBody('UNAUTHORIZED'));
+    expect(two.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  it('answers a cookie request the CSRF rule refuses with 403 naming the rule and what to send', async () => {
+    const response = await rawRequest(
+      `${gateway.url}/pipelines`,
+      [
+        ['cookie', `ps_session=${accessToken}`],
+        ['content-type', 'text/plain'],
+      ],
+      'POST',
+    );
+
+    expect(response.status).toBe(403);
+    expect(JSON.parse(response.body)).toEqual({
+      error: 'FORBIDDEN',
+      message: CSRF_REFUSALS.notJson('text/plain'),
+    });
+    expect(response.headers).toMatchObject(GATEWAY_ANSWER_HEADERS);
   });
 });
 

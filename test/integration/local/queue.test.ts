@@ -1,3 +1,4 @@
+/** The local SQS queue, its event source and its SQS endpoint, against what SQS and Lambda guarantee. */
 import { createHash } from 'node:crypto';
 import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -271,6 +272,128 @@ describe('LocalQueue', () => {
   });
 });
 
+describe('LocalQueue fair queueing by message group', () => {
+  // Long enough that a held invocation is never redelivered while the test holds it.
+  const HELD_MS = 60_000;
+  const sendBurst = (target: LocalQueue, group: string, count: number) =>
+    Array.from({ length: count }, (_, index) => target.send(`${group}-${index}`, { messageGroupId: group }));
+
+  it('hands a quiet group’s message out before a busy group’s backlog', () => {
+    const jobs = queue('jobs', { visibilityTimeoutMs: HELD_MS });
+    sendBurst(jobs, 'team-a', 40);
+    const first = jobs.receive(5);
+    const quiet = jobs.send('team-b-0', { messageGroupId: 'team-b' });
+
+    const next = jobs.receive(5);
+
+    expect(first.map((message) => message.body)).toEqual([
+      'team-a-0',
+      'team-a-1',
+      'team-a-2',
+      'team-a-3',
+      'team-a-4',
+    ]);
+    expect(next[0]?.messageId).toBe(quiet);
+    expect(next.map((message) => message.body)).toEqual([
+      'team-b-0',
+      'team-a-5',
+      'team-a-6',
+      'team-a-7',
+      'team-a-8',
+    ]);
+    expect(next[0]?.record.attributes.MessageGroupId).toBe('team-b');
+  });
+
+  it('alternates between groups that have the same number in flight, oldest first within each', () => {
+    const jobs = queue('jobs', { visibilityTimeoutMs: HELD_MS });
+    sendBurst(jobs, 'team-a', 3);
+    sendBurst(jobs, 'team-b', 3);
+    jobs.send('ungrouped-0');
+
+    const bodies = jobs.receive(10).map((message) => message.body);
+
+    expect(bodies).toEqual([
+      'team-a-0',
+      'team-b-0',
+      'ungrouped-0',
+      'team-a-1',
+      'team-b-1',
+      'team-a-2',
+      'team-b-2',
+    ]);
+  });
+
+  it('starts another team’s single job before the rest of one team’s 40 slow jobs (batch 5, concurrency 5)', async () => {
+    const jobs = queue('jobs', { visibilityTimeoutMs: HELD_MS });
+    let holding = true;
+    const gates: Array<() => void> = [];
+    const { events } = consume(
+      jobs,
+      async () => {
+        if (!holding) return undefined;
+        const gate = deferred();
+        gates.push(() => gate.resolve());
+        await gate.promise;
+        return undefined;
+      },
+      { batchSize: 5, maxConcurrency: 5 },
+    );
+    const releaseAll = () => {
+      holding = false;
+      for (const open of gates.splice(0)) open();
+    };
+    // Also on a failed assertion: stop() waits for the held invocations.
+    cleanups.push(async () => releaseAll());
+    sendBurst(jobs, 'team-a', 40);
+    await waitFor(() => events.length === 5, 'five busy invocations');
+    const startedBefore = records(events).length;
+
+    jobs.send('team-b-0', { messageGroupId: 'team-b' });
+    gates.shift()?.();
+    await waitFor(() => events.length === 6, 'the sixth invocation');
+
+    // The quiet team waited for one invocation of team-a to end, not for team-a's backlog.
+    expect(startedBefore).toBeLessThan(40);
+    expect(events[5]?.Records.map((record) => record.body)).toContain('team-b-0');
+    releaseAll();
+    await waitFor(() => jobs.counts().visible + jobs.counts().inFlight === 0, 'every job done');
+    expect(records(events)).toHaveLength(41);
+  });
+
+  it('keeps at-least-once, partial failures and the dead-letter queue for grouped messages', async () => {
+    const deadLetters = queue('jobs-dlq');
+    const jobs = queue('jobs', { deadLetterQueue: deadLetters, maxReceiveCount: 2 });
+    const { events } = consume(jobs, async (event) => ({
+      batchItemFailures: event.Records.filter((record) => record.body === 'poison').map((record) => ({
+        itemIdentifier: record.messageId,
+      })),
+    }));
+    const deadLetterHandler = consume(deadLetters, async () => undefined);
+
+    jobs.send('fine', { messageGroupId: 'team-a' });
+    const poison = jobs.send('poison', { messageGroupId: 'team-b' });
+    await waitFor(() => deadLetterHandler.events.length === 1, 'the dead letter');
+
+    const delivered = records(events).map((record) => record.body);
+    expect(delivered.filter((body) => body === 'fine')).toHaveLength(1);
+    expect(delivered.filter((body) => body === 'poison')).toHaveLength(2);
+    const [deadLetter] = records(deadLetterHandler.events);
+    expect(deadLetter?.messageId).toBe(poison);
+    expect(deadLetter?.attributes.MessageGroupId).toBe('team-b');
+    expect(jobs.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
+  });
+
+  it('refuses a MessageGroupId SQS refuses: empty, over 128 characters, or with a space', () => {
+    const jobs = queue('jobs');
+    for (const messageGroupId of ['', 'x'.repeat(129), 'team a']) {
+      expect(() => jobs.send('job', { messageGroupId })).toThrow(
+        expect.objectContaining({ code: 'InvalidParameterValue' }),
+      );
+    }
+    expect(jobs.counts().visible).toBe(0);
+  });
+});
+
 describe('startSqsEndpoint', () => {
   async function endpointFor(...queues: LocalQueue[]) {
     const sqs = await startSqsEndpoint(Object.fromEntries(queues.map((q) => [q.name, q])));
@@ -304,6 +427,23 @@ describe('startSqsEndpoint', () => {
     expect(record?.body).toBe('{"jobId":"j1","note":"ünïcødé ✓"}');
     expect(record?.messageAttributes.jobId?.stringValue).toBe('j1');
     expect(sent.MD5OfMessageAttributes).toBe(record?.md5OfMessageAttributes);
+  });
+
+  it('accepts SendMessage with a MessageGroupId and delivers it with the group', async () => {
+    const jobs = queue('synthesis-jobs');
+    const { events } = consume(jobs, async () => undefined);
+    const { sqs, client } = await endpointFor(jobs);
+
+    await client.send(
+      new SendMessageCommand({
+        QueueUrl: sqs.queueUrl('synthesis-jobs'),
+        MessageBody: 'job',
+        MessageGroupId: 'team-1',
+      }),
+    );
+    await waitFor(() => events.length === 1, 'the delivery');
+
+    expect(records(events)[0]?.attributes.MessageGroupId).toBe('team-1');
   });
 
   it('accepts ChangeMessageVisibility: a failed job comes back after the seconds it was given', async () => {

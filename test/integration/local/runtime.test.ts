@@ -1,10 +1,15 @@
+/**
+ * The local function runtime keeps Lambda's guarantees in either kind of environment: worker
+ * threads (when this Node is Lambda's major) and child processes (on any Node).
+ */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFunctionsCached } from '../../../local/runtime/bundles.ts';
 import { FunctionError, InvocationTimeoutError } from '../../../local/runtime/lambda-function.ts';
-import { functionNode, LAMBDA_NODE_MAJOR } from '../../../local/runtime/node.ts';
+import { environmentKind, functionNode, LAMBDA_NODE_MAJOR } from '../../../local/runtime/node.ts';
+import type { EnvironmentKind } from '../../../local/runtime/sandboxes.ts';
 import { type FakeFunctions, startFakeFunctions } from '../../support/local-functions.ts';
 import { waitFor } from '../../support/wait.ts';
 
@@ -17,19 +22,32 @@ interface Answer {
   env: Record<string, string | null>;
 }
 
-describe('local functions run like Lambda functions', () => {
+const LAMBDA_MAJOR_HERE = Number(process.versions.node.split('.')[0]) === LAMBDA_NODE_MAJOR;
+// Worker threads run on this process's Node: they are only used (and tested) when it is Lambda's.
+const KINDS: EnvironmentKind[] = LAMBDA_MAJOR_HERE ? ['worker', 'process'] : ['process'];
+
+describe.each(KINDS)('local functions run like Lambda functions (%s environments)', (kind) => {
   let fake: FakeFunctions;
-  const invoke = async (entry: string, event: object) =>
-    (await fake.invoke(entry, event, crypto.randomUUID())) as Answer;
+  /** An environment's identity: its log stream, one per environment as on Lambda. */
+  const environmentOf = (answer: Answer) => answer.env.AWS_LAMBDA_LOG_STREAM_NAME as string;
+  const invoke = async (entry: string, event: { names?: string[] } & Record<string, unknown>) =>
+    (await fake.invoke(
+      entry,
+      { ...event, names: [...(event.names ?? []), 'AWS_LAMBDA_LOG_STREAM_NAME'] },
+      crypto.randomUUID(),
+    )) as Answer;
 
   beforeAll(async () => {
     // A variable of the test process itself: no function may see it.
     process.env.SHARED_BY_NO_FUNCTION = 'leak';
-    fake = await startFakeFunctions([
-      { entry: 'environment', environment: { ONLY_FIRST: 'first' }, maxEnvironments: 4 },
-      { entry: 'echo', environment: { ONLY_SECOND: 'second' } },
-      { entry: 'slow', timeoutMs: 200 },
-    ]);
+    fake = await startFakeFunctions(
+      [
+        { entry: 'environment', environment: { ONLY_FIRST: 'first' }, maxEnvironments: 4 },
+        { entry: 'echo', environment: { ONLY_SECOND: 'second' } },
+        { entry: 'slow', timeoutMs: 200 },
+      ],
+      kind,
+    );
   });
   afterAll(async () => {
     delete process.env.SHARED_BY_NO_FUNCTION;
@@ -41,22 +59,25 @@ describe('local functions run like Lambda functions', () => {
     const first = await invoke('environment', { names });
     const second = (await fake.invoke('echo', {}, 'r-1')) as { body: string };
 
-    expect(first.env).toEqual({
+    expect(first.env).toMatchObject({
       ONLY_FIRST: 'first',
       ONLY_SECOND: null,
       SHARED_BY_NO_FUNCTION: null,
       AWS_LAMBDA_FUNCTION_NAME: 'test-environment',
       TZ: 'UTC',
     });
+    expect(Object.keys(first.env).sort()).toEqual([...names, 'AWS_LAMBDA_LOG_STREAM_NAME'].sort());
     expect(JSON.parse(second.body).context.functionName).toBe('test-echo');
-    expect(fake.functions.get('echo')?.environmentPids()).not.toContain(first.pid);
+    expect(fake.functions.get('environment')?.kind).toBe(kind);
+    expect(fake.functions.get('environment')?.environmentIds()).toContain(environmentOf(first));
+    expect(fake.functions.get('echo')?.environmentIds()).not.toContain(environmentOf(first));
   });
 
   it('keeps module state between sequential invocations of one warm environment', async () => {
     const answers = [];
     for (let i = 0; i < 3; i++) answers.push(await invoke('environment', {}));
 
-    expect(new Set(answers.map((answer) => answer.pid)).size).toBe(1);
+    expect(new Set(answers.map(environmentOf)).size).toBe(1);
     const counts = answers.map((answer) => answer.invocations);
     expect(counts[1]).toBe((counts[0] ?? 0) + 1);
     expect(counts[2]).toBe((counts[0] ?? 0) + 2);
@@ -66,13 +87,15 @@ describe('local functions run like Lambda functions', () => {
     const answers = await Promise.all(
       Array.from({ length: 8 }, () => invoke('environment', { sleepMs: 150 })),
     );
-    const pids = new Set(answers.map((answer) => answer.pid));
+    const environments = new Set(answers.map(environmentOf));
 
     // More than one environment, four at most; within each, the invocations ran one after another.
-    expect(pids.size).toBeGreaterThan(1);
-    expect(pids.size).toBeLessThanOrEqual(4);
-    for (const pid of pids) {
-      const runs = answers.filter((answer) => answer.pid === pid).sort((a, b) => a.startedAt - b.startedAt);
+    expect(environments.size).toBeGreaterThan(1);
+    expect(environments.size).toBeLessThanOrEqual(4);
+    for (const environment of environments) {
+      const runs = answers
+        .filter((answer) => environmentOf(answer) === environment)
+        .sort((a, b) => a.startedAt - b.startedAt);
       for (let i = 1; i < runs.length; i++)
         expect(runs[i]?.startedAt).toBeGreaterThanOrEqual(runs[i - 1]?.endedAt as number);
     }
@@ -82,7 +105,8 @@ describe('local functions run like Lambda functions', () => {
     const answer = await invoke('environment', {});
     const node = functionNode();
 
-    if (node.warning === undefined) expect(Number(answer.node.split('.')[0])).toBe(LAMBDA_NODE_MAJOR);
+    if (kind === 'worker' || node.warning === undefined)
+      expect(Number(answer.node.split('.')[0])).toBe(LAMBDA_NODE_MAJOR);
     else expect(answer.node).toBe(process.versions.node);
   });
 
@@ -91,7 +115,7 @@ describe('local functions run like Lambda functions', () => {
 
     await expect(failure).rejects.toBeInstanceOf(InvocationTimeoutError);
     await expect(failure).rejects.toThrow('Task timed out after 0.20 seconds');
-    expect(fake.functions.get('slow')?.environmentPids()).toEqual([]);
+    expect(fake.functions.get('slow')?.environmentIds()).toEqual([]);
   });
 
   it('a process.exit or an uncaught exception ends only its own environment', async () => {
@@ -106,10 +130,12 @@ describe('local functions run like Lambda functions', () => {
     expect((exited as PromiseRejectedResult).reason.message).toBe('Runtime exited with error: exit status 3');
     expect((crashed as PromiseRejectedResult).reason.message).toMatch(/Runtime exited/);
     expect(meanwhile.status).toBe('fulfilled');
-    const after = await invoke('environment', {});
-    expect(after.pid).toBeGreaterThan(0);
-    expect(fake.functions.get('echo')?.environmentPids().length).toBeGreaterThan(0);
-    expect(bystander.pid).toBeGreaterThan(0);
+    // The environments that ended are gone; the others, and the other functions', still serve.
+    expect(environmentOf(bystander)).toMatch(/\[\$LATEST\]/);
+    expect((await invoke('environment', {})).invocations).toBeGreaterThan(0);
+    expect(fake.functions.get('echo')?.environmentIds().length).toBeGreaterThan(0);
+    // The crash's error reaches the log, as a child process prints it before it dies.
+    await waitFor(() => fake.lines.some((line) => line.includes('uncaught in a timer')), 'the crash');
   });
 
   it('passes each line a function writes to the log, as it happens', async () => {
@@ -139,5 +165,46 @@ describe('the bundle cache of the local stack', () => {
     expect(changed.bundles.get('answer')).not.toBe(first.bundles.get('answer'));
     expect(await readFile(changed.bundles.get('answer') as string, 'utf8')).toContain('22');
     await rm(dir, { recursive: true, force: true });
+  });
+});
+
+describe('which environments the local stack starts', () => {
+  const utc24 = { version: `${LAMBDA_NODE_MAJOR}.1.0`, timeZone: 'UTC' };
+
+  it('uses child processes unless asked for threads, and threads only on Lambda’s Node major in UTC', () => {
+    const threads = { LOCAL_ENVIRONMENTS: 'threads' };
+    expect(environmentKind({}, utc24)).toBe('process');
+    expect(environmentKind(threads, utc24)).toBe('worker');
+    expect(environmentKind(threads, { version: '20.19.0', timeZone: 'UTC' })).toBe('process');
+    // A worker cannot have a time zone of its own: away from UTC, processes keep Lambda's.
+    expect(environmentKind(threads, { ...utc24, timeZone: 'Europe/Paris' })).toBe('process');
+  });
+});
+
+describe.runIf(LAMBDA_MAJOR_HERE)('worker-thread environments', () => {
+  it('end only their own environment when a function outgrows its memory size', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'hungry-'));
+    const entryFile = path.join(dir, 'hungry.ts');
+    await writeFile(
+      entryFile,
+      [
+        'const kept: string[][] = [];',
+        'export const handler = async (event: { grow?: boolean }) => {',
+        '  while (event.grow) kept.push(Array.from({ length: 100_000 }, (_, i) => String(i)));',
+        '  return kept.length;',
+        '};',
+      ].join('\n'),
+    );
+    const fake = await startFakeFunctions([{ entry: 'hungry', entryFile, memoryMb: 128 }], 'worker');
+    try {
+      const grown = fake.invoke('hungry', { grow: true }, 'r-oom');
+
+      await expect(grown).rejects.toThrow(/Runtime exited/);
+      expect(await fake.invoke('hungry', {}, 'r-after')).toBe(0);
+      expect(fake.lines.join('\n')).toMatch(/memory/i);
+    } finally {
+      await fake.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

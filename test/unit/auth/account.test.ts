@@ -4,7 +4,7 @@ import { isWellFormedApiToken } from '../../../lambdas/auth/api-token.ts';
 import { makeBootstrapTeam } from '../../../lambdas/auth/bootstrap.ts';
 import { verifyPassword } from '../../../lambdas/auth/password.ts';
 import { hashSecret } from '../../../lambdas/auth/secret-token.ts';
-import { ValidationError } from '../../../lambdas/core/errors.ts';
+import { type RateLimitedError, ValidationError } from '../../../lambdas/core/errors.ts';
 import type { Principal } from '../../../lambdas/core/principal.ts';
 import {
   at,
@@ -66,7 +66,11 @@ describe('changing the password', () => {
       expect(repo.sessions.get(id)).toMatchObject({ revokedAt: at(0), revokedReason: 'password-changed' });
     expect(repo.sessions.get('session-bob')?.revokedAt).toBeUndefined();
     expect(audit.entries).toEqual([
-      { level: 'info', message: 'password changed', attributes: { userId: 'user-ada', endedSessions: 2 } },
+      {
+        level: 'info',
+        message: 'password changed',
+        attributes: { userId: 'user-ada', endedSessions: 2, revokedApiTokens: 0 },
+      },
     ]);
   });
 
@@ -104,7 +108,7 @@ describe('changing the password', () => {
     expect(await verifyPassword(OLD, repo.users.get('user-ada')?.passwordHash ?? '')).toBe(true);
   });
 
-  it('needs the current password, and a wrong one is 403 and counts against the login throttle', async () => {
+  it('needs the current password, and after 5 wrong ones is 429 until 15 minutes after the first', async () => {
     expect(await refusalOf(change(me, { newPassword: NEW }))).toMatchObject({
       status: 403,
       message: 'currentPassword is required to change an existing password.',
@@ -117,23 +121,132 @@ describe('changing the password', () => {
         message: 'The current password is incorrect.',
       });
     }
-    expect(await refusalOf(change(me, { currentPassword: OLD, newPassword: NEW }))).toMatchObject({
+    clock.advance(60_000);
+    const throttled = await refusalOf(change(me, { currentPassword: OLD, newPassword: NEW }));
+    expect(throttled).toMatchObject({
       status: 429,
+      message: 'Too many wrong current passwords; retry in 14 minute(s).',
     });
+    expect((throttled.error as RateLimitedError).retryAfterSeconds).toBe(14 * 60);
     expect(repo.sessions.get('session-phone')?.revokedAt).toBeUndefined();
+    expect(await verifyPassword(OLD, repo.users.get('user-ada')?.passwordHash ?? '')).toBe(true);
+
+    clock.advance(14 * 60_000);
+    await change(me, { currentPassword: OLD, newPassword: NEW });
+    expect(await verifyPassword(NEW, repo.users.get('user-ada')?.passwordHash ?? '')).toBe(true);
   });
 
-  it('clears the login throttle once the password changed', async () => {
+  it('says to retry in at least a second when the window ends within one', async () => {
+    for (let i = 0; i < 5; i++)
+      await refusalOf(change(me, { currentPassword: 'a wrong guess', newPassword: NEW }));
+    clock.advance(15 * 60_000 - 400);
+    const throttled = await refusalOf(change(me, { currentPassword: OLD, newPassword: NEW }));
+    expect((throttled.error as RateLimitedError).retryAfterSeconds).toBe(1);
+  });
+
+  it('is not blocked by a stranger failing to sign in as the user, nor counts against sign-in', async () => {
+    for (let i = 0; i < 5; i++)
+      await repo.reserveAttempt('LOGIN#ada@example.test', { limit: 5, windowMs: 900_000 }, clock.now());
+    await change(me, { currentPassword: OLD, newPassword: NEW });
+    expect(await verifyPassword(NEW, repo.users.get('user-ada')?.passwordHash ?? '')).toBe(true);
+
+    await refusalOf(change(me, { currentPassword: 'a wrong guess', newPassword: 'yet another passphrase' }));
+    expect(repo.attempts.has('LOGIN#ada@example.test')).toBe(false);
+    expect(repo.attempts.get('PASSWORD_CHANGE#user-ada')?.attempts).toBe(1);
+  });
+
+  it("counts wrong current passwords per user: another user's do not throttle this one", async () => {
+    await seedMember(repo, {
+      userId: 'user-eve',
+      email: 'eve@example.test',
+      passwordHash: cheapPasswordHash(OLD),
+    });
+    await session('session-eve', 'user-eve');
+    const eve: Principal = { ...me, principalId: 'user-eve', userId: 'user-eve', sessionId: 'session-eve' };
+    for (let i = 0; i < 5; i++)
+      await refusalOf(change(eve, { currentPassword: 'a wrong guess', newPassword: NEW }));
+    expect((await refusalOf(change(eve, { currentPassword: OLD, newPassword: NEW }))).status).toBe(429);
+
+    await change(me, { currentPassword: OLD, newPassword: NEW });
+    expect(await verifyPassword(NEW, repo.users.get('user-ada')?.passwordHash ?? '')).toBe(true);
+  });
+
+  it('clears both throttles once the password changed', async () => {
     await repo.reserveAttempt('LOGIN#ada@example.test', { limit: 5, windowMs: 900_000 }, clock.now());
+    await refusalOf(change(me, { currentPassword: 'a wrong guess', newPassword: NEW }));
     await change(me, { currentPassword: OLD, newPassword: NEW });
     expect(repo.attempts.has('LOGIN#ada@example.test')).toBe(false);
+    expect(repo.attempts.has('PASSWORD_CHANGE#user-ada')).toBe(false);
+  });
+
+  it('raises the credentials version, so that sign-in links sent before no longer work', async () => {
+    await change(me, { currentPassword: OLD, newPassword: NEW });
+    expect(repo.users.get('user-ada')?.credentialsVersion).toBe(1);
+  });
+
+  it('keeps API tokens working unless asked, then revokes every live token of the user, in all teams', async () => {
+    const token = (tokenId: string, userId: string, teamId: string, revokedAt: string | null = null) =>
+      repo.createApiToken({
+        tokenId,
+        tokenHash: `hash-${tokenId}`,
+        userId,
+        teamId,
+        name: tokenId,
+        hint: 'psa_…abcd',
+        createdAt: at(0),
+        expiresAt: null,
+        revokedAt,
+      });
+    await token('ada-a', 'user-ada', 'team-a');
+    await token('ada-b', 'user-ada', 'team-b');
+    await token('ada-old', 'user-ada', 'team-a', at(-1000));
+    await token('bob-a', 'user-bob', 'team-a');
+
+    await change(me, { currentPassword: OLD, newPassword: NEW });
+    expect([...repo.apiTokens.values()].filter((t) => t.revokedAt === null)).toHaveLength(3);
+
+    clock.advance(1000);
+    await change(me, { currentPassword: NEW, newPassword: OLD, revokeApiTokens: true });
+    const revokedAt = (tokenId: string) => repo.apiTokens.get(`hash-${tokenId}`)?.revokedAt;
+    expect(revokedAt('ada-a')).toBe(at(1000));
+    expect(revokedAt('ada-b')).toBe(at(1000));
+    expect(revokedAt('ada-old')).toBe(at(-1000));
+    expect(revokedAt('bob-a')).toBeNull();
+    expect(audit.entries.at(-1)?.attributes).toEqual({
+      userId: 'user-ada',
+      endedSessions: 0,
+      revokedApiTokens: 2,
+    });
+  });
+
+  it('revokes no token when the change is refused', async () => {
+    await repo.createApiToken({
+      tokenId: 'ada-a',
+      tokenHash: 'hash-ada-a',
+      userId: 'user-ada',
+      teamId: 'team-a',
+      name: 'ci',
+      hint: 'psa_…abcd',
+      createdAt: at(0),
+      expiresAt: null,
+      revokedAt: null,
+    });
+    await refusalOf(
+      change(me, { currentPassword: 'a wrong guess', newPassword: NEW, revokeApiTokens: true }),
+    );
+    expect(repo.apiTokens.get('hash-ada-a')?.revokedAt).toBeNull();
   });
 
   it('sets a first password for a magic-link user without asking for one', async () => {
     const bob: Principal = { ...me, principalId: 'user-bob', userId: 'user-bob', sessionId: 'session-bob' };
     await change(bob, { newPassword: NEW });
     expect(await verifyPassword(NEW, repo.users.get('user-bob')?.passwordHash ?? '')).toBe(true);
-    expect(audit.entries[0]?.attributes).toEqual({ userId: 'user-bob', endedSessions: 0 });
+    expect(audit.entries[0]?.attributes).toEqual({
+      userId: 'user-bob',
+      endedSessions: 0,
+      revokedApiTokens: 0,
+    });
+    expect(repo.attempts.size).toBe(0);
   });
 });
 

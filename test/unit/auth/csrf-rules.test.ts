@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { csrfRefusal } from '../../../lambdas/auth/csrf.ts';
+import { CSRF_REFUSALS, csrfRefusal } from '../../../lambdas/auth/csrf.ts';
 
 // Each rule of the CSRF check at its edge, with the exact answer a refused browser request gets.
 const HOST = 'api.example.test';
-const FOREIGN = 'A request from another origin cannot use the session cookie.';
-const NOT_JSON =
-  'A request that changes state with the session cookie must send its body as application/json.';
-const NO_EVIDENCE =
-  'A request without a body that changes state with the session cookie needs a same-origin Origin or the X-Requested-With header (or use Authorization: Bearer).';
+const FOREIGN = CSRF_REFUSALS.foreignOrigin();
+const NO_EVIDENCE = CSRF_REFUSALS.noSameOriginSign();
 
 const check = (method: string, headers: Record<string, string>) =>
   csrfRefusal(method, (name) => headers[name.toLowerCase()]);
@@ -48,7 +45,7 @@ describe('the Origin rule', () => {
 describe('the Sec-Fetch-Site rule', () => {
   it.each(['cross-site', 'same-site', 'Same-Site '])('refuses %s, naming it', (site) => {
     expect(check('POST', withHost({ 'sec-fetch-site': site, 'content-type': 'application/json' }))).toBe(
-      `A ${site.trim().toLowerCase()} request cannot use the session cookie.`,
+      CSRF_REFUSALS.crossSite(site.trim().toLowerCase()),
     );
   });
 
@@ -71,13 +68,13 @@ describe('the content-type rule', () => {
   );
 
   it.each([
-    'application/x-www-form-urlencoded',
-    'text/plain;charset=UTF-8',
-    'application/json-patch+json',
-    'text/plain; application/json',
-  ])('refuses a body of %j, even from the same origin', (contentType) => {
+    ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded'],
+    ['text/plain;charset=UTF-8', 'text/plain'],
+    ['application/json-patch+json', 'application/json-patch+json'],
+    ['text/plain; application/json', 'text/plain'],
+  ])('refuses a body of %j, even from the same origin', (contentType, named) => {
     expect(check('PATCH', withHost({ 'content-type': contentType, origin: `https://${HOST}` }))).toBe(
-      NOT_JSON,
+      CSRF_REFUSALS.notJson(named),
     );
   });
 
@@ -102,5 +99,40 @@ describe('safe methods', () => {
 
   it('does not include POST, PUT, PATCH or DELETE', () => {
     for (const method of ['POST', 'put', 'PATCH', 'DELETE']) expect(check(method, {})).toBe(NO_EVIDENCE);
+  });
+});
+
+describe('what a refusal says', () => {
+  // The gateway's 403 shows the refusal as its message (lib/gateway-errors.ts), put into JSON as is.
+  const refusals = {
+    'a cross-site Sec-Fetch-Site': check('POST', withHost({ 'sec-fetch-site': 'cross-site' })),
+    'a foreign Origin': check('POST', withHost({ origin: 'https://evil.example' })),
+    'a form body': check('POST', withHost({ 'content-type': 'text/plain' })),
+    'a bodiless request': check('POST', withHost({})),
+  };
+
+  it.each(Object.entries(refusals))('names the CSRF rule for %s, not a permission', (_, refusal) => {
+    expect(refusal).toMatch(/^Refused by the CSRF rule for the session cookie: /);
+    expect(refusal).not.toMatch(/does not allow|permission/i);
+  });
+
+  it('says what a same-origin page or a script sends instead', () => {
+    expect(refusals['a cross-site Sec-Fetch-Site']).toContain('sends Sec-Fetch-Site: same-origin');
+    expect(refusals['a cross-site Sec-Fetch-Site']).toContain('Sec-Fetch-Site: cross-site');
+    expect(refusals['a foreign Origin']).toContain('sends Origin equal to this API');
+    expect(refusals['a form body']).toContain('its body is text/plain');
+    expect(refusals['a form body']).toContain('Content-Type: application/json');
+    expect(refusals['a bodiless request']).toMatch(/X-Requested-With.*Origin.*Sec-Fetch-Site: same-origin/);
+    expect(refusals['a bodiless request']).toContain('Authorization: Bearer');
+  });
+
+  it('never quotes a header value that could break the JSON it is put into', () => {
+    const hostile = 'x", "error": "OK\\';
+    const site = check('POST', withHost({ 'sec-fetch-site': hostile }));
+    const type = check('POST', withHost({ 'content-type': `${hostile}/json` }));
+
+    expect(site).toContain('other than same-origin or none');
+    expect(type).toContain('its body is not JSON');
+    for (const text of [site, type]) expect(JSON.parse(`{"message":"${text}"}`).message).toBe(text);
   });
 });

@@ -69,6 +69,7 @@ export class FakeAuthRepository implements AuthRepository {
     const user = this.users.get(userId);
     if (!user) throw new ConditionFailed();
     user.passwordHash = passwordHash;
+    user.credentialsVersion = (user.credentialsVersion ?? 0) + 1;
   }
 
   async putMembership(membership: Membership) {
@@ -119,6 +120,13 @@ export class FakeAuthRepository implements AuthRepository {
       items: slice.filter((t) => t.teamId === teamId).map((t) => structuredClone(t)),
       nextCursor: next < all.length ? String(next) : null,
     };
+  }
+
+  /** Every page of the user's index partition, in all teams, filtered to tokens not revoked. */
+  async listLiveApiTokensOfUser(userId: string) {
+    return [...this.apiTokens.values()]
+      .filter((t) => t.userId === userId && t.revokedAt === null)
+      .map((t) => structuredClone(t));
   }
 
   async revokeApiToken({ tokenHash }: Pick<ApiTokenRecord, 'tokenHash' | 'tokenId'>, at: string) {

@@ -67,7 +67,13 @@ describe('asking for a sign-in link', () => {
       ].join('\n'),
     });
     expect([...repo.magicLinks.values()]).toEqual([
-      { tokenHash: hashSecret(token), userId: 'user-ada', createdAt: at(0), expiresAt: at(15 * MINUTE) },
+      {
+        tokenHash: hashSecret(token),
+        userId: 'user-ada',
+        credentialsVersion: 0,
+        createdAt: at(0),
+        expiresAt: at(15 * MINUTE),
+      },
     ]);
     expect(audit.entries).toEqual([
       { level: 'info', message: 'magic link sent', attributes: { userId: 'user-ada' } },
@@ -220,6 +226,17 @@ describe('following the link', () => {
     expect(await refusal(verify(second))).toBe(INVALID);
     // An expired link is used up all the same.
     expect(repo.magicLinks.size).toBe(0);
+  });
+
+  it('is refused once the password changed after it was sent; a link sent after the change works', async () => {
+    await repo.setPasswordHash('user-ada', 'a new hash');
+    expect(await refusal(verify(token))).toBe(INVALID);
+    expect(started).toEqual([]);
+
+    await request('ada@example.test');
+    const after = tokenIn(outbox.sent[1]?.text ?? '');
+    expect([...repo.magicLinks.values()].map((link) => link.credentialsVersion)).toEqual([1]);
+    await expect(verify(after)).resolves.toEqual({ sessionId: 'session-1' });
   });
 
   it('is refused when malformed, never issued, or its user is gone', async () => {

@@ -120,6 +120,7 @@ describe('errors keep their cause', () => {
     });
     const error = new PayloadTooLargeError('The record is too large.', { cause });
     expect(error.cause).toBe(cause);
+    expect('cause' in new PayloadTooLargeError('The record is too large.')).toBe(false);
     expect(JSON.stringify(error.toJSON())).not.toContain('ValidationException');
     expect(error.toJSON()).toEqual({ error: 'PAYLOAD_TOO_LARGE', message: 'The record is too large.' });
   });

@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createPipelineBodySchema,
+  emptyKeyPath,
   LIMITS,
   MAX_FUTURE_SKEW_MS,
   recordExecutionsBodySchema,
@@ -94,6 +95,31 @@ describe('a new pipeline’s slots', () => {
     expect(result.error?.issues.map((issue) => issue.message)).toEqual(['slot ids must be unique']);
   });
 
+  it('may not hold an empty key at any depth, which DynamoDB cannot store: the issue says where', () => {
+    const issuesOf = (settings: Record<string, unknown>) =>
+      createPipelineBodySchema.safeParse({ name: 'p', slots: [slot('a'), slot('b', settings)] }).error
+        ?.issues;
+    const refusal = (path: Array<string | number>) => [
+      {
+        code: 'custom',
+        path: ['slots', 1, 'settings', ...path],
+        message: 'is an empty key, which cannot be stored: give every key a name',
+      },
+    ];
+
+    expect(issuesOf({ '': 1 })).toMatchObject(refusal(['']));
+    expect(issuesOf({ tools: [{ search: { depth: 2, '': true } }] })).toMatchObject(
+      refusal(['tools', 0, 'search', '']),
+    );
+    expect(
+      issuesOf({
+        model: 'm',
+        tools: [{ search: { depth: 2 } }, 'text', null, 3],
+        nested: { a: { b: null } },
+      }),
+    ).toBeUndefined();
+  });
+
   it('may carry settings up to 16 000 bytes of JSON, not one more', () => {
     // {"notes":"…"} is 12 characters around the value.
     const settings = (length: number) => ({ notes: 'x'.repeat(length - 12) });
@@ -102,5 +128,14 @@ describe('a new pipeline’s slots', () => {
     expect(accepts(createPipelineBodySchema, { name: 'p', slots: [slot('a', settings(16_001))] })).toBe(
       false,
     );
+  });
+});
+
+describe('finding an empty key', () => {
+  it('names the path to the first one, array positions as numbers, or nothing when there is none', () => {
+    expect(emptyKeyPath({ a: [1, { b: { '': 0 } }], '': 1 })).toEqual(['a', 1, 'b', '']);
+    expect(emptyKeyPath([{ x: 'y' }, [{ '': null }]])).toEqual([1, 0, '']);
+    for (const clean of [null, 'text', 42, true, [], {}, { a: 'b', c: [null, 'd'] }])
+      expect(emptyKeyPath(clean)).toBeUndefined();
   });
 });

@@ -90,6 +90,22 @@ describe('synthesisDraftSchema', () => {
     expect(result.success).toBe(false);
   });
 
+  it('refuses a patch with an empty key at any depth, which DynamoDB could not store', () => {
+    for (const patch of [{ x: 1, '': null }, { a: { '': null } }, { list: [{ '': 1 }] }]) {
+      const draft = validDraft();
+      const [change] = draft.changes;
+      if (change === undefined) throw new Error('fixture has a change');
+      change.patch = patch;
+
+      const result = synthesisDraftSchema.safeParse(draft);
+
+      expect(result.success, JSON.stringify(patch)).toBe(false);
+      expect(result.error?.issues.map((issue) => issue.message)).toContain(
+        'must not hold an empty key at any depth',
+      );
+    }
+  });
+
   it('refuses unknown fields, fractional signal numbers, a blank summary and non snake_case warning types', () => {
     const withExtra = { ...validDraft(), confidence: 'high' };
     const fractional = validDraft();

@@ -111,7 +111,143 @@ describe('redactText, credential by credential', () => {
   });
 });
 
+/** Formats that reached the model before (issue "Security pass 2"); each fails when its pattern is removed. */
+const pw = chars(14);
+const pairs: Array<[format: string, text: string, expected: string]> = [
+  [
+    'env-style name with a prefix',
+    j('MYSQL_ROOT_PASSWORD=', pw, ' docker run'),
+    'MYSQL_ROOT_PASSWORD=[redacted] docker run',
+  ],
+  ['env-style API key with a colon', j('OPENAI_API_KEY: ', pw, '\nnext'), 'OPENAI_API_KEY: [redacted]\nnext'],
+  ['env-style header key', j('X_API_KEY=', pw, '&page=2'), 'X_API_KEY=[redacted]&page=2'],
+  ['env-style DB_PASS', j('DB_PASS=', pw, ' host=db'), 'DB_PASS=[redacted] host=db'],
+  [
+    'env-style name in a JSON key',
+    j('{"MYSQL_PASSWORD": "', pw, ' two", "n": 1}'),
+    '{"MYSQL_PASSWORD": "[redacted]", "n": 1}',
+  ],
+  [
+    'Python dict password',
+    j("{'password': 'correct ", pw, "', 'user': 'bob'}"),
+    "{'password': '[redacted]', 'user': 'bob'}",
+  ],
+  ['Python dict api_key', j("{'api_key': '", pw, "'}"), "{'api_key': '[redacted]'}"],
+  [
+    'Python dict cookie',
+    j("{'cookie': 'sid=", pw, "; theme=dark', 'n': 1}"),
+    "{'cookie': '[redacted]', 'n': 1}",
+  ],
+  [
+    'Python dict refresh_token',
+    j("{'refresh_token': 'a\\'b ", pw, "', 'n': 1}"),
+    "{'refresh_token': '[redacted]', 'n': 1}",
+  ],
+  [
+    'double-quoted value with spaces',
+    j('password="correct horse battery ', pw, '" user=bob'),
+    'password="[redacted]" user=bob',
+  ],
+  [
+    'single-quoted value with spaces',
+    j("secret='correct horse ", pw, "', next"),
+    "secret='[redacted]', next",
+  ],
+  ['quoted value with an escaped quote', j('api_key="a\\"b ', pw, '" ok'), 'api_key="[redacted]" ok'],
+  ['unterminated quoted value', j('token="', pw), 'token="[redacted]'],
+  [
+    'URL password with a slash',
+    j('redis://default:', 'pa/', pw, '@cache:6379/0'),
+    'redis://default:[redacted]@cache:6379/0',
+  ],
+  [
+    'Azure storage connection string',
+    j(
+      'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=',
+      chars(30, 'aB3+dE5/fG7'),
+      '==;EndpointSuffix=core.windows.net',
+    ),
+    'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[redacted];EndpointSuffix=core.windows.net',
+  ],
+  ['Cookie header', j('Cookie: sid=', pw, '; theme=dark\nAccept: */*'), 'Cookie: [redacted]\nAccept: */*'],
+  ['Set-Cookie header', j('set-cookie:id=', pw, '; Path=/'), 'set-cookie:[redacted]'],
+  [
+    'Cookie header in a quoted curl flag',
+    j("-H 'Cookie: a=", pw, "; c=d' https://api.test"),
+    "-H 'Cookie: [redacted]' https://api.test",
+  ],
+  [
+    'curl -u',
+    j('curl -s -u admin:', pw, ' https://api.test/x'),
+    'curl -s -u admin:[redacted] https://api.test/x',
+  ],
+  [
+    'curl -u, quoted',
+    j("curl -u 'admin:", pw, "' https://api.test"),
+    "curl -u 'admin:[redacted]' https://api.test",
+  ],
+  ['curl -u, attached', j('curl -uadmin:', pw, ' x'), 'curl -uadmin:[redacted] x'],
+  [
+    'curl --user=',
+    j('curl https://api.test --user=admin:', pw),
+    'curl https://api.test --user=admin:[redacted]',
+  ],
+  ['curl --user', j('curl --user admin:', pw, ' -X POST'), 'curl --user admin:[redacted] -X POST'],
+];
+
+describe('redactText, formats of security pass 2', () => {
+  it.each(pairs)('redacts a %s and keeps the text around it', (_, text, expected) => {
+    expect(redactText(text)).toBe(expected);
+  });
+
+  it.each([
+    'max_token=512 and eos_token: </s>',
+    'first pass: tokenize the input; second pass: rank',
+    'bypass=true, compass: north, passes=3',
+    'docker run -u 1000:1000 image',
+    'curl -u admin https://api.test',
+    'GET https://registry.example.test:8443/@scope/pkg',
+    'signal: 5, design=new, passage: x',
+    'cookies are small',
+  ])('leaves %j as it is', (text) => {
+    expect(redactText(text)).toBe(text);
+  });
+});
+
 describe('redactSettings and isSecretKey', () => {
+  it.each([
+    'pwd',
+    'pass',
+    'DB_PASS',
+    'db-pwd',
+    'dbPwd',
+    'sig',
+    'url_sig',
+    'urlSig',
+    'Ocp-Apim-Subscription-Key',
+  ])('treats the setting %s as a secret', (key) => {
+    expect(isSecretKey(key)).toBe(true);
+    expect(redactSettings({ [key]: 'x', maxTokens: 5 })).toEqual({ [key]: REDACTED, maxTokens: 5 });
+  });
+
+  it.each([
+    'maxTokens',
+    'passes',
+    'passage',
+    'signal',
+    'design',
+    'bypass',
+    'Bypass',
+    'compass',
+    'passThrough',
+    'pass_through',
+    'numPasses',
+    'assign',
+    'signature',
+  ])('keeps the ordinary setting %s', (key) => {
+    expect(isSecretKey(key)).toBe(false);
+  });
+
   it('treats a setting named just key or token, in any case, as a secret', () => {
     expect(['key', 'Key', 'KEY', 'token', 'Token'].map(isSecretKey)).toEqual([true, true, true, true, true]);
     expect(redactSettings({ key: 'abc', keyword: 'abc' })).toEqual({ key: REDACTED, keyword: 'abc' });

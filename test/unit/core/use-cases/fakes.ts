@@ -133,28 +133,43 @@ export class FakePipelineRepository implements PipelineRepository {
     return configuration;
   }
 
+  /** The id markers: `<pipelineId>#<kind>#<id>` → the time of the record that holds the id. */
+  readonly idMarkers = new Map<string, string>();
+
+  /** Two writes, as the adapter's two transactions: the ids' markers first, then the records. */
   private recordAllNew<T extends { id: string; pipelineId: string }>(
     into: Map<string, T>,
     records: T[],
     at: (record: T) => string,
-    what: string,
+    what: 'signal' | 'execution',
   ) {
+    const marker = (record: T) => `${record.pipelineId}#${what}#${record.id}`;
+    const heldElsewhere = records.filter((record) => {
+      const held = this.idMarkers.get(marker(record));
+      return held !== undefined && held !== at(record);
+    });
+    if (heldElsewhere.length > 0) {
+      throw new ConflictError(
+        `These ${what} ids are already recorded in this pipeline with another time: ${heldElsewhere.map((record) => record.id).join(', ')}. An id names one record of a pipeline; nothing in the batch was recorded.`,
+      );
+    }
+    for (const record of records) this.idMarkers.set(marker(record), at(record));
     const key = (record: T) => `${record.pipelineId}#${at(record)}#${record.id}`;
     const taken = records.filter((record) => into.has(key(record)));
     if (taken.length > 0) {
       throw new ConflictError(
-        `These ${what} are already recorded: ${taken.map((record) => record.id).join(', ')}. Nothing in the batch was recorded.`,
+        `These ${what}s are already recorded: ${taken.map((record) => record.id).join(', ')}. Nothing in the batch was recorded.`,
       );
     }
     for (const record of records) into.set(key(record), structuredClone(record));
   }
 
   async recordSignals(signals: Signal[]): Promise<void> {
-    this.recordAllNew(this.signals, signals, (signal) => signal.occurredAt, 'signals');
+    this.recordAllNew(this.signals, signals, (signal) => signal.occurredAt, 'signal');
   }
 
   async recordExecutions(executions: Execution[]): Promise<void> {
-    this.recordAllNew(this.executions, executions, (execution) => execution.startedAt, 'executions');
+    this.recordAllNew(this.executions, executions, (execution) => execution.startedAt, 'execution');
   }
 
   async recentSignals(pipelineId: string, limit: number): Promise<Signal[]> {

@@ -129,6 +129,26 @@ describe('recording signals', () => {
     await expect(makeRecordSignals(world)(ada, 'nope', input)).rejects.toBeInstanceOf(NotFoundError);
     expect(world.pipelines.signals.size).toBe(0);
   });
+
+  it('refuses with 409 an id the pipeline already holds, even sent without a time, storing none of the batch', async () => {
+    const { pipeline } = await seedPipeline(world);
+    const record = makeRecordSignals(world);
+    await record(ada, pipeline.id, [{ id: 'sig-a', kind: 'model', severity: 'info', message: 'first' }]);
+    world.clock.advance(60_000);
+
+    const refused = record(ada, pipeline.id, [
+      { id: 'sig-b', kind: 'model', severity: 'info', message: 'new' },
+      { id: 'sig-a', kind: 'model', severity: 'info', message: 'again' },
+    ]);
+
+    await expect(refused).rejects.toMatchObject({
+      statusCode: 409,
+      message: expect.stringContaining(': sig-a.'),
+    });
+    expect((await world.pipelines.recentSignals(pipeline.id, 10)).map((signal) => signal.id)).toEqual([
+      'sig-a',
+    ]);
+  });
 });
 
 describe('recording executions', () => {

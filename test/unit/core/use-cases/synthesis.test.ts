@@ -64,7 +64,7 @@ describe('starting a synthesis run', () => {
     expect(run.id).toHaveLength(21);
     expect(run.jobId).not.toBe(run.id);
     expect(await world.runs.get(run.id)).toEqual(run);
-    expect(world.queue.sent).toEqual([{ runId: run.id, jobId: run.jobId }]);
+    expect(world.queue.sent).toEqual([{ runId: run.id, jobId: run.jobId, teamId: run.teamId }]);
     expect(started).toEqual([run]);
   });
 
@@ -130,7 +130,7 @@ describe('starting a synthesis run', () => {
     world.queue.failWith = undefined;
     const retried = await start()(ada, pipeline.id, {}, 'key-1');
     expect(retried.status).toBe('pending');
-    expect(world.queue.sent).toEqual([{ runId: retried.id, jobId: retried.jobId }]);
+    expect(world.queue.sent).toEqual([{ runId: retried.id, jobId: retried.jobId, teamId: retried.teamId }]);
   });
 
   it('leaves another request’s Idempotency-Key alone when a run without a key cannot be queued', async () => {
@@ -145,7 +145,7 @@ describe('starting a synthesis run', () => {
   it('needs nobody told of started runs', async () => {
     const { pipeline } = await seedPipeline(world);
     const run = await start({ onStarted: undefined })(ada, pipeline.id, {});
-    expect(world.queue.sent).toEqual([{ runId: run.id, jobId: run.jobId }]);
+    expect(world.queue.sent).toEqual([{ runId: run.id, jobId: run.jobId, teamId: run.teamId }]);
   });
 });
 
@@ -223,7 +223,7 @@ describe('Idempotency-Key', () => {
     world.clock.advance(1);
     const run = await start()(ada, pipeline.id, {}, 'key-1');
     expect(run.status).toBe('pending');
-    expect(world.queue.sent).toEqual([{ runId: run.id, jobId: run.jobId }]);
+    expect(world.queue.sent).toEqual([{ runId: run.id, jobId: run.jobId, teamId: run.teamId }]);
   });
 
   it('answers the loser of a race on the key with the winner’s run', async () => {

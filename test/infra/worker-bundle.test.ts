@@ -1,0 +1,85 @@
+/**
+ * The worker as NodejsFunction deploys it (real bundling, no Docker): code splitting leaves
+ * index.mjs, the claude-v1.mjs part it imports on demand and their shared chunks in one asset,
+ * and index.mjs imports in plain node without the part.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { App, Stack } from 'aws-cdk-lib';
+import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { afterAll, expect, it } from 'vitest';
+import { SYNTHESIS_WORKER } from '../../lambdas/functions.ts';
+import { TABLE_DEFINITIONS } from '../../lambdas/store/table-definitions.ts';
+import { handlerEntryPath, LAMBDA_BUNDLING, onDemandParts } from '../../lib/bundling.ts';
+import { ServiceFunction } from '../../lib/service-function.ts';
+import { stageSettings } from '../../lib/stage.ts';
+
+const outdir = mkdtempSync(join(tmpdir(), 'infra-worker-'));
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+it('deploys the worker as index.mjs plus claude-v1.mjs and shared chunks; index.mjs loads without the part', () => {
+  const app = new App({ outdir });
+  const stack = new Stack(app, 'WorkerBundle');
+  const tables = new Map(
+    TABLE_DEFINITIONS.map((definition) => [
+      definition.id,
+      new Table(stack, definition.id, {
+        partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
+      }),
+    ]),
+  );
+  new ServiceFunction(stack, 'Worker', {
+    entryFile: handlerEntryPath(SYNTHESIS_WORKER.entry),
+    access: SYNTHESIS_WORKER.access,
+    resources: {
+      tables,
+      synthesisQueue: new Queue(stack, 'Queue'),
+      sessionSigningKey: new Secret(stack, 'SigningKey'),
+      anthropicApiKey: new Secret(stack, 'AnthropicKey'),
+    },
+    settings: { tracing: false, removalPolicy: stageSettings('dev').removalPolicy, logLevel: 'INFO' },
+    description: 'worker bundling check',
+    onDemandParts: onDemandParts(SYNTHESIS_WORKER.entry),
+  });
+
+  app.synth();
+  const assetDirs = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
+  const asset = join(outdir, assetDirs[0] ?? 'missing');
+  const files = readdirSync(asset);
+  const index = join(asset, 'index.mjs');
+
+  expect(assetDirs).toHaveLength(1);
+  expect(files).toContain('index.mjs');
+  expect(files).toContain('claude-v1.mjs');
+  expect(files.some((file) => /^chunk-\w+\.mjs$/.test(file))).toBe(true);
+  for (const file of files)
+    expect(readFileSync(join(asset, file), 'utf8').startsWith(LAMBDA_BUNDLING.banner)).toBe(true);
+  rmSync(join(asset, 'claude-v1.mjs'));
+  const exported = execFileSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const m = await import(${JSON.stringify(pathToFileURL(index).href)}); console.log(typeof m.handler);`,
+    ],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        AWS_REGION: 'us-east-1',
+        NODE_NO_WARNINGS: '1',
+        RUNS_TABLE: 'runs',
+        DATA_TABLE: 'data',
+        AUTH_TABLE: 'auth',
+        SYNTHESIS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/jobs',
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+      },
+      encoding: 'utf8',
+    },
+  );
+  expect(exported.trim()).toBe('function');
+}, 120_000);
