@@ -1,7 +1,7 @@
 /**
  * Builds the review application (web/src) with esbuild into web/generated/app-assets.js, the module
  * the serve-app Lambda embeds. It runs by itself wherever the application is served: `npm start`
- * (local/stack.ts), `cdk synth` (before serve-app is bundled, lib/route-settings.ts), the tests
+ * (local/stack.ts), `cdk synth` (before serve-app is bundled: its operations' buildsFirst), the tests
  * and the benchmark.   node --import tsx web/build.ts
  */
 import { createHash } from 'node:crypto';

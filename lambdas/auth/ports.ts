@@ -54,7 +54,7 @@ export type SessionMethod = 'password' | 'magic-link';
 export interface SessionRecord {
   sessionId: string;
   userId: string;
-  /** The team the session acts for (DESIGN: a credential belongs to one team). */
+  /** The team the session acts for: a credential belongs to one team. */
   teamId: string;
   method: SessionMethod;
   createdAt: string;

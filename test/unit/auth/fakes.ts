@@ -1,5 +1,5 @@
 // In-memory fakes of the auth ports (lambdas/auth/ports.ts) for the auth use-case unit tests:
-// faithful to the DynamoDB adapter (lambdas/store/auth.ts) in its conditional writes and orderings.
+// faithful to the DynamoDB adapters (lambdas/store/auth/) in its conditional writes and orderings.
 import { randomBytes, scryptSync } from 'node:crypto';
 import { expect } from 'vitest';
 import type {
