@@ -66,6 +66,8 @@ export const handler = async () => client.config.region;
  */
 const HANDLER_ENVIRONMENT: Record<string, string> = {
   AWS_REGION: 'us-east-1',
+  // As in Lambda: an operation's handler composes its stores and clients during init, not on first use.
+  AWS_LAMBDA_FUNCTION_NAME: 'bundle-size-bench',
   POWERTOOLS_SERVICE_NAME: 'bundle-size-bench',
   LOG_LEVEL: 'ERROR',
   RUNS_TABLE: 'bench-runs',
