@@ -44,13 +44,17 @@ export function requestOrigin(event: HttpEvent): string | undefined {
   return `${scheme}://${host}${locationOf(event, '')}`;
 }
 
-export const handler = /* @__PURE__ */ operationHandler(getOpenApi, async () => {
-  // The list includes this module: read it once the modules have loaded, not while they load.
-  const { OPERATIONS } = await import('./index.ts');
-  // Built once per execution environment: the document depends only on the code.
-  const document = buildOpenApiDocument(OPERATIONS);
+export const handler = /* @__PURE__ */ operationHandler(getOpenApi, () => {
+  // Built on the first request and kept for the execution environment: it depends only on the
+  // code. Not during init: the list evaluates every operation module, which only this answer needs.
+  let document: Promise<Record<string, unknown>> | undefined;
+  const built = () => {
+    // The list includes this module: read it once the modules have loaded, not while they load.
+    document ??= import('./index.ts').then(({ OPERATIONS }) => buildOpenApiDocument(OPERATIONS));
+    return document;
+  };
   return async ({ event }) => ({
-    body: documentServedFrom(document, requestOrigin(event)),
+    body: documentServedFrom(await built(), requestOrigin(event)),
     // A cache must not hand one origin's document to a request for another.
     headers: { 'cache-control': 'public, max-age=300', vary: 'Host, X-Forwarded-Proto' },
   });
