@@ -31,8 +31,9 @@ export const runKey = (id: string) => ({ id });
  *   activation     pk PIPELINE#<id>              sk ACTIVATION#<activatedAt>#<activationId>
  *   signal         pk PIPELINE#<id>#SIGNALS      sk <occurredAt>#<signalId>
  *   execution      pk PIPELINE#<id>#EXECUTIONS   sk <startedAt>#<executionId>
- *   signal id      pk PIPELINE#<id>#SIGNALID#<signalId>        sk SIGNALID     (→ recordTime: an id is
- *   execution id   pk PIPELINE#<id>#EXECUTIONID#<executionId>  sk EXECUTIONID   unique in its pipeline; internal)
+ *   signal id      pk PIPELINE#<id>#SIGNALIDS    sk <signalId>     (→ recordTime: an id is unique in its
+ *   execution id   pk PIPELINE#<id>#EXECUTIONIDS sk <executionId>  pipeline; internal; one partition per
+ *                                                                  pipeline, so a Query finds them all)
  *   evidence       pk RUN#<runId>#EVIDENCE       sk SIGNAL#<signalId> | EXECUTION#<executionId>
  *   idempotency    pk IDEMPOTENCY#<scope>#<key>  sk IDEMPOTENCY
  *   quota          pk QUOTA#<key>#<windowStart>  sk QUOTA
@@ -91,14 +92,14 @@ export const executionKey = (execution: Pick<Execution, 'pipelineId' | 'startedA
  * the signals, it makes one id name one signal. Read by no endpoint.
  */
 export const signalIdKey = (pipelineId: string, signalId: string): ItemKey => ({
-  pk: `${pipelinePartition(pipelineId)}#SIGNALID#${signalId}`,
-  sk: 'SIGNALID',
+  pk: `${pipelinePartition(pipelineId)}#SIGNALIDS`,
+  sk: signalId,
 });
 
 /** The marker that holds an execution id in its pipeline, as signalIdKey does for signals. */
 export const executionIdKey = (pipelineId: string, executionId: string): ItemKey => ({
-  pk: `${pipelinePartition(pipelineId)}#EXECUTIONID#${executionId}`,
-  sk: 'EXECUTIONID',
+  pk: `${pipelinePartition(pipelineId)}#EXECUTIONIDS`,
+  sk: executionId,
 });
 
 export const evidencePartition = (runId: string) => `RUN#${runId}#EVIDENCE`;
