@@ -89,7 +89,7 @@ function absoluteAlias(): Record<string, string> {
  */
 export const ON_DEMAND_PARTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   // claude-v1 (the Anthropic SDK, Secrets Manager) is loaded by the first job that names it.
-  'process-synthesis-jobs': { 'claude-v1': 'lambdas/synthesis/claude/claude-v1.ts' },
+  'process-synthesis-jobs': { 'claude-v1': 'lambdas/wiring/claude-v1.ts' },
 };
 
 /** The on-demand parts of the function named `entry`, with absolute module paths; empty for most. */

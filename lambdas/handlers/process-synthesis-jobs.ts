@@ -30,7 +30,7 @@ let claudeV1: Promise<SynthesisEngine> | undefined;
  * every warm invocation; a failed load is not kept, so the next job tries again.
  */
 function loadClaudeV1(): Promise<SynthesisEngine> {
-  claudeV1 ??= import('../synthesis/claude/claude-v1.ts').then(
+  claudeV1 ??= import('../wiring/claude-v1.ts').then(
     (part) => part.createClaudeV1FromEnv((message, details) => logger.info(message, details)),
     (error: unknown) => {
       claudeV1 = undefined;

@@ -1,11 +1,11 @@
 /**
- * The synthesis worker's on-demand part: claude-v1 with its settings and API key source (the
- * Anthropic SDK, Secrets Manager). Bundled as claude-v1.mjs next to the worker's index.mjs and
+ * The synthesis worker's on-demand part: claude-v1 composed with its settings and API key source
+ * (the Anthropic SDK, Secrets Manager). Bundled as claude-v1.mjs next to the worker's index.mjs and
  * imported the first time a claude-v1 job arrives, so heuristic-v1 jobs and cold starts skip it.
  */
-import type { SynthesisEngine } from '../../core/ports.ts';
-import { anthropicSettingsFromEnv } from '../../wiring/anthropic.ts';
-import { createClaudeV1 } from './engine.ts';
+import type { SynthesisEngine } from '../core/ports.ts';
+import { createClaudeV1 } from '../synthesis/claude/engine.ts';
+import { anthropicSettingsFromEnv } from './anthropic.ts';
 
 type Log = (message: string, details: Record<string, unknown>) => void;
 
