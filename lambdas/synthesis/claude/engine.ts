@@ -249,7 +249,10 @@ async function request(run: Run, key: RunKey, params: Params): Promise<Anthropic
     if (remaining <= 0) throw budgetSpent(run, last);
     const sent = await send(run, key.current(), params, remaining);
     if ('message' in sent) return sent.message;
-    if (run.deadline.signal.aborted) throw budgetSpent(run, last ?? { cause: 'timeout', status: undefined });
+    // The request's own timeout is the budget left, so it may fire a moment before the deadline's
+    // timer: either way the budget ended this request, and the failure to report is the one before.
+    const budgetEnded = run.deadline.signal.aborted || run.deadline.remainingMs() <= 0;
+    if (budgetEnded) throw budgetSpent(run, last ?? { cause: 'timeout', status: undefined });
     if (sent.failure instanceof Anthropic.AuthenticationError) {
       // The secret may have been rotated since it was cached: read it again, once per run.
       if (await key.refresh()) continue;
