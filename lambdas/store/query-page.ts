@@ -1,8 +1,9 @@
 /*
  * One page of one partition (of a table or an index), newest first, with its cursor: how every
- * list endpoint reads DynamoDB.
+ * list endpoint reads DynamoDB; and every page of a query, for the writes that must reach all of
+ * a user's records.
  */
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PageRequest } from '../core/ports.ts';
 import type { Page } from '../core/schemas.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
@@ -49,4 +50,23 @@ export async function queryPage<T>(
     }),
   );
   return { items: Items.map(parse), nextCursor: encodeCursor(LastEvaluatedKey) };
+}
+
+/**
+ * Every item a Query finds, page after page: for a change that must reach all of them (ending all
+ * of a user's sessions, revoking all of their tokens), never for an answer to a request's reader.
+ */
+export async function queryAll<T>(
+  db: DynamoDBDocumentClient,
+  query: Omit<QueryCommandInput, 'ExclusiveStartKey'>,
+  read: (item: unknown) => T,
+): Promise<T[]> {
+  const found: T[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(new QueryCommand({ ...query, ExclusiveStartKey: startKey }));
+    found.push(...(page.Items ?? []).map(read));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return found;
 }

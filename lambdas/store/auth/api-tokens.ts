@@ -2,7 +2,7 @@
  * API tokens in the auth table, by the SHA-256 of their secret, with an id pointer for revoking by
  * id: the API token part of AuthRepository.
  */
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { ApiTokenRecord, AuthRepository } from '../../auth/ports.ts';
 import type { PageRequest } from '../../core/ports.ts';
@@ -15,7 +15,7 @@ import {
   KEY_ATTRIBUTES,
   userApiTokensPartition,
 } from '../keys.ts';
-import { queryPage } from '../query-page.ts';
+import { queryAll, queryPage } from '../query-page.ts';
 import { type AuthTable, epochSeconds, getItem } from './auth-table.ts';
 
 export type ApiTokenStore = Pick<
@@ -121,25 +121,18 @@ function listApiTokensOfUser(tokens: TokenTable, userId: string, teamId: string,
 }
 
 async function listLiveApiTokensOfUser(tokens: TokenTable, userId: string): Promise<ApiTokenRecord[]> {
-  const read = itemReader(tokens.tokenSchema, 'API token');
   // Every page: revoking "all of the user's tokens" must not stop at the first hundred.
-  const found: ApiTokenRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tokens.db.send(
-      new QueryCommand({
-        TableName: tokens.tableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        FilterExpression: 'attribute_not_exists(revokedAt) OR revokedAt = :null',
-        ExpressionAttributeValues: { ':pk': userApiTokensPartition(userId), ':null': null },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    found.push(...(page.Items ?? []).map(read));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return found;
+  return queryAll(
+    tokens.db,
+    {
+      TableName: tokens.tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      FilterExpression: 'attribute_not_exists(revokedAt) OR revokedAt = :null',
+      ExpressionAttributeValues: { ':pk': userApiTokensPartition(userId), ':null': null },
+    },
+    itemReader(tokens.tokenSchema, 'API token'),
+  );
 }
 
 async function revokeApiToken(

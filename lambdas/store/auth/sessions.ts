@@ -2,12 +2,13 @@
  * Sessions and their refresh tokens in the auth table (a used refresh token is kept until the
  * session ends, to detect its reuse): the session part of AuthRepository.
  */
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { AuthRepository, RefreshTokenRecord, RotationOutcome, SessionRecord } from '../../auth/ports.ts';
 import { failedTransactionItems, isConditionFailure, putNew } from '../conditions.ts';
 import { itemReader } from '../items.ts';
 import { refreshTokenKey, sessionIndexKey, sessionKey, userSessionsPartition } from '../keys.ts';
+import { queryAll } from '../query-page.ts';
 import { type AuthTable, epochSeconds, getItem } from './auth-table.ts';
 
 export type SessionStore = Pick<
@@ -105,23 +106,17 @@ async function listActiveSessionIdsOfUser(
   userId: string,
 ): Promise<string[]> {
   // Every page: a password change must end all of the user's sessions, however many.
-  const ids: string[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        FilterExpression: 'attribute_not_exists(revokedAt)',
-        ExpressionAttributeValues: { ':pk': userSessionsPartition(userId) },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    ids.push(...(page.Items ?? []).map((item) => readSessionId(item).sessionId));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return ids;
+  return queryAll(
+    db,
+    {
+      TableName: tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      FilterExpression: 'attribute_not_exists(revokedAt)',
+      ExpressionAttributeValues: { ':pk': userSessionsPartition(userId) },
+    },
+    (item) => readSessionId(item).sessionId,
+  );
 }
 
 async function revokeSession(
