@@ -16,6 +16,10 @@ export interface LoadClientInput {
   samples: number;
   throughputMs: number;
   callers: number;
+  /** Only this operation's throughput (after 100 warm calls): the CPU breakdown's load. */
+  only?: 'getItem' | 'poll' | 'floor';
+  /** The floor server (bench/floor-server.ts), for `only: 'floor'`. */
+  floorUrl?: string;
 }
 
 export interface LoadClientOutput {
@@ -23,6 +27,9 @@ export interface LoadClientOutput {
   pollMs: number[];
   getItemPerSecond: number;
   pollPerSecond: number;
+  /** With `only`: calls made in all, warm-up included, and this process's CPU time meanwhile. */
+  operations?: number;
+  cpuMicros?: number;
 }
 
 async function timeEach(count: number, operation: () => Promise<unknown>): Promise<number[]> {
@@ -35,8 +42,8 @@ async function timeEach(count: number, operation: () => Promise<unknown>): Promi
   return durations;
 }
 
-/** Operations per second with `callers` concurrent loops for `ms` milliseconds. */
-async function throughput(callers: number, ms: number, operation: () => Promise<unknown>): Promise<number> {
+/** Operations completed by `callers` concurrent loops in `ms` milliseconds. */
+async function completed(callers: number, ms: number, operation: () => Promise<unknown>): Promise<number> {
   let done = 0;
   const until = performance.now() + ms;
   await Promise.all(
@@ -47,7 +54,12 @@ async function throughput(callers: number, ms: number, operation: () => Promise<
       }
     }),
   );
-  return done / (ms / 1000);
+  return done;
+}
+
+/** Operations per second with `callers` concurrent loops for `ms` milliseconds. */
+async function throughput(callers: number, ms: number, operation: () => Promise<unknown>): Promise<number> {
+  return (await completed(callers, ms, operation)) / (ms / 1000);
 }
 
 async function main(input: LoadClientInput): Promise<LoadClientOutput> {
@@ -60,11 +72,28 @@ async function main(input: LoadClientInput): Promise<LoadClientOutput> {
   );
   const getItem = () => db.send(new GetCommand({ TableName: input.runsTable, Key: { id: input.runId } }));
   const headers = { authorization: `Bearer ${input.apiToken}` };
-  const poll = async () => {
-    const response = await fetch(`${input.apiUrl}/synthesis-runs/${input.runId}`, { headers });
+  const get = async (apiUrl: string) => {
+    const response = await fetch(`${apiUrl}/synthesis-runs/${input.runId}`, { headers });
     if (response.status !== 200) throw new Error(`poll answered ${response.status}`);
     await response.arrayBuffer();
   };
+  const poll = () => get(input.apiUrl);
+
+  if (input.only) {
+    const operation = { getItem, poll, floor: () => get(input.floorUrl ?? '') }[input.only];
+    const cpuBefore = process.cpuUsage();
+    await timeEach(100, operation);
+    const done = await completed(input.callers, input.throughputMs, operation);
+    const perSecond = done / (input.throughputMs / 1000);
+    return {
+      getItemMs: [],
+      pollMs: [],
+      getItemPerSecond: input.only === 'getItem' ? perSecond : 0,
+      pollPerSecond: input.only === 'getItem' ? 0 : perSecond,
+      operations: 100 + done,
+      cpuMicros: ((usage) => usage.user + usage.system)(process.cpuUsage(cpuBefore)),
+    };
+  }
 
   // Warm both paths (JIT, connections, the authorizer's cache) before measuring.
   await timeEach(100, getItem);

@@ -5,19 +5,28 @@
  *
  *   - poll: GET /synthesis-runs/{id} through the local gateway (authorizer + handler) against one
  *     bare GetItem of the same item; p50 sequentially, and requests/s with 16 concurrent callers.
- *     Targets: p50 ≤ 3 × GetItem, throughput ≥ 0.5 × GetItem's.
+ *     Targets: p50 ≤ 2 × GetItem, throughput ≥ 0.6 × GetItem's.
+ *   - floor: the same handler bundle called by a plain HTTP server in its own process
+ *     (bench/floor-server.ts), against GetItem: what no local stack can beat on this machine.
+ *   - CPU per call by process (client, gateway, authorizer, handler, DynamoDB Local), from /proc:
+ *     where a poll's time goes, stable where throughput on a shared machine is not.
  *   - generate: POST …/synthesize → `generated` with heuristic-v1, median. Target ≤ 1 s.
  *   - load: 100 parallel starts on one pipeline and over ten (bench/load.ts).
  */
 
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { AUTHORIZER } from '../lambdas/functions.ts';
 import { DEFAULT_LIMITS } from '../lambdas/limits.ts';
-import { startLocalStack } from '../local/stack.ts';
+import { getSynthesisRun } from '../lambdas/operations/get-synthesis-run.ts';
+import { type LocalStack, startLocalStack } from '../local/stack.ts';
+import { cpuPerOperation, descendants } from './cpu-breakdown.ts';
+import type { FloorServerInput } from './floor-server.ts';
 import { type LoadFigures, measureParallelStarts } from './load.ts';
 import type { LoadClientInput, LoadClientOutput } from './load-client.ts';
 
@@ -37,6 +46,14 @@ export interface LocalStackFigures {
   pollThroughputRatio: number;
   generateMedianMs: number;
   load: LoadFigures[];
+  /** The floor's polls/s (bench/floor-server.ts) against GetItem's, measured one after the other. */
+  floor: { perSecond: number; getItemPerSecond: number; ratio: number };
+  /** CPU µs per call by process: a bare GetItem's, a poll's through the stack, the floor's (null off Linux). */
+  cpu: {
+    getItem: Record<string, number>;
+    poll: Record<string, number>;
+    floor: Record<string, number>;
+  } | null;
 }
 
 function percentile(values: number[], p: number): number {
@@ -45,7 +62,7 @@ function percentile(values: number[], p: number): number {
 }
 
 /** Runs bench/load-client.ts in a child process and returns what it measured. */
-async function runLoadClient(input: LoadClientInput): Promise<LoadClientOutput> {
+export async function runLoadClient(input: LoadClientInput): Promise<LoadClientOutput> {
   const { stdout } = await execFileAsync(
     process.execPath,
     ['--import', 'tsx', fileURLToPath(new URL('./load-client.ts', import.meta.url)), JSON.stringify(input)],
@@ -116,9 +133,107 @@ export async function measureLocalStack(options: { samples?: number; throughputM
         generations.map((g) => g.ms),
         50,
       ),
+      ...(await measureFloorAndCpu(stack, input)),
       load: await measureParallelStarts(stack),
     } satisfies LocalStackFigures;
   } finally {
     await stack.stop();
   }
+}
+
+/** The floor server, started on the get-synthesis-run bundle with that function's variables. */
+async function startFloorServer(stack: LocalStack, authorizer: Record<string, string>) {
+  const poll = stack.functions.get(getSynthesisRun.name);
+  if (!poll) throw new Error('the local stack has no get-synthesis-run function');
+  const input: FloorServerInput = {
+    bundle: poll.options.bundle,
+    environment: { ...poll.options.environment, AWS_REGION: 'us-east-1' },
+    authorizer,
+  };
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('./floor-server.ts', import.meta.url)), JSON.stringify(input)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const [url] = await Promise.race([
+    createInterface({ input: child.stdout })
+      [Symbol.asyncIterator]()
+      .next()
+      .then((line) => [line.value as string]),
+    new Promise<never>((_, reject) => child.once('exit', () => reject(new Error('the floor server ended')))),
+  ]);
+  return { url: url ?? '', pid: child.pid ?? -1, stop: () => child.kill() };
+}
+
+/**
+ * The poll against its floor, and where each one's CPU goes: the load client, the stack's own
+ * process (the gateway), the authorizer's and the handler's environments, DynamoDB Local.
+ */
+async function measureFloorAndCpu(stack: LocalStack, input: LoadClientInput) {
+  const team = stack.teams[0];
+  const me = (await (
+    await fetch(`${stack.apiUrl}/me`, { headers: { authorization: `Bearer ${team?.apiToken}` } })
+  ).json()) as { user: { id: string }; authentication: Record<string, string> };
+  const floorServer = await startFloorServer(stack, {
+    ...me.authentication,
+    principalId: me.user.id,
+    userId: me.user.id,
+  });
+  try {
+    const dynamodb = () =>
+      descendants()
+        .filter((process) => process.command.includes('DynamoDBLocal'))
+        .map((process) => process.pid);
+    const environments = (entry: string) => () => stack.functions.get(entry)?.environmentPids() ?? [];
+    const once = async (only: 'getItem' | 'poll' | 'floor', groups: Record<string, () => number[]>) => {
+      let output: LoadClientOutput | undefined;
+      const cpu = await cpuPerOperation(groups, async () => {
+        output = await runLoadClient({ ...input, only, floorUrl: floorServer.url });
+        return output.operations ?? 1;
+      });
+      const operations = output?.operations ?? 1;
+      const perSecond = output?.[only === 'getItem' ? 'getItemPerSecond' : 'pollPerSecond'] ?? 0;
+      return { perSecond, cpu: cpu && { client: (output?.cpuMicros ?? 0) / operations, ...cpu } };
+    };
+    const getItem = await once('getItem', { 'DynamoDB Local': dynamodb });
+    const poll = await once('poll', {
+      gateway: () => [process.pid],
+      authorizer: environments(AUTHORIZER.entry),
+      handler: environments(getSynthesisRun.name),
+      'DynamoDB Local': dynamodb,
+    });
+    const floor = await once('floor', {
+      'floor server': () => [floorServer.pid],
+      'DynamoDB Local': dynamodb,
+    });
+    return {
+      floor: {
+        perSecond: floor.perSecond,
+        getItemPerSecond: getItem.perSecond,
+        ratio: floor.perSecond / getItem.perSecond,
+      },
+      // Worker-thread environments share the stack's process: no split by process to report.
+      cpu:
+        getItem.cpu && poll.cpu && floor.cpu && stack.functions.get(getSynthesisRun.name)?.kind === 'process'
+          ? { getItem: getItem.cpu, poll: poll.cpu, floor: floor.cpu }
+          : null,
+    };
+  } finally {
+    floorServer.stop();
+  }
+}
+
+/** The CPU breakdown as lines: µs per call by process, and each call's total. */
+export function formatCpuBreakdown(cpu: NonNullable<LocalStackFigures['cpu']>): string {
+  const line = (label: string, parts: Record<string, number>) => {
+    const total = Object.values(parts).reduce((sum, value) => sum + value, 0);
+    const each = Object.entries(parts).map(([name, micros]) => `${name} ${micros.toFixed(0)}`);
+    return `  ${label}: ${total.toFixed(0)} µs CPU per call = ${each.join(' + ')}`;
+  };
+  return [
+    'CPU per call, by process (16 callers):',
+    line('GetItem', cpu.getItem),
+    line('poll   ', cpu.poll),
+    line('floor  ', cpu.floor),
+  ].join('\n');
 }
