@@ -1,6 +1,6 @@
 /* The draft every synthesis handler produces (findings, changes, warnings) and its limits:
    the schema the model's tool input and heuristic-v1's output are both checked against. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { emptyKeyPath, LIMITS } from '../core/schemas.ts';
 import { findForbiddenKey } from './merge-patch.ts';
 
@@ -29,87 +29,112 @@ export const DRAFT_LIMITS = {
 const numberedId = (description: string) =>
   z
     .string()
-    .regex(/^[1-9][0-9]{0,2}$/, 'must be a number written as a string: "1", "2", …')
-    .meta({ description });
+    .check(
+      z.regex(/^[1-9][0-9]{0,2}$/, 'must be a number written as a string: "1", "2", …'),
+      z.meta({ description }),
+    );
 const sequenceIdSchema = numberedId('Position in its list, as a string: "1", "2", …');
 const findingRefSchema = numberedId('The id of a finding of this diagnosis.');
 const changeRefSchema = numberedId('The id of a change of this synthesis.');
 
-const text = (max: number) => z.string().trim().min(1).max(max);
+const text = (max: number, description?: string) =>
+  z
+    .string()
+    .check(z.trim(), z.minLength(1), z.maxLength(max), ...(description ? [z.meta({ description })] : []));
 
 export const draftFindingSchema = z.strictObject({
   id: sequenceIdSchema,
-  description: text(DRAFT_LIMITS.textLength).meta({ description: 'What is wrong, in one or two sentences.' }),
+  description: text(DRAFT_LIMITS.textLength, 'What is wrong, in one or two sentences.'),
   signalRefs: z
-    .array(z.number().int())
-    .max(DRAFT_LIMITS.signalRefsPerFinding)
-    .meta({ description: 'Numbers of the shown signals this finding rests on, e.g. [1, 4].' }),
+    .array(z.int())
+    .check(
+      z.maxLength(DRAFT_LIMITS.signalRefsPerFinding),
+      z.meta({ description: 'Numbers of the shown signals this finding rests on, e.g. [1, 4].' }),
+    ),
   executionRefs: z
-    .array(z.number().int())
-    .max(DRAFT_LIMITS.executionRefsPerFinding)
-    .default([])
-    .meta({ description: 'Numbers of the shown runs this finding rests on: [E2] and [E7] are [2, 7].' }),
+    ._default(z.array(z.int()).check(z.maxLength(DRAFT_LIMITS.executionRefsPerFinding)), () => [])
+    .check(
+      z.meta({ description: 'Numbers of the shown runs this finding rests on: [E2] and [E7] are [2, 7].' }),
+    ),
 });
 
-export const draftPatchSchema = z
-  .record(z.string(), z.unknown())
-  .refine((patch) => findForbiddenKey(patch) === undefined, {
+export const draftPatchSchema = z.record(z.string(), z.unknown()).check(
+  z.refine((patch) => findForbiddenKey(patch) === undefined, {
     message: 'must not use the keys __proto__, constructor or prototype',
-  })
+  }),
   // DynamoDB refuses an empty attribute name: a patch holding one could never be stored.
-  .refine((patch) => emptyKeyPath(patch) === undefined, {
+  z.refine((patch) => emptyKeyPath(patch) === undefined, {
     message: 'must not hold an empty key at any depth',
-  })
-  .refine((patch) => JSON.stringify(patch).length <= LIMITS.settingsBytes, {
+  }),
+  z.refine((patch) => JSON.stringify(patch).length <= LIMITS.settingsBytes, {
     message: `must serialize to at most ${LIMITS.settingsBytes} bytes`,
-  })
-  .meta({
+  }),
+  z.meta({
     description:
       "An RFC 7396 JSON Merge Patch of the slot's settings: keys to set, null to delete a key; " +
       'nested objects merge, arrays are replaced whole.',
-  });
+  }),
+);
 
 export const draftChangeSchema = z.strictObject({
   id: sequenceIdSchema,
   slotId: z
     .string()
-    .min(1)
-    .max(DRAFT_LIMITS.slotIdLength)
-    .meta({ description: 'The id of a slot of the base configuration.' }),
-  description: text(DRAFT_LIMITS.textLength).meta({ description: 'What the change does.' }),
-  rationale: text(DRAFT_LIMITS.rationaleLength).meta({ description: 'Why it fixes the findings it cites.' }),
+    .check(
+      z.minLength(1),
+      z.maxLength(DRAFT_LIMITS.slotIdLength),
+      z.meta({ description: 'The id of a slot of the base configuration.' }),
+    ),
+  description: text(DRAFT_LIMITS.textLength, 'What the change does.'),
+  rationale: text(DRAFT_LIMITS.rationaleLength, 'Why it fixes the findings it cites.'),
   findingIds: z
     .array(findingRefSchema)
-    .min(1)
-    .max(DRAFT_LIMITS.findingIdsPerChange)
-    .meta({ description: 'Ids of the findings this change addresses; every change cites one at least.' }),
+    .check(
+      z.minLength(1),
+      z.maxLength(DRAFT_LIMITS.findingIdsPerChange),
+      z.meta({ description: 'Ids of the findings this change addresses; every change cites one at least.' }),
+    ),
   patch: draftPatchSchema,
 });
 
 export const draftWarningSchema = z.strictObject({
   type: z
     .string()
-    .min(1)
-    .max(DRAFT_LIMITS.warningTypeLength)
-    .regex(/^[a-z][a-z0-9_]*$/, 'must be snake_case, e.g. speculative_change')
-    .meta({ description: 'snake_case kind of warning, e.g. thin_evidence, speculative_change, no_changes.' }),
+    .check(
+      z.minLength(1),
+      z.maxLength(DRAFT_LIMITS.warningTypeLength),
+      z.regex(/^[a-z][a-z0-9_]*$/, 'must be snake_case, e.g. speculative_change'),
+      z.meta({
+        description: 'snake_case kind of warning, e.g. thin_evidence, speculative_change, no_changes.',
+      }),
+    ),
   message: text(DRAFT_LIMITS.textLength),
-  changeIds: z
-    .array(changeRefSchema)
-    .max(DRAFT_LIMITS.changeIdsPerWarning)
-    .optional()
-    .meta({ description: 'Ids of the changes the warning is about, if any.' }),
+  changeIds: z.optional(
+    z
+      .array(changeRefSchema)
+      .check(
+        z.maxLength(DRAFT_LIMITS.changeIdsPerWarning),
+        z.meta({ description: 'Ids of the changes the warning is about, if any.' }),
+      ),
+  ),
 });
 
 /** Ids must run "1", "2", … in list order, so the wire ids can be the draft's ids unchanged. */
-function checkSequence(ids: readonly string[], path: readonly string[], ctx: z.RefinementCtx): void {
+function checkSequence(
+  ids: readonly string[],
+  path: readonly (string | number)[],
+  issues: {
+    addIssue(issue: { code: 'custom'; path: (string | number)[]; message: string; input: unknown }): void;
+  },
+): void {
   ids.forEach((id, index) => {
     if (id !== String(index + 1)) {
-      ctx.addIssue({
+      issues.addIssue({
         // Stryker disable next-line StringLiteral: nothing reads the issue code; the model is shown path and message
         code: 'custom',
         path: [...path, index, 'id'],
         message: `${path.at(-1)} ids must be "1", "2", … in order; expected "${index + 1}", got "${id}"`,
+        input: id,
       });
     }
   });
@@ -118,24 +143,26 @@ function checkSequence(ids: readonly string[], path: readonly string[], ctx: z.R
 export const synthesisDraftSchema = z
   .strictObject({
     diagnosis: z.strictObject({
-      summary: text(DRAFT_LIMITS.summaryLength).meta({ description: 'The diagnosis in a few sentences.' }),
-      findings: z.array(draftFindingSchema).max(DRAFT_LIMITS.findings),
+      summary: text(DRAFT_LIMITS.summaryLength, 'The diagnosis in a few sentences.'),
+      findings: z.array(draftFindingSchema).check(z.maxLength(DRAFT_LIMITS.findings)),
     }),
-    changes: z.array(draftChangeSchema).max(DRAFT_LIMITS.changes),
-    warnings: z.array(draftWarningSchema).max(DRAFT_LIMITS.warnings),
+    changes: z.array(draftChangeSchema).check(z.maxLength(DRAFT_LIMITS.changes)),
+    warnings: z.array(draftWarningSchema).check(z.maxLength(DRAFT_LIMITS.warnings)),
   })
-  .superRefine((draft, ctx) => {
-    checkSequence(
-      draft.diagnosis.findings.map((finding) => finding.id),
-      ['diagnosis', 'findings'],
-      ctx,
-    );
-    checkSequence(
-      draft.changes.map((change) => change.id),
-      ['changes'],
-      ctx,
-    );
-  });
+  .check(
+    z.superRefine((draft, ctx) => {
+      checkSequence(
+        draft.diagnosis.findings.map((finding) => finding.id),
+        ['diagnosis', 'findings'],
+        ctx,
+      );
+      checkSequence(
+        draft.changes.map((change) => change.id),
+        ['changes'],
+        ctx,
+      );
+    }),
+  );
 
 /** A draft as a handler writes it (optional fields may be left out; finalize reads them with defaults). */
 export type SynthesisDraft = z.input<typeof synthesisDraftSchema>;
@@ -144,10 +171,11 @@ export type DraftChange = z.infer<typeof draftChangeSchema>;
 export type DraftWarning = z.infer<typeof draftWarningSchema>;
 
 /**
- * JSON Schema of the draft, for the `submit_synthesis` tool's `input_schema`. Refinements (id
- * order, reserved keys, patch size) cannot be expressed in it; the zod parse enforces them.
+ * JSON Schema of the draft, for the `submit_synthesis` tool's `input_schema` (built when first
+ * asked: only claude-v1 needs it, and heuristic-v1's jobs do not pay for building it). Refinements
+ * (id order, reserved keys, patch size) cannot be expressed in it; the zod parse enforces them.
  */
-export const synthesisDraftJsonSchema: Record<string, unknown> = (() => {
+export function synthesisDraftJsonSchema(): Record<string, unknown> {
   const { $schema: _dialect, ...schema } = z.toJSONSchema(synthesisDraftSchema, { io: 'input' });
   return schema;
-})();
+}

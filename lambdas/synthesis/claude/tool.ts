@@ -18,7 +18,7 @@ export const SUBMIT_SYNTHESIS_TOOL: Anthropic.Messages.Tool = {
     'Submit the diagnosis of the pipeline (findings citing the numbered signals and runs), the proposed changes ' +
     '(each a JSON Merge Patch of one slot’s settings, citing the findings it fixes) and any warnings. ' +
     'Call it exactly once with the complete synthesis.',
-  input_schema: { ...synthesisDraftJsonSchema, type: 'object' },
+  input_schema: { ...synthesisDraftJsonSchema(), type: 'object' },
 };
 
 const REPAIR_ERRORS = 20;

@@ -141,7 +141,7 @@ describe('claude-v1 with a well-formed reply', () => {
     expect(body.tool_choice).toEqual({ type: 'tool', name: 'submit_synthesis' });
     expect(body.tools).toHaveLength(1);
     expect(body.tools[0].name).toBe('submit_synthesis');
-    expect(body.tools[0].input_schema).toEqual(synthesisDraftJsonSchema);
+    expect(body.tools[0].input_schema).toEqual(synthesisDraftJsonSchema());
     expect(body.messages).toHaveLength(1);
     const prompt: string = body.messages[0].content;
     expect(prompt).toMatch(/^\[1\] critical \| timeout \| slot "retrieve" \| .+ \| ×5$/m);

@@ -147,7 +147,7 @@ describe('synthesisDraftSchema', () => {
 
 describe('synthesisDraftJsonSchema', () => {
   it('describes an object tool input with the three required parts and no extra fields', () => {
-    const schema = synthesisDraftJsonSchema;
+    const schema = synthesisDraftJsonSchema();
 
     expect(schema.type).toBe('object');
     expect(schema.required).toEqual(['diagnosis', 'changes', 'warnings']);
@@ -156,7 +156,7 @@ describe('synthesisDraftJsonSchema', () => {
   });
 
   it('asks for integer signal numbers, string ids and an object patch', () => {
-    const schema = synthesisDraftJsonSchema;
+    const schema = synthesisDraftJsonSchema();
 
     const finding = dig(schema, 'properties', 'diagnosis', 'properties', 'findings', 'items', 'properties');
     const change = dig(schema, 'properties', 'changes', 'items', 'properties');
