@@ -1994,6 +1994,32 @@ export interface operations {
                             startedAt: string;
                             error?: string;
                             input?: unknown;
+                            results?: {
+                                base?: {
+                                    executionId: string;
+                                    /** @enum {string} */
+                                    arm: "base" | "candidate";
+                                    passed: boolean;
+                                    score?: number;
+                                    durationMs?: number;
+                                    costUsd?: number;
+                                    detail?: string;
+                                    /** Format: date-time */
+                                    recordedAt: string;
+                                };
+                                candidate?: {
+                                    executionId: string;
+                                    /** @enum {string} */
+                                    arm: "base" | "candidate";
+                                    passed: boolean;
+                                    score?: number;
+                                    durationMs?: number;
+                                    costUsd?: number;
+                                    detail?: string;
+                                    /** Format: date-time */
+                                    recordedAt: string;
+                                };
+                            };
                         }[];
                         /** Format: date-time */
                         chosenAt: string;

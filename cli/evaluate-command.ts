@@ -275,9 +275,11 @@ async function evaluate(
     while (next < tasks.length && !interrupt.aborted) {
       const task = tasks[next++] as (typeof tasks)[number];
       const configuration = task.arm === 'base' ? set.baseConfiguration : set.candidateConfiguration;
+      // The runner gets the case as recorded, not results posted for it before.
+      const { results: _earlier, ...recorded } = task.evaluationCase;
       const answer = await runCase(
         options.exec,
-        { arm: task.arm, configuration, case: task.evaluationCase },
+        { arm: task.arm, configuration, case: recorded },
         options.timeoutPerCase * 1000,
         running,
       );

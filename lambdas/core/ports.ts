@@ -215,6 +215,8 @@ export interface EvaluationStore {
    * run's `evaluation` from every stored result. Two batches at once lose nothing: the last to
    * finish writing sums them all. A run that is no longer generated is a ConflictError.
    */
+  /** Every stored result of the run. */
+  listResults(runId: string): Promise<StoredEvaluationResult[]>;
   recordResults(
     runId: string,
     results: StoredEvaluationResult[],

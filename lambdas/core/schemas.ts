@@ -458,6 +458,25 @@ export const storedApprovalRulesSchema = z.object({
 });
 export type StoredApprovalRules = z.infer<typeof storedApprovalRulesSchema>;
 
+/** One result of a runner: a case replayed on one arm. */
+export const evaluationResultSchema = z.strictObject({
+  executionId: idSchema,
+  arm: evaluationArmSchema,
+  passed: z.boolean(),
+  score: z.optional(z.number()),
+  durationMs: z.optional(boundedNumber(0, 86_400_000)),
+  costUsd: z.optional(boundedNumber(0, 1_000_000)),
+  detail: z.optional(shortString(LIMITS.messageLength)),
+});
+export type EvaluationResult = z.infer<typeof evaluationResultSchema>;
+
+/** A stored result, with when it arrived. */
+export const storedEvaluationResultSchema = z.object({
+  ...evaluationResultSchema.shape,
+  recordedAt: timestampSchema,
+});
+export type StoredEvaluationResult = z.infer<typeof storedEvaluationResultSchema>;
+
 /** One case of a run's evaluation set: an execution, why it was chosen, and what it was given. */
 export const evaluationCaseSchema = z.object({
   executionId: idSchema,
@@ -466,6 +485,13 @@ export const evaluationCaseSchema = z.object({
   startedAt: timestampSchema,
   error: z.optional(z.string()),
   input: z.optional(z.unknown()),
+  /** The latest result of each arm posted so far (absent before any). */
+  results: z.optional(
+    z.object({
+      base: z.optional(storedEvaluationResultSchema),
+      candidate: z.optional(storedEvaluationResultSchema),
+    }),
+  ),
 });
 export type EvaluationCase = z.infer<typeof evaluationCaseSchema>;
 
@@ -479,18 +505,6 @@ export const evaluationSetSchema = z.object({
 });
 export type EvaluationSet = z.infer<typeof evaluationSetSchema>;
 
-/** One result of a runner: a case replayed on one arm. */
-export const evaluationResultSchema = z.strictObject({
-  executionId: idSchema,
-  arm: evaluationArmSchema,
-  passed: z.boolean(),
-  score: z.optional(z.number()),
-  durationMs: z.optional(boundedNumber(0, 86_400_000)),
-  costUsd: z.optional(boundedNumber(0, 1_000_000)),
-  detail: z.optional(shortString(LIMITS.messageLength)),
-});
-export type EvaluationResult = z.infer<typeof evaluationResultSchema>;
-
 export const recordEvaluationsBodySchema = z.strictObject({
   results: z.array(evaluationResultSchema).check(
     z.minLength(1),
@@ -500,13 +514,6 @@ export const recordEvaluationsBodySchema = z.strictObject({
     }),
   ),
 });
-
-/** A stored result, with when it arrived. */
-export const storedEvaluationResultSchema = z.object({
-  ...evaluationResultSchema.shape,
-  recordedAt: timestampSchema,
-});
-export type StoredEvaluationResult = z.infer<typeof storedEvaluationResultSchema>;
 
 export const activateBodySchema = z.strictObject({
   reason: z.optional(trimmedString(1, LIMITS.messageLength)),

@@ -111,6 +111,7 @@ export function makeEvaluationStore(db: DynamoDBDocumentClient, tables: Evaluati
 
   return {
     getSet,
+    listResults: (runId) => allResults(runId),
 
     async saveSetOnce(runId, set) {
       try {

@@ -51,14 +51,21 @@ export function makeGetEvaluationSet({ runs, pipelines, evidence, evaluations, c
     if (!run.proposedConfigurationId) throw notGenerated(run, 'an evaluation set is chosen');
     const citedById = new Map(cited.map((execution) => [execution.id, execution]));
     const others = set.cases.filter((ref) => !citedById.has(ref.executionId));
-    const [base, candidate, loaded] = await Promise.all([
+    const [base, candidate, loaded, results] = await Promise.all([
       pipelines.getConfiguration(run.pipelineId, run.baseConfigurationId),
       pipelines.getConfiguration(run.pipelineId, run.proposedConfigurationId),
       evaluations.loadExecutions(
         run.pipelineId,
         others.map((ref) => ({ id: ref.executionId, startedAt: ref.startedAt })),
       ),
+      evaluations.listResults(runId),
     ]);
+    const resultsOf = new Map<string, NonNullable<EvaluationCase['results']>>();
+    for (const result of results) {
+      const entry = resultsOf.get(result.executionId) ?? {};
+      entry[result.arm] = result;
+      resultsOf.set(result.executionId, entry);
+    }
     if (!base || !candidate) throw new NotFoundError(`A configuration of run ${runId} no longer exists.`);
     const byId = new Map<string, Execution>([...citedById, ...loaded.map((e) => [e.id, e] as const)]);
     const cases = set.cases.flatMap((ref): EvaluationCase[] => {
@@ -72,6 +79,7 @@ export function makeGetEvaluationSet({ runs, pipelines, evidence, evaluations, c
           startedAt: execution.startedAt,
           ...(execution.error === undefined ? {} : { error: execution.error }),
           ...(execution.input === undefined ? {} : { input: execution.input }),
+          ...(resultsOf.has(execution.id) ? { results: resultsOf.get(execution.id) } : {}),
         },
       ];
     });

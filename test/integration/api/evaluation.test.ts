@@ -304,6 +304,11 @@ describe('evaluation results', () => {
       durationMsDelta: -40,
       costUsdDelta: -0.25,
     });
+    const caseB = (await getSet(run.id)).body.cases.find((c: { executionId: string }) => c.executionId === b);
+    expect(caseB.results).toMatchObject({
+      base: { passed: true, durationMs: 100 },
+      candidate: { passed: false, detail: 'wrong answer' },
+    });
   });
 
   it('refuses an execution outside the set, an unknown arm or a non-boolean passed, storing nothing', async () => {
