@@ -92,7 +92,7 @@ export function ApprovalGateNotice(props: { gate: ApprovalGate; run: Run; onDeci
       {gate.rules ? (
         <details>
           <summary>Approval rules in force</summary>
-          <dl class="facts" aria-label="Approval rules">
+          <dl class="rule-list" aria-label="Approval rules">
             {Object.entries(RULE_LABELS).map(([key, label]) => (
               <>
                 <dt>{label}</dt>
