@@ -254,4 +254,27 @@ describe('pipeline-synthesis evaluate', () => {
     expect(evaluation).toBeTruthy();
     expect(evaluation?.evaluated).toBeLessThan(evaluation?.cases ?? 0);
   });
+
+  it("approve obeys the pipeline's approval rules; an admin's --override-reason passes the evaluation rules", async () => {
+    const run = await generatedRun(6);
+    const rules = await client().PUT('/pipelines/{pipelineId}/approval-rules', {
+      params: { path: { pipelineId: run.pipelineId } },
+      body: {
+        requireEvaluation: true,
+        maxRegressions: 0,
+        minEvaluatedCases: 0,
+        forbidSelfApproval: false,
+        allowApiTokens: true,
+      },
+    });
+    expect(rules.response.status).toBe(200);
+
+    const refused = await cli(['approve', run.id]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('409 CONFLICT');
+    expect(refused.stderr).toContain('requires an evaluation');
+    const approved = await cli(['approve', run.id, '--override-reason', 'Replayed by hand.']);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect((await readRun(run.id)).approvalOverrideReason).toBe('Replayed by hand.');
+  });
 });
