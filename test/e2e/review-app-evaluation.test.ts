@@ -122,6 +122,11 @@ describe('checking a proposal in the review application', { timeout: 90_000 }, (
     expect(await why.textContent()).toContain('requires an evaluation');
     expect(await page.getByRole('button', { name: 'Approve', exact: true }).isDisabled()).toBe(true);
     expect(await page.getByText('Not evaluated yet').count()).toBe(1);
+    // The cited executions in the evidence open what they were given.
+    await page.locator('.execution-input summary').first().click();
+    expect(await page.locator('.execution-input pre').first().textContent()).toMatch(
+      /"question": "Where is order \d\?"/,
+    );
 
     const set = await apiAs(context, 'GET', `synthesis-runs/${runId}/evaluation-set`);
     const ids: string[] = set.body.cases.map((c: { executionId: string }) => c.executionId);
