@@ -7,6 +7,7 @@ import { formatAppSize, measureAppSize } from './app-size.ts';
 import { formatBundleTable, measureBundles } from './bundle-size.ts';
 import { measureCli } from './cli.ts';
 import { formatDiagnosisTable, measureDiagnosis } from './diagnosis.ts';
+import { formatEvaluation, measureEvaluation } from './evaluation.ts';
 import { formatLoadTable } from './load.ts';
 import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
@@ -78,4 +79,11 @@ if (wanted('cli')) {
 if (wanted('diagnosis')) {
   console.log('\n== Diagnosis (heuristic-v1 on pipelines with injected faults)');
   console.log(formatDiagnosisTable(measureDiagnosis()));
+}
+
+if (wanted('evaluation')) {
+  console.log(
+    '\n== Checking a proposal (evaluate with a runner that answers at once; reading an evaluated run)',
+  );
+  console.log(formatEvaluation(await measureEvaluation()));
 }

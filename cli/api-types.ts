@@ -262,6 +262,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/synthesis-runs/{id}/evaluation-set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The executions to replay on the base and the proposed configuration: those the findings cite, up to 50 more failed and 50 succeeded, chosen once for the run. */
+        get: operations["get-synthesis-run-evaluation-set"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/synthesis-runs/{id}/evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record up to 100 results of replaying the evaluation set (a later result for a case and arm replaces the earlier); answers the run's evaluation summary. */
+        post: operations["record-synthesis-run-evaluations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pipelines/{pipelineId}/approval-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pipeline's approval rules (the defaults until an admin sets them). */
+        get: operations["get-approval-rules"];
+        /** Replace the pipeline's approval rules (admins only); every field is required. */
+        put: operations["put-approval-rules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/login": {
         parameters: {
             query?: never;
@@ -710,6 +762,25 @@ export interface operations {
                             attempts: number;
                             costUsd?: number | null;
                         } | null;
+                        evaluation?: {
+                            cases: number;
+                            evaluated: number;
+                            base: {
+                                passed: number;
+                                failed: number;
+                            };
+                            candidate: {
+                                passed: number;
+                                failed: number;
+                            };
+                            fixed: string[];
+                            regressed: string[];
+                            durationMsDelta: number | null;
+                            costUsdDelta: number | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
+                        approvalOverrideReason?: string | null;
                     };
                 };
             };
@@ -803,6 +874,25 @@ export interface operations {
                             attempts: number;
                             costUsd?: number | null;
                         } | null;
+                        evaluation?: {
+                            cases: number;
+                            evaluated: number;
+                            base: {
+                                passed: number;
+                                failed: number;
+                            };
+                            candidate: {
+                                passed: number;
+                                failed: number;
+                            };
+                            fixed: string[];
+                            regressed: string[];
+                            durationMsDelta: number | null;
+                            costUsdDelta: number | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
+                        approvalOverrideReason?: string | null;
                     };
                 };
             };
@@ -1186,6 +1276,7 @@ export interface operations {
                             durationMs: number;
                             error?: string;
                         }[];
+                        input?: unknown;
                     }[];
                 };
             };
@@ -1215,6 +1306,7 @@ export interface operations {
                                 durationMs: number;
                                 error?: string;
                             }[];
+                            input?: unknown;
                         }[];
                     };
                 };
@@ -1237,7 +1329,22 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "override": {
+                 *         "reason": "Regressed case 3 is a flaky upstream; checked by hand."
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    override?: {
+                        reason: string;
+                    };
+                };
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -1307,6 +1414,25 @@ export interface operations {
                             attempts: number;
                             costUsd?: number | null;
                         } | null;
+                        evaluation?: {
+                            cases: number;
+                            evaluated: number;
+                            base: {
+                                passed: number;
+                                failed: number;
+                            };
+                            candidate: {
+                                passed: number;
+                                failed: number;
+                            };
+                            fixed: string[];
+                            regressed: string[];
+                            durationMsDelta: number | null;
+                            costUsdDelta: number | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
+                        approvalOverrideReason?: string | null;
                     };
                 };
             };
@@ -1409,6 +1535,25 @@ export interface operations {
                             attempts: number;
                             costUsd?: number | null;
                         } | null;
+                        evaluation?: {
+                            cases: number;
+                            evaluated: number;
+                            base: {
+                                passed: number;
+                                failed: number;
+                            };
+                            candidate: {
+                                passed: number;
+                                failed: number;
+                            };
+                            fixed: string[];
+                            regressed: string[];
+                            durationMsDelta: number | null;
+                            costUsdDelta: number | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
+                        approvalOverrideReason?: string | null;
                     };
                 };
             };
@@ -1469,6 +1614,7 @@ export interface operations {
                                 durationMs: number;
                                 error?: string;
                             }[];
+                            input?: unknown;
                         }[];
                     };
                 };
@@ -1620,6 +1766,25 @@ export interface operations {
                                 attempts: number;
                                 costUsd?: number | null;
                             } | null;
+                            evaluation?: {
+                                cases: number;
+                                evaluated: number;
+                                base: {
+                                    passed: number;
+                                    failed: number;
+                                };
+                                candidate: {
+                                    passed: number;
+                                    failed: number;
+                                };
+                                fixed: string[];
+                                regressed: string[];
+                                durationMsDelta: number | null;
+                                costUsdDelta: number | null;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                            approvalOverrideReason?: string | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -1729,6 +1894,312 @@ export interface operations {
                             activatedBy: string;
                         }[];
                         nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "get-synthesis-run-evaluation-set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runId: string;
+                        baseConfiguration: {
+                            id: string;
+                            pipelineId: string;
+                            version: number;
+                            slots: {
+                                id: string;
+                                name: string;
+                                kind: string;
+                                settings: {
+                                    model?: string;
+                                    temperature?: number;
+                                    topP?: number;
+                                    maxTokens?: number;
+                                    timeoutMs?: number;
+                                    maxRetries?: number;
+                                    topK?: number;
+                                    instructions?: string;
+                                    template?: string;
+                                    responseFormat?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** @enum {string} */
+                            source: "manual" | "synthesis";
+                            synthesisRunId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                        };
+                        candidateConfiguration: {
+                            id: string;
+                            pipelineId: string;
+                            version: number;
+                            slots: {
+                                id: string;
+                                name: string;
+                                kind: string;
+                                settings: {
+                                    model?: string;
+                                    temperature?: number;
+                                    topP?: number;
+                                    maxTokens?: number;
+                                    timeoutMs?: number;
+                                    maxRetries?: number;
+                                    topK?: number;
+                                    instructions?: string;
+                                    template?: string;
+                                    responseFormat?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** @enum {string} */
+                            source: "manual" | "synthesis";
+                            synthesisRunId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                        };
+                        cases: {
+                            executionId: string;
+                            /** @enum {string} */
+                            reason: "cited" | "failed" | "succeeded";
+                            /** @enum {string} */
+                            status: "succeeded" | "failed";
+                            /** Format: date-time */
+                            startedAt: string;
+                            error?: string;
+                            input?: unknown;
+                            results?: {
+                                base?: {
+                                    executionId: string;
+                                    /** @enum {string} */
+                                    arm: "base" | "candidate";
+                                    passed: boolean;
+                                    score?: number;
+                                    durationMs?: number;
+                                    costUsd?: number;
+                                    detail?: string;
+                                    /** Format: date-time */
+                                    recordedAt: string;
+                                };
+                                candidate?: {
+                                    executionId: string;
+                                    /** @enum {string} */
+                                    arm: "base" | "candidate";
+                                    passed: boolean;
+                                    score?: number;
+                                    durationMs?: number;
+                                    costUsd?: number;
+                                    detail?: string;
+                                    /** Format: date-time */
+                                    recordedAt: string;
+                                };
+                            };
+                        }[];
+                        /** Format: date-time */
+                        chosenAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "record-synthesis-run-evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "results": [
+                 *         {
+                 *           "executionId": "exec-1",
+                 *           "arm": "base",
+                 *           "passed": false,
+                 *           "durationMs": 1620,
+                 *           "detail": "timed out"
+                 *         },
+                 *         {
+                 *           "executionId": "exec-1",
+                 *           "arm": "candidate",
+                 *           "passed": true,
+                 *           "durationMs": 910,
+                 *           "costUsd": 0.0021
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    results: {
+                        executionId: string;
+                        /** @enum {string} */
+                        arm: "base" | "candidate";
+                        passed: boolean;
+                        score?: number;
+                        durationMs?: number;
+                        costUsd?: number;
+                        detail?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        evaluation: {
+                            cases: number;
+                            evaluated: number;
+                            base: {
+                                passed: number;
+                                failed: number;
+                            };
+                            candidate: {
+                                passed: number;
+                                failed: number;
+                            };
+                            fixed: string[];
+                            regressed: string[];
+                            durationMsDelta: number | null;
+                            costUsdDelta: number | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "get-approval-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        requireEvaluation: boolean;
+                        maxRegressions: number;
+                        minEvaluatedCases: number;
+                        forbidSelfApproval: boolean;
+                        allowApiTokens: boolean;
+                        pipelineId: string;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "put-approval-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "requireEvaluation": true,
+                 *       "maxRegressions": 0,
+                 *       "minEvaluatedCases": 20,
+                 *       "forbidSelfApproval": true,
+                 *       "allowApiTokens": false
+                 *     }
+                 */
+                "application/json": {
+                    requireEvaluation: boolean;
+                    maxRegressions: number;
+                    minEvaluatedCases: number;
+                    forbidSelfApproval: boolean;
+                    allowApiTokens: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        requireEvaluation: boolean;
+                        maxRegressions: number;
+                        minEvaluatedCases: number;
+                        forbidSelfApproval: boolean;
+                        allowApiTokens: boolean;
+                        pipelineId: string;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
                     };
                 };
             };

@@ -12,7 +12,9 @@ export const EXIT = {
   runFailed: 3,
   /** `--wait` gave up after `--timeout` seconds; the run goes on. */
   timedOut: 4,
-  /** Ctrl-C stopped the waiting (128 + SIGINT, as shells report it); the run goes on. */
+  /** `evaluate`: a case passed on the base and failed on the proposal. */
+  regressed: 5,
+  /** Ctrl-C stopped the waiting, or `evaluate` after posting what finished (128 + SIGINT, as shells report it). */
   interrupted: 130,
 } as const;
 

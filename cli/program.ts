@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { addDataCommands } from './commands.ts';
 import type { Io } from './context.ts';
+import { addEvaluateCommand } from './evaluate-command.ts';
 import { ApiFailure, CliFailure, EXIT } from './failures.ts';
 import { addRunCommands } from './run-commands.ts';
 
@@ -24,7 +25,8 @@ Exit codes:
   2  the API answered 4xx/5xx (its {error, message} is on stderr)
   3  synthesize --wait: the run failed
   4  synthesize --wait: --timeout passed; the run goes on
-  130  Ctrl-C stopped the waiting; the run goes on`;
+  5  evaluate: a case passed on the base and failed on the proposal
+  130  Ctrl-C stopped the waiting (the run goes on), or evaluate after posting what finished`;
 
 export function buildProgram(io: Io): Command {
   const program = new Command('pipeline-synthesis')
@@ -42,6 +44,7 @@ export function buildProgram(io: Io): Command {
     .addHelpText('after', EXIT_CODES_HELP);
   addDataCommands(program, io);
   addRunCommands(program, io);
+  addEvaluateCommand(program, io);
   return program;
 }
 

@@ -170,10 +170,14 @@ function addDecisionCommands(program: Command, io: Io): void {
     .command('approve')
     .description("approve a generated run: its proposal becomes the pipeline's active configuration")
     .argument('<runId>')
-    .action(async (runId: string, _options, command: Command) => {
+    .option('--override-reason <text>', "admins: approve against the pipeline's evaluation rules, saying why")
+    .action(async (runId: string, options: { overrideReason?: string }, command: Command) => {
       const context = contextOf(io, command);
       const run = await call(
-        context.client.POST('/synthesis-runs/{id}/approve', { params: { path: { id: runId } } }),
+        context.client.POST('/synthesis-runs/{id}/approve', {
+          params: { path: { id: runId } },
+          ...(options.overrideReason ? { body: { override: { reason: options.overrideReason } } } : {}),
+        }),
         context.apiUrl,
       );
       context.print(

@@ -2,18 +2,23 @@
  * The ports the use cases need: store/, sqs/ and wiring/ implement them, tests fake them. Every
  * repository speaks in the records of core/schemas.ts.
  */
+
 import type { SpentUsage } from './errors.ts';
+import type { EvaluationCaseRef, ExecutionStub } from './evaluation.ts';
 import type {
   Activation,
   Change,
   Confidence,
   Configuration,
   Diagnosis,
+  EvaluationSummary,
   Execution,
   Page,
   Pipeline,
   Signal,
   Slot,
+  StoredApprovalRules,
+  StoredEvaluationResult,
   StructuredWarning,
   SynthesisJob,
   SynthesisRun,
@@ -80,7 +85,7 @@ export interface RunRepository {
    */
   approve(
     run: SynthesisRun,
-    decision: { at: string; by: string },
+    decision: { at: string; by: string; overrideReason?: string | null },
     activation: Activation,
   ): Promise<SynthesisRun>;
   /** generated → rejected; any other status is a ConflictError naming it. */
@@ -185,4 +190,42 @@ export const EXECUTION_WINDOW = 200;
 export interface QuotaStore {
   /** Counts one use of `key` in the window; false, counting nothing, when `limit` uses are already counted. */
   consume(key: string, window: { start: string; end: string }, limit: number): Promise<boolean>;
+}
+
+/** The cases chosen for a run's evaluation, once. */
+export interface StoredEvaluationSet {
+  chosenAt: string;
+  cases: EvaluationCaseRef[];
+}
+
+/** A run's evaluation set and results (per case and arm), and the run's stored summary. */
+export interface EvaluationStore {
+  getSet(runId: string): Promise<StoredEvaluationSet | null>;
+  /** Stores the set unless one is stored already; answers the set that is stored. */
+  saveSetOnce(runId: string, set: StoredEvaluationSet): Promise<StoredEvaluationSet>;
+  /**
+   * The pipeline's executions read across its whole time range (a few bounded Queries), without
+   * their details: what the set's failed and succeeded cases are chosen from.
+   */
+  sampleExecutions(pipelineId: string): Promise<ExecutionStub[]>;
+  /** The executions named, read by key; missing ones are left out. */
+  loadExecutions(pipelineId: string, refs: Array<{ id: string; startedAt: string }>): Promise<Execution[]>;
+  /**
+   * Stores the results (a later one for a case and arm replaces the earlier), then rewrites the
+   * run's `evaluation` from every stored result. Two batches at once lose nothing: the last to
+   * finish writing sums them all. A run that is no longer generated is a ConflictError.
+   */
+  /** Every stored result of the run. */
+  listResults(runId: string): Promise<StoredEvaluationResult[]>;
+  recordResults(
+    runId: string,
+    results: StoredEvaluationResult[],
+    summarize: (all: StoredEvaluationResult[]) => EvaluationSummary,
+  ): Promise<EvaluationSummary>;
+}
+
+/** A pipeline's approval rules; null when it has none stored (the defaults apply). */
+export interface ApprovalRulesStore {
+  get(pipelineId: string): Promise<StoredApprovalRules | null>;
+  put(rules: StoredApprovalRules): Promise<void>;
 }

@@ -12,6 +12,10 @@ export const LIMITS = {
   nameLength: 200,
   messageLength: 4_000,
   settingsBytes: 16_000,
+  /** An execution's `input`, serialized as JSON (UTF-8). */
+  inputBytes: 16_384,
+  /** Results a runner may post in one request. */
+  evaluationBatch: 100,
   bodyBytes: 1_000_000,
   pageSize: 100,
 } as const;
@@ -178,6 +182,31 @@ export const slotResultSchema = z.object({
   error: z.optional(shortString(LIMITS.messageLength)),
 });
 
+/** The serialized size of a JSON value in UTF-8 bytes (TextEncoder: the core has no Buffer). */
+export function jsonBytes(value: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(value) ?? '').length;
+}
+
+/**
+ * What a run was given, so that a proposal can be replayed on it: any JSON, at most
+ * LIMITS.inputBytes serialized, with no empty key (DynamoDB cannot store one).
+ */
+export const executionInputValueSchema = z.unknown().check(
+  z.refine((value) => value !== undefined && jsonBytes(value) <= LIMITS.inputBytes, {
+    message: `must serialize to at most ${LIMITS.inputBytes} bytes of JSON (16 KB): keep what the runner needs to replay the run`,
+  }),
+  z.check((ctx) => {
+    const path = emptyKeyPath(ctx.value);
+    if (path === undefined) return;
+    ctx.issues.push({
+      code: 'custom',
+      input: ctx.value,
+      path,
+      message: 'is an empty key, which cannot be stored: give every key a name',
+    });
+  }),
+);
+
 export const executionSchema = z.object({
   id: idSchema,
   pipelineId: idSchema,
@@ -187,6 +216,8 @@ export const executionSchema = z.object({
   startedAt: timestampSchema,
   error: z.optional(shortString(LIMITS.messageLength)),
   slotResults: z.optional(z.array(slotResultSchema).check(z.maxLength(LIMITS.slotsPerConfiguration))),
+  /** What the run was given (any JSON, ≤ 16 KB), for replaying a proposal on it. */
+  input: z.optional(executionInputValueSchema),
 });
 export type Execution = z.infer<typeof executionSchema>;
 
@@ -241,6 +272,33 @@ export const synthesisUsageSchema = z.object({
   costUsd: z.optional(z.nullable(z.number().check(z.gte(0)))),
 });
 
+/* ---- checking a proposal before approval ---- */
+
+export const evaluationArmSchema = z.enum(['base', 'candidate']);
+export type EvaluationArm = z.infer<typeof evaluationArmSchema>;
+
+/** The pass counts of one arm over the cases with a result on both arms. */
+const armCountsSchema = z.object({ passed: minInt(0), failed: minInt(0) });
+
+/** The stored summary of a run's evaluation, rewritten after every batch of results. */
+export const evaluationSummarySchema = z.object({
+  /** Cases in the evaluation set. */
+  cases: minInt(0),
+  /** Cases with a result on both arms. */
+  evaluated: minInt(0),
+  base: armCountsSchema,
+  candidate: armCountsSchema,
+  /** Failed on the base, passed on the candidate. */
+  fixed: z.array(z.string()),
+  /** Passed on the base, failed on the candidate. */
+  regressed: z.array(z.string()),
+  /** Candidate minus base, means over the cases reporting the figure on both arms; null when none does. */
+  durationMsDelta: z.nullable(z.number()),
+  costUsdDelta: z.nullable(z.number()),
+  updatedAt: timestampSchema,
+});
+export type EvaluationSummary = z.infer<typeof evaluationSummarySchema>;
+
 export const synthesisRunSchema = z.object({
   id: runIdSchema,
   pipelineId: idSchema,
@@ -274,6 +332,10 @@ export const synthesisRunSchema = z.object({
   retryReason: z._default(z.nullable(z.string()), null),
   /** null until generated, and for handlers that call no model; optional so older items still read. */
   usage: z.optional(z.nullable(synthesisUsageSchema)),
+  /** The replay of the proposal on recorded executions, once a runner posted results; absent before. */
+  evaluation: z.optional(z.nullable(evaluationSummarySchema)),
+  /** Why an admin approved against the pipeline's evaluation rules, when they did. */
+  approvalOverrideReason: z.optional(z.nullable(z.string())),
 });
 export type SynthesisRun = z.infer<typeof synthesisRunSchema>;
 
@@ -361,6 +423,96 @@ export interface Page<T> {
 
 export const rejectBodySchema = z.strictObject({
   reason: z.optional(trimmedString(1, LIMITS.messageLength)),
+});
+
+export const approveBodySchema = z.strictObject({
+  /** An admin's reason to approve although the evaluation rules fail (never the self-approval rule). */
+  override: z.optional(z.strictObject({ reason: trimmedString(1, LIMITS.messageLength) })),
+});
+export type ApproveBody = z.infer<typeof approveBodySchema>;
+
+/** A pipeline's approval rules; a pipeline without stored rules has APPROVAL_RULE_DEFAULTS. */
+export const approvalRulesSchema = z.strictObject({
+  requireEvaluation: z.boolean(),
+  maxRegressions: boundedInt(0, 1_000_000),
+  minEvaluatedCases: boundedInt(0, 1_000_000),
+  forbidSelfApproval: z.boolean(),
+  allowApiTokens: z.boolean(),
+});
+export type ApprovalRules = z.infer<typeof approvalRulesSchema>;
+
+export const APPROVAL_RULE_DEFAULTS: ApprovalRules = {
+  requireEvaluation: false,
+  maxRegressions: 0,
+  minEvaluatedCases: 0,
+  forbidSelfApproval: false,
+  allowApiTokens: true,
+};
+
+/** The rules as GET answers them: with who changed them last (null for the defaults). */
+export const storedApprovalRulesSchema = z.object({
+  ...approvalRulesSchema.shape,
+  pipelineId: idSchema,
+  updatedAt: z.nullable(timestampSchema),
+  updatedBy: z.nullable(z.string()),
+});
+export type StoredApprovalRules = z.infer<typeof storedApprovalRulesSchema>;
+
+/** One result of a runner: a case replayed on one arm. */
+export const evaluationResultSchema = z.strictObject({
+  executionId: idSchema,
+  arm: evaluationArmSchema,
+  passed: z.boolean(),
+  score: z.optional(z.number()),
+  durationMs: z.optional(boundedNumber(0, 86_400_000)),
+  costUsd: z.optional(boundedNumber(0, 1_000_000)),
+  detail: z.optional(shortString(LIMITS.messageLength)),
+});
+export type EvaluationResult = z.infer<typeof evaluationResultSchema>;
+
+/** A stored result, with when it arrived. */
+export const storedEvaluationResultSchema = z.object({
+  ...evaluationResultSchema.shape,
+  recordedAt: timestampSchema,
+});
+export type StoredEvaluationResult = z.infer<typeof storedEvaluationResultSchema>;
+
+/** One case of a run's evaluation set: an execution, why it was chosen, and what it was given. */
+export const evaluationCaseSchema = z.object({
+  executionId: idSchema,
+  reason: z.enum(['cited', 'failed', 'succeeded']),
+  status: z.enum(['succeeded', 'failed']),
+  startedAt: timestampSchema,
+  error: z.optional(z.string()),
+  input: z.optional(z.unknown()),
+  /** The latest result of each arm posted so far (absent before any). */
+  results: z.optional(
+    z.object({
+      base: z.optional(storedEvaluationResultSchema),
+      candidate: z.optional(storedEvaluationResultSchema),
+    }),
+  ),
+});
+export type EvaluationCase = z.infer<typeof evaluationCaseSchema>;
+
+export const evaluationSetSchema = z.object({
+  runId: runIdSchema,
+  baseConfiguration: configurationSchema,
+  candidateConfiguration: configurationSchema,
+  cases: z.array(evaluationCaseSchema),
+  /** When the set was chosen (it never changes after). */
+  chosenAt: timestampSchema,
+});
+export type EvaluationSet = z.infer<typeof evaluationSetSchema>;
+
+export const recordEvaluationsBodySchema = z.strictObject({
+  results: z.array(evaluationResultSchema).check(
+    z.minLength(1),
+    z.maxLength(LIMITS.evaluationBatch),
+    z.refine((results) => new Set(results.map((r) => `${r.executionId}#${r.arm}`)).size === results.length, {
+      message: 'a case and arm may appear once in a batch',
+    }),
+  ),
 });
 
 export const activateBodySchema = z.strictObject({

@@ -1,9 +1,13 @@
 /* POST /synthesis-runs/{id}/approve: the run's proposal becomes the active configuration, atomically. */
-import { runIdSchema, synthesisRunSchema } from '../core/schemas.ts';
+import { approveBodySchema, runIdSchema, synthesisRunSchema } from '../core/schemas.ts';
 import { makeApproveRun } from '../core/use-cases/review.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
-import { pipelineRepositoryFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
+import {
+  approvalRulesStoreFromEnv,
+  pipelineRepositoryFromEnv,
+  runRepositoryFromEnv,
+} from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const approveSynthesisRun = defineOperation({
@@ -13,6 +17,11 @@ export const approveSynthesisRun = defineOperation({
   summary: 'Approve a generated run: its proposal becomes the active configuration, atomically.',
   access: { runs: 'readWrite', data: 'readWrite' },
   params: { id: runIdSchema },
+  body: {
+    schema: approveBodySchema,
+    required: false,
+    example: { override: { reason: 'Regressed case 3 is a flaky upstream; checked by hand.' } },
+  },
   response: { status: 200, schema: synthesisRunSchema },
   errors: [404, 409],
 });
@@ -23,6 +32,7 @@ export const handler = /* @__PURE__ */ operationHandler(approveSynthesisRun, () 
     pipelines: pipelineRepositoryFromEnv(),
     clock: systemClock,
     ids: nanoidGenerator,
+    approvalRules: approvalRulesStoreFromEnv(),
   });
-  return async ({ principal, params }) => ({ body: await approve(principal, params.id) });
+  return async ({ principal, params, body }) => ({ body: await approve(principal, params.id, body) });
 });

@@ -9,12 +9,14 @@ import { changePassword } from './change-password.ts';
 import { createApiToken } from './create-api-token.ts';
 import { createPipeline } from './create-pipeline.ts';
 import type { OperationDeclaration } from './declaration.ts';
+import { getApprovalRules } from './get-approval-rules.ts';
 import { getConfiguration } from './get-configuration.ts';
 import { getMe } from './get-me.ts';
 import { getOpenApi } from './get-openapi.ts';
 import { getPipeline } from './get-pipeline.ts';
 import { getSynthesisRun } from './get-synthesis-run.ts';
 import { getSynthesisRunDiff } from './get-synthesis-run-diff.ts';
+import { getSynthesisRunEvaluationSet } from './get-synthesis-run-evaluation-set.ts';
 import { getSynthesisRunEvidence } from './get-synthesis-run-evidence.ts';
 import { listActivations } from './list-activations.ts';
 import { listApiTokens } from './list-api-tokens.ts';
@@ -22,8 +24,10 @@ import { listPipelines } from './list-pipelines.ts';
 import { listSynthesisRuns } from './list-synthesis-runs.ts';
 import { logIn } from './log-in.ts';
 import { logOut } from './log-out.ts';
+import { putApprovalRules } from './put-approval-rules.ts';
 import { recordExecutions } from './record-executions.ts';
 import { recordSignals } from './record-signals.ts';
+import { recordSynthesisRunEvaluations } from './record-synthesis-run-evaluations.ts';
 import { refreshSession } from './refresh-session.ts';
 import { rejectSynthesisRun } from './reject-synthesis-run.ts';
 import { requestMagicLink } from './request-magic-link.ts';
@@ -50,6 +54,10 @@ export const OPERATIONS: readonly OperationDeclaration[] = [
   listSynthesisRuns,
   activateConfiguration,
   listActivations,
+  getSynthesisRunEvaluationSet,
+  recordSynthesisRunEvaluations,
+  getApprovalRules,
+  putApprovalRules,
   logIn,
   refreshSession,
   logOut,

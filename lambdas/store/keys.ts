@@ -35,6 +35,9 @@ export const runKey = (id: string) => ({ id });
  *   execution id   pk PIPELINE#<id>#EXECUTIONIDS sk <executionId>  pipeline; internal; one partition per
  *                                                                  pipeline, so a Query finds them all)
  *   evidence       pk RUN#<runId>#EVIDENCE       sk SIGNAL#<signalId> | EXECUTION#<executionId>
+ *   evaluation set pk RUN#<runId>#EVALUATION     sk SET             (the chosen cases' ids and times; written once)
+ *   eval. result   pk RUN#<runId>#EVALUATION     sk RESULT#<executionId>#<arm>  (one per case and arm; a later one replaces it)
+ *   approval rules pk PIPELINE#<id>              sk APPROVALRULES   (absent: the defaults)
  *   idempotency    pk IDEMPOTENCY#<scope>#<key>  sk IDEMPOTENCY
  *   quota          pk QUOTA#<key>#<windowStart>  sk QUOTA
  * (Plain functions, not an object of them: a bundle keeps only the builders its Lambda uses.)
@@ -107,6 +110,24 @@ export const evidencePartition = (runId: string) => `RUN#${runId}#EVIDENCE`;
 export const evidenceKey = (runId: string, kind: 'signal' | 'execution', recordId: string): ItemKey => ({
   pk: evidencePartition(runId),
   sk: `${kind === 'signal' ? 'SIGNAL' : 'EXECUTION'}#${recordId}`,
+});
+
+/** A run's evaluation: its set and every result, one partition per run (one Query deletes or exports it). */
+export const evaluationPartition = (runId: string) => `RUN#${runId}#EVALUATION`;
+
+export const evaluationSetKey = (runId: string): ItemKey => ({ pk: evaluationPartition(runId), sk: 'SET' });
+
+export const EVALUATION_RESULT_PREFIX = 'RESULT#';
+
+export const evaluationResultKey = (runId: string, executionId: string, arm: string): ItemKey => ({
+  pk: evaluationPartition(runId),
+  sk: `${EVALUATION_RESULT_PREFIX}${executionId}#${arm}`,
+});
+
+/** A pipeline's approval rules live in its own partition, beside the pipeline. */
+export const approvalRulesKey = (pipelineId: string): ItemKey => ({
+  pk: pipelinePartition(pipelineId),
+  sk: 'APPROVALRULES',
 });
 
 export const idempotencyKey = (scope: string, key: string): ItemKey => ({

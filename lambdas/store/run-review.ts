@@ -31,6 +31,7 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
         status: 'approved',
         approvedAt: decision.at,
         approvedBy: decision.by,
+        ...(decision.overrideReason ? { approvalOverrideReason: decision.overrideReason } : {}),
       };
       const move = moveCondition('approved');
       try {
@@ -41,7 +42,7 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
                 Update: {
                   TableName: tables.runs,
                   Key: runKey(run.id),
-                  UpdateExpression: 'SET #status = :to, approvedAt = :at, approvedBy = :by',
+                  UpdateExpression: `SET #status = :to, approvedAt = :at, approvedBy = :by${decision.overrideReason ? ', approvalOverrideReason = :override' : ''}`,
                   ConditionExpression: move.expression,
                   ExpressionAttributeNames: move.names,
                   ExpressionAttributeValues: {
@@ -49,6 +50,7 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
                     ':to': 'approved',
                     ':at': decision.at,
                     ':by': decision.by,
+                    ...(decision.overrideReason ? { ':override': decision.overrideReason } : {}),
                   },
                 },
               },

@@ -5,11 +5,13 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { AuthRepository } from '../auth/ports.ts';
+import { makeApprovalRulesStore } from '../store/approval-rules.ts';
 import { makeAccountStore } from '../store/auth/accounts.ts';
 import { makeApiTokenStore } from '../store/auth/api-tokens.ts';
 import { makeAttemptStore } from '../store/auth/attempts.ts';
 import { makeMagicLinkStore } from '../store/auth/magic-links.ts';
 import { makeSessionStore } from '../store/auth/sessions.ts';
+import { makeEvaluationStore } from '../store/evaluations.ts';
 import { makeEvidenceStore } from '../store/evidence.ts';
 import { makeIdempotencyStore } from '../store/idempotency.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
@@ -59,4 +61,13 @@ export function evidenceStoreFromEnv() {
 
 export function quotaStoreFromEnv() {
   return makeQuotaStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+}
+
+export function evaluationStoreFromEnv() {
+  const config = readConfig({ RUNS_TABLE: tableName, DATA_TABLE: tableName });
+  return makeEvaluationStore(getDocumentClient(), { runs: config.RUNS_TABLE, data: config.DATA_TABLE });
+}
+
+export function approvalRulesStoreFromEnv() {
+  return makeApprovalRulesStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
 }

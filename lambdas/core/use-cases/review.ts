@@ -1,9 +1,17 @@
 /* The reviewer's use cases: approve or reject a generated run, list runs, activate or roll back
    a configuration, list activations and show a run's settings diff. */
 import { ConflictError, NotFoundError } from '../errors.ts';
-import type { Clock, IdGenerator, PageRequest, PipelineRepository, RunRepository } from '../ports.ts';
+import type {
+  ApprovalRulesStore,
+  Clock,
+  IdGenerator,
+  PageRequest,
+  PipelineRepository,
+  RunRepository,
+} from '../ports.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
-import type { Activation, Configuration, RunStatus, Slot, SynthesisRun } from '../schemas.ts';
+import type { Activation, ApproveBody, Configuration, RunStatus, Slot, SynthesisRun } from '../schemas.ts';
+import { enforceApprovalRules } from './approval-rules.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
 import { makeGetSynthesisRun } from './synthesis.ts';
 
@@ -12,6 +20,8 @@ export interface ReviewDeps {
   pipelines: PipelineRepository;
   clock: Clock;
   ids: IdGenerator;
+  /** The pipelines' approval rules; approve enforces them. */
+  approvalRules?: ApprovalRulesStore;
 }
 
 async function loadConfiguration(pipelines: PipelineRepository, pipelineId: string, configurationId: string) {
@@ -23,15 +33,18 @@ async function loadConfiguration(pipelines: PipelineRepository, pipelineId: stri
 }
 
 /** Approves a generated run: the proposal becomes the pipeline's active configuration, atomically. */
-export function makeApproveRun({ runs, pipelines, clock, ids }: ReviewDeps) {
+export function makeApproveRun({ runs, pipelines, clock, ids, approvalRules }: ReviewDeps) {
   const getRun = makeGetSynthesisRun({ runs });
-  return async (principal: Principal, runId: string): Promise<SynthesisRun> => {
+  return async (principal: Principal, runId: string, body: ApproveBody = {}): Promise<SynthesisRun> => {
     const run = await getRun(principal, runId);
     assertCanWrite(principal);
     // Stryker disable next-line ConditionalExpression: runs.approve refuses a run that is not generated with the same 409 naming its status; the check spares the reads
     if (run.status !== 'generated' || !run.proposedConfigurationId) {
       throw new ConflictError(`The run is ${run.status}; only a generated run can be approved.`);
     }
+    const overrideReason = approvalRules
+      ? await enforceApprovalRules(approvalRules, principal, run, body.override)
+      : null;
     const [base, proposed] = await Promise.all([
       loadConfiguration(pipelines, run.pipelineId, run.baseConfigurationId),
       loadConfiguration(pipelines, run.pipelineId, run.proposedConfigurationId),
@@ -51,7 +64,7 @@ export function makeApproveRun({ runs, pipelines, clock, ids }: ReviewDeps) {
       activatedAt: at,
       activatedBy: principal.userId,
     };
-    return runs.approve(run, { at, by: principal.userId }, activation);
+    return runs.approve(run, { at, by: principal.userId, overrideReason }, activation);
   };
 }
 

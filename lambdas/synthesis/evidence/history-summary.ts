@@ -5,12 +5,14 @@
  */
 import type { Execution, Slot } from '../../core/schemas.ts';
 import { escapePromptData, promptJson } from '../prompt-escape.ts';
-import { redactText } from '../redact.ts';
+import { redactSettings, redactText } from '../redact.ts';
 import { byteLength, shorten } from '../text-budget.ts';
 import { percentile, selectShownExecutions } from './executions.ts';
 
 export const HISTORY_SUMMARY_LIMITS = {
   runErrorBytes: 100,
+  /** A run's recorded input, redacted and shortened: enough to see what it was asked. */
+  runInputBytes: 200,
   errorKindsPerSlot: 3,
   errorKindBytes: 100,
   slotIdBytes: 64,
@@ -193,6 +195,12 @@ export function renderShownExecutions(
     if (slowest !== undefined) {
       parts.push(
         `slowest slot ${promptJson(shorten(slowest.slotId, L.slotIdBytes))} ${slowest.durationMs} ms`,
+      );
+    }
+    if (execution.input !== undefined) {
+      // Redacted as settings are (secret-named keys and credential shapes) before it is shortened.
+      parts.push(
+        `input: ${promptJson(shorten(JSON.stringify(redactSettings(execution.input)), L.runInputBytes))}`,
       );
     }
     const line = parts.join(' | ');

@@ -37,6 +37,17 @@ function bodyFor(route: GatewayRoute): object | undefined {
   if (route.path.endsWith('/signals'))
     return { signals: [{ kind: 'timeout', severity: 'critical', message: 'slow', slotId: 'retrieve' }] };
   if (route.path.endsWith('/executions')) return { executions: [{ status: 'succeeded', durationMs: 12 }] };
+  if (route.path.endsWith('/evaluations'))
+    return { results: [{ executionId: 'exec-1', arm: 'base', passed: true }] };
+  if (route.path.endsWith('/approval-rules') && route.method === 'PUT') {
+    return {
+      requireEvaluation: true,
+      maxRegressions: 0,
+      minEvaluatedCases: 0,
+      forbidSelfApproval: false,
+      allowApiTokens: true,
+    };
+  }
   return route.method === 'GET' ? undefined : {};
 }
 

@@ -169,6 +169,12 @@ function ExecutionRecord({ id, execution }: { id: string; execution: Execution |
         {' '}
         · <Time iso={execution.startedAt} />
       </span>
+      {execution.input === undefined ? null : (
+        <details class="execution-input">
+          <summary>Input</summary>
+          <pre class="evaluation-input">{JSON.stringify(execution.input, null, 2)}</pre>
+        </details>
+      )}
     </>
   );
 }

@@ -11,6 +11,7 @@ import { isSettled, nextPollDelay } from '../poll.ts';
 import { Link } from '../router.tsx';
 import type { Pipeline, Run, RunDiff } from '../types.ts';
 import { ErrorNotice, Loading, Time, useLoad, useTitle } from '../ui.tsx';
+import { ApprovalGateNotice, EvaluationSection, useApprovalGate } from './evaluation.tsx';
 import { getConfiguration, getPipeline } from './pipeline.tsx';
 import { Proposal, type ProposalData } from './proposal.tsx';
 
@@ -103,6 +104,7 @@ export function RunPage({ runId }: { runId: string }) {
         </div>
       ) : null}
       <Facts run={run} diff={proposal.data?.diff} />
+      <EvaluationSection run={run} />
       {run.status === 'generated' ? (
         <Decide
           run={run}
@@ -235,6 +237,7 @@ function Decide(props: {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [conflict, setConflict] = useState<ConflictExplanation>();
+  const gate = useApprovalGate(props.run);
 
   const decide = async (action: 'approve' | 'reject') => {
     setBusy(true);
@@ -268,8 +271,14 @@ function Decide(props: {
       {canWrite ? (
         <>
           <p>Approving makes the proposal the pipeline's active configuration at once.</p>
+          <ApprovalGateNotice gate={gate} run={props.run} onDecided={props.onDecided} />
           <div class="actions">
-            <button type="button" class="primary" disabled={busy} onClick={() => void decide('approve')}>
+            <button
+              type="button"
+              class="primary"
+              disabled={busy || gate.blocked}
+              onClick={() => void decide('approve')}
+            >
               Approve
             </button>
           </div>

@@ -1,0 +1,96 @@
+/* A pipeline's approval rules: reading and changing them (admins), and enforcing them on approve. */
+import { failingRules } from '../approval-rules.ts';
+import { ConflictError, ForbiddenError } from '../errors.ts';
+import type { ApprovalRulesStore, Clock, PipelineRepository } from '../ports.ts';
+import type { Principal } from '../principal.ts';
+import {
+  APPROVAL_RULE_DEFAULTS,
+  type ApprovalRules,
+  type ApproveBody,
+  type StoredApprovalRules,
+  type SynthesisRun,
+} from '../schemas.ts';
+import { loadOwnedPipeline } from './pipelines.ts';
+
+export interface ApprovalRulesDeps {
+  pipelines: PipelineRepository;
+  approvalRules: ApprovalRulesStore;
+  clock: Clock;
+}
+
+/** The rules in force for a pipeline: the stored ones, else the defaults. */
+async function rulesInForce(store: ApprovalRulesStore, pipelineId: string): Promise<StoredApprovalRules> {
+  return (
+    (await store.get(pipelineId)) ?? {
+      ...APPROVAL_RULE_DEFAULTS,
+      pipelineId,
+      updatedAt: null,
+      updatedBy: null,
+    }
+  );
+}
+
+/** The pipeline's approval rules (its team's members may read them). */
+export function makeGetApprovalRules({ pipelines, approvalRules }: Omit<ApprovalRulesDeps, 'clock'>) {
+  return async (principal: Principal, pipelineId: string): Promise<StoredApprovalRules> => {
+    await loadOwnedPipeline(pipelines, principal, pipelineId);
+    return rulesInForce(approvalRules, pipelineId);
+  };
+}
+
+/** Replaces the pipeline's approval rules; admins only. */
+export function makePutApprovalRules({ pipelines, approvalRules, clock }: ApprovalRulesDeps) {
+  return async (
+    principal: Principal,
+    pipelineId: string,
+    rules: ApprovalRules,
+  ): Promise<StoredApprovalRules> => {
+    await loadOwnedPipeline(pipelines, principal, pipelineId);
+    if (principal.role !== 'admin') {
+      throw new ForbiddenError("Only a team admin may change a pipeline's approval rules.");
+    }
+    const stored: StoredApprovalRules = {
+      ...rules,
+      pipelineId,
+      updatedAt: clock.now().toISOString(),
+      updatedBy: principal.userId,
+    };
+    await approvalRules.put(stored);
+    return stored;
+  };
+}
+
+/**
+ * Refuses an approval the pipeline's rules forbid: 403 for an API token where a person must
+ * approve, 403 for an override by a non-admin, 409 naming every failing rule in `details.rules`.
+ * Answers the override reason to store on the run (null without one).
+ */
+export async function enforceApprovalRules(
+  store: ApprovalRulesStore,
+  principal: Principal,
+  run: SynthesisRun,
+  override: ApproveBody['override'],
+): Promise<string | null> {
+  const rules = await rulesInForce(store, run.pipelineId);
+  if (!rules.allowApiTokens && principal.method === 'api-token') {
+    throw new ForbiddenError(
+      "This pipeline's approval rules require a person to approve: sign in (the review application or `pipeline-synthesis login`) instead of using an API token.",
+    );
+  }
+  if (override && principal.role !== 'admin') {
+    throw new ForbiddenError('Only a team admin may override the approval rules.');
+  }
+  const failing = failingRules(rules, {
+    evaluation: run.evaluation,
+    triggeredBy: run.triggeredBy,
+    approverUserId: principal.userId,
+    overridden: override !== undefined,
+  });
+  if (failing.length > 0) {
+    throw new ConflictError(
+      `The pipeline's approval rules refuse this approval: ${failing.map((failure) => failure.message).join(' ')}`,
+      { details: { rules: failing.map((failure) => failure.rule), failures: failing } },
+    );
+  }
+  return override?.reason ?? null;
+}

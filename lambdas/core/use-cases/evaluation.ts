@@ -1,0 +1,141 @@
+/* Checking a proposal before approval: the run's evaluation set, chosen once, and its results. */
+
+import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import { chooseEvaluationCases, summarizeEvaluation } from '../evaluation.ts';
+import type { Clock, EvaluationStore, EvidenceStore, PipelineRepository, RunRepository } from '../ports.ts';
+import { assertCanWrite, type Principal } from '../principal.ts';
+import type {
+  EvaluationCase,
+  EvaluationResult,
+  EvaluationSet,
+  EvaluationSummary,
+  Execution,
+  SynthesisRun,
+} from '../schemas.ts';
+import { makeGetSynthesisRun } from './synthesis.ts';
+
+export interface EvaluationDeps {
+  runs: RunRepository;
+  pipelines: PipelineRepository;
+  evidence: EvidenceStore;
+  evaluations: EvaluationStore;
+  clock: Clock;
+}
+
+function notGenerated(run: SynthesisRun, what: string): ConflictError {
+  return new ConflictError(`The run is ${run.status}; ${what} only for a generated run.`);
+}
+
+/**
+ * The run's evaluation set: chosen on the first read (the cited executions, then up to 50 failed
+ * and 50 succeeded spread over time) and stored, so every later reader gets the same cases.
+ */
+export function makeGetEvaluationSet({ runs, pipelines, evidence, evaluations, clock }: EvaluationDeps) {
+  const getRun = makeGetSynthesisRun({ runs });
+  return async (principal: Principal, runId: string): Promise<EvaluationSet> => {
+    const run = await getRun(principal, runId);
+    const [stored, cited] = await Promise.all([
+      evaluations.getSet(runId),
+      evidence.load(runId).then((found) => found.executions),
+    ]);
+    let set = stored;
+    if (!set) {
+      if (run.status !== 'generated' || !run.proposedConfigurationId)
+        throw notGenerated(run, 'an evaluation set is chosen');
+      const sample = await evaluations.sampleExecutions(run.pipelineId);
+      set = await evaluations.saveSetOnce(runId, {
+        chosenAt: clock.now().toISOString(),
+        cases: chooseEvaluationCases(cited, sample),
+      });
+    }
+    if (!run.proposedConfigurationId) throw notGenerated(run, 'an evaluation set is chosen');
+    const citedById = new Map(cited.map((execution) => [execution.id, execution]));
+    const others = set.cases.filter((ref) => !citedById.has(ref.executionId));
+    const [base, candidate, loaded, results] = await Promise.all([
+      pipelines.getConfiguration(run.pipelineId, run.baseConfigurationId),
+      pipelines.getConfiguration(run.pipelineId, run.proposedConfigurationId),
+      evaluations.loadExecutions(
+        run.pipelineId,
+        others.map((ref) => ({ id: ref.executionId, startedAt: ref.startedAt })),
+      ),
+      evaluations.listResults(runId),
+    ]);
+    const resultsOf = new Map<string, NonNullable<EvaluationCase['results']>>();
+    for (const result of results) {
+      const entry = resultsOf.get(result.executionId) ?? {};
+      entry[result.arm] = result;
+      resultsOf.set(result.executionId, entry);
+    }
+    if (!base || !candidate) throw new NotFoundError(`A configuration of run ${runId} no longer exists.`);
+    const byId = new Map<string, Execution>([...citedById, ...loaded.map((e) => [e.id, e] as const)]);
+    const cases = set.cases.flatMap((ref): EvaluationCase[] => {
+      const execution = byId.get(ref.executionId);
+      if (!execution) return [];
+      return [
+        {
+          executionId: execution.id,
+          reason: ref.reason,
+          status: execution.status,
+          startedAt: execution.startedAt,
+          ...(execution.error === undefined ? {} : { error: execution.error }),
+          ...(execution.input === undefined ? {} : { input: execution.input }),
+          ...(resultsOf.has(execution.id) ? { results: resultsOf.get(execution.id) } : {}),
+        },
+      ];
+    });
+    return {
+      runId,
+      baseConfiguration: base,
+      candidateConfiguration: candidate,
+      cases,
+      chosenAt: set.chosenAt,
+    };
+  };
+}
+
+/**
+ * Stores a runner's results (a later one for a case and arm replaces the earlier) and answers the
+ * run's evaluation summary, which the run then carries. Nothing is stored when any result is refused.
+ */
+export function makeRecordEvaluations({
+  runs,
+  evaluations,
+  clock,
+}: Pick<EvaluationDeps, 'runs' | 'evaluations' | 'clock'>) {
+  const getRun = makeGetSynthesisRun({ runs });
+  return async (
+    principal: Principal,
+    runId: string,
+    results: EvaluationResult[],
+  ): Promise<EvaluationSummary> => {
+    const run = await getRun(principal, runId);
+    assertCanWrite(principal);
+    if (run.status !== 'generated') throw notGenerated(run, 'results are accepted');
+    const set = await evaluations.getSet(runId);
+    if (!set) {
+      throw new ConflictError(
+        'The run has no evaluation set yet: read GET /synthesis-runs/{id}/evaluation-set first and replay its cases.',
+      );
+    }
+    const caseIds = set.cases.map((ref) => ref.executionId);
+    const inSet = new Set(caseIds);
+    const outside = results.flatMap((result, index) => (inSet.has(result.executionId) ? [] : [index]));
+    if (outside.length > 0) {
+      throw new ValidationError(
+        `These executions are not cases of the run's evaluation set: ${[...new Set(outside.map((i) => results[i]?.executionId))].join(', ')}. Nothing was stored.`,
+        {
+          details: outside.map((index) => ({
+            path: `results.${index}.executionId`,
+            message: 'is not a case of the evaluation set',
+          })),
+        },
+      );
+    }
+    const at = clock.now().toISOString();
+    return evaluations.recordResults(
+      runId,
+      results.map((result) => ({ ...result, recordedAt: at })),
+      (all) => summarizeEvaluation(caseIds, all, clock.now().toISOString()),
+    );
+  };
+}

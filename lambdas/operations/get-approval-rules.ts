@@ -1,0 +1,25 @@
+/* GET /pipelines/{pipelineId}/approval-rules: the rules approving a run of the pipeline must pass. */
+import { idSchema, storedApprovalRulesSchema } from '../core/schemas.ts';
+import { makeGetApprovalRules } from '../core/use-cases/approval-rules.ts';
+import { operationHandler } from '../http/operation.ts';
+import { approvalRulesStoreFromEnv, pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { defineOperation } from './declaration.ts';
+
+export const getApprovalRules = defineOperation({
+  name: 'get-approval-rules',
+  method: 'GET',
+  path: '/pipelines/{pipelineId}/approval-rules',
+  summary: "The pipeline's approval rules (the defaults until an admin sets them).",
+  access: { data: 'read' },
+  params: { pipelineId: idSchema },
+  response: { status: 200, schema: storedApprovalRulesSchema },
+  errors: [404],
+});
+
+export const handler = /* @__PURE__ */ operationHandler(getApprovalRules, () => {
+  const get = makeGetApprovalRules({
+    pipelines: pipelineRepositoryFromEnv(),
+    approvalRules: approvalRulesStoreFromEnv(),
+  });
+  return async ({ principal, params }) => ({ body: await get(principal, params.pipelineId) });
+});

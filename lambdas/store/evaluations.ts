@@ -1,0 +1,261 @@
+/*
+ * A run's evaluation in DynamoDB: its set (one item, written once) and its results (one item per
+ * case and arm) in the run's evaluation partition of the data table, and the summary stored on the
+ * run item so that reading a run stays one GetItem (keys: store/keys.ts).
+ */
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import { ConflictError } from '../core/errors.ts';
+import type { ExecutionStub } from '../core/evaluation.ts';
+import type { EvaluationStore, StoredEvaluationSet } from '../core/ports.ts';
+import {
+  type Execution,
+  executionSchema,
+  storedEvaluationResultSchema,
+  timestampSchema,
+} from '../core/schemas.ts';
+import { isConditionFailure } from './conditions.ts';
+import { itemReader } from './items.ts';
+import {
+  EVALUATION_RESULT_PREFIX,
+  evaluationPartition,
+  evaluationResultKey,
+  evaluationSetKey,
+  executionKey,
+  executionsPartition,
+  runKey,
+} from './keys.ts';
+
+const WRITE_BATCH = 25;
+const READ_BATCH = 100;
+const MAX_ROUNDS = 8;
+
+/** How the executions are sampled: this many slices of the time range, this many read from each. */
+export const SAMPLING = { slices: 10, perSlice: 100 } as const;
+
+const setSchema = z.object({
+  chosenAt: timestampSchema,
+  cases: z.array(
+    z.object({
+      executionId: z.string(),
+      reason: z.enum(['cited', 'failed', 'succeeded']),
+      startedAt: z.string(),
+    }),
+  ),
+});
+
+const stubSchema = z.object({
+  id: z.string(),
+  status: z.enum(['succeeded', 'failed']),
+  startedAt: z.string(),
+});
+
+export interface EvaluationTables {
+  runs: string;
+  data: string;
+}
+
+const pause = (round: number) => new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round));
+
+/** DynamoDB adapter of EvaluationStore. */
+export function makeEvaluationStore(db: DynamoDBDocumentClient, tables: EvaluationTables): EvaluationStore {
+  const readSet = itemReader(setSchema, 'evaluation set');
+  const readStub = itemReader(stubSchema, 'execution');
+  const readExecution = itemReader(executionSchema, 'execution');
+  const readResult = itemReader(storedEvaluationResultSchema, 'evaluation result');
+
+  async function getSet(runId: string): Promise<StoredEvaluationSet | null> {
+    const { Item } = await db.send(
+      new GetCommand({ TableName: tables.data, Key: evaluationSetKey(runId), ConsistentRead: true }),
+    );
+    return Item ? readSet(Item) : null;
+  }
+
+  /** One end of the pipeline's execution history (its sort key), or null when it has none. */
+  async function edge(pipelineId: string, newest: boolean): Promise<string | null> {
+    const { Items = [] } = await db.send(
+      new QueryCommand({
+        TableName: tables.data,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId) },
+        ProjectionExpression: 'sk',
+        ScanIndexForward: !newest,
+        Limit: 1,
+      }),
+    );
+    const sk = Items[0]?.sk;
+    return typeof sk === 'string' ? sk : null;
+  }
+
+  async function slice(pipelineId: string, from: string, to: string): Promise<ExecutionStub[]> {
+    const { Items = [] } = await db.send(
+      new QueryCommand({
+        TableName: tables.data,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId), ':from': from, ':to': to },
+        ExpressionAttributeNames: { '#status': 'status' },
+        ProjectionExpression: 'id, #status, startedAt',
+        Limit: SAMPLING.perSlice,
+      }),
+    );
+    return Items.map(readStub);
+  }
+
+  return {
+    getSet,
+    listResults: (runId) => allResults(runId),
+
+    async saveSetOnce(runId, set) {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tables.data,
+            Item: { ...evaluationSetKey(runId), ...set },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return set;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        const stored = await getSet(runId);
+        if (!stored) throw error;
+        return stored;
+      }
+    },
+
+    async sampleExecutions(pipelineId) {
+      const [oldest, newest] = await Promise.all([edge(pipelineId, false), edge(pipelineId, true)]);
+      if (oldest === null || newest === null) return [];
+      const start = Date.parse(oldest.split('#')[0] ?? '');
+      const end = Date.parse(newest.split('#')[0] ?? '');
+      const width = (end - start) / SAMPLING.slices;
+      // Sort keys are `<startedAt>#<id>`: a slice runs from its start time to just before the next.
+      const bounds = Array.from({ length: SAMPLING.slices }, (_, index) => {
+        const from = index === 0 ? oldest : new Date(start + index * width).toISOString();
+        const to =
+          index === SAMPLING.slices - 1 ? newest : `${new Date(start + (index + 1) * width).toISOString()}`;
+        return [from, to] as const;
+      });
+      const slices = await Promise.all(bounds.map(([from, to]) => slice(pipelineId, from, to)));
+      return slices.flat();
+    },
+
+    async loadExecutions(pipelineId, refs) {
+      const found: Execution[] = [];
+      for (let at = 0; at < refs.length; at += READ_BATCH) {
+        let keys: Array<Record<string, unknown>> = refs
+          .slice(at, at + READ_BATCH)
+          .map((ref) => ({ ...executionKey({ pipelineId, startedAt: ref.startedAt, id: ref.id }) }));
+        for (let round = 0; keys.length > 0; round++) {
+          if (round >= MAX_ROUNDS) throw new Error('DynamoDB left executions unread; try again later.');
+          const { Responses, UnprocessedKeys } = await db.send(
+            new BatchGetCommand({ RequestItems: { [tables.data]: { Keys: keys } } }),
+          );
+          found.push(...(Responses?.[tables.data] ?? []).map(readExecution));
+          keys = (UnprocessedKeys?.[tables.data]?.Keys ?? []) as typeof keys;
+          if (keys.length > 0) await pause(round);
+        }
+      }
+      return found;
+    },
+
+    async recordResults(runId, results, summarize) {
+      const items = results.map((result) => ({
+        ...evaluationResultKey(runId, result.executionId, result.arm),
+        ...result,
+      }));
+      for (let at = 0; at < items.length; at += WRITE_BATCH) {
+        let requests = items.slice(at, at + WRITE_BATCH).map((Item) => ({ PutRequest: { Item } }));
+        for (let round = 0; requests.length > 0; round++) {
+          if (round >= MAX_ROUNDS)
+            throw new Error('DynamoDB left evaluation results unwritten; try again later.');
+          const { UnprocessedItems } = await db.send(
+            new BatchWriteCommand({ RequestItems: { [tables.data]: requests } }),
+          );
+          requests = (UnprocessedItems?.[tables.data] ?? []) as typeof requests;
+          if (requests.length > 0) await pause(round);
+        }
+      }
+      // Every writer counts itself after its results are stored; only the writer holding the
+      // highest count may store the summary, and it reads the results after every lower count's
+      // results were written: the summary it writes sums them all, whatever the interleaving.
+      const sequence = await claimSummary(runId);
+      const stored = await allResults(runId);
+      const summary = summarize(stored);
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tables.runs,
+            Key: runKey(runId),
+            UpdateExpression: 'SET evaluation = :summary',
+            ConditionExpression: 'evaluationSequence = :sequence AND #status = :generated',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':summary': summary,
+              ':sequence': sequence,
+              ':generated': 'generated',
+            },
+          }),
+        );
+      } catch (error) {
+        // A later batch holds a higher count: its summary includes these results.
+        if (!isConditionFailure(error)) throw error;
+      }
+      return summary;
+    },
+  };
+
+  async function claimSummary(runId: string): Promise<number> {
+    try {
+      const { Attributes } = await db.send(
+        new UpdateCommand({
+          TableName: tables.runs,
+          Key: runKey(runId),
+          UpdateExpression: 'ADD evaluationSequence :one',
+          ConditionExpression: '#status = :generated',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':one': 1, ':generated': 'generated' },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Number(Attributes?.evaluationSequence);
+    } catch (error) {
+      if (isConditionFailure(error)) {
+        throw new ConflictError('The run is no longer generated; its evaluation can no longer change.', {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  async function allResults(runId: string) {
+    const results = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await db.send(
+        new QueryCommand({
+          TableName: tables.data,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: {
+            ':pk': evaluationPartition(runId),
+            ':prefix': EVALUATION_RESULT_PREFIX,
+          },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      results.push(...(page.Items ?? []).map(readResult));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return results;
+  }
+}
