@@ -15,6 +15,7 @@ import { makeIdempotencyStore } from '../store/idempotency.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
 import { makeQuotaStore } from '../store/quotas.ts';
 import { makeRunRepository } from '../store/runs.ts';
+import { makeTeamSettingsStore } from '../store/team-settings.ts';
 import { getDocumentClient } from './aws.ts';
 import { readConfig, tableName } from './config.ts';
 
@@ -55,6 +56,10 @@ export function idempotencyStoreFromEnv() {
 
 export function evidenceStoreFromEnv() {
   return makeEvidenceStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+}
+
+export function teamSettingsStoreFromEnv() {
+  return makeTeamSettingsStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
 }
 
 export function quotaStoreFromEnv() {
