@@ -174,6 +174,8 @@ export interface DeletionStore {
    */
   start(receipt: DeletionReceipt): Promise<void>;
   get(deletionId: string): Promise<DeletionReceipt | null>;
+  /** Ids of deletions still pending that were requested before `before` (a stalled job's). */
+  pendingSince(before: string, limit: number): Promise<string[]>;
   /**
    * Removes one bounded batch of what is left; `done` once everything is removed and the receipt
    * is completed (at `at`). The counts are exact even when a step dies halfway.

@@ -41,7 +41,8 @@ export const runKey = (id: string) => ({ id });
  *   retention due  pk TEAM#<teamId>#RETENTION    sk RETENTION      gsi1 RETENTION#DUE / <requestedAt>#<teamId>
  *                                                                  (a shortened window the retention job has
  *                                                                  still to apply; its checkpoint)
- *   deletion       pk DELETION#<deletionId>      sk DELETION       (a pipeline deletion's receipt and progress)
+ *   deletion       pk DELETION#<deletionId>      sk DELETION       gsi1 DELETIONS#PENDING / <requestedAt>#<id> while
+ *                                                                  pending (a pipeline deletion's receipt and progress)
  * Signals, executions and their id markers carry `expiresAtEpoch` (the table's TTL attribute): the
  * record's time plus the team's retention window when it was written.
  *   quota          pk QUOTA#<key>#<windowStart>  sk QUOTA
@@ -156,6 +157,14 @@ export const retentionDueIndexKey = (teamId: string, requestedAt: string): Index
 export const deletionKey = (deletionId: string): ItemKey => ({
   pk: `DELETION#${deletionId}`,
   sk: 'DELETION',
+});
+
+/** The gsi1 partition of deletions still pending (the retention job queues them again when stalled). */
+export const PENDING_DELETIONS_PARTITION = 'DELETIONS#PENDING';
+
+export const pendingDeletionIndexKey = (receipt: { id: string; requestedAt: string }): IndexKey => ({
+  gsi1pk: PENDING_DELETIONS_PARTITION,
+  gsi1sk: `${receipt.requestedAt}#${receipt.id}`,
 });
 
 export const quotaKey = (key: string, windowStart: string): ItemKey => ({

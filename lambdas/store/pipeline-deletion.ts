@@ -31,6 +31,8 @@ import {
   evidencePartition,
   executionIdsPartition,
   executionsPartition,
+  PENDING_DELETIONS_PARTITION,
+  pendingDeletionIndexKey,
   pipelineIdempotencyPartition,
   pipelineKey,
   pipelinePartition,
@@ -283,7 +285,8 @@ export function makeDeletionStore(
               Update: {
                 TableName: tables.data,
                 Key: deletionKey(receipt.id),
-                UpdateExpression: 'SET #status = :completed, completedAt = :at, seq = :next REMOVE progress',
+                UpdateExpression:
+                  'SET #status = :completed, completedAt = :at, seq = :next REMOVE progress, gsi1pk, gsi1sk',
                 ConditionExpression: 'seq = :seq',
                 ExpressionAttributeNames: { '#status': 'status' },
                 ExpressionAttributeValues: {
@@ -330,6 +333,7 @@ export function makeDeletionStore(
               },
               putNew(tables.data, {
                 ...deletionKey(receipt.id),
+                ...pendingDeletionIndexKey(receipt),
                 ...receipt,
                 seq: 0,
                 progress: { kind: 0, cursor: null, intent: null } satisfies Progress,
@@ -345,6 +349,20 @@ export function makeDeletionStore(
         }
         throw error;
       }
+    },
+
+    async pendingSince(before, limit) {
+      const { Items = [] } = await db.send(
+        new QueryCommand({
+          TableName: tables.data,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :before',
+          ExpressionAttributeValues: { ':pk': PENDING_DELETIONS_PARTITION, ':before': before },
+          ProjectionExpression: 'id',
+          Limit: limit,
+        }),
+      );
+      return Items.map((item) => String(item.id));
     },
 
     async get(deletionId) {

@@ -12,8 +12,10 @@ import { makeMagicLinkStore } from '../store/auth/magic-links.ts';
 import { makeSessionStore } from '../store/auth/sessions.ts';
 import { makeEvidenceStore } from '../store/evidence.ts';
 import { makeIdempotencyStore } from '../store/idempotency.ts';
+import { makeDeletionStore } from '../store/pipeline-deletion.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
 import { makeQuotaStore } from '../store/quotas.ts';
+import { makeRetentionStore } from '../store/retention.ts';
 import { makeRunRepository } from '../store/runs.ts';
 import { makeTeamSettingsStore } from '../store/team-settings.ts';
 import { getDocumentClient } from './aws.ts';
@@ -60,6 +62,15 @@ export function evidenceStoreFromEnv() {
 
 export function teamSettingsStoreFromEnv() {
   return makeTeamSettingsStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+}
+
+export function deletionStoreFromEnv() {
+  const config = readConfig({ RUNS_TABLE: tableName, DATA_TABLE: tableName });
+  return makeDeletionStore(getDocumentClient(), { runs: config.RUNS_TABLE, data: config.DATA_TABLE });
+}
+
+export function retentionStoreFromEnv() {
+  return makeRetentionStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
 }
 
 export function quotaStoreFromEnv() {
