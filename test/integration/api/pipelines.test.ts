@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
+import { apiEvent, type Caller, createCaller, invoke, loadHandlers, setUpApiEnvironment } from './harness.ts';
 
 /** A time inside the team's default 90-day retention window (an older record is refused). */
 const RECENT = new Date(Date.now() - 86_400_000).toISOString();
-import { apiEvent, type Caller, createCaller, invoke, loadHandlers, setUpApiEnvironment } from './harness.ts';
 
 type Handler = Parameters<typeof invoke>[0];
 let handlers: Record<string, Handler>;
