@@ -487,6 +487,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pipelines/{pipelineId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every record of the pipeline (pipeline, configurations, activations, signals, executions, runs) as application/x-ndjson, one {"type", "record"} a line, in pages of at most 5 MB; the next page is in the Link header. */
+        get: operations["export-pipeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2435,6 +2452,39 @@ export interface operations {
                             runs: number;
                         };
                     };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "export-pipeline": {
+        parameters: {
+            query?: {
+                /** @description From the `Link: <…>; rel="next"` header of the previous page; opaque. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    Link?: string;
+                    "X-Export-Records"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
                 };
             };
             400: components["responses"]["ValidationError"];

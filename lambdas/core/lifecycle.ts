@@ -187,6 +187,25 @@ export interface DeletionQueue {
   send(job: DeletionJob): Promise<void>;
 }
 
+/* ---- export ---- */
+
+/** One page of a pipeline's export: NDJSON lines, and the cursor of the next page (null at the end). */
+export interface ExportPage {
+  body: string;
+  records: number;
+  nextCursor: string | null;
+}
+
+export interface ExportStore {
+  /** The page after `cursor`, at most `maxBytes`; records outside `window` are never read. */
+  page(
+    pipelineId: string,
+    cursor: string | undefined,
+    window: RetentionWindow,
+    maxBytes: number,
+  ): Promise<ExportPage>;
+}
+
 /** The records of a pipeline still inside the team's windows, newest first: the reads other features use. */
 export interface WindowedEvidence {
   signals: Signal[];

@@ -10,6 +10,7 @@ import { createApiToken } from './create-api-token.ts';
 import { createPipeline } from './create-pipeline.ts';
 import type { OperationDeclaration } from './declaration.ts';
 import { deletePipeline } from './delete-pipeline.ts';
+import { exportPipeline } from './export-pipeline.ts';
 import { getConfiguration } from './get-configuration.ts';
 import { getDeletion } from './get-deletion.ts';
 import { getMe } from './get-me.ts';
@@ -71,4 +72,5 @@ export const OPERATIONS: readonly OperationDeclaration[] = [
   updateTeamSettings,
   deletePipeline,
   getDeletion,
+  exportPipeline,
 ];

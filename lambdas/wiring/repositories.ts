@@ -11,6 +11,7 @@ import { makeAttemptStore } from '../store/auth/attempts.ts';
 import { makeMagicLinkStore } from '../store/auth/magic-links.ts';
 import { makeSessionStore } from '../store/auth/sessions.ts';
 import { makeEvidenceStore } from '../store/evidence.ts';
+import { makeExportStore } from '../store/export.ts';
 import { makeIdempotencyStore } from '../store/idempotency.ts';
 import { makeDeletionStore } from '../store/pipeline-deletion.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
@@ -71,6 +72,11 @@ export function deletionStoreFromEnv() {
 
 export function retentionStoreFromEnv() {
   return makeRetentionStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+}
+
+export function exportStoreFromEnv() {
+  const config = readConfig({ RUNS_TABLE: tableName, DATA_TABLE: tableName });
+  return makeExportStore(getDocumentClient(), { runs: config.RUNS_TABLE, data: config.DATA_TABLE });
 }
 
 export function quotaStoreFromEnv() {

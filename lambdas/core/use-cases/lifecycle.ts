@@ -8,6 +8,7 @@ import {
   type DeletionQueue,
   type DeletionReceipt,
   type DeletionStore,
+  type ExportStore,
   emptyDeletionCounts,
   type RetentionStore,
   retentionWindow,
@@ -173,5 +174,31 @@ export function makeRunDeletion({ deletions, clock }: { deletions: DeletionStore
       if (done) return { outcome: 'completed' as const, receipt };
       if (shouldStop()) return { outcome: 'continued' as const, receipt };
     }
+  };
+}
+
+/** Lambda answers at most 6 MB; a page stays under 5 MB (DESIGN.md §9). */
+export const EXPORT_PAGE_BYTES = 5 * 1024 * 1024;
+
+export interface ExportDeps {
+  pipelines: PipelineRepository;
+  exports: ExportStore;
+  settings: TeamSettingsStore;
+  clock: Clock;
+  pageBytes?: number;
+}
+
+/** One page of the export of a pipeline of the caller's team (404 once it is deleted). */
+export function makeExportPipeline({
+  pipelines,
+  exports,
+  settings,
+  clock,
+  pageBytes = EXPORT_PAGE_BYTES,
+}: ExportDeps) {
+  return async (principal: Principal, pipelineId: string, cursor: string | undefined) => {
+    const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
+    const window = retentionWindow(await settings.get(pipeline.teamId), clock.now());
+    return exports.page(pipeline.id, cursor, window, pageBytes);
   };
 }

@@ -15,6 +15,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Execution, Signal } from '../../../lambdas/core/schemas.ts';
+import { makeExportStore } from '../../../lambdas/store/export.ts';
 import {
   evidenceKey,
   executionIdsPartition,
@@ -76,6 +77,7 @@ beforeAll(async () => {
     'get-deletion',
     'get-synthesis-run',
     'synthesize-pipeline',
+    'export-pipeline',
   ]);
   deleter = (await import('../../../lambdas/handlers/delete-pipeline-data.ts')).handler as SqsLambda;
   retentionJob = (await import('../../../lambdas/handlers/apply-retention.ts'))
@@ -440,12 +442,12 @@ describe('deleting a pipeline', () => {
     const deletionId = String(response.body.id);
     const tables = { data: names.Data, runs: names.Runs };
 
-    // The environment ends after the third BatchWriteItem of a step: deletes made, counts not yet written.
+    // The environment ends right after a BatchWriteItem of a step: deletes made, counts not yet written.
     let batchWrites = 0;
     const dying = {
       send: (command: unknown) => {
         if (command instanceof BatchWriteCommand && ++batchWrites > 3) {
-          return Promise.reject(new Error('the environment ended here'));
+          return db.send(command).then(() => Promise.reject(new Error('the environment ended here')));
         }
         return db.send(command as BatchWriteCommand);
       },
@@ -476,5 +478,104 @@ describe('deleting a pipeline', () => {
       status: 'completed',
       counts: { signals: 600 },
     });
+  });
+});
+
+describe('exporting a pipeline', () => {
+  const exportPage = async (pipelineId: string, caller: Caller = admin, cursor?: string) => {
+    const result = await (http['export-pipeline'] as Handler)(
+      apiEvent({
+        method: 'GET',
+        resource: '/pipelines/{pipelineId}/export',
+        pathParameters: { pipelineId },
+        ...(cursor ? { query: { cursor } } : {}),
+        principal: caller.principal,
+      }),
+      lambdaContext(),
+    );
+    return result;
+  };
+  const linesOf = (body: string) =>
+    body
+      .split('\n')
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as { type: string; record: Record<string, unknown> });
+
+  it('answers NDJSON with every record as the API shows it, in order, and 404 once deleted', async () => {
+    const pipeline = await createPipeline();
+    const repository = makePipelineRepository(db, names.Data);
+    await repository.recordSignals([
+      signal(pipeline.id, daysAgo(1), 's-1'),
+      signal(pipeline.id, daysAgo(200), 's-old'),
+    ]);
+    await repository.recordExecutions([execution(pipeline.id, daysAgo(1), 'e-1')]);
+
+    const page = await exportPage(pipeline.id);
+    expect(page.statusCode).toBe(200);
+    expect(page.headers?.['content-type']).toMatch(/^application\/x-ndjson/);
+    expect(page.headers?.link).toBeUndefined();
+    const lines = linesOf(page.body);
+    expect(lines.map((line) => line.type)).toEqual(['pipeline', 'configuration', 'signal', 'execution']);
+    const shown = await call('get-pipeline', {
+      method: 'GET',
+      resource: '/pipelines/{pipelineId}',
+      pathParameters: { pipelineId: pipeline.id },
+      principal: admin.principal,
+    });
+    expect(lines[0]?.record).toEqual(shown.body);
+    // Outside the 90-day window: never read again, so never exported.
+    expect(lines.map((line) => line.record.id)).not.toContain('s-old');
+    expect(lines[2]?.record).not.toHaveProperty('expiresAtEpoch');
+
+    expect((await exportPage(pipeline.id, otherTeam)).statusCode).toBe(403);
+    expect((await exportPage(pipeline.id, admin, 'not-a-cursor!')).statusCode).toBe(400);
+    await call('delete-pipeline', {
+      method: 'DELETE',
+      resource: '/pipelines/{pipelineId}',
+      pathParameters: { pipelineId: pipeline.id },
+      principal: admin.principal,
+    });
+    expect((await exportPage(pipeline.id)).statusCode).toBe(404);
+  });
+
+  it('pages by size with a cursor that neither repeats nor misses a record while new ones are written', async () => {
+    const pipeline = await createPipeline();
+    const repository = makePipelineRepository(db, names.Data);
+    const base = Date.now() - 3_600_000;
+    await repository.recordSignals(
+      Array.from({ length: 60 }, (_, i) =>
+        signal(pipeline.id, new Date(base + i * 1000).toISOString(), `s-${i}`),
+      ),
+    );
+    // Small pages (about 2 KB) so that 60 signals take many.
+    const store = makeExportStore(db, { data: names.Data, runs: names.Runs });
+    const window = { signalsSince: daysAgo(90), executionsSince: daysAgo(90) };
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await store.page(pipeline.id, cursor, window, 2048);
+      expect(Buffer.byteLength(page.body)).toBeLessThanOrEqual(2048);
+      seen.push(...linesOf(page.body).map((line) => `${line.type}:${String(line.record.id)}`));
+      cursor = page.nextCursor ?? undefined;
+      if (pages++ === 2) {
+        // Written meanwhile, before and after the page sequence's position.
+        await repository.recordSignals([
+          signal(pipeline.id, new Date(base - 1000).toISOString(), 'late-early'),
+          signal(pipeline.id, new Date(base + 100_000).toISOString(), 'late-after'),
+        ]);
+      }
+    } while (cursor);
+    expect(pages).toBeGreaterThan(3);
+    expect(new Set(seen).size).toBe(seen.length);
+    for (let i = 0; i < 60; i++) expect(seen).toContain(`signal:s-${i}`);
+    // Written behind the cursor: not in this sequence; written ahead of it: in it.
+    expect(seen).not.toContain('signal:late-early');
+    expect(seen).toContain('signal:late-after');
+
+    const tampered = Buffer.from(
+      JSON.stringify({ part: 3, after: { pk: 'PIPELINE#other#SIGNALS', sk: 'x' } }),
+    ).toString('base64url');
+    await expect(store.page(pipeline.id, tampered, window, 2048)).rejects.toThrow(/cursor is invalid/);
   });
 });
