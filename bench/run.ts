@@ -7,6 +7,7 @@ import { formatAppSize, measureAppSize } from './app-size.ts';
 import { formatBundleTable, measureBundles } from './bundle-size.ts';
 import { measureCli } from './cli.ts';
 import { formatDiagnosisTable, measureDiagnosis } from './diagnosis.ts';
+import { formatLifecycle, measureLifecycle } from './lifecycle.ts';
 import { formatLoadTable } from './load.ts';
 import { measureLocalStack } from './local-stack.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
@@ -74,4 +75,9 @@ if (wanted('cli')) {
 if (wanted('diagnosis')) {
   console.log('\n== Diagnosis (heuristic-v1 on pipelines with injected faults)');
   console.log(formatDiagnosisTable(measureDiagnosis()));
+}
+
+if (wanted('lifecycle')) {
+  console.log('\n== Data lifecycle (deleting a pipeline, exporting one; DynamoDB Local)');
+  console.log(formatLifecycle(await measureLifecycle()));
 }

@@ -41,7 +41,7 @@ import {
 } from './keys.ts';
 
 /** Items read, then deleted, per step. */
-const STEP_ITEMS = 500;
+const STEP_ITEMS = 1000;
 
 type Key = Record<string, unknown>;
 
@@ -58,7 +58,15 @@ export interface RemovalBatch {
   cursor: string | null;
   /** The kind has nothing after this batch (an index read once in order, never read again). */
   last?: boolean;
+  /**
+   * The batch is a partition's first items up to `lastSk`: the intent then holds this range, not
+   * every key, and a step that resumes it deletes what is left of the range.
+   */
+  range?: { pk: string; prefix?: string; lastSk: string };
 }
+
+/** A batch as the receipt keeps it while it is deleted: its range instead of its keys when it has one. */
+type Intent = RemovalBatch & { count: number };
 
 /**
  * One kind of item a pipeline's deletion removes: where its next batch comes from and which
@@ -101,9 +109,53 @@ function partitionRemoval(
           Limit: STEP_ITEMS,
         }),
       );
-      return { data: Items.map((item) => ({ pk: item.pk, sk: item.sk })), runs: [], cursor: null };
+      const pk = partitionOf(pipelineId);
+      const lastSk = Items.at(-1)?.sk;
+      return {
+        data: Items.map((item) => ({ pk: item.pk, sk: item.sk })),
+        runs: [],
+        cursor: null,
+        ...(typeof lastSk === 'string' ? { range: { pk, lastSk, ...(prefix ? { prefix } : {}) } } : {}),
+      };
     },
   };
+}
+
+/** The keys still in a batch's range (a resumed step's deletes; the counted ones are the intent's). */
+async function keysInRange(
+  db: DynamoDBDocumentClient,
+  table: string,
+  range: NonNullable<RemovalBatch['range']>,
+) {
+  const keys: Key[] = [];
+  let start: Key | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: range.prefix
+          ? 'pk = :pk AND sk BETWEEN :prefix AND :last'
+          : 'pk = :pk AND sk <= :last',
+        ExpressionAttributeValues: {
+          ':pk': range.pk,
+          ':last': range.lastSk,
+          ...(range.prefix ? { ':prefix': range.prefix } : {}),
+        },
+        ProjectionExpression: 'pk, sk',
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    keys.push(...(page.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk })));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return keys;
+}
+
+/** What the receipt keeps of a batch while it is being deleted, and the count it will add. */
+function intentOf(batch: RemovalBatch, countedTable: 'data' | 'runs' | undefined): Intent {
+  const count = countedTable === 'runs' ? batch.runs.length : batch.data.length;
+  return batch.range ? { ...batch, data: [], count } : { ...batch, count };
 }
 
 /** A Query page from `cursor` on: an index is read in order once (its reads may lag the deletes). */
@@ -212,7 +264,7 @@ export const REMOVALS: readonly RemovalKind[] = [
 interface Progress {
   kind: number;
   cursor: string | null;
-  intent: RemovalBatch | null;
+  intent: Intent | null;
 }
 
 /** Where the job goes on once `batch` of kind `kind` is deleted and counted. */
@@ -241,6 +293,8 @@ export function makeDeletionStore(
           runs: z.array(keySchema),
           cursor: z.nullable(z.string()),
           last: z.optional(z.boolean()),
+          range: z.optional(z.object({ pk: z.string(), prefix: z.optional(z.string()), lastSk: z.string() })),
+          count: z.number(),
         }),
       ),
     }),
@@ -381,14 +435,14 @@ export function makeDeletionStore(
       if (progress.intent) {
         // A batch being deleted (perhaps by a step that died): delete it (again) and count it once.
         const { intent } = progress;
-        await deleteKeys(db, tables.data, intent.data);
+        const data = intent.range ? await keysInRange(db, tables.data, intent.range) : intent.data;
+        await deleteKeys(db, tables.data, data);
         await deleteKeys(db, tables.runs, intent.runs);
-        const counted = kind?.countedTable === 'runs' ? intent.runs.length : intent.data.length;
         await advance(
           deletionId,
           seq,
           afterBatch(progress.kind, intent),
-          kind?.counts ? { count: kind.counts, by: counted } : undefined,
+          kind?.counts ? { count: kind.counts, by: intent.count } : undefined,
         );
         return { done: false, receipt };
       }
@@ -409,15 +463,15 @@ export function makeDeletionStore(
         return { done: false, receipt };
       }
       // The intent first: from here on, this batch is deleted and counted exactly once.
-      if (!(await advance(deletionId, seq, { ...progress, intent: batch }))) return { done: false, receipt };
+      const intent = intentOf(batch, kind.countedTable);
+      if (!(await advance(deletionId, seq, { ...progress, intent }))) return { done: false, receipt };
       await deleteKeys(db, tables.data, batch.data);
       await deleteKeys(db, tables.runs, batch.runs);
-      const counted = kind.countedTable === 'runs' ? batch.runs.length : batch.data.length;
       await advance(
         deletionId,
         seq + 1,
         afterBatch(progress.kind, batch),
-        kind.counts ? { count: kind.counts, by: counted } : undefined,
+        kind.counts ? { count: kind.counts, by: intent.count } : undefined,
       );
       return { done: false, receipt };
     },
