@@ -104,7 +104,7 @@ interface KeyedRequest {
 
 /** The run an earlier request with this key created, if it is a true repeat of this request. */
 async function replayIdempotent(
-  { idempotency, clock, runs }: StartSynthesisDeps,
+  { idempotency, clock, runs, pipelines }: StartSynthesisDeps,
   { scope, requestHash }: KeyedRequest,
   key: string,
 ): Promise<SynthesisRun | null> {
@@ -119,6 +119,10 @@ async function replayIdempotent(
   const run = await runs.get(record.runId);
   if (!run)
     throw new ConflictError('A request with this Idempotency-Key is still in progress; retry shortly.');
+  // A replay names a pipeline that may have been deleted since: it answers 404 like the pipeline.
+  if (!(await pipelines.getPipeline(run.pipelineId))) {
+    throw new NotFoundError(`Pipeline ${run.pipelineId} does not exist.`);
+  }
   return run;
 }
 

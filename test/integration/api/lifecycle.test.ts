@@ -332,11 +332,12 @@ describe('deleting a pipeline', () => {
         ),
       );
     }
+    const idempotencyKey = `key-${nanoid()}`;
     const run = await call('synthesize-pipeline', {
       method: 'POST',
       resource: '/pipelines/{pipelineId}/synthesize',
       pathParameters: { pipelineId: pipeline.id },
-      headers: { 'idempotency-key': `key-${nanoid()}` },
+      headers: { 'idempotency-key': idempotencyKey },
       body: {},
       principal: admin.principal,
     });
@@ -354,7 +355,7 @@ describe('deleting a pipeline', () => {
         },
       }),
     );
-    return { pipeline, runId: String(run.body.id) };
+    return { pipeline, runId: String(run.body.id), idempotencyKey };
   }
 
   it('is refused to a viewer, a member and another team, and changes nothing', async () => {
@@ -373,7 +374,7 @@ describe('deleting a pipeline', () => {
   });
 
   it('answers 202 with a receipt, 404 for everything of the pipeline at once, then completes with exact counts', async () => {
-    const { pipeline, runId } = await populatedPipeline(230, 120);
+    const { pipeline, runId, idempotencyKey } = await populatedPipeline(230, 120);
     const other = await populatedPipeline(3, 2);
 
     const response = await deletePipeline(admin, pipeline.id);
@@ -399,6 +400,14 @@ describe('deleting a pipeline', () => {
       principal: admin.principal,
     });
     expect(run.status).toBe(404);
+    const replay = await call('synthesize-pipeline', {
+      ...asAdmin,
+      method: 'POST',
+      resource: '/pipelines/{pipelineId}/synthesize',
+      headers: { 'idempotency-key': idempotencyKey },
+      body: {},
+    });
+    expect(replay.status).toBe(404);
     expect((await deletePipeline(admin, pipeline.id)).status).toBe(404);
 
     await runDeletionJob(response.body.id);
