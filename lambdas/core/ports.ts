@@ -98,7 +98,15 @@ export type ClaimResult =
 
 /** The records a run's findings cite, kept as they were when the run read them. */
 export interface EvidenceStore {
-  save(runId: string, evidence: { signals: Signal[]; executions: Execution[] }): Promise<void>;
+  /**
+   * With `retention` (the team's windows, in days), each copy expires with its record (DynamoDB
+   * TTL): a cited record is not kept longer than the record itself.
+   */
+  save(
+    runId: string,
+    evidence: { signals: Signal[]; executions: Execution[] },
+    retention?: { signalDays: number; executionDays: number },
+  ): Promise<void>;
   load(runId: string): Promise<{ signals: Signal[]; executions: Execution[] }>;
 }
 

@@ -154,7 +154,12 @@ async function storeProposal(
   proposal: SynthesisProposal,
   lease: string,
 ): Promise<SynthesisRun> {
-  await deps.evidence.save(run.id, citedEvidence(context, proposal));
+  const team = deps.settings ? await deps.settings.get(context.pipeline.teamId) : undefined;
+  await deps.evidence.save(
+    run.id,
+    citedEvidence(context, proposal),
+    team && { signalDays: team.signalRetentionDays, executionDays: team.executionRetentionDays },
+  );
   const completedAt = deps.clock.now().toISOString();
   const proposedConfigurationId = deps.ids.newId();
   const generated: SynthesisRun = {

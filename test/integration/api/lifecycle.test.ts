@@ -15,6 +15,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Execution, Signal } from '../../../lambdas/core/schemas.ts';
+import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
 import { makeExportStore } from '../../../lambdas/store/export.ts';
 import {
   evidenceKey,
@@ -295,6 +296,25 @@ describe('retention', () => {
       new GetCommand({ TableName: names.Data, Key: retentionDueKey(caller.principal.teamId) }),
     );
     expect(done.Item).toBeUndefined();
+  });
+});
+
+describe('evidence copies', () => {
+  it('expire with the records they copy', async () => {
+    const evidence = makeEvidenceStore(db, names.Data);
+    const occurredAt = daysAgo(3);
+    await evidence.save(
+      'run-ttl',
+      { signals: [signal('p', occurredAt, 'cited')], executions: [] },
+      {
+        signalDays: 7,
+        executionDays: 30,
+      },
+    );
+    const stored = await db.send(
+      new GetCommand({ TableName: names.Data, Key: evidenceKey('run-ttl', 'signal', 'cited') }),
+    );
+    expect(stored.Item?.expiresAtEpoch).toBe(Math.ceil((Date.parse(occurredAt) + 7 * DAY_MS) / 1000));
   });
 });
 
