@@ -8,6 +8,7 @@ import { formatBundleTable, measureBundles } from './bundle-size.ts';
 import { measureCli } from './cli.ts';
 import { formatDiagnosisTable, measureDiagnosis } from './diagnosis.ts';
 import { formatEvaluation, measureEvaluation } from './evaluation.ts';
+import { formatLifecycle, measureLifecycle } from './lifecycle.ts';
 import { formatLoadTable } from './load.ts';
 import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
@@ -86,4 +87,9 @@ if (wanted('evaluation')) {
     '\n== Checking a proposal (evaluate with a runner that answers at once; reading an evaluated run)',
   );
   console.log(formatEvaluation(await measureEvaluation()));
+}
+
+if (wanted('lifecycle')) {
+  console.log('\n== Data lifecycle (deleting a pipeline, exporting one; DynamoDB Local)');
+  console.log(formatLifecycle(await measureLifecycle()));
 }

@@ -86,7 +86,8 @@ export interface paths {
         get: operations["get-pipeline"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Delete a pipeline and everything of it (admins). It answers 404 from now on; the receipt completes with the counts of what was removed. */
+        delete: operations["delete-pipeline"];
         options?: never;
         head?: never;
         patch?: never;
@@ -495,6 +496,58 @@ export interface paths {
         };
         /** The review application's pages (the same HTML) and its content-hashed scripts and styles. */
         get: operations["serve-app-files"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{teamId}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's settings: how many days signals and executions are kept (90 unless changed). */
+        get: operations["get-team-settings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change how many days (1-3650) signals and executions are kept. Older records are never read again; a shortened window is applied to stored records within a day. */
+        patch: operations["update-team-settings"];
+        trace?: never;
+    };
+    "/deletions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A pipeline deletion's receipt: pending, then completed with the counts of what was removed. */
+        get: operations["get-deletion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pipelines/{pipelineId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every record of the pipeline (pipeline, configurations, activations, signals, executions, runs) as application/x-ndjson, one {"type", "record"} a line, in pages of at most 5 MB; the next page is in the Link header. */
+        get: operations["export-pipeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1093,6 +1146,54 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "delete-pipeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        pipelineId: string;
+                        teamId: string;
+                        /** @enum {string} */
+                        status: "pending" | "completed";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        requestedBy: string;
+                        completedAt: string | null;
+                        counts: {
+                            configurations: number;
+                            activations: number;
+                            rollouts: number;
+                            signals: number;
+                            executions: number;
+                            runs: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };
@@ -2702,6 +2803,164 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationError"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "get-team-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                teamId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        teamId: string;
+                        signalRetentionDays: number;
+                        executionRetentionDays: number;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "update-team-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                teamId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signalRetentionDays": 30,
+                 *       "executionRetentionDays": 90
+                 *     }
+                 */
+                "application/json": {
+                    signalRetentionDays?: number;
+                    executionRetentionDays?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        teamId: string;
+                        signalRetentionDays: number;
+                        executionRetentionDays: number;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "get-deletion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        pipelineId: string;
+                        teamId: string;
+                        /** @enum {string} */
+                        status: "pending" | "completed";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        requestedBy: string;
+                        completedAt: string | null;
+                        counts: {
+                            configurations: number;
+                            activations: number;
+                            rollouts: number;
+                            signals: number;
+                            executions: number;
+                            runs: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "export-pipeline": {
+        parameters: {
+            query?: {
+                /** @description From the `Link: <…>; rel="next"` header of the previous page; opaque. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    Link?: string;
+                    "X-Export-Records"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];

@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { addDataCommands } from './commands.ts';
 import type { Io } from './context.ts';
 import { addEvaluateCommand } from './evaluate-command.ts';
+import { addExportCommand } from './export-command.ts';
 import { ApiFailure, CliFailure, EXIT } from './failures.ts';
 import { addRunCommands } from './run-commands.ts';
 
@@ -45,6 +46,7 @@ export function buildProgram(io: Io): Command {
   addDataCommands(program, io);
   addRunCommands(program, io);
   addEvaluateCommand(program, io);
+  addExportCommand(program, io);
   return program;
 }
 

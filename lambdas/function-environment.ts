@@ -10,6 +10,8 @@ import { AUTH_TABLE, TABLE_DEFINITIONS, type TableDefinition } from './store/tab
 export interface EnvironmentSources {
   readonly tableNames: Readonly<Record<TableDefinition['id'], string>>;
   readonly synthesisQueueUrl: string;
+  /** The data-lifecycle queue (deletion jobs); required by the functions that send or consume them. */
+  readonly lifecycleQueueUrl?: string;
   /** The variables that lead to the session signing key: SESSION_SECRET_ARN on AWS, SESSION_SECRET locally. */
   readonly sessionSecret: Readonly<Record<string, string>>;
   /** EMAIL_FROM and APP_URL (locally also EMAIL_OUTBOX_DIR); needed only by `sendsEmail` functions. */
@@ -44,6 +46,11 @@ export function accessEnvironment(
     environment.DEFAULT_SYNTHESIS_HANDLER = sources.defaultSynthesisHandler;
   if (access.sendJobs && sources.synthesisRunsPerTeamPerHour !== undefined)
     environment.SYNTHESIS_RUNS_PER_TEAM_PER_HOUR = String(sources.synthesisRunsPerTeamPerHour);
+  if (access.sendsLifecycleJobs || access.consumesLifecycleJobs) {
+    if (sources.lifecycleQueueUrl === undefined)
+      throw new Error('A function sends or consumes lifecycle jobs, but no lifecycle queue was given.');
+    environment.LIFECYCLE_QUEUE_URL = sources.lifecycleQueueUrl;
+  }
   if (access.sessionSecret) Object.assign(environment, sources.sessionSecret);
   if (access.sendsEmail) {
     if (sources.email === undefined)

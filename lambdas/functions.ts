@@ -22,6 +22,10 @@ export interface FunctionAccess {
    * as SESSION_SECRET_ARN (never the key itself in the environment).
    */
   sessionSecret?: boolean;
+  /** Sends data-lifecycle jobs (a pipeline's deletion) to the lifecycle queue: LIFECYCLE_QUEUE_URL. */
+  sendsLifecycleJobs?: boolean;
+  /** Consumes the lifecycle queue (its event source) and re-queues a job that has more steps. */
+  consumesLifecycleJobs?: boolean;
   /** Sends email through SES: ses:SendEmail on the sender identity, EMAIL_FROM and APP_URL. */
   sendsEmail?: boolean;
   /** Calls the model API: read access to the Anthropic API key secret and its ARN as ANTHROPIC_SECRET_ARN. */
@@ -89,6 +93,31 @@ export const RUN_SWEEPER = {
   access: { runs: 'readWrite' },
   timeoutSeconds: 60,
   scheduleMinutes: 5,
+} satisfies FunctionDefinition & { scheduleMinutes: number };
+
+/** Seconds a deletion job may run; it stops in time and queues its next step. */
+export const DELETION_JOB_TIMEOUT_SECONDS = 60;
+
+/**
+ * The deletion job: removes a deleted pipeline's items in bounded steps, each one re-queued, so
+ * a pipeline with a million signals never runs into a timeout (lambdas/store/pipeline-deletion.ts).
+ */
+export const PIPELINE_DELETER = {
+  entry: 'delete-pipeline-data',
+  access: { runs: 'readWrite', data: 'readWrite', consumesLifecycleJobs: true },
+  timeoutSeconds: DELETION_JOB_TIMEOUT_SECONDS,
+  eventSource: { batchSize: 1, maxConcurrency: 2 },
+} satisfies FunctionDefinition;
+
+/**
+ * On a schedule: applies shortened retention windows to the records already stored (a key-range
+ * Query per pipeline partition, batched deletes, resumable), and re-queues deletions left pending.
+ */
+export const RETENTION_JOB = {
+  entry: 'apply-retention',
+  access: { runs: 'read', data: 'readWrite', sendsLifecycleJobs: true },
+  timeoutSeconds: 300,
+  scheduleMinutes: 60,
 } satisfies FunctionDefinition & { scheduleMinutes: number };
 
 /**

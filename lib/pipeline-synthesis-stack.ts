@@ -5,6 +5,7 @@ import type { OperationDeclaration } from '../lambdas/operations/declaration.ts'
 import { OPERATIONS } from '../lambdas/operations/index.ts';
 import { TABLE_DEFINITIONS } from '../lambdas/store/table-definitions.ts';
 import { Api } from './api.ts';
+import { DataLifecycle } from './data-lifecycle.ts';
 import { type EmailSettings, emailSettings } from './email.ts';
 import { Operations } from './operations.ts';
 import type { FunctionSettings } from './service-function.ts';
@@ -36,6 +37,7 @@ export class PipelineSynthesisStack extends Stack {
   readonly api: Api;
   readonly jobs: SynthesisJobs;
   readonly operations: Operations;
+  readonly lifecycle: DataLifecycle;
 
   constructor(scope: Construct, id: string, props: PipelineSynthesisStackProps) {
     super(scope, id, { terminationProtection: props.stage.deletionProtection, ...props });
@@ -44,6 +46,7 @@ export class PipelineSynthesisStack extends Stack {
     const resources = {
       tables: this.stateful.tables,
       synthesisQueue: this.stateful.synthesisQueue,
+      lifecycleQueue: this.stateful.lifecycleQueue,
       sessionSigningKey: this.stateful.sessionSigningKey,
     };
     const settings: FunctionSettings = {
@@ -68,6 +71,7 @@ export class PipelineSynthesisStack extends Stack {
       settings,
       ...(props.modelPrices ? { modelPrices: props.modelPrices } : {}),
     });
+    this.lifecycle = new DataLifecycle(this, 'DataLifecycle', { resources, settings });
     this.operations = new Operations(this, 'Operations', {
       restApi: this.api.restApi,
       authorizer: this.api.authorizerFunction.function,

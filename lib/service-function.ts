@@ -28,6 +28,8 @@ import { SERVICE_NAME } from './names.ts';
 export interface GrantableResources {
   readonly tables: ReadonlyMap<TableDefinition['id'], ITable>;
   readonly synthesisQueue: IQueue;
+  /** The data-lifecycle queue (deletion jobs); needed by `sendsLifecycleJobs` / `consumesLifecycleJobs` functions. */
+  readonly lifecycleQueue?: IQueue;
   /** The HMAC key that signs session tokens (`sessionSecret`). */
   readonly sessionSigningKey: ISecret;
   /** Absent where no function sends email; a `sendsEmail` function then fails to synthesize. */
@@ -160,6 +162,11 @@ export class ServiceFunction extends Construct {
     // The SQS event source of a `consumesJobs` function grants receive, delete and
     // ChangeMessageVisibility; the worker needs the URL to hide a failed job for a backoff.
     if (access.sendJobs) resources.synthesisQueue.grantSendMessages(this.function);
+    // The deletion job queues its own next step, so a consumer sends too.
+    if (access.sendsLifecycleJobs || access.consumesLifecycleJobs) {
+      if (!resources.lifecycleQueue) throw new Error(`${this.node.path} needs the lifecycle queue.`);
+      resources.lifecycleQueue.grantSendMessages(this.function);
+    }
     // The ARN only: the handler reads the key from Secrets Manager, never from its environment.
     if (access.sessionSecret) resources.sessionSigningKey.grantRead(this.function);
     if (access.sendsEmail) this.grantSendEmail(resources.email);
@@ -172,6 +179,7 @@ export class ServiceFunction extends Construct {
     const environment = accessEnvironment(access, {
       tableNames,
       synthesisQueueUrl: resources.synthesisQueue.queueUrl,
+      ...(resources.lifecycleQueue ? { lifecycleQueueUrl: resources.lifecycleQueue.queueUrl } : {}),
       sessionSecret: { SESSION_SECRET_ARN: resources.sessionSigningKey.secretArn },
       ...(resources.email
         ? { email: { EMAIL_FROM: resources.email.from, APP_URL: resources.email.appUrl } }

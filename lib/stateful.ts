@@ -12,6 +12,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
+  DELETION_JOB_TIMEOUT_SECONDS,
   MAX_RECEIVE_COUNT,
   QUEUE_VISIBILITY_TIMEOUT_SECONDS,
 } from '../lambdas/functions.ts';
@@ -34,6 +35,9 @@ export class Stateful extends Construct {
   readonly tables: ReadonlyMap<TableId, Table>;
   readonly synthesisQueue: Queue;
   readonly deadLetterQueue: Queue;
+  /** Data-lifecycle jobs: a pipeline's deletion, step after step (lib/data-lifecycle.ts). */
+  readonly lifecycleQueue: Queue;
+  readonly lifecycleDeadLetterQueue: Queue;
   /**
    * The Anthropic API key for `claude-v1`. CloudFormation cannot create an empty secret and the
    * key must never appear in a template, so the stack stores a placeholder
@@ -72,6 +76,25 @@ export class Stateful extends Construct {
       // not redelivered while a worker (or its retries within a batch) may still be on it.
       visibilityTimeout: Duration.seconds(QUEUE_VISIBILITY_TIMEOUT_SECONDS),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: stage.removalPolicy,
+    });
+
+    this.lifecycleDeadLetterQueue = new Queue(this, 'LifecycleDeadLetterQueue', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: stage.removalPolicy,
+    });
+    acknowledgeNag(
+      this.lifecycleDeadLetterQueue,
+      'AwsSolutions-SQS3',
+      'This queue is the dead-letter queue of the lifecycle queue. A deletion whose job lands here stays pending; the hourly retention job queues pending deletions again.',
+    );
+    this.lifecycleQueue = new Queue(this, 'LifecycleQueue', {
+      visibilityTimeout: Duration.seconds(6 * DELETION_JOB_TIMEOUT_SECONDS),
+      deadLetterQueue: { queue: this.lifecycleDeadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       removalPolicy: stage.removalPolicy,

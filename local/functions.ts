@@ -12,6 +12,8 @@ import {
   DEFAULT_MEMORY_MB,
   type FunctionDefinition,
   HTTP_FUNCTION_TIMEOUT_SECONDS,
+  PIPELINE_DELETER,
+  RETENTION_JOB,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
 } from '../lambdas/functions.ts';
@@ -67,7 +69,14 @@ export function localFunctions(
   platform: LocalPlatform,
   maxEnvironments = LOCAL_MAX_ENVIRONMENTS,
 ): Map<string, LocalFunctionDefinition> {
-  const handlers: FunctionDefinition[] = [AUTHORIZER, SYNTHESIS_WORKER, DEAD_LETTER_HANDLER, RUN_SWEEPER];
+  const handlers: FunctionDefinition[] = [
+    AUTHORIZER,
+    SYNTHESIS_WORKER,
+    DEAD_LETTER_HANDLER,
+    RUN_SWEEPER,
+    PIPELINE_DELETER,
+    RETENTION_JOB,
+  ];
   const common = platformEnvironment(platform);
   const handlerFunctions = handlers.map(
     (definition): LocalFunctionDefinition => ({

@@ -13,6 +13,8 @@ import {
   AUTHORIZER,
   DEAD_LETTER_HANDLER,
   MAX_RECEIVE_COUNT,
+  PIPELINE_DELETER,
+  RETENTION_JOB,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
 } from '../lambdas/functions.ts';
@@ -44,6 +46,8 @@ export interface LocalStackOptions {
   visibilityTimeoutMs?: number;
   /** The sweeper's period; RUN_SWEEPER.scheduleMinutes by default. */
   sweepEveryMs?: number;
+  /** The retention job's period; RETENTION_JOB.scheduleMinutes by default. */
+  retentionEveryMs?: number;
   /** The functions' LOG_LEVEL; LOG_LEVEL from the environment, else WARN. */
   logLevel?: string;
   /** Where the functions' log lines, access lines and the stack's own warnings go; stderr by default. */
@@ -223,6 +227,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 interface LocalQueues {
   jobs: LocalQueue;
   deadLetters: LocalQueue;
+  /** Deletion jobs (lib/stateful.ts's LifecycleQueue). */
+  lifecycle: LocalQueue;
   /** Both queues behind the SQS protocol, for the functions' SDK clients. */
   sqs: SqsEndpoint;
 }
@@ -238,8 +244,26 @@ async function startQueues(options: LocalStackOptions): Promise<LocalQueues> {
     maxReceiveCount: MAX_RECEIVE_COUNT,
     ...(options.visibilityTimeoutMs ? { visibilityTimeoutMs: options.visibilityTimeoutMs } : {}),
   });
-  const sqs = await startSqsEndpoint({ [jobs.name]: jobs, [deadLetters.name]: deadLetters });
-  return { jobs, deadLetters, sqs };
+  const lifecycleDeadLetters = new LocalQueue({
+    name: 'lifecycle-jobs-dlq',
+    region: REGION,
+    accountId: ACCOUNT_ID,
+  });
+  const lifecycle = new LocalQueue({
+    name: 'lifecycle-jobs',
+    region: REGION,
+    accountId: ACCOUNT_ID,
+    deadLetterQueue: lifecycleDeadLetters,
+    maxReceiveCount: MAX_RECEIVE_COUNT,
+    ...(options.visibilityTimeoutMs ? { visibilityTimeoutMs: options.visibilityTimeoutMs } : {}),
+  });
+  const sqs = await startSqsEndpoint({
+    [jobs.name]: jobs,
+    [deadLetters.name]: deadLetters,
+    [lifecycle.name]: lifecycle,
+    [lifecycleDeadLetters.name]: lifecycleDeadLetters,
+  });
+  return { jobs, deadLetters, lifecycle, sqs };
 }
 
 /** Every function with the environment the CDK stack gives it, local endpoints in place of AWS's. */
@@ -256,6 +280,7 @@ function functionDefinitions(settings: {
     {
       tableNames: localTableNames(),
       synthesisQueueUrl: queues.sqs.queueUrl(queues.jobs.name),
+      lifecycleQueueUrl: queues.sqs.queueUrl(queues.lifecycle.name),
       // On AWS the signing key comes from Secrets Manager; locally a fresh one per start.
       sessionSecret: { SESSION_SECRET: randomBytes(32).toString('base64url') },
       email: {
@@ -335,6 +360,7 @@ function startTriggers(
   for (const [queue, definition] of [
     [jobs, SYNTHESIS_WORKER],
     [deadLetters, DEAD_LETTER_HANDLER],
+    [queues.lifecycle, PIPELINE_DELETER],
   ] as const) {
     const fn = functionOf(definition.entry);
     const source = startEventSource(queue, (event) => fn.invoke(event), {
@@ -354,6 +380,16 @@ function startTriggers(
     log,
   });
   stops.push(() => sweeps.stop());
+  const retentionJob = functionOf(RETENTION_JOB.entry);
+  const retention = startSchedule({
+    everyMs: options.retentionEveryMs ?? RETENTION_JOB.scheduleMinutes * 60_000,
+    ruleName: 'apply-retention',
+    region: REGION,
+    accountId: ACCOUNT_ID,
+    invoke: (event) => retentionJob.invoke(event),
+    log,
+  });
+  stops.push(() => retention.stop());
 }
 
 /** Seeds two teams into the tables of DynamoDB Local. */

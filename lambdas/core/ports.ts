@@ -103,7 +103,15 @@ export type ClaimResult =
 
 /** The records a run's findings cite, kept as they were when the run read them. */
 export interface EvidenceStore {
-  save(runId: string, evidence: { signals: Signal[]; executions: Execution[] }): Promise<void>;
+  /**
+   * With `retention` (the team's windows, in days), each copy expires with its record (DynamoDB
+   * TTL): a cited record is not kept longer than the record itself.
+   */
+  save(
+    runId: string,
+    evidence: { signals: Signal[]; executions: Execution[] },
+    retention?: { signalDays: number; executionDays: number },
+  ): Promise<void>;
   load(runId: string): Promise<{ signals: Signal[]; executions: Execution[] }>;
 }
 
@@ -111,6 +119,8 @@ export interface IdempotencyRecord {
   requestHash: string;
   runId: string;
   expiresAt: string;
+  /** The pipeline the request names: its deletion removes the key too. */
+  pipelineId?: string;
 }
 
 /** Idempotency keys of POST …/synthesize, scoped to a team. */
@@ -133,12 +143,15 @@ export interface PipelineRepository {
    * All or nothing: an id names one signal of a pipeline, so a signal whose id is already recorded
    * there (with any time) is a ConflictError naming it, and nothing of the batch is stored.
    */
-  recordSignals(signals: Signal[]): Promise<void>;
+  recordSignals(signals: Signal[], retentionDays?: number): Promise<void>;
   /** As recordSignals: an execution id names one execution of its pipeline. */
-  recordExecutions(executions: Execution[]): Promise<void>;
-  /** The newest `limit` signals, newest first: one bounded Query, whatever the history size. */
-  recentSignals(pipelineId: string, limit: number): Promise<Signal[]>;
-  recentExecutions(pipelineId: string, limit: number): Promise<Execution[]>;
+  recordExecutions(executions: Execution[], retentionDays?: number): Promise<void>;
+  /**
+   * The newest `limit` signals, newest first: one bounded Query, whatever the history size. With
+   * `since` (the retention window's lower bound, core/lifecycle.ts) nothing older is read at all.
+   */
+  recentSignals(pipelineId: string, limit: number, since?: string): Promise<Signal[]>;
+  recentExecutions(pipelineId: string, limit: number, since?: string): Promise<Execution[]>;
   /**
    * Makes `activation.configurationId` active, on the condition that the active one is still
    * `activation.previousConfigurationId`; records the activation. A ConflictError otherwise.

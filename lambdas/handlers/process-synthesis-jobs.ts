@@ -17,6 +17,7 @@ import {
   evidenceStoreFromEnv,
   pipelineRepositoryFromEnv,
   runRepositoryFromEnv,
+  teamSettingsStoreFromEnv,
 } from '../wiring/repositories.ts';
 
 const config = readConfig({ SYNTHESIS_QUEUE_URL: queueUrl });
@@ -66,6 +67,7 @@ const generateRun = makeGenerateRun({
   leaseMs: WORKER_TIMEOUT_SECONDS * 1000,
   isTransient: isTransientFault,
   prices: modelPricesFromEnv(),
+  settings: teamSettingsStoreFromEnv(),
 });
 
 /** The synthesis worker: one SQS record per job, partial batch failures, backoff in seconds. */

@@ -3,7 +3,13 @@ import * as z from 'zod/mini';
 import { executionSchema, runIdSchema, signalSchema } from '../core/schemas.ts';
 import { makeGetRunEvidence } from '../core/use-cases/synthesis.ts';
 import { operationHandler } from '../http/operation.ts';
-import { evidenceStoreFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
+import { systemClock } from '../wiring/clock.ts';
+import {
+  evidenceStoreFromEnv,
+  pipelineRepositoryFromEnv,
+  runRepositoryFromEnv,
+  teamSettingsStoreFromEnv,
+} from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const getSynthesisRunEvidence = defineOperation({
@@ -22,6 +28,11 @@ export const getSynthesisRunEvidence = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(getSynthesisRunEvidence, () => {
-  const getEvidence = makeGetRunEvidence({ runs: runRepositoryFromEnv(), evidence: evidenceStoreFromEnv() });
+  const getEvidence = makeGetRunEvidence({
+    runs: runRepositoryFromEnv(),
+    evidence: evidenceStoreFromEnv(),
+    pipelines: pipelineRepositoryFromEnv(),
+    retention: { settings: teamSettingsStoreFromEnv(), clock: systemClock },
+  });
   return async ({ principal, params }) => ({ body: await getEvidence(principal, params.id) });
 });

@@ -2,7 +2,7 @@
 import { runIdSchema, synthesisRunSchema } from '../core/schemas.ts';
 import { makeGetSynthesisRun } from '../core/use-cases/synthesis.ts';
 import { operationHandler } from '../http/operation.ts';
-import { runRepositoryFromEnv } from '../wiring/repositories.ts';
+import { pipelineRepositoryFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const getSynthesisRun = defineOperation({
@@ -10,13 +10,16 @@ export const getSynthesisRun = defineOperation({
   method: 'GET',
   path: '/synthesis-runs/{id}',
   summary: 'A synthesis run; poll it until generated or failed.',
-  access: { runs: 'read' },
+  access: { runs: 'read', data: 'read' },
   params: { id: runIdSchema },
   response: { status: 200, schema: synthesisRunSchema },
   errors: [404],
 });
 
 export const handler = /* @__PURE__ */ operationHandler(getSynthesisRun, () => {
-  const getRun = makeGetSynthesisRun({ runs: runRepositoryFromEnv() });
+  const getRun = makeGetSynthesisRun({
+    runs: runRepositoryFromEnv(),
+    pipelines: pipelineRepositoryFromEnv(),
+  });
   return async ({ principal, params }) => ({ body: await getRun(principal, params.id) });
 });

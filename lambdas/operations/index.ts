@@ -9,8 +9,11 @@ import { changePassword } from './change-password.ts';
 import { createApiToken } from './create-api-token.ts';
 import { createPipeline } from './create-pipeline.ts';
 import type { OperationDeclaration } from './declaration.ts';
+import { deletePipeline } from './delete-pipeline.ts';
+import { exportPipeline } from './export-pipeline.ts';
 import { getApprovalRules } from './get-approval-rules.ts';
 import { getConfiguration } from './get-configuration.ts';
+import { getDeletion } from './get-deletion.ts';
 import { getMe } from './get-me.ts';
 import { getOpenApi } from './get-openapi.ts';
 import { getPipeline } from './get-pipeline.ts';
@@ -18,6 +21,7 @@ import { getSynthesisRun } from './get-synthesis-run.ts';
 import { getSynthesisRunDiff } from './get-synthesis-run-diff.ts';
 import { getSynthesisRunEvaluationSet } from './get-synthesis-run-evaluation-set.ts';
 import { getSynthesisRunEvidence } from './get-synthesis-run-evidence.ts';
+import { getTeamSettings } from './get-team-settings.ts';
 import { listActivations } from './list-activations.ts';
 import { listApiTokens } from './list-api-tokens.ts';
 import { listPipelines } from './list-pipelines.ts';
@@ -35,6 +39,7 @@ import { revokeApiToken } from './revoke-api-token.ts';
 import { serveAppFiles, serveAppShell } from './serve-app.ts';
 import { showMagicLinkPage } from './show-magic-link-page.ts';
 import { synthesizePipeline } from './synthesize-pipeline.ts';
+import { updateTeamSettings } from './update-team-settings.ts';
 import { verifyMagicLink } from './verify-magic-link.ts';
 
 export const OPERATIONS: readonly OperationDeclaration[] = [
@@ -71,4 +76,9 @@ export const OPERATIONS: readonly OperationDeclaration[] = [
   getOpenApi,
   serveAppShell,
   serveAppFiles,
+  getTeamSettings,
+  updateTeamSettings,
+  deletePipeline,
+  getDeletion,
+  exportPipeline,
 ];

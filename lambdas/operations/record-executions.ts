@@ -4,7 +4,7 @@ import { executionSchema, idSchema, LIMITS, recordExecutionsBodySchema } from '.
 import { makeRecordExecutions } from '../core/use-cases/pipelines.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
-import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { pipelineRepositoryFromEnv, teamSettingsStoreFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const recordExecutions = defineOperation({
@@ -38,6 +38,7 @@ export const handler = /* @__PURE__ */ operationHandler(recordExecutions, () => 
     pipelines: pipelineRepositoryFromEnv(),
     clock: systemClock,
     ids: nanoidGenerator,
+    settings: teamSettingsStoreFromEnv(),
   });
   return async ({ principal, params, body }) => ({
     body: { executions: await record(principal, params.pipelineId, body.executions) },

@@ -4,7 +4,7 @@ import { idSchema, LIMITS, recordSignalsBodySchema, signalSchema } from '../core
 import { makeRecordSignals } from '../core/use-cases/pipelines.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
-import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { pipelineRepositoryFromEnv, teamSettingsStoreFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const recordSignals = defineOperation({
@@ -38,6 +38,7 @@ export const handler = /* @__PURE__ */ operationHandler(recordSignals, () => {
     pipelines: pipelineRepositoryFromEnv(),
     clock: systemClock,
     ids: nanoidGenerator,
+    settings: teamSettingsStoreFromEnv(),
   });
   return async ({ principal, params, body }) => ({
     body: { signals: await record(principal, params.pipelineId, body.signals) },

@@ -3,7 +3,7 @@ import { rejectBodySchema, runIdSchema, synthesisRunSchema } from '../core/schem
 import { makeRejectRun } from '../core/use-cases/review.ts';
 import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';
-import { runRepositoryFromEnv } from '../wiring/repositories.ts';
+import { pipelineRepositoryFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const rejectSynthesisRun = defineOperation({
@@ -11,7 +11,7 @@ export const rejectSynthesisRun = defineOperation({
   method: 'POST',
   path: '/synthesis-runs/{id}/reject',
   summary: 'Reject a generated run, with an optional reason.',
-  access: { runs: 'readWrite' },
+  access: { runs: 'readWrite', data: 'read' },
   params: { id: runIdSchema },
   body: {
     schema: rejectBodySchema,
@@ -23,6 +23,10 @@ export const rejectSynthesisRun = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(rejectSynthesisRun, () => {
-  const reject = makeRejectRun({ runs: runRepositoryFromEnv(), clock: systemClock });
+  const reject = makeRejectRun({
+    runs: runRepositoryFromEnv(),
+    clock: systemClock,
+    pipelines: pipelineRepositoryFromEnv(),
+  });
   return async ({ principal, params, body }) => ({ body: await reject(principal, params.id, body.reason) });
 });

@@ -6,6 +6,7 @@
 
 import { BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
+import { expiryEpoch } from '../core/lifecycle.ts';
 import type { EvidenceStore } from '../core/ports.ts';
 import { type Execution, executionSchema, type Signal, signalSchema } from '../core/schemas.ts';
 import { itemReader } from './items.ts';
@@ -25,17 +26,21 @@ export function makeEvidenceStore(db: DynamoDBDocumentClient, tableName: string)
     'evidence item',
   );
   return {
-    async save(runId, { signals, executions }) {
+    async save(runId, { signals, executions }, retention) {
+      const ttl = (time: string, days: number | undefined) =>
+        days === undefined ? {} : { expiresAtEpoch: expiryEpoch(time, days) };
       const items = [
         ...signals.map((record) => ({
           ...evidenceKey(runId, 'signal', record.id),
           kind: 'signal',
           record,
+          ...ttl(record.occurredAt, retention?.signalDays),
         })),
         ...executions.map((record) => ({
           ...evidenceKey(runId, 'execution', record.id),
           kind: 'execution',
           record,
+          ...ttl(record.startedAt, retention?.executionDays),
         })),
       ];
       for (let start = 0; start < items.length; start += BATCH) {

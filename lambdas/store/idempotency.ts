@@ -13,7 +13,7 @@ import * as z from 'zod/mini';
 import type { IdempotencyRecord, IdempotencyStore } from '../core/ports.ts';
 import { isConditionFailure } from './conditions.ts';
 import { parseItem } from './items.ts';
-import { idempotencyKey } from './keys.ts';
+import { idempotencyIndexKey, idempotencyKey } from './keys.ts';
 
 /** DynamoDB adapter of IdempotencyStore. */
 export function makeIdempotencyStore(db: DynamoDBDocumentClient, tableName: string): IdempotencyStore {
@@ -22,6 +22,7 @@ export function makeIdempotencyStore(db: DynamoDBDocumentClient, tableName: stri
     requestHash: z.string(),
     runId: z.string(),
     expiresAt: z.string(),
+    pipelineId: z.optional(z.string()),
   });
   // TTL deletes lazily, so expiry is also checked on every read and write (`expiresAt`).
   return {
@@ -39,6 +40,10 @@ export function makeIdempotencyStore(db: DynamoDBDocumentClient, tableName: stri
             TableName: tableName,
             Item: {
               ...idempotencyKey(scope, clientKey),
+              // In its pipeline's gsi1 partition, so that deleting the pipeline finds its keys.
+              ...(record.pipelineId
+                ? idempotencyIndexKey(record.pipelineId, idempotencyKey(scope, clientKey))
+                : {}),
               ...record,
               expiresAtEpoch: Math.ceil(Date.parse(record.expiresAt) / 1000),
             },

@@ -38,8 +38,17 @@ export const runKey = (id: string) => ({ id });
  *   evaluation set pk RUN#<runId>#EVALUATION     sk SET             (the chosen cases' ids and times; written once)
  *   eval. result   pk RUN#<runId>#EVALUATION     sk RESULT#<executionId>#<arm>  (one per case and arm; a later one replaces it)
  *   approval rules pk PIPELINE#<id>              sk APPROVALRULES   (absent: the defaults)
- *   idempotency    pk IDEMPOTENCY#<scope>#<key>  sk IDEMPOTENCY
+ *   idempotency    pk IDEMPOTENCY#<scope>#<key>  sk IDEMPOTENCY    gsi1 PIPELINE#<id>#IDEMPOTENCY / <pk> (so a
+ *                                                                  pipeline's deletion finds its keys)
+ *   team settings  pk TEAM#<teamId>#SETTINGS     sk SETTINGS       (retention windows)
+ *   retention due  pk TEAM#<teamId>#RETENTION    sk RETENTION      gsi1 RETENTION#DUE / <requestedAt>#<teamId>
+ *                                                                  (a shortened window the retention job has
+ *                                                                  still to apply; its checkpoint)
+ *   deletion       pk DELETION#<deletionId>      sk DELETION       gsi1 DELETIONS#PENDING / <requestedAt>#<id> while
+ *                                                                  pending (a pipeline deletion's receipt and progress)
  *   quota          pk QUOTA#<key>#<windowStart>  sk QUOTA
+ * Signals, executions and their id markers carry `expiresAtEpoch` (the table's TTL attribute): the
+ * record's time plus the team's retention window when it was written.
  * (Plain functions, not an object of them: a bundle keeps only the builders its Lambda uses.)
  */
 
@@ -94,14 +103,18 @@ export const executionKey = (execution: Pick<Execution, 'pipelineId' | 'startedA
  * The marker that holds a signal id in its pipeline, whatever the signal's time: written before
  * the signals, it makes one id name one signal. Read by no endpoint.
  */
+export const signalIdsPartition = (pipelineId: string) => `${pipelinePartition(pipelineId)}#SIGNALIDS`;
+
 export const signalIdKey = (pipelineId: string, signalId: string): ItemKey => ({
-  pk: `${pipelinePartition(pipelineId)}#SIGNALIDS`,
+  pk: signalIdsPartition(pipelineId),
   sk: signalId,
 });
 
 /** The marker that holds an execution id in its pipeline, as signalIdKey does for signals. */
+export const executionIdsPartition = (pipelineId: string) => `${pipelinePartition(pipelineId)}#EXECUTIONIDS`;
+
 export const executionIdKey = (pipelineId: string, executionId: string): ItemKey => ({
-  pk: `${pipelinePartition(pipelineId)}#EXECUTIONIDS`,
+  pk: executionIdsPartition(pipelineId),
   sk: executionId,
 });
 
@@ -133,6 +146,46 @@ export const approvalRulesKey = (pipelineId: string): ItemKey => ({
 export const idempotencyKey = (scope: string, key: string): ItemKey => ({
   pk: `IDEMPOTENCY#${scope}#${key}`,
   sk: 'IDEMPOTENCY',
+});
+
+/** The gsi1 partition holding a pipeline's idempotency keys (written with the key, read by its deletion). */
+export const pipelineIdempotencyPartition = (pipelineId: string) =>
+  `${pipelinePartition(pipelineId)}#IDEMPOTENCY`;
+
+export const idempotencyIndexKey = (pipelineId: string, key: ItemKey): IndexKey => ({
+  gsi1pk: pipelineIdempotencyPartition(pipelineId),
+  gsi1sk: key.pk,
+});
+
+export const teamSettingsKey = (teamId: string): ItemKey => ({
+  pk: `TEAM#${teamId}#SETTINGS`,
+  sk: 'SETTINGS',
+});
+
+/** The gsi1 partition listing the teams whose shortened retention window the job has still to apply. */
+export const RETENTION_DUE_PARTITION = 'RETENTION#DUE';
+
+export const retentionDueKey = (teamId: string): ItemKey => ({
+  pk: `TEAM#${teamId}#RETENTION`,
+  sk: 'RETENTION',
+});
+
+export const retentionDueIndexKey = (teamId: string, requestedAt: string): IndexKey => ({
+  gsi1pk: RETENTION_DUE_PARTITION,
+  gsi1sk: `${requestedAt}#${teamId}`,
+});
+
+export const deletionKey = (deletionId: string): ItemKey => ({
+  pk: `DELETION#${deletionId}`,
+  sk: 'DELETION',
+});
+
+/** The gsi1 partition of deletions still pending (the retention job queues them again when stalled). */
+export const PENDING_DELETIONS_PARTITION = 'DELETIONS#PENDING';
+
+export const pendingDeletionIndexKey = (receipt: { id: string; requestedAt: string }): IndexKey => ({
+  gsi1pk: PENDING_DELETIONS_PARTITION,
+  gsi1sk: `${receipt.requestedAt}#${receipt.id}`,
 });
 
 export const quotaKey = (key: string, windowStart: string): ItemKey => ({

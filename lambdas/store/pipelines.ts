@@ -9,6 +9,7 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../core/errors.ts';
+import { expiryEpoch, RETENTION_DAYS } from '../core/lifecycle.ts';
 import type { PageRequest, PipelineRepository } from '../core/ports.ts';
 import {
   type Activation,
@@ -75,20 +76,27 @@ interface NewRecord {
   recordTime: string;
 }
 
-function newSignal(signal: Signal): NewRecord {
+/** The TTL attribute of a record (and its id marker) kept `retentionDays` after its time. */
+function expiry(recordTime: string, retentionDays: number) {
+  return { expiresAtEpoch: expiryEpoch(recordTime, retentionDays) };
+}
+
+function newSignal(signal: Signal, retentionDays: number): NewRecord {
+  const ttl = expiry(signal.occurredAt, retentionDays);
   return {
     id: signal.id,
-    item: { ...signalKey(signal), ...signal },
-    idMarker: signalIdKey(signal.pipelineId, signal.id),
+    item: { ...signalKey(signal), ...signal, ...ttl },
+    idMarker: { ...signalIdKey(signal.pipelineId, signal.id), ...ttl },
     recordTime: signal.occurredAt,
   };
 }
 
-function newExecution(execution: Execution): NewRecord {
+function newExecution(execution: Execution, retentionDays: number): NewRecord {
+  const ttl = expiry(execution.startedAt, retentionDays);
   return {
     id: execution.id,
-    item: { ...executionKey(execution), ...execution },
-    idMarker: executionIdKey(execution.pipelineId, execution.id),
+    item: { ...executionKey(execution), ...execution, ...ttl },
+    idMarker: { ...executionIdKey(execution.pipelineId, execution.id), ...ttl },
     recordTime: execution.startedAt,
   };
 }
@@ -120,13 +128,24 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
     getPipeline: (id) => getPipeline(table, id),
     listPipelines: (teamId, page) => listPipelines(table, teamId, page),
     getConfiguration: (pipelineId, configurationId) => getConfiguration(table, pipelineId, configurationId),
-    recordSignals: (signals) => recordAllNew(table, signals.map(newSignal), 'signal'),
-    recordExecutions: (executions) => recordAllNew(table, executions.map(newExecution), 'execution'),
+    recordSignals: (signals, retentionDays = RETENTION_DAYS.default) =>
+      recordAllNew(
+        table,
+        signals.map((signal) => newSignal(signal, retentionDays)),
+        'signal',
+      ),
+    recordExecutions: (executions, retentionDays = RETENTION_DAYS.default) =>
+      recordAllNew(
+        table,
+        executions.map((execution) => newExecution(execution, retentionDays)),
+        'execution',
+      ),
     activateConfiguration: (activation) => activateConfiguration(table, activation),
     listActivations: (pipelineId, page) => listActivations(table, pipelineId, page),
-    recentSignals: (pipelineId, limit) => newest(table, signalsPartition(pipelineId), limit, read.signal),
-    recentExecutions: (pipelineId, limit) =>
-      newest(table, executionsPartition(pipelineId), limit, read.execution),
+    recentSignals: (pipelineId, limit, since) =>
+      newest(table, signalsPartition(pipelineId), limit, read.signal, since),
+    recentExecutions: (pipelineId, limit, since) =>
+      newest(table, executionsPartition(pipelineId), limit, read.execution, since),
   };
 }
 
@@ -221,12 +240,14 @@ async function newest<T>(
   partition: string,
   limit: number,
   parse: (item: unknown) => T,
+  since?: string,
 ): Promise<T[]> {
+  // The window's lower bound is part of the key condition: older items are never read.
   const { Items = [] } = await db.send(
     new QueryCommand({
       TableName: tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': partition },
+      KeyConditionExpression: since === undefined ? 'pk = :pk' : 'pk = :pk AND sk >= :since',
+      ExpressionAttributeValues: { ':pk': partition, ...(since === undefined ? {} : { ':since': since }) },
       ScanIndexForward: false,
       Limit: limit,
     }),
@@ -258,7 +279,8 @@ async function createPipeline(
 
 async function getPipeline({ db, tableName, read }: PipelineTable, id: string): Promise<Pipeline | null> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: pipelineKey(id) }));
-  return Item ? read.pipeline(Item) : null;
+  // A pipeline whose deletion was requested is gone for every reader from that moment.
+  return Item && Item.deletedAt === undefined ? read.pipeline(Item) : null;
 }
 
 function listPipelines({ db, tableName, read }: PipelineTable, teamId: string, page: PageRequest) {

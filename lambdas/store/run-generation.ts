@@ -101,7 +101,8 @@ async function nextConfigurationVersion(
         Key: pipelineKey(pipelineId),
         UpdateExpression:
           'SET latestConfigurationVersion = if_not_exists(latestConfigurationVersion, :one) + :one',
-        ConditionExpression: 'attribute_exists(pk)',
+        // A pipeline whose deletion was requested takes no new configuration.
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
         ExpressionAttributeValues: { ':one': 1 },
         ReturnValues: 'UPDATED_NEW',
       }),

@@ -98,16 +98,14 @@ export const draftChangeSchema = z.strictObject({
 });
 
 export const draftWarningSchema = z.strictObject({
-  type: z
-    .string()
-    .check(
-      z.minLength(1),
-      z.maxLength(DRAFT_LIMITS.warningTypeLength),
-      z.regex(/^[a-z][a-z0-9_]*$/, 'must be snake_case, e.g. speculative_change'),
-      z.meta({
-        description: 'snake_case kind of warning, e.g. thin_evidence, speculative_change, no_changes.',
-      }),
-    ),
+  type: z.string().check(
+    z.minLength(1),
+    z.maxLength(DRAFT_LIMITS.warningTypeLength),
+    z.regex(/^[a-z][a-z0-9_]*$/, 'must be snake_case, e.g. speculative_change'),
+    z.meta({
+      description: 'snake_case kind of warning, e.g. thin_evidence, speculative_change, no_changes.',
+    }),
+  ),
   message: text(DRAFT_LIMITS.textLength),
   changeIds: z.optional(
     z

@@ -13,10 +13,14 @@ import { makeMagicLinkStore } from '../store/auth/magic-links.ts';
 import { makeSessionStore } from '../store/auth/sessions.ts';
 import { makeEvaluationStore } from '../store/evaluations.ts';
 import { makeEvidenceStore } from '../store/evidence.ts';
+import { makeExportStore } from '../store/export.ts';
 import { makeIdempotencyStore } from '../store/idempotency.ts';
+import { makeDeletionStore } from '../store/pipeline-deletion.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
 import { makeQuotaStore } from '../store/quotas.ts';
+import { makeRetentionStore } from '../store/retention.ts';
 import { makeRunRepository } from '../store/runs.ts';
+import { makeTeamSettingsStore } from '../store/team-settings.ts';
 import { getDocumentClient } from './aws.ts';
 import { readConfig, tableName } from './config.ts';
 
@@ -57,6 +61,24 @@ export function idempotencyStoreFromEnv() {
 
 export function evidenceStoreFromEnv() {
   return makeEvidenceStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+}
+
+export function teamSettingsStoreFromEnv() {
+  return makeTeamSettingsStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+}
+
+export function deletionStoreFromEnv() {
+  const config = readConfig({ RUNS_TABLE: tableName, DATA_TABLE: tableName });
+  return makeDeletionStore(getDocumentClient(), { runs: config.RUNS_TABLE, data: config.DATA_TABLE });
+}
+
+export function retentionStoreFromEnv() {
+  return makeRetentionStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+}
+
+export function exportStoreFromEnv() {
+  const config = readConfig({ RUNS_TABLE: tableName, DATA_TABLE: tableName });
+  return makeExportStore(getDocumentClient(), { runs: config.RUNS_TABLE, data: config.DATA_TABLE });
 }
 
 export function quotaStoreFromEnv() {

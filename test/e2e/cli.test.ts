@@ -364,4 +364,30 @@ describe('pipeline-synthesis, the CLI', () => {
     expect(missing.response.status).toBe(404);
     expect(missing.error?.error).toBe('NOT_FOUND');
   });
+
+  it('exports a pipeline as NDJSON into a file, following the pages, with progress on stderr', async () => {
+    const api = client();
+    const created = await api.POST('/pipelines', {
+      body: { name: 'export me', slots: [{ id: 'model', name: 'Model', kind: 'model', settings: {} }] },
+    });
+    const pipelineId = created.data?.id as string;
+    await api.POST('/pipelines/{pipelineId}/signals', {
+      params: { path: { pipelineId } },
+      body: { signals: [{ kind: 'timeout', severity: 'critical', message: 'slow' }] },
+    });
+    const result = await cli(['export', pipelineId, '--output', 'export.ndjson']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/exported 3 records in 1 page/);
+    const lines = (await readFile(path.join(workDir, 'export.ndjson'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; record: { id: string } });
+    expect(lines.map((line) => line.type)).toEqual(['pipeline', 'configuration', 'signal']);
+    expect(lines[0]?.record).toEqual(created.data);
+
+    const missing = await cli(['export', 'no-such-pipeline']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/404 NOT_FOUND/);
+    noStackTrace(missing);
+  });
 });

@@ -471,6 +471,49 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     expect(tab.problems).toEqual([]);
   });
 
+  it('sets the team retention window as an admin, and deletes a pipeline after its name is typed, showing the receipt', async () => {
+    const tab = await openTab();
+    const { page, context } = tab;
+    await signIn(tab);
+    const created = await apiAs(context, 'POST', 'pipelines', {
+      name: 'Pipeline to delete',
+      slots: [{ id: 'model', name: 'Model', kind: 'model', settings: {} }],
+    });
+    expect(created.status).toBe(201);
+    const pipelineId = (created.body as { id: string }).id;
+
+    await page.getByRole('link', { name: 'Team settings' }).click();
+    await page.getByRole('heading', { name: 'Team settings', level: 1 }).waitFor();
+    await page.getByLabel('Signals kept (days)').fill('30');
+    await page.getByRole('button', { name: 'Save retention' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const settings = await apiAs(context, 'GET', `teams/${team.teamId}/settings`);
+    expect(settings.body).toMatchObject({ signalRetentionDays: 30, executionRetentionDays: 90 });
+    await page.getByLabel('Signals kept (days)').fill('0');
+    await page.getByRole('button', { name: 'Save retention' }).click();
+    expect((await apiAs(context, 'GET', `teams/${team.teamId}/settings`)).body).toMatchObject({
+      signalRetentionDays: 30,
+    });
+
+    await page.goto(appUrl(`pipelines/${pipelineId}`));
+    await page.getByRole('heading', { name: 'Pipeline to delete', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Delete pipeline…' }).click();
+    await page.getByLabel("Type the pipeline's name").fill('Pipeline to');
+    await page.getByRole('button', { name: 'Delete for good' }).click();
+    // A name that does not match deletes nothing.
+    expect((await apiAs(context, 'GET', `pipelines/${pipelineId}`)).status).toBe(200);
+    await page.getByLabel("Type the pipeline's name").fill('Pipeline to delete');
+    await page.getByRole('button', { name: 'Delete for good' }).click();
+    await page.getByRole('heading', { name: 'Deletion receipt' }).waitFor();
+    expect((await apiAs(context, 'GET', `pipelines/${pipelineId}`)).status).toBe(404);
+    await page
+      .getByRole('status', { name: 'Deletion status' })
+      .filter({ hasText: /^completed$/ })
+      .waitFor({ timeout: 30_000 });
+    expect(await page.locator('.receipt-counts').textContent()).toMatch(/configurations\s*1/);
+    expect(tab.problems).toEqual([]);
+  });
+
   it('lists a team with many pipelines a page at a time, each pipeline a link by its name', async () => {
     const other = stack.teams[1];
     if (!other) throw new Error('The local stack seeded one team only.');

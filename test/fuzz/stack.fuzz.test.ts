@@ -36,6 +36,14 @@ let stack: LocalStack;
 let fake: AnthropicFake;
 let token: string;
 let pipelineId: string;
+/** What DELETE /pipelines/{pipelineId} is fuzzed with: deleting it leaves the seeded pipeline to the other tests. */
+let sacrificialPipelineId: string;
+/** The path ids of a route: the seeded ones, but a pipeline of its own for a pipeline's deletion. */
+const idsFor = (method: string, route: string) => ({
+  pipelineId: method === 'DELETE' && route === '/pipelines/{pipelineId}' ? sacrificialPipelineId : pipelineId,
+  configurationId,
+  runId,
+});
 let configurationId: string;
 let runId: string;
 const tally = {
@@ -78,6 +86,14 @@ beforeAll(async () => {
   pipelineId = stack.teams[0]?.pipelineIds[0] as string;
   const pipeline = JSON.parse((await api('GET', `/pipelines/${pipelineId}`)).text);
   configurationId = pipeline.activeConfigurationId;
+  sacrificialPipelineId = JSON.parse(
+    (
+      await api('POST', '/pipelines', {
+        body: JSON.stringify({ name: 'fuzzed deletion', slots: DEMO_SLOTS }),
+        headers: { 'content-type': 'application/json' },
+      })
+    ).text,
+  ).id;
   runId = JSON.parse(
     (
       await api('POST', `/pipelines/${pipelineId}/synthesize`, {
@@ -106,11 +122,7 @@ describe('every operation of GET /openapi.json, through the local stack', () => 
     );
     expect(operations.length).toBeGreaterThan(20);
     for (const { route, method } of operations) {
-      const { names: parameters, values: pathValues } = pathParameters(route, () => ({
-        pipelineId,
-        configurationId,
-        runId,
-      }));
+      const { names: parameters, values: pathValues } = pathParameters(route, () => idsFor(method, route));
       const slow = route.startsWith('/auth/') || route === '/me/password';
       await fc.assert(
         fc.asyncProperty(
@@ -205,7 +217,6 @@ describe('targeted generators, every operation through the local stack', () => {
           .filter((method) => !bodiesOnly || !['get', 'delete'].includes(method))
           .map((method) => ({ route, method: method.toUpperCase() })),
       );
-      const ids = () => ({ pipelineId, configurationId, runId });
       await fc.assert(
         fc.asyncProperty(
           fc.constantFrom(...operations),
@@ -213,7 +224,7 @@ describe('targeted generators, every operation through the local stack', () => {
           fc.boolean(),
           async (operation, requestPart, withToken) => {
             const target = operation.route.replace(/\{(\w+)\+?\}/g, (_, parameter: string) =>
-              encodeURIComponent(knownValueFor(parameter, ids())),
+              encodeURIComponent(knownValueFor(parameter, idsFor(operation.method, operation.route))),
             );
             const response = await sendPart(operation.method, target, requestPart, withToken);
             countAnswer(byGenerator, name, response.status);

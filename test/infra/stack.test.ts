@@ -10,6 +10,8 @@ import {
   DEAD_LETTER_HANDLER,
   type FunctionAccess,
   MAX_RECEIVE_COUNT,
+  PIPELINE_DELETER,
+  RETENTION_JOB,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
   WORKER_TIMEOUT_SECONDS,
@@ -129,6 +131,20 @@ function functionsOf(stack: PipelineSynthesisStack): FunctionUnderTest[] {
       name: RUN_SWEEPER.entry,
       fn: stack.jobs.sweeper,
       access: RUN_SWEEPER.access,
+      extraEnv: [],
+      memorySize: DEFAULT_MEMORY_MB,
+    },
+    {
+      name: PIPELINE_DELETER.entry,
+      fn: stack.lifecycle.deleter,
+      access: PIPELINE_DELETER.access,
+      extraEnv: [],
+      memorySize: DEFAULT_MEMORY_MB,
+    },
+    {
+      name: RETENTION_JOB.entry,
+      fn: stack.lifecycle.retentionJob,
+      access: RETENTION_JOB.access,
       extraEnv: [],
       memorySize: DEFAULT_MEMORY_MB,
     },
@@ -326,7 +342,7 @@ describe('functions', () => {
 
     expect(OPERATION_FUNCTIONS.map(({ module }) => module).sort()).toEqual([...modules].sort());
     expect([...dev.stack.api.operationFunctions.keys()].sort()).toEqual([...modules].sort());
-    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(modules.size + 4);
+    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(modules.size + 6);
   });
 
   it('runs every function on nodejs24.x, arm64, traced, logging to its own one-month log group', () => {
@@ -349,6 +365,7 @@ describe('functions', () => {
         'LOG_LEVEL',
         ...TABLE_DEFINITIONS.filter((definition) => access[ACCESS_KEY[definition.id]]).map((d) => d.envVar),
         ...(access.sendJobs || access.consumesJobs ? ['SYNTHESIS_QUEUE_URL'] : []),
+        ...(access.sendsLifecycleJobs || access.consumesLifecycleJobs ? ['LIFECYCLE_QUEUE_URL'] : []),
         ...(access.sessionSecret ? ['SESSION_SECRET_ARN'] : []),
         ...(access.sendsEmail ? ['EMAIL_FROM', 'APP_URL'] : []),
         ...extraEnv,
@@ -363,6 +380,7 @@ describe('functions', () => {
       {
         tableNames: { Runs: 'r', Data: 'd', Auth: 'a' },
         synthesisQueueUrl: 'http://127.0.0.1:1/000000000000/q',
+        lifecycleQueueUrl: 'http://127.0.0.1:1/000000000000/lifecycle',
         sessionSecret: { SESSION_SECRET: 'k' },
         email: { EMAIL_FROM: 'f', APP_URL: 'http://127.0.0.1:1', EMAIL_OUTBOX_DIR: '/tmp/outbox' },
         model: { ANTHROPIC_API_KEY: 'k' },
@@ -460,7 +478,16 @@ describe('functions', () => {
         logicalIdOf(dev.stack.jobs.deadLetterHandler.function),
     );
 
-    expect(mappings).toHaveLength(2);
+    const deleterMapping = mappings.find(
+      (mapping) =>
+        (mapping.FunctionName as { Ref: string }).Ref === logicalIdOf(dev.stack.lifecycle.deleter.function),
+    );
+
+    expect(mappings).toHaveLength(3);
+    expect(deleterMapping).toMatchObject({
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::GetAtt': [logicalIdOf(dev.stack.stateful.lifecycleQueue), 'Arn'] },
+    });
     expect(workerMapping).toMatchObject({
       BatchSize: 5,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -547,8 +574,14 @@ describe('least privilege', () => {
   });
 
   it('lets only the functions that queue jobs send to the queue', () => {
+    const synthesisQueueArn = JSON.stringify({
+      'Fn::GetAtt': [logicalIdOf(dev.stack.stateful.synthesisQueue), 'Arn'],
+    });
     const senders = resourcesOfType(dev, 'AWS::IAM::Policy')
-      .filter(([, policy]) => JSON.stringify(policy.Properties?.PolicyDocument).includes('sqs:SendMessage'))
+      .filter(([, policy]) => {
+        const document = JSON.stringify(policy.Properties?.PolicyDocument);
+        return document.includes('sqs:SendMessage') && document.includes(synthesisQueueArn);
+      })
       .flatMap(([, policy]) => [...referencedLogicalIds(policy.Properties?.Roles)]);
     const expected = functionsOf(dev.stack)
       .filter(({ access }) => access.sendJobs)

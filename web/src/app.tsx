@@ -9,6 +9,7 @@ import { PipelinePage } from './pages/pipeline.tsx';
 import { PipelinesPage } from './pages/pipelines.tsx';
 import { RunPage } from './pages/run.tsx';
 import { MagicLinkPage, SignInPage } from './pages/sign-in.tsx';
+import { TeamSettingsPage } from './pages/team-settings.tsx';
 import { TokensPage } from './pages/tokens.tsx';
 import { Link, navigate, Routes, route, useLocation } from './router.tsx';
 import type { Me, Role } from './types.ts';
@@ -28,6 +29,7 @@ const ROUTES = [
   route({ pattern: '/pipelines/:pipelineId', page: PipelinePage }),
   route({ pattern: '/runs/:runId', page: RunPage }),
   route({ pattern: '/settings/tokens', page: TokensPage }),
+  route({ pattern: '/settings/team', page: TeamSettingsPage }),
 ];
 
 const SessionContext = createContext<Session | null>(null);
@@ -132,6 +134,7 @@ function Header(props: {
         <nav aria-label="Main">
           <Link to="">Pipelines</Link>
           <Link to="settings/tokens">API tokens</Link>
+          <Link to="settings/team">Team settings</Link>
         </nav>
       </div>
       <div class="topbar-row account">

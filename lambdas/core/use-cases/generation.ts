@@ -4,6 +4,7 @@
  */
 import { ApiError, ConflictError, SynthesisFailure, TransientSynthesisError } from '../errors.ts';
 import { legacyWarnings, renderExplanation } from '../explanation.ts';
+import type { TeamSettingsStore } from '../lifecycle.ts';
 import { DEFAULT_MODEL_PRICES, type ModelPrices, withCost } from '../model-pricing.ts';
 import {
   type Clock,
@@ -19,6 +20,7 @@ import {
   type SynthesisUsage,
 } from '../ports.ts';
 import type { SynthesisJob, SynthesisRun } from '../schemas.ts';
+import { makeReadWindowedEvidence } from './lifecycle.ts';
 
 /** Whether an error that is not one of ours may pass if the job is tried again later. */
 export type IsTransient = (error: unknown) => boolean;
@@ -36,6 +38,8 @@ export interface GenerateRunDeps {
   isTransient: IsTransient;
   /** Prices of model tokens, for the run's `usage.costUsd`. @default DEFAULT_MODEL_PRICES */
   prices?: ModelPrices;
+  /** The teams' retention windows: nothing older is read (no window bound without it). */
+  settings?: TeamSettingsStore;
 }
 
 /** What became of one job. Only `retry` asks the queue to deliver the job again. */
@@ -104,9 +108,15 @@ async function generate(deps: GenerateRunDeps, run: SynthesisRun, lease: string)
   try {
     const engine = deps.engines[run.synthesisHandler];
     if (!engine) throw new SynthesisFailure(`Synthesis handler ${run.synthesisHandler} is not available.`);
-    const context = await readEvidence(deps.pipelines, run);
+    const context = await readEvidence(deps, run);
     const proposal = await engine.generate(context);
     usage = proposal.usage;
+    // Deleted while the model was working: nothing of the pipeline is written back.
+    if (!(await deps.pipelines.getPipeline(run.pipelineId))) {
+      throw new SynthesisFailure(`Pipeline ${run.pipelineId} was deleted while the run was generating.`, {
+        usage,
+      });
+    }
     return { outcome: 'generated', run: await storeProposal(deps, run, context, proposal, lease) };
   } catch (caught) {
     return settleFault(deps, run, lease, caught, usage);
@@ -114,17 +124,25 @@ async function generate(deps: GenerateRunDeps, run: SynthesisRun, lease: string)
 }
 
 /** The pipeline, the run's base configuration and the bounded windows of evidence the engine reads. */
-async function readEvidence(pipelines: PipelineRepository, run: SynthesisRun): Promise<SynthesisContext> {
+async function readEvidence(
+  { pipelines, settings, clock }: GenerateRunDeps,
+  run: SynthesisRun,
+): Promise<SynthesisContext> {
   const pipeline = await pipelines.getPipeline(run.pipelineId);
   if (!pipeline) throw new SynthesisFailure(`Pipeline ${run.pipelineId} no longer exists.`);
   const baseConfiguration = await pipelines.getConfiguration(run.pipelineId, run.baseConfigurationId);
   if (!baseConfiguration) {
     throw new SynthesisFailure(`Base configuration ${run.baseConfigurationId} no longer exists.`);
   }
-  const [signals, executions] = await Promise.all([
-    pipelines.recentSignals(run.pipelineId, SIGNAL_WINDOW),
-    pipelines.recentExecutions(run.pipelineId, EXECUTION_WINDOW),
-  ]);
+  const { signals, executions } = settings
+    ? await makeReadWindowedEvidence({ pipelines, settings, clock })(pipeline, {
+        signals: SIGNAL_WINDOW,
+        executions: EXECUTION_WINDOW,
+      })
+    : {
+        signals: await pipelines.recentSignals(run.pipelineId, SIGNAL_WINDOW),
+        executions: await pipelines.recentExecutions(run.pipelineId, EXECUTION_WINDOW),
+      };
   return { pipeline, baseConfiguration, signals, executions };
 }
 
@@ -136,7 +154,12 @@ async function storeProposal(
   proposal: SynthesisProposal,
   lease: string,
 ): Promise<SynthesisRun> {
-  await deps.evidence.save(run.id, citedEvidence(context, proposal));
+  const team = deps.settings ? await deps.settings.get(context.pipeline.teamId) : undefined;
+  await deps.evidence.save(
+    run.id,
+    citedEvidence(context, proposal),
+    team && { signalDays: team.signalRetentionDays, executionDays: team.executionRetentionDays },
+  );
   const completedAt = deps.clock.now().toISOString();
   const proposedConfigurationId = deps.ids.newId();
   const generated: SynthesisRun = {

@@ -1,6 +1,7 @@
 /* Pipelines and their evidence intake: create, list and read pipelines and configurations,
    record signals and executions for the team that owns the pipeline. */
 import { NotFoundError } from '../errors.ts';
+import { assertInsideWindow, retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import type { Clock, IdGenerator, PageRequest, PipelineRepository } from '../ports.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
 import type {
@@ -17,6 +18,15 @@ export interface PipelineDeps {
   pipelines: PipelineRepository;
   clock: Clock;
   ids: IdGenerator;
+  /** The team's retention windows: records outside them are refused, and expire with them. */
+  settings?: TeamSettingsStore;
+}
+
+/** The team's windows when the deps have them: the record's own window is checked and set as its TTL. */
+async function windowOf(settings: TeamSettingsStore | undefined, teamId: string, now: Date) {
+  if (!settings) return undefined;
+  const team = await settings.get(teamId);
+  return { team, window: retentionWindow(team, now) };
 }
 
 /** The pipeline if it exists (404) and belongs to the caller's team (403). */
@@ -85,28 +95,38 @@ export function makeGetConfiguration({ pipelines }: Pick<PipelineDeps, 'pipeline
 }
 
 /** Records a batch of signals, all or nothing; the server fills in ids and times not given. */
-export function makeRecordSignals({ pipelines, clock, ids }: PipelineDeps) {
+export function makeRecordSignals({ pipelines, clock, ids, settings }: PipelineDeps) {
   return async (principal: Principal, pipelineId: string, inputs: SignalInput[]): Promise<Signal[]> => {
     assertCanWrite(principal);
-    await loadOwnedPipeline(pipelines, principal, pipelineId);
-    const now = clock.now().toISOString();
+    const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
+    const at = clock.now();
+    const now = at.toISOString();
     const signals: Signal[] = inputs.map((input) => ({
       ...input,
       id: input.id ?? ids.newId(),
       occurredAt: input.occurredAt ?? now,
       pipelineId,
     }));
-    await pipelines.recordSignals(signals);
+    const retention = await windowOf(settings, pipeline.teamId, at);
+    if (retention) {
+      assertInsideWindow(
+        signals.map((signal) => ({ id: signal.id, at: signal.occurredAt })),
+        retention.window.signalsSince,
+        { what: 'signal', days: retention.team.signalRetentionDays, field: 'occurredAt' },
+      );
+    }
+    await pipelines.recordSignals(signals, retention?.team.signalRetentionDays);
     return signals;
   };
 }
 
 /** Records a batch of executions; an execution without a configuration ran the active one. */
-export function makeRecordExecutions({ pipelines, clock, ids }: PipelineDeps) {
+export function makeRecordExecutions({ pipelines, clock, ids, settings }: PipelineDeps) {
   return async (principal: Principal, pipelineId: string, inputs: ExecutionInput[]): Promise<Execution[]> => {
     assertCanWrite(principal);
     const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
-    const now = clock.now().toISOString();
+    const at = clock.now();
+    const now = at.toISOString();
     const executions: Execution[] = inputs.map((input) => ({
       ...input,
       id: input.id ?? ids.newId(),
@@ -114,7 +134,15 @@ export function makeRecordExecutions({ pipelines, clock, ids }: PipelineDeps) {
       configurationId: input.configurationId ?? pipeline.activeConfigurationId,
       pipelineId,
     }));
-    await pipelines.recordExecutions(executions);
+    const retention = await windowOf(settings, pipeline.teamId, at);
+    if (retention) {
+      assertInsideWindow(
+        executions.map((execution) => ({ id: execution.id, at: execution.startedAt })),
+        retention.window.executionsSince,
+        { what: 'execution', days: retention.team.executionRetentionDays, field: 'startedAt' },
+      );
+    }
+    await pipelines.recordExecutions(executions, retention?.team.executionRetentionDays);
     return executions;
   };
 }

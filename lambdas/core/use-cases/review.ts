@@ -34,7 +34,7 @@ async function loadConfiguration(pipelines: PipelineRepository, pipelineId: stri
 
 /** Approves a generated run: the proposal becomes the pipeline's active configuration, atomically. */
 export function makeApproveRun({ runs, pipelines, clock, ids, approvalRules }: ReviewDeps) {
-  const getRun = makeGetSynthesisRun({ runs });
+  const getRun = makeGetSynthesisRun({ runs, pipelines });
   return async (principal: Principal, runId: string, body: ApproveBody = {}): Promise<SynthesisRun> => {
     const run = await getRun(principal, runId);
     assertCanWrite(principal);
@@ -69,8 +69,12 @@ export function makeApproveRun({ runs, pipelines, clock, ids, approvalRules }: R
 }
 
 /** Rejects a generated run, keeping the reviewer's reason. */
-export function makeRejectRun({ runs, clock }: Pick<ReviewDeps, 'runs' | 'clock'>) {
-  const getRun = makeGetSynthesisRun({ runs });
+export function makeRejectRun({
+  runs,
+  clock,
+  pipelines,
+}: Pick<ReviewDeps, 'runs' | 'clock'> & { pipelines?: PipelineRepository }) {
+  const getRun = makeGetSynthesisRun({ runs, ...(pipelines ? { pipelines } : {}) });
   return async (principal: Principal, runId: string, reason: string | undefined): Promise<SynthesisRun> => {
     const run = await getRun(principal, runId);
     assertCanWrite(principal);
@@ -180,7 +184,7 @@ function settingsDiff(before: Slot['settings'], after: Slot['settings']) {
 
 /** Base and proposed configurations of a generated run, compared slot by slot. */
 export function makeDiffRun({ runs, pipelines }: Pick<ReviewDeps, 'runs' | 'pipelines'>) {
-  const getRun = makeGetSynthesisRun({ runs });
+  const getRun = makeGetSynthesisRun({ runs, pipelines });
   return async (principal: Principal, runId: string): Promise<RunDiff> => {
     const run = await getRun(principal, runId);
     if (!run.proposedConfigurationId) {

@@ -8,6 +8,7 @@ import {
   ServiceUnavailableError,
   ValidationError,
 } from '../errors.ts';
+import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import type {
   Clock,
   EvidenceStore,
@@ -103,7 +104,7 @@ interface KeyedRequest {
 
 /** The run an earlier request with this key created, if it is a true repeat of this request. */
 async function replayIdempotent(
-  { idempotency, clock, runs }: StartSynthesisDeps,
+  { idempotency, clock, runs, pipelines }: StartSynthesisDeps,
   { scope, requestHash }: KeyedRequest,
   key: string,
 ): Promise<SynthesisRun | null> {
@@ -118,6 +119,10 @@ async function replayIdempotent(
   const run = await runs.get(record.runId);
   if (!run)
     throw new ConflictError('A request with this Idempotency-Key is still in progress; retry shortly.');
+  // A replay names a pipeline that may have been deleted since: it answers 404 like the pipeline.
+  if (!(await pipelines.getPipeline(run.pipelineId))) {
+    throw new NotFoundError(`Pipeline ${run.pipelineId} does not exist.`);
+  }
   return run;
 }
 
@@ -160,7 +165,7 @@ async function reserveKey(
     const reserved = await idempotency.reserve(
       scope,
       key,
-      { requestHash, runId: run.id, expiresAt },
+      { requestHash, runId: run.id, expiresAt, pipelineId: run.pipelineId },
       run.createdAt,
     );
     if (!reserved) {
@@ -208,20 +213,47 @@ async function confirmKey(
 }
 
 /** One run of the caller's team. */
-export function makeGetSynthesisRun({ runs }: { runs: RunRepository }) {
+export function makeGetSynthesisRun({
+  runs,
+  pipelines,
+}: {
+  runs: RunRepository;
+  /** With it, a run of a deleted pipeline is a 404 from the moment of the deletion. */
+  pipelines?: PipelineRepository;
+}) {
   return async (principal: Principal, runId: string): Promise<SynthesisRun> => {
     const run = await runs.get(runId);
     if (!run) throw new NotFoundError(`Synthesis run ${runId} does not exist.`);
     assertSameTeam(principal, run.teamId);
+    if (pipelines && !(await pipelines.getPipeline(run.pipelineId))) {
+      throw new NotFoundError(`Synthesis run ${runId} does not exist: its pipeline was deleted.`);
+    }
     return run;
   };
 }
 
 /** The records a run's findings cite, as they were when the run read them (404/403 like the run). */
-export function makeGetRunEvidence({ runs, evidence }: { runs: RunRepository; evidence: EvidenceStore }) {
-  const getRun = makeGetSynthesisRun({ runs });
+export function makeGetRunEvidence({
+  runs,
+  evidence,
+  pipelines,
+  retention,
+}: {
+  runs: RunRepository;
+  evidence: EvidenceStore;
+  pipelines?: PipelineRepository;
+  /** With it, cited records now outside the team's retention windows are left out. */
+  retention?: { settings: TeamSettingsStore; clock: Clock };
+}) {
+  const getRun = makeGetSynthesisRun({ runs, ...(pipelines ? { pipelines } : {}) });
   return async (principal: Principal, runId: string) => {
-    await getRun(principal, runId);
-    return evidence.load(runId);
+    const run = await getRun(principal, runId);
+    const cited = await evidence.load(runId);
+    if (!retention) return cited;
+    const window = retentionWindow(await retention.settings.get(run.teamId), retention.clock.now());
+    return {
+      signals: cited.signals.filter((signal) => signal.occurredAt >= window.signalsSince),
+      executions: cited.executions.filter((execution) => execution.startedAt >= window.executionsSince),
+    };
   };
 }

@@ -2,6 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
 import { apiEvent, type Caller, createCaller, invoke, loadHandlers, setUpApiEnvironment } from './harness.ts';
 
+/** A time inside the team's default 90-day retention window (an older record is refused). */
+const RECENT = new Date(Date.now() - 86_400_000).toISOString();
+
 type Handler = Parameters<typeof invoke>[0];
 let handlers: Record<string, Handler>;
 let admin: Caller;
@@ -162,7 +165,7 @@ describe('signals and executions', () => {
         kind: 'feedback',
         severity: 'info',
         message: 'meh',
-        occurredAt: '2026-01-01T00:00:00.000Z',
+        occurredAt: RECENT,
       },
     ]);
     expect(response.status).toBe(201);
@@ -173,7 +176,7 @@ describe('signals and executions', () => {
     });
     expect(response.body.signals[1]).toMatchObject({
       id: 'client-id-1',
-      occurredAt: '2026-01-01T00:00:00.000Z',
+      occurredAt: RECENT,
     });
 
     const executions = await invoke(
@@ -205,7 +208,7 @@ describe('signals and executions', () => {
   it('records a batch all or nothing: a repeated signal is a 409 and nothing of the batch is stored twice', async () => {
     const pipeline = (await createPipeline(admin)).body;
     const post = (signals: object[]) => postSignals(pipeline.id, signals);
-    const at = '2026-02-01T00:00:00.000Z';
+    const at = RECENT;
     const first = { id: 'sig-a', kind: 'error', severity: 'warning', message: 'a', occurredAt: at };
     expect((await post([first])).status).toBe(201);
     const conflict = await post([{ ...first, id: 'sig-b' }, first]);

@@ -10,6 +10,7 @@ import { formatValue } from '../format.ts';
 import { Link, navigate } from '../router.tsx';
 import type { Activation, Configuration, Pipeline, Run } from '../types.ts';
 import { ConfirmDialog, ErrorNotice, Loading, Time, useLoad, useTitle } from '../ui.tsx';
+import { DeletePipeline, DeletionReceipt } from './delete-pipeline.tsx';
 import { LoadMore, type PagedList, usePagedList } from './pipelines.tsx';
 
 export const getPipeline = (pipelineId: string) =>
@@ -23,6 +24,8 @@ export const getConfiguration = (pipelineId: string, configurationId: string) =>
   );
 
 export function PipelinePage({ pipelineId }: { pipelineId: string }) {
+  const { role } = useSession();
+  const [deletion, setDeletion] = useState<Parameters<typeof DeletionReceipt>[0]['first']>();
   const loaded = useLoad(async () => {
     const pipeline = await getPipeline(pipelineId);
     const active = await getConfiguration(pipelineId, pipeline.activeConfigurationId);
@@ -39,6 +42,15 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
   );
   useTitle(loaded.data?.pipeline.name ?? 'Pipeline');
 
+  if (deletion) {
+    return (
+      <>
+        <Breadcrumbs />
+        <h1>Pipeline deleted</h1>
+        <DeletionReceipt first={deletion} />
+      </>
+    );
+  }
   if (!loaded.data) {
     return (
       <>
@@ -72,6 +84,7 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
         <LoadMore list={runs} what="runs" />
       </section>
       <History pipeline={pipeline} active={active} history={history} onActivated={reloadAll} />
+      {role === 'admin' ? <DeletePipeline pipeline={pipeline} onDeleted={setDeletion} /> : null}
     </>
   );
 }

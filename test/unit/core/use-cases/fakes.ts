@@ -172,17 +172,17 @@ export class FakePipelineRepository implements PipelineRepository {
     this.recordAllNew(this.executions, executions, (execution) => execution.startedAt, 'execution');
   }
 
-  async recentSignals(pipelineId: string, limit: number): Promise<Signal[]> {
+  async recentSignals(pipelineId: string, limit: number, since = ''): Promise<Signal[]> {
     return [...this.signals.values()]
-      .filter((signal) => signal.pipelineId === pipelineId)
+      .filter((signal) => signal.pipelineId === pipelineId && signal.occurredAt >= since)
       .sort(descending((signal) => `${signal.occurredAt}#${signal.id}`))
       .slice(0, limit)
       .map((signal) => signalSchema.parse(structuredClone(signal)));
   }
 
-  async recentExecutions(pipelineId: string, limit: number): Promise<Execution[]> {
+  async recentExecutions(pipelineId: string, limit: number, since = ''): Promise<Execution[]> {
     return [...this.executions.values()]
-      .filter((execution) => execution.pipelineId === pipelineId)
+      .filter((execution) => execution.pipelineId === pipelineId && execution.startedAt >= since)
       .sort(descending((execution) => `${execution.startedAt}#${execution.id}`))
       .slice(0, limit)
       .map((execution) => executionSchema.parse(structuredClone(execution)));

@@ -261,6 +261,7 @@ describe('Idempotency-Key', () => {
       requestHash: expect.stringMatching(/^[0-9a-f]{64}$/),
       runId: run.id,
       expiresAt: '2025-06-03T10:00:00.000Z',
+      pipelineId: pipeline.id,
     });
   });
 });

@@ -1,0 +1,71 @@
+/*
+ * GET /pipelines/{pipelineId}/export?cursor: every record of a pipeline as NDJSON pages of at most
+ * 5 MB, `{"type", "record"}` a line, the next page in `Link: <…>; rel="next"`.
+ */
+import * as z from 'zod/mini';
+import { idSchema } from '../core/schemas.ts';
+import { makeExportPipeline } from '../core/use-cases/lifecycle.ts';
+import { operationHandler } from '../http/operation.ts';
+import { locationOf } from '../http/response.ts';
+import { systemClock } from '../wiring/clock.ts';
+import {
+  exportStoreFromEnv,
+  pipelineRepositoryFromEnv,
+  teamSettingsStoreFromEnv,
+} from '../wiring/repositories.ts';
+import { defineOperation } from './declaration.ts';
+
+export const exportPipeline = defineOperation({
+  name: 'export-pipeline',
+  method: 'GET',
+  path: '/pipelines/{pipelineId}/export',
+  summary:
+    'Every record of the pipeline (pipeline, configurations, activations, signals, executions, runs) as application/x-ndjson, one {"type", "record"} a line, in pages of at most 5 MB; the next page is in the Link header.',
+  access: { runs: 'read', data: 'read' },
+  params: { pipelineId: idSchema },
+  query: {
+    cursor: {
+      schema: z.optional(z.string()),
+      description: 'From the `Link: <…>; rel="next"` header of the previous page; opaque.',
+    },
+  },
+  response: {
+    status: 200,
+    contentType: 'application/x-ndjson',
+    headers: {
+      Link: {
+        type: 'string',
+        description: '`<url>; rel="next"` while more pages follow; absent on the last.',
+      },
+      'X-Export-Records': { type: 'integer', description: 'Records in this page.' },
+    },
+  },
+  errors: [404],
+});
+
+export const handler = /* @__PURE__ */ operationHandler(exportPipeline, () => {
+  const exportPage = makeExportPipeline({
+    pipelines: pipelineRepositoryFromEnv(),
+    exports: exportStoreFromEnv(),
+    settings: teamSettingsStoreFromEnv(),
+    clock: systemClock,
+  });
+  return async ({ principal, params, query, event }) => {
+    const page = await exportPage(principal, params.pipelineId, query.cursor);
+    const next = page.nextCursor
+      ? `<${locationOf(event, `/pipelines/${params.pipelineId}/export`)}?cursor=${page.nextCursor}>; rel="next"`
+      : undefined;
+    return {
+      raw: {
+        statusCode: 200,
+        headers: {
+          'content-type': 'application/x-ndjson; charset=utf-8',
+          'cache-control': 'no-store',
+          'x-export-records': String(page.records),
+          ...(next ? { link: next } : {}),
+        },
+        body: page.body,
+      },
+    };
+  };
+});

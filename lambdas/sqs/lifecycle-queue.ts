@@ -1,0 +1,22 @@
+/*
+ * The SQS adapter of the data-lifecycle queue (a pipeline's deletion job, which re-queues itself
+ * step after step): sending a job, and its URL setting.
+ */
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { DeletionQueue } from '../core/lifecycle.ts';
+import { readConfig } from '../wiring/config.ts';
+import { queueUrl } from './sqs-queue.ts';
+
+/** SQS adapter of DeletionQueue. */
+export function makeSqsDeletionQueue(client: SQSClient, url: string): DeletionQueue {
+  return {
+    async send(job) {
+      await client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(job) }));
+    },
+  };
+}
+
+/** The queue at LIFECYCLE_QUEUE_URL (`sendsLifecycleJobs` or `consumesLifecycleJobs` access). */
+export function lifecycleQueueFromEnv(client: SQSClient): DeletionQueue {
+  return makeSqsDeletionQueue(client, readConfig({ LIFECYCLE_QUEUE_URL: queueUrl }).LIFECYCLE_QUEUE_URL);
+}
