@@ -220,7 +220,8 @@ export interface EvaluationStore {
    * The pipeline's executions read across its whole time range (a few bounded Queries), without
    * their details: what the set's failed and succeeded cases are chosen from.
    */
-  sampleExecutions(pipelineId: string): Promise<ExecutionStub[]>;
+  /** Executions spread over the history that started at `since` or later (all when absent). */
+  sampleExecutions(pipelineId: string, since?: string): Promise<ExecutionStub[]>;
   /** The executions named, read by key; missing ones are left out. */
   loadExecutions(pipelineId: string, refs: Array<{ id: string; startedAt: string }>): Promise<Execution[]>;
   /**

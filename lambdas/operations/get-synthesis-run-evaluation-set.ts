@@ -8,6 +8,7 @@ import {
   evidenceStoreFromEnv,
   pipelineRepositoryFromEnv,
   runRepositoryFromEnv,
+  teamSettingsStoreFromEnv,
 } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
@@ -30,6 +31,7 @@ export const handler = /* @__PURE__ */ operationHandler(getSynthesisRunEvaluatio
     evidence: evidenceStoreFromEnv(),
     evaluations: evaluationStoreFromEnv(),
     clock: systemClock,
+    settings: teamSettingsStoreFromEnv(),
   });
   return async ({ principal, params }) => ({ body: await getSet(principal, params.id) });
 });

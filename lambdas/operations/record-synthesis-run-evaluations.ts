@@ -9,7 +9,11 @@ import {
 import { makeRecordEvaluations } from '../core/use-cases/evaluation.ts';
 import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';
-import { evaluationStoreFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
+import {
+  evaluationStoreFromEnv,
+  pipelineRepositoryFromEnv,
+  runRepositoryFromEnv,
+} from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const recordSynthesisRunEvaluations = defineOperation({
@@ -36,6 +40,7 @@ export const recordSynthesisRunEvaluations = defineOperation({
 export const handler = /* @__PURE__ */ operationHandler(recordSynthesisRunEvaluations, () => {
   const record = makeRecordEvaluations({
     runs: runRepositoryFromEnv(),
+    pipelines: pipelineRepositoryFromEnv(),
     evaluations: evaluationStoreFromEnv(),
     clock: systemClock,
   });

@@ -79,13 +79,16 @@ export function makeEvaluationStore(db: DynamoDBDocumentClient, tables: Evaluati
     return Item ? readSet(Item) : null;
   }
 
-  /** One end of the pipeline's execution history (its sort key), or null when it has none. */
-  async function edge(pipelineId: string, newest: boolean): Promise<string | null> {
+  /**
+   * One end of the pipeline's execution history since `since` (its sort key), or null when it has
+   * none: an execution outside the retention window is never read.
+   */
+  async function edge(pipelineId: string, newest: boolean, since: string): Promise<string | null> {
     const { Items = [] } = await db.send(
       new QueryCommand({
         TableName: tables.data,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId) },
+        KeyConditionExpression: 'pk = :pk AND sk >= :since',
+        ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId), ':since': since },
         ProjectionExpression: 'sk',
         ScanIndexForward: !newest,
         Limit: 1,
@@ -131,8 +134,11 @@ export function makeEvaluationStore(db: DynamoDBDocumentClient, tables: Evaluati
       }
     },
 
-    async sampleExecutions(pipelineId) {
-      const [oldest, newest] = await Promise.all([edge(pipelineId, false), edge(pipelineId, true)]);
+    async sampleExecutions(pipelineId, since = '') {
+      const [oldest, newest] = await Promise.all([
+        edge(pipelineId, false, since),
+        edge(pipelineId, true, since),
+      ]);
       if (oldest === null || newest === null) return [];
       const start = Date.parse(oldest.split('#')[0] ?? '');
       const end = Date.parse(newest.split('#')[0] ?? '');

@@ -138,9 +138,11 @@ export const evaluationResultKey = (runId: string, executionId: string, arm: str
 });
 
 /** A pipeline's approval rules live in its own partition, beside the pipeline. */
+export const APPROVAL_RULES_SORT_KEY = 'APPROVALRULES';
+
 export const approvalRulesKey = (pipelineId: string): ItemKey => ({
   pk: pipelinePartition(pipelineId),
-  sk: 'APPROVALRULES',
+  sk: APPROVAL_RULES_SORT_KEY,
 });
 
 export const idempotencyKey = (scope: string, key: string): ItemKey => ({

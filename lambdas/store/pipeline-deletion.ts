@@ -26,8 +26,10 @@ import { failedTransactionItems, isConditionFailure, putNew } from './conditions
 import { parseItem } from './items.ts';
 import {
   ACTIVATION_PREFIX,
+  APPROVAL_RULES_SORT_KEY,
   CONFIGURATION_PREFIX,
   deletionKey,
+  evaluationPartition,
   evidencePartition,
   executionIdsPartition,
   executionsPartition,
@@ -173,7 +175,7 @@ async function pageFrom(db: DynamoDBDocumentClient, input: QueryCommandInput, cu
   };
 }
 
-/** The runs (by the runs table's byPipeline index) and, with each, the evidence it kept. */
+/** The runs (by the runs table's byPipeline index) and, with each, the evidence and evaluation it kept. */
 const runsRemoval: RemovalKind = {
   name: 'runs',
   counts: 'runs',
@@ -193,14 +195,19 @@ const runsRemoval: RemovalKind = {
       cursor,
     );
     const evidence: Key[] = [];
-    for (const run of page.items) {
+    // Each run's evidence copies and its evaluation (the chosen cases and the runners' results).
+    const partitions = page.items.flatMap((run) => [
+      evidencePartition(String(run.id)),
+      evaluationPartition(String(run.id)),
+    ]);
+    for (const partition of partitions) {
       let start: Key | undefined;
       do {
         const found = await db.send(
           new QueryCommand({
             TableName: tables.data,
             KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': evidencePartition(String(run.id)) },
+            ExpressionAttributeValues: { ':pk': partition },
             ProjectionExpression: 'pk, sk',
             ExclusiveStartKey: start,
           }),
@@ -257,6 +264,7 @@ export const REMOVALS: readonly RemovalKind[] = [
   partitionRemoval('execution ids', null, executionIdsPartition),
   partitionRemoval('activations', 'activations', pipelinePartition, ACTIVATION_PREFIX),
   partitionRemoval('configurations', 'configurations', pipelinePartition, CONFIGURATION_PREFIX),
+  partitionRemoval('approval rules', null, pipelinePartition, APPROVAL_RULES_SORT_KEY),
   idempotencyRemoval,
 ];
 

@@ -2,6 +2,7 @@
 
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import { chooseEvaluationCases, summarizeEvaluation } from '../evaluation.ts';
+import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import type { Clock, EvaluationStore, EvidenceStore, PipelineRepository, RunRepository } from '../ports.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
 import type {
@@ -20,6 +21,8 @@ export interface EvaluationDeps {
   evidence: EvidenceStore;
   evaluations: EvaluationStore;
   clock: Clock;
+  /** With it, executions now outside the team's retention window are neither chosen nor shown. */
+  settings?: TeamSettingsStore;
 }
 
 function notGenerated(run: SynthesisRun, what: string): ConflictError {
@@ -30,19 +33,31 @@ function notGenerated(run: SynthesisRun, what: string): ConflictError {
  * The run's evaluation set: chosen on the first read (the cited executions, then up to 50 failed
  * and 50 succeeded spread over time) and stored, so every later reader gets the same cases.
  */
-export function makeGetEvaluationSet({ runs, pipelines, evidence, evaluations, clock }: EvaluationDeps) {
-  const getRun = makeGetSynthesisRun({ runs });
+export function makeGetEvaluationSet({
+  runs,
+  pipelines,
+  evidence,
+  evaluations,
+  clock,
+  settings,
+}: EvaluationDeps) {
+  const getRun = makeGetSynthesisRun({ runs, pipelines });
   return async (principal: Principal, runId: string): Promise<EvaluationSet> => {
     const run = await getRun(principal, runId);
+    const since = settings
+      ? retentionWindow(await settings.get(run.teamId), clock.now()).executionsSince
+      : '';
     const [stored, cited] = await Promise.all([
       evaluations.getSet(runId),
-      evidence.load(runId).then((found) => found.executions),
+      evidence
+        .load(runId)
+        .then((found) => found.executions.filter((execution) => execution.startedAt >= since)),
     ]);
     let set = stored;
     if (!set) {
       if (run.status !== 'generated' || !run.proposedConfigurationId)
         throw notGenerated(run, 'an evaluation set is chosen');
-      const sample = await evaluations.sampleExecutions(run.pipelineId);
+      const sample = await evaluations.sampleExecutions(run.pipelineId, since);
       set = await evaluations.saveSetOnce(runId, {
         chosenAt: clock.now().toISOString(),
         cases: chooseEvaluationCases(cited, sample),
@@ -50,7 +65,7 @@ export function makeGetEvaluationSet({ runs, pipelines, evidence, evaluations, c
     }
     if (!run.proposedConfigurationId) throw notGenerated(run, 'an evaluation set is chosen');
     const citedById = new Map(cited.map((execution) => [execution.id, execution]));
-    const others = set.cases.filter((ref) => !citedById.has(ref.executionId));
+    const others = set.cases.filter((ref) => !citedById.has(ref.executionId) && ref.startedAt >= since);
     const [base, candidate, loaded, results] = await Promise.all([
       pipelines.getConfiguration(run.pipelineId, run.baseConfigurationId),
       pipelines.getConfiguration(run.pipelineId, run.proposedConfigurationId),
@@ -99,10 +114,11 @@ export function makeGetEvaluationSet({ runs, pipelines, evidence, evaluations, c
  */
 export function makeRecordEvaluations({
   runs,
+  pipelines,
   evaluations,
   clock,
-}: Pick<EvaluationDeps, 'runs' | 'evaluations' | 'clock'>) {
-  const getRun = makeGetSynthesisRun({ runs });
+}: Pick<EvaluationDeps, 'runs' | 'evaluations' | 'clock'> & Partial<Pick<EvaluationDeps, 'pipelines'>>) {
+  const getRun = makeGetSynthesisRun({ runs, ...(pipelines ? { pipelines } : {}) });
   return async (
     principal: Principal,
     runId: string,
