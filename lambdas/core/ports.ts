@@ -12,6 +12,7 @@ import type {
   Execution,
   Page,
   Pipeline,
+  Rollout,
   Signal,
   Slot,
   StructuredWarning,
@@ -78,13 +79,61 @@ export interface RunRepository {
    * activation recorded, in one transaction. A run no longer `generated` or a pipeline whose active
    * configuration is no longer the run's base is a ConflictError, and nothing changes.
    */
-  approve(
-    run: SynthesisRun,
-    decision: { at: string; by: string },
-    activation: Activation,
-  ): Promise<SynthesisRun>;
+  approve(run: SynthesisRun, decision: { at: string; by: string }, plan: ApprovalPlan): Promise<SynthesisRun>;
   /** generated → rejected; any other status is a ConflictError naming it. */
   reject(runId: string, decision: { at: string; by: string; reason: string | null }): Promise<SynthesisRun>;
+}
+
+/**
+ * What an approval writes, in one transaction with the run's move to approved: either an
+ * activation or a rollout start, conditioned on the pipeline's active configuration still being
+ * `activation.previousConfigurationId` / `rollout.baseConfigurationId` and on no active rollout.
+ */
+export interface ApprovalPlan {
+  approvedChangeIds: string[];
+  appliedConfigurationId: string;
+  /** A configuration made for this approval (part of the changes, or rebased); null: the proposal as is. */
+  newConfiguration: Configuration | null;
+  activation: Activation | null;
+  rollout: Rollout | null;
+}
+
+/** How a rollout ends. */
+export interface RolloutEnd {
+  status: 'promoted' | 'rolled_back';
+  at: string;
+  /** A user id, or "system" for a guardrail. */
+  by: string;
+  reason: string | null;
+  /** Promote: the candidate's activation (source "rollout"), written with the end. */
+  activation: Activation | null;
+}
+
+/** Rollouts, and the bounded reads the effect of an approval needs. */
+export interface RolloutRepository {
+  /** The next configuration version of the pipeline (its atomic counter). */
+  nextConfigurationVersion(pipelineId: string): Promise<number>;
+  /** The pipeline's active rollout or, when none is active, its latest; null when it never had one. */
+  latest(pipelineId: string): Promise<Rollout | null>;
+  get(key: { pipelineId: string; startedAt: string; id: string }): Promise<Rollout | null>;
+  /**
+   * Ends the active rollout (and, promoting, activates its candidate) in one transaction; a
+   * rollout no longer active, or ended by another request at the same moment, is a ConflictError.
+   */
+  end(rollout: Rollout, end: RolloutEnd): Promise<Rollout>;
+  /** Active rollouts of every pipeline, oldest first, at most `limit`. */
+  listActive(limit: number): Promise<Rollout[]>;
+  /** Executions that ran a configuration, newest first, started in [from, before), at most `limit`. */
+  executionsOfConfiguration(
+    pipelineId: string,
+    configurationId: string,
+    window: { from?: string | undefined; before?: string | undefined },
+    limit: number,
+  ): Promise<Execution[]>;
+  /** Signals that occurred in [from, to], newest first, at most `limit`. */
+  signalsBetween(pipelineId: string, from: string, to: string, limit: number): Promise<Signal[]>;
+  /** The activation recorded at `activatedAt` for a run's approval, or null. */
+  activationOfRun(pipelineId: string, activatedAt: string, runId: string): Promise<Activation | null>;
 }
 
 /** What a claim found. */

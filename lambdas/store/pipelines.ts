@@ -29,6 +29,7 @@ import {
   activationKey,
   configurationKey,
   executionIdKey,
+  executionIndexKey,
   executionKey,
   executionsPartition,
   type ItemKey,
@@ -51,6 +52,9 @@ export function activationItem(activation: Activation) {
   return { ...activationKey(activation), ...activation };
 }
 
+/** The condition (with `#rollout` and `:none`) that the pipeline item has no active rollout. */
+export const NO_ACTIVE_ROLLOUT = '(attribute_not_exists(#rollout) OR #rollout = :none)';
+
 /** The transaction item that moves a pipeline's active configuration, guarded by what it was. */
 export function activatePipelineUpdate(tableName: string, activation: Activation) {
   return {
@@ -58,10 +62,13 @@ export function activatePipelineUpdate(tableName: string, activation: Activation
       TableName: tableName,
       Key: pipelineKey(activation.pipelineId),
       UpdateExpression: 'SET activeConfigurationId = :next',
-      ConditionExpression: 'activeConfigurationId = :previous',
+      // No rollout may be running: its base would no longer be what the other arm serves.
+      ConditionExpression: `activeConfigurationId = :previous AND ${NO_ACTIVE_ROLLOUT}`,
+      ExpressionAttributeNames: { '#rollout': 'rollout' },
       ExpressionAttributeValues: {
         ':next': activation.configurationId,
         ':previous': activation.previousConfigurationId,
+        ':none': null,
       },
     },
   };
@@ -87,16 +94,22 @@ function newSignal(signal: Signal): NewRecord {
 function newExecution(execution: Execution): NewRecord {
   return {
     id: execution.id,
-    item: { ...executionKey(execution), ...execution },
+    item: { ...executionKey(execution), ...executionIndexKey(execution), ...execution },
     idMarker: executionIdKey(execution.pipelineId, execution.id),
     recordTime: execution.startedAt,
   };
 }
 
+/** A pipeline item as the API shows it: `rollout` is null when none is active. */
+function readPipeline(item: unknown): Pipeline {
+  const pipeline = itemReader(pipelineSchema, 'pipeline')(item);
+  return { ...pipeline, rollout: pipeline.rollout ?? null };
+}
+
 /** The items' readers; built by the factory, like the schemas' other users do. */
 function pipelineReaders() {
   return {
-    pipeline: itemReader(pipelineSchema, 'pipeline'),
+    pipeline: readPipeline,
     configuration: itemReader(configurationSchema, 'configuration'),
     activation: itemReader(activationSchema, 'activation'),
     signal: itemReader(signalSchema, 'signal'),

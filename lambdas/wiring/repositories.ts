@@ -14,6 +14,7 @@ import { makeEvidenceStore } from '../store/evidence.ts';
 import { makeIdempotencyStore } from '../store/idempotency.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
 import { makeQuotaStore } from '../store/quotas.ts';
+import { makeRolloutRepository } from '../store/rollouts.ts';
 import { makeRunRepository } from '../store/runs.ts';
 import { getDocumentClient } from './aws.ts';
 import { readConfig, tableName } from './config.ts';
@@ -25,6 +26,10 @@ export function runRepositoryFromEnv() {
 
 export function pipelineRepositoryFromEnv() {
   return makePipelineRepository(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+}
+
+export function rolloutRepositoryFromEnv() {
+  return makeRolloutRepository(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
 }
 
 /** The auth table's stores, one per aggregate, composed into the one AuthRepository port. */
