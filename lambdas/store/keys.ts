@@ -4,8 +4,8 @@
  */
 import type { Activation, Execution, Rollout, Signal } from '../core/schemas.ts';
 
-/** The attributes that place an item in a table or index; never part of what a store returns. */
-export const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'] as const;
+/** The attributes that place an item in the table and gsi1 (a gsi1 page's cursor carries exactly these). */
+export const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
 
 /** A table's primary key (pk/sk tables). */
 export interface ItemKey {

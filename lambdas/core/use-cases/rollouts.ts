@@ -197,7 +197,8 @@ async function signalsOf(
   if (executions.length === 0) return [];
   const times = executions.map((execution) => execution.startedAt).sort();
   const from = times[0] as string;
-  return rollouts.signalsBetween(pipelineId, from, until, EFFECT_SIGNAL_LIMIT);
+  const newest = times.at(-1) as string;
+  return rollouts.signalsBetween(pipelineId, from, newest > until ? newest : until, EFFECT_SIGNAL_LIMIT);
 }
 
 /** The measured effect of an approved run (409 for a run not approved). */

@@ -103,7 +103,7 @@ export class FakePipelineRepository implements PipelineRepository {
 
   async getPipeline(id: string): Promise<Pipeline | null> {
     const entry = this.pipelines.get(id);
-    return entry ? { ...pipelineSchema.parse(structuredClone(entry.pipeline)), rollout: null } : null;
+    return entry ? { ...pipelineSchema.parse(structuredClone(entry.pipeline)), rollout: entry.pipeline.rollout ?? null } : null;
   }
 
   async listPipelines(teamId: string, request: PageRequest): Promise<Page<Pipeline>> {
@@ -529,6 +529,7 @@ export async function seedPipeline(
     name: options.name ?? 'Summaries',
     activeConfigurationId: configuration.id,
     createdAt,
+    rollout: null,
   };
   await world.pipelines.createPipeline(pipeline, configuration);
   return { pipeline, configuration };
