@@ -103,7 +103,9 @@ export class FakePipelineRepository implements PipelineRepository {
 
   async getPipeline(id: string): Promise<Pipeline | null> {
     const entry = this.pipelines.get(id);
-    return entry ? { ...pipelineSchema.parse(structuredClone(entry.pipeline)), rollout: entry.pipeline.rollout ?? null } : null;
+    return entry
+      ? { ...pipelineSchema.parse(structuredClone(entry.pipeline)), rollout: entry.pipeline.rollout ?? null }
+      : null;
   }
 
   async listPipelines(teamId: string, request: PageRequest): Promise<Page<Pipeline>> {
