@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { addDataCommands } from './commands.ts';
 import type { Io } from './context.ts';
 import { ApiFailure, CliFailure, EXIT } from './failures.ts';
+import { addRolloutCommands } from './rollout-commands.ts';
 import { addRunCommands } from './run-commands.ts';
 
 declare const CLI_VERSION: string | undefined;
@@ -42,6 +43,7 @@ export function buildProgram(io: Io): Command {
     .addHelpText('after', EXIT_CODES_HELP);
   addDataCommands(program, io);
   addRunCommands(program, io);
+  addRolloutCommands(program, io);
   return program;
 }
 
