@@ -205,6 +205,10 @@ export interface SynthesisContext {
   signals: Signal[];
   /** Newest first, at most EXECUTION_WINDOW. */
   executions: Execution[];
+  /** When the base configuration became active (its activation), if it was activated after creation. */
+  activeSince?: string | null;
+  /** The configuration the base replaced, when known: which settings the last activation changed. */
+  previousConfiguration?: Configuration | null;
 }
 
 /** What generating a run cost: the model, its tokens over all requests, the requests made. */

@@ -121,11 +121,29 @@ async function readEvidence(pipelines: PipelineRepository, run: SynthesisRun): P
   if (!baseConfiguration) {
     throw new SynthesisFailure(`Base configuration ${run.baseConfigurationId} no longer exists.`);
   }
-  const [signals, executions] = await Promise.all([
+  const [signals, executions, activations] = await Promise.all([
     pipelines.recentSignals(run.pipelineId, SIGNAL_WINDOW),
     pipelines.recentExecutions(run.pipelineId, EXECUTION_WINDOW),
+    pipelines.listActivations(run.pipelineId, { limit: 1 }),
   ]);
-  return { pipeline, baseConfiguration, signals, executions };
+  // When the base became active, and what it replaced: evidence older than that is about an
+  // earlier configuration (synthesis/evidence/configuration-in-force.ts).
+  const [latest] = activations.items;
+  if (latest?.configurationId !== baseConfiguration.id) {
+    return { pipeline, baseConfiguration, signals, executions };
+  }
+  const previousConfiguration = await pipelines.getConfiguration(
+    run.pipelineId,
+    latest.previousConfigurationId,
+  );
+  return {
+    pipeline,
+    baseConfiguration,
+    signals,
+    executions,
+    activeSince: latest.activatedAt,
+    previousConfiguration,
+  };
 }
 
 /** Keeps the cited evidence, then stores the proposed configuration and the run `generated`. */

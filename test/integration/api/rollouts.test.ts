@@ -168,7 +168,7 @@ const effect = (id: string) =>
     pathParameters: { id },
   });
 
-function changeOn(run: { changes: Array<{ id: string; slotId: string }> }, slotId: string) {
+function changeOn(run: { changes: Array<{ id: string; slotId: string; patch?: unknown }> }, slotId: string) {
   const change = run.changes.find((candidate) => candidate.slotId === slotId);
   if (!change) throw new Error(`the run proposes no change on ${slotId}`);
   return change;
@@ -222,6 +222,27 @@ describe('approving part of a proposal', () => {
     expect((await approve(run.id, { rollout: { percent: 0 } })).status).toBe(400);
     expect((await getRun(run.id)).body.status).toBe('generated');
     expect((await getPipeline(pipeline.id)).activeConfigurationId).toBe(pipeline.activeConfigurationId);
+  });
+});
+
+describe('evidence that belongs to the configuration in force', () => {
+  it('does not propose maxTokens again from the signals that led to the last change; fresh ones do', async () => {
+    const pipeline = await newPipeline();
+    const first = await generatedRun(pipeline.id);
+    expect((await approve(first.id, { changeIds: [changeOn(first, 'answer-model').id] })).status).toBe(200);
+
+    const again = await generatedRun(pipeline.id);
+
+    expect(again.changes.filter((c: { slotId: string }) => c.slotId === 'answer-model')).toEqual([]);
+    expect(again.structuredWarnings).toContainEqual(
+      expect.objectContaining({ type: 'superseded_evidence', message: expect.stringContaining('version') }),
+    );
+    // The retrieval timeouts were never answered: old evidence still justifies that change.
+    expect(again.changes.map((c: { slotId: string }) => c.slotId)).toContain('retrieve');
+
+    await recordSignals(pipeline.id, TRUNCATIONS);
+    const fresh = await generatedRun(pipeline.id);
+    expect(changeOn(fresh, 'answer-model').patch).toEqual({ maxTokens: 1024 });
   });
 });
 
