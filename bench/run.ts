@@ -9,6 +9,7 @@ import { measureCli } from './cli.ts';
 import { formatDiagnosisTable, measureDiagnosis } from './diagnosis.ts';
 import { formatLoadTable } from './load.ts';
 import { measureLocalStack } from './local-stack.ts';
+import { formatRollouts, measureRollouts } from './rollouts.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
 import { formatPhaseMedians, measureStartTime } from './start-time.ts';
 
@@ -74,4 +75,9 @@ if (wanted('cli')) {
 if (wanted('diagnosis')) {
   console.log('\n== Diagnosis (heuristic-v1 on pipelines with injected faults)');
   console.log(formatDiagnosisTable(measureDiagnosis()));
+}
+
+if (wanted('rollouts')) {
+  console.log('\n== Rollouts (serving, recording during a rollout, effect; ratios against a poll)');
+  console.log(formatRollouts(await measureRollouts()));
 }
