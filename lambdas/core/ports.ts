@@ -9,6 +9,7 @@ import type {
   Confidence,
   Configuration,
   Diagnosis,
+  Effect,
   Execution,
   Page,
   Pipeline,
@@ -132,6 +133,15 @@ export interface RolloutRepository {
   ): Promise<Execution[]>;
   /** Signals that occurred in [from, to], newest first, at most `limit`. */
   signalsBetween(pipelineId: string, from: string, to: string, limit: number): Promise<Signal[]>;
+  /**
+   * What the effect's data looks like now, cheaply (the newest execution of each configuration and
+   * the newest signal: one-item Queries): equal marks mean no execution or signal was recorded since.
+   */
+  effectMark(pipelineId: string, configurationIds: string[]): Promise<string>;
+  /** A run's last measured effect with the mark it was measured at, or null. */
+  cachedEffect(pipelineId: string, runId: string): Promise<{ effect: Effect; mark: string } | null>;
+  /** Keeps a run's measured effect for reuse while its mark holds (an item with a TTL). */
+  cacheEffect(pipelineId: string, effect: Effect, mark: string, expiresAtEpoch: number): Promise<void>;
   /** The activation recorded at `activatedAt` for a run's approval, or null. */
   activationOfRun(pipelineId: string, activatedAt: string, runId: string): Promise<Activation | null>;
 }

@@ -477,6 +477,7 @@ const armSchema = z.object({
   to: z.nullable(timestampSchema),
 });
 
+export type Effect = z.infer<typeof effectSchema>;
 export const effectSchema = z.object({
   runId: z.string(),
   mode: z.enum(['rollout', 'before_after']),

@@ -13,7 +13,8 @@ export const getSynthesisRunEffect = defineOperation({
   summary:
     "The measured effect of an approved run: the rollout's two arms, or before against after, per touched slot, " +
     'with a two-proportion z-test of the failure rates. 409 for a run not approved.',
-  access: { runs: 'read', data: 'read' },
+  // data: the last measurement is kept (an item with a TTL) and answered again while nothing new was recorded.
+  access: { runs: 'read', data: 'readWrite' },
   params: { id: runIdSchema },
   response: { status: 200, schema: effectSchema },
   errors: [404, 409],

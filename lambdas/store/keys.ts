@@ -30,6 +30,8 @@ export const runKey = (id: string) => ({ id });
  *   configuration  pk PIPELINE#<id>              sk CONFIGURATION#<configurationId>
  *   activation     pk PIPELINE#<id>              sk ACTIVATION#<activatedAt>#<activationId>
  *   rollout        pk PIPELINE#<id>              sk ROLLOUT#<startedAt>#<rolloutId>
+ *   effect cache   pk PIPELINE#<id>              sk EFFECT#<runId>   (a run's measured effect, reused
+ *                                                                    for seconds; TTL expiresAtEpoch)
  *                  (the active one is also copied onto the pipeline item, attribute `rollout`, with
  *                  gsi2 ROLLOUTS#ACTIVE / <startedAt>#<pipelineId> while it is active: the guardrail's list)
  *   signal         pk PIPELINE#<id>#SIGNALS      sk <occurredAt>#<signalId>
@@ -83,6 +85,12 @@ export const ROLLOUT_PREFIX = 'ROLLOUT#';
 export const rolloutKey = (rollout: Pick<Rollout, 'pipelineId' | 'startedAt' | 'id'>): ItemKey => ({
   pk: pipelinePartition(rollout.pipelineId),
   sk: `${ROLLOUT_PREFIX}${rollout.startedAt}#${rollout.id}`,
+});
+
+/** A run's last measured effect, kept in its pipeline's partition (deleted and exported with it). */
+export const effectCacheKey = (pipelineId: string, runId: string): ItemKey => ({
+  pk: pipelinePartition(pipelineId),
+  sk: `EFFECT#${runId}`,
 });
 
 /** The gsi2 partition listing pipelines with an active rollout (only their pipeline items carry it). */

@@ -6,6 +6,7 @@
 import {
   type DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
   QueryCommand,
   type QueryCommandInput,
   TransactWriteCommand,
@@ -17,6 +18,7 @@ import {
   type Activation,
   activationSchema,
   type Execution,
+  effectSchema,
   executionSchema,
   type Rollout,
   rolloutSchema,
@@ -35,6 +37,7 @@ import {
   ACTIVE_ROLLOUTS_PARTITION,
   activeRolloutIndexKey,
   configurationExecutionsPartition,
+  effectCacheKey,
   pipelineKey,
   pipelinePartition,
   ROLLOUT_PREFIX,
@@ -102,6 +105,7 @@ export function makeRolloutRepository(db: DynamoDBDocumentClient, tableName: str
     execution: itemReader(executionSchema, 'execution'),
     signal: itemReader(signalSchema, 'signal'),
     activation: itemReader(activationSchema, 'activation'),
+    effect: itemReader(effectSchema, 'effect'),
   };
 
   /** Up to `limit` items of one Query, newest first, following pages (a page holds at most 1 MB). */
@@ -289,6 +293,56 @@ export function makeRolloutRepository(db: DynamoDBDocumentClient, tableName: str
         },
         limit,
         read.signal,
+      );
+    },
+
+    async effectMark(pipelineId, configurationIds) {
+      const newestKey = async (input: QueryCommandInput, attribute: string) => {
+        const { Items = [] } = await db.send(
+          new QueryCommand({ ...input, ScanIndexForward: false, Limit: 1, ProjectionExpression: attribute }),
+        );
+        return String(Items[0]?.[attribute] ?? '-');
+      };
+      const marks = await Promise.all([
+        ...configurationIds.map((configurationId) =>
+          newestKey(
+            {
+              TableName: tableName,
+              IndexName: 'gsi2',
+              KeyConditionExpression: 'gsi2pk = :pk',
+              ExpressionAttributeValues: {
+                ':pk': configurationExecutionsPartition(pipelineId, configurationId),
+              },
+            },
+            'gsi2sk',
+          ),
+        ),
+        newestKey(
+          {
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': signalsPartition(pipelineId) },
+          },
+          'sk',
+        ),
+      ]);
+      return marks.join('|');
+    },
+
+    async cachedEffect(pipelineId, runId) {
+      const { Item } = await db.send(
+        new GetCommand({ TableName: tableName, Key: effectCacheKey(pipelineId, runId) }),
+      );
+      if (!Item || typeof Item.mark !== 'string') return null;
+      return { effect: read.effect(Item.effect), mark: Item.mark };
+    },
+
+    async cacheEffect(pipelineId, effect, mark, expiresAtEpoch) {
+      await db.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...effectCacheKey(pipelineId, effect.runId), effect, mark, expiresAtEpoch },
+        }),
       );
     },
 

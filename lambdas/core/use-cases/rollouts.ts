@@ -14,7 +14,7 @@ import {
   measureEffect,
 } from '../rollouts/effect.ts';
 import { servesCandidate } from '../rollouts/routing.ts';
-import type { Activation, Configuration, Execution, Rollout, SynthesisRun } from '../schemas.ts';
+import type { Activation, Configuration, Effect, Execution, Rollout, SynthesisRun } from '../schemas.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
 import { makeGetSynthesisRun } from './synthesis.ts';
 
@@ -145,16 +145,6 @@ export function makeServeConfiguration(
   };
 }
 
-export interface Effect extends ReturnType<typeof measureEffect> {
-  runId: string;
-  mode: 'rollout' | 'before_after';
-  rolloutId: string | null;
-  baseConfigurationId: string;
-  appliedConfigurationId: string;
-  minExecutions: number;
-  measuredAt: string;
-}
-
 /** The slots an approval's changes touch. */
 function touchedSlots(run: SynthesisRun): string[] {
   const approved = new Set(run.approvedChangeIds ?? run.changes.map((change) => change.id));
@@ -202,6 +192,9 @@ async function signalsOf(
 }
 
 /** The measured effect of an approved run (409 for a run not approved). */
+/** How long a measured effect is kept for reuse while nothing new was recorded (seconds, TTL). */
+export const EFFECT_CACHE_SECONDS = 3_600;
+
 export function makeGetEffect({ runs, rollouts, clock }: Pick<RolloutDeps, 'runs' | 'rollouts' | 'clock'>) {
   const getRun = makeGetSynthesisRun({ runs });
   return async (principal: Principal, runId: string): Promise<Effect> => {
@@ -209,8 +202,38 @@ export function makeGetEffect({ runs, rollouts, clock }: Pick<RolloutDeps, 'runs
     if (run.status !== 'approved' || !run.approvedAt) {
       throw new ConflictError(`The run is ${run.status}; only an approved run has an effect to measure.`);
     }
+    // Measuring reads up to 2,000 executions. While no execution of either configuration and no
+    // signal was recorded since (the mark, taken before measuring), the last measurement is exact.
+    const now = clock.now().getTime();
+    const cached = await rollouts.cachedEffect(run.pipelineId, run.id);
+    const idsOf = (effect: Effect) => [effect.baseConfigurationId, effect.appliedConfigurationId];
+    const ids = cached
+      ? idsOf(cached.effect)
+      : [run.baseConfigurationId, run.appliedConfigurationId ?? run.proposedConfigurationId ?? ''];
+    const mark = await rollouts.effectMark(run.pipelineId, ids);
+    if (cached && cached.mark === mark) return cached.effect;
+    const effect = await measureRun(
+      rollouts,
+      { ...run, approvedAt: run.approvedAt },
+      new Date(now).toISOString(),
+    );
+    const measured = idsOf(effect);
+    const sameIds = measured.every((id, index) => id === ids[index]);
+    const expiresAtEpoch = Math.ceil(now / 1000) + EFFECT_CACHE_SECONDS;
+    const markOfEffect = sameIds ? mark : await rollouts.effectMark(run.pipelineId, measured);
+    await rollouts.cacheEffect(run.pipelineId, effect, markOfEffect, expiresAtEpoch);
+    return effect;
+  };
+}
+
+/** Measures an approved run's effect now (no cache). */
+async function measureRun(
+  rollouts: RolloutRepository,
+  run: SynthesisRun & { approvedAt: string },
+  measuredAt: string,
+): Promise<Effect> {
+  {
     const slotIds = touchedSlots(run);
-    const measuredAt = clock.now().toISOString();
     if (run.rolloutId) {
       const rollout = await rollouts.get({
         pipelineId: run.pipelineId,
@@ -260,7 +283,7 @@ export function makeGetEffect({ runs, rollouts, clock }: Pick<RolloutDeps, 'runs
       minExecutions: BEFORE_AFTER_MIN_EXECUTIONS,
       measuredAt,
     };
-  };
+  }
 }
 
 /** How many active rollouts one guardrail pass judges at most. */

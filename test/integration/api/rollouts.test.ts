@@ -615,5 +615,12 @@ describe('the effect of an approval', () => {
     });
     expect(measured.body.failureRate.difference).toBeCloseTo(-0.45, 10);
     expect(measured.body.failureRate.pValue).toBeLessThan(0.05);
+    // Nothing new recorded: the same measurement is answered again; one more execution: measured anew.
+    expect((await effect(run.id)).body.measuredAt).toBe(measured.body.measuredAt);
+    await recordArms(pipeline.id, pipeline.activeConfigurationId, approved.appliedConfigurationId, {
+      base: { n: 0, failed: 0 },
+      applied: { n: 1, failed: 1 },
+    });
+    expect((await effect(run.id)).body.arms.applied).toMatchObject({ executions: 41, failed: 3 });
   });
 });
