@@ -14,6 +14,7 @@ import type {
   Page,
   Pipeline,
   Rollout,
+  ServingState,
   Signal,
   Slot,
   StructuredWarning,
@@ -97,6 +98,8 @@ export interface ApprovalPlan {
   newConfiguration: Configuration | null;
   activation: Activation | null;
   rollout: Rollout | null;
+  /** What serving reads afterwards, written in the same transaction. */
+  serving?: ServingState;
 }
 
 /** How a rollout ends. */
@@ -108,6 +111,8 @@ export interface RolloutEnd {
   reason: string | null;
   /** Promote: the candidate's activation (source "rollout"), written with the end. */
   activation: Activation | null;
+  /** What serving reads afterwards, written in the same transaction. */
+  serving?: ServingState;
 }
 
 /** Rollouts, and the bounded reads the effect of an approval needs. */
@@ -180,6 +185,8 @@ export interface IdempotencyStore {
 export interface PipelineRepository {
   /** Stores the pipeline and its first configuration together. */
   createPipeline(pipeline: Pipeline, configuration: Configuration): Promise<void>;
+  /** What serving needs, in one read; null for a pipeline stored before it was kept. */
+  getServingState?(pipelineId: string): Promise<ServingState | null>;
   getPipeline(id: string): Promise<Pipeline | null>;
   listPipelines(teamId: string, page: PageRequest): Promise<Page<Pipeline>>;
   getConfiguration(pipelineId: string, configurationId: string): Promise<Configuration | null>;
@@ -197,7 +204,7 @@ export interface PipelineRepository {
    * Makes `activation.configurationId` active, on the condition that the active one is still
    * `activation.previousConfigurationId`; records the activation. A ConflictError otherwise.
    */
-  activateConfiguration(activation: Activation): Promise<void>;
+  activateConfiguration(activation: Activation, serving?: ServingState): Promise<void>;
   /** The pipeline's activations, newest first. */
   listActivations(pipelineId: string, page: PageRequest): Promise<Page<Activation>>;
 }

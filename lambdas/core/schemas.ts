@@ -454,6 +454,15 @@ export const idempotencyKeySchema = z
 
 /* ---- rollouts, serving and the measured effect (DESIGN.md §7) ---- */
 
+/** What serving reads in one GetItem; kept in step with the pipeline item by the same transactions. */
+export const servingStateSchema = z.object({
+  pipelineId: idSchema,
+  teamId: idSchema,
+  active: configurationSchema,
+  rollout: z.nullable(z.object({ id: idSchema, percent: boundedInt(1, 99), candidate: configurationSchema })),
+});
+export type ServingState = z.infer<typeof servingStateSchema>;
+
 export const servingConfigurationSchema = z.object({
   configuration: configurationSchema,
   arm: z.enum(['active', 'candidate']),

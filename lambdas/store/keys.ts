@@ -30,6 +30,9 @@ export const runKey = (id: string) => ({ id });
  *   configuration  pk PIPELINE#<id>              sk CONFIGURATION#<configurationId>
  *   activation     pk PIPELINE#<id>              sk ACTIVATION#<activatedAt>#<activationId>
  *   rollout        pk PIPELINE#<id>              sk ROLLOUT#<startedAt>#<rolloutId>
+ *   serving        pk PIPELINE#<id>              sk SERVING   (what serving needs in one GetItem: the team, the
+ *                                                               active configuration and the rollout's candidate;
+ *                                                               rewritten in every transaction that moves them)
  *   effect cache   pk PIPELINE#<id>              sk EFFECT#<runId>   (a run's measured effect, reused
  *                                                                    for seconds; TTL expiresAtEpoch)
  *                  (the active one is also copied onto the pipeline item, attribute `rollout`, with
@@ -85,6 +88,12 @@ export const ROLLOUT_PREFIX = 'ROLLOUT#';
 export const rolloutKey = (rollout: Pick<Rollout, 'pipelineId' | 'startedAt' | 'id'>): ItemKey => ({
   pk: pipelinePartition(rollout.pipelineId),
   sk: `${ROLLOUT_PREFIX}${rollout.startedAt}#${rollout.id}`,
+});
+
+/** The one item GET …/serving-configuration reads. */
+export const servingKey = (pipelineId: string): ItemKey => ({
+  pk: pipelinePartition(pipelineId),
+  sk: 'SERVING',
 });
 
 /** A run's last measured effect, kept in its pipeline's partition (deleted and exported with it). */

@@ -19,7 +19,9 @@ import {
   executionSchema,
   type Pipeline,
   pipelineSchema,
+  type ServingState,
   type Signal,
+  servingStateSchema,
   signalSchema,
 } from '../core/schemas.ts';
 import { contendedTransactionItems, failedTransactionItems, putNew, refusingTooLarge } from './conditions.ts';
@@ -37,6 +39,7 @@ import {
   pipelineIndexKey,
   pipelineKey,
   pipelinePartition,
+  servingKey,
   signalIdKey,
   signalKey,
   signalsPartition,
@@ -51,6 +54,25 @@ export function configurationItem(configuration: Configuration) {
 export function activationItem(activation: Activation) {
   return { ...activationKey(activation), ...activation };
 }
+
+/**
+ * The transaction item that rewrites the serving item. A state too large for one item (two
+ * configurations near their size limit) is stored without configurations: serving then reads them.
+ */
+export function servingPut(tableName: string, serving: ServingState) {
+  const whole = JSON.stringify(serving).length <= SERVING_ITEM_BYTES;
+  return {
+    Put: {
+      TableName: tableName,
+      Item: whole
+        ? { ...servingKey(serving.pipelineId), ...serving }
+        : { ...servingKey(serving.pipelineId), pipelineId: serving.pipelineId, oversized: true },
+    },
+  };
+}
+
+/** Above this, a serving state is not kept whole (an item holds 400 KB). */
+const SERVING_ITEM_BYTES = 300_000;
 
 /** The condition (with `#rollout` and `:none`) that the pipeline item has no active rollout. */
 export const NO_ACTIVE_ROLLOUT = '(attribute_not_exists(#rollout) OR #rollout = :none)';
@@ -135,7 +157,8 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
     getConfiguration: (pipelineId, configurationId) => getConfiguration(table, pipelineId, configurationId),
     recordSignals: (signals) => recordAllNew(table, signals.map(newSignal), 'signal'),
     recordExecutions: (executions) => recordAllNew(table, executions.map(newExecution), 'execution'),
-    activateConfiguration: (activation) => activateConfiguration(table, activation),
+    activateConfiguration: (activation, serving) => activateConfiguration(table, activation, serving),
+    getServingState: (pipelineId) => getServingState(table, pipelineId),
     listActivations: (pipelineId, page) => listActivations(table, pipelineId, page),
     recentSignals: (pipelineId, limit) => newest(table, signalsPartition(pipelineId), limit, read.signal),
     recentExecutions: (pipelineId, limit) =>
@@ -263,6 +286,12 @@ async function createPipeline(
             ...pipeline,
           }),
           putNew(tableName, configurationItem(configuration)),
+          servingPut(tableName, {
+            pipelineId: pipeline.id,
+            teamId: pipeline.teamId,
+            active: configuration,
+            rollout: null,
+          }),
         ],
       }),
     ),
@@ -299,9 +328,19 @@ async function getConfiguration(
   return Item ? read.configuration(Item) : null;
 }
 
+async function getServingState(
+  { db, tableName }: PipelineTable,
+  pipelineId: string,
+): Promise<ServingState | null> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: servingKey(pipelineId) }));
+  if (!Item || Item.oversized === true) return null;
+  return itemReader(servingStateSchema, 'serving state')(Item);
+}
+
 async function activateConfiguration(
   { db, tableName }: PipelineTable,
   activation: Activation,
+  serving?: ServingState,
 ): Promise<void> {
   try {
     await db.send(
@@ -316,6 +355,7 @@ async function activateConfiguration(
             },
           },
           putNew(tableName, activationItem(activation)),
+          ...(serving ? [servingPut(tableName, serving)] : []),
         ],
       }),
     );

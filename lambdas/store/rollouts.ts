@@ -44,7 +44,13 @@ import {
   rolloutKey,
   signalsPartition,
 } from './keys.ts';
-import { activatePipelineUpdate, activationItem, configurationItem, NO_ACTIVE_ROLLOUT } from './pipelines.ts';
+import {
+  activatePipelineUpdate,
+  activationItem,
+  configurationItem,
+  NO_ACTIVE_ROLLOUT,
+  servingPut,
+} from './pipelines.ts';
 
 export function rolloutItem(rollout: Rollout) {
   return { ...rolloutKey(rollout), ...rollout };
@@ -57,9 +63,10 @@ export function rolloutItem(rollout: Rollout) {
  * configuration when the approval made one.
  */
 export function approvalDataItems(tableName: string, plan: ApprovalPlan) {
-  const configuration = plan.newConfiguration
-    ? [putNew(tableName, configurationItem(plan.newConfiguration))]
-    : [];
+  const configuration = [
+    ...(plan.newConfiguration ? [putNew(tableName, configurationItem(plan.newConfiguration))] : []),
+    ...(plan.serving ? [servingPut(tableName, plan.serving)] : []),
+  ];
   if (plan.rollout) {
     const rollout = plan.rollout;
     return [
@@ -224,6 +231,7 @@ export function makeRolloutRepository(db: DynamoDBDocumentClient, tableName: str
                   },
                 },
                 ...(end.activation ? [putNew(tableName, activationItem(end.activation))] : []),
+                ...(end.serving ? [servingPut(tableName, end.serving)] : []),
               ],
             }),
           ),

@@ -220,6 +220,12 @@ export function makeApproveRun({ runs, pipelines, rollouts, clock, ids }: Approv
         newConfiguration,
         activation,
         rollout,
+        serving: {
+          pipelineId: run.pipelineId,
+          teamId: pipeline.teamId,
+          active: rollout ? onto : applied,
+          rollout: rollout ? { id: rollout.id, percent: rollout.percent, candidate: applied } : null,
+        },
       },
     );
   };
@@ -304,7 +310,12 @@ export function makeActivateConfiguration({ runs, pipelines, clock, ids }: Revie
       activatedAt: clock.now().toISOString(),
       activatedBy: principal.userId,
     };
-    await pipelines.activateConfiguration(activation);
+    await pipelines.activateConfiguration(activation, {
+      pipelineId,
+      teamId: pipeline.teamId,
+      active: target,
+      rollout: null,
+    });
     return activation;
   };
 }

@@ -5,7 +5,7 @@
 
 import { ConflictError, NotFoundError } from '../errors.ts';
 import type { Clock, IdGenerator, PipelineRepository, RolloutRepository, RunRepository } from '../ports.ts';
-import { assertCanWrite, type Principal } from '../principal.ts';
+import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
 import {
   BEFORE_AFTER_MIN_EXECUTIONS,
   describeArms,
@@ -70,17 +70,25 @@ async function endRollout(
   reason: string | null,
 ): Promise<Rollout> {
   const at = clock.now().toISOString();
-  let activation: Activation | null = null;
-  if (status === 'promoted') {
-    const [base, candidate] = await Promise.all([
-      pipelines.getConfiguration(rollout.pipelineId, rollout.baseConfigurationId),
-      pipelines.getConfiguration(rollout.pipelineId, rollout.candidateConfigurationId),
-    ]);
-    if (!base || !candidate)
-      throw new NotFoundError(`A configuration of rollout ${rollout.id} no longer exists.`);
-    activation = { ...promotionOf(rollout, base, candidate, at, by, reason), id: ids.newId() };
+  const [pipeline, base, candidate] = await Promise.all([
+    pipelines.getPipeline(rollout.pipelineId),
+    pipelines.getConfiguration(rollout.pipelineId, rollout.baseConfigurationId),
+    pipelines.getConfiguration(rollout.pipelineId, rollout.candidateConfigurationId),
+  ]);
+  if (!pipeline || !base || !candidate) {
+    throw new NotFoundError(`The pipeline or a configuration of rollout ${rollout.id} no longer exists.`);
   }
-  return rollouts.end(rollout, { status, at, by, reason, activation });
+  const activation =
+    status === 'promoted'
+      ? { ...promotionOf(rollout, base, candidate, at, by, reason), id: ids.newId() }
+      : null;
+  const serving = {
+    pipelineId: rollout.pipelineId,
+    teamId: pipeline.teamId,
+    active: status === 'promoted' ? candidate : base,
+    rollout: null,
+  };
+  return rollouts.end(rollout, { status, at, by, reason, activation, serving });
 }
 
 /** Promotes or rolls back the pipeline's active rollout; 409 when none is active. */
@@ -114,6 +122,11 @@ export function servingETag(configurationId: string, arm: string, rolloutId: str
   return `"${configurationId}.${arm}.${rolloutId ?? 'none'}"`;
 }
 
+/** True when an If-None-Match header names the ETag (weakly or strongly). */
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  return ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === `W/${etag}`) === true;
+}
+
 /**
  * What a pipeline runs for a routing key: one GetItem for the pipeline (which carries its active
  * rollout), and one for the configuration unless the caller's ETag already names it.
@@ -128,6 +141,18 @@ export function makeServeConfiguration(
     routingKey: string | undefined,
     ifNoneMatch: string | undefined,
   ): Promise<{ etag: string; answer: ServingAnswer | null }> => {
+    // One GetItem: the serving item carries the team, the active configuration and the candidate.
+    const state = await pipelines.getServingState?.(pipelineId);
+    if (state) {
+      assertSameTeam(principal, state.teamId);
+      const candidate = state.rollout !== null && servesCandidate(state.rollout, routingKey, random);
+      const configuration = candidate && state.rollout ? state.rollout.candidate : state.active;
+      const arm = candidate ? 'candidate' : 'active';
+      const rolloutId = state.rollout?.id ?? null;
+      const etag = servingETag(configuration.id, arm, rolloutId);
+      if (matches(ifNoneMatch, etag)) return { etag, answer: null };
+      return { etag, answer: { configuration, arm, rolloutId } };
+    }
     const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
     const rollout = pipeline.rollout ?? null;
     const candidate = rollout !== null && servesCandidate(rollout, routingKey, random);
@@ -135,7 +160,7 @@ export function makeServeConfiguration(
       candidate && rollout ? rollout.candidateConfigurationId : pipeline.activeConfigurationId;
     const arm = candidate ? 'candidate' : 'active';
     const etag = servingETag(configurationId, arm, rollout?.id ?? null);
-    if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === `W/${etag}`)) {
+    if (matches(ifNoneMatch, etag)) {
       return { etag, answer: null };
     }
     const configuration = await pipelines.getConfiguration(pipelineId, configurationId);

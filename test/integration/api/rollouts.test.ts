@@ -412,7 +412,11 @@ describe('rollouts', () => {
     expect(promoted.body).toMatchObject({ status: 'promoted', endedBy: admin.principal.userId });
     const after = await getPipeline(pipeline.id);
     expect(after).toMatchObject({ activeConfigurationId: run.proposedConfigurationId, rollout: null });
-    expect((await serve(pipeline.id, 'user-7')).body).toMatchObject({ arm: 'active', rolloutId: null });
+    expect((await serve(pipeline.id, 'user-7')).body).toMatchObject({
+      arm: 'active',
+      rolloutId: null,
+      configuration: { id: run.proposedConfigurationId },
+    });
     expect((await serve(pipeline.id, 'user-7', again.headers.etag)).status).toBe(200);
     const history = await call('list-activations', {
       method: 'GET',
@@ -426,6 +430,31 @@ describe('rollouts', () => {
     expect((await rollout(pipeline.id)).body.status).toBe('promoted');
     expect((await rollout(pipeline.id, 'promote')).status).toBe(409);
     expect((await rollout(pipeline.id, 'rollback')).status).toBe(409);
+  });
+
+  it('serves what every activation made active: approval, manual activation, rollback of a rollout', async () => {
+    const pipeline = await newPipeline();
+    const servedId = async () => (await serve(pipeline.id, 'k')).body.configuration.id;
+    expect(await servedId()).toBe(pipeline.activeConfigurationId);
+    const first = await generatedRun(pipeline.id);
+    await approve(first.id);
+    expect(await servedId()).toBe(first.proposedConfigurationId);
+    await call('activate-configuration', {
+      method: 'POST',
+      resource: '/pipelines/{pipelineId}/configurations/{configurationId}/activate',
+      pathParameters: { pipelineId: pipeline.id, configurationId: pipeline.activeConfigurationId },
+      body: {},
+    });
+    expect(await servedId()).toBe(pipeline.activeConfigurationId);
+    const second = await generatedRun(pipeline.id);
+    await approve(second.id, { rollout: { percent: 99 } });
+    const arms = new Set<string>();
+    for (let i = 0; i < 20; i++) arms.add((await serve(pipeline.id, `k${i}`)).body.configuration.id);
+    expect(arms).toContain(second.proposedConfigurationId);
+    await rollout(pipeline.id, 'rollback');
+    for (let i = 0; i < 20; i++) {
+      expect((await serve(pipeline.id, `k${i}`)).body.configuration.id).toBe(pipeline.activeConfigurationId);
+    }
   });
 
   it('answers 404 for a pipeline that never had a rollout, and 409 ending one', async () => {
