@@ -29,8 +29,8 @@ async function api(method: string, route: string, body?: unknown) {
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   // biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field
-  const body: any = await response.json().catch(() => null);
-  return { status: response.status, body };
+  const answer: any = await response.json().catch(() => null);
+  return { status: response.status, body: answer };
 }
 
 describe('the guardrail on the local stack', { timeout: 120_000 }, () => {
