@@ -11,6 +11,7 @@ import { formatEvaluation, measureEvaluation } from './evaluation.ts';
 import { formatLifecycle, measureLifecycle } from './lifecycle.ts';
 import { formatLoadTable } from './load.ts';
 import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
+import { formatRollouts, measureRollouts } from './rollouts.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
 import { formatPhaseMedians, measureStartTime } from './start-time.ts';
 
@@ -92,4 +93,9 @@ if (wanted('evaluation')) {
 if (wanted('lifecycle')) {
   console.log('\n== Data lifecycle (deleting a pipeline, exporting one; DynamoDB Local)');
   console.log(formatLifecycle(await measureLifecycle()));
+}
+
+if (wanted('rollouts')) {
+  console.log('\n== Rollouts (serving, recording during a rollout, effect; ratios against a poll)');
+  console.log(formatRollouts(await measureRollouts()));
 }

@@ -153,7 +153,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve a generated run: its proposal becomes the active configuration, atomically. */
+        /** Approve a generated run, all of its changes or some (changeIds), optionally rebased onto the active configuration; the applied configuration becomes active, or with `rollout` is served to part of the traffic. 409 with `details.conflicts` when a rebase cannot apply. */
         post: operations["approve-synthesis-run"];
         delete?: never;
         options?: never;
@@ -308,6 +308,91 @@ export interface paths {
         get: operations["get-approval-rules"];
         /** Replace the pipeline's approval rules (admins only); every field is required. */
         put: operations["put-approval-rules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pipelines/{pipelineId}/rollout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pipeline's active rollout or, when none is active, its latest (404 if it never had one). */
+        get: operations["get-pipeline-rollout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pipelines/{pipelineId}/rollout/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End the active rollout: activates its candidate for all traffic (an activation of source "rollout"). 409 when no rollout is active. */
+        post: operations["promote-pipeline-rollout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pipelines/{pipelineId}/rollout/rollback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End the active rollout: the base stays active. 409 when no rollout is active. */
+        post: operations["rollback-pipeline-rollout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pipelines/{pipelineId}/serving-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The configuration a pipeline runs for a routing key: the active one, or during a rollout the arm the key is assigned to (a hash of the rollout id and the key). Sends an ETag; If-None-Match with it answers 304. */
+        get: operations["get-serving-configuration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/synthesis-runs/{id}/effect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The measured effect of an approved run: the rollout's two arms, or before against after, per touched slot, with a two-proportion z-test of the failure rates. 409 for a run not approved. */
+        get: operations["get-synthesis-run-effect"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -834,6 +919,12 @@ export interface operations {
                             updatedAt: string;
                         } | null;
                         approvalOverrideReason?: string | null;
+                        /** @default null */
+                        approvedChangeIds: string[] | null;
+                        /** @default null */
+                        appliedConfigurationId: string | null;
+                        /** @default null */
+                        rolloutId: string | null;
                     };
                 };
             };
@@ -946,6 +1037,12 @@ export interface operations {
                             updatedAt: string;
                         } | null;
                         approvalOverrideReason?: string | null;
+                        /** @default null */
+                        approvedChangeIds: string[] | null;
+                        /** @default null */
+                        appliedConfigurationId: string | null;
+                        /** @default null */
+                        rolloutId: string | null;
                     };
                 };
             };
@@ -1032,6 +1129,25 @@ export interface operations {
                             activeConfigurationId: string;
                             /** Format: date-time */
                             createdAt: string;
+                            rollout?: {
+                                id: string;
+                                pipelineId: string;
+                                synthesisRunId: string;
+                                baseConfigurationId: string;
+                                candidateConfigurationId: string;
+                                percent: number;
+                                minExecutions: number;
+                                autoPromote: boolean;
+                                autoRollback: boolean;
+                                /** @enum {string} */
+                                status: "active" | "promoted" | "rolled_back";
+                                /** Format: date-time */
+                                startedAt: string;
+                                startedBy: string;
+                                endedAt: string | null;
+                                endedBy: string | null;
+                                endReason: string | null;
+                            } | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -1105,6 +1221,25 @@ export interface operations {
                         activeConfigurationId: string;
                         /** Format: date-time */
                         createdAt: string;
+                        rollout?: {
+                            id: string;
+                            pipelineId: string;
+                            synthesisRunId: string;
+                            baseConfigurationId: string;
+                            candidateConfigurationId: string;
+                            percent: number;
+                            minExecutions: number;
+                            autoPromote: boolean;
+                            autoRollback: boolean;
+                            /** @enum {string} */
+                            status: "active" | "promoted" | "rolled_back";
+                            /** Format: date-time */
+                            startedAt: string;
+                            startedBy: string;
+                            endedAt: string | null;
+                            endedBy: string | null;
+                            endReason: string | null;
+                        } | null;
                     };
                 };
             };
@@ -1139,6 +1274,25 @@ export interface operations {
                         activeConfigurationId: string;
                         /** Format: date-time */
                         createdAt: string;
+                        rollout?: {
+                            id: string;
+                            pipelineId: string;
+                            synthesisRunId: string;
+                            baseConfigurationId: string;
+                            candidateConfigurationId: string;
+                            percent: number;
+                            minExecutions: number;
+                            autoPromote: boolean;
+                            autoRollback: boolean;
+                            /** @enum {string} */
+                            status: "active" | "promoted" | "rolled_back";
+                            /** Format: date-time */
+                            startedAt: string;
+                            startedBy: string;
+                            endedAt: string | null;
+                            endedBy: string | null;
+                            endReason: string | null;
+                        } | null;
                     };
                 };
             };
@@ -1242,6 +1396,7 @@ export interface operations {
                         /** @enum {string} */
                         source: "manual" | "synthesis";
                         synthesisRunId?: string;
+                        appliedChangeIds?: string[];
                         /** Format: date-time */
                         createdAt: string;
                         createdBy: string;
@@ -1434,12 +1589,26 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "override": {
-                 *         "reason": "Regressed case 3 is a flaky upstream; checked by hand."
+                 *       "changeIds": [
+                 *         "1",
+                 *         "3"
+                 *       ],
+                 *       "rebase": true,
+                 *       "rollout": {
+                 *         "percent": 10,
+                 *         "autoPromote": true
                  *       }
                  *     }
                  */
                 "application/json": {
+                    changeIds?: string[];
+                    rebase?: boolean;
+                    rollout?: {
+                        percent: number;
+                        minExecutions?: number;
+                        autoPromote?: boolean;
+                        autoRollback?: boolean;
+                    };
                     override?: {
                         reason: string;
                     };
@@ -1534,6 +1703,12 @@ export interface operations {
                             updatedAt: string;
                         } | null;
                         approvalOverrideReason?: string | null;
+                        /** @default null */
+                        approvedChangeIds: string[] | null;
+                        /** @default null */
+                        appliedConfigurationId: string | null;
+                        /** @default null */
+                        rolloutId: string | null;
                     };
                 };
             };
@@ -1655,6 +1830,12 @@ export interface operations {
                             updatedAt: string;
                         } | null;
                         approvalOverrideReason?: string | null;
+                        /** @default null */
+                        approvedChangeIds: string[] | null;
+                        /** @default null */
+                        appliedConfigurationId: string | null;
+                        /** @default null */
+                        rolloutId: string | null;
                     };
                 };
             };
@@ -1886,6 +2067,12 @@ export interface operations {
                                 updatedAt: string;
                             } | null;
                             approvalOverrideReason?: string | null;
+                            /** @default null */
+                            approvedChangeIds: string[] | null;
+                            /** @default null */
+                            appliedConfigurationId: string | null;
+                            /** @default null */
+                            rolloutId: string | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -1936,7 +2123,7 @@ export interface operations {
                         previousConfigurationId: string;
                         previousVersion: number;
                         /** @enum {string} */
-                        source: "approval" | "rollback";
+                        source: "approval" | "rollback" | "rollout";
                         synthesisRunId: string | null;
                         reason: string | null;
                         summary: string;
@@ -1986,7 +2173,7 @@ export interface operations {
                             previousConfigurationId: string;
                             previousVersion: number;
                             /** @enum {string} */
-                            source: "approval" | "rollback";
+                            source: "approval" | "rollback" | "rollout";
                             synthesisRunId: string | null;
                             reason: string | null;
                             summary: string;
@@ -2051,6 +2238,7 @@ export interface operations {
                             /** @enum {string} */
                             source: "manual" | "synthesis";
                             synthesisRunId?: string;
+                            appliedChangeIds?: string[];
                             /** Format: date-time */
                             createdAt: string;
                             createdBy: string;
@@ -2081,6 +2269,7 @@ export interface operations {
                             /** @enum {string} */
                             source: "manual" | "synthesis";
                             synthesisRunId?: string;
+                            appliedChangeIds?: string[];
                             /** Format: date-time */
                             createdAt: string;
                             createdBy: string;
@@ -2308,6 +2497,350 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "get-pipeline-rollout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        pipelineId: string;
+                        synthesisRunId: string;
+                        baseConfigurationId: string;
+                        candidateConfigurationId: string;
+                        percent: number;
+                        minExecutions: number;
+                        autoPromote: boolean;
+                        autoRollback: boolean;
+                        /** @enum {string} */
+                        status: "active" | "promoted" | "rolled_back";
+                        /** Format: date-time */
+                        startedAt: string;
+                        startedBy: string;
+                        endedAt: string | null;
+                        endedBy: string | null;
+                        endReason: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "promote-pipeline-rollout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Candidate held up for a week."
+                 *     }
+                 */
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        pipelineId: string;
+                        synthesisRunId: string;
+                        baseConfigurationId: string;
+                        candidateConfigurationId: string;
+                        percent: number;
+                        minExecutions: number;
+                        autoPromote: boolean;
+                        autoRollback: boolean;
+                        /** @enum {string} */
+                        status: "active" | "promoted" | "rolled_back";
+                        /** Format: date-time */
+                        startedAt: string;
+                        startedBy: string;
+                        endedAt: string | null;
+                        endedBy: string | null;
+                        endReason: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "rollback-pipeline-rollout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Latency doubled on the candidate."
+                 *     }
+                 */
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        pipelineId: string;
+                        synthesisRunId: string;
+                        baseConfigurationId: string;
+                        candidateConfigurationId: string;
+                        percent: number;
+                        minExecutions: number;
+                        autoPromote: boolean;
+                        autoRollback: boolean;
+                        /** @enum {string} */
+                        status: "active" | "promoted" | "rolled_back";
+                        /** Format: date-time */
+                        startedAt: string;
+                        startedBy: string;
+                        endedAt: string | null;
+                        endedBy: string | null;
+                        endReason: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "get-serving-configuration": {
+        parameters: {
+            query?: {
+                /** @description A user or conversation id: the same key always gets the same arm of a rollout. Without one, each call draws at random. */
+                routingKey?: string;
+            };
+            header?: {
+                /** @description The ETag of an earlier answer: 304 while the answer is the same. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    ETag?: string;
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        configuration: {
+                            id: string;
+                            pipelineId: string;
+                            version: number;
+                            slots: {
+                                id: string;
+                                name: string;
+                                kind: string;
+                                settings: {
+                                    model?: string;
+                                    temperature?: number;
+                                    topP?: number;
+                                    maxTokens?: number;
+                                    timeoutMs?: number;
+                                    maxRetries?: number;
+                                    topK?: number;
+                                    instructions?: string;
+                                    template?: string;
+                                    responseFormat?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** @enum {string} */
+                            source: "manual" | "synthesis";
+                            synthesisRunId?: string;
+                            appliedChangeIds?: string[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                        };
+                        /** @enum {string} */
+                        arm: "active" | "candidate";
+                        rolloutId: string | null;
+                    };
+                };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match still names the answer. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "get-synthesis-run-effect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runId: string;
+                        /** @enum {string} */
+                        mode: "rollout" | "before_after";
+                        rolloutId: string | null;
+                        baseConfigurationId: string;
+                        appliedConfigurationId: string;
+                        arms: {
+                            base: {
+                                executions: number;
+                                failed: number;
+                                failureRate: number | null;
+                                durationMs: {
+                                    p50: number;
+                                    p95: number;
+                                } | null;
+                                signals: {
+                                    info: number;
+                                    warning: number;
+                                    critical: number;
+                                };
+                                from: string | null;
+                                to: string | null;
+                            };
+                            applied: {
+                                executions: number;
+                                failed: number;
+                                failureRate: number | null;
+                                durationMs: {
+                                    p50: number;
+                                    p95: number;
+                                } | null;
+                                signals: {
+                                    info: number;
+                                    warning: number;
+                                    critical: number;
+                                };
+                                from: string | null;
+                                to: string | null;
+                            };
+                        };
+                        slots: {
+                            slotId: string;
+                            base: {
+                                executions: number;
+                                failed: number;
+                                failureRate: number | null;
+                                durationMs: {
+                                    p50: number;
+                                    p95: number;
+                                } | null;
+                            };
+                            applied: {
+                                executions: number;
+                                failed: number;
+                                failureRate: number | null;
+                                durationMs: {
+                                    p50: number;
+                                    p95: number;
+                                } | null;
+                            };
+                        }[];
+                        failureRate: {
+                            difference: number;
+                            ci95: [
+                                number,
+                                number
+                            ];
+                            pValue: number;
+                        } | null;
+                        /** @enum {string} */
+                        verdict: "improved" | "worse" | "no_significant_change" | "not_enough_data";
+                        minExecutions: number;
+                        /** Format: date-time */
+                        measuredAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };

@@ -8,6 +8,7 @@ import type { Io } from './context.ts';
 import { addEvaluateCommand } from './evaluate-command.ts';
 import { addExportCommand } from './export-command.ts';
 import { ApiFailure, CliFailure, EXIT } from './failures.ts';
+import { addRolloutCommands } from './rollout-commands.ts';
 import { addRunCommands } from './run-commands.ts';
 
 declare const CLI_VERSION: string | undefined;
@@ -47,6 +48,7 @@ export function buildProgram(io: Io): Command {
   addRunCommands(program, io);
   addEvaluateCommand(program, io);
   addExportCommand(program, io);
+  addRolloutCommands(program, io);
   return program;
 }
 

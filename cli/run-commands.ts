@@ -168,21 +168,36 @@ function addRunsCommands(program: Command, io: Io): void {
 function addDecisionCommands(program: Command, io: Io): void {
   program
     .command('approve')
-    .description("approve a generated run: its proposal becomes the pipeline's active configuration")
+    .description(
+      "approve a generated run: its proposal (or the --changes chosen) becomes the pipeline's active configuration, or with --rollout is served to part of the traffic",
+    )
     .argument('<runId>')
+    .option('--changes <ids>', 'only these changes, e.g. 1,3 (default: every change)', parseChangeIds)
+    .option('--rebase', 'apply the changes on top of the configuration active now, when the base moved')
+    .option(
+      '--rollout <percent>',
+      'start a rollout serving the result to this percent (1-99) of traffic',
+      parsePercent,
+    )
+    .option(
+      '--min-executions <n>',
+      'with --rollout: executions per arm before a guardrail judges (30-100000)',
+      Number,
+    )
+    .option('--auto-promote', 'with --rollout: promote when the candidate is not worse')
+    .option('--no-auto-rollback', 'with --rollout: do not roll back automatically when it is worse')
     .option('--override-reason <text>', "admins: approve against the pipeline's evaluation rules, saying why")
-    .action(async (runId: string, options: { overrideReason?: string }, command: Command) => {
+    .action(async (runId: string, options: ApproveOptions, command: Command) => {
       const context = contextOf(io, command);
+      const body = approveBody(options);
       const run = await call(
-        context.client.POST('/synthesis-runs/{id}/approve', {
-          params: { path: { id: runId } },
-          ...(options.overrideReason ? { body: { override: { reason: options.overrideReason } } } : {}),
-        }),
+        context.client.POST('/synthesis-runs/{id}/approve', { params: { path: { id: runId } }, body }),
         context.apiUrl,
       );
-      context.print(
-        run,
-        () => `Approved run ${run.id}: configuration ${run.proposedConfigurationId} is active.`,
+      context.print(run, () =>
+        run.rolloutId
+          ? `Approved run ${run.id}: rollout ${run.rolloutId} serves configuration ${run.appliedConfigurationId} to ${body.rollout?.percent} % of traffic.\nFollow it: pipeline-synthesis rollout show ${run.pipelineId}`
+          : `Approved run ${run.id}${run.approvedChangeIds ? ` (changes ${run.approvedChangeIds.join(', ')})` : ''}: configuration ${run.appliedConfigurationId ?? run.proposedConfigurationId} is active.`,
       );
     });
   program
@@ -201,6 +216,59 @@ function addDecisionCommands(program: Command, io: Io): void {
       );
       context.print(run, () => `Rejected run ${run.id}.`);
     });
+}
+
+interface ApproveOptions {
+  changes?: string[];
+  rebase?: boolean;
+  rollout?: number;
+  minExecutions?: number;
+  autoPromote?: boolean;
+  autoRollback: boolean;
+  overrideReason?: string;
+}
+
+function parseChangeIds(value: string): string[] {
+  const ids = value
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
+  if (ids.length === 0) throw new Error('--changes needs change ids, e.g. 1,3');
+  return ids;
+}
+
+function parsePercent(value: string): number {
+  const percent = Number(value);
+  if (!Number.isInteger(percent) || percent < 1 || percent > 99)
+    throw new Error('--rollout must be a whole percent from 1 to 99');
+  return percent;
+}
+
+function approveBody(options: ApproveOptions) {
+  if (
+    options.rollout === undefined &&
+    (options.autoPromote || options.minExecutions !== undefined || !options.autoRollback)
+  ) {
+    throw new CliFailure(
+      EXIT.usage,
+      '--auto-promote, --min-executions and --no-auto-rollback go with --rollout <percent>.',
+    );
+  }
+  return {
+    ...(options.changes ? { changeIds: options.changes } : {}),
+    ...(options.rebase ? { rebase: true } : {}),
+    ...(options.overrideReason ? { override: { reason: options.overrideReason } } : {}),
+    ...(options.rollout !== undefined
+      ? {
+          rollout: {
+            percent: options.rollout,
+            ...(options.minExecutions !== undefined ? { minExecutions: options.minExecutions } : {}),
+            ...(options.autoPromote ? { autoPromote: true } : {}),
+            ...(options.autoRollback ? {} : { autoRollback: false }),
+          },
+        }
+      : {}),
+  };
 }
 
 function addActivateCommand(program: Command, io: Io): void {

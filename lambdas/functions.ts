@@ -87,12 +87,16 @@ export const DEAD_LETTER_HANDLER = {
   eventSource: { batchSize: 10 },
 } satisfies FunctionDefinition;
 
-/** On a schedule: fails runs left pending or generating past STUCK_RUN_AFTER_SECONDS. */
+/**
+ * On a schedule: fails runs left pending or generating past STUCK_RUN_AFTER_SECONDS, and judges
+ * active rollouts by their guardrails (data: the rollouts and their executions). Every minute, so a
+ * rollout that crossed its minimum is judged within a minute.
+ */
 export const RUN_SWEEPER = {
   entry: 'sweep-stuck-runs',
-  access: { runs: 'readWrite' },
+  access: { runs: 'readWrite', data: 'readWrite' },
   timeoutSeconds: 60,
-  scheduleMinutes: 5,
+  scheduleMinutes: 1,
 } satisfies FunctionDefinition & { scheduleMinutes: number };
 
 /** Seconds a deletion job may run; it stops in time and queues its next step. */

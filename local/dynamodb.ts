@@ -20,6 +20,7 @@ import {
   type KeySchemaElement,
   ListTablesCommand,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
@@ -322,10 +323,33 @@ async function createTable(
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
+    await addMissingIndexes(client, definition, tableName, indexes);
   }
   await waitUntilActive(client, tableName);
   if (definition.timeToLiveAttribute !== undefined) {
     await enableTimeToLive(client, tableName, definition.timeToLiveAttribute);
+  }
+}
+
+/** A table kept from an earlier version of the stack gains the indexes added since (one at a time). */
+async function addMissingIndexes(
+  client: DynamoDBClient,
+  definition: TableDefinition,
+  tableName: string,
+  indexes: GlobalSecondaryIndex[],
+): Promise<void> {
+  await waitUntilActive(client, tableName);
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  for (const index of indexes.filter((candidate) => !present.has(candidate.IndexName))) {
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: attributeDefinitions(definition),
+        GlobalSecondaryIndexUpdates: [{ Create: index }],
+      }),
+    );
+    await waitUntilActive(client, tableName);
   }
 }
 

@@ -11,10 +11,13 @@ import type {
   Confidence,
   Configuration,
   Diagnosis,
+  Effect,
   EvaluationSummary,
   Execution,
   Page,
   Pipeline,
+  Rollout,
+  ServingState,
   Signal,
   Slot,
   StoredApprovalRules,
@@ -86,10 +89,75 @@ export interface RunRepository {
   approve(
     run: SynthesisRun,
     decision: { at: string; by: string; overrideReason?: string | null },
-    activation: Activation,
+    plan: ApprovalPlan,
   ): Promise<SynthesisRun>;
   /** generated → rejected; any other status is a ConflictError naming it. */
   reject(runId: string, decision: { at: string; by: string; reason: string | null }): Promise<SynthesisRun>;
+}
+
+/**
+ * What an approval writes, in one transaction with the run's move to approved: either an
+ * activation or a rollout start, conditioned on the pipeline's active configuration still being
+ * `activation.previousConfigurationId` / `rollout.baseConfigurationId` and on no active rollout.
+ */
+export interface ApprovalPlan {
+  approvedChangeIds: string[];
+  appliedConfigurationId: string;
+  /** A configuration made for this approval (part of the changes, or rebased); null: the proposal as is. */
+  newConfiguration: Configuration | null;
+  activation: Activation | null;
+  rollout: Rollout | null;
+  /** What serving reads afterwards, written in the same transaction. */
+  serving?: ServingState;
+}
+
+/** How a rollout ends. */
+export interface RolloutEnd {
+  status: 'promoted' | 'rolled_back';
+  at: string;
+  /** A user id, or "system" for a guardrail. */
+  by: string;
+  reason: string | null;
+  /** Promote: the candidate's activation (source "rollout"), written with the end. */
+  activation: Activation | null;
+  /** What serving reads afterwards, written in the same transaction. */
+  serving?: ServingState;
+}
+
+/** Rollouts, and the bounded reads the effect of an approval needs. */
+export interface RolloutRepository {
+  /** The next configuration version of the pipeline (its atomic counter). */
+  nextConfigurationVersion(pipelineId: string): Promise<number>;
+  /** The pipeline's active rollout or, when none is active, its latest; null when it never had one. */
+  latest(pipelineId: string): Promise<Rollout | null>;
+  get(key: { pipelineId: string; startedAt: string; id: string }): Promise<Rollout | null>;
+  /**
+   * Ends the active rollout (and, promoting, activates its candidate) in one transaction; a
+   * rollout no longer active, or ended by another request at the same moment, is a ConflictError.
+   */
+  end(rollout: Rollout, end: RolloutEnd): Promise<Rollout>;
+  /** Active rollouts of every pipeline, oldest first, at most `limit`. */
+  listActive(limit: number): Promise<Rollout[]>;
+  /** Executions that ran a configuration, newest first, started in [from, before), at most `limit`. */
+  executionsOfConfiguration(
+    pipelineId: string,
+    configurationId: string,
+    window: { from?: string | undefined; before?: string | undefined },
+    limit: number,
+  ): Promise<Execution[]>;
+  /** Signals that occurred in [from, to], newest first, at most `limit`. */
+  signalsBetween(pipelineId: string, from: string, to: string, limit: number): Promise<Signal[]>;
+  /**
+   * What the effect's data looks like now, cheaply (the newest execution of each configuration and
+   * the newest signal: one-item Queries): equal marks mean no execution or signal was recorded since.
+   */
+  effectMark(pipelineId: string, configurationIds: string[]): Promise<string>;
+  /** A run's last measured effect with the mark it was measured at, or null. */
+  cachedEffect(pipelineId: string, runId: string): Promise<{ effect: Effect; mark: string } | null>;
+  /** Keeps a run's measured effect for reuse while its mark holds (an item with a TTL). */
+  cacheEffect(pipelineId: string, effect: Effect, mark: string, expiresAtEpoch: number): Promise<void>;
+  /** The activation recorded at `activatedAt` for a run's approval, or null. */
+  activationOfRun(pipelineId: string, activatedAt: string, runId: string): Promise<Activation | null>;
 }
 
 /** What a claim found. */
@@ -136,6 +204,8 @@ export interface IdempotencyStore {
 export interface PipelineRepository {
   /** Stores the pipeline and its first configuration together. */
   createPipeline(pipeline: Pipeline, configuration: Configuration): Promise<void>;
+  /** What serving needs, in one read; null for a pipeline stored before it was kept. */
+  getServingState?(pipelineId: string): Promise<ServingState | null>;
   getPipeline(id: string): Promise<Pipeline | null>;
   listPipelines(teamId: string, page: PageRequest): Promise<Page<Pipeline>>;
   getConfiguration(pipelineId: string, configurationId: string): Promise<Configuration | null>;
@@ -156,7 +226,7 @@ export interface PipelineRepository {
    * Makes `activation.configurationId` active, on the condition that the active one is still
    * `activation.previousConfigurationId`; records the activation. A ConflictError otherwise.
    */
-  activateConfiguration(activation: Activation): Promise<void>;
+  activateConfiguration(activation: Activation, serving?: ServingState): Promise<void>;
   /** The pipeline's activations, newest first. */
   listActivations(pipelineId: string, page: PageRequest): Promise<Page<Activation>>;
 }
@@ -174,6 +244,10 @@ export interface SynthesisContext {
   signals: Signal[];
   /** Newest first, at most EXECUTION_WINDOW. */
   executions: Execution[];
+  /** When the base configuration became active (its activation), if it was activated after creation. */
+  activeSince?: string | null;
+  /** The configuration the base replaced, when known: which settings the last activation changed. */
+  previousConfiguration?: Configuration | null;
 }
 
 /** What generating a run cost: the model, its tokens over all requests, the requests made. */

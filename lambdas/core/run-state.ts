@@ -59,5 +59,8 @@ export function newPendingRun(fields: NewRunFields): SynthesisRun {
     rejectionReason: null,
     retryReason: null,
     usage: null,
+    approvedChangeIds: null,
+    appliedConfigurationId: null,
+    rolloutId: null,
   };
 }

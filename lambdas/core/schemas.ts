@@ -137,12 +137,35 @@ const slotsSchema = z.array(slotSchema).check(
   }),
 );
 
+/** A candidate served to part of a pipeline's traffic (DESIGN.md §7 "Rollouts"). */
+export const rolloutSchema = z.object({
+  id: idSchema,
+  pipelineId: idSchema,
+  synthesisRunId: z.string(),
+  baseConfigurationId: idSchema,
+  candidateConfigurationId: idSchema,
+  percent: boundedInt(1, 99),
+  minExecutions: boundedInt(30, 100_000),
+  autoPromote: z.boolean(),
+  autoRollback: z.boolean(),
+  status: z.enum(['active', 'promoted', 'rolled_back']),
+  startedAt: timestampSchema,
+  startedBy: z.string(),
+  endedAt: z.nullable(timestampSchema),
+  /** A user id, or "system" when a guardrail ended it. */
+  endedBy: z.nullable(z.string()),
+  endReason: z.nullable(z.string()),
+});
+export type Rollout = z.infer<typeof rolloutSchema>;
+
 export const pipelineSchema = z.object({
   id: idSchema,
   teamId: idSchema,
   name: boundedString(1, LIMITS.nameLength),
   activeConfigurationId: idSchema,
   createdAt: timestampSchema,
+  /** The active rollout, or null; the store always answers it (optional so a new pipeline needs none). */
+  rollout: z.optional(z.nullable(rolloutSchema)),
 });
 export type Pipeline = z.infer<typeof pipelineSchema>;
 
@@ -153,6 +176,8 @@ export const configurationSchema = z.object({
   slots: slotsSchema,
   source: z.enum(['manual', 'synthesis']),
   synthesisRunId: z.optional(z.string()),
+  /** Set when only some of a run's changes were applied (or rebased): which ones. */
+  appliedChangeIds: z.optional(z.array(z.string())),
   createdAt: timestampSchema,
   createdBy: z.string(),
 });
@@ -336,6 +361,12 @@ export const synthesisRunSchema = z.object({
   evaluation: z.optional(z.nullable(evaluationSummarySchema)),
   /** Why an admin approved against the pipeline's evaluation rules, when they did. */
   approvalOverrideReason: z.optional(z.nullable(z.string())),
+  /** The changes an approval applied (null until approved). */
+  approvedChangeIds: z._default(z.nullable(z.array(z.string())), null),
+  /** The configuration the approval activated or rolled out (null until approved). */
+  appliedConfigurationId: z._default(z.nullable(idSchema), null),
+  /** The rollout the approval started, when it started one. */
+  rolloutId: z._default(z.nullable(z.string()), null),
 });
 export type SynthesisRun = z.infer<typeof synthesisRunSchema>;
 
@@ -425,12 +456,6 @@ export const rejectBodySchema = z.strictObject({
   reason: z.optional(trimmedString(1, LIMITS.messageLength)),
 });
 
-export const approveBodySchema = z.strictObject({
-  /** An admin's reason to approve although the evaluation rules fail (never the self-approval rule). */
-  override: z.optional(z.strictObject({ reason: trimmedString(1, LIMITS.messageLength) })),
-});
-export type ApproveBody = z.infer<typeof approveBodySchema>;
-
 /** A pipeline's approval rules; a pipeline without stored rules has APPROVAL_RULE_DEFAULTS. */
 export const approvalRulesSchema = z.strictObject({
   requireEvaluation: z.boolean(),
@@ -519,6 +544,35 @@ export const activateBodySchema = z.strictObject({
   reason: z.optional(trimmedString(1, LIMITS.messageLength)),
 });
 
+/** How a rollout serves and judges its candidate. */
+export const rolloutSettingsSchema = z.strictObject({
+  percent: boundedInt(1, 99),
+  minExecutions: z.optional(boundedInt(30, 100_000)),
+  autoPromote: z.optional(z.boolean()),
+  autoRollback: z.optional(z.boolean()),
+});
+export type RolloutSettings = z.infer<typeof rolloutSettingsSchema>;
+
+/** The approve body: which changes, whether to rebase onto the active configuration, a rollout. */
+export const approveBodySchema = z.strictObject({
+  changeIds: z.optional(
+    z.array(boundedString(1, 16)).check(
+      z.minLength(1, 'must name at least one change; leave it out to approve every change'),
+      z.maxLength(100),
+      z.refine((ids) => new Set(ids).size === ids.length, { message: 'must not repeat a change id' }),
+    ),
+  ),
+  rebase: z.optional(z.boolean()),
+  rollout: z.optional(rolloutSettingsSchema),
+  /** An admin's reason to approve although the evaluation rules fail (never the self-approval rule). */
+  override: z.optional(z.strictObject({ reason: trimmedString(1, LIMITS.messageLength) })),
+});
+export type ApproveBody = z.infer<typeof approveBodySchema>;
+
+export const endRolloutBodySchema = z.strictObject({
+  reason: z.optional(trimmedString(1, LIMITS.messageLength)),
+});
+
 /** One change of a pipeline's active configuration: the history a reviewer reads. */
 export const activationSchema = z.object({
   id: idSchema,
@@ -527,7 +581,7 @@ export const activationSchema = z.object({
   version: minInt(1),
   previousConfigurationId: idSchema,
   previousVersion: minInt(1),
-  source: z.enum(['approval', 'rollback']),
+  source: z.enum(['approval', 'rollback', 'rollout']),
   synthesisRunId: z.nullable(z.string()),
   reason: z.nullable(z.string()),
   /** e.g. "Restored version 1 (replacing version 3)" or "Approved synthesis run … (version 2)". */
@@ -545,3 +599,55 @@ export const idempotencyKeySchema = z
     z.maxLength(255),
     z.regex(/^[\x21-\x7E]+$/, 'must be 1-255 printable ASCII characters without spaces'),
   );
+
+/* ---- rollouts, serving and the measured effect (DESIGN.md §7) ---- */
+
+/** What serving reads in one GetItem; kept in step with the pipeline item by the same transactions. */
+export const servingStateSchema = z.object({
+  pipelineId: idSchema,
+  teamId: idSchema,
+  active: configurationSchema,
+  rollout: z.nullable(z.object({ id: idSchema, percent: boundedInt(1, 99), candidate: configurationSchema })),
+});
+export type ServingState = z.infer<typeof servingStateSchema>;
+
+export const servingConfigurationSchema = z.object({
+  configuration: configurationSchema,
+  arm: z.enum(['active', 'candidate']),
+  rolloutId: z.nullable(z.string()),
+});
+
+/** A routing key: a user or conversation id, 1–256 characters. */
+export const routingKeySchema = boundedString(1, 256);
+
+const durationsSchema = z.nullable(z.object({ p50: z.number(), p95: z.number() }));
+const slotArmSchema = z.object({
+  executions: z.int(),
+  failed: z.int(),
+  failureRate: z.nullable(z.number()),
+  durationMs: durationsSchema,
+});
+const armSchema = z.object({
+  ...slotArmSchema.shape,
+  signals: z.object({ info: z.int(), warning: z.int(), critical: z.int() }),
+  from: z.nullable(timestampSchema),
+  to: z.nullable(timestampSchema),
+});
+
+export type Effect = z.infer<typeof effectSchema>;
+export const effectSchema = z.object({
+  runId: z.string(),
+  mode: z.enum(['rollout', 'before_after']),
+  rolloutId: z.nullable(z.string()),
+  baseConfigurationId: z.string(),
+  appliedConfigurationId: z.string(),
+  arms: z.object({ base: armSchema, applied: armSchema }),
+  slots: z.array(z.object({ slotId: z.string(), base: slotArmSchema, applied: slotArmSchema })),
+  /** Applied minus base; null while an arm has no execution. */
+  failureRate: z.nullable(
+    z.object({ difference: z.number(), ci95: z.tuple([z.number(), z.number()]), pValue: z.number() }),
+  ),
+  verdict: z.enum(['improved', 'worse', 'no_significant_change', 'not_enough_data']),
+  minExecutions: z.int(),
+  measuredAt: timestampSchema,
+});

@@ -1,14 +1,19 @@
 /*
  * The scheduled sweeper: fails runs left pending or generating longer than any retry of
- * their job takes, and logs each one.
+ * their job takes, and logs each one; and the rollouts' guardrail pass (core/use-cases/rollouts.ts).
  */
 import type { ScheduledEvent } from 'aws-lambda';
 import { makeSweepStuckRuns } from '../core/use-cases/generation.ts';
+import { makeJudgeRollouts } from '../core/use-cases/rollouts.ts';
 import { STUCK_RUN_AFTER_SECONDS } from '../functions.ts';
 import { logger } from '../observability/logger.ts';
 import { countMetric, METRIC } from '../observability/metrics.ts';
-import { systemClock } from '../wiring/clock.ts';
-import { runRepositoryFromEnv } from '../wiring/repositories.ts';
+import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
+import {
+  pipelineRepositoryFromEnv,
+  rolloutRepositoryFromEnv,
+  runRepositoryFromEnv,
+} from '../wiring/repositories.ts';
 
 const sweep = makeSweepStuckRuns({
   runs: runRepositoryFromEnv(),
@@ -16,9 +21,21 @@ const sweep = makeSweepStuckRuns({
   stuckAfterMs: STUCK_RUN_AFTER_SECONDS * 1000,
 });
 
-/** On a schedule: fails runs left pending or generating longer than any retry of their job takes. */
+const judgeRollouts = makeJudgeRollouts({
+  pipelines: pipelineRepositoryFromEnv(),
+  rollouts: rolloutRepositoryFromEnv(),
+  clock: systemClock,
+  ids: nanoidGenerator,
+});
+
+/** On a schedule: fails runs left pending or generating too long, then judges active rollouts. */
 export const handler = async (_event: ScheduledEvent) => {
   const swept = await sweep();
+  const judged = await judgeRollouts();
+  for (const outcome of judged) {
+    if (outcome.action === 'kept') continue;
+    logger.info('rollout judged by its guardrail', { ...outcome });
+  }
   for (const run of swept) {
     logger.error('synthesis run failed: stuck past its bound', {
       runId: run.id,
@@ -29,5 +46,5 @@ export const handler = async (_event: ScheduledEvent) => {
     });
   }
   if (swept.length > 0) countMetric(METRIC.runsSwept, {}, swept.length);
-  return { swept: swept.length };
+  return { swept: swept.length, rolloutsEnded: judged.filter((o) => o.action !== 'kept').length };
 };

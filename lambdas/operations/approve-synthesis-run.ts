@@ -1,4 +1,8 @@
-/* POST /synthesis-runs/{id}/approve: the run's proposal becomes the active configuration, atomically. */
+/*
+ * POST /synthesis-runs/{id}/approve {changeIds?, rebase?, rollout?}: the chosen changes become the
+ * active configuration (or start a rollout), atomically, when the pipeline's approval rules allow it
+ * (an admin's `override` passes its evaluation rules).
+ */
 import { approveBodySchema, runIdSchema, synthesisRunSchema } from '../core/schemas.ts';
 import { makeApproveRun } from '../core/use-cases/review.ts';
 import { operationHandler } from '../http/operation.ts';
@@ -6,6 +10,7 @@ import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import {
   approvalRulesStoreFromEnv,
   pipelineRepositoryFromEnv,
+  rolloutRepositoryFromEnv,
   runRepositoryFromEnv,
 } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
@@ -14,13 +19,15 @@ export const approveSynthesisRun = defineOperation({
   name: 'approve-synthesis-run',
   method: 'POST',
   path: '/synthesis-runs/{id}/approve',
-  summary: 'Approve a generated run: its proposal becomes the active configuration, atomically.',
+  summary:
+    'Approve a generated run, all of its changes or some (changeIds), optionally rebased onto the active configuration; ' +
+    'the applied configuration becomes active, or with `rollout` is served to part of the traffic. 409 with `details.conflicts` when a rebase cannot apply.',
   access: { runs: 'readWrite', data: 'readWrite' },
   params: { id: runIdSchema },
   body: {
     schema: approveBodySchema,
     required: false,
-    example: { override: { reason: 'Regressed case 3 is a flaky upstream; checked by hand.' } },
+    example: { changeIds: ['1', '3'], rebase: true, rollout: { percent: 10, autoPromote: true } },
   },
   response: { status: 200, schema: synthesisRunSchema },
   errors: [404, 409],
@@ -30,6 +37,7 @@ export const handler = /* @__PURE__ */ operationHandler(approveSynthesisRun, () 
   const approve = makeApproveRun({
     runs: runRepositoryFromEnv(),
     pipelines: pipelineRepositoryFromEnv(),
+    rollouts: rolloutRepositoryFromEnv(),
     clock: systemClock,
     ids: nanoidGenerator,
     approvalRules: approvalRulesStoreFromEnv(),

@@ -17,8 +17,11 @@ import { getDeletion } from './get-deletion.ts';
 import { getMe } from './get-me.ts';
 import { getOpenApi } from './get-openapi.ts';
 import { getPipeline } from './get-pipeline.ts';
+import { getPipelineRollout } from './get-pipeline-rollout.ts';
+import { getServingConfiguration } from './get-serving-configuration.ts';
 import { getSynthesisRun } from './get-synthesis-run.ts';
 import { getSynthesisRunDiff } from './get-synthesis-run-diff.ts';
+import { getSynthesisRunEffect } from './get-synthesis-run-effect.ts';
 import { getSynthesisRunEvaluationSet } from './get-synthesis-run-evaluation-set.ts';
 import { getSynthesisRunEvidence } from './get-synthesis-run-evidence.ts';
 import { getTeamSettings } from './get-team-settings.ts';
@@ -28,6 +31,7 @@ import { listPipelines } from './list-pipelines.ts';
 import { listSynthesisRuns } from './list-synthesis-runs.ts';
 import { logIn } from './log-in.ts';
 import { logOut } from './log-out.ts';
+import { promotePipelineRollout } from './promote-pipeline-rollout.ts';
 import { putApprovalRules } from './put-approval-rules.ts';
 import { recordExecutions } from './record-executions.ts';
 import { recordSignals } from './record-signals.ts';
@@ -36,6 +40,7 @@ import { refreshSession } from './refresh-session.ts';
 import { rejectSynthesisRun } from './reject-synthesis-run.ts';
 import { requestMagicLink } from './request-magic-link.ts';
 import { revokeApiToken } from './revoke-api-token.ts';
+import { rollbackPipelineRollout } from './rollback-pipeline-rollout.ts';
 import { serveAppFiles, serveAppShell } from './serve-app.ts';
 import { showMagicLinkPage } from './show-magic-link-page.ts';
 import { synthesizePipeline } from './synthesize-pipeline.ts';
@@ -63,6 +68,11 @@ export const OPERATIONS: readonly OperationDeclaration[] = [
   recordSynthesisRunEvaluations,
   getApprovalRules,
   putApprovalRules,
+  getPipelineRollout,
+  promotePipelineRollout,
+  rollbackPipelineRollout,
+  getServingConfiguration,
+  getSynthesisRunEffect,
   logIn,
   refreshSession,
   logOut,

@@ -2,9 +2,9 @@
  * Every key of every item in the tables, built in one place: the stores, the local stack and the
  * tests read and write items only through these builders, so a key pattern cannot drift.
  */
-import type { Activation, Execution, Signal } from '../core/schemas.ts';
+import type { Activation, Execution, Rollout, Signal } from '../core/schemas.ts';
 
-/** The attributes that place an item in a table or index; never part of what a store returns. */
+/** The attributes that place an item in the table and gsi1 (a gsi1 page's cursor carries exactly these). */
 export const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
 
 /** A table's primary key (pk/sk tables). */
@@ -29,8 +29,17 @@ export const runKey = (id: string) => ({ id });
  *   pipeline       pk PIPELINE#<id>              sk PIPELINE        gsi1 TEAM#<teamId>#PIPELINES / <createdAt>#<id>
  *   configuration  pk PIPELINE#<id>              sk CONFIGURATION#<configurationId>
  *   activation     pk PIPELINE#<id>              sk ACTIVATION#<activatedAt>#<activationId>
+ *   rollout        pk PIPELINE#<id>              sk ROLLOUT#<startedAt>#<rolloutId>
+ *   serving        pk PIPELINE#<id>              sk SERVING   (what serving needs in one GetItem: the team, the
+ *                                                               active configuration and the rollout's candidate;
+ *                                                               rewritten in every transaction that moves them)
+ *   effect cache   pk PIPELINE#<id>              sk EFFECT#<runId>   (a run's measured effect, reused
+ *                                                                    for seconds; TTL expiresAtEpoch)
+ *                  (the active one is also copied onto the pipeline item, attribute `rollout`, with
+ *                  gsi2 ROLLOUTS#ACTIVE / <startedAt>#<pipelineId> while it is active: the guardrail's list)
  *   signal         pk PIPELINE#<id>#SIGNALS      sk <occurredAt>#<signalId>
  *   execution      pk PIPELINE#<id>#EXECUTIONS   sk <startedAt>#<executionId>
+ *                  gsi2 PIPELINE#<id>#CONFIGURATION#<configurationId>#EXECUTIONS / <startedAt>#<executionId>
  *   signal id      pk PIPELINE#<id>#SIGNALIDS    sk <signalId>     (→ recordTime: an id is unique in its
  *   execution id   pk PIPELINE#<id>#EXECUTIONIDS sk <executionId>  pipeline; internal; one partition per
  *                                                                  pipeline, so a Query finds them all)
@@ -83,6 +92,51 @@ export const activationKey = (
 ): ItemKey => ({
   pk: pipelinePartition(activation.pipelineId),
   sk: `${ACTIVATION_PREFIX}${activation.activatedAt}#${activation.id}`,
+});
+
+/** Rollouts sort by start within the pipeline's partition: the latest is one Query with Limit 1. */
+export const ROLLOUT_PREFIX = 'ROLLOUT#';
+
+export const rolloutKey = (rollout: Pick<Rollout, 'pipelineId' | 'startedAt' | 'id'>): ItemKey => ({
+  pk: pipelinePartition(rollout.pipelineId),
+  sk: `${ROLLOUT_PREFIX}${rollout.startedAt}#${rollout.id}`,
+});
+
+/** The one item GET …/serving-configuration reads. */
+export const servingKey = (pipelineId: string): ItemKey => ({
+  pk: pipelinePartition(pipelineId),
+  sk: 'SERVING',
+});
+
+/** A run's last measured effect, kept in its pipeline's partition (deleted and exported with it). */
+export const effectCacheKey = (pipelineId: string, runId: string): ItemKey => ({
+  pk: pipelinePartition(pipelineId),
+  sk: `EFFECT#${runId}`,
+});
+
+/** The gsi2 partition listing pipelines with an active rollout (only their pipeline items carry it). */
+export const ACTIVE_ROLLOUTS_PARTITION = 'ROLLOUTS#ACTIVE';
+
+/** An item's place in the gsi2 index. */
+export interface Index2Key {
+  gsi2pk: string;
+  gsi2sk: string;
+}
+
+export const activeRolloutIndexKey = (rollout: Pick<Rollout, 'pipelineId' | 'startedAt'>): Index2Key => ({
+  gsi2pk: ACTIVE_ROLLOUTS_PARTITION,
+  gsi2sk: `${rollout.startedAt}#${rollout.pipelineId}`,
+});
+
+/** The gsi2 partition of a configuration's executions, newest first: what the effect reads. */
+export const configurationExecutionsPartition = (pipelineId: string, configurationId: string) =>
+  `${pipelinePartition(pipelineId)}#CONFIGURATION#${configurationId}#EXECUTIONS`;
+
+export const executionIndexKey = (
+  execution: Pick<Execution, 'pipelineId' | 'configurationId' | 'startedAt' | 'id'>,
+): Index2Key => ({
+  gsi2pk: configurationExecutionsPartition(execution.pipelineId, execution.configurationId),
+  gsi2sk: `${execution.startedAt}#${execution.id}`,
 });
 
 export const signalsPartition = (pipelineId: string) => `${pipelinePartition(pipelineId)}#SIGNALS`;

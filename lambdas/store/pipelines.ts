@@ -20,7 +20,9 @@ import {
   executionSchema,
   type Pipeline,
   pipelineSchema,
+  type ServingState,
   type Signal,
+  servingStateSchema,
   signalSchema,
 } from '../core/schemas.ts';
 import { contendedTransactionItems, failedTransactionItems, putNew, refusingTooLarge } from './conditions.ts';
@@ -30,6 +32,7 @@ import {
   activationKey,
   configurationKey,
   executionIdKey,
+  executionIndexKey,
   executionKey,
   executionsPartition,
   type ItemKey,
@@ -37,6 +40,7 @@ import {
   pipelineIndexKey,
   pipelineKey,
   pipelinePartition,
+  servingKey,
   signalIdKey,
   signalKey,
   signalsPartition,
@@ -52,6 +56,28 @@ export function activationItem(activation: Activation) {
   return { ...activationKey(activation), ...activation };
 }
 
+/**
+ * The transaction item that rewrites the serving item. A state too large for one item (two
+ * configurations near their size limit) is stored without configurations: serving then reads them.
+ */
+export function servingPut(tableName: string, serving: ServingState) {
+  const whole = JSON.stringify(serving).length <= SERVING_ITEM_BYTES;
+  return {
+    Put: {
+      TableName: tableName,
+      Item: whole
+        ? { ...servingKey(serving.pipelineId), ...serving }
+        : { ...servingKey(serving.pipelineId), pipelineId: serving.pipelineId, oversized: true },
+    },
+  };
+}
+
+/** Above this, a serving state is not kept whole (an item holds 400 KB). */
+const SERVING_ITEM_BYTES = 300_000;
+
+/** The condition (with `#rollout` and `:none`) that the pipeline item has no active rollout. */
+export const NO_ACTIVE_ROLLOUT = '(attribute_not_exists(#rollout) OR #rollout = :none)';
+
 /** The transaction item that moves a pipeline's active configuration, guarded by what it was. */
 export function activatePipelineUpdate(tableName: string, activation: Activation) {
   return {
@@ -59,10 +85,13 @@ export function activatePipelineUpdate(tableName: string, activation: Activation
       TableName: tableName,
       Key: pipelineKey(activation.pipelineId),
       UpdateExpression: 'SET activeConfigurationId = :next',
-      ConditionExpression: 'activeConfigurationId = :previous',
+      // No rollout may be running: its base would no longer be what the other arm serves.
+      ConditionExpression: `activeConfigurationId = :previous AND ${NO_ACTIVE_ROLLOUT}`,
+      ExpressionAttributeNames: { '#rollout': 'rollout' },
       ExpressionAttributeValues: {
         ':next': activation.configurationId,
         ':previous': activation.previousConfigurationId,
+        ':none': null,
       },
     },
   };
@@ -95,16 +124,22 @@ function newExecution(execution: Execution, retentionDays: number): NewRecord {
   const ttl = expiry(execution.startedAt, retentionDays);
   return {
     id: execution.id,
-    item: { ...executionKey(execution), ...execution, ...ttl },
+    item: { ...executionKey(execution), ...executionIndexKey(execution), ...execution, ...ttl },
     idMarker: { ...executionIdKey(execution.pipelineId, execution.id), ...ttl },
     recordTime: execution.startedAt,
   };
 }
 
+/** A pipeline item as the API shows it: `rollout` is null when none is active. */
+function readPipeline(item: unknown): Pipeline {
+  const pipeline = itemReader(pipelineSchema, 'pipeline')(item);
+  return { ...pipeline, rollout: pipeline.rollout ?? null };
+}
+
 /** The items' readers; built by the factory, like the schemas' other users do. */
 function pipelineReaders() {
   return {
-    pipeline: itemReader(pipelineSchema, 'pipeline'),
+    pipeline: readPipeline,
     configuration: itemReader(configurationSchema, 'configuration'),
     activation: itemReader(activationSchema, 'activation'),
     signal: itemReader(signalSchema, 'signal'),
@@ -140,7 +175,8 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
         executions.map((execution) => newExecution(execution, retentionDays)),
         'execution',
       ),
-    activateConfiguration: (activation) => activateConfiguration(table, activation),
+    activateConfiguration: (activation, serving) => activateConfiguration(table, activation, serving),
+    getServingState: (pipelineId) => getServingState(table, pipelineId),
     listActivations: (pipelineId, page) => listActivations(table, pipelineId, page),
     recentSignals: (pipelineId, limit, since) =>
       newest(table, signalsPartition(pipelineId), limit, read.signal, since),
@@ -271,6 +307,12 @@ async function createPipeline(
             ...pipeline,
           }),
           putNew(tableName, configurationItem(configuration)),
+          servingPut(tableName, {
+            pipelineId: pipeline.id,
+            teamId: pipeline.teamId,
+            active: configuration,
+            rollout: null,
+          }),
         ],
       }),
     ),
@@ -308,9 +350,19 @@ async function getConfiguration(
   return Item ? read.configuration(Item) : null;
 }
 
+async function getServingState(
+  { db, tableName }: PipelineTable,
+  pipelineId: string,
+): Promise<ServingState | null> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: servingKey(pipelineId) }));
+  if (!Item || Item.oversized === true) return null;
+  return itemReader(servingStateSchema, 'serving state')(Item);
+}
+
 async function activateConfiguration(
   { db, tableName }: PipelineTable,
   activation: Activation,
+  serving?: ServingState,
 ): Promise<void> {
   try {
     await db.send(
@@ -325,6 +377,7 @@ async function activateConfiguration(
             },
           },
           putNew(tableName, activationItem(activation)),
+          ...(serving ? [servingPut(tableName, serving)] : []),
         ],
       }),
     );

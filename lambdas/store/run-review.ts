@@ -7,9 +7,9 @@ import { ConflictError } from '../core/errors.ts';
 import type { RunRepository } from '../core/ports.ts';
 import { statusesAllowedBefore } from '../core/run-state.ts';
 import type { SynthesisRun } from '../core/schemas.ts';
-import { failedTransactionItems, isConditionFailure, putNew } from './conditions.ts';
+import { contendedTransactionItems, failedTransactionItems, isConditionFailure } from './conditions.ts';
 import { runKey } from './keys.ts';
-import { activatePipelineUpdate, activationItem } from './pipelines.ts';
+import { approvalDataItems } from './rollouts.ts';
 import { currentRun, dataTableOf, moveCondition, type RunTables, toRun } from './run-table.ts';
 
 export type RunReviewStore = Pick<RunRepository, 'approve' | 'reject'>;
@@ -24,7 +24,7 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
   }
 
   return {
-    async approve(run, decision, activation) {
+    async approve(run, decision, plan) {
       const dataTable = dataTableOf(tables);
       const approved: SynthesisRun = {
         ...run,
@@ -32,6 +32,9 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
         approvedAt: decision.at,
         approvedBy: decision.by,
         ...(decision.overrideReason ? { approvalOverrideReason: decision.overrideReason } : {}),
+        approvedChangeIds: plan.approvedChangeIds,
+        appliedConfigurationId: plan.appliedConfigurationId,
+        rolloutId: plan.rollout?.id ?? null,
       };
       const move = moveCondition('approved');
       try {
@@ -42,7 +45,9 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
                 Update: {
                   TableName: tables.runs,
                   Key: runKey(run.id),
-                  UpdateExpression: `SET #status = :to, approvedAt = :at, approvedBy = :by${decision.overrideReason ? ', approvalOverrideReason = :override' : ''}`,
+                  UpdateExpression:
+                    'SET #status = :to, approvedAt = :at, approvedBy = :by, approvedChangeIds = :changes, ' +
+                    `appliedConfigurationId = :applied, rolloutId = :rollout${decision.overrideReason ? ', approvalOverrideReason = :override' : ''}`,
                   ConditionExpression: move.expression,
                   ExpressionAttributeNames: move.names,
                   ExpressionAttributeValues: {
@@ -51,11 +56,13 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
                     ':at': decision.at,
                     ':by': decision.by,
                     ...(decision.overrideReason ? { ':override': decision.overrideReason } : {}),
+                    ':changes': plan.approvedChangeIds,
+                    ':applied': plan.appliedConfigurationId,
+                    ':rollout': plan.rollout?.id ?? null,
                   },
                 },
               },
-              activatePipelineUpdate(dataTable, activation),
-              putNew(dataTable, activationItem(activation)),
+              ...approvalDataItems(dataTable, plan),
             ],
           }),
         );
@@ -65,8 +72,15 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
         if (failed.includes(0)) throw await notDecidable(run.id, 'approved');
         if (failed.includes(1)) {
           throw new ConflictError(
-            `The pipeline's active configuration is no longer ${run.baseConfigurationId}, the base of this run; ` +
-              'nothing was changed. Start a new synthesis run on the current configuration.',
+            `The pipeline's active configuration moved, or a rollout started, while this approval was made (the run's base is ${run.baseConfigurationId}); ` +
+              'nothing was changed. Reload the pipeline and approve again (with "rebase": true if the base is no longer active).',
+            { cause: error },
+          );
+        }
+        if (contendedTransactionItems(error).length > 0) {
+          throw new ConflictError(
+            'Another approval or activation of this pipeline was being written at the same moment; nothing was changed. Reload and retry.',
+            { cause: error },
           );
         }
         throw error;

@@ -39,7 +39,12 @@ export const DATA_TABLE: TableDefinition = {
   envVar: 'DATA_TABLE',
   partitionKey: 'pk',
   sortKey: 'sk',
-  indexes: [{ indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  indexes: [
+    { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    // Executions by the configuration they ran, newest first (the effect of an approval), and the
+    // pipelines with an active rollout (the guardrail's pass): both bounded Queries.
+    { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  ],
   timeToLiveAttribute: 'expiresAtEpoch',
 };
 

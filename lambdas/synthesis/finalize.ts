@@ -16,6 +16,7 @@ import { FINDING_RULES, underReview as findingUnderReview } from './drops/findin
 import { keptBy, plural, review } from './drops/rule.ts';
 import { WARNING_RULES } from './drops/warnings.ts';
 import { newestFirst } from './evidence/executions.ts';
+import { signalRepeatKey } from './evidence/signals.ts';
 import type { JsonObject } from './merge-patch.ts';
 
 export { DROP_WARNING_TYPES, type DropWarningType } from './drops/rule.ts';
@@ -36,6 +37,12 @@ export interface FinalizeOptions {
 export const EXECUTION_IDS_PER_FINDING = 20;
 
 /**
+ * A finding cites every signal it counts (a shown signal stands for its repeats in the window), at
+ * most this many, newest first; beyond it, its description says how many it counts and cites.
+ */
+export const SIGNAL_IDS_PER_FINDING = 20;
+
+/**
  * Turns a draft into a proposal: maps signal and run numbers to ids, drops every reference, change
  * and link that does not resolve and every finding that cites nothing (each with a warning naming
  * it), applies the kept patches in order and computes the confidence.
@@ -45,7 +52,7 @@ export function finalizeProposal(draft: SynthesisDraft, options: FinalizeOptions
   const shownExecutions = options.shownExecutions ?? [];
   const allSignalsInWindow = options.allSignalsInWindow ?? shownSignals;
   const drops: StructuredWarning[] = [];
-  const findings = keptFindings(draft, shownSignals, shownExecutions, drops);
+  const findings = keptFindings(draft, shownSignals, shownExecutions, allSignalsInWindow, drops);
   const { changes, settingsBySlot } = keptChanges(draft, findings, baseConfiguration, drops);
   const keptChangeIds = new Set(changes.map((change) => change.id));
   const draftWarnings = keptBy(draft.warnings, WARNING_RULES, { keptChangeIds }, drops);
@@ -75,7 +82,13 @@ export function finalizeProposal(draft: SynthesisDraft, options: FinalizeOptions
     changes,
     structuredWarnings,
     confidence,
-    analyzedSignalIds: shownSignals.map((signal) => signal.id),
+    // The shown signals and every repeat a finding cites for them: what the run read and counts.
+    analyzedSignalIds: [
+      ...new Set([
+        ...shownSignals.map((signal) => signal.id),
+        ...findings.flatMap((finding) => finding.signalIds),
+      ]),
+    ],
     analyzedExecutionIds: shownExecutions.map((execution) => execution.id),
     proposedSlots: proposedSlots(baseConfiguration, settingsBySlot),
   };
@@ -93,17 +106,47 @@ function keptFindings(
   draft: SynthesisDraft,
   shownSignals: readonly Signal[],
   shownExecutions: readonly Execution[],
+  allSignalsInWindow: readonly Signal[],
   drops: StructuredWarning[],
 ): Finding[] {
   const reviewed = draft.diagnosis.findings.map(findingUnderReview);
-  return keptBy(reviewed, FINDING_RULES, { shownSignals, shownExecutions }, drops).map((finding) => ({
-    id: finding.draft.id,
-    description: finding.draft.description,
-    signalIds: finding.signals.map((signal) => signal.id),
-    executionIds: newestFirst(finding.executions)
-      .slice(0, EXECUTION_IDS_PER_FINDING)
-      .map((execution) => execution.id),
-  }));
+  const repeatsOf = new Map<string, Signal[]>();
+  for (const signal of allSignalsInWindow) {
+    const key = signalRepeatKey(signal);
+    repeatsOf.set(key, [...(repeatsOf.get(key) ?? []), signal]);
+  }
+  return keptBy(reviewed, FINDING_RULES, { shownSignals, shownExecutions }, drops).map((finding) => {
+    const counted = citedSignals(finding.signals, repeatsOf);
+    const cited = counted.slice(0, SIGNAL_IDS_PER_FINDING);
+    const beyond = counted.length > cited.length ? ` (${counted.length} signals, ${cited.length} shown)` : '';
+    return {
+      id: finding.draft.id,
+      description: `${finding.draft.description}${beyond}`,
+      signalIds: cited.map((signal) => signal.id),
+      executionIds: newestFirst(finding.executions)
+        .slice(0, EXECUTION_IDS_PER_FINDING)
+        .map((execution) => execution.id),
+    };
+  });
+}
+
+/** The shown signals a finding cites, each followed by its repeats in the window (newest first), once each. */
+function citedSignals(shown: readonly Signal[], repeatsOf: ReadonlyMap<string, Signal[]>): Signal[] {
+  const ids = new Set<string>();
+  const cited: Signal[] = [];
+  const add = (signal: Signal) => {
+    if (ids.has(signal.id)) return;
+    ids.add(signal.id);
+    cited.push(signal);
+  };
+  for (const signal of shown) add(signal);
+  for (const signal of shown) {
+    const repeats = [...(repeatsOf.get(signalRepeatKey(signal)) ?? [])].sort((a, b) =>
+      b.occurredAt.localeCompare(a.occurredAt),
+    );
+    for (const repeat of repeats) add(repeat);
+  }
+  return cited;
 }
 
 /** The changes that pass CHANGE_RULES, and each slot's settings with their patches applied. */

@@ -19,6 +19,7 @@ import { makeDeletionStore } from '../store/pipeline-deletion.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
 import { makeQuotaStore } from '../store/quotas.ts';
 import { makeRetentionStore } from '../store/retention.ts';
+import { makeRolloutRepository } from '../store/rollouts.ts';
 import { makeRunRepository } from '../store/runs.ts';
 import { makeTeamSettingsStore } from '../store/team-settings.ts';
 import { getDocumentClient } from './aws.ts';
@@ -31,6 +32,10 @@ export function runRepositoryFromEnv() {
 
 export function pipelineRepositoryFromEnv() {
   return makePipelineRepository(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+}
+
+export function rolloutRepositoryFromEnv() {
+  return makeRolloutRepository(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
 }
 
 /** The auth table's stores, one per aggregate, composed into the one AuthRepository port. */

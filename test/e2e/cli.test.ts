@@ -226,6 +226,78 @@ describe('pipeline-synthesis, the CLI', () => {
     expect(listed.stdout).toContain(run.id);
   });
 
+  it('approves some changes as a rollout, shows and serves it, rolls it back, and shows the effect', async () => {
+    const api = client();
+    const { data: pipeline } = await api.POST('/pipelines', {
+      body: {
+        name: 'CLI rollout',
+        slots: [
+          { id: 'retrieve', name: 'Retrieve', kind: 'retrieval', settings: { topK: 8, timeoutMs: 1000 } },
+          { id: 'model', name: 'Model', kind: 'model', settings: { model: 'm', maxTokens: 256 } },
+        ],
+      },
+    });
+    const pipelineId = pipeline?.id as string;
+    const signals = [
+      ...Array.from({ length: 4 }, (_, i) => ({
+        kind: 'timeout',
+        severity: 'critical' as const,
+        message: `Retrieval timed out (${i})`,
+        slotId: 'retrieve',
+      })),
+      ...Array.from({ length: 4 }, () => ({
+        kind: 'truncation',
+        severity: 'warning' as const,
+        message: 'Answer truncated: stop_reason max_tokens',
+        slotId: 'model',
+      })),
+    ];
+    await api.POST('/pipelines/{pipelineId}/signals', {
+      params: { path: { pipelineId } },
+      body: { signals },
+    });
+    const synthesized = await cli([
+      'synthesize',
+      pipelineId,
+      '--handler',
+      'heuristic-v1',
+      '--wait',
+      '--json',
+    ]);
+    const run = json<SynthesisRun>(synthesized.stdout);
+    const modelChange = run.changes.find((change) => change.slotId === 'model')?.id as string;
+
+    const approved = await cli([
+      'approve',
+      run.id,
+      '--changes',
+      modelChange,
+      '--rollout',
+      '10',
+      '--auto-promote',
+    ]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain('10 % of traffic');
+
+    const shown = await cli(['rollout', 'show', pipelineId]);
+    expect(shown.stdout).toMatch(/status:\s+active/);
+    expect(shown.stdout).toMatch(/autoPromote:\s+true/);
+    const served = await cli(['serve', pipelineId, '--routing-key', 'user-1', '--json']);
+    expect(served.code, served.stderr).toBe(0);
+    expect(['active', 'candidate']).toContain(json<{ arm: string }>(served.stdout).arm);
+
+    const rolledBack = await cli(['rollout', 'rollback', pipelineId, '--reason', 'not now']);
+    expect(rolledBack.stdout).toMatch(/status:\s+rolled_back/);
+    const again = await cli(['rollout', 'rollback', pipelineId]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('no active rollout');
+
+    const effect = await cli(['runs', 'effect', run.id]);
+    expect(effect.code, effect.stderr).toBe(0);
+    expect(effect.stdout).toContain('verdict: not enough data');
+    expect((await cli(['approve', run.id, '--rollout', '100'])).code).toBe(1);
+  });
+
   it('colours the diff like git diff on request, and never with NO_COLOR', async () => {
     const pipelineId = stack.teams[0]?.pipelineIds[0] as string;
     const synthesized = await cli([
@@ -342,6 +414,11 @@ describe('pipeline-synthesis, the CLI', () => {
       ['approve'],
       ['reject'],
       ['activate'],
+      ['runs', 'effect'],
+      ['rollout', 'show'],
+      ['rollout', 'promote'],
+      ['rollout', 'rollback'],
+      ['serve'],
       ['tokens', 'list'],
       ['tokens', 'create'],
       ['tokens', 'revoke'],

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../lambdas/wiring/aws.ts';
 import { makeAuthRepository } from '../../lambdas/wiring/repositories.ts';
 import type { SeedTeam } from '../../local/seed.ts';
+import { DEMO_SLOTS } from '../../local/seed.ts';
 import { type LocalStack, startLocalStack } from '../../local/stack.ts';
 import { launchChromium } from '../../web/chromium.ts';
 import { autoReply } from '../support/anthropic-fake.ts';
@@ -161,6 +162,44 @@ async function generatedRun(context: BrowserContext): Promise<string> {
     synthesisHandler: 'heuristic-v1',
   });
   expect(started.status).toBe(202);
+  const runId = (started.body as { id: string }).id;
+  await waitFor(
+    async () => (await apiAs(context, 'GET', `synthesis-runs/${runId}`)).body?.status === 'generated',
+    `run ${runId} to be generated`,
+    30_000,
+    100,
+  );
+  return runId;
+}
+
+const TRUNCATIONS = Array.from({ length: 4 }, () => ({
+  kind: 'truncation',
+  severity: 'warning',
+  message: 'Answer truncated: stop_reason max_tokens',
+  slotId: 'answer-model',
+}));
+
+/** A new pipeline of the demo's slots with retrieval timeouts and truncated answers reported. */
+async function pipelineWithSignals(context: BrowserContext): Promise<string> {
+  const created = await apiAs(context, 'POST', 'pipelines', {
+    name: `rollout ${Date.now()}`,
+    slots: DEMO_SLOTS,
+  });
+  const pipelineId = (created.body as { id: string }).id;
+  const timeouts = Array.from({ length: 4 }, (_, i) => ({
+    kind: 'timeout',
+    severity: 'critical',
+    message: `Retrieval timed out after 1500 ms (query ${i})`,
+    slotId: 'retrieve',
+  }));
+  await apiAs(context, 'POST', `pipelines/${pipelineId}/signals`, { signals: [...timeouts, ...TRUNCATIONS] });
+  return pipelineId;
+}
+
+async function generatedRunOn(context: BrowserContext, pipelineId: string): Promise<string> {
+  const started = await apiAs(context, 'POST', `pipelines/${pipelineId}/synthesize`, {
+    synthesisHandler: 'heuristic-v1',
+  });
   const runId = (started.body as { id: string }).id;
   await waitFor(
     async () => (await apiAs(context, 'GET', `synthesis-runs/${runId}`)).body?.status === 'generated',
@@ -541,6 +580,82 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     await page.getByRole('link', { name: `${other.name} answer bot` }).waitFor();
     expect(await links.count()).toBe(21);
     expect(await page.getByRole('button', { name: 'Load more pipelines' }).count()).toBe(0);
+  });
+
+  it('approves one change as a rollout at 375 px: rollout panel with arms, effect chart, roll back', async () => {
+    const tab = await openTab(375);
+    const { page } = tab;
+    await signIn(tab);
+    const pipelineId = await pipelineWithSignals(tab.context);
+    const runId = await generatedRunOn(tab.context, pipelineId);
+    await page.goto(appUrl(`runs/${runId}`));
+    const changes = page.getByRole('checkbox', { name: /^Change / });
+    await changes.first().waitFor();
+    const proposed = await changes.count();
+    expect(proposed).toBeGreaterThan(1);
+
+    await changes.nth(1).uncheck();
+    await page.getByLabel(/Roll out to a share of traffic/).fill('20');
+    await page.getByRole('button', { name: 'Approve' }).click();
+
+    await page
+      .getByRole('status', { name: 'Rollout status' })
+      .filter({ hasText: /^active$/ })
+      .waitFor();
+    await expect.poll(() => page.getByRole('row', { name: /Candidate/ }).innerText()).toContain('20 %');
+    await page
+      .getByRole('status', { name: 'Effect verdict' })
+      .filter({ hasText: 'Not enough data yet.' })
+      .waitFor();
+    expect(await page.getByRole('img', { name: /Failure rate before/ }).isVisible()).toBe(true);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBe(375);
+    const run = (await apiAs(tab.context, 'GET', `synthesis-runs/${runId}`)).body as {
+      approvedChangeIds: string[];
+    };
+    expect(run.approvedChangeIds).toHaveLength(proposed - 1);
+
+    await page.getByRole('button', { name: 'Roll back' }).click();
+    await page
+      .getByRole('status', { name: 'Rollout status' })
+      .filter({ hasText: /^rolled back$/ })
+      .waitFor();
+    expect(tab.problems).toEqual([]);
+  });
+
+  it('tells a rebase conflict in words: which setting moved, to what, and what the run would set', async () => {
+    const tab = await openTab();
+    const { page } = tab;
+    await signIn(tab);
+    const pipelineId = await pipelineWithSignals(tab.context);
+    const stale = await generatedRunOn(tab.context, pipelineId);
+    // Meanwhile maxTokens goes 256 → 512 → 1024 through two other approvals.
+    for (let i = 0; i < 2; i++) {
+      const runId = await generatedRunOn(tab.context, pipelineId);
+      const run = (await apiAs(tab.context, 'GET', `synthesis-runs/${runId}`)).body as {
+        changes: Array<{ id: string; slotId: string }>;
+      };
+      const change = run.changes.find((candidate) => candidate.slotId === 'answer-model')?.id;
+      expect(
+        (await apiAs(tab.context, 'POST', `synthesis-runs/${runId}/approve`, { changeIds: [change] })).status,
+      ).toBe(200);
+      await apiAs(tab.context, 'POST', `pipelines/${pipelineId}/signals`, { signals: TRUNCATIONS });
+    }
+    await page.goto(appUrl(`runs/${stale}`));
+    const changes = page.getByRole('checkbox', { name: /^Change / });
+    await changes.first().waitFor();
+    // Keep only the change on answer-model (its maxTokens moved meanwhile).
+    for (const box of await page.getByRole('checkbox', { name: /^Change \d+ \((?!answer-model\))/ }).all()) {
+      await box.uncheck();
+    }
+    await page.getByRole('checkbox', { name: /Rebase onto/ }).check();
+    await page.getByRole('button', { name: 'Approve' }).click();
+
+    const conflicts = page.getByRole('alert', { name: 'Rebase conflicts' });
+    await conflicts.waitFor();
+    expect(await conflicts.innerText()).toContain(
+      'maxTokens was 256 when this run was made, is 1024 now, and this run would set it to 512',
+    );
+    expect((await apiAs(tab.context, 'GET', `synthesis-runs/${stale}`)).body?.status).toBe('generated');
   });
 
   it('fits a 375 px phone: no page scrolls sideways', async () => {

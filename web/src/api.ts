@@ -23,19 +23,22 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly retryAfterSeconds?: number,
+    /** The body's `details` (e.g. a rebase's `conflicts`), when it has them. */
+    readonly details?: unknown,
   ) {
     super(message);
   }
 }
 
 function apiError(response: Response, body: unknown): ApiError {
-  const { error, message } = apiErrorFields(body);
+  const { error, message, details } = apiErrorFields(body);
   const retryAfter = Number(response.headers.get('retry-after'));
   return new ApiError(
     response.status,
     error ?? `HTTP_${response.status}`,
     message ?? `The server answered ${response.status}.`,
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+    details,
   );
 }
 

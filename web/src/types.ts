@@ -22,6 +22,10 @@ export type Evidence = ResponseBody<'get-synthesis-run-evidence'>;
 export type Signal = Evidence['signals'][number];
 export type Execution = Evidence['executions'][number];
 
+/** A pipeline's rollout, and the measured effect of an approval. */
+export type Rollout = ResponseBody<'get-pipeline-rollout'>;
+export type Effect = ResponseBody<'get-synthesis-run-effect'>;
+
 /** A login, magic-link verification or refresh answer (the tokens travel as cookies). */
 export type SessionSummary = ResponseBody<'log-in'>;
 

@@ -134,16 +134,36 @@ async function readEvidence(
   if (!baseConfiguration) {
     throw new SynthesisFailure(`Base configuration ${run.baseConfigurationId} no longer exists.`);
   }
-  const { signals, executions } = settings
-    ? await makeReadWindowedEvidence({ pipelines, settings, clock })(pipeline, {
-        signals: SIGNAL_WINDOW,
-        executions: EXECUTION_WINDOW,
-      })
-    : {
-        signals: await pipelines.recentSignals(run.pipelineId, SIGNAL_WINDOW),
-        executions: await pipelines.recentExecutions(run.pipelineId, EXECUTION_WINDOW),
-      };
-  return { pipeline, baseConfiguration, signals, executions };
+  const [{ signals, executions }, activations] = await Promise.all([
+    settings
+      ? makeReadWindowedEvidence({ pipelines, settings, clock })(pipeline, {
+          signals: SIGNAL_WINDOW,
+          executions: EXECUTION_WINDOW,
+        })
+      : Promise.all([
+          pipelines.recentSignals(run.pipelineId, SIGNAL_WINDOW),
+          pipelines.recentExecutions(run.pipelineId, EXECUTION_WINDOW),
+        ]).then(([signals, executions]) => ({ signals, executions })),
+    pipelines.listActivations(run.pipelineId, { limit: 1 }),
+  ]);
+  // When the base became active, and what it replaced: evidence older than that is about an
+  // earlier configuration (synthesis/evidence/configuration-in-force.ts).
+  const [latest] = activations.items;
+  if (latest?.configurationId !== baseConfiguration.id) {
+    return { pipeline, baseConfiguration, signals, executions };
+  }
+  const previousConfiguration = await pipelines.getConfiguration(
+    run.pipelineId,
+    latest.previousConfigurationId,
+  );
+  return {
+    pipeline,
+    baseConfiguration,
+    signals,
+    executions,
+    activeSince: latest.activatedAt,
+    previousConfiguration,
+  };
 }
 
 /** Keeps the cited evidence, then stores the proposed configuration and the run `generated`. */

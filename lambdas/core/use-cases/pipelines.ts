@@ -62,6 +62,7 @@ export function makeCreatePipeline({ pipelines, clock, ids }: PipelineDeps) {
       name: body.name,
       activeConfigurationId: configuration.id,
       createdAt,
+      rollout: null,
     };
     await pipelines.createPipeline(pipeline, configuration);
     return pipeline;

@@ -1,16 +1,27 @@
 /* The reviewer's use cases: approve or reject a generated run, list runs, activate or roll back
    a configuration, list activations and show a run's settings diff. */
-import { ConflictError, NotFoundError } from '../errors.ts';
+import { applyMergePatch } from '../../synthesis/merge-patch.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import type {
   ApprovalRulesStore,
   Clock,
   IdGenerator,
   PageRequest,
   PipelineRepository,
+  RolloutRepository,
   RunRepository,
 } from '../ports.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
-import type { Activation, ApproveBody, Configuration, RunStatus, Slot, SynthesisRun } from '../schemas.ts';
+import type {
+  Activation,
+  ApproveBody,
+  Change,
+  Configuration,
+  Rollout,
+  RunStatus,
+  Slot,
+  SynthesisRun,
+} from '../schemas.ts';
 import { enforceApprovalRules } from './approval-rules.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
 import { makeGetSynthesisRun } from './synthesis.ts';
@@ -32,8 +43,90 @@ async function loadConfiguration(pipelines: PipelineRepository, pipelineId: stri
   return configuration;
 }
 
-/** Approves a generated run: the proposal becomes the pipeline's active configuration, atomically. */
-export function makeApproveRun({ runs, pipelines, clock, ids, approvalRules }: ReviewDeps) {
+/** What approving needs besides the review deps: configuration versions and the rollout store. */
+export interface ApproveDeps extends ReviewDeps {
+  rollouts: Pick<RolloutRepository, 'nextConfigurationVersion'>;
+}
+
+/** The run's changes named by `changeIds` (all when absent), in the run's order; a 400 for an unknown id. */
+export function chooseChanges(run: SynthesisRun, changeIds: string[] | undefined): Change[] {
+  if (changeIds === undefined) return run.changes;
+  const known = new Set(run.changes.map((change) => change.id));
+  const unknown = changeIds.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new ValidationError(
+      `The run has no change ${unknown.join(', ')}; its changes are ${[...known].join(', ') || 'none'}.`,
+      { details: [{ path: ['changeIds'], message: `unknown change ids: ${unknown.join(', ')}` }] },
+    );
+  }
+  const chosen = new Set(changeIds);
+  return run.changes.filter((change) => chosen.has(change.id));
+}
+
+/** A settings key a rebase cannot carry over: it moved elsewhere in the active configuration. */
+export interface RebaseConflict {
+  slotId: string;
+  key: string;
+  base: unknown;
+  active: unknown;
+  proposed: unknown;
+}
+
+const sameValue = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/** The chosen changes' patches applied, in the run's order, to a configuration's slots. */
+export function applyChanges(slots: Slot[], changes: Change[]): Slot[] {
+  return slots.map((slot) => {
+    let settings = slot.settings;
+    for (const change of changes) {
+      if (change.slotId === slot.id) settings = applyMergePatch(settings, change.patch) as Slot['settings'];
+    }
+    return { ...slot, settings };
+  });
+}
+
+/**
+ * The keys a rebase onto `active` would overwrite although they moved since `base`: for every
+ * top-level key a chosen patch sets, the active value must equal the base's or already the
+ * proposed one, and the slot must still exist.
+ */
+export function rebaseConflicts(
+  base: Configuration,
+  active: Configuration,
+  changes: Change[],
+): RebaseConflict[] {
+  const proposedSlots = new Map(applyChanges(base.slots, changes).map((slot) => [slot.id, slot]));
+  const baseSlots = new Map(base.slots.map((slot) => [slot.id, slot]));
+  const activeSlots = new Map(active.slots.map((slot) => [slot.id, slot]));
+  const seen = new Set<string>();
+  const conflicts: RebaseConflict[] = [];
+  for (const change of changes) {
+    for (const key of Object.keys(change.patch)) {
+      const where = `${change.slotId}\u0000${key}`;
+      if (seen.has(where)) continue;
+      seen.add(where);
+      const was = baseSlots.get(change.slotId)?.settings[key] ?? null;
+      const proposed = proposedSlots.get(change.slotId)?.settings[key] ?? null;
+      const activeSlot = activeSlots.get(change.slotId);
+      const now = activeSlot?.settings[key] ?? null;
+      if (activeSlot && (sameValue(now, was) || sameValue(now, proposed))) continue;
+      conflicts.push({ slotId: change.slotId, key, base: was, active: activeSlot ? now : null, proposed });
+    }
+  }
+  return conflicts;
+}
+
+function describeConflict(conflict: RebaseConflict): string {
+  const show = (value: unknown) => JSON.stringify(value);
+  return `${conflict.slotId}.${conflict.key} was ${show(conflict.base)} in the run's base, is ${show(conflict.active)} now and would become ${show(conflict.proposed)}`;
+}
+
+/**
+ * Approves a generated run, all of its changes or some: the applied configuration becomes active,
+ * or (with `rollout`) starts a rollout; with `rebase`, onto the configuration active now. One
+ * transaction, conditioned on the active configuration not having moved and no rollout running.
+ */
+export function makeApproveRun({ runs, pipelines, rollouts, clock, ids, approvalRules }: ApproveDeps) {
   const getRun = makeGetSynthesisRun({ runs, pipelines });
   return async (principal: Principal, runId: string, body: ApproveBody = {}): Promise<SynthesisRun> => {
     const run = await getRun(principal, runId);
@@ -42,31 +135,111 @@ export function makeApproveRun({ runs, pipelines, clock, ids, approvalRules }: R
     if (run.status !== 'generated' || !run.proposedConfigurationId) {
       throw new ConflictError(`The run is ${run.status}; only a generated run can be approved.`);
     }
-    const overrideReason = approvalRules
-      ? await enforceApprovalRules(approvalRules, principal, run, body.override)
-      : null;
-    const [base, proposed] = await Promise.all([
+    const chosen = chooseChanges(run, body.changeIds);
+    const [pipeline, base, proposed] = await Promise.all([
+      loadOwnedPipeline(pipelines, principal, run.pipelineId),
       loadConfiguration(pipelines, run.pipelineId, run.baseConfigurationId),
       loadConfiguration(pipelines, run.pipelineId, run.proposedConfigurationId),
     ]);
+    if (pipeline.rollout) {
+      throw new ConflictError(
+        `Rollout ${pipeline.rollout.id} is active on this pipeline: promote it or roll it back before approving another run.`,
+      );
+    }
+    let onto = base;
+    if (pipeline.activeConfigurationId !== base.id) {
+      if (!body.rebase) {
+        throw new ConflictError(
+          `The pipeline's active configuration is no longer ${base.id}, the base of this run; nothing was changed. ` +
+            'Approve with "rebase": true to apply the chosen changes on top of the active configuration, or start a new synthesis run.',
+        );
+      }
+      onto = await loadConfiguration(pipelines, run.pipelineId, pipeline.activeConfigurationId);
+      const conflicts = rebaseConflicts(base, onto, chosen);
+      if (conflicts.length > 0) {
+        throw new ConflictError(
+          `The changes cannot be rebased onto version ${onto.version}: ${conflicts.map(describeConflict).join('; ')}. Nothing was changed.`,
+          { details: { conflicts } },
+        );
+      }
+    }
     const at = clock.now().toISOString();
-    const activation: Activation = {
-      id: ids.newId(),
-      pipelineId: run.pipelineId,
-      configurationId: proposed.id,
-      version: proposed.version,
-      previousConfigurationId: base.id,
-      previousVersion: base.version,
-      source: 'approval',
-      synthesisRunId: run.id,
-      reason: null,
-      summary: `Approved synthesis run ${run.id}: version ${proposed.version} replaces version ${base.version}.`,
-      activatedAt: at,
-      activatedBy: principal.userId,
-    };
-    return runs.approve(run, { at, by: principal.userId, overrideReason }, activation);
+    const asProposed = onto.id === base.id && chosen.length === run.changes.length;
+    const newConfiguration: Configuration | null = asProposed
+      ? null
+      : {
+          id: ids.newId(),
+          pipelineId: run.pipelineId,
+          version: await rollouts.nextConfigurationVersion(run.pipelineId),
+          slots: applyChanges(onto.slots, chosen),
+          source: 'synthesis',
+          synthesisRunId: run.id,
+          appliedChangeIds: chosen.map((change) => change.id),
+          createdAt: at,
+          createdBy: principal.userId,
+        };
+    const applied = newConfiguration ?? proposed;
+    // The pipeline's approval rules, checked before anything is written.
+    const overrideReason = approvalRules
+      ? await enforceApprovalRules(approvalRules, principal, run, body.override)
+      : null;
+    const rollout: Rollout | null = body.rollout
+      ? {
+          id: ids.newId(),
+          pipelineId: run.pipelineId,
+          synthesisRunId: run.id,
+          baseConfigurationId: onto.id,
+          candidateConfigurationId: applied.id,
+          percent: body.rollout.percent,
+          minExecutions: body.rollout.minExecutions ?? DEFAULT_ROLLOUT_MIN_EXECUTIONS,
+          autoPromote: body.rollout.autoPromote ?? false,
+          autoRollback: body.rollout.autoRollback ?? true,
+          status: 'active',
+          startedAt: at,
+          startedBy: principal.userId,
+          endedAt: null,
+          endedBy: null,
+          endReason: null,
+        }
+      : null;
+    const activation: Activation | null = rollout
+      ? null
+      : {
+          id: ids.newId(),
+          pipelineId: run.pipelineId,
+          configurationId: applied.id,
+          version: applied.version,
+          previousConfigurationId: onto.id,
+          previousVersion: onto.version,
+          source: 'approval',
+          synthesisRunId: run.id,
+          reason: null,
+          summary: `Approved synthesis run ${run.id}: version ${applied.version} replaces version ${onto.version}.`,
+          activatedAt: at,
+          activatedBy: principal.userId,
+        };
+    return runs.approve(
+      run,
+      { at, by: principal.userId, overrideReason },
+      {
+        approvedChangeIds: chosen.map((change) => change.id),
+        appliedConfigurationId: applied.id,
+        newConfiguration,
+        activation,
+        rollout,
+        serving: {
+          pipelineId: run.pipelineId,
+          teamId: pipeline.teamId,
+          active: rollout ? onto : applied,
+          rollout: rollout ? { id: rollout.id, percent: rollout.percent, candidate: applied } : null,
+        },
+      },
+    );
   };
 }
+
+/** A rollout's minimum executions per arm before it is judged, when the approval names none. */
+export const DEFAULT_ROLLOUT_MIN_EXECUTIONS = 200;
 
 /** Rejects a generated run, keeping the reviewer's reason. */
 export function makeRejectRun({
@@ -114,6 +287,11 @@ export function makeActivateConfiguration({ runs, pipelines, clock, ids }: Revie
   ): Promise<Activation> => {
     const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
     assertCanWrite(principal);
+    if (pipeline.rollout) {
+      throw new ConflictError(
+        `Rollout ${pipeline.rollout.id} is active on this pipeline: promote it or roll it back before activating another configuration.`,
+      );
+    }
     const [target, current] = await Promise.all([
       loadConfiguration(pipelines, pipelineId, configurationId),
       loadConfiguration(pipelines, pipelineId, pipeline.activeConfigurationId),
@@ -143,7 +321,12 @@ export function makeActivateConfiguration({ runs, pipelines, clock, ids }: Revie
       activatedAt: clock.now().toISOString(),
       activatedBy: principal.userId,
     };
-    await pipelines.activateConfiguration(activation);
+    await pipelines.activateConfiguration(activation, {
+      pipelineId,
+      teamId: pipeline.teamId,
+      active: target,
+      rollout: null,
+    });
     return activation;
   };
 }

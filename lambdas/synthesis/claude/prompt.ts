@@ -3,8 +3,10 @@
  * section on claude-v1): the system rules and the pipeline's data, numbered for citing, within a
  * bound on its size.
  */
+
 import { SIGNAL_WINDOW, type SynthesisContext } from '../../core/ports.ts';
 import type { Execution, Signal, Slot } from '../../core/schemas.ts';
+import { configurationInForce } from '../evidence/configuration-in-force.ts';
 import { renderShownExecutions, summarizeHistory } from '../evidence/history-summary.ts';
 import { countRepeats, selectShownSignals, signalRepeatKey } from '../evidence/signals.ts';
 import { escapePromptData, promptJson } from '../prompt-escape.ts';
@@ -47,6 +49,7 @@ Rules:
 - Never patch a value shown as "${REDACTED}" or shortened with "${TRUNCATION_MARKER}…]": those are not the real values.
 - Known settings keep their types: temperature (0 to 2) and topP (0 to 1) are numbers; maxTokens, timeoutMs (milliseconds), maxRetries (0 to 20) and topK are integers; model, instructions, template and responseFormat are strings.
 - Finding ids and change ids are "1", "2", … in list order.
+- Evidence marked "earlier configuration" was recorded before the base configuration became active. It alone never justifies changing a setting that the section "Last activation" says changed after it (that change may be the answer to it); fresh evidence on the active configuration does.
 - Prefer no change to a guess. Say in warnings when the evidence is thin or conflicting or a change is speculative (type in snake_case, e.g. thin_evidence, conflicting_evidence, speculative_change, no_changes; changeIds names the changes concerned).
 - Be concise: one or two sentences per description.`;
 
@@ -128,6 +131,7 @@ function renderSignals(context: SynthesisContext): { text: string; shown: Signal
   const repeats = countRepeats(context.signals);
   const slotIds = new Set(context.baseConfiguration.slots.map((slot) => slot.id));
   const candidates = selectShownSignals(context.signals, L.shownSignals);
+  const inForce = configurationInForce(context);
 
   const lines: string[] = [];
   const shown: Signal[] = [];
@@ -144,6 +148,7 @@ function renderSignals(context: SynthesisContext): { text: string; shown: Signal
       );
     }
     parts.push(escapePromptData(signal.occurredAt.slice(0, 16)).concat('Z'));
+    if (inForce.signalIsEarlier(signal)) parts.push('earlier configuration');
     const count = repeats.get(signalRepeatKey(signal)) ?? 1;
     if (count > 1) parts.push(`×${count}`);
     if (signal.value !== undefined) parts.push(`value ${signal.value}`);
@@ -165,6 +170,20 @@ function renderSignals(context: SynthesisContext): { text: string; shown: Signal
   return { text: shorten([intro, ...lines].join('\n'), L.signalsBytes), shown };
 }
 
+/** Which configuration is in force since when, and the settings its activation changed. */
+function renderLastActivation(context: SynthesisContext): string {
+  const inForce = configurationInForce(context);
+  if (inForce.activeSince === null)
+    return `The base configuration (${inForce.label}) has been active since the pipeline was created.`;
+  const changed = context.baseConfiguration.slots.flatMap((slot) =>
+    [...inForce.changedKeys(slot.id)].map((key) => `${promptJson(slot.id)}.${escapePromptData(key)}`),
+  );
+  return (
+    `The base configuration (${inForce.label}) replaced an earlier one; it changed ${changed.length > 0 ? changed.join(', ') : 'no setting we can name'}. ` +
+    'Signals marked "earlier configuration" and runs of "another configuration" were recorded before it.'
+  );
+}
+
 /** Builds the prompt for a context; its size is bounded by PROMPT_LIMITS whatever the context holds. */
 export function buildSynthesisPrompt(context: SynthesisContext): SynthesisPrompt {
   const { baseConfiguration } = context;
@@ -176,6 +195,9 @@ export function buildSynthesisPrompt(context: SynthesisContext): SynthesisPrompt
     '<pipeline-data>',
     '## Base configuration',
     renderConfiguration(baseConfiguration.slots),
+    '',
+    '## Last activation',
+    renderLastActivation(context),
     '',
     '## Signals',
     signals.text,

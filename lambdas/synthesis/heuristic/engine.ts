@@ -3,13 +3,14 @@
  * numbers references as a model's would, and finalizeProposal checks it the same way.
  */
 import type { SynthesisContext, SynthesisEngine, SynthesisProposal } from '../../core/ports.ts';
-import type { Execution, Signal } from '../../core/schemas.ts';
-import { type DraftFinding, type SynthesisDraft, synthesisDraftSchema } from '../draft.ts';
+import type { Execution, Signal, Slot } from '../../core/schemas.ts';
+import { DRAFT_LIMITS, type DraftFinding, type SynthesisDraft, synthesisDraftSchema } from '../draft.ts';
+import { type ConfigurationInForce, configurationInForce } from '../evidence/configuration-in-force.ts';
 import { newestFirst } from '../evidence/executions.ts';
 import { numberShown } from '../evidence/numbering.ts';
 import { selectShownSignals } from '../evidence/signals.ts';
 import { EXECUTION_IDS_PER_FINDING, finalizeProposal } from '../finalize.ts';
-import { detectFindings } from './detect.ts';
+import { detectFindings, type Finding } from './detect.ts';
 import { HEURISTIC_V1_LIMITS as L } from './limits.ts';
 import { planChanges } from './patches.ts';
 import { describeFinding, renderOutcome } from './render.ts';
@@ -31,7 +32,11 @@ export function draftHeuristicSynthesis(context: SynthesisContext): {
   const numbering = numberShown(shownSignals, shownExecutions);
 
   const { window, staleSlotIds } = readWindow(context, HEURISTIC_RULES);
-  const found = detectFindings(window, HEURISTIC_RULES);
+  const inForce = configurationInForce(context);
+  const detected = detectFindings(window, HEURISTIC_RULES);
+  // Evidence about an earlier configuration alone does not ask again for a setting changed since.
+  const superseded = detected.filter((finding) => supersededFinding(finding, slots, inForce));
+  const found = detected.filter((finding) => !superseded.includes(finding));
   const reported = found.slice(0, L.findings);
   const findings: DraftFinding[] = reported.map((finding, index) => ({
     id: String(index + 1),
@@ -50,6 +55,17 @@ export function draftHeuristicSynthesis(context: SynthesisContext): {
     staleSlotIds,
   });
 
+  for (const finding of superseded) {
+    warnings.push({
+      type: 'superseded_evidence',
+      message:
+        `Not proposed again: ${describeFinding(finding)} All of it was recorded before ${inForce.label} changed this setting; only new evidence on the active configuration can show it is still wrong.`.slice(
+          0,
+          DRAFT_LIMITS.textLength,
+        ),
+    });
+  }
+
   // Parsing our own draft keeps heuristic-v1 honest to the schema a model is held to.
   const draft = synthesisDraftSchema.parse({
     diagnosis: { summary, findings },
@@ -57,6 +73,22 @@ export function draftHeuristicSynthesis(context: SynthesisContext): {
     warnings,
   });
   return { draft, shownSignals, shownExecutions };
+}
+
+/**
+ * A finding whose evidence all predates the configuration in force and whose change would touch a
+ * setting the last activation changed: the change it asks for was (probably) that activation.
+ */
+function supersededFinding(finding: Finding, slots: readonly Slot[], inForce: ConfigurationInForce): boolean {
+  const { signals, executions } = finding.evidence;
+  if (inForce.activeSince === null) return false;
+  const fresh =
+    signals.some((signal) => !inForce.signalIsEarlier(signal)) ||
+    executions.some((execution) => !inForce.executionIsEarlier(execution));
+  if (fresh) return false;
+  return planChanges([finding], slots).changes.some((change) =>
+    Object.keys(change.patch).some((key) => inForce.changedKeys(change.slotId).has(key)),
+  );
 }
 
 /** Runs heuristic-v1 on a context: draft, then the shared checks of finalizeProposal. */

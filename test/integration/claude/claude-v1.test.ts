@@ -97,12 +97,29 @@ describe('claude-v1 with a well-formed reply', () => {
       {
         id: '1',
         description: 'Retrieval times out after 1500 ms.',
-        signalIds: ['timeout-5'],
+        // Signal [1] stands for its four repeats in the window: the finding cites every one it counts.
+        signalIds: ['timeout-5', 'timeout-4', 'timeout-3', 'timeout-2', 'timeout-1'],
         executionIds: ['exec-9', 'exec-6'],
       },
-      { id: '2', description: 'Answers stop at max_tokens.', signalIds: ['trunc-3'], executionIds: [] },
+      {
+        id: '2',
+        description: 'Answers stop at max_tokens.',
+        signalIds: ['trunc-3', 'trunc-2', 'trunc-1'],
+        executionIds: [],
+      },
     ]);
-    expect(run.analyzedSignalIds).toEqual(['timeout-5', 'trunc-3', 'leaky-feedback']);
+    // What the findings count, the run read: the shown signals and every repeat cited for them.
+    expect(run.analyzedSignalIds).toEqual([
+      'timeout-5',
+      'trunc-3',
+      'leaky-feedback',
+      'timeout-4',
+      'timeout-3',
+      'timeout-2',
+      'timeout-1',
+      'trunc-2',
+      'trunc-1',
+    ]);
     expect(run.analyzedExecutionIds).toEqual(Array.from({ length: 10 }, (_, i) => `exec-${9 - i}`));
     expect(run.changes.map((change) => [change.id, change.slotId, change.findingIds])).toEqual([
       ['1', 'retrieve', ['1']],
@@ -170,7 +187,13 @@ describe('claude-v1 drops what does not resolve, with a warning naming it', () =
     const { run } = await generate();
 
     expect(run.status).toBe('generated');
-    expect(run.diagnosis?.findings[0]?.signalIds).toEqual(['timeout-5']);
+    expect(run.diagnosis?.findings[0]?.signalIds).toEqual([
+      'timeout-5',
+      'timeout-4',
+      'timeout-3',
+      'timeout-2',
+      'timeout-1',
+    ]);
     const dropped = run.structuredWarnings.find((warning) => warning.type === 'dropped_signal_reference');
     expect(dropped?.message).toContain('[99], [0]');
     expect(dropped?.message).toContain('only 3 signals were shown');
@@ -448,7 +471,20 @@ describe('the fake in local-stack mode', () => {
       const { run, proposed } = await generate({ baseURL: auto.url });
 
       expect(run.status).toBe('generated');
-      expect(run.diagnosis?.findings[0]?.signalIds).toEqual(['timeout-5', 'trunc-3', 'leaky-feedback']);
+      expect(run.diagnosis?.findings[0]?.signalIds).toEqual([
+        'timeout-5',
+        'trunc-3',
+        'leaky-feedback',
+        'timeout-4',
+        'timeout-3',
+        'timeout-2',
+        'timeout-1',
+        'trunc-2',
+        'trunc-1',
+      ]);
+      expect(run.analyzedSignalIds).toEqual(
+        expect.arrayContaining(run.diagnosis?.findings[0]?.signalIds ?? []),
+      );
       expect(run.changes).toMatchObject([{ slotId: 'answer-model', patch: { temperature: 0.45 } }]);
       expect(settingsOf(proposed?.slots, 'answer-model')?.temperature).toBe(0.45);
     } finally {

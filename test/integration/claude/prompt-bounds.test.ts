@@ -92,6 +92,7 @@ function countingStore(
     getConfiguration: async (_pipelineId, id) => (id === configuration.id ? configuration : null),
     recentSignals: async (_pipelineId, limit) => [...newest(limit, signalAt)],
     recentExecutions: async (_pipelineId, limit) => [...newest(limit, executionAt)],
+    listActivations: async () => ({ items: [], nextCursor: null }),
   });
   return { pipelines, itemsRead: () => read };
 }

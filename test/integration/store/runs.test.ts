@@ -1,9 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RunRepository } from '../../../lambdas/core/ports.ts';
+import type { ApprovalPlan, RunRepository } from '../../../lambdas/core/ports.ts';
 import { newPendingRun } from '../../../lambdas/core/run-state.ts';
-import type { SynthesisRun } from '../../../lambdas/core/schemas.ts';
+import type { Activation, SynthesisRun } from '../../../lambdas/core/schemas.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
@@ -197,16 +197,25 @@ async function runIn(status: 'pending' | 'generated' | 'approved' | 'failed') {
       at,
     );
   }
-  if (status === 'approved') current = await runs.approve(current, { at, by: 'u2' }, activation);
+  if (status === 'approved') current = await runs.approve(current, { at, by: 'u2' }, planOf(activation));
   expect((await runs.get(run.id))?.status).toBe(status);
   return { run: current, activation, pipelines, pipelineId };
 }
+
+/** An approval of every change that activates the proposal as it is. */
+const planOf = (activation: Activation): ApprovalPlan => ({
+  approvedChangeIds: [],
+  appliedConfigurationId: activation.configurationId,
+  newConfiguration: null,
+  activation,
+  rollout: null,
+});
 
 describe('moves the run state table forbids, on DynamoDB Local', () => {
   it('refuses to approve a pending run with a 409 naming its status, and changes nothing', async () => {
     const { run, activation, pipelines, pipelineId } = await runIn('pending');
     await expect(
-      runs.approve(run, { at: activation.activatedAt, by: 'u2' }, activation),
+      runs.approve(run, { at: activation.activatedAt, by: 'u2' }, planOf(activation)),
     ).rejects.toMatchObject({
       statusCode: 409,
       message: 'The run is pending; only a generated run can be approved.',
@@ -238,7 +247,7 @@ describe('moves the run state table forbids, on DynamoDB Local', () => {
     const rejected = await runs.reject(run.id, { at: activation.activatedAt, by: 'u3', reason: 'too risky' });
     expect(rejected).toMatchObject({ status: 'rejected', rejectedBy: 'u3', rejectionReason: 'too risky' });
     await expect(
-      runs.approve(run, { at: activation.activatedAt, by: 'u2' }, activation),
+      runs.approve(run, { at: activation.activatedAt, by: 'u2' }, planOf(activation)),
     ).rejects.toMatchObject({
       message: 'The run is rejected; only a generated run can be approved.',
     });

@@ -65,6 +65,9 @@ describe('newPendingRun', () => {
       rejectionReason: null,
       retryReason: null,
       usage: null,
+      approvedChangeIds: null,
+      appliedConfigurationId: null,
+      rolloutId: null,
     });
     expect(synthesisRunSchema.parse(run)).toEqual(run);
   });

@@ -390,3 +390,36 @@ describe('finalizeProposal', () => {
     });
   });
 });
+
+describe('a finding cites every signal it counts', () => {
+  it('cites the repeats of a shown signal, newest first, up to SIGNAL_IDS_PER_FINDING, and says so beyond', async () => {
+    const { SIGNAL_IDS_PER_FINDING } = await import('../../../lambdas/synthesis/finalize.ts');
+    const repeats = Array.from({ length: 25 }, (_, i) => ({
+      id: `t-${i}`,
+      pipelineId: 'p',
+      kind: 'timeout',
+      severity: 'critical' as const,
+      message: 'Retrieval timed out',
+      slotId: 's',
+      occurredAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+    }));
+    const shown = [repeats[24] as (typeof repeats)[number]];
+    const proposal = finalizeProposal(
+      {
+        diagnosis: { summary: 'x', findings: [{ id: '1', description: 'Timeouts.', signalRefs: [1] }] },
+        changes: [],
+        warnings: [],
+      },
+      {
+        shownSignals: shown,
+        allSignalsInWindow: repeats,
+        baseConfiguration: { slots: [{ id: 's', name: 's', kind: 'retrieval', settings: {} }] },
+      },
+    );
+    const [finding] = proposal.diagnosis.findings;
+    expect(finding?.signalIds).toHaveLength(SIGNAL_IDS_PER_FINDING);
+    expect(finding?.signalIds.slice(0, 3)).toEqual(['t-24', 't-23', 't-22']);
+    expect(finding?.description).toBe(`Timeouts. (25 signals, ${SIGNAL_IDS_PER_FINDING} shown)`);
+    expect(proposal.analyzedSignalIds).toEqual(finding?.signalIds);
+  });
+});

@@ -3,6 +3,7 @@ import type { SynthesisContext, SynthesisProposal } from '../../../lambdas/core/
 import type { Configuration, Execution, Signal, Slot } from '../../../lambdas/core/schemas.ts';
 import { slotSettingsSchema } from '../../../lambdas/core/schemas.ts';
 import { selectShownSignals } from '../../../lambdas/synthesis/evidence/signals.ts';
+import { SIGNAL_IDS_PER_FINDING } from '../../../lambdas/synthesis/finalize.ts';
 import { heuristicV1, synthesizeHeuristically } from '../../../lambdas/synthesis/heuristic/engine.ts';
 import { FORMAT_INSTRUCTION } from '../../../lambdas/synthesis/heuristic/rules/format.ts';
 import { QUALITY_INSTRUCTION } from '../../../lambdas/synthesis/heuristic/rules/quality.ts';
@@ -424,7 +425,8 @@ describe('heuristicV1', () => {
 
     expect(patchesFor(proposal, 'generator')).toEqual([{ maxTokens: 2_048 }]);
     expect(proposal.changes[0]?.findingIds).toEqual(['1']);
-    expect(proposal.diagnosis.findings[0]?.signalIds).toHaveLength(2);
+    // Two shown signals, each standing for its repeats: the finding cites all four it counts.
+    expect(proposal.diagnosis.findings[0]?.signalIds).toHaveLength(4);
   });
 
   it('does not raise maxTokens past its cap, and says why nothing changed', async () => {
@@ -511,7 +513,7 @@ describe('heuristicV1', () => {
     expect(patchesFor(proposal, 'system-prompt')).toEqual([
       { instructions: `You summarise support tickets for the on-call engineer.\n\n${QUALITY_INSTRUCTION}` },
     ]);
-    expect(proposal.diagnosis.findings[0]?.signalIds).toHaveLength(2);
+    expect(proposal.diagnosis.findings[0]?.signalIds).toHaveLength(5);
     expect(warningTypes(proposal)).toContain('speculative_change');
   });
 
@@ -608,7 +610,12 @@ describe('heuristicV1', () => {
     expect(proposal.diagnosis.findings).toHaveLength(8);
     expect(proposal.changes.length).toBeGreaterThan(0);
     expect(warningTypes(proposal)).toEqual(expect.arrayContaining(['findings_truncated', 'stale_signals']));
-    expect(proposal.analyzedSignalIds).toHaveLength(50);
+    // The 50 shown signals, and the repeats the findings cite (each at most SIGNAL_IDS_PER_FINDING).
+    expect(proposal.analyzedSignalIds.slice(0, 50)).toHaveLength(50);
+    for (const finding of proposal.diagnosis.findings) {
+      expect(finding.signalIds.length).toBeLessThanOrEqual(SIGNAL_IDS_PER_FINDING);
+      expect(proposal.analyzedSignalIds).toEqual(expect.arrayContaining(finding.signalIds));
+    }
   });
 
   it('is named heuristic-v1', () => {

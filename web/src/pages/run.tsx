@@ -14,6 +14,15 @@ import { ErrorNotice, Loading, Time, useLoad, useTitle } from '../ui.tsx';
 import { ApprovalGateNotice, EvaluationSection, useApprovalGate } from './evaluation.tsx';
 import { getConfiguration, getPipeline } from './pipeline.tsx';
 import { Proposal, type ProposalData } from './proposal.tsx';
+import {
+  type ApproveChoice,
+  ApproveOptions,
+  conflictsOf,
+  EffectPanel,
+  type RebaseConflict,
+  RebaseConflicts,
+  RolloutPanel,
+} from './release.tsx';
 
 /** The run, read again with backoff while a worker may still move it. */
 function usePolledRun(runId: string) {
@@ -113,10 +122,18 @@ export function RunPage({ runId }: { runId: string }) {
           onDecided={setRun}
         />
       ) : null}
-      {run.status === 'approved' ? (
+      {run.status === 'approved' && !run.rolloutId ? (
         <div class="notice notice-ok" role="status">
           <p>
-            Approved: version {proposal.data?.diff.proposed.version ?? ''} became the active configuration of{' '}
+            Approved
+            {run.approvedChangeIds && run.approvedChangeIds.length < run.changes.length
+              ? ` (changes ${run.approvedChangeIds.join(', ')})`
+              : ''}
+            :{' '}
+            {run.appliedConfigurationId && run.appliedConfigurationId !== run.proposedConfigurationId
+              ? 'a new configuration'
+              : `version ${proposal.data?.diff.proposed.version ?? ''}`}{' '}
+            became the active configuration of{' '}
             <Link to={`pipelines/${encodeURIComponent(run.pipelineId)}`}>
               {pipeline.data?.name ?? 'the pipeline'}
             </Link>
@@ -124,6 +141,8 @@ export function RunPage({ runId }: { runId: string }) {
           </p>
         </div>
       ) : null}
+      {run.status === 'approved' && run.rolloutId ? <RolloutPanel run={run} /> : null}
+      {run.status === 'approved' ? <EffectPanel run={run} /> : null}
       {run.status === 'rejected' ? (
         <div class="notice" role="status">
           <p>Rejected{run.rejectionReason ? `: ${run.rejectionReason}` : ' (no reason given)'}.</p>
@@ -238,22 +257,27 @@ function Decide(props: {
   const [error, setError] = useState<unknown>();
   const [conflict, setConflict] = useState<ConflictExplanation>();
   const gate = useApprovalGate(props.run);
+  const [choice, setChoice] = useState<ApproveChoice>({});
+  const [rebaseConflicts, setRebaseConflicts] = useState<RebaseConflict[]>([]);
 
   const decide = async (action: 'approve' | 'reject') => {
     setBusy(true);
     setError(undefined);
     setConflict(undefined);
+    setRebaseConflicts([]);
     const params = { path: { id: props.run.id } };
     try {
       const trimmed = reason.trim();
       const decided = await api(
         action === 'approve'
-          ? client.POST('/synthesis-runs/{id}/approve', { params })
+          ? client.POST('/synthesis-runs/{id}/approve', { params, body: choice })
           : client.POST('/synthesis-runs/{id}/reject', { params, body: trimmed ? { reason: trimmed } : {} }),
       );
       props.onDecided(decided);
     } catch (caught) {
-      if (caught instanceof ApiError && caught.status === 409) {
+      if (conflictsOf(caught).length > 0) {
+        setRebaseConflicts(conflictsOf(caught));
+      } else if (caught instanceof ApiError && caught.status === 409) {
         setConflict(await explainDecisionConflict(action, { ...props, userId: me.user.id }));
       } else {
         setError(caught);
@@ -267,16 +291,21 @@ function Decide(props: {
     <section aria-labelledby="decide" class="card decide">
       <h2 id="decide">Decide</h2>
       {conflict ? <ConflictNotice conflict={conflict} /> : null}
+      {rebaseConflicts.length > 0 ? <RebaseConflicts conflicts={rebaseConflicts} /> : null}
       <ErrorNotice error={error} />
       {canWrite ? (
         <>
-          <p>Approving makes the proposal the pipeline's active configuration at once.</p>
+          <p>
+            Approving makes the chosen changes the pipeline's active configuration at once, or serves them to
+            a share of the traffic first.
+          </p>
+          <ApproveOptions run={props.run} onChange={setChoice} />
           <ApprovalGateNotice gate={gate} run={props.run} onDecided={props.onDecided} />
           <div class="actions">
             <button
               type="button"
               class="primary"
-              disabled={busy || gate.blocked}
+              disabled={busy || gate.blocked || choice.changeIds?.length === 0}
               onClick={() => void decide('approve')}
             >
               Approve

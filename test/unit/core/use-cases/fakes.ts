@@ -6,6 +6,7 @@
  */
 import { ConflictError, NotFoundError } from '../../../../lambdas/core/errors.ts';
 import type {
+  ApprovalPlan,
   Clock,
   EvidenceStore,
   IdempotencyRecord,
@@ -102,7 +103,9 @@ export class FakePipelineRepository implements PipelineRepository {
 
   async getPipeline(id: string): Promise<Pipeline | null> {
     const entry = this.pipelines.get(id);
-    return entry ? pipelineSchema.parse(structuredClone(entry.pipeline)) : null;
+    return entry
+      ? { ...pipelineSchema.parse(structuredClone(entry.pipeline)), rollout: entry.pipeline.rollout ?? null }
+      : null;
   }
 
   async listPipelines(teamId: string, request: PageRequest): Promise<Page<Pipeline>> {
@@ -119,6 +122,22 @@ export class FakePipelineRepository implements PipelineRepository {
   async getConfiguration(pipelineId: string, configurationId: string): Promise<Configuration | null> {
     const configuration = this.configurations.get(this.configurationKey(pipelineId, configurationId));
     return configuration ? configurationSchema.parse(structuredClone(configuration)) : null;
+  }
+
+  /** Stores a configuration an approval made. */
+  seedConfiguration(configuration: Configuration): void {
+    this.configurations.set(
+      this.configurationKey(configuration.pipelineId, configuration.id),
+      structuredClone(configuration),
+    );
+  }
+
+  /** The pipeline's version counter, as the rollout store's nextConfigurationVersion moves it. */
+  async nextConfigurationVersion(pipelineId: string): Promise<number> {
+    const entry = this.pipelines.get(pipelineId);
+    if (!entry) throw new NotFoundError(`Pipeline ${pipelineId} no longer exists.`);
+    entry.latestConfigurationVersion += 1;
+    return entry.latestConfigurationVersion;
   }
 
   /** Stores a configuration the way completeGenerated does (version from the pipeline's counter). */
@@ -341,21 +360,31 @@ export class FakeRunRepository implements RunRepository {
   async approve(
     run: SynthesisRun,
     decision: { at: string; by: string },
-    activation: Activation,
+    plan: ApprovalPlan,
   ): Promise<SynthesisRun> {
     const stored = this.runs.get(run.id);
     if (stored?.status !== 'generated') throw this.notDecidable(run.id, 'approved');
+    const activation = plan.activation;
+    if (!activation) throw new Error('The fake approves with an activation only.');
     if (!this.data.moveActive(activation)) {
       throw new ConflictError(
         `The pipeline's active configuration is no longer ${run.baseConfigurationId}, the base of this run; ` +
           'nothing was changed. Start a new synthesis run on the current configuration.',
       );
     }
-    stored.status = 'approved';
-    stored.approvedAt = decision.at;
-    stored.approvedBy = decision.by;
+    const approved: SynthesisRun = {
+      ...run,
+      status: 'approved',
+      approvedAt: decision.at,
+      approvedBy: decision.by,
+      approvedChangeIds: plan.approvedChangeIds,
+      appliedConfigurationId: plan.appliedConfigurationId,
+      rolloutId: null,
+    };
+    Object.assign(stored, approved);
+    if (plan.newConfiguration) this.data.seedConfiguration(plan.newConfiguration);
     this.data.commitActivation(activation);
-    return { ...run, status: 'approved', approvedAt: decision.at, approvedBy: decision.by };
+    return approved;
   }
 
   async reject(
@@ -452,6 +481,7 @@ export function makeWorld(start?: string) {
   const pipelines = new FakePipelineRepository();
   return {
     pipelines,
+    rollouts: pipelines,
     runs: new FakeRunRepository(pipelines),
     evidence: new FakeEvidenceStore(),
     idempotency: new FakeIdempotencyStore(),
@@ -501,6 +531,7 @@ export async function seedPipeline(
     name: options.name ?? 'Summaries',
     activeConfigurationId: configuration.id,
     createdAt,
+    rollout: null,
   };
   await world.pipelines.createPipeline(pipeline, configuration);
   return { pipeline, configuration };

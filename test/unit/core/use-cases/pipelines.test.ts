@@ -28,6 +28,7 @@ describe('creating a pipeline', () => {
       name: 'Summaries',
       activeConfigurationId: pipeline.activeConfigurationId,
       createdAt: '2025-06-02T10:00:00.000Z',
+      rollout: null,
     });
     expect(pipeline.activeConfigurationId).not.toBe(pipeline.id);
     expect(await world.pipelines.getPipeline(pipeline.id)).toEqual(pipeline);

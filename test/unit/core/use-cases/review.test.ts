@@ -89,6 +89,9 @@ describe('approving a run', () => {
       status: 'approved',
       approvedAt: '2025-06-02T10:01:00.000Z',
       approvedBy: 'user-bob',
+      approvedChangeIds: [],
+      appliedConfigurationId: proposed?.id,
+      rolloutId: null,
     });
     expect(await stored(run)).toEqual(approved);
     expect(await active()).toBe(proposed?.id);

@@ -87,7 +87,7 @@ describe('claude-v1 with a well-formed reply', () => {
         {
           id: '1',
           description: 'Retrieval times out after 1500 ms.',
-          signalIds: ['timeout-2'],
+          signalIds: ['timeout-2', 'timeout-1'],
           executionIds: ['run-4'],
         },
       ],
@@ -97,7 +97,8 @@ describe('claude-v1 with a well-formed reply', () => {
       ['retrieve', { topK: 8, timeoutMs: 4000 }],
       ['answer', { model: 'some-model', temperature: 0.9, maxTokens: 256, apiKey: SLOT_SECRET }],
     ]);
-    expect(value?.analyzedSignalIds).toEqual(['timeout-2', 'trunc-1']);
+    // The shown signals, then the repeat finding 1 cites for [1]: the counts and the ids agree.
+    expect(value?.analyzedSignalIds).toEqual(['timeout-2', 'trunc-1', 'timeout-1']);
     expect(value?.analyzedExecutionIds).toEqual(['run-4', 'run-3', 'run-2', 'run-1']);
     expect(value?.usage).toEqual({ model: MODEL, inputTokens: 1_200, outputTokens: 300, attempts: 1 });
   });

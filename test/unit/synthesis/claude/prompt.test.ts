@@ -45,8 +45,39 @@ const signal = (id: string, overrides: Partial<Signal> = {}): Signal => ({
   ...overrides,
 });
 
+describe('which configuration each signal belongs to', () => {
+  it('marks signals recorded before the base became active and names the settings its activation changed', () => {
+    const base = context({
+      signals: [
+        signal('old', { occurredAt: '2025-03-01T09:00:00Z', message: 'truncated at max_tokens (128)' }),
+        signal('new', { occurredAt: '2025-03-01T11:00:00Z', message: 'truncated at max_tokens (256)' }),
+      ],
+    });
+    const previous = {
+      ...base.baseConfiguration,
+      id: 'c-0',
+      slots: base.baseConfiguration.slots.map((slot) =>
+        slot.id === 'retrieve' ? { ...slot, settings: { ...slot.settings, topK: 4 } } : slot,
+      ),
+    };
+
+    const { user } = buildSynthesisPrompt({
+      ...base,
+      activeSince: '2025-03-01T10:00:00.000Z',
+      previousConfiguration: previous,
+    });
+
+    const signalLines = section(user, 'Signals').split('\n');
+    const lineOf = (text: string) => signalLines.findIndex((line) => line.includes(text)) - 1;
+    expect(signalLines[lineOf('(128)')]).toContain('earlier configuration');
+    expect(signalLines[lineOf('(256)')]).not.toContain('earlier configuration');
+    expect(section(user, 'Last activation')).toContain('"retrieve".topK');
+    expect(section(user, 'Last activation')).toContain('active since 2025-03-01T10:00Z');
+  });
+});
+
 describe('the user message of claude-v1', () => {
-  it('asks for the synthesis, then frames four sections as data', () => {
+  it('asks for the synthesis, then frames five sections as data', () => {
     const { user } = buildSynthesisPrompt(context());
     const lines = user.split('\n');
 
@@ -64,6 +95,7 @@ describe('the user message of claude-v1', () => {
     );
     expect(headings).toEqual([
       ['<pipeline-data>', '## Base configuration'],
+      ['', '## Last activation'],
       ['', '## Signals'],
       ['', '## Run history'],
       ['', '## Runs'],
@@ -73,6 +105,7 @@ describe('the user message of claude-v1', () => {
         'most severe first, then newest. Cite them by number.',
     );
     expect(section(user, 'Runs')).toMatch(/^.*\n\[E1\] /);
+    expect(section(user, 'Last activation')).toContain('active since the pipeline was created');
     expect(user).not.toContain(SLOT_SECRET);
   });
 

@@ -68,7 +68,7 @@ describe('claude-v1 maps the cited numbers and drops what does not resolve', () 
     const { value } = await run([toolReply(draft)]);
 
     expect(value?.diagnosis.findings).toEqual([
-      { id: '1', description: 'Timeouts.', signalIds: ['timeout-2'], executionIds: ['run-3'] },
+      { id: '1', description: 'Timeouts.', signalIds: ['timeout-2', 'timeout-1'], executionIds: ['run-3'] },
     ]);
     const types = value?.structuredWarnings.map((warning) => warning.type);
     expect(types).toEqual(

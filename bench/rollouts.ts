@@ -1,0 +1,213 @@
+/**
+ * Rollouts through the local stack, as ratios against a poll (GET /synthesis-runs/{id}) measured
+ * in the same process on the same stack (absolute numbers mean little on a shared machine):
+ *   - serving: GET …/serving-configuration?routingKey during a rollout, p50 and throughput at 16
+ *     callers. Targets: p50 ≤ 1.2 × poll, throughput ≥ 0.9 × poll.
+ *   - recording: POST …/executions (100 a batch) on a pipeline with an active rollout against one
+ *     without. Target ≤ 1.2 ×.
+ *   - effect: GET …/effect of a rollout with 1,000 executions per arm, p50 against a poll's; and
+ *     its time as the history grows (the Queries read at most 1,000 a arm whatever the history).
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DEFAULT_LIMITS } from '../lambdas/limits.ts';
+import { DEMO_SLOTS } from '../local/seed.ts';
+import { startLocalStack } from '../local/stack.ts';
+
+const UNLIMITED = {
+  ...DEFAULT_LIMITS,
+  requestsPerSecondPerCredential: 1_000_000,
+  burstPerCredential: 1_000_000,
+};
+
+function p50(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+export interface RolloutFigures {
+  pollP50Ms: number;
+  servingP50Ms: number;
+  pollPerSecond: number;
+  servingPerSecond: number;
+  recordWithoutMs: number;
+  recordDuringMs: number;
+  effectP50Ms: number;
+  /** With a new execution before each call: the measurement made anew, not the kept one. */
+  effectFreshP50Ms: number;
+  /** Measured afresh at each history size, with the executions the arms counted (at most 1,000 each). */
+  effectByHistory: Array<{ history: number; p50Ms: number; counted: number }>;
+}
+
+export async function measureRollouts(): Promise<RolloutFigures> {
+  const stateDir = await mkdtemp(path.join(tmpdir(), 'pipeline-synthesis-bench-rollouts-'));
+  const stack = await startLocalStack({ port: 0, quiet: true, stateDir, limits: UNLIMITED });
+  try {
+    const team = stack.teams[0];
+    if (!team) throw new Error('the local stack seeds two teams');
+    const headers = { authorization: `Bearer ${team.apiToken}`, 'content-type': 'application/json' };
+    const api = async (method: string, route: string, body?: unknown) => {
+      const response = await fetch(`${stack.apiUrl}${route}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      if (response.status >= 400) throw new Error(`${method} ${route}: ${response.status} ${text}`);
+      return text ? JSON.parse(text) : null;
+    };
+    const newPipeline = async (name: string) => {
+      const pipeline = await api('POST', '/pipelines', { name, slots: DEMO_SLOTS });
+      await api('POST', `/pipelines/${pipeline.id}/signals`, {
+        signals: Array.from({ length: 4 }, (_, i) => ({
+          kind: 'timeout',
+          severity: 'critical',
+          message: `Retrieval timed out (${i})`,
+          slotId: 'retrieve',
+        })),
+      });
+      const started = await api('POST', `/pipelines/${pipeline.id}/synthesize`, {});
+      for (;;) {
+        const run = await api('GET', `/synthesis-runs/${started.id}`);
+        if (run.status === 'generated') return { pipeline, run };
+        if (run.status === 'failed') throw new Error(run.errorMessage);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const during = await newPipeline('during a rollout');
+    const without = await newPipeline('without a rollout');
+    await api('POST', `/synthesis-runs/${during.run.id}/approve`, {
+      rollout: { percent: 50, minExecutions: 100_000, autoRollback: false },
+    });
+    const poll = `/synthesis-runs/${during.run.id}`;
+    const serve = (i: number) =>
+      `/pipelines/${during.pipeline.id}/serving-configuration?routingKey=user-${i}`;
+
+    const sequential = async (route: (i: number) => string, samples: number) => {
+      const times: number[] = [];
+      for (let i = 0; i < samples; i++) {
+        const start = performance.now();
+        await api('GET', route(i));
+        times.push(performance.now() - start);
+      }
+      return p50(times);
+    };
+    const throughput = async (route: (i: number) => string, ms: number) => {
+      let done = 0;
+      const until = performance.now() + ms;
+      await Promise.all(
+        Array.from({ length: 16 }, async (_, caller) => {
+          while (performance.now() < until) {
+            await api('GET', route(caller * 1_000_000 + done));
+            done += 1;
+          }
+        }),
+      );
+      return done / (ms / 1000);
+    };
+    // Warm both functions, then alternate so drift hits both alike.
+    await sequential(() => poll, 20);
+    await sequential(serve, 20);
+    const pollP50Ms = p50([await sequential(() => poll, 150), await sequential(() => poll, 150)]);
+    const servingP50Ms = p50([await sequential(serve, 150), await sequential(serve, 150)]);
+    // Alternated and repeated: the machine is shared, and load drifts during a measurement.
+    const pollRates: number[] = [];
+    const servingRates: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      pollRates.push(await throughput(() => poll, 2_000));
+      servingRates.push(await throughput(serve, 2_000));
+    }
+    const pollPerSecond = p50(pollRates);
+    const servingPerSecond = p50(servingRates);
+
+    const batch = (configurationId: string, failedEvery: number) => ({
+      executions: Array.from({ length: 100 }, (_, i) => ({
+        configurationId,
+        status: i % failedEvery === 0 ? 'failed' : 'succeeded',
+        durationMs: 100 + i,
+        slotResults: [
+          { slotId: 'retrieve', status: i % failedEvery === 0 ? 'failed' : 'succeeded', durationMs: 50 },
+        ],
+      })),
+    });
+    const record = async (pipelineId: string, configurationId: string, failedEvery: number) => {
+      const start = performance.now();
+      await api('POST', `/pipelines/${pipelineId}/executions`, batch(configurationId, failedEvery));
+      return performance.now() - start;
+    };
+    const withoutTimes: number[] = [];
+    const duringTimes: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      withoutTimes.push(await record(without.pipeline.id, without.pipeline.activeConfigurationId, 10));
+      duringTimes.push(await record(during.pipeline.id, during.pipeline.activeConfigurationId, 10));
+      duringTimes.push(await record(during.pipeline.id, during.run.proposedConfigurationId, 20));
+      withoutTimes.push(await record(without.pipeline.id, without.pipeline.activeConfigurationId, 10));
+    }
+    // 1,000 a arm now; the effect's time as more history piles up on top.
+    const effect = `/synthesis-runs/${during.run.id}/effect`;
+    const effectByHistory: RolloutFigures['effectByHistory'] = [];
+    const effectP50Ms = await sequential(() => effect, 30);
+    // Measured afresh: one new execution before each call invalidates the kept measurement.
+    const measureFresh = async () => {
+      const fresh: number[] = [];
+      let counted = 0;
+      for (let i = 0; i < 10; i++) {
+        await api('POST', `/pipelines/${during.pipeline.id}/executions`, {
+          executions: [
+            { configurationId: during.pipeline.activeConfigurationId, status: 'succeeded', durationMs: 5 },
+          ],
+        });
+        const start = performance.now();
+        const measured = await api('GET', effect);
+        fresh.push(performance.now() - start);
+        counted = measured.arms.base.executions + measured.arms.applied.executions;
+      }
+      return { p50Ms: p50(fresh), counted };
+    };
+    const first = await measureFresh();
+    effectByHistory.push({ history: 2_000, ...first });
+    let recorded = 2_000;
+    for (const target of [10_000, 100_000]) {
+      for (; recorded < target; recorded += 200) {
+        await record(during.pipeline.id, during.pipeline.activeConfigurationId, 10);
+        await record(during.pipeline.id, during.run.proposedConfigurationId, 20);
+      }
+      effectByHistory.push({ history: target, ...(await measureFresh()) });
+    }
+    const effectFreshP50Ms = first.p50Ms;
+    return {
+      pollP50Ms,
+      servingP50Ms,
+      pollPerSecond,
+      servingPerSecond,
+      recordWithoutMs: p50(withoutTimes),
+      recordDuringMs: p50(duringTimes),
+      effectP50Ms,
+      effectFreshP50Ms,
+      effectByHistory,
+    };
+  } finally {
+    await stack.stop();
+  }
+}
+
+export function formatRollouts(f: RolloutFigures): string {
+  const ok = (pass: boolean) => (pass ? 'ok' : 'MISSED');
+  const r = (n: number) => n.toFixed(2);
+  const serving = f.servingP50Ms / f.pollP50Ms;
+  const servingRate = f.servingPerSecond / f.pollPerSecond;
+  const recording = f.recordDuringMs / f.recordWithoutMs;
+  const effect = f.effectP50Ms / f.pollP50Ms;
+  return [
+    `serving p50 ${r(f.servingP50Ms)} ms vs poll ${r(f.pollP50Ms)} ms: ${r(serving)}× (target ≤ 1.2×) ${ok(serving <= 1.2)}`,
+    `serving ${f.servingPerSecond.toFixed(0)}/s vs poll ${f.pollPerSecond.toFixed(0)}/s at 16 callers: ${r(servingRate)}× (target ≥ 0.9×) ${ok(servingRate >= 0.9)}`,
+    `recording 100 executions during a rollout ${r(f.recordDuringMs)} ms vs without ${r(f.recordWithoutMs)} ms: ${r(recording)}× (target ≤ 1.2×) ${ok(recording <= 1.2)}`,
+    `effect, 1,000 executions a arm, p50 ${r(f.effectP50Ms)} ms: ${r(effect)}× a poll (target ≤ 5×) ${ok(effect <= 5)} (nothing new recorded: the kept measurement)`,
+    `effect measured afresh (a new execution before each call) p50 ${r(f.effectFreshP50Ms)} ms: ${r(f.effectFreshP50Ms / f.pollP50Ms)}× a poll`,
+    ...f.effectByHistory.map(
+      (row) =>
+        `  effect measured afresh with ${row.history.toLocaleString('en-US')} executions recorded: p50 ${r(row.p50Ms)} ms, ${row.counted.toLocaleString('en-US')} executions counted (at most 1,000 a arm)`,
+    ),
+  ].join('\n');
+}

@@ -1,0 +1,130 @@
+/**
+ * The CLI's commands about rollouts and what they measure: rollout show|promote|rollback, serve
+ * (what a pipeline runs for a routing key) and runs effect.
+ */
+import type { Command } from 'commander';
+import { call } from './api.ts';
+import { type Context, contextOf, type Io } from './context.ts';
+import { fields } from './render.ts';
+
+type Rollout = Awaited<ReturnType<typeof getRollout>>;
+
+function getRollout(context: Context, pipelineId: string) {
+  return call(
+    context.client.GET('/pipelines/{pipelineId}/rollout', { params: { path: { pipelineId } } }),
+    context.apiUrl,
+  );
+}
+
+function renderRollout(rollout: Rollout): string {
+  return fields(rollout, [
+    'id',
+    'status',
+    'percent',
+    'baseConfigurationId',
+    'candidateConfigurationId',
+    'minExecutions',
+    'autoPromote',
+    'autoRollback',
+    'synthesisRunId',
+    'startedAt',
+    'startedBy',
+    'endedAt',
+    'endedBy',
+    'endReason',
+  ]);
+}
+
+const percent = (rate: number | null | undefined) =>
+  rate === null || rate === undefined ? 'n/a' : `${(rate * 100).toFixed(1)} %`;
+
+export function addRolloutCommands(program: Command, io: Io): void {
+  const rollout = program.command('rollout').description("a pipeline's rollout: show, promote, roll back");
+  rollout
+    .command('show')
+    .description("the pipeline's active rollout, or its latest")
+    .argument('<pipelineId>')
+    .action(async (pipelineId: string, _options, command: Command) => {
+      const context = contextOf(io, command);
+      const shown = await getRollout(context, pipelineId);
+      context.print(shown, () => renderRollout(shown));
+    });
+  for (const action of ['promote', 'rollback'] as const) {
+    rollout
+      .command(action)
+      .description(
+        action === 'promote'
+          ? 'end the active rollout: its candidate becomes active for all traffic'
+          : 'end the active rollout: the base stays active',
+      )
+      .argument('<pipelineId>')
+      .option('--reason <text>', 'why, for the record')
+      .action(async (pipelineId: string, options: { reason?: string }, command: Command) => {
+        const context = contextOf(io, command);
+        const body = options.reason ? { reason: options.reason } : {};
+        const params = { path: { pipelineId } };
+        const ended = await call(
+          action === 'promote'
+            ? context.client.POST('/pipelines/{pipelineId}/rollout/promote', { params, body })
+            : context.client.POST('/pipelines/{pipelineId}/rollout/rollback', { params, body }),
+          context.apiUrl,
+        );
+        context.print(ended, () => renderRollout(ended));
+      });
+  }
+  program
+    .command('serve')
+    .description('the configuration a pipeline runs now for a routing key (the arm of a rollout it gets)')
+    .argument('<pipelineId>')
+    .option('--routing-key <key>', 'a user or conversation id (1-256 characters); without it, a random draw')
+    .action(async (pipelineId: string, options: { routingKey?: string }, command: Command) => {
+      const context = contextOf(io, command);
+      const served = await call(
+        context.client.GET('/pipelines/{pipelineId}/serving-configuration', {
+          params: {
+            path: { pipelineId },
+            query: options.routingKey === undefined ? {} : { routingKey: options.routingKey },
+          },
+        }),
+        context.apiUrl,
+      );
+      context.print(
+        served,
+        () =>
+          `arm: ${served.arm}${served.rolloutId ? ` (rollout ${served.rolloutId})` : ''}\n` +
+          `configuration: ${served.configuration.id} (version ${served.configuration.version})`,
+      );
+    });
+  const runs = program.commands.find((command) => command.name() === 'runs') ?? program.command('runs');
+  runs
+    .command('effect')
+    .description('the measured effect of an approved run: failure rates of both arms, the z-test, a verdict')
+    .argument('<runId>')
+    .action(async (runId: string, _options, command: Command) => {
+      const context = contextOf(io, command);
+      const effect = await call(
+        context.client.GET('/synthesis-runs/{id}/effect', { params: { path: { id: runId } } }),
+        context.apiUrl,
+      );
+      context.print(effect, () => {
+        const { base, applied } = effect.arms;
+        const lines = [
+          `verdict: ${effect.verdict.replaceAll('_', ' ')} (${effect.mode.replace('_', ' ')}, at least ${effect.minExecutions} executions per arm)`,
+          `base     ${effect.baseConfigurationId}: ${percent(base.failureRate)} failed (${base.failed} of ${base.executions})`,
+          `applied  ${effect.appliedConfigurationId}: ${percent(applied.failureRate)} failed (${applied.failed} of ${applied.executions})`,
+        ];
+        if (effect.failureRate) {
+          const [low, high] = effect.failureRate.ci95;
+          lines.push(
+            `difference ${percent(effect.failureRate.difference)} (95 % interval ${percent(low)} to ${percent(high)}), p = ${effect.failureRate.pValue.toFixed(4)}`,
+          );
+        }
+        for (const slot of effect.slots) {
+          lines.push(
+            `slot ${slot.slotId}: ${percent(slot.base.failureRate)} → ${percent(slot.applied.failureRate)} failed`,
+          );
+        }
+        return lines.join('\n');
+      });
+    });
+}

@@ -1,0 +1,122 @@
+/*
+ * The measured effect of an approval (DESIGN.md §7 "The measured effect"): two arms of
+ * executions, their failure rates compared, per touched slot from `slotResults`, and the signals
+ * citing each arm's executions. Pure: the use case reads the executions, this counts them.
+ */
+import type { Execution, Signal } from '../schemas.ts';
+import { compareProportions, percentile } from './statistics.ts';
+
+/** At most this many of the newest executions per arm are measured. */
+export const EFFECT_ARM_LIMIT = 1_000;
+/** At most this many signals (newest first, within the arms' time span) are read to count an arm's. */
+export const EFFECT_SIGNAL_LIMIT = 5_000;
+/** The minimum executions per arm outside a rollout. */
+export const BEFORE_AFTER_MIN_EXECUTIONS = 30;
+
+export type Verdict = 'improved' | 'worse' | 'no_significant_change' | 'not_enough_data';
+
+export interface SlotArm {
+  executions: number;
+  failed: number;
+  failureRate: number | null;
+  durationMs: { p50: number; p95: number } | null;
+}
+
+export interface Arm extends SlotArm {
+  signals: { info: number; warning: number; critical: number };
+  from: string | null;
+  to: string | null;
+}
+
+export interface EffectFigures {
+  arms: { base: Arm; applied: Arm };
+  slots: Array<{ slotId: string; base: SlotArm; applied: SlotArm }>;
+  failureRate: { difference: number; ci95: [number, number]; pValue: number } | null;
+  verdict: Verdict;
+}
+
+function durations(values: number[]): SlotArm['durationMs'] {
+  const p50 = percentile(values, 50);
+  const p95 = percentile(values, 95);
+  return p50 === null || p95 === null ? null : { p50, p95 };
+}
+
+function slotArm(executions: Execution[], slotId: string): SlotArm {
+  const results = executions.flatMap((execution) =>
+    (execution.slotResults ?? []).filter((result) => result.slotId === slotId),
+  );
+  const failed = results.filter((result) => result.status === 'failed').length;
+  return {
+    executions: results.length,
+    failed,
+    failureRate: results.length === 0 ? null : failed / results.length,
+    durationMs: durations(results.map((result) => result.durationMs)),
+  };
+}
+
+function arm(executions: Execution[], signals: Signal[]): Arm {
+  const failed = executions.filter((execution) => execution.status === 'failed').length;
+  const ids = new Set(executions.map((execution) => execution.id));
+  const counts = { info: 0, warning: 0, critical: 0 };
+  for (const signal of signals) {
+    if (signal.executionId !== undefined && ids.has(signal.executionId)) counts[signal.severity] += 1;
+  }
+  const times = executions.map((execution) => execution.startedAt).sort();
+  return {
+    executions: executions.length,
+    failed,
+    failureRate: executions.length === 0 ? null : failed / executions.length,
+    durationMs: durations(executions.map((execution) => execution.durationMs)),
+    signals: counts,
+    from: times[0] ?? null,
+    to: times.at(-1) ?? null,
+  };
+}
+
+/** Compares the arms: a verdict once both have `minExecutions`, p < 0.05 deciding improved or worse. */
+export function measureEffect(input: {
+  base: Execution[];
+  applied: Execution[];
+  signals: Signal[];
+  slotIds: string[];
+  minExecutions: number;
+}): EffectFigures {
+  const base = arm(input.base, input.signals);
+  const applied = arm(input.applied, input.signals);
+  const comparison =
+    base.executions > 0 && applied.executions > 0
+      ? compareProportions(
+          { n: base.executions, k: base.failed },
+          { n: applied.executions, k: applied.failed },
+        )
+      : null;
+  let verdict: Verdict = 'not_enough_data';
+  if (comparison && base.executions >= input.minExecutions && applied.executions >= input.minExecutions) {
+    verdict =
+      comparison.pValue >= 0.05 ? 'no_significant_change' : comparison.difference < 0 ? 'improved' : 'worse';
+  }
+  return {
+    arms: { base, applied },
+    slots: input.slotIds.map((slotId) => ({
+      slotId,
+      base: slotArm(input.base, slotId),
+      applied: slotArm(input.applied, slotId),
+    })),
+    failureRate: comparison
+      ? { difference: comparison.difference, ci95: comparison.ci95, pValue: comparison.pValue }
+      : null,
+    verdict,
+  };
+}
+
+const percent = (rate: number | null) => (rate === null ? 'n/a' : `${(rate * 100).toFixed(1)} %`);
+
+/** The figures a guardrail's endReason gives: both failure rates with their counts, and p. */
+export function describeArms(figures: EffectFigures): string {
+  const { base, applied } = figures.arms;
+  const p = figures.failureRate ? ` (p = ${figures.failureRate.pValue.toFixed(4)})` : '';
+  return (
+    `candidate failure rate ${percent(applied.failureRate)} (${applied.failed} of ${applied.executions} executions) ` +
+    `against ${percent(base.failureRate)} (${base.failed} of ${base.executions}) on the active configuration${p}`
+  );
+}

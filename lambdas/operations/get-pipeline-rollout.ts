@@ -1,0 +1,25 @@
+/* GET /pipelines/{pipelineId}/rollout: the pipeline's active rollout, or its latest. */
+import { idSchema, rolloutSchema } from '../core/schemas.ts';
+import { makeGetRollout } from '../core/use-cases/rollouts.ts';
+import { operationHandler } from '../http/operation.ts';
+import { pipelineRepositoryFromEnv, rolloutRepositoryFromEnv } from '../wiring/repositories.ts';
+import { defineOperation } from './declaration.ts';
+
+export const getPipelineRollout = defineOperation({
+  name: 'get-pipeline-rollout',
+  method: 'GET',
+  path: '/pipelines/{pipelineId}/rollout',
+  summary: "The pipeline's active rollout or, when none is active, its latest (404 if it never had one).",
+  access: { data: 'read' },
+  params: { pipelineId: idSchema },
+  response: { status: 200, schema: rolloutSchema },
+  errors: [404],
+});
+
+export const handler = /* @__PURE__ */ operationHandler(getPipelineRollout, () => {
+  const get = makeGetRollout({
+    pipelines: pipelineRepositoryFromEnv(),
+    rollouts: rolloutRepositoryFromEnv(),
+  });
+  return async ({ principal, params }) => ({ body: await get(principal, params.pipelineId) });
+});

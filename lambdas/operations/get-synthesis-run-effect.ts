@@ -1,0 +1,30 @@
+/* GET /synthesis-runs/{id}/effect: what an approved run's changes did, measured on executions. */
+import { effectSchema, runIdSchema } from '../core/schemas.ts';
+import { makeGetEffect } from '../core/use-cases/rollouts.ts';
+import { operationHandler } from '../http/operation.ts';
+import { systemClock } from '../wiring/clock.ts';
+import { rolloutRepositoryFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
+import { defineOperation } from './declaration.ts';
+
+export const getSynthesisRunEffect = defineOperation({
+  name: 'get-synthesis-run-effect',
+  method: 'GET',
+  path: '/synthesis-runs/{id}/effect',
+  summary:
+    "The measured effect of an approved run: the rollout's two arms, or before against after, per touched slot, " +
+    'with a two-proportion z-test of the failure rates. 409 for a run not approved.',
+  // data: the last measurement is kept (an item with a TTL) and answered again while nothing new was recorded.
+  access: { runs: 'read', data: 'readWrite' },
+  params: { id: runIdSchema },
+  response: { status: 200, schema: effectSchema },
+  errors: [404, 409],
+});
+
+export const handler = /* @__PURE__ */ operationHandler(getSynthesisRunEffect, () => {
+  const effect = makeGetEffect({
+    runs: runRepositoryFromEnv(),
+    rollouts: rolloutRepositoryFromEnv(),
+    clock: systemClock,
+  });
+  return async ({ principal, params }) => ({ body: await effect(principal, params.id) });
+});

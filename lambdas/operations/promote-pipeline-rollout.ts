@@ -1,0 +1,39 @@
+/* POST /pipelines/{pipelineId}/rollout/promote {reason?}: ends the active rollout; activates its candidate for all traffic (an activation of source "rollout"). */
+import { endRolloutBodySchema, idSchema, rolloutSchema } from '../core/schemas.ts';
+import { makeEndRollout } from '../core/use-cases/rollouts.ts';
+import { operationHandler } from '../http/operation.ts';
+import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
+import { pipelineRepositoryFromEnv, rolloutRepositoryFromEnv } from '../wiring/repositories.ts';
+import { defineOperation } from './declaration.ts';
+
+export const promotePipelineRollout = defineOperation({
+  name: 'promote-pipeline-rollout',
+  method: 'POST',
+  path: '/pipelines/{pipelineId}/rollout/promote',
+  summary:
+    'End the active rollout: activates its candidate for all traffic (an activation of source "rollout"). 409 when no rollout is active.',
+  access: { data: 'readWrite' },
+  params: { pipelineId: idSchema },
+  body: {
+    schema: endRolloutBodySchema,
+    required: false,
+    example: { reason: 'Candidate held up for a week.' },
+  },
+  response: { status: 200, schema: rolloutSchema },
+  errors: [404, 409],
+});
+
+export const handler = /* @__PURE__ */ operationHandler(promotePipelineRollout, () => {
+  const end = makeEndRollout(
+    {
+      pipelines: pipelineRepositoryFromEnv(),
+      rollouts: rolloutRepositoryFromEnv(),
+      clock: systemClock,
+      ids: nanoidGenerator,
+    },
+    'promoted',
+  );
+  return async ({ principal, params, body }) => ({
+    body: await end(principal, params.pipelineId, body.reason),
+  });
+});

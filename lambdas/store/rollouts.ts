@@ -1,0 +1,373 @@
+/*
+ * Rollouts in the data table (keys: store/keys.ts): the transaction items of an approval (an
+ * activation or a rollout start), ending a rollout, and the bounded reads of an approval's effect
+ * (executions by configuration on gsi2, signals by time). The adapter of RolloutRepository.
+ */
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { ConflictError, NotFoundError } from '../core/errors.ts';
+import type { ApprovalPlan, RolloutRepository } from '../core/ports.ts';
+import {
+  type Activation,
+  activationSchema,
+  type Execution,
+  effectSchema,
+  executionSchema,
+  type Rollout,
+  rolloutSchema,
+  signalSchema,
+} from '../core/schemas.ts';
+import {
+  contendedTransactionItems,
+  failedTransactionItems,
+  isConditionFailure,
+  putNew,
+  refusingTooLarge,
+} from './conditions.ts';
+import { itemReader } from './items.ts';
+import {
+  ACTIVATION_PREFIX,
+  ACTIVE_ROLLOUTS_PARTITION,
+  activeRolloutIndexKey,
+  configurationExecutionsPartition,
+  effectCacheKey,
+  pipelineKey,
+  pipelinePartition,
+  ROLLOUT_PREFIX,
+  rolloutKey,
+  signalsPartition,
+} from './keys.ts';
+import {
+  activatePipelineUpdate,
+  activationItem,
+  configurationItem,
+  NO_ACTIVE_ROLLOUT,
+  servingPut,
+} from './pipelines.ts';
+
+export function rolloutItem(rollout: Rollout) {
+  return { ...rolloutKey(rollout), ...rollout };
+}
+
+/**
+ * The data-table items of an approval's transaction, the pipeline's update first (its index, 1 in
+ * the run store's transaction, names a moved base or a running rollout): an activation, or a
+ * rollout start that copies the rollout onto the pipeline item for serving; then the new
+ * configuration when the approval made one.
+ */
+export function approvalDataItems(tableName: string, plan: ApprovalPlan) {
+  const configuration = [
+    ...(plan.newConfiguration ? [putNew(tableName, configurationItem(plan.newConfiguration))] : []),
+    ...(plan.serving ? [servingPut(tableName, plan.serving)] : []),
+  ];
+  if (plan.rollout) {
+    const rollout = plan.rollout;
+    return [
+      {
+        Update: {
+          TableName: tableName,
+          Key: pipelineKey(rollout.pipelineId),
+          UpdateExpression: 'SET #rollout = :rollout, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk',
+          ConditionExpression: `activeConfigurationId = :base AND ${NO_ACTIVE_ROLLOUT}`,
+          ExpressionAttributeNames: { '#rollout': 'rollout' },
+          ExpressionAttributeValues: {
+            ':rollout': rollout,
+            ':base': rollout.baseConfigurationId,
+            ':none': null,
+            ...prefixed(activeRolloutIndexKey(rollout)),
+          },
+        },
+      },
+      putNew(tableName, rolloutItem(rollout)),
+      ...configuration,
+    ];
+  }
+  if (!plan.activation) throw new Error('An approval plan needs an activation or a rollout.');
+  return [
+    activatePipelineUpdate(tableName, plan.activation),
+    putNew(tableName, activationItem(plan.activation)),
+    ...configuration,
+  ];
+}
+
+const prefixed = (key: { gsi2pk: string; gsi2sk: string }) => ({
+  ':gsi2pk': key.gsi2pk,
+  ':gsi2sk': key.gsi2sk,
+});
+
+/** The most items one effect arm or signal window reads: Queries stop there whatever the history. */
+export const MAX_QUERY_PAGES = 20;
+
+/** DynamoDB adapter of RolloutRepository. */
+export function makeRolloutRepository(db: DynamoDBDocumentClient, tableName: string): RolloutRepository {
+  const read = {
+    rollout: itemReader(rolloutSchema, 'rollout'),
+    execution: itemReader(executionSchema, 'execution'),
+    signal: itemReader(signalSchema, 'signal'),
+    activation: itemReader(activationSchema, 'activation'),
+    effect: itemReader(effectSchema, 'effect'),
+  };
+
+  /** Up to `limit` items of one Query, newest first, following pages (a page holds at most 1 MB). */
+  async function newest<T>(
+    input: QueryCommandInput,
+    limit: number,
+    parse: (item: unknown) => T,
+  ): Promise<T[]> {
+    const items: T[] = [];
+    let start: Record<string, unknown> | undefined;
+    for (let page = 0; page < MAX_QUERY_PAGES && items.length < limit; page++) {
+      const { Items = [], LastEvaluatedKey } = await db.send(
+        new QueryCommand({
+          ...input,
+          ScanIndexForward: false,
+          Limit: limit - items.length,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      items.push(...Items.map(parse));
+      if (!LastEvaluatedKey) break;
+      start = LastEvaluatedKey;
+    }
+    return items;
+  }
+
+  return {
+    async nextConfigurationVersion(pipelineId) {
+      try {
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: pipelineKey(pipelineId),
+            UpdateExpression:
+              'SET latestConfigurationVersion = if_not_exists(latestConfigurationVersion, :one) + :one',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':one': 1 },
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        );
+        return Number(Attributes?.latestConfigurationVersion);
+      } catch (error) {
+        if (isConditionFailure(error)) throw new NotFoundError(`Pipeline ${pipelineId} no longer exists.`);
+        throw error;
+      }
+    },
+
+    async latest(pipelineId) {
+      const [latest] = await newest(
+        {
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': pipelinePartition(pipelineId), ':prefix': ROLLOUT_PREFIX },
+          ConsistentRead: true,
+        },
+        1,
+        read.rollout,
+      );
+      return latest ?? null;
+    },
+
+    async get(key) {
+      const { Item } = await db.send(
+        new GetCommand({ TableName: tableName, Key: rolloutKey(key), ConsistentRead: true }),
+      );
+      return Item ? read.rollout(Item) : null;
+    },
+
+    async end(rollout, end) {
+      const ended: Rollout = {
+        ...rollout,
+        status: end.status,
+        endedAt: end.at,
+        endedBy: end.by,
+        endReason: end.reason,
+      };
+      const promote = end.status === 'promoted';
+      try {
+        await refusingTooLarge(() =>
+          db.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Update: {
+                    TableName: tableName,
+                    Key: pipelineKey(rollout.pipelineId),
+                    UpdateExpression: `SET #rollout = :none${promote ? ', activeConfigurationId = :candidate' : ''} REMOVE gsi2pk, gsi2sk`,
+                    ConditionExpression: `#rollout.#id = :id${promote ? ' AND activeConfigurationId = :base' : ''}`,
+                    ExpressionAttributeNames: { '#rollout': 'rollout', '#id': 'id' },
+                    ExpressionAttributeValues: {
+                      ':none': null,
+                      ':id': rollout.id,
+                      ...(promote
+                        ? {
+                            ':candidate': rollout.candidateConfigurationId,
+                            ':base': rollout.baseConfigurationId,
+                          }
+                        : {}),
+                    },
+                  },
+                },
+                {
+                  Update: {
+                    TableName: tableName,
+                    Key: rolloutKey(rollout),
+                    UpdateExpression: 'SET #status = :to, endedAt = :at, endedBy = :by, endReason = :reason',
+                    ConditionExpression: '#status = :active',
+                    ExpressionAttributeNames: { '#status': 'status' },
+                    ExpressionAttributeValues: {
+                      ':to': end.status,
+                      ':at': end.at,
+                      ':by': end.by,
+                      ':reason': end.reason,
+                      ':active': 'active',
+                    },
+                  },
+                },
+                ...(end.activation ? [putNew(tableName, activationItem(end.activation))] : []),
+                ...(end.serving ? [servingPut(tableName, end.serving)] : []),
+              ],
+            }),
+          ),
+        );
+        return ended;
+      } catch (error) {
+        if (failedTransactionItems(error).length > 0 || contendedTransactionItems(error).length > 0) {
+          throw new ConflictError(
+            `Rollout ${rollout.id} is no longer active: it was promoted or rolled back meanwhile. Reload it to see how it ended.`,
+            { cause: error },
+          );
+        }
+        throw error;
+      }
+    },
+
+    async listActive(limit) {
+      const { Items = [] } = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: 'gsi2',
+          KeyConditionExpression: 'gsi2pk = :pk',
+          ExpressionAttributeValues: { ':pk': ACTIVE_ROLLOUTS_PARTITION },
+          Limit: limit,
+        }),
+      );
+      return Items.flatMap((item) => (item.rollout ? [read.rollout(item.rollout)] : []));
+    },
+
+    executionsOfConfiguration(pipelineId, configurationId, window, limit) {
+      const values: Record<string, string> = {
+        ':pk': configurationExecutionsPartition(pipelineId, configurationId),
+      };
+      let range = '';
+      if (window.from !== undefined && window.before !== undefined) {
+        range = ' AND gsi2sk BETWEEN :from AND :before';
+        Object.assign(values, { ':from': window.from, ':before': window.before });
+      } else if (window.from !== undefined) {
+        range = ' AND gsi2sk >= :from';
+        values[':from'] = window.from;
+      } else if (window.before !== undefined) {
+        range = ' AND gsi2sk < :before';
+        values[':before'] = window.before;
+      }
+      return newest<Execution>(
+        {
+          TableName: tableName,
+          IndexName: 'gsi2',
+          KeyConditionExpression: `gsi2pk = :pk${range}`,
+          ExpressionAttributeValues: values,
+        },
+        limit,
+        read.execution,
+      );
+    },
+
+    signalsBetween(pipelineId, from, to, limit) {
+      return newest(
+        {
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: {
+            ':pk': signalsPartition(pipelineId),
+            ':from': from,
+            ':to': `${to}\uffff`,
+          },
+        },
+        limit,
+        read.signal,
+      );
+    },
+
+    async effectMark(pipelineId, configurationIds) {
+      const newestKey = async (input: QueryCommandInput, attribute: string) => {
+        const { Items = [] } = await db.send(
+          new QueryCommand({ ...input, ScanIndexForward: false, Limit: 1, ProjectionExpression: attribute }),
+        );
+        return String(Items[0]?.[attribute] ?? '-');
+      };
+      const marks = await Promise.all([
+        ...configurationIds.map((configurationId) =>
+          newestKey(
+            {
+              TableName: tableName,
+              IndexName: 'gsi2',
+              KeyConditionExpression: 'gsi2pk = :pk',
+              ExpressionAttributeValues: {
+                ':pk': configurationExecutionsPartition(pipelineId, configurationId),
+              },
+            },
+            'gsi2sk',
+          ),
+        ),
+        newestKey(
+          {
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': signalsPartition(pipelineId) },
+          },
+          'sk',
+        ),
+      ]);
+      return marks.join('|');
+    },
+
+    async cachedEffect(pipelineId, runId) {
+      const { Item } = await db.send(
+        new GetCommand({ TableName: tableName, Key: effectCacheKey(pipelineId, runId) }),
+      );
+      if (!Item || typeof Item.mark !== 'string') return null;
+      return { effect: read.effect(Item.effect), mark: Item.mark };
+    },
+
+    async cacheEffect(pipelineId, effect, mark, expiresAtEpoch) {
+      await db.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...effectCacheKey(pipelineId, effect.runId), effect, mark, expiresAtEpoch },
+        }),
+      );
+    },
+
+    async activationOfRun(pipelineId, activatedAt, runId) {
+      const activations = await newest<Activation>(
+        {
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: {
+            ':pk': pipelinePartition(pipelineId),
+            ':prefix': `${ACTIVATION_PREFIX}${activatedAt}#`,
+          },
+        },
+        10,
+        read.activation,
+      );
+      return activations.find((activation) => activation.synthesisRunId === runId) ?? null;
+    },
+  };
+}
