@@ -3,7 +3,12 @@ import { effectSchema, runIdSchema } from '../core/schemas.ts';
 import { makeGetEffect } from '../core/use-cases/rollouts.ts';
 import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';
-import { rolloutRepositoryFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
+import {
+  pipelineRepositoryFromEnv,
+  rolloutRepositoryFromEnv,
+  runRepositoryFromEnv,
+  teamSettingsStoreFromEnv,
+} from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const getSynthesisRunEffect = defineOperation({
@@ -25,6 +30,8 @@ export const handler = /* @__PURE__ */ operationHandler(getSynthesisRunEffect, (
     runs: runRepositoryFromEnv(),
     rollouts: rolloutRepositoryFromEnv(),
     clock: systemClock,
+    pipelines: pipelineRepositoryFromEnv(),
+    settings: teamSettingsStoreFromEnv(),
   });
   return async ({ principal, params }) => ({ body: await effect(principal, params.id) });
 });

@@ -14,6 +14,7 @@ import {
   configurationSchema,
   executionSchema,
   pipelineSchema,
+  rolloutSchema,
   signalSchema,
   synthesisRunSchema,
 } from '../core/schemas.ts';
@@ -23,6 +24,7 @@ import {
   executionsPartition,
   pipelineKey,
   pipelinePartition,
+  ROLLOUT_PREFIX,
   signalsPartition,
 } from './keys.ts';
 import type { DeletionTables } from './pipeline-deletion.ts';
@@ -109,6 +111,7 @@ export const EXPORT_PARTS: readonly ExportPart[] = [
   },
   dataPart('configuration', configurationSchema, pipelinePartition, { prefix: CONFIGURATION_PREFIX }),
   dataPart('activation', activationSchema, pipelinePartition, { prefix: ACTIVATION_PREFIX }),
+  dataPart('rollout', rolloutSchema, pipelinePartition, { prefix: ROLLOUT_PREFIX }),
   dataPart('signal', signalSchema, signalsPartition, { since: (window) => window.signalsSince }),
   dataPart('execution', executionSchema, executionsPartition, { since: (window) => window.executionsSince }),
   {

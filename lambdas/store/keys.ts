@@ -108,10 +108,12 @@ export const servingKey = (pipelineId: string): ItemKey => ({
   sk: 'SERVING',
 });
 
-/** A run's last measured effect, kept in its pipeline's partition (deleted and exported with it). */
+/** A run's last measured effect, kept in its pipeline's partition (deleted with it). */
+export const EFFECT_PREFIX = 'EFFECT#';
+
 export const effectCacheKey = (pipelineId: string, runId: string): ItemKey => ({
   pk: pipelinePartition(pipelineId),
-  sk: `EFFECT#${runId}`,
+  sk: `${EFFECT_PREFIX}${runId}`,
 });
 
 /** The gsi2 partition listing pipelines with an active rollout (only their pipeline items carry it). */

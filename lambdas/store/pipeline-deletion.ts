@@ -29,6 +29,7 @@ import {
   APPROVAL_RULES_SORT_KEY,
   CONFIGURATION_PREFIX,
   deletionKey,
+  EFFECT_PREFIX,
   evaluationPartition,
   evidencePartition,
   executionIdsPartition,
@@ -38,6 +39,8 @@ import {
   pipelineIdempotencyPartition,
   pipelineKey,
   pipelinePartition,
+  ROLLOUT_PREFIX,
+  servingKey,
   signalIdsPartition,
   signalsPartition,
 } from './keys.ts';
@@ -265,6 +268,8 @@ export const REMOVALS: readonly RemovalKind[] = [
   partitionRemoval('activations', 'activations', pipelinePartition, ACTIVATION_PREFIX),
   partitionRemoval('configurations', 'configurations', pipelinePartition, CONFIGURATION_PREFIX),
   partitionRemoval('approval rules', null, pipelinePartition, APPROVAL_RULES_SORT_KEY),
+  partitionRemoval('rollouts', 'rollouts', pipelinePartition, ROLLOUT_PREFIX),
+  partitionRemoval('kept effects', null, pipelinePartition, EFFECT_PREFIX),
   idempotencyRemoval,
 ];
 
@@ -387,12 +392,16 @@ export function makeDeletionStore(
                 Update: {
                   TableName: tables.data,
                   Key: pipelineKey(receipt.pipelineId),
-                  // Out of the team's list and hidden from every read at once; removed by the job's end.
-                  UpdateExpression: 'SET deletedAt = :at, deletionId = :id REMOVE gsi1pk, gsi1sk',
+                  // Out of the team's list, off the active rollouts' index and hidden from every read
+                  // at once; removed by the job's end.
+                  UpdateExpression:
+                    'SET deletedAt = :at, deletionId = :id REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk',
                   ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
                   ExpressionAttributeValues: { ':at': receipt.requestedAt, ':id': receipt.id },
                 },
               },
+              // Serving answers 404 from this moment: its one GetItem finds nothing.
+              { Delete: { TableName: tables.data, Key: servingKey(receipt.pipelineId) } },
               putNew(tables.data, {
                 ...deletionKey(receipt.id),
                 ...pendingDeletionIndexKey(receipt),

@@ -86,7 +86,7 @@ export function activatePipelineUpdate(tableName: string, activation: Activation
       Key: pipelineKey(activation.pipelineId),
       UpdateExpression: 'SET activeConfigurationId = :next',
       // No rollout may be running: its base would no longer be what the other arm serves.
-      ConditionExpression: `activeConfigurationId = :previous AND ${NO_ACTIVE_ROLLOUT}`,
+      ConditionExpression: `activeConfigurationId = :previous AND ${NO_ACTIVE_ROLLOUT} AND attribute_not_exists(deletedAt)`,
       ExpressionAttributeNames: { '#rollout': 'rollout' },
       ExpressionAttributeValues: {
         ':next': activation.configurationId,

@@ -75,7 +75,7 @@ export function approvalDataItems(tableName: string, plan: ApprovalPlan) {
           TableName: tableName,
           Key: pipelineKey(rollout.pipelineId),
           UpdateExpression: 'SET #rollout = :rollout, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk',
-          ConditionExpression: `activeConfigurationId = :base AND ${NO_ACTIVE_ROLLOUT}`,
+          ConditionExpression: `activeConfigurationId = :base AND ${NO_ACTIVE_ROLLOUT} AND attribute_not_exists(deletedAt)`,
           ExpressionAttributeNames: { '#rollout': 'rollout' },
           ExpressionAttributeValues: {
             ':rollout': rollout,
@@ -200,7 +200,8 @@ export function makeRolloutRepository(db: DynamoDBDocumentClient, tableName: str
                     TableName: tableName,
                     Key: pipelineKey(rollout.pipelineId),
                     UpdateExpression: `SET #rollout = :none${promote ? ', activeConfigurationId = :candidate' : ''} REMOVE gsi2pk, gsi2sk`,
-                    ConditionExpression: `#rollout.#id = :id${promote ? ' AND activeConfigurationId = :base' : ''}`,
+                    // A pipeline being deleted keeps its rollout as it is: nothing of it is written again.
+                    ConditionExpression: `#rollout.#id = :id AND attribute_not_exists(deletedAt)${promote ? ' AND activeConfigurationId = :base' : ''}`,
                     ExpressionAttributeNames: { '#rollout': 'rollout', '#id': 'id' },
                     ExpressionAttributeValues: {
                       ':none': null,

@@ -4,6 +4,7 @@
  */
 
 import { ConflictError, NotFoundError } from '../errors.ts';
+import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import type { Clock, IdGenerator, PipelineRepository, RolloutRepository, RunRepository } from '../ports.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
 import {
@@ -182,8 +183,9 @@ async function measureRollout(
   rollout: Rollout,
   slotIds: string[],
   until: string,
+  since: Since = NO_WINDOW,
 ) {
-  const window = { from: rollout.startedAt, before: rollout.endedAt ?? undefined };
+  const window = { from: later(rollout.startedAt, since.executions), before: rollout.endedAt ?? undefined };
   const [base, applied] = await Promise.all([
     rollouts.executionsOfConfiguration(
       rollout.pipelineId,
@@ -198,9 +200,17 @@ async function measureRollout(
       EFFECT_ARM_LIMIT,
     ),
   ]);
-  const signals = await signalsOf(rollouts, rollout.pipelineId, [...base, ...applied], until);
+  const signals = await signalsOf(rollouts, rollout.pipelineId, [...base, ...applied], until, since);
   return measureEffect({ base, applied, signals, slotIds, minExecutions: rollout.minExecutions });
 }
+
+/** Where the team's retention windows begin: records older are never read. */
+interface Since {
+  signals: string;
+  executions: string;
+}
+const NO_WINDOW: Since = { signals: '', executions: '' };
+const later = (a: string, b: string) => (a > b ? a : b);
 
 /** The signals within the executions' time span (bounded): measureEffect keeps those citing an arm's execution. */
 async function signalsOf(
@@ -208,10 +218,11 @@ async function signalsOf(
   pipelineId: string,
   executions: Execution[],
   until: string,
+  since: Since,
 ) {
   if (executions.length === 0) return [];
   const times = executions.map((execution) => execution.startedAt).sort();
-  const from = times[0] as string;
+  const from = later(times[0] as string, since.signals);
   const newest = times.at(-1) as string;
   return rollouts.signalsBetween(pipelineId, from, newest > until ? newest : until, EFFECT_SIGNAL_LIMIT);
 }
@@ -220,10 +231,26 @@ async function signalsOf(
 /** How long a measured effect is kept for reuse while nothing new was recorded (seconds, TTL). */
 export const EFFECT_CACHE_SECONDS = 3_600;
 
-export function makeGetEffect({ runs, rollouts, clock }: Pick<RolloutDeps, 'runs' | 'rollouts' | 'clock'>) {
-  const getRun = makeGetSynthesisRun({ runs });
+export function makeGetEffect({
+  runs,
+  rollouts,
+  clock,
+  pipelines,
+  settings,
+}: Pick<RolloutDeps, 'runs' | 'rollouts' | 'clock'> & {
+  /** With it, a run of a deleted pipeline is a 404. */
+  pipelines?: PipelineRepository;
+  /** With it, signals and executions outside the team's retention windows are never read. */
+  settings?: TeamSettingsStore;
+}) {
+  const getRun = makeGetSynthesisRun({ runs, ...(pipelines ? { pipelines } : {}) });
   return async (principal: Principal, runId: string): Promise<Effect> => {
     const run = await getRun(principal, runId);
+    const since: Since = settings
+      ? ((window) => ({ signals: window.signalsSince, executions: window.executionsSince }))(
+          retentionWindow(await settings.get(run.teamId), clock.now()),
+        )
+      : NO_WINDOW;
     if (run.status !== 'approved' || !run.approvedAt) {
       throw new ConflictError(`The run is ${run.status}; only an approved run has an effect to measure.`);
     }
@@ -241,6 +268,7 @@ export function makeGetEffect({ runs, rollouts, clock }: Pick<RolloutDeps, 'runs
       rollouts,
       { ...run, approvedAt: run.approvedAt },
       new Date(now).toISOString(),
+      since,
     );
     const measured = idsOf(effect);
     const sameIds = measured.every((id, index) => id === ids[index]);
@@ -256,6 +284,7 @@ async function measureRun(
   rollouts: RolloutRepository,
   run: SynthesisRun & { approvedAt: string },
   measuredAt: string,
+  since: Since,
 ): Promise<Effect> {
   {
     const slotIds = touchedSlots(run);
@@ -272,7 +301,7 @@ async function measureRun(
         rolloutId: rollout.id,
         baseConfigurationId: rollout.baseConfigurationId,
         appliedConfigurationId: rollout.candidateConfigurationId,
-        ...(await measureRollout(rollouts, rollout, slotIds, measuredAt)),
+        ...(await measureRollout(rollouts, rollout, slotIds, measuredAt, since)),
         minExecutions: rollout.minExecutions,
         measuredAt,
       };
@@ -286,12 +315,17 @@ async function measureRun(
       rollouts.executionsOfConfiguration(
         run.pipelineId,
         baseId,
-        { before: run.approvedAt },
+        { before: run.approvedAt, from: since.executions || undefined },
         EFFECT_ARM_LIMIT,
       ),
-      rollouts.executionsOfConfiguration(run.pipelineId, applied, { from: run.approvedAt }, EFFECT_ARM_LIMIT),
+      rollouts.executionsOfConfiguration(
+        run.pipelineId,
+        applied,
+        { from: later(run.approvedAt, since.executions) },
+        EFFECT_ARM_LIMIT,
+      ),
     ]);
-    const signals = await signalsOf(rollouts, run.pipelineId, [...base, ...after], measuredAt);
+    const signals = await signalsOf(rollouts, run.pipelineId, [...base, ...after], measuredAt, since);
     return {
       runId: run.id,
       mode: 'before_after',
