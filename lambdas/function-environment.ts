@@ -22,10 +22,11 @@ export interface EnvironmentSources {
   readonly synthesisRunsPerTeamPerHour?: number;
 }
 
-const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth'> = {
+const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth' | 'events'> = {
   Runs: 'runs',
   Data: 'data',
   Auth: 'auth',
+  Events: 'events',
 };
 
 /** The variables of one function with `access`; throws when a source it needs is missing. */

@@ -10,6 +10,8 @@ export interface FunctionAccess {
   runs?: TableAccess;
   data?: TableAccess;
   auth?: TableAccess;
+  /** The events table (outbox and audit log): 'readWrite' to write events with changes. */
+  events?: TableAccess;
   /** Sends synthesis jobs to the queue. */
   sendJobs?: boolean;
   /**
@@ -67,7 +69,7 @@ export const QUEUE_VISIBILITY_TIMEOUT_SECONDS = 6 * WORKER_TIMEOUT_SECONDS;
 
 export const SYNTHESIS_WORKER = {
   entry: 'process-synthesis-jobs',
-  access: { runs: 'readWrite', data: 'readWrite', consumesJobs: true, callsModel: true },
+  access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite', consumesJobs: true, callsModel: true },
   timeoutSeconds: WORKER_TIMEOUT_SECONDS,
   memoryMb: 512,
   // maxConcurrency bounds the concurrent model calls (and the Anthropic rate limit they share).
@@ -78,7 +80,7 @@ export const SYNTHESIS_WORKER = {
 export const DEAD_LETTER_HANDLER_TIMEOUT_SECONDS = 30;
 export const DEAD_LETTER_HANDLER = {
   entry: 'fail-dead-synthesis-jobs',
-  access: { runs: 'readWrite' },
+  access: { runs: 'readWrite', events: 'readWrite' },
   timeoutSeconds: DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
   eventSource: { batchSize: 10 },
 } satisfies FunctionDefinition;
@@ -86,7 +88,7 @@ export const DEAD_LETTER_HANDLER = {
 /** On a schedule: fails runs left pending or generating past STUCK_RUN_AFTER_SECONDS. */
 export const RUN_SWEEPER = {
   entry: 'sweep-stuck-runs',
-  access: { runs: 'readWrite' },
+  access: { runs: 'readWrite', events: 'readWrite' },
   timeoutSeconds: 60,
   scheduleMinutes: 5,
 } satisfies FunctionDefinition & { scheduleMinutes: number };

@@ -69,10 +69,11 @@ export interface ServiceFunctionProps {
   readonly onDemandParts?: Readonly<Record<string, string>>;
 }
 
-const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth'> = {
+const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth' | 'events'> = {
   Runs: 'runs',
   Data: 'data',
   Auth: 'auth',
+  Events: 'events',
 };
 
 /**

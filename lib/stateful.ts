@@ -4,6 +4,7 @@ import {
   AttributeType,
   BillingMode,
   ProjectionType,
+  StreamViewType,
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
@@ -120,6 +121,7 @@ function createTable(scope: Construct, definition: TableDefinition, stage: Stage
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     encryption: TableEncryption.AWS_MANAGED,
     timeToLiveAttribute: definition.timeToLiveAttribute,
+    stream: definition.stream === 'NEW_IMAGE' ? StreamViewType.NEW_IMAGE : undefined,
     deletionProtection: stage.deletionProtection,
     removalPolicy: stage.removalPolicy,
   });

@@ -111,7 +111,12 @@ const TABLE_PREFIX = 'local-';
 const FUNCTION_CACHE_DIR = path.join(REPO_ROOT, 'node_modules', '.cache', 'pipeline-synthesis', 'functions');
 
 function localTableNames(): TableNames {
-  return { Runs: `${TABLE_PREFIX}Runs`, Data: `${TABLE_PREFIX}Data`, Auth: `${TABLE_PREFIX}Auth` };
+  return {
+    Runs: `${TABLE_PREFIX}Runs`,
+    Data: `${TABLE_PREFIX}Data`,
+    Auth: `${TABLE_PREFIX}Auth`,
+    Events: `${TABLE_PREFIX}Events`,
+  };
 }
 
 /** The developer's ANTHROPIC_* settings, for the function that calls the model. */
@@ -362,7 +367,11 @@ function seedDatabase(
   tables: TableNames,
   passwords: SeedPassword[],
 ): Promise<SeedTeam[]> {
-  return seedLocalData(createDocumentClient(client), { data: tables.Data, auth: tables.Auth }, passwords);
+  return seedLocalData(
+    createDocumentClient(client),
+    { data: tables.Data, auth: tables.Auth, events: tables.Events },
+    passwords,
+  );
 }
 
 /** `<stateDir>/seed.json`: the URLs and the seeded teams' credentials, readable by its owner only. */

@@ -3,6 +3,7 @@
  * repository speaks in the records of core/schemas.ts.
  */
 import type { SpentUsage } from './errors.ts';
+import type { DomainEvent } from './events.ts';
 import type {
   Activation,
   Change,
@@ -50,6 +51,8 @@ export interface RunRepository {
     run: SynthesisRun,
     proposed: Omit<Configuration, 'version'>,
     leaseStartedAt: string,
+    /** synthesis_run.generated, written in the same transaction. */
+    event: DomainEvent,
   ): Promise<SynthesisRun>;
   /**
    * generating → pending with `retryReason`: releases this attempt's lease (only if it still holds
@@ -65,7 +68,9 @@ export interface RunRepository {
     at: string,
     from: SynthesisRun['status'][],
     /** What a model call that ended in failure cost, when one was made. */
-    usage?: SynthesisUsage,
+    usage: SynthesisUsage | undefined,
+    /** synthesis_run.failed, written only if the run is failed now (same transaction). */
+    event: DomainEvent,
   ): Promise<SynthesisRun | null>;
   /** A pipeline's runs, newest first, optionally only those in one status. */
   listByPipeline(
@@ -82,9 +87,15 @@ export interface RunRepository {
     run: SynthesisRun,
     decision: { at: string; by: string },
     activation: Activation,
+    /** synthesis_run.approved and configuration.activated, written in the same transaction. */
+    events: DomainEvent[],
   ): Promise<SynthesisRun>;
-  /** generated → rejected; any other status is a ConflictError naming it. */
-  reject(runId: string, decision: { at: string; by: string; reason: string | null }): Promise<SynthesisRun>;
+  /** generated → rejected; any other status is a ConflictError naming it. Writes `event` with it. */
+  reject(
+    run: SynthesisRun,
+    decision: { at: string; by: string; reason: string | null },
+    event: DomainEvent,
+  ): Promise<SynthesisRun>;
 }
 
 /** What a claim found. */
@@ -138,7 +149,7 @@ export interface PipelineRepository {
    * Makes `activation.configurationId` active, on the condition that the active one is still
    * `activation.previousConfigurationId`; records the activation. A ConflictError otherwise.
    */
-  activateConfiguration(activation: Activation): Promise<void>;
+  activateConfiguration(activation: Activation, event: DomainEvent): Promise<void>;
   /** The pipeline's activations, newest first. */
   listActivations(pipelineId: string, page: PageRequest): Promise<Page<Activation>>;
 }

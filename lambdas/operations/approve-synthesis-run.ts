@@ -11,7 +11,7 @@ export const approveSynthesisRun = defineOperation({
   method: 'POST',
   path: '/synthesis-runs/{id}/approve',
   summary: 'Approve a generated run: its proposal becomes the active configuration, atomically.',
-  access: { runs: 'readWrite', data: 'readWrite' },
+  access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite' },
   params: { id: runIdSchema },
   response: { status: 200, schema: synthesisRunSchema },
   errors: [404, 409],

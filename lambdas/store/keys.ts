@@ -209,3 +209,27 @@ export const magicLinkKey = (tokenHash: string): ItemKey => ({
 });
 
 export const attemptsKey = (key: string): ItemKey => ({ pk: `ATTEMPTS#${key}`, sk: 'ATTEMPTS' });
+
+/*
+ * Events table: the outbox and the audit log (store/events.ts).
+ *   event    pk TEAM#<teamId>#EVENTS   sk <timestamp>#<eventId>   gsi1 PIPELINE#<pipelineId>#EVENTS / <timestamp>#<eventId>
+ * A team's partition newest first is its audit log; the index narrows it to one pipeline.
+ */
+
+export const teamEventsPartition = (teamId: string) => `TEAM#${teamId}#EVENTS`;
+
+export const pipelineEventsPartition = (pipelineId: string) => `PIPELINE#${pipelineId}#EVENTS`;
+
+export const eventKey = (event: { id: string; timestamp: string; data: { teamId: string } }): ItemKey => ({
+  pk: teamEventsPartition(event.data.teamId),
+  sk: `${event.timestamp}#${event.id}`,
+});
+
+export const eventIndexKey = (event: {
+  id: string;
+  timestamp: string;
+  data: { pipelineId?: string | undefined };
+}): IndexKey | Record<string, never> =>
+  event.data.pipelineId
+    ? { gsi1pk: pipelineEventsPartition(event.data.pipelineId), gsi1sk: `${event.timestamp}#${event.id}` }
+    : {};

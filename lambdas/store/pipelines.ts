@@ -9,6 +9,7 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../core/errors.ts';
+import type { DomainEvent } from '../core/events.ts';
 import type { PageRequest, PipelineRepository } from '../core/ports.ts';
 import {
   type Activation,
@@ -23,6 +24,7 @@ import {
   signalSchema,
 } from '../core/schemas.ts';
 import { contendedTransactionItems, failedTransactionItems, putNew, refusingTooLarge } from './conditions.ts';
+import { eventPut } from './events.ts';
 import { itemReader } from './items.ts';
 import {
   ACTIVATION_PREFIX,
@@ -108,12 +110,18 @@ function pipelineReaders() {
 interface PipelineTable {
   db: DynamoDBDocumentClient;
   tableName: string;
+  /** The events table, for the changes that write an event (activations). */
+  eventsTable: string | undefined;
   read: ReturnType<typeof pipelineReaders>;
 }
 
 /** DynamoDB adapter of PipelineRepository. */
-export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: string): PipelineRepository {
-  const table: PipelineTable = { db, tableName, read: pipelineReaders() };
+export function makePipelineRepository(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  eventsTable?: string,
+): PipelineRepository {
+  const table: PipelineTable = { db, tableName, eventsTable, read: pipelineReaders() };
   const { read } = table;
   return {
     createPipeline: (pipeline, configuration) => createPipeline(table, pipeline, configuration),
@@ -122,7 +130,7 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
     getConfiguration: (pipelineId, configurationId) => getConfiguration(table, pipelineId, configurationId),
     recordSignals: (signals) => recordAllNew(table, signals.map(newSignal), 'signal'),
     recordExecutions: (executions) => recordAllNew(table, executions.map(newExecution), 'execution'),
-    activateConfiguration: (activation) => activateConfiguration(table, activation),
+    activateConfiguration: (activation, event) => activateConfiguration(table, activation, event),
     listActivations: (pipelineId, page) => listActivations(table, pipelineId, page),
     recentSignals: (pipelineId, limit) => newest(table, signalsPartition(pipelineId), limit, read.signal),
     recentExecutions: (pipelineId, limit) =>
@@ -287,9 +295,11 @@ async function getConfiguration(
 }
 
 async function activateConfiguration(
-  { db, tableName }: PipelineTable,
+  { db, tableName, eventsTable }: PipelineTable,
   activation: Activation,
+  event: DomainEvent,
 ): Promise<void> {
+  if (!eventsTable) throw new Error('The pipeline repository was built without the events table.');
   try {
     await db.send(
       new TransactWriteCommand({
@@ -303,6 +313,7 @@ async function activateConfiguration(
             },
           },
           putNew(tableName, activationItem(activation)),
+          eventPut(eventsTable, event),
         ],
       }),
     );

@@ -543,7 +543,7 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
         credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       }),
     );
-    await makeAuthRepository(db, 'local-Auth').putMembership({
+    await makeAuthRepository(db, 'local-Auth', 'local-Events').putMembership({
       userId: me.user.id,
       teamId: other.teamId,
       role: 'viewer',

@@ -60,7 +60,7 @@ interface FunctionUnderTest {
   memorySize: number;
 }
 
-const ACCESS_KEY = { Runs: 'runs', Data: 'data', Auth: 'auth' } as const;
+const ACCESS_KEY = { Runs: 'runs', Data: 'data', Auth: 'auth', Events: 'events' } as const;
 const DEFAULT_MEMORY_MB = 256;
 const WRITE_ACTIONS = [
   'dynamodb:PutItem',
@@ -361,7 +361,7 @@ describe('functions', () => {
   it('matches the local stack: every function gets the same variables there, with local stand-ins', () => {
     const local = localFunctions(
       {
-        tableNames: { Runs: 'r', Data: 'd', Auth: 'a' },
+        tableNames: { Runs: 'r', Data: 'd', Auth: 'a', Events: 'e' },
         synthesisQueueUrl: 'http://127.0.0.1:1/000000000000/q',
         sessionSecret: { SESSION_SECRET: 'k' },
         email: { EMAIL_FROM: 'f', APP_URL: 'http://127.0.0.1:1', EMAIL_OUTBOX_DIR: '/tmp/outbox' },

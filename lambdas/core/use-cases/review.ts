@@ -1,6 +1,7 @@
 /* The reviewer's use cases: approve or reject a generated run, list runs, activate or roll back
    a configuration, list activations and show a run's settings diff. */
 import { ConflictError, NotFoundError } from '../errors.ts';
+import { type Actor, actorOf, type DomainEvent, newEvent, runEvent } from '../events.ts';
 import type { Clock, IdGenerator, PageRequest, PipelineRepository, RunRepository } from '../ports.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
 import type { Activation, Configuration, RunStatus, Slot, SynthesisRun } from '../schemas.ts';
@@ -12,6 +13,21 @@ export interface ReviewDeps {
   pipelines: PipelineRepository;
   clock: Clock;
   ids: IdGenerator;
+}
+
+/** configuration.activated for `activation`, in the pipeline's team. */
+function activatedEvent(teamId: string, activation: Activation, actor: Actor): DomainEvent {
+  return newEvent(
+    'configuration.activated',
+    {
+      teamId,
+      pipelineId: activation.pipelineId,
+      configurationId: activation.configurationId,
+      ...(activation.synthesisRunId ? { runId: activation.synthesisRunId } : {}),
+      actor,
+    },
+    { at: activation.activatedAt, key: activation.id },
+  );
 }
 
 async function loadConfiguration(pipelines: PipelineRepository, pipelineId: string, configurationId: string) {
@@ -51,7 +67,11 @@ export function makeApproveRun({ runs, pipelines, clock, ids }: ReviewDeps) {
       activatedAt: at,
       activatedBy: principal.userId,
     };
-    return runs.approve(run, { at, by: principal.userId }, activation);
+    const actor = actorOf(principal);
+    return runs.approve(run, { at, by: principal.userId }, activation, [
+      runEvent(run, 'approved', at, actor, { configurationId: proposed.id }),
+      activatedEvent(run.teamId, activation, actor),
+    ]);
   };
 }
 
@@ -65,11 +85,12 @@ export function makeRejectRun({ runs, clock }: Pick<ReviewDeps, 'runs' | 'clock'
     if (run.status !== 'generated') {
       throw new ConflictError(`The run is ${run.status}; only a generated run can be rejected.`);
     }
-    return runs.reject(run.id, {
-      at: clock.now().toISOString(),
-      by: principal.userId,
-      reason: reason ?? null,
-    });
+    const at = clock.now().toISOString();
+    return runs.reject(
+      run,
+      { at, by: principal.userId, reason: reason ?? null },
+      runEvent(run, 'rejected', at, actorOf(principal)),
+    );
   };
 }
 
@@ -126,7 +147,10 @@ export function makeActivateConfiguration({ runs, pipelines, clock, ids }: Revie
       activatedAt: clock.now().toISOString(),
       activatedBy: principal.userId,
     };
-    await pipelines.activateConfiguration(activation);
+    await pipelines.activateConfiguration(
+      activation,
+      activatedEvent(pipeline.teamId, activation, actorOf(principal)),
+    );
     return activation;
   };
 }
