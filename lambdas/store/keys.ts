@@ -233,3 +233,31 @@ export const eventIndexKey = (event: {
   event.data.pipelineId
     ? { gsi1pk: pipelineEventsPartition(event.data.pipelineId), gsi1sk: `${event.timestamp}#${event.id}` }
     : {};
+
+/*
+ * Webhooks, in the data table (store/webhooks.ts):
+ *   webhook        pk TEAM#<teamId>#WEBHOOKS            sk WEBHOOK#<webhookId>
+ *   webhook count  pk TEAM#<teamId>#WEBHOOKS            sk COUNT            (the per-team limit)
+ *   delivery       pk WEBHOOK#<webhookId>#DELIVERIES    sk <attemptedAt>#<deliveryId>   (TTL 30 days)
+ */
+
+export const teamWebhooksPartition = (teamId: string) => `TEAM#${teamId}#WEBHOOKS`;
+
+export const WEBHOOK_PREFIX = 'WEBHOOK#';
+
+export const webhookKey = (teamId: string, webhookId: string): ItemKey => ({
+  pk: teamWebhooksPartition(teamId),
+  sk: `${WEBHOOK_PREFIX}${webhookId}`,
+});
+
+export const webhookCountKey = (teamId: string): ItemKey => ({
+  pk: teamWebhooksPartition(teamId),
+  sk: 'COUNT',
+});
+
+export const webhookDeliveriesPartition = (webhookId: string) => `WEBHOOK#${webhookId}#DELIVERIES`;
+
+export const deliveryKey = (delivery: { webhookId: string; attemptedAt: string; id: string }): ItemKey => ({
+  pk: webhookDeliveriesPartition(delivery.webhookId),
+  sk: `${delivery.attemptedAt}#${delivery.id}`,
+});
