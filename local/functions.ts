@@ -10,10 +10,12 @@ import {
   AUTHORIZER,
   DEAD_LETTER_HANDLER,
   DEFAULT_MEMORY_MB,
+  EVENT_DELIVERER,
   type FunctionDefinition,
   HTTP_FUNCTION_TIMEOUT_SECONDS,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
+  WEBHOOK_DELIVERER,
 } from '../lambdas/functions.ts';
 import { type HttpMethod, moduleOf } from '../lambdas/operations/declaration.ts';
 import { operationFunctions } from '../lambdas/operations/functions.ts';
@@ -67,7 +69,14 @@ export function localFunctions(
   platform: LocalPlatform,
   maxEnvironments = LOCAL_MAX_ENVIRONMENTS,
 ): Map<string, LocalFunctionDefinition> {
-  const handlers: FunctionDefinition[] = [AUTHORIZER, SYNTHESIS_WORKER, DEAD_LETTER_HANDLER, RUN_SWEEPER];
+  const handlers: FunctionDefinition[] = [
+    AUTHORIZER,
+    SYNTHESIS_WORKER,
+    DEAD_LETTER_HANDLER,
+    RUN_SWEEPER,
+    EVENT_DELIVERER,
+    WEBHOOK_DELIVERER,
+  ];
   const common = platformEnvironment(platform);
   const handlerFunctions = handlers.map(
     (definition): LocalFunctionDefinition => ({
@@ -76,10 +85,12 @@ export function localFunctions(
       environment: { ...common, ...accessEnvironment(definition.access, sources) },
       timeoutMs: (definition.timeoutSeconds ?? HTTP_FUNCTION_TIMEOUT_SECONDS) * 1000,
       memoryMb: definition.memoryMb ?? DEFAULT_MEMORY_MB,
-      // An SQS event source scales to at least 2 concurrent invocations.
-      maxEnvironments: definition.eventSource
-        ? (definition.eventSource.maxConcurrency ?? 2)
-        : maxEnvironments,
+      // An SQS event source scales to at least 2 concurrent invocations; a stream shard is read by one.
+      maxEnvironments: definition.streamSource
+        ? 1
+        : definition.eventSource
+          ? (definition.eventSource.maxConcurrency ?? 2)
+          : maxEnvironments,
     }),
   );
   const apiFunctions = operationFunctions(OPERATIONS).map(

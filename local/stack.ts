@@ -12,9 +12,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   AUTHORIZER,
   DEAD_LETTER_HANDLER,
+  EVENT_DELIVERER,
   MAX_RECEIVE_COUNT,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
+  WEBHOOK_DELIVERER,
+  WEBHOOK_MAX_RECEIVE_COUNT,
+  WEBHOOK_QUEUE_VISIBILITY_TIMEOUT_SECONDS,
 } from '../lambdas/functions.ts';
 import { type AbuseLimits, limitsFrom } from '../lambdas/limits.ts';
 import { createDocumentClient } from '../lambdas/wiring/aws.ts';
@@ -32,6 +36,7 @@ import { LocalFunction } from './runtime/lambda-function.ts';
 import { type FunctionNode, functionNode } from './runtime/node.ts';
 import { startSchedule } from './scheduler.ts';
 import { type EarlyStarts, type SeedPassword, type SeedTeam, seedLocalData, startEarly } from './seed.ts';
+import { startStreamSource } from './streams/stream-source.ts';
 
 export interface LocalStackOptions {
   port?: number;
@@ -204,6 +209,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       credentials: LOCAL_CREDENTIALS,
     });
     const tables = await timed('tables', () => createTables(client, TABLE_PREFIX));
+    // The outbox's stream exists once its table does: read it as Lambda's event source mapping would.
+    const deliverer = functions.get(EVENT_DELIVERER.entry);
+    if (deliverer === undefined) throw new Error(`No local function for ${EVENT_DELIVERER.entry}`);
+    const eventStream = await startStreamSource({
+      client,
+      tableName: tables.Events,
+      batchSize: EVENT_DELIVERER.streamSource.batchSize,
+      region: REGION,
+      invoke: (event) => deliverer.invoke(event),
+      log,
+    });
+    stops.push(() => eventStream.stop());
     const passwords = await passwordsHashing;
     const teams = await timed('seed', () => seedDatabase(client, tables, passwords));
     await writeSeedFile(stateDir, { apiUrl: gateway.url, dynamodbEndpoint: dynamodb.endpoint, teams });
@@ -228,7 +245,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 interface LocalQueues {
   jobs: LocalQueue;
   deadLetters: LocalQueue;
-  /** Both queues behind the SQS protocol, for the functions' SDK clients. */
+  /** Webhook deliveries and their DLQ. */
+  webhooks: LocalQueue;
+  webhookDeadLetters: LocalQueue;
+  /** Every queue behind the SQS protocol, for the functions' SDK clients. */
   sqs: SqsEndpoint;
 }
 
@@ -243,8 +263,26 @@ async function startQueues(options: LocalStackOptions): Promise<LocalQueues> {
     maxReceiveCount: MAX_RECEIVE_COUNT,
     ...(options.visibilityTimeoutMs ? { visibilityTimeoutMs: options.visibilityTimeoutMs } : {}),
   });
-  const sqs = await startSqsEndpoint({ [jobs.name]: jobs, [deadLetters.name]: deadLetters });
-  return { jobs, deadLetters, sqs };
+  const webhookDeadLetters = new LocalQueue({
+    name: 'webhook-deliveries-dlq',
+    region: REGION,
+    accountId: ACCOUNT_ID,
+  });
+  const webhooks = new LocalQueue({
+    name: 'webhook-deliveries',
+    region: REGION,
+    accountId: ACCOUNT_ID,
+    deadLetterQueue: webhookDeadLetters,
+    maxReceiveCount: WEBHOOK_MAX_RECEIVE_COUNT,
+    visibilityTimeoutMs: WEBHOOK_QUEUE_VISIBILITY_TIMEOUT_SECONDS * 1000,
+  });
+  const sqs = await startSqsEndpoint({
+    [jobs.name]: jobs,
+    [deadLetters.name]: deadLetters,
+    [webhooks.name]: webhooks,
+    [webhookDeadLetters.name]: webhookDeadLetters,
+  });
+  return { jobs, deadLetters, webhooks, webhookDeadLetters, sqs };
 }
 
 /** Every function with the environment the CDK stack gives it, local endpoints in place of AWS's. */
@@ -274,6 +312,13 @@ function functionDefinitions(settings: {
         ? { defaultSynthesisHandler: process.env.DEFAULT_SYNTHESIS_HANDLER }
         : {}),
       synthesisRunsPerTeamPerHour: limits.synthesisRunsPerTeamPerHour,
+      // No EventBridge locally: no EVENT_BUS_NAME, the deliverer skips the put (README).
+      webhooks: {
+        queueUrl: queues.sqs.queueUrl(queues.webhooks.name),
+        // On AWS the key comes from Secrets Manager; locally a fresh one per start.
+        secretKey: { WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url') },
+        allowLocalUrls: true,
+      },
     },
     {
       region: REGION,
@@ -329,7 +374,7 @@ function startTriggers(
   log: (line: string) => void,
   stops: Array<() => Promise<unknown>>,
 ): void {
-  const { jobs, deadLetters } = queues;
+  const { jobs, deadLetters, webhooks } = queues;
   const functionOf = (entry: string) => {
     const fn = functions.get(entry);
     if (fn === undefined) throw new Error(`No local function for ${entry}`);
@@ -340,6 +385,7 @@ function startTriggers(
   for (const [queue, definition] of [
     [jobs, SYNTHESIS_WORKER],
     [deadLetters, DEAD_LETTER_HANDLER],
+    [webhooks, WEBHOOK_DELIVERER],
   ] as const) {
     const fn = functionOf(definition.entry);
     const source = startEventSource(queue, (event) => fn.invoke(event), {

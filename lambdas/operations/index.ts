@@ -8,7 +8,9 @@ import { approveSynthesisRun } from './approve-synthesis-run.ts';
 import { changePassword } from './change-password.ts';
 import { createApiToken } from './create-api-token.ts';
 import { createPipeline } from './create-pipeline.ts';
+import { createWebhook } from './create-webhook.ts';
 import type { OperationDeclaration } from './declaration.ts';
+import { deleteWebhook } from './delete-webhook.ts';
 import { getConfiguration } from './get-configuration.ts';
 import { getMe } from './get-me.ts';
 import { getOpenApi } from './get-openapi.ts';
@@ -18,8 +20,11 @@ import { getSynthesisRunDiff } from './get-synthesis-run-diff.ts';
 import { getSynthesisRunEvidence } from './get-synthesis-run-evidence.ts';
 import { listActivations } from './list-activations.ts';
 import { listApiTokens } from './list-api-tokens.ts';
+import { listAuditEvents } from './list-audit-events.ts';
 import { listPipelines } from './list-pipelines.ts';
 import { listSynthesisRuns } from './list-synthesis-runs.ts';
+import { listWebhookDeliveries } from './list-webhook-deliveries.ts';
+import { listWebhooks } from './list-webhooks.ts';
 import { logIn } from './log-in.ts';
 import { logOut } from './log-out.ts';
 import { recordExecutions } from './record-executions.ts';
@@ -60,6 +65,11 @@ export const OPERATIONS: readonly OperationDeclaration[] = [
   listApiTokens,
   createApiToken,
   revokeApiToken,
+  listWebhooks,
+  createWebhook,
+  deleteWebhook,
+  listWebhookDeliveries,
+  listAuditEvents,
   getOpenApi,
   serveAppShell,
   serveAppFiles,

@@ -6,6 +6,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type DomainEvent, domainEventSchema, type EventType } from '../core/events.ts';
 import type { PageRequest } from '../core/ports.ts';
 import type { Page } from '../core/schemas.ts';
+import type { AuditLog } from '../core/use-cases/audit.ts';
 import { putNew } from './conditions.ts';
 import { itemReader } from './items.ts';
 import {
@@ -94,4 +95,9 @@ export function listTeamEvents(
     page,
     itemReader(domainEventSchema, 'event'),
   );
+}
+
+/** DynamoDB adapter of the core's AuditLog port. */
+export function makeAuditLog(db: DynamoDBDocumentClient, eventsTable: string): AuditLog {
+  return { list: (teamId, filter, page) => listTeamEvents(db, eventsTable, teamId, filter, page) };
 }
