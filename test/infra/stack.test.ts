@@ -8,10 +8,12 @@ import { PASSWORD_HASHING_MEMORY_MB } from '../../lambdas/auth/password.ts';
 import {
   AUTHORIZER,
   DEAD_LETTER_HANDLER,
+  EVENT_DELIVERER,
   type FunctionAccess,
   MAX_RECEIVE_COUNT,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
+  WEBHOOK_DELIVERER,
   WORKER_TIMEOUT_SECONDS,
 } from '../../lambdas/functions.ts';
 import { DEFAULT_LIMITS } from '../../lambdas/limits.ts';
@@ -132,6 +134,20 @@ function functionsOf(stack: PipelineSynthesisStack): FunctionUnderTest[] {
       extraEnv: [],
       memorySize: DEFAULT_MEMORY_MB,
     },
+    {
+      name: EVENT_DELIVERER.entry,
+      fn: stack.eventDelivery.eventDeliverer,
+      access: EVENT_DELIVERER.access,
+      extraEnv: [],
+      memorySize: DEFAULT_MEMORY_MB,
+    },
+    {
+      name: WEBHOOK_DELIVERER.entry,
+      fn: stack.eventDelivery.webhookDeliverer,
+      access: WEBHOOK_DELIVERER.access,
+      extraEnv: [],
+      memorySize: DEFAULT_MEMORY_MB,
+    },
   ];
 }
 
@@ -198,7 +214,7 @@ beforeAll(() => {
 describe('tables', () => {
   it('creates exactly one table per definition', () => {
     expect(resourcesOfType(dev, 'AWS::DynamoDB::Table')).toHaveLength(TABLE_DEFINITIONS.length);
-    expect(TABLE_DEFINITIONS.map((definition) => definition.id)).toEqual(['Runs', 'Data', 'Auth']);
+    expect(TABLE_DEFINITIONS.map((definition) => definition.id)).toEqual(['Runs', 'Data', 'Auth', 'Events']);
   });
 
   it.each(TABLE_DEFINITIONS)(
@@ -326,7 +342,7 @@ describe('functions', () => {
 
     expect(OPERATION_FUNCTIONS.map(({ module }) => module).sort()).toEqual([...modules].sort());
     expect([...dev.stack.api.operationFunctions.keys()].sort()).toEqual([...modules].sort());
-    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(modules.size + 4);
+    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(modules.size + 6);
   });
 
   it('runs every function on nodejs24.x, arm64, traced, logging to its own one-month log group', () => {
@@ -351,6 +367,9 @@ describe('functions', () => {
         ...(access.sendJobs || access.consumesJobs ? ['SYNTHESIS_QUEUE_URL'] : []),
         ...(access.sessionSecret ? ['SESSION_SECRET_ARN'] : []),
         ...(access.sendsEmail ? ['EMAIL_FROM', 'APP_URL'] : []),
+        ...(access.webhookSecretKey ? ['WEBHOOK_SECRET_KEY_ARN'] : []),
+        ...(access.fansOutEvents || access.deliversWebhooks ? ['WEBHOOK_QUEUE_URL'] : []),
+        ...(access.fansOutEvents ? ['EVENT_BUS_NAME'] : []),
         ...extraEnv,
       ];
 
@@ -368,6 +387,11 @@ describe('functions', () => {
         model: { ANTHROPIC_API_KEY: 'k' },
         defaultSynthesisHandler: 'heuristic-v1',
         synthesisRunsPerTeamPerHour: 500,
+        webhooks: {
+          queueUrl: 'http://127.0.0.1:3/000000000000/w',
+          secretKey: { WEBHOOK_SECRET_KEY: 'k' },
+          allowLocalUrls: true,
+        },
       },
       {
         region: 'us-east-1',
@@ -381,6 +405,8 @@ describe('functions', () => {
     const standIns: Record<string, string | null> = {
       SESSION_SECRET: 'SESSION_SECRET_ARN',
       ANTHROPIC_API_KEY: 'ANTHROPIC_SECRET_ARN',
+      WEBHOOK_SECRET_KEY: 'WEBHOOK_SECRET_KEY_ARN',
+      ALLOW_LOCAL_WEBHOOK_URLS: null,
       EMAIL_OUTBOX_DIR: null,
       AWS_ACCESS_KEY_ID: null,
       AWS_SECRET_ACCESS_KEY: null,
@@ -395,7 +421,9 @@ describe('functions', () => {
         const onAws = variable in standIns ? standIns[variable] : variable;
         return onAws ? [onAws] : [];
       });
-      expect(localNames.sort(), name).toEqual(Object.keys(environmentOf(dev, fn)).sort());
+      // The local stack has no EventBridge: no bus name there (README "Events").
+      const onAws = Object.keys(environmentOf(dev, fn)).filter((variable) => variable !== 'EVENT_BUS_NAME');
+      expect(localNames.sort(), name).toEqual(onAws.sort());
       expect(local.get(name)?.timeoutMs, name).toBe(
         Number(propertiesOf(dev, logicalIdOf(fn.function)).Timeout) * 1000,
       );
@@ -460,7 +488,7 @@ describe('functions', () => {
         logicalIdOf(dev.stack.jobs.deadLetterHandler.function),
     );
 
-    expect(mappings).toHaveLength(2);
+    expect(mappings).toHaveLength(4);
     expect(workerMapping).toMatchObject({
       BatchSize: 5,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -503,7 +531,11 @@ describe('least privilege', () => {
           .filter((statement) => actionsOf(statement).some((action) => WRITE_ACTIONS.includes(action)))
           .flatMap((statement) => [...referencedLogicalIds(statement.Resource)]),
       );
-      const expectedTables = TABLE_DEFINITIONS.filter((d) => access[ACCESS_KEY[d.id]]);
+      // The stream event source reads its table's stream (a read grant on the stream, never a write).
+      const streamed = name === EVENT_DELIVERER.entry ? [EVENT_DELIVERER.streamSource.table] : [];
+      const expectedTables = TABLE_DEFINITIONS.filter(
+        (d) => access[ACCESS_KEY[d.id]] || streamed.includes(d.id as 'Events'),
+      );
       const expectedWrites = expectedTables.filter((d) => access[ACCESS_KEY[d.id]] === 'readWrite');
 
       expect([...referenced].sort(), name).toEqual(
@@ -551,10 +583,10 @@ describe('least privilege', () => {
       .filter(([, policy]) => JSON.stringify(policy.Properties?.PolicyDocument).includes('sqs:SendMessage'))
       .flatMap(([, policy]) => [...referencedLogicalIds(policy.Properties?.Roles)]);
     const expected = functionsOf(dev.stack)
-      .filter(({ access }) => access.sendJobs)
+      .filter(({ access }) => access.sendJobs || access.fansOutEvents)
       .map(({ fn }) => logicalIdOf(fn.role));
 
-    expect(expected).toHaveLength(1);
+    expect(expected).toHaveLength(2);
     expect(senders.sort()).toEqual(expected.sort());
   });
 
@@ -574,7 +606,11 @@ describe('least privilege', () => {
     const dynamo = dynamoStatements(statements);
 
     expect(dynamo.length).toBeGreaterThan(0);
-    for (const statement of dynamo) expect(resourcesOf(statement)).not.toContain('*');
+    for (const statement of dynamo) {
+      // dynamodb:ListStreams (the stream event source's) has no resource-level permissions.
+      if (resourcesOf(statement).includes('*'))
+        expect(actionsOf(statement)).toEqual(['dynamodb:ListStreams']);
+    }
   });
 
   it('uses Resource "*" only for the X-Ray actions that have no resource-level permissions', () => {
@@ -583,10 +619,13 @@ describe('least privilege', () => {
     );
     const wildcard = statements.filter((statement) => resourcesOf(statement).includes('*'));
 
-    expect(wildcard.length).toBe(functionsOf(dev.stack).length);
-    for (const statement of wildcard) {
+    const xray = wildcard.filter((statement) => !actionsOf(statement).includes('dynamodb:ListStreams'));
+    expect(xray.length).toBe(functionsOf(dev.stack).length);
+    for (const statement of xray) {
       expect(actionsOf(statement).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
     }
+    // …and the one stream event source's ListStreams, which has none either.
+    expect(wildcard.length - xray.length).toBe(1);
   });
 
   it('uses no AWS-managed policy on any function role', () => {
@@ -1240,5 +1279,51 @@ describe('alarms and outputs', () => {
     expect(outputs.AuthTableName?.Value).toEqual({ Ref: tableLogicalId(dev, 'Auth') });
     expect(outputs.SynthesisQueueUrl?.Value).toEqual({ Ref: logicalIdOf(dev.stack.stateful.synthesisQueue) });
     expect(JSON.stringify(outputs.ApiUrl?.Value)).toContain('execute-api');
+  });
+});
+
+describe('event delivery', () => {
+  it('streams new images of the events table into the event deliverer, with partial failures, bisect and a DLQ', () => {
+    const events = propertiesOf(dev, tableLogicalId(dev, 'Events'));
+    expect(events.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    const mapping = resourcesOfType(dev, 'AWS::Lambda::EventSourceMapping')
+      .map(([, resource]) => resource.Properties ?? {})
+      .find(
+        (candidate) =>
+          (candidate.FunctionName as { Ref: string }).Ref ===
+          logicalIdOf(dev.stack.eventDelivery.eventDeliverer.function),
+      );
+    expect(mapping).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [tableLogicalId(dev, 'Events'), 'StreamArn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      StartingPosition: 'TRIM_HORIZON',
+      DestinationConfig: {
+        OnFailure: {
+          Destination: {
+            'Fn::GetAtt': [logicalIdOf(dev.stack.eventDelivery.streamDeadLetterQueue), 'Arn'],
+          },
+        },
+      },
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'] }) }] },
+    });
+  });
+
+  it('lets only the event deliverer put events on the bus, and adds a bus policy only for the consumer accounts', () => {
+    const busId = logicalIdOf(dev.stack.stateful.eventBus);
+    const putters = rolesWithStatement(
+      dev,
+      (statement) =>
+        actionsOf(statement).includes('events:PutEvents') &&
+        referencedLogicalIds(statement.Resource).has(busId),
+    );
+    expect(putters).toEqual([logicalIdOf(dev.stack.eventDelivery.eventDeliverer.role)]);
+    expect(resourcesOfType(dev, 'AWS::Events::EventBusPolicy')).toHaveLength(0);
+
+    const shared = synthesize({ stage: 'dev', eventBusConsumerAccounts: ['111111111111'] });
+    const policies = JSON.stringify(resourcesOfType(shared, 'AWS::Events::EventBusPolicy'));
+    expect(policies).toContain('111111111111');
+    expect(policies).toContain('events:creatorAccount');
+    expect(() => synthesize({ stage: 'dev', eventBusConsumerAccounts: ['everyone'] })).toThrow(/12-digit/);
   });
 });
