@@ -34,8 +34,12 @@ export interface FanOutDeps {
 /** One event from the outbox to every webhook of its team that wants it, and to the bus. */
 export function makeFanOut({ webhooks, enqueue, publish }: FanOutDeps) {
   return async (event: DomainEvent): Promise<number> => {
+    // A webhook receives the events committed from its creation on, never older ones.
     const targets = (await webhooks.list(event.data.teamId)).filter(
-      (webhook) => webhook.disabledAt === null && webhook.eventTypes.includes(event.type),
+      (webhook) =>
+        webhook.disabledAt === null &&
+        webhook.eventTypes.includes(event.type) &&
+        webhook.createdAt <= event.timestamp,
     );
     await Promise.all([
       targets.length > 0

@@ -33,7 +33,7 @@ export interface StreamSource {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Starts reading from the stream's current end (records written from now on). */
+/** Starts reading every shard of the table's stream from its start. */
 export async function startStreamSource(options: StreamSourceOptions): Promise<StreamSource> {
   const config = await options.client.config.endpoint?.();
   if (!config) throw new Error('The stream source needs the DynamoDB Local endpoint.');
@@ -55,41 +55,66 @@ export async function startStreamSource(options: StreamSourceOptions): Promise<S
     return StreamDescription?.Shards ?? [];
   };
 
-  const readShard = async (shardId: string, from: 'LATEST' | 'TRIM_HORIZON') => {
-    let iterator = (
+  /** An iterator at `position`: after the last record handled, at a record to retry, or the shard's start. */
+  const iteratorAt = async (shardId: string, position: { after: string } | { at: string } | 'TRIM_HORIZON') =>
+    (
       await streams.send(
-        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: from }),
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shardId,
+          ...(position === 'TRIM_HORIZON'
+            ? { ShardIteratorType: 'TRIM_HORIZON' }
+            : 'after' in position
+              ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: position.after }
+              : { ShardIteratorType: 'AT_SEQUENCE_NUMBER', SequenceNumber: position.at }),
+        }),
       )
     ).ShardIterator;
+
+  const readShard = async (shardId: string) => {
+    // From the shard's start: the local tables are in memory, so the stream holds only this run's events.
+    let last: string | undefined;
+    let iterator: string | undefined;
     let failures = 0;
-    while (running && iterator) {
-      const { Records = [], NextShardIterator } = await streams.send(
-        new GetRecordsCommand({ ShardIterator: iterator, Limit: options.batchSize }),
-      );
-      if (Records.length === 0) {
-        iterator = NextShardIterator;
-        await sleep(pollMs);
-        continue;
+    while (running) {
+      try {
+        iterator ??= await iteratorAt(shardId, last ? { after: last } : 'TRIM_HORIZON');
+        if (!iterator) return; // the shard is closed and read to its end
+        const { Records = [], NextShardIterator } = await streams.send(
+          new GetRecordsCommand({ ShardIterator: iterator, Limit: options.batchSize }),
+        );
+        if (Records.length === 0) {
+          iterator = NextShardIterator;
+          if (!iterator) return;
+          await sleep(pollMs);
+          continue;
+        }
+        const retryFrom = await invokeBatch(Records);
+        if (retryFrom === undefined) {
+          failures = 0;
+          last = Records.at(-1)?.dynamodb?.SequenceNumber ?? last;
+          iterator = NextShardIterator;
+          if (!iterator) return;
+          continue;
+        }
+        failures++;
+        // Everything before the failed record is done; the shard waits behind the failed one (ordered).
+        const index = Records.findIndex((record) => record.dynamodb?.SequenceNumber === retryFrom);
+        if (index > 0) last = Records[index - 1]?.dynamodb?.SequenceNumber ?? last;
+        await sleep(Math.min(30_000, 200 * 2 ** Math.min(failures, 8)));
+        iterator = await iteratorAt(shardId, { at: retryFrom });
+      } catch (error) {
+        // DynamoDB Local answers an empty new shard's iterator with TrimmedDataAccessException, and an
+        // iterator expires: start again after the last record handled.
+        if (
+          (error as Error).name !== 'TrimmedDataAccessException' &&
+          (error as Error).name !== 'ExpiredIteratorException'
+        ) {
+          options.log(`[stream ${options.tableName}] shard ${shardId}: ${String(error)}`);
+        }
+        iterator = undefined;
+        await sleep(pollMs * 4);
       }
-      const retryFrom = await invokeBatch(Records);
-      if (retryFrom === undefined) {
-        failures = 0;
-        iterator = NextShardIterator;
-        continue;
-      }
-      failures++;
-      // Lambda retries a failing batch with a growing wait; the shard waits behind it (ordered).
-      await sleep(Math.min(30_000, 200 * 2 ** Math.min(failures, 8)));
-      iterator = (
-        await streams.send(
-          new GetShardIteratorCommand({
-            StreamArn: streamArn,
-            ShardId: shardId,
-            ShardIteratorType: 'AT_SEQUENCE_NUMBER',
-            SequenceNumber: retryFrom,
-          }),
-        )
-      ).ShardIterator;
     }
   };
 
@@ -110,25 +135,22 @@ export async function startStreamSource(options: StreamSourceOptions): Promise<S
     }
   };
 
-  const follow = async (initial: boolean) => {
+  const follow = async () => {
     for (const shard of await describeShards()) {
       if (!shard.ShardId || started.has(shard.ShardId)) continue;
       started.add(shard.ShardId);
-      // Shards open at the start are read from now on; shards that appear later, from their beginning.
-      const from = initial && !shard.SequenceNumberRange?.EndingSequenceNumber ? 'LATEST' : 'TRIM_HORIZON';
-      if (initial && shard.SequenceNumberRange?.EndingSequenceNumber) continue; // closed before we started
       readers.push(
-        readShard(shard.ShardId, from).catch((error: unknown) =>
+        readShard(shard.ShardId).catch((error: unknown) =>
           options.log(`[stream ${options.tableName}] shard ${shard.ShardId}: ${String(error)}`),
         ),
       );
     }
   };
-  await follow(true);
+  await follow();
   // New shards (DynamoDB Local rolls them over) are picked up every few seconds.
   const discovery = setInterval(() => {
     if (running)
-      follow(false).catch((error: unknown) => options.log(`[stream ${options.tableName}] ${String(error)}`));
+      follow().catch((error: unknown) => options.log(`[stream ${options.tableName}] ${String(error)}`));
   }, 5_000);
   discovery.unref();
   return {
