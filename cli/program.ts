@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { addDataCommands } from './commands.ts';
 import type { Io } from './context.ts';
+import { addEventCommands } from './event-commands.ts';
 import { ApiFailure, CliFailure, EXIT } from './failures.ts';
 import { addRunCommands } from './run-commands.ts';
 
@@ -42,6 +43,7 @@ export function buildProgram(io: Io): Command {
     .addHelpText('after', EXIT_CODES_HELP);
   addDataCommands(program, io);
   addRunCommands(program, io);
+  addEventCommands(program, io);
   return program;
 }
 
