@@ -11,6 +11,7 @@ import { formatLoadTable } from './load.ts';
 import { measureLocalStack } from './local-stack.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
 import { formatPhaseMedians, measureStartTime } from './start-time.ts';
+import { formatWebhooks, measureWebhooks } from './webhooks.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -74,4 +75,9 @@ if (wanted('cli')) {
 if (wanted('diagnosis')) {
   console.log('\n== Diagnosis (heuristic-v1 on pipelines with injected faults)');
   console.log(formatDiagnosisTable(measureDiagnosis()));
+}
+
+if (wanted('webhooks')) {
+  console.log('\n== Events and webhooks (local stack: stream → deliverers → a receiver on 127.0.0.1)');
+  console.log(formatWebhooks(await measureWebhooks()));
 }
