@@ -115,6 +115,8 @@ export class EventDelivery extends Construct {
               resourceName: `${props.eventBus.eventBusName}/*`,
             }),
           ],
+          // An IAM policy variable, not a template placeholder.
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: IAM resolves ${aws:PrincipalAccount}
           conditions: { StringEqualsIfExists: { 'events:creatorAccount': '${aws:PrincipalAccount}' } },
         }),
       );

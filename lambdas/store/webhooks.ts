@@ -12,7 +12,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, ValidationError } from '../core/errors.ts';
 import type { PageRequest } from '../core/ports.ts';
-import { type Delivery, deliverySchema, type WebhookRepository, webhookRecordSchema } from '../webhooks/ports.ts';
+import {
+  type Delivery,
+  deliverySchema,
+  type WebhookRepository,
+  webhookRecordSchema,
+} from '../webhooks/ports.ts';
 import { failedTransactionItems, isConditionFailure, putNew } from './conditions.ts';
 import { eventPut } from './events.ts';
 import { itemReader, parseItem } from './items.ts';
