@@ -17,11 +17,17 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { newEvent } from '../lambdas/core/events.ts';
 import { DEFAULT_LIMITS } from '../lambdas/limits.ts';
-import { eventItem } from '../lambdas/store/events.ts';
+import { eventItem, eventPut } from '../lambdas/store/events.ts';
 import { webhookDeliveriesPartition } from '../lambdas/store/keys.ts';
 import { createDocumentClient } from '../lambdas/wiring/aws.ts';
 import { startLocalStack } from '../local/stack.ts';
@@ -34,6 +40,11 @@ const UNLIMITED = {
 };
 
 export interface WebhookFigures {
+  /** p50 of a one-item status move, as the reject transaction was, and of the same with its event. */
+  changeAloneP50Ms: number;
+  changeWithEventP50Ms: number;
+  /** POST /synthesis-runs/{id}/reject through the local gateway (with its event), p50. */
+  rejectP50Ms: number;
   latencyP50Ms: number;
   latencyP99Ms: number;
   latencySamples: number;
@@ -102,9 +113,11 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
       eventTypes: ['synthesis_run.generated'],
     });
     const latencies: number[] = [];
+    const runIds: string[] = [];
     const pipelineId = team.pipelineIds[0] ?? '';
     for (let index = 0; index < latencyEvents; index++) {
       const run = await api(team.apiToken, 'POST', `/pipelines/${pipelineId}/synthesize`, {});
+      runIds.push(run.id);
       const eventId = `evt_${run.id}_synthesis_run_generated`;
       await until(() => arrivals.has(eventId), 30_000);
       const arrival = arrivals.get(eventId)?.[0];
@@ -116,6 +129,14 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
       );
       const committed = Date.parse(audit.items?.[0]?.timestamp ?? '');
       if (Number.isFinite(committed)) latencies.push(arrival.at - committed);
+    }
+
+    // The whole operation that now writes one more item: reject, through the gateway.
+    const rejects: number[] = [];
+    for (const runId of runIds) {
+      const started = performance.now();
+      await api(team.apiToken, 'POST', `/synthesis-runs/${runId}/reject`, { reason: 'bench' });
+      rejects.push(performance.now() - started);
     }
 
     // Fan-out: 1,000 events to 5 webhooks of the other team, one down.
@@ -130,6 +151,7 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
         ).id,
       );
     }
+    const outbox = await measureOutboxCost(stack.dynamodbEndpoint, stack.tables.Runs, stack.tables.Events);
     const down = await api(other.apiToken, 'POST', '/webhooks', {
       url: 'http://127.0.0.1:9/down',
       eventTypes: ['pipeline.deleted'],
@@ -203,6 +225,8 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
     );
     const downAttempts = await attemptsOfDown();
     return {
+      ...outbox,
+      rejectP50Ms: percentile(rejects, 50),
       latencyP50Ms: percentile(latencies, 50),
       latencyP99Ms: percentile(latencies, 99),
       latencySamples: latencies.length,
@@ -219,9 +243,73 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
   }
 }
 
+/**
+ * What the outbox adds to a change: the same conditional status move (a run item, as reject writes
+ * it) as the UpdateItem it was and as a transaction with its event, alternated, 200 each.
+ */
+async function measureOutboxCost(endpoint: string, runsTable: string, eventsTable: string) {
+  const db = createDocumentClient(
+    new DynamoDBClient({
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
+  const alone: number[] = [];
+  const withEvent: number[] = [];
+  for (let index = 0; index < 200; index++) {
+    for (const [withItsEvent, samples] of [
+      [false, alone],
+      [true, withEvent],
+    ] as const) {
+      const id = nanoid();
+      await db.send(new PutCommand({ TableName: runsTable, Item: { id, status: 'generated' } }));
+      const move = {
+        Update: {
+          TableName: runsTable,
+          Key: { id },
+          UpdateExpression: 'SET #status = :to, rejectedAt = :at',
+          ConditionExpression: '#status = :from',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':to': 'rejected',
+            ':from': 'generated',
+            ':at': new Date().toISOString(),
+          },
+        },
+      };
+      const event = newEvent(
+        'synthesis_run.rejected',
+        {
+          teamId: 't',
+          pipelineId: 'p',
+          runId: id,
+          status: 'rejected',
+          actor: { userId: 'u', credential: 'session' },
+        },
+        { at: new Date().toISOString(), key: id },
+      );
+      const started = performance.now();
+      // Before the outbox, reject was one conditional UpdateItem; now it is a transaction with the event.
+      if (withItsEvent) {
+        await db.send(new TransactWriteCommand({ TransactItems: [move, eventPut(eventsTable, event)] }));
+      } else {
+        await db.send(new UpdateCommand(move.Update));
+      }
+      samples.push(performance.now() - started);
+    }
+  }
+  return { changeAloneP50Ms: percentile(alone, 50), changeWithEventP50Ms: percentile(withEvent, 50) };
+}
+
 export function formatWebhooks(figures: WebhookFigures): string {
   const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+  const added = figures.changeWithEventP50Ms - figures.changeAloneP50Ms;
+  // The operation without its event item would take what it takes now, less what the item adds.
+  const operationRatio = figures.rejectP50Ms / (figures.rejectP50Ms - added);
   return [
+    `the write alone: a status move in a transaction with its event p50 ${figures.changeWithEventP50Ms.toFixed(2)} ms vs the UpdateItem it was ${figures.changeAloneP50Ms.toFixed(2)} ms (+${added.toFixed(2)} ms)`,
+    `POST …/reject through the gateway p50 ${figures.rejectP50Ms.toFixed(1)} ms: ${operationRatio.toFixed(3)}× the same without the event item (target ≤ 1.15×) ${verdict(operationRatio <= 1.15)}`,
     `change → webhook arrival over ${figures.latencySamples} events: p50 ${figures.latencyP50Ms.toFixed(0)} ms, p99 ${figures.latencyP99Ms.toFixed(0)} ms (target p50 ≤ 1000 ms) ${verdict(figures.latencyP50Ms <= 1000)}`,
     `${figures.fanOutEvents} events to 5 webhooks, one down: ${figures.goodDeliveries}/${figures.fanOutEvents * 4} good deliveries in ${figures.fanOutSeconds.toFixed(1)} s (${figures.duplicateDeliveries} duplicates; target all, none lost) ${verdict(figures.goodDeliveries === figures.fanOutEvents * 4)}; the down one: ${figures.downPending} first attempts pending, ${figures.downRetried} retried 5 s later ${verdict(figures.downRetried === figures.fanOutEvents)}`,
   ].join('\n');
