@@ -14,6 +14,7 @@ import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
 import { formatRollouts, measureRollouts } from './rollouts.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
 import { formatPhaseMedians, measureStartTime } from './start-time.ts';
+import { formatWebhooks, measureWebhooks } from './webhooks.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
@@ -98,4 +99,9 @@ if (wanted('lifecycle')) {
 if (wanted('rollouts')) {
   console.log('\n== Rollouts (serving, recording during a rollout, effect; ratios against a poll)');
   console.log(formatRollouts(await measureRollouts()));
+}
+
+if (wanted('webhooks')) {
+  console.log('\n== Events and webhooks (local stack: stream → deliverers → a receiver on 127.0.0.1)');
+  console.log(formatWebhooks(await measureWebhooks()));
 }

@@ -36,6 +36,11 @@ new PipelineSynthesisStack(app, `PipelineSynthesisApi-${stage.name}`, {
   alarmEmail: optionalContext('alarmEmail'),
   // -c modelPrices='{"claude-sonnet-4":{"inputPerMillionUsd":3,"outputPerMillionUsd":15}}' overrides list prices.
   modelPrices: optionalContext('modelPrices'),
+  // -c eventBusConsumerAccounts=111111111111,222222222222 lets those accounts (only) route the bus's events.
+  eventBusConsumerAccounts: (optionalContext('eventBusConsumerAccounts') ?? '')
+    .split(',')
+    .map((account) => account.trim())
+    .filter((account) => account.length > 0),
   description: `Pipeline Synthesis API (${stage.name})`,
 });
 

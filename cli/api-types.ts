@@ -538,6 +538,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's webhooks (never their secrets); all of them, in one page. */
+        get: operations["list-webhooks"];
+        put?: never;
+        /** Subscribe an https URL to the team's events (all types when eventTypes is absent); the signing secret is shown once. At most 20 a team. */
+        post: operations["create-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a webhook; it receives nothing more, not even events already queued. */
+        delete: operations["delete-webhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook's delivery attempts, newest first; kept 30 days. */
+        get: operations["list-webhook-deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's audit log: every event with who made the change, newest first, kept 400 days. Not for viewers. */
+        get: operations["list-audit-events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -3257,6 +3326,229 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "list-webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            url: string;
+                            eventTypes: string[];
+                            description: string | null;
+                            createdAt: string;
+                            /** @description Set when the receiver answered 410 Gone. */
+                            disabledAt: string | null;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "create-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/pipeline-synthesis",
+                 *       "eventTypes": [
+                 *         "synthesis_run.generated",
+                 *         "synthesis_run.failed"
+                 *       ],
+                 *       "description": "Page the on-call engineer"
+                 *     }
+                 */
+                "application/json": {
+                    url: string;
+                    eventTypes?: ("synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated")[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        url: string;
+                        eventTypes: string[];
+                        description: string | null;
+                        createdAt: string;
+                        /** @description Set when the receiver answered 410 Gone. */
+                        disabledAt: string | null;
+                        /** @description The signing secret (`whsec_…`), shown this once. */
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "delete-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "list-webhook-deliveries": {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page; opaque. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            webhookId: string;
+                            eventId: string;
+                            /** @enum {string} */
+                            eventType: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated";
+                            attempt: number;
+                            /** @enum {string} */
+                            status: "pending" | "delivered" | "failed";
+                            responseStatus: number | null;
+                            durationMs: number;
+                            attemptedAt: string;
+                            nextAttemptAt: string | null;
+                            error?: string | null;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "list-audit-events": {
+        parameters: {
+            query?: {
+                /** @description Only the events of this pipeline. */
+                pipelineId?: string;
+                /** @description Only events of this type. */
+                type?: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated";
+                /** @description Items per page, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page; opaque. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            /** @enum {string} */
+                            type: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated";
+                            timestamp: string;
+                            data: {
+                                teamId: string;
+                                pipelineId?: string;
+                                runId?: string;
+                                rolloutId?: string;
+                                configurationId?: string;
+                                status?: string;
+                                tokenId?: string;
+                                webhookId?: string;
+                                actor: {
+                                    userId: string;
+                                    /** @enum {string} */
+                                    credential: "session" | "api_token" | "system";
+                                    tokenId?: string;
+                                };
+                            };
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };

@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { addDataCommands } from './commands.ts';
 import type { Io } from './context.ts';
 import { addEvaluateCommand } from './evaluate-command.ts';
+import { addEventCommands } from './event-commands.ts';
 import { addExportCommand } from './export-command.ts';
 import { ApiFailure, CliFailure, EXIT } from './failures.ts';
 import { addRolloutCommands } from './rollout-commands.ts';
@@ -49,6 +50,7 @@ export function buildProgram(io: Io): Command {
   addEvaluateCommand(program, io);
   addExportCommand(program, io);
   addRolloutCommands(program, io);
+  addEventCommands(program, io);
   return program;
 }
 

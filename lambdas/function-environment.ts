@@ -22,12 +22,23 @@ export interface EnvironmentSources {
   readonly defaultSynthesisHandler?: string;
   /** SYNTHESIS_RUNS_PER_TEAM_PER_HOUR for the functions that start runs (lambdas/limits.ts). */
   readonly synthesisRunsPerTeamPerHour?: number;
+  /** What the webhook functions need; absent where none is built. */
+  readonly webhooks?: {
+    readonly queueUrl: string;
+    /** WEBHOOK_SECRET_KEY_ARN on AWS; WEBHOOK_SECRET_KEY locally. */
+    readonly secretKey: Readonly<Record<string, string>>;
+    /** The custom event bus (AWS only). */
+    readonly eventBusName?: string;
+    /** The local stack alone: webhook URLs may be http://127.0.0.1 and http://localhost. */
+    readonly allowLocalUrls?: boolean;
+  };
 }
 
-const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth'> = {
+const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth' | 'events'> = {
   Runs: 'runs',
   Data: 'data',
   Auth: 'auth',
+  Events: 'events',
 };
 
 /** The variables of one function with `access`; throws when a source it needs is missing. */
@@ -58,5 +69,15 @@ export function accessEnvironment(
     Object.assign(environment, sources.email);
   }
   if (access.callsModel) Object.assign(environment, sources.model ?? {});
+  if (access.webhookSecretKey || access.fansOutEvents || access.deliversWebhooks) {
+    const webhooks = sources.webhooks;
+    if (webhooks === undefined)
+      throw new Error('A function handles webhooks, but no webhook settings were given.');
+    if (access.webhookSecretKey) Object.assign(environment, webhooks.secretKey);
+    if (access.fansOutEvents || access.deliversWebhooks) environment.WEBHOOK_QUEUE_URL = webhooks.queueUrl;
+    if (access.fansOutEvents && webhooks.eventBusName) environment.EVENT_BUS_NAME = webhooks.eventBusName;
+    if ((access.webhookSecretKey || access.deliversWebhooks) && webhooks.allowLocalUrls)
+      environment.ALLOW_LOCAL_WEBHOOK_URLS = 'true';
+  }
   return environment;
 }

@@ -10,6 +10,8 @@ export interface FunctionAccess {
   runs?: TableAccess;
   data?: TableAccess;
   auth?: TableAccess;
+  /** The events table (outbox and audit log): 'readWrite' to write events with changes. */
+  events?: TableAccess;
   /** Sends synthesis jobs to the queue. */
   sendJobs?: boolean;
   /**
@@ -35,6 +37,18 @@ export interface FunctionAccess {
    * leading keys `APITOKEN#*` and the attributes pk, sk, lastUsedAt (the authorizer only).
    */
   recordsTokenUse?: boolean;
+  /**
+   * Seals or opens webhook secrets and checks webhook URLs: read access to the webhook secret key
+   * and its ARN as WEBHOOK_SECRET_KEY_ARN (locally WEBHOOK_SECRET_KEY and ALLOW_LOCAL_WEBHOOK_URLS).
+   */
+  webhookSecretKey?: boolean;
+  /** Queues webhook deliveries (WEBHOOK_QUEUE_URL) and puts events on the event bus (EVENT_BUS_NAME). */
+  fansOutEvents?: boolean;
+  /**
+   * Consumes the webhook queue (its event source grants receive, delete and visibility changes)
+   * and needs its URL as WEBHOOK_QUEUE_URL, to hide a failed delivery until its next attempt.
+   */
+  deliversWebhooks?: boolean;
 }
 
 /**
@@ -49,6 +63,8 @@ export interface FunctionDefinition {
   memoryMb?: number;
   /** An SQS event source with ReportBatchItemFailures. */
   eventSource?: { batchSize: number; maxConcurrency?: number };
+  /** A DynamoDB Stream event source on the table of this id (partial batch failures, bisect, DLQ). */
+  streamSource?: { table: 'Events'; batchSize: number };
 }
 
 /** The timeout of every API operation's function: well inside API Gateway's 29 s integration timeout. */
@@ -71,7 +87,7 @@ export const QUEUE_VISIBILITY_TIMEOUT_SECONDS = 6 * WORKER_TIMEOUT_SECONDS;
 
 export const SYNTHESIS_WORKER = {
   entry: 'process-synthesis-jobs',
-  access: { runs: 'readWrite', data: 'readWrite', consumesJobs: true, callsModel: true },
+  access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite', consumesJobs: true, callsModel: true },
   timeoutSeconds: WORKER_TIMEOUT_SECONDS,
   memoryMb: 512,
   // maxConcurrency bounds the concurrent model calls (and the Anthropic rate limit they share).
@@ -82,7 +98,7 @@ export const SYNTHESIS_WORKER = {
 export const DEAD_LETTER_HANDLER_TIMEOUT_SECONDS = 30;
 export const DEAD_LETTER_HANDLER = {
   entry: 'fail-dead-synthesis-jobs',
-  access: { runs: 'readWrite' },
+  access: { runs: 'readWrite', events: 'readWrite' },
   timeoutSeconds: DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
   eventSource: { batchSize: 10 },
 } satisfies FunctionDefinition;
@@ -94,7 +110,7 @@ export const DEAD_LETTER_HANDLER = {
  */
 export const RUN_SWEEPER = {
   entry: 'sweep-stuck-runs',
-  access: { runs: 'readWrite', data: 'readWrite' },
+  access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite' },
   timeoutSeconds: 60,
   scheduleMinutes: 1,
 } satisfies FunctionDefinition & { scheduleMinutes: number };
@@ -136,3 +152,31 @@ export const MAX_RECEIVE_COUNT = 5;
  */
 export const STUCK_RUN_AFTER_SECONDS =
   MAX_RECEIVE_COUNT * QUEUE_VISIBILITY_TIMEOUT_SECONDS + WORKER_TIMEOUT_SECONDS;
+
+/**
+ * The outbox reader: the events table's stream feeds it; it queues one delivery per subscribed
+ * webhook and puts every event on the event bus.
+ */
+export const EVENT_DELIVERER = {
+  entry: 'deliver-events',
+  access: { data: 'read', fansOutEvents: true },
+  timeoutSeconds: 30,
+  streamSource: { table: 'Events', batchSize: 100 },
+} satisfies FunctionDefinition;
+
+/** Seconds one webhook batch may take: every POST of the batch runs at once, each within 10 s. */
+export const WEBHOOK_DELIVERER_TIMEOUT_SECONDS = 30;
+export const WEBHOOK_QUEUE_VISIBILITY_TIMEOUT_SECONDS = 6 * WEBHOOK_DELIVERER_TIMEOUT_SECONDS;
+/**
+ * Receives of a delivery before its DLQ: the 8 scheduled attempts (webhooks/deliver.ts
+ * MAX_ATTEMPTS) end the message themselves; this only catches a deliverer that keeps crashing.
+ */
+export const WEBHOOK_MAX_RECEIVE_COUNT = 12;
+
+/** One attempt per queued delivery; a failed one waits for its next time on the schedule. */
+export const WEBHOOK_DELIVERER = {
+  entry: 'deliver-webhooks',
+  access: { data: 'readWrite', webhookSecretKey: true, deliversWebhooks: true },
+  timeoutSeconds: WEBHOOK_DELIVERER_TIMEOUT_SECONDS,
+  eventSource: { batchSize: 10, maxConcurrency: 10 },
+} satisfies FunctionDefinition;

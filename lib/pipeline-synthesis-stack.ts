@@ -7,6 +7,7 @@ import { TABLE_DEFINITIONS } from '../lambdas/store/table-definitions.ts';
 import { Api } from './api.ts';
 import { DataLifecycle } from './data-lifecycle.ts';
 import { type EmailSettings, emailSettings } from './email.ts';
+import { EventDelivery } from './event-delivery.ts';
 import { Operations } from './operations.ts';
 import type { FunctionSettings } from './service-function.ts';
 import type { StageSettings } from './stage.ts';
@@ -29,6 +30,8 @@ export interface PipelineSynthesisStackProps extends StackProps {
   readonly alarmEmail?: string;
   /** MODEL_PRICES for the worker: JSON prices per model prefix (`-c modelPrices=…`). @default list prices */
   readonly modelPrices?: string;
+  /** Accounts allowed to route the event bus's events (`-c eventBusConsumerAccounts=111…,222…`). @default none */
+  readonly eventBusConsumerAccounts?: readonly string[];
 }
 
 /** The whole service in one stack: stateful resources, the API, the synthesis jobs. */
@@ -38,6 +41,7 @@ export class PipelineSynthesisStack extends Stack {
   readonly jobs: SynthesisJobs;
   readonly operations: Operations;
   readonly lifecycle: DataLifecycle;
+  readonly eventDelivery: EventDelivery;
 
   constructor(scope: Construct, id: string, props: PipelineSynthesisStackProps) {
     super(scope, id, { terminationProtection: props.stage.deletionProtection, ...props });
@@ -48,6 +52,11 @@ export class PipelineSynthesisStack extends Stack {
       synthesisQueue: this.stateful.synthesisQueue,
       lifecycleQueue: this.stateful.lifecycleQueue,
       sessionSigningKey: this.stateful.sessionSigningKey,
+      webhooks: {
+        queue: this.stateful.webhookQueue,
+        secretKey: this.stateful.webhookSecretKey,
+        eventBus: this.stateful.eventBus,
+      },
     };
     const settings: FunctionSettings = {
       tracing: props.lambdaTracing ?? true,
@@ -72,6 +81,15 @@ export class PipelineSynthesisStack extends Stack {
       ...(props.modelPrices ? { modelPrices: props.modelPrices } : {}),
     });
     this.lifecycle = new DataLifecycle(this, 'DataLifecycle', { resources, settings });
+    this.eventDelivery = new EventDelivery(this, 'EventDelivery', {
+      resources,
+      eventsTable: this.stateful.table('Events'),
+      webhookQueue: this.stateful.webhookQueue,
+      eventBus: this.stateful.eventBus,
+      consumerAccounts: props.eventBusConsumerAccounts ?? [],
+      settings,
+      removalPolicy: props.stage.removalPolicy,
+    });
     this.operations = new Operations(this, 'Operations', {
       restApi: this.api.restApi,
       authorizer: this.api.authorizerFunction.function,
@@ -91,5 +109,6 @@ export class PipelineSynthesisStack extends Stack {
     }
     new CfnOutput(this, 'SynthesisQueueUrl', { value: this.stateful.synthesisQueue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.topic.topicArn });
+    new CfnOutput(this, 'EventBusArn', { value: this.stateful.eventBus.eventBusArn });
   }
 }

@@ -1,5 +1,6 @@
 import { CfnElement, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -40,6 +41,8 @@ export interface GrantableResources {
   readonly defaultSynthesisHandler?: string;
   /** SYNTHESIS_RUNS_PER_TEAM_PER_HOUR of the functions that start runs. */
   readonly synthesisRunsPerTeamPerHour?: number;
+  /** The webhook queue, the key sealing webhook secrets and the event bus. */
+  readonly webhooks?: { readonly queue: IQueue; readonly secretKey: ISecret; readonly eventBus: IEventBus };
 }
 
 /** What a `sendsEmail` function gets: the settings with APP_URL resolved. */
@@ -71,10 +74,11 @@ export interface ServiceFunctionProps {
   readonly onDemandParts?: Readonly<Record<string, string>>;
 }
 
-const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth'> = {
+const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth' | 'events'> = {
   Runs: 'runs',
   Data: 'data',
   Auth: 'auth',
+  Events: 'events',
 };
 
 /**
@@ -171,6 +175,18 @@ export class ServiceFunction extends Construct {
     if (access.sessionSecret) resources.sessionSigningKey.grantRead(this.function);
     if (access.sendsEmail) this.grantSendEmail(resources.email);
     if (access.recordsTokenUse) this.grantRecordTokenUse(resources);
+    if (access.webhookSecretKey || access.fansOutEvents || access.deliversWebhooks) {
+      if (!resources.webhooks)
+        throw new Error(`${this.node.path} handles webhooks, but no webhook resources were given.`);
+      if (access.webhookSecretKey) resources.webhooks.secretKey.grantRead(this.function);
+      if (access.fansOutEvents) {
+        resources.webhooks.queue.grantSendMessages(this.function);
+        resources.webhooks.eventBus.grantPutEventsTo(this.function);
+      }
+      // The SQS event source grants receive and delete; hiding a failed delivery needs this.
+      if (access.deliversWebhooks)
+        resources.webhooks.queue.grant(this.function, 'sqs:ChangeMessageVisibility');
+    }
     if (access.callsModel) {
       if (!resources.anthropicApiKey)
         throw new Error(`${this.node.path} calls the model, but no API key secret was given.`);
@@ -192,6 +208,15 @@ export class ServiceFunction extends Construct {
         : {}),
       ...(resources.synthesisRunsPerTeamPerHour
         ? { synthesisRunsPerTeamPerHour: resources.synthesisRunsPerTeamPerHour }
+        : {}),
+      ...(resources.webhooks
+        ? {
+            webhooks: {
+              queueUrl: resources.webhooks.queue.queueUrl,
+              secretKey: { WEBHOOK_SECRET_KEY_ARN: resources.webhooks.secretKey.secretArn },
+              eventBusName: resources.webhooks.eventBus.eventBusName,
+            },
+          }
         : {}),
     });
     for (const [name, value] of Object.entries(environment)) this.function.addEnvironment(name, value);

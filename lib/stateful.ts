@@ -4,9 +4,11 @@ import {
   AttributeType,
   BillingMode,
   ProjectionType,
+  StreamViewType,
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
+import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -15,6 +17,8 @@ import {
   DELETION_JOB_TIMEOUT_SECONDS,
   MAX_RECEIVE_COUNT,
   QUEUE_VISIBILITY_TIMEOUT_SECONDS,
+  WEBHOOK_MAX_RECEIVE_COUNT,
+  WEBHOOK_QUEUE_VISIBILITY_TIMEOUT_SECONDS,
 } from '../lambdas/functions.ts';
 import { TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
 import { acknowledgeNag } from './nag.ts';
@@ -49,6 +53,13 @@ export class Stateful extends Construct {
   readonly anthropicApiKey: Secret;
   /** The HMAC key that signs session tokens; generated, never leaves Secrets Manager. */
   readonly sessionSigningKey: Secret;
+  /** The key that seals webhook secrets (AES-256-GCM); generated, never leaves Secrets Manager. */
+  readonly webhookSecretKey: Secret;
+  /** One message per (event, webhook); failed attempts wait in it for their next time (up to 12 h). */
+  readonly webhookQueue: Queue;
+  readonly webhookDeadLetterQueue: Queue;
+  /** The stack's custom event bus: every event is put on it (source `pipeline-synthesis`). */
+  readonly eventBus: EventBus;
 
   constructor(scope: Construct, id: string, props: StatefulProps) {
     super(scope, id);
@@ -117,6 +128,42 @@ export class Stateful extends Construct {
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       removalPolicy: stage.removalPolicy,
     });
+    this.webhookSecretKey = new Secret(this, 'WebhookSecretKey', {
+      description: 'AES-256-GCM key (through SHA-256) that seals the signing secrets of webhooks.',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: stage.removalPolicy,
+    });
+    acknowledgeNag(
+      this.webhookSecretKey,
+      'AwsSolutions-SMG4',
+      'Rotating this key would make every stored webhook secret unreadable; it is rotated by hand together with re-sealing the secrets, never on a schedule.',
+    );
+
+    this.webhookDeadLetterQueue = new Queue(this, 'WebhookDeadLetterQueue', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: stage.removalPolicy,
+    });
+    acknowledgeNag(
+      this.webhookDeadLetterQueue,
+      'AwsSolutions-SQS3',
+      'This queue is the dead-letter queue of the webhook queue: only deliveries whose deliverer kept crashing land here; a DLQ of it would only move them again.',
+    );
+    this.webhookQueue = new Queue(this, 'WebhookQueue', {
+      visibilityTimeout: Duration.seconds(WEBHOOK_QUEUE_VISIBILITY_TIMEOUT_SECONDS),
+      // The schedule's waits add up to about 28 h: the messages must outlive them.
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.webhookDeadLetterQueue, maxReceiveCount: WEBHOOK_MAX_RECEIVE_COUNT },
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: stage.removalPolicy,
+    });
+
+    this.eventBus = new EventBus(this, 'EventBus', {
+      description: 'Pipeline Synthesis events (source pipeline-synthesis)',
+    });
+
     acknowledgeNag(
       this.sessionSigningKey,
       'AwsSolutions-SMG4',
@@ -143,6 +190,7 @@ function createTable(scope: Construct, definition: TableDefinition, stage: Stage
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     encryption: TableEncryption.AWS_MANAGED,
     timeToLiveAttribute: definition.timeToLiveAttribute,
+    stream: definition.stream === 'NEW_IMAGE' ? StreamViewType.NEW_IMAGE : undefined,
     deletionProtection: stage.deletionProtection,
     removalPolicy: stage.removalPolicy,
   });

@@ -1,7 +1,7 @@
 /**
  * Creates a team, its first admin user and an API token, on a deployed stack or the local one:
  *
- *   npm run bootstrap -- --auth-table <AuthTableName output> --team "Acme" --email ada@acme.example \
+ *   npm run bootstrap -- --auth-table <AuthTableName output> --events-table <EventsTableName output> --team "Acme" --email ada@acme.example \
  *     [--name Ada] [--password-stdin] [--region eu-west-1]
  *
  * It writes straight to the auth table with the operator's own AWS credentials (the usual
@@ -24,6 +24,7 @@ import { makeAuthRepository } from '../lambdas/wiring/repositories.ts';
 const { values } = parseArgs({
   options: {
     'auth-table': { type: 'string' },
+    'events-table': { type: 'string' },
     team: { type: 'string' },
     email: { type: 'string' },
     name: { type: 'string' },
@@ -34,9 +35,10 @@ const { values } = parseArgs({
 });
 
 const authTable = values['auth-table'];
-if (!authTable || !values.team || !values.email) {
+const eventsTable = values['events-table'];
+if (!authTable || !eventsTable || !values.team || !values.email) {
   console.error(
-    'usage: npm run bootstrap -- --auth-table <name> --team <team name> --email <email> [--name <user name>] [--password-stdin] [--endpoint <url>] [--region <region>]',
+    'usage: npm run bootstrap -- --auth-table <name> --events-table <name> --team <team name> --email <email> [--name <user name>] [--password-stdin] [--endpoint <url>] [--region <region>]',
   );
   process.exit(2);
 }
@@ -61,7 +63,7 @@ const client = new DynamoDBClient({
       : {}),
 });
 const bootstrap = makeBootstrapTeam({
-  auth: makeAuthRepository(createDocumentClient(client), authTable),
+  auth: makeAuthRepository(createDocumentClient(client), authTable, eventsTable),
   clock: systemClock,
   ids: nanoidGenerator,
 });

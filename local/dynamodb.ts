@@ -319,6 +319,10 @@ async function createTable(
         KeySchema: keySchema(definition.partitionKey, definition.sortKey),
         BillingMode: 'PAY_PER_REQUEST',
         ...(indexes.length > 0 ? { GlobalSecondaryIndexes: indexes } : {}),
+        // DynamoDB Local has real streams: the local stack reads the outbox's as Lambda would.
+        ...(definition.stream
+          ? { StreamSpecification: { StreamEnabled: true, StreamViewType: definition.stream } }
+          : {}),
       }),
     );
   } catch (error) {

@@ -10,12 +10,14 @@ import {
   AUTHORIZER,
   DEAD_LETTER_HANDLER,
   DEFAULT_MEMORY_MB,
+  EVENT_DELIVERER,
   type FunctionDefinition,
   HTTP_FUNCTION_TIMEOUT_SECONDS,
   PIPELINE_DELETER,
   RETENTION_JOB,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
+  WEBHOOK_DELIVERER,
 } from '../lambdas/functions.ts';
 import { type HttpMethod, moduleOf } from '../lambdas/operations/declaration.ts';
 import { operationFunctions } from '../lambdas/operations/functions.ts';
@@ -76,6 +78,8 @@ export function localFunctions(
     RUN_SWEEPER,
     PIPELINE_DELETER,
     RETENTION_JOB,
+    EVENT_DELIVERER,
+    WEBHOOK_DELIVERER,
   ];
   const common = platformEnvironment(platform);
   const handlerFunctions = handlers.map(
@@ -85,10 +89,12 @@ export function localFunctions(
       environment: { ...common, ...accessEnvironment(definition.access, sources) },
       timeoutMs: (definition.timeoutSeconds ?? HTTP_FUNCTION_TIMEOUT_SECONDS) * 1000,
       memoryMb: definition.memoryMb ?? DEFAULT_MEMORY_MB,
-      // An SQS event source scales to at least 2 concurrent invocations.
-      maxEnvironments: definition.eventSource
-        ? (definition.eventSource.maxConcurrency ?? 2)
-        : maxEnvironments,
+      // An SQS event source scales to at least 2 concurrent invocations; a stream shard is read by one.
+      maxEnvironments: definition.streamSource
+        ? 1
+        : definition.eventSource
+          ? (definition.eventSource.maxConcurrency ?? 2)
+          : maxEnvironments,
     }),
   );
   const apiFunctions = operationFunctions(OPERATIONS).map(

@@ -152,11 +152,11 @@ export async function startEarly(): Promise<EarlyStarts> {
 /** Writes two teams, each with a user, an API token and a demo pipeline with signals and executions. */
 export async function seedLocalData(
   db: DynamoDBDocumentClient,
-  tables: { data: string; auth: string },
+  tables: { data: string; auth: string; events: string },
   passwords: SeedPassword[],
 ) {
-  const auth = makeAuthRepository(db, tables.auth);
-  const pipelines = makePipelineRepository(db, tables.data);
+  const auth = makeAuthRepository(db, tables.auth, tables.events);
+  const pipelines = makePipelineRepository(db, tables.data, tables.events);
   const deps = { pipelines, clock: systemClock, ids: nanoidGenerator };
   const bootstrap = makeBootstrapTeam({ auth, clock: systemClock, ids: nanoidGenerator });
   const createPipeline = makeCreatePipeline(deps);

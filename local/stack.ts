@@ -12,11 +12,15 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   AUTHORIZER,
   DEAD_LETTER_HANDLER,
+  EVENT_DELIVERER,
   MAX_RECEIVE_COUNT,
   PIPELINE_DELETER,
   RETENTION_JOB,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
+  WEBHOOK_DELIVERER,
+  WEBHOOK_MAX_RECEIVE_COUNT,
+  WEBHOOK_QUEUE_VISIBILITY_TIMEOUT_SECONDS,
 } from '../lambdas/functions.ts';
 import { type AbuseLimits, limitsFrom } from '../lambdas/limits.ts';
 import { createDocumentClient } from '../lambdas/wiring/aws.ts';
@@ -34,6 +38,7 @@ import { LocalFunction } from './runtime/lambda-function.ts';
 import { type FunctionNode, functionNode } from './runtime/node.ts';
 import { startSchedule } from './scheduler.ts';
 import { type EarlyStarts, type SeedPassword, type SeedTeam, seedLocalData, startEarly } from './seed.ts';
+import { startStreamSource } from './streams/stream-source.ts';
 
 export interface LocalStackOptions {
   port?: number;
@@ -115,7 +120,12 @@ const TABLE_PREFIX = 'local-';
 const FUNCTION_CACHE_DIR = path.join(REPO_ROOT, 'node_modules', '.cache', 'pipeline-synthesis', 'functions');
 
 function localTableNames(): TableNames {
-  return { Runs: `${TABLE_PREFIX}Runs`, Data: `${TABLE_PREFIX}Data`, Auth: `${TABLE_PREFIX}Auth` };
+  return {
+    Runs: `${TABLE_PREFIX}Runs`,
+    Data: `${TABLE_PREFIX}Data`,
+    Auth: `${TABLE_PREFIX}Auth`,
+    Events: `${TABLE_PREFIX}Events`,
+  };
 }
 
 /** The developer's ANTHROPIC_* settings, for the function that calls the model. */
@@ -203,6 +213,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       credentials: LOCAL_CREDENTIALS,
     });
     const tables = await timed('tables', () => createTables(client, TABLE_PREFIX));
+    // The outbox's stream exists once its table does: read it as Lambda's event source mapping would.
+    const deliverer = functions.get(EVENT_DELIVERER.entry);
+    if (deliverer === undefined) throw new Error(`No local function for ${EVENT_DELIVERER.entry}`);
+    const eventStream = await startStreamSource({
+      client,
+      tableName: tables.Events,
+      batchSize: EVENT_DELIVERER.streamSource.batchSize,
+      region: REGION,
+      invoke: (event) => deliverer.invoke(event),
+      log,
+    });
+    stops.push(() => eventStream.stop());
     const passwords = await passwordsHashing;
     const teams = await timed('seed', () => seedDatabase(client, tables, passwords));
     await writeSeedFile(stateDir, { apiUrl: gateway.url, dynamodbEndpoint: dynamodb.endpoint, teams });
@@ -229,7 +251,10 @@ interface LocalQueues {
   deadLetters: LocalQueue;
   /** Deletion jobs (lib/stateful.ts's LifecycleQueue). */
   lifecycle: LocalQueue;
-  /** Both queues behind the SQS protocol, for the functions' SDK clients. */
+  /** Webhook deliveries and their DLQ. */
+  webhooks: LocalQueue;
+  webhookDeadLetters: LocalQueue;
+  /** Every queue behind the SQS protocol, for the functions' SDK clients. */
   sqs: SqsEndpoint;
 }
 
@@ -257,13 +282,28 @@ async function startQueues(options: LocalStackOptions): Promise<LocalQueues> {
     maxReceiveCount: MAX_RECEIVE_COUNT,
     ...(options.visibilityTimeoutMs ? { visibilityTimeoutMs: options.visibilityTimeoutMs } : {}),
   });
+  const webhookDeadLetters = new LocalQueue({
+    name: 'webhook-deliveries-dlq',
+    region: REGION,
+    accountId: ACCOUNT_ID,
+  });
+  const webhooks = new LocalQueue({
+    name: 'webhook-deliveries',
+    region: REGION,
+    accountId: ACCOUNT_ID,
+    deadLetterQueue: webhookDeadLetters,
+    maxReceiveCount: WEBHOOK_MAX_RECEIVE_COUNT,
+    visibilityTimeoutMs: WEBHOOK_QUEUE_VISIBILITY_TIMEOUT_SECONDS * 1000,
+  });
   const sqs = await startSqsEndpoint({
     [jobs.name]: jobs,
     [deadLetters.name]: deadLetters,
     [lifecycle.name]: lifecycle,
     [lifecycleDeadLetters.name]: lifecycleDeadLetters,
+    [webhooks.name]: webhooks,
+    [webhookDeadLetters.name]: webhookDeadLetters,
   });
-  return { jobs, deadLetters, lifecycle, sqs };
+  return { jobs, deadLetters, lifecycle, webhooks, webhookDeadLetters, sqs };
 }
 
 /** Every function with the environment the CDK stack gives it, local endpoints in place of AWS's. */
@@ -294,6 +334,13 @@ function functionDefinitions(settings: {
         ? { defaultSynthesisHandler: process.env.DEFAULT_SYNTHESIS_HANDLER }
         : {}),
       synthesisRunsPerTeamPerHour: limits.synthesisRunsPerTeamPerHour,
+      // No EventBridge locally: no EVENT_BUS_NAME, the deliverer skips the put (README).
+      webhooks: {
+        queueUrl: queues.sqs.queueUrl(queues.webhooks.name),
+        // On AWS the key comes from Secrets Manager; locally a fresh one per start.
+        secretKey: { WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url') },
+        allowLocalUrls: true,
+      },
     },
     {
       region: REGION,
@@ -349,7 +396,7 @@ function startTriggers(
   log: (line: string) => void,
   stops: Array<() => Promise<unknown>>,
 ): void {
-  const { jobs, deadLetters } = queues;
+  const { jobs, deadLetters, webhooks } = queues;
   const functionOf = (entry: string) => {
     const fn = functions.get(entry);
     if (fn === undefined) throw new Error(`No local function for ${entry}`);
@@ -361,6 +408,7 @@ function startTriggers(
     [jobs, SYNTHESIS_WORKER],
     [deadLetters, DEAD_LETTER_HANDLER],
     [queues.lifecycle, PIPELINE_DELETER],
+    [webhooks, WEBHOOK_DELIVERER],
   ] as const) {
     const fn = functionOf(definition.entry);
     const source = startEventSource(queue, (event) => fn.invoke(event), {
@@ -398,7 +446,11 @@ function seedDatabase(
   tables: TableNames,
   passwords: SeedPassword[],
 ): Promise<SeedTeam[]> {
-  return seedLocalData(createDocumentClient(client), { data: tables.Data, auth: tables.Auth }, passwords);
+  return seedLocalData(
+    createDocumentClient(client),
+    { data: tables.Data, auth: tables.Auth, events: tables.Events },
+    passwords,
+  );
 }
 
 /** `<stateDir>/seed.json`: the URLs and the seeded teams' credentials, readable by its owner only. */

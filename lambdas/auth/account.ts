@@ -3,9 +3,11 @@
  * sessions and pending sign-in links, optionally revokes their API tokens, and throttles wrong
  * current passwords per user.
  */
+
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../core/errors.ts';
 import type { Clock } from '../core/ports.ts';
 import type { Principal } from '../core/principal.ts';
+import { revokedEvent } from './api-tokens.ts';
 import { loginAttemptKey } from './login.ts';
 import { assertPasswordAcceptable, hashPassword, verifyPassword } from './password.ts';
 import type { AttemptLimit, AuditLog, AuthRepository } from './ports.ts';
@@ -57,7 +59,9 @@ async function assertCurrentPassword(
 /** Revokes every live API token of the user, in all their teams; says how many. */
 async function revokeAllApiTokens(auth: AuthRepository, userId: string, at: string): Promise<number> {
   const tokens = await auth.listLiveApiTokensOfUser(userId);
-  await Promise.all(tokens.map((token) => auth.revokeApiToken(token, at)));
+  // Only a session changes a password: the revocations' actor is the user's session.
+  const actor = { userId, credential: 'session' } as const;
+  await Promise.all(tokens.map((token) => auth.revokeApiToken(token, at, revokedEvent(token, at, actor))));
   return tokens.length;
 }
 

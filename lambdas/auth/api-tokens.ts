@@ -3,6 +3,7 @@
  * list them without secrets, revoke one.
  */
 import { ForbiddenError, NotFoundError, ValidationError } from '../core/errors.ts';
+import { type Actor, actorOf, newEvent } from '../core/events.ts';
 import type { Clock, IdGenerator, PageRequest } from '../core/ports.ts';
 import type { Principal } from '../core/principal.ts';
 import type { Page } from '../core/schemas.ts';
@@ -88,7 +89,14 @@ export function makeCreateApiToken({ auth, clock, ids }: ApiTokenDeps) {
       revokedAt: null,
       lastUsedAt: null,
     };
-    await auth.createApiToken(record);
+    await auth.createApiToken(
+      record,
+      newEvent(
+        'api_token.created',
+        { teamId: record.teamId, tokenId: record.tokenId, actor: actorOf(principal) },
+        { at: record.createdAt, key: record.tokenId },
+      ),
+    );
     return { ...toApiTokenView(record), token };
   };
 }
@@ -113,6 +121,16 @@ export function makeRevokeApiToken({ auth, clock }: Pick<ApiTokenDeps, 'auth' | 
     const token = await auth.getApiToken(tokenId);
     if (!token || token.userId !== principal.userId || token.teamId !== principal.teamId)
       throw new NotFoundError(`API token ${tokenId} does not exist.`);
-    await auth.revokeApiToken(token, clock.now().toISOString());
+    const at = clock.now().toISOString();
+    await auth.revokeApiToken(token, at, revokedEvent(token, at, actorOf(principal)));
   };
+}
+
+/** api_token.revoked for `token`, by `actor`. */
+export function revokedEvent(token: Pick<ApiTokenRecord, 'tokenId' | 'teamId'>, at: string, actor: Actor) {
+  return newEvent(
+    'api_token.revoked',
+    { teamId: token.teamId, tokenId: token.tokenId, actor },
+    { at, key: token.tokenId },
+  );
 }

@@ -2,6 +2,7 @@
  * Creates a team with its first user, membership and API token in one go: the operator's
  * way in on a fresh deployment (local/bootstrap.ts, local/seed.ts) and the API tests' setup.
  */
+import { newEvent, SYSTEM_ACTOR } from '../core/events.ts';
 import type { Clock, IdGenerator } from '../core/ports.ts';
 import type { Role } from '../core/principal.ts';
 import { generateApiToken, hashApiToken, tokenHint } from './api-token.ts';
@@ -58,17 +59,24 @@ export function makeBootstrapTeam({
           : {}),
     });
     await auth.putMembership({ userId, teamId, role: input.role ?? 'admin', createdAt });
-    await auth.createApiToken({
-      tokenId,
-      tokenHash: hashApiToken(apiToken),
-      userId,
-      teamId,
-      name: input.tokenName ?? 'bootstrap',
-      hint: tokenHint(apiToken),
-      createdAt,
-      expiresAt: null,
-      revokedAt: null,
-    });
+    await auth.createApiToken(
+      {
+        tokenId,
+        tokenHash: hashApiToken(apiToken),
+        userId,
+        teamId,
+        name: input.tokenName ?? 'bootstrap',
+        hint: tokenHint(apiToken),
+        createdAt,
+        expiresAt: null,
+        revokedAt: null,
+      },
+      newEvent(
+        'api_token.created',
+        { teamId, tokenId, actor: SYSTEM_ACTOR },
+        { at: createdAt, key: tokenId },
+      ),
+    );
     return { teamId, userId, tokenId, apiToken };
   };
 }

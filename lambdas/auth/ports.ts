@@ -2,6 +2,7 @@
  * The ports of the auth use cases: the records they read and write, the AuthRepository
  * that stores them (store/auth on DynamoDB), the email sender and the audit log.
  */
+import type { DomainEvent } from '../core/events.ts';
 import type { PageRequest } from '../core/ports.ts';
 import type { Role } from '../core/principal.ts';
 import type { Page } from '../core/schemas.ts';
@@ -106,7 +107,8 @@ export interface AuthRepository {
   /** The user's teams with their names. */
   listTeamsOfUser(userId: string): Promise<Array<Membership & { teamName: string }>>;
 
-  createApiToken(token: ApiTokenRecord): Promise<void>;
+  /** Stores the token and writes `event` (api_token.created) in the same transaction. */
+  createApiToken(token: ApiTokenRecord, event: DomainEvent): Promise<void>;
   findApiTokenByHash(tokenHash: string): Promise<ApiTokenRecord | null>;
   getApiToken(tokenId: string): Promise<ApiTokenRecord | null>;
   /** The user's tokens of one team, newest first. */
@@ -114,7 +116,12 @@ export interface AuthRepository {
   /** Every token of the user, in all teams, that is not revoked (expired ones included), all pages. */
   listLiveApiTokensOfUser(userId: string): Promise<ApiTokenRecord[]>;
   /** Sets revokedAt unless already set (revoking twice keeps the first time). */
-  revokeApiToken(token: Pick<ApiTokenRecord, 'tokenHash' | 'tokenId'>, at: string): Promise<void>;
+  revokeApiToken(
+    token: Pick<ApiTokenRecord, 'tokenHash' | 'tokenId'>,
+    at: string,
+    /** api_token.revoked, written only when this call revokes the token. */
+    event: DomainEvent,
+  ): Promise<void>;
   /** Sets lastUsedAt when it is absent or older than `staleBefore`; otherwise does nothing. */
   touchApiToken(tokenHash: string, at: string, staleBefore: string): Promise<void>;
 

@@ -5,6 +5,7 @@
 
 import type { SpentUsage } from './errors.ts';
 import type { EvaluationCaseRef, ExecutionStub } from './evaluation.ts';
+import type { DomainEvent } from './events.ts';
 import type {
   Activation,
   Change,
@@ -58,6 +59,8 @@ export interface RunRepository {
     run: SynthesisRun,
     proposed: Omit<Configuration, 'version'>,
     leaseStartedAt: string,
+    /** synthesis_run.generated, written in the same transaction. */
+    event: DomainEvent,
   ): Promise<SynthesisRun>;
   /**
    * generating → pending with `retryReason`: releases this attempt's lease (only if it still holds
@@ -73,7 +76,9 @@ export interface RunRepository {
     at: string,
     from: SynthesisRun['status'][],
     /** What a model call that ended in failure cost, when one was made. */
-    usage?: SynthesisUsage,
+    usage: SynthesisUsage | undefined,
+    /** synthesis_run.failed, written only if the run is failed now (same transaction). */
+    event: DomainEvent,
   ): Promise<SynthesisRun | null>;
   /** A pipeline's runs, newest first, optionally only those in one status. */
   listByPipeline(
@@ -90,9 +95,15 @@ export interface RunRepository {
     run: SynthesisRun,
     decision: { at: string; by: string; overrideReason?: string | null },
     plan: ApprovalPlan,
+    /** synthesis_run.approved, and configuration.activated or rollout.started, written in the same transaction. */
+    events: DomainEvent[],
   ): Promise<SynthesisRun>;
-  /** generated → rejected; any other status is a ConflictError naming it. */
-  reject(runId: string, decision: { at: string; by: string; reason: string | null }): Promise<SynthesisRun>;
+  /** generated → rejected; any other status is a ConflictError naming it. Writes `event` with it. */
+  reject(
+    run: SynthesisRun,
+    decision: { at: string; by: string; reason: string | null },
+    event: DomainEvent,
+  ): Promise<SynthesisRun>;
 }
 
 /**
@@ -226,7 +237,7 @@ export interface PipelineRepository {
    * Makes `activation.configurationId` active, on the condition that the active one is still
    * `activation.previousConfigurationId`; records the activation. A ConflictError otherwise.
    */
-  activateConfiguration(activation: Activation, serving?: ServingState): Promise<void>;
+  activateConfiguration(activation: Activation, event: DomainEvent, serving?: ServingState): Promise<void>;
   /** The pipeline's activations, newest first. */
   listActivations(pipelineId: string, page: PageRequest): Promise<Page<Activation>>;
 }

@@ -12,7 +12,7 @@ export const activateConfiguration = defineOperation({
   path: '/pipelines/{pipelineId}/configurations/{configurationId}/activate',
   summary: 'Activate an earlier configuration (roll back), recording who, when and why.',
   // runs: only an approved run's proposal may be activated again.
-  access: { runs: 'read', data: 'readWrite' },
+  access: { runs: 'read', data: 'readWrite', events: 'readWrite' },
   params: { pipelineId: idSchema, configurationId: idSchema },
   body: {
     schema: activateBodySchema,

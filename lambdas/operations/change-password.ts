@@ -17,7 +17,7 @@ export const changePassword = defineOperation({
   path: '/me/password',
   summary:
     'Set or change your password: ends your other sessions and earlier sign-in links; revokeApiTokens also revokes your API tokens.',
-  access: { auth: 'readWrite' },
+  access: { auth: 'readWrite', events: 'readWrite' },
   memoryMb: PASSWORD_HASHING_MEMORY_MB,
   body: {
     schema: changePasswordBodySchema,

@@ -12,7 +12,7 @@ export const createApiToken = defineOperation({
   method: 'POST',
   path: '/api-tokens',
   summary: 'Create an API token for one of your teams (with a session); the secret is shown once.',
-  access: { auth: 'readWrite' },
+  access: { auth: 'readWrite', events: 'readWrite' },
   body: {
     schema: createApiTokenBodySchema,
     required: true,

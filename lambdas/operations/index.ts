@@ -8,8 +8,10 @@ import { approveSynthesisRun } from './approve-synthesis-run.ts';
 import { changePassword } from './change-password.ts';
 import { createApiToken } from './create-api-token.ts';
 import { createPipeline } from './create-pipeline.ts';
+import { createWebhook } from './create-webhook.ts';
 import type { OperationDeclaration } from './declaration.ts';
 import { deletePipeline } from './delete-pipeline.ts';
+import { deleteWebhook } from './delete-webhook.ts';
 import { exportPipeline } from './export-pipeline.ts';
 import { getApprovalRules } from './get-approval-rules.ts';
 import { getConfiguration } from './get-configuration.ts';
@@ -27,8 +29,11 @@ import { getSynthesisRunEvidence } from './get-synthesis-run-evidence.ts';
 import { getTeamSettings } from './get-team-settings.ts';
 import { listActivations } from './list-activations.ts';
 import { listApiTokens } from './list-api-tokens.ts';
+import { listAuditEvents } from './list-audit-events.ts';
 import { listPipelines } from './list-pipelines.ts';
 import { listSynthesisRuns } from './list-synthesis-runs.ts';
+import { listWebhookDeliveries } from './list-webhook-deliveries.ts';
+import { listWebhooks } from './list-webhooks.ts';
 import { logIn } from './log-in.ts';
 import { logOut } from './log-out.ts';
 import { promotePipelineRollout } from './promote-pipeline-rollout.ts';
@@ -83,6 +88,11 @@ export const OPERATIONS: readonly OperationDeclaration[] = [
   listApiTokens,
   createApiToken,
   revokeApiToken,
+  listWebhooks,
+  createWebhook,
+  deleteWebhook,
+  listWebhookDeliveries,
+  listAuditEvents,
   getOpenApi,
   serveAppShell,
   serveAppFiles,

@@ -11,7 +11,7 @@ export const rejectSynthesisRun = defineOperation({
   method: 'POST',
   path: '/synthesis-runs/{id}/reject',
   summary: 'Reject a generated run, with an optional reason.',
-  access: { runs: 'readWrite', data: 'read' },
+  access: { runs: 'readWrite', data: 'read', events: 'readWrite' },
   params: { id: runIdSchema },
   body: {
     schema: rejectBodySchema,

@@ -11,7 +11,7 @@ export const revokeApiToken = defineOperation({
   method: 'DELETE',
   path: '/api-tokens/{id}',
   summary: 'Revoke an API token.',
-  access: { auth: 'readWrite' },
+  access: { auth: 'readWrite', events: 'readWrite' },
   params: { id: idSchema },
   response: { status: 204 },
   errors: [404],

@@ -72,3 +72,16 @@ export const runDiffAnswer = objectOf({
     }),
   },
 });
+const webhookProperties = {
+  id: stringSchema,
+  url: stringSchema,
+  eventTypes: { type: 'array', items: stringSchema },
+  description: nullableString,
+  createdAt: stringSchema,
+  disabledAt: { type: ['string', 'null'], description: 'Set when the receiver answered 410 Gone.' },
+};
+export const webhookAnswer = objectOf(webhookProperties);
+export const createdWebhookAnswer = objectOf({
+  ...webhookProperties,
+  secret: { type: 'string', description: 'The signing secret (`whsec_…`), shown this once.' },
+});

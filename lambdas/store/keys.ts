@@ -341,3 +341,55 @@ export const magicLinkKey = (tokenHash: string): ItemKey => ({
 });
 
 export const attemptsKey = (key: string): ItemKey => ({ pk: `ATTEMPTS#${key}`, sk: 'ATTEMPTS' });
+
+/*
+ * Events table: the outbox and the audit log (store/events.ts).
+ *   event    pk TEAM#<teamId>#EVENTS   sk <timestamp>#<eventId>   gsi1 PIPELINE#<pipelineId>#EVENTS / <timestamp>#<eventId>
+ * A team's partition newest first is its audit log; the index narrows it to one pipeline.
+ */
+
+export const teamEventsPartition = (teamId: string) => `TEAM#${teamId}#EVENTS`;
+
+export const pipelineEventsPartition = (pipelineId: string) => `PIPELINE#${pipelineId}#EVENTS`;
+
+export const eventKey = (event: { id: string; timestamp: string; data: { teamId: string } }): ItemKey => ({
+  pk: teamEventsPartition(event.data.teamId),
+  sk: `${event.timestamp}#${event.id}`,
+});
+
+export const eventIndexKey = (event: {
+  id: string;
+  timestamp: string;
+  data: { pipelineId?: string | undefined };
+}): IndexKey | Record<string, never> =>
+  event.data.pipelineId
+    ? { gsi1pk: pipelineEventsPartition(event.data.pipelineId), gsi1sk: `${event.timestamp}#${event.id}` }
+    : {};
+
+/*
+ * Webhooks, in the data table (store/webhooks.ts):
+ *   webhook        pk TEAM#<teamId>#WEBHOOKS            sk WEBHOOK#<webhookId>
+ *   webhook count  pk TEAM#<teamId>#WEBHOOKS            sk COUNT            (the per-team limit)
+ *   delivery       pk WEBHOOK#<webhookId>#DELIVERIES    sk <attemptedAt>#<deliveryId>   (TTL 30 days)
+ */
+
+export const teamWebhooksPartition = (teamId: string) => `TEAM#${teamId}#WEBHOOKS`;
+
+export const WEBHOOK_PREFIX = 'WEBHOOK#';
+
+export const webhookKey = (teamId: string, webhookId: string): ItemKey => ({
+  pk: teamWebhooksPartition(teamId),
+  sk: `${WEBHOOK_PREFIX}${webhookId}`,
+});
+
+export const webhookCountKey = (teamId: string): ItemKey => ({
+  pk: teamWebhooksPartition(teamId),
+  sk: 'COUNT',
+});
+
+export const webhookDeliveriesPartition = (webhookId: string) => `WEBHOOK#${webhookId}#DELIVERIES`;
+
+export const deliveryKey = (delivery: { webhookId: string; attemptedAt: string; id: string }): ItemKey => ({
+  pk: webhookDeliveriesPartition(delivery.webhookId),
+  sk: `${delivery.attemptedAt}#${delivery.id}`,
+});

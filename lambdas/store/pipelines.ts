@@ -9,6 +9,7 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../core/errors.ts';
+import type { DomainEvent } from '../core/events.ts';
 import { expiryEpoch, RETENTION_DAYS } from '../core/lifecycle.ts';
 import type { PageRequest, PipelineRepository } from '../core/ports.ts';
 import {
@@ -26,6 +27,7 @@ import {
   signalSchema,
 } from '../core/schemas.ts';
 import { contendedTransactionItems, failedTransactionItems, putNew, refusingTooLarge } from './conditions.ts';
+import { eventPut } from './events.ts';
 import { itemReader } from './items.ts';
 import {
   ACTIVATION_PREFIX,
@@ -151,12 +153,18 @@ function pipelineReaders() {
 interface PipelineTable {
   db: DynamoDBDocumentClient;
   tableName: string;
+  /** The events table, for the changes that write an event (activations). */
+  eventsTable: string | undefined;
   read: ReturnType<typeof pipelineReaders>;
 }
 
 /** DynamoDB adapter of PipelineRepository. */
-export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: string): PipelineRepository {
-  const table: PipelineTable = { db, tableName, read: pipelineReaders() };
+export function makePipelineRepository(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  eventsTable?: string,
+): PipelineRepository {
+  const table: PipelineTable = { db, tableName, eventsTable, read: pipelineReaders() };
   const { read } = table;
   return {
     createPipeline: (pipeline, configuration) => createPipeline(table, pipeline, configuration),
@@ -175,7 +183,8 @@ export function makePipelineRepository(db: DynamoDBDocumentClient, tableName: st
         executions.map((execution) => newExecution(execution, retentionDays)),
         'execution',
       ),
-    activateConfiguration: (activation, serving) => activateConfiguration(table, activation, serving),
+    activateConfiguration: (activation, event, serving) =>
+      activateConfiguration(table, activation, event, serving),
     getServingState: (pipelineId) => getServingState(table, pipelineId),
     listActivations: (pipelineId, page) => listActivations(table, pipelineId, page),
     recentSignals: (pipelineId, limit, since) =>
@@ -360,10 +369,12 @@ async function getServingState(
 }
 
 async function activateConfiguration(
-  { db, tableName }: PipelineTable,
+  { db, tableName, eventsTable }: PipelineTable,
   activation: Activation,
+  event: DomainEvent,
   serving?: ServingState,
 ): Promise<void> {
+  if (!eventsTable) throw new Error('The pipeline repository was built without the events table.');
   try {
     await db.send(
       new TransactWriteCommand({
@@ -377,6 +388,7 @@ async function activateConfiguration(
             },
           },
           putNew(tableName, activationItem(activation)),
+          eventPut(eventsTable, event),
           ...(serving ? [servingPut(tableName, serving)] : []),
         ],
       }),

@@ -4,12 +4,14 @@
  */
 import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError, PayloadTooLargeError } from '../core/errors.ts';
+import type { DomainEvent } from '../core/events.ts';
 import type { ClaimResult, RunRepository, SynthesisUsage } from '../core/ports.ts';
 import type { Configuration, RunStatus, SynthesisRun } from '../core/schemas.ts';
 import { failedTransactionItems, isConditionFailure, isItemTooLarge, putNew } from './conditions.ts';
+import { eventPut } from './events.ts';
 import { pipelineKey, runKey } from './keys.ts';
 import { configurationItem } from './pipelines.ts';
-import { currentRun, dataTableOf, moveCondition, type RunTables, toRun } from './run-table.ts';
+import { currentRun, dataTableOf, eventsTableOf, moveCondition, type RunTables, toRun } from './run-table.ts';
 
 export type RunGenerationStore = Pick<
   RunRepository,
@@ -30,10 +32,10 @@ export function makeRunGenerationStore(db: DynamoDBDocumentClient, tables: RunTa
   const store: RunGenerationTables = { db, tables };
   return {
     claim: (id, startedAt, staleBefore) => claim(store, id, startedAt, staleBefore),
-    completeGenerated: (run, proposed, leaseStartedAt) =>
-      completeGenerated(store, run, proposed, leaseStartedAt),
+    completeGenerated: (run, proposed, leaseStartedAt, event) =>
+      completeGenerated(store, run, proposed, leaseStartedAt, event),
     releaseForRetry: (id, reason, leaseStartedAt) => releaseForRetry(store, id, reason, leaseStartedAt),
-    fail: (id, errorMessage, at, from, usage) => fail(store, id, errorMessage, at, from, usage),
+    fail: (id, errorMessage, at, from, usage, event) => fail(store, id, errorMessage, at, from, usage, event),
   };
 }
 
@@ -77,10 +79,11 @@ async function completeGenerated(
   run: SynthesisRun,
   proposed: Omit<Configuration, 'version'>,
   leaseStartedAt: string,
+  event: DomainEvent,
 ): Promise<SynthesisRun> {
   const dataTable = dataTableOf(store.tables);
   const version = await nextConfigurationVersion(store, dataTable, run.pipelineId);
-  await storeGenerated(store, dataTable, run, { ...proposed, version }, leaseStartedAt);
+  await storeGenerated(store, dataTable, run, { ...proposed, version }, leaseStartedAt, event);
   return run;
 }
 
@@ -121,6 +124,7 @@ async function storeGenerated(
   run: SynthesisRun,
   configuration: Configuration,
   leaseStartedAt: string,
+  event: DomainEvent,
 ): Promise<void> {
   const generated = moveCondition('generated');
   try {
@@ -137,6 +141,7 @@ async function storeGenerated(
               ExpressionAttributeValues: { ...generated.values, ':lease': leaseStartedAt },
             },
           },
+          eventPut(eventsTableOf(tables), event),
         ],
       }),
     );
@@ -194,32 +199,40 @@ async function fail(
   at: string,
   from: SynthesisRun['status'][],
   usage: SynthesisUsage | undefined,
+  event: DomainEvent,
 ): Promise<SynthesisRun | null> {
   const move = moveCondition('failed', from);
   // None of `from` may become failed (a finished run, say): nothing to write.
   if (move.from.length === 0) return null;
   try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: tables.runs,
-        Key: runKey(id),
-        UpdateExpression: `SET #status = :to, errorMessage = :message, generationCompletedAt = :at${usage ? ', #usage = :usage' : ''}`,
-        ConditionExpression: move.expression,
-        // USAGE is a DynamoDB reserved word.
-        ExpressionAttributeNames: { ...move.names, ...(usage ? { '#usage': 'usage' } : {}) },
-        ExpressionAttributeValues: {
-          ...move.values,
-          ':to': 'failed',
-          ':message': errorMessage,
-          ':at': at,
-          ...(usage ? { ':usage': usage } : {}),
-        },
-        ReturnValues: 'ALL_NEW',
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tables.runs,
+              Key: runKey(id),
+              UpdateExpression: `SET #status = :to, errorMessage = :message, generationCompletedAt = :at${usage ? ', #usage = :usage' : ''}`,
+              ConditionExpression: move.expression,
+              // USAGE is a DynamoDB reserved word.
+              ExpressionAttributeNames: { ...move.names, ...(usage ? { '#usage': 'usage' } : {}) },
+              ExpressionAttributeValues: {
+                ...move.values,
+                ':to': 'failed',
+                ':message': errorMessage,
+                ':at': at,
+                ...(usage ? { ':usage': usage } : {}),
+              },
+            },
+          },
+          eventPut(eventsTableOf(tables), event),
+        ],
       }),
     );
-    return toRun(Attributes);
   } catch (error) {
-    if (isConditionFailure(error)) return null;
+    if (failedTransactionItems(error).includes(0)) return null;
     throw error;
   }
+  // A transaction returns no item: the failed run from a strongly consistent read (failing is rare).
+  return currentRun(db, tables, id);
 }

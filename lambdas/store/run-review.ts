@@ -2,15 +2,16 @@
  * The reviewer's side of the run store: approving a generated run (which activates its proposal)
  * and rejecting one, each allowed only from the statuses the run state table names.
  */
-import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../core/errors.ts';
 import type { RunRepository } from '../core/ports.ts';
 import { statusesAllowedBefore } from '../core/run-state.ts';
 import type { SynthesisRun } from '../core/schemas.ts';
-import { contendedTransactionItems, failedTransactionItems, isConditionFailure } from './conditions.ts';
+import { contendedTransactionItems, failedTransactionItems } from './conditions.ts';
+import { eventPut } from './events.ts';
 import { runKey } from './keys.ts';
 import { approvalDataItems } from './rollouts.ts';
-import { currentRun, dataTableOf, moveCondition, type RunTables, toRun } from './run-table.ts';
+import { currentRun, dataTableOf, eventsTableOf, moveCondition, type RunTables } from './run-table.ts';
 
 export type RunReviewStore = Pick<RunRepository, 'approve' | 'reject'>;
 
@@ -24,8 +25,9 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
   }
 
   return {
-    async approve(run, decision, plan) {
+    async approve(run, decision, plan, events) {
       const dataTable = dataTableOf(tables);
+      const eventsTable = eventsTableOf(tables);
       const approved: SynthesisRun = {
         ...run,
         status: 'approved',
@@ -63,6 +65,7 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
                 },
               },
               ...approvalDataItems(dataTable, plan),
+              ...events.map((event) => eventPut(eventsTable, event)),
             ],
           }),
         );
@@ -87,32 +90,45 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
       }
     },
 
-    async reject(runId, decision) {
+    async reject(run, decision, event) {
       const move = moveCondition('rejected');
       try {
-        const { Attributes } = await db.send(
-          new UpdateCommand({
-            TableName: tables.runs,
-            Key: runKey(runId),
-            UpdateExpression:
-              'SET #status = :to, rejectedAt = :at, rejectedBy = :by, rejectionReason = :reason',
-            ConditionExpression: move.expression,
-            ExpressionAttributeNames: move.names,
-            ExpressionAttributeValues: {
-              ...move.values,
-              ':to': 'rejected',
-              ':at': decision.at,
-              ':by': decision.by,
-              ':reason': decision.reason,
-            },
-            ReturnValues: 'ALL_NEW',
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: tables.runs,
+                  Key: runKey(run.id),
+                  UpdateExpression:
+                    'SET #status = :to, rejectedAt = :at, rejectedBy = :by, rejectionReason = :reason',
+                  ConditionExpression: move.expression,
+                  ExpressionAttributeNames: move.names,
+                  ExpressionAttributeValues: {
+                    ...move.values,
+                    ':to': 'rejected',
+                    ':at': decision.at,
+                    ':by': decision.by,
+                    ':reason': decision.reason,
+                  },
+                },
+              },
+              eventPut(eventsTableOf(tables), event),
+            ],
           }),
         );
-        return toRun(Attributes);
       } catch (error) {
-        if (isConditionFailure(error)) throw await notDecidable(runId, 'rejected');
+        if (failedTransactionItems(error).includes(0)) throw await notDecidable(run.id, 'rejected');
         throw error;
       }
+      // The run as the transaction left it: a transaction returns no item, and the condition held.
+      return {
+        ...run,
+        status: 'rejected',
+        rejectedAt: decision.at,
+        rejectedBy: decision.by,
+        rejectionReason: decision.reason,
+      };
     },
   };
 }

@@ -12,6 +12,8 @@ export interface RunTables {
   runs: string;
   /** Needed only by completeGenerated and approve, which also write pipeline data. */
   data?: string;
+  /** The events table: every status move writes its event there in the same transaction. */
+  events?: string;
 }
 
 /** A run item is the run itself: attribute names are the wire names, so the console reads like the API. */
@@ -36,6 +38,12 @@ export async function currentRun(
 export function dataTableOf(tables: RunTables): string {
   if (!tables.data) throw new Error('The run repository was built without the data table.');
   return tables.data;
+}
+
+/** The events table, which every status move writes its event to. */
+export function eventsTableOf(tables: RunTables): string {
+  if (!tables.events) throw new Error('The run repository was built without the events table.');
+  return tables.events;
 }
 
 export interface MoveCondition {

@@ -11,14 +11,16 @@ export interface IndexDefinition {
 
 export interface TableDefinition {
   /** The construct id in CDK and the suffix of the local table name. */
-  id: 'Runs' | 'Data' | 'Auth';
+  id: 'Runs' | 'Data' | 'Auth' | 'Events';
   /** Lambda environment variable that carries the table name. */
-  envVar: 'RUNS_TABLE' | 'DATA_TABLE' | 'AUTH_TABLE';
+  envVar: 'RUNS_TABLE' | 'DATA_TABLE' | 'AUTH_TABLE' | 'EVENTS_TABLE';
   partitionKey: string;
   sortKey?: string;
   indexes: IndexDefinition[];
   /** Attribute holding an epoch-seconds expiry for DynamoDB TTL. */
   timeToLiveAttribute?: string;
+  /** A DynamoDB Stream of new item images (the outbox's; read by the event deliverer). */
+  stream?: 'NEW_IMAGE';
 }
 
 /** Synthesis runs: one item per run, attribute names equal the API's wire names. */
@@ -58,4 +60,24 @@ export const AUTH_TABLE: TableDefinition = {
   timeToLiveAttribute: 'expiresAtEpoch',
 };
 
-export const TABLE_DEFINITIONS: readonly TableDefinition[] = [RUNS_TABLE, DATA_TABLE, AUTH_TABLE];
+/**
+ * The transactional outbox and the audit log in one: every event item is written in the same
+ * transaction as its change; the stream feeds the deliverer (webhooks, EventBridge); the team's
+ * partition, newest first, is the audit log; TTL removes an event after 400 days.
+ */
+export const EVENTS_TABLE: TableDefinition = {
+  id: 'Events',
+  envVar: 'EVENTS_TABLE',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  indexes: [{ indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  timeToLiveAttribute: 'expiresAtEpoch',
+  stream: 'NEW_IMAGE',
+};
+
+export const TABLE_DEFINITIONS: readonly TableDefinition[] = [
+  RUNS_TABLE,
+  DATA_TABLE,
+  AUTH_TABLE,
+  EVENTS_TABLE,
+];

@@ -26,12 +26,21 @@ import { getDocumentClient } from './aws.ts';
 import { readConfig, tableName } from './config.ts';
 
 export function runRepositoryFromEnv() {
-  const config = readConfig({ RUNS_TABLE: tableName, DATA_TABLE: z.optional(tableName) });
-  return makeRunRepository(getDocumentClient(), { runs: config.RUNS_TABLE, data: config.DATA_TABLE });
+  const config = readConfig({
+    RUNS_TABLE: tableName,
+    DATA_TABLE: z.optional(tableName),
+    EVENTS_TABLE: z.optional(tableName),
+  });
+  return makeRunRepository(getDocumentClient(), {
+    runs: config.RUNS_TABLE,
+    data: config.DATA_TABLE,
+    events: config.EVENTS_TABLE,
+  });
 }
 
 export function pipelineRepositoryFromEnv() {
-  return makePipelineRepository(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+  const config = readConfig({ DATA_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
+  return makePipelineRepository(getDocumentClient(), config.DATA_TABLE, config.EVENTS_TABLE);
 }
 
 export function rolloutRepositoryFromEnv() {
@@ -39,8 +48,12 @@ export function rolloutRepositoryFromEnv() {
 }
 
 /** The auth table's stores, one per aggregate, composed into the one AuthRepository port. */
-export function makeAuthRepository(db: DynamoDBDocumentClient, tableName: string): AuthRepository {
-  const table = { db, tableName };
+export function makeAuthRepository(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  eventsTable?: string,
+): AuthRepository {
+  const table = { db, tableName, eventsTable };
   return {
     ...makeAccountStore(table),
     ...makeApiTokenStore(table),
@@ -57,7 +70,8 @@ export function magicLinkRequestStoresFromEnv() {
 }
 
 export function authRepositoryFromEnv() {
-  return makeAuthRepository(getDocumentClient(), readConfig({ AUTH_TABLE: tableName }).AUTH_TABLE);
+  const config = readConfig({ AUTH_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
+  return makeAuthRepository(getDocumentClient(), config.AUTH_TABLE, config.EVENTS_TABLE);
 }
 
 export function idempotencyStoreFromEnv() {

@@ -398,6 +398,45 @@ describe('pipeline-synthesis, the CLI', () => {
     expect(data?.status).toBe('generating');
   });
 
+  it('adds, lists and removes webhooks, shows their deliveries and reads the audit log', async () => {
+    const added = await cli([
+      'webhooks',
+      'add',
+      'http://127.0.0.1:9/hook',
+      '--events',
+      'webhook.created',
+      '--description',
+      'ci',
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toMatch(/whsec_[A-Za-z0-9+/]+=*/);
+    expect(added.stdout).toContain('shown only this once');
+    const asJson = await cli(['webhooks', 'add', 'http://127.0.0.1:9/other', '--json']);
+    const other = JSON.parse(asJson.stdout) as { id: string; secret: string };
+    expect(other.secret.startsWith('whsec_')).toBe(true);
+    const id = other.id;
+
+    const listed = await cli(['webhooks', 'list', '--json']);
+    expect(JSON.parse(listed.stdout).items).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ url: 'http://127.0.0.1:9/hook', description: 'ci' }),
+        expect.objectContaining({ id, url: 'http://127.0.0.1:9/other' }),
+      ]),
+    );
+    expect(listed.stdout).not.toContain('whsec_');
+    expect((await cli(['webhooks', 'deliveries', id])).code).toBe(0);
+
+    const audit = await cli(['audit', '--type', 'webhook.created', '--json']);
+    expect(
+      JSON.parse(audit.stdout).items.map((event: { data: { webhookId: string } }) => event.data.webhookId),
+    ).toContain(id);
+
+    expect((await cli(['webhooks', 'add', 'https://10.0.0.1/hook'])).code).toBe(2);
+    const removed = await cli(['webhooks', 'remove', id]);
+    expect(removed.stdout).toContain(`Deleted webhook ${id}`);
+    expect((await cli(['webhooks', 'remove', id])).code).toBe(2);
+  });
+
   it('has a --help for every command, exiting 0', async () => {
     const commands = [
       [],

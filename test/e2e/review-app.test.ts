@@ -433,6 +433,40 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     expect(tab.problems).toEqual([]);
   });
 
+  it('adds a webhook (its secret shown once), lists its deliveries, deletes it, and shows the audit log', async () => {
+    const tab = await openTab();
+    const { page } = tab;
+    await signIn(tab);
+    await page.getByRole('link', { name: 'Webhooks and audit' }).click();
+    await page.getByRole('heading', { name: 'Webhooks and audit log', level: 1 }).waitFor();
+
+    await page.getByLabel('URL').fill('http://127.0.0.1:9/review-app-hook');
+    await page.getByLabel('Description').fill('browser test');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    const secretField = page.getByLabel('Secret of http://127.0.0.1:9/review-app-hook');
+    await secretField.waitFor();
+    const secret = await secretField.inputValue();
+    expect(secret.startsWith('whsec_')).toBe(true);
+    const row = page.getByRole('row').filter({ hasText: 'review-app-hook' });
+    await row.waitFor();
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await page.content()).not.toContain(secret);
+
+    await row.getByRole('button', { name: 'Deliveries' }).click();
+    await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+    // The audit log names the webhook's creation and who made it.
+    await page.getByRole('heading', { name: 'Audit log', exact: true }).waitFor();
+    await page.getByRole('cell', { name: 'webhook.created' }).first().waitFor();
+
+    await row.getByRole('button', { name: 'Delete' }).click();
+    const dialog = page.getByRole('dialog', {
+      name: 'Delete the webhook to http://127.0.0.1:9/review-app-hook?',
+    });
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect(tab.problems).toEqual([]);
+  });
+
   it('keeps every secret in HttpOnly cookies, signs out, and the browser is refused afterwards', async () => {
     const tab = await openTab();
     const { page, context } = tab;
@@ -701,7 +735,7 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
         credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       }),
     );
-    await makeAuthRepository(db, 'local-Auth').putMembership({
+    await makeAuthRepository(db, 'local-Auth', 'local-Events').putMembership({
       userId: me.user.id,
       teamId: other.teamId,
       role: 'viewer',

@@ -26,6 +26,7 @@ export interface BuildOptions {
   operations?: readonly OperationDeclaration[];
   email?: EmailSettings;
   alarmEmail?: string;
+  eventBusConsumerAccounts?: string[];
 }
 
 export function buildStack(app: App, id: string, options: BuildOptions): PipelineSynthesisStack {
@@ -35,6 +36,9 @@ export function buildStack(app: App, id: string, options: BuildOptions): Pipelin
     operations: options.operations ?? OPERATIONS,
     ...(options.email ? { email: options.email } : {}),
     ...(options.alarmEmail ? { alarmEmail: options.alarmEmail } : {}),
+    ...(options.eventBusConsumerAccounts
+      ? { eventBusConsumerAccounts: options.eventBusConsumerAccounts }
+      : {}),
   });
 }
 

@@ -8,12 +8,14 @@ import { PASSWORD_HASHING_MEMORY_MB } from '../../lambdas/auth/password.ts';
 import {
   AUTHORIZER,
   DEAD_LETTER_HANDLER,
+  EVENT_DELIVERER,
   type FunctionAccess,
   MAX_RECEIVE_COUNT,
   PIPELINE_DELETER,
   RETENTION_JOB,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
+  WEBHOOK_DELIVERER,
   WORKER_TIMEOUT_SECONDS,
 } from '../../lambdas/functions.ts';
 import { DEFAULT_LIMITS } from '../../lambdas/limits.ts';
@@ -62,7 +64,7 @@ interface FunctionUnderTest {
   memorySize: number;
 }
 
-const ACCESS_KEY = { Runs: 'runs', Data: 'data', Auth: 'auth' } as const;
+const ACCESS_KEY = { Runs: 'runs', Data: 'data', Auth: 'auth', Events: 'events' } as const;
 const DEFAULT_MEMORY_MB = 256;
 const WRITE_ACTIONS = [
   'dynamodb:PutItem',
@@ -142,9 +144,23 @@ function functionsOf(stack: PipelineSynthesisStack): FunctionUnderTest[] {
       memorySize: DEFAULT_MEMORY_MB,
     },
     {
+      name: EVENT_DELIVERER.entry,
+      fn: stack.eventDelivery.eventDeliverer,
+      access: EVENT_DELIVERER.access,
+      extraEnv: [],
+      memorySize: DEFAULT_MEMORY_MB,
+    },
+    {
       name: RETENTION_JOB.entry,
       fn: stack.lifecycle.retentionJob,
       access: RETENTION_JOB.access,
+      extraEnv: [],
+      memorySize: DEFAULT_MEMORY_MB,
+    },
+    {
+      name: WEBHOOK_DELIVERER.entry,
+      fn: stack.eventDelivery.webhookDeliverer,
+      access: WEBHOOK_DELIVERER.access,
       extraEnv: [],
       memorySize: DEFAULT_MEMORY_MB,
     },
@@ -214,7 +230,7 @@ beforeAll(() => {
 describe('tables', () => {
   it('creates exactly one table per definition', () => {
     expect(resourcesOfType(dev, 'AWS::DynamoDB::Table')).toHaveLength(TABLE_DEFINITIONS.length);
-    expect(TABLE_DEFINITIONS.map((definition) => definition.id)).toEqual(['Runs', 'Data', 'Auth']);
+    expect(TABLE_DEFINITIONS.map((definition) => definition.id)).toEqual(['Runs', 'Data', 'Auth', 'Events']);
   });
 
   it.each(TABLE_DEFINITIONS)(
@@ -368,6 +384,9 @@ describe('functions', () => {
         ...(access.sendsLifecycleJobs || access.consumesLifecycleJobs ? ['LIFECYCLE_QUEUE_URL'] : []),
         ...(access.sessionSecret ? ['SESSION_SECRET_ARN'] : []),
         ...(access.sendsEmail ? ['EMAIL_FROM', 'APP_URL'] : []),
+        ...(access.webhookSecretKey ? ['WEBHOOK_SECRET_KEY_ARN'] : []),
+        ...(access.fansOutEvents || access.deliversWebhooks ? ['WEBHOOK_QUEUE_URL'] : []),
+        ...(access.fansOutEvents ? ['EVENT_BUS_NAME'] : []),
         ...extraEnv,
       ];
 
@@ -378,7 +397,7 @@ describe('functions', () => {
   it('matches the local stack: every function gets the same variables there, with local stand-ins', () => {
     const local = localFunctions(
       {
-        tableNames: { Runs: 'r', Data: 'd', Auth: 'a' },
+        tableNames: { Runs: 'r', Data: 'd', Auth: 'a', Events: 'e' },
         synthesisQueueUrl: 'http://127.0.0.1:1/000000000000/q',
         lifecycleQueueUrl: 'http://127.0.0.1:1/000000000000/lifecycle',
         sessionSecret: { SESSION_SECRET: 'k' },
@@ -386,6 +405,11 @@ describe('functions', () => {
         model: { ANTHROPIC_API_KEY: 'k' },
         defaultSynthesisHandler: 'heuristic-v1',
         synthesisRunsPerTeamPerHour: 500,
+        webhooks: {
+          queueUrl: 'http://127.0.0.1:3/000000000000/w',
+          secretKey: { WEBHOOK_SECRET_KEY: 'k' },
+          allowLocalUrls: true,
+        },
       },
       {
         region: 'us-east-1',
@@ -399,6 +423,8 @@ describe('functions', () => {
     const standIns: Record<string, string | null> = {
       SESSION_SECRET: 'SESSION_SECRET_ARN',
       ANTHROPIC_API_KEY: 'ANTHROPIC_SECRET_ARN',
+      WEBHOOK_SECRET_KEY: 'WEBHOOK_SECRET_KEY_ARN',
+      ALLOW_LOCAL_WEBHOOK_URLS: null,
       EMAIL_OUTBOX_DIR: null,
       AWS_ACCESS_KEY_ID: null,
       AWS_SECRET_ACCESS_KEY: null,
@@ -413,7 +439,9 @@ describe('functions', () => {
         const onAws = variable in standIns ? standIns[variable] : variable;
         return onAws ? [onAws] : [];
       });
-      expect(localNames.sort(), name).toEqual(Object.keys(environmentOf(dev, fn)).sort());
+      // The local stack has no EventBridge: no bus name there (README "Events").
+      const onAws = Object.keys(environmentOf(dev, fn)).filter((variable) => variable !== 'EVENT_BUS_NAME');
+      expect(localNames.sort(), name).toEqual(onAws.sort());
       expect(local.get(name)?.timeoutMs, name).toBe(
         Number(propertiesOf(dev, logicalIdOf(fn.function)).Timeout) * 1000,
       );
@@ -483,7 +511,7 @@ describe('functions', () => {
         (mapping.FunctionName as { Ref: string }).Ref === logicalIdOf(dev.stack.lifecycle.deleter.function),
     );
 
-    expect(mappings).toHaveLength(3);
+    expect(mappings).toHaveLength(4);
     expect(deleterMapping).toMatchObject({
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       EventSourceArn: { 'Fn::GetAtt': [logicalIdOf(dev.stack.stateful.lifecycleQueue), 'Arn'] },
@@ -530,7 +558,11 @@ describe('least privilege', () => {
           .filter((statement) => actionsOf(statement).some((action) => WRITE_ACTIONS.includes(action)))
           .flatMap((statement) => [...referencedLogicalIds(statement.Resource)]),
       );
-      const expectedTables = TABLE_DEFINITIONS.filter((d) => access[ACCESS_KEY[d.id]]);
+      // The stream event source reads its table's stream (a read grant on the stream, never a write).
+      const streamed = name === EVENT_DELIVERER.entry ? [EVENT_DELIVERER.streamSource.table] : [];
+      const expectedTables = TABLE_DEFINITIONS.filter(
+        (d) => access[ACCESS_KEY[d.id]] || streamed.includes(d.id as 'Events'),
+      );
       const expectedWrites = expectedTables.filter((d) => access[ACCESS_KEY[d.id]] === 'readWrite');
 
       expect([...referenced].sort(), name).toEqual(
@@ -584,10 +616,10 @@ describe('least privilege', () => {
       })
       .flatMap(([, policy]) => [...referencedLogicalIds(policy.Properties?.Roles)]);
     const expected = functionsOf(dev.stack)
-      .filter(({ access }) => access.sendJobs)
+      .filter(({ access }) => access.sendJobs || access.fansOutEvents)
       .map(({ fn }) => logicalIdOf(fn.role));
 
-    expect(expected).toHaveLength(1);
+    expect(expected).toHaveLength(2);
     expect(senders.sort()).toEqual(expected.sort());
   });
 
@@ -607,7 +639,11 @@ describe('least privilege', () => {
     const dynamo = dynamoStatements(statements);
 
     expect(dynamo.length).toBeGreaterThan(0);
-    for (const statement of dynamo) expect(resourcesOf(statement)).not.toContain('*');
+    for (const statement of dynamo) {
+      // dynamodb:ListStreams (the stream event source's) has no resource-level permissions.
+      if (resourcesOf(statement).includes('*'))
+        expect(actionsOf(statement)).toEqual(['dynamodb:ListStreams']);
+    }
   });
 
   it('uses Resource "*" only for the X-Ray actions that have no resource-level permissions', () => {
@@ -616,10 +652,13 @@ describe('least privilege', () => {
     );
     const wildcard = statements.filter((statement) => resourcesOf(statement).includes('*'));
 
-    expect(wildcard.length).toBe(functionsOf(dev.stack).length);
-    for (const statement of wildcard) {
+    const xray = wildcard.filter((statement) => !actionsOf(statement).includes('dynamodb:ListStreams'));
+    expect(xray.length).toBe(functionsOf(dev.stack).length);
+    for (const statement of xray) {
       expect(actionsOf(statement).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
     }
+    // …and the one stream event source's ListStreams, which has none either.
+    expect(wildcard.length - xray.length).toBe(1);
   });
 
   it('uses no AWS-managed policy on any function role', () => {
@@ -1275,5 +1314,51 @@ describe('alarms and outputs', () => {
     expect(outputs.AuthTableName?.Value).toEqual({ Ref: tableLogicalId(dev, 'Auth') });
     expect(outputs.SynthesisQueueUrl?.Value).toEqual({ Ref: logicalIdOf(dev.stack.stateful.synthesisQueue) });
     expect(JSON.stringify(outputs.ApiUrl?.Value)).toContain('execute-api');
+  });
+});
+
+describe('event delivery', () => {
+  it('streams new images of the events table into the event deliverer, with partial failures, bisect and a DLQ', () => {
+    const events = propertiesOf(dev, tableLogicalId(dev, 'Events'));
+    expect(events.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    const mapping = resourcesOfType(dev, 'AWS::Lambda::EventSourceMapping')
+      .map(([, resource]) => resource.Properties ?? {})
+      .find(
+        (candidate) =>
+          (candidate.FunctionName as { Ref: string }).Ref ===
+          logicalIdOf(dev.stack.eventDelivery.eventDeliverer.function),
+      );
+    expect(mapping).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [tableLogicalId(dev, 'Events'), 'StreamArn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      StartingPosition: 'TRIM_HORIZON',
+      DestinationConfig: {
+        OnFailure: {
+          Destination: {
+            'Fn::GetAtt': [logicalIdOf(dev.stack.eventDelivery.streamDeadLetterQueue), 'Arn'],
+          },
+        },
+      },
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'] }) }] },
+    });
+  });
+
+  it('lets only the event deliverer put events on the bus, and adds a bus policy only for the consumer accounts', () => {
+    const busId = logicalIdOf(dev.stack.stateful.eventBus);
+    const putters = rolesWithStatement(
+      dev,
+      (statement) =>
+        actionsOf(statement).includes('events:PutEvents') &&
+        referencedLogicalIds(statement.Resource).has(busId),
+    );
+    expect(putters).toEqual([logicalIdOf(dev.stack.eventDelivery.eventDeliverer.role)]);
+    expect(resourcesOfType(dev, 'AWS::Events::EventBusPolicy')).toHaveLength(0);
+
+    const shared = synthesize({ stage: 'dev', eventBusConsumerAccounts: ['111111111111'] });
+    const policies = JSON.stringify(resourcesOfType(shared, 'AWS::Events::EventBusPolicy'));
+    expect(policies).toContain('111111111111');
+    expect(policies).toContain('events:creatorAccount');
+    expect(() => synthesize({ stage: 'dev', eventBusConsumerAccounts: ['everyone'] })).toThrow(/12-digit/);
   });
 });

@@ -5,6 +5,7 @@
 import { createContext } from 'preact';
 import { useContext, useEffect, useState } from 'preact/hooks';
 import { ApiError, api, client, knowsSessionExpiry, onSignedOut, refreshSession, signOut } from './api.ts';
+import { EventsPage } from './pages/events.tsx';
 import { PipelinePage } from './pages/pipeline.tsx';
 import { PipelinesPage } from './pages/pipelines.tsx';
 import { RunPage } from './pages/run.tsx';
@@ -30,6 +31,7 @@ const ROUTES = [
   route({ pattern: '/runs/:runId', page: RunPage }),
   route({ pattern: '/settings/tokens', page: TokensPage }),
   route({ pattern: '/settings/team', page: TeamSettingsPage }),
+  route({ pattern: '/settings/events', page: EventsPage }),
 ];
 
 const SessionContext = createContext<Session | null>(null);
@@ -135,6 +137,7 @@ function Header(props: {
           <Link to="">Pipelines</Link>
           <Link to="settings/tokens">API tokens</Link>
           <Link to="settings/team">Team settings</Link>
+          <Link to="settings/events">Webhooks and audit</Link>
         </nav>
       </div>
       <div class="topbar-row account">

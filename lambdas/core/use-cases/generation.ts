@@ -3,6 +3,7 @@
  * sweeping runs that were left pending or generating. Every fault ends in a classified outcome.
  */
 import { ApiError, ConflictError, SynthesisFailure, TransientSynthesisError } from '../errors.ts';
+import { runEvent, SYSTEM_ACTOR } from '../events.ts';
 import { legacyWarnings, renderExplanation } from '../explanation.ts';
 import type { TeamSettingsStore } from '../lifecycle.ts';
 import { DEFAULT_MODEL_PRICES, type ModelPrices, withCost } from '../model-pricing.ts';
@@ -211,6 +212,7 @@ async function storeProposal(
       createdBy: run.triggeredBy,
     },
     lease,
+    runEvent(run, 'generated', completedAt, SYSTEM_ACTOR, { configurationId: proposedConfigurationId }),
   );
 }
 
@@ -258,12 +260,14 @@ async function failRun(
 ): Promise<GenerateOutcome> {
   const message =
     error instanceof SynthesisFailure || error instanceof ApiError ? error.message : INTERNAL_FAILURE_MESSAGE;
+  const at = deps.clock.now().toISOString();
   const failed = await deps.runs.fail(
     run.id,
     message,
-    deps.clock.now().toISOString(),
+    at,
     ['generating'],
     priced(deps, usage),
+    runEvent(run, 'failed', at, SYSTEM_ACTOR),
   );
   return { outcome: 'failed', run: failed ?? run, error };
 }
@@ -295,7 +299,15 @@ export function makeFailDeadJob({ runs, clock }: { runs: RunRepository; clock: C
     if (!run || (run.status !== 'pending' && run.status !== 'generating')) return null;
     const why = run.retryReason ? ` The last attempt failed because: ${run.retryReason}` : '';
     const message = `Generation did not succeed in ${receiveCount} attempt${receiveCount === 1 ? '' : 's'} and the job was moved to the dead-letter queue.${why} Start a new run.`;
-    return runs.fail(run.id, message, clock.now().toISOString(), ['pending', 'generating']);
+    const at = clock.now().toISOString();
+    return runs.fail(
+      run.id,
+      message,
+      at,
+      ['pending', 'generating'],
+      undefined,
+      runEvent(run, 'failed', at, SYSTEM_ACTOR),
+    );
   };
 }
 
@@ -323,6 +335,8 @@ export function makeSweepStuckRuns({ runs, clock, stuckAfterMs, batchSize = 100 
           `The run was still ${status} more than ${minutes} minutes after it started, longer than every retry of its job can take, so it was stopped.${why} Start a new run.`,
           now.toISOString(),
           [status],
+          undefined,
+          runEvent(run, 'failed', now.toISOString(), SYSTEM_ACTOR),
         );
         if (failed) swept.push(failed);
       }

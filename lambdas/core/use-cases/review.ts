@@ -2,6 +2,7 @@
    a configuration, list activations and show a run's settings diff. */
 import { applyMergePatch } from '../../synthesis/merge-patch.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import { type Actor, actorOf, type DomainEvent, newEvent, runEvent } from '../events.ts';
 import type {
   ApprovalRulesStore,
   Clock,
@@ -33,6 +34,21 @@ export interface ReviewDeps {
   ids: IdGenerator;
   /** The pipelines' approval rules; approve enforces them. */
   approvalRules?: ApprovalRulesStore;
+}
+
+/** configuration.activated for `activation`, in the pipeline's team. */
+function activatedEvent(teamId: string, activation: Activation, actor: Actor): DomainEvent {
+  return newEvent(
+    'configuration.activated',
+    {
+      teamId,
+      pipelineId: activation.pipelineId,
+      configurationId: activation.configurationId,
+      ...(activation.synthesisRunId ? { runId: activation.synthesisRunId } : {}),
+      actor,
+    },
+    { at: activation.activatedAt, key: activation.id },
+  );
 }
 
 async function loadConfiguration(pipelines: PipelineRepository, pipelineId: string, configurationId: string) {
@@ -218,6 +234,25 @@ export function makeApproveRun({ runs, pipelines, rollouts, clock, ids, approval
           activatedAt: at,
           activatedBy: principal.userId,
         };
+    const actor = actorOf(principal);
+    const events = [
+      runEvent(run, 'approved', at, actor, { configurationId: applied.id }),
+      activation
+        ? activatedEvent(run.teamId, activation, actor)
+        : newEvent(
+            'rollout.started',
+            {
+              teamId: run.teamId,
+              pipelineId: run.pipelineId,
+              runId: run.id,
+              rolloutId: rollout?.id,
+              configurationId: applied.id,
+              status: 'active',
+              actor,
+            },
+            { at, key: rollout?.id ?? run.id },
+          ),
+    ];
     return runs.approve(
       run,
       { at, by: principal.userId, overrideReason },
@@ -234,6 +269,7 @@ export function makeApproveRun({ runs, pipelines, rollouts, clock, ids, approval
           rollout: rollout ? { id: rollout.id, percent: rollout.percent, candidate: applied } : null,
         },
       },
+      events,
     );
   };
 }
@@ -255,11 +291,12 @@ export function makeRejectRun({
     if (run.status !== 'generated') {
       throw new ConflictError(`The run is ${run.status}; only a generated run can be rejected.`);
     }
-    return runs.reject(run.id, {
-      at: clock.now().toISOString(),
-      by: principal.userId,
-      reason: reason ?? null,
-    });
+    const at = clock.now().toISOString();
+    return runs.reject(
+      run,
+      { at, by: principal.userId, reason: reason ?? null },
+      runEvent(run, 'rejected', at, actorOf(principal)),
+    );
   };
 }
 
@@ -321,12 +358,11 @@ export function makeActivateConfiguration({ runs, pipelines, clock, ids }: Revie
       activatedAt: clock.now().toISOString(),
       activatedBy: principal.userId,
     };
-    await pipelines.activateConfiguration(activation, {
-      pipelineId,
-      teamId: pipeline.teamId,
-      active: target,
-      rollout: null,
-    });
+    await pipelines.activateConfiguration(
+      activation,
+      activatedEvent(pipeline.teamId, activation, actorOf(principal)),
+      { pipelineId, teamId: pipeline.teamId, active: target, rollout: null },
+    );
     return activation;
   };
 }

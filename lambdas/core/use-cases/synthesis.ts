@@ -1,5 +1,6 @@
 /* Starting a synthesis run (idempotency key, team quota, pending run then queued job) and
    reading a run and the evidence it analyzed. */
+
 import { createHash } from 'node:crypto';
 import {
   ConflictError,
@@ -8,6 +9,7 @@ import {
   ServiceUnavailableError,
   ValidationError,
 } from '../errors.ts';
+import { runEvent, SYSTEM_ACTOR } from '../events.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import type {
   Clock,
@@ -188,7 +190,8 @@ async function queueJob(
     await queue.send({ runId: run.id, jobId: run.jobId, teamId: run.teamId });
   } catch (error) {
     const reason = 'The synthesis job could not be queued; start a new run.';
-    await runs.fail(run.id, reason, clock.now().toISOString(), ['pending']);
+    const at = clock.now().toISOString();
+    await runs.fail(run.id, reason, at, ['pending'], undefined, runEvent(run, 'failed', at, SYSTEM_ACTOR));
     // The key must not pin the caller to a run that never started: a retry may try again.
     // Stryker disable next-line OptionalChaining: a key is only taken when the store exists
     if (key) await idempotency?.release(scope, key);

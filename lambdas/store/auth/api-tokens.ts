@@ -5,8 +5,10 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { ApiTokenRecord, AuthRepository } from '../../auth/ports.ts';
+import type { DomainEvent } from '../../core/events.ts';
 import type { PageRequest } from '../../core/ports.ts';
 import { failedTransactionItems, isConditionFailure, putNew } from '../conditions.ts';
+import { eventPut } from '../events.ts';
 import { itemReader } from '../items.ts';
 import {
   apiTokenIdKey,
@@ -16,7 +18,7 @@ import {
   userApiTokensPartition,
 } from '../keys.ts';
 import { queryAll, queryPage } from '../query-page.ts';
-import { type AuthTable, epochSeconds, getItem } from './auth-table.ts';
+import { type AuthTable, epochSeconds, eventsTableOf, getItem } from './auth-table.ts';
 
 export type ApiTokenStore = Pick<
   AuthRepository,
@@ -62,17 +64,18 @@ export function makeApiTokenStore(table: AuthTable): ApiTokenStore {
     tokenIdSchema: z.object({ tokenHash: z.string() }),
   };
   return {
-    createApiToken: (token) => createApiToken(table, token),
+    createApiToken: (token, event) => createApiToken(table, token, event),
     findApiTokenByHash: (tokenHash) => findApiTokenByHash(tokens, tokenHash),
     getApiToken: (tokenId) => getApiToken(tokens, tokenId),
     listApiTokensOfUser: (userId, teamId, page) => listApiTokensOfUser(tokens, userId, teamId, page),
     listLiveApiTokensOfUser: (userId) => listLiveApiTokensOfUser(tokens, userId),
-    revokeApiToken: (token, at) => revokeApiToken(table, token, at),
+    revokeApiToken: (token, at, event) => revokeApiToken(table, token, at, event),
     touchApiToken: (tokenHash, at, staleBefore) => touchApiToken(table, tokenHash, at, staleBefore),
   };
 }
 
-async function createApiToken({ db, tableName }: AuthTable, token: ApiTokenRecord): Promise<void> {
+async function createApiToken(table: AuthTable, token: ApiTokenRecord, event: DomainEvent): Promise<void> {
+  const { db, tableName } = table;
   // An expiring token is listed for a while after it lapses, then TTL removes it.
   const ttl = token.expiresAt
     ? { expiresAtEpoch: epochSeconds(token.expiresAt, REVOKED_TOKEN_RETENTION_MS) }
@@ -87,6 +90,7 @@ async function createApiToken({ db, tableName }: AuthTable, token: ApiTokenRecor
           ...token,
         }),
         putNew(tableName, { ...apiTokenIdKey(token.tokenId), tokenHash: token.tokenHash, ...ttl }),
+        eventPut(eventsTableOf(table), event),
       ],
     }),
   );
@@ -136,10 +140,12 @@ async function listLiveApiTokensOfUser(tokens: TokenTable, userId: string): Prom
 }
 
 async function revokeApiToken(
-  { db, tableName }: AuthTable,
+  table: AuthTable,
   { tokenHash, tokenId }: Pick<ApiTokenRecord, 'tokenHash' | 'tokenId'>,
   at: string,
+  event: DomainEvent,
 ): Promise<void> {
+  const { db, tableName } = table;
   const ttl = epochSeconds(at, REVOKED_TOKEN_RETENTION_MS);
   try {
     await db.send(
@@ -164,6 +170,7 @@ async function revokeApiToken(
               ExpressionAttributeValues: { ':ttl': ttl },
             },
           },
+          eventPut(eventsTableOf(table), event),
         ],
       }),
     );

@@ -11,6 +11,14 @@ import type { ItemKey } from '../keys.ts';
 export interface AuthTable {
   db: DynamoDBDocumentClient;
   tableName: string;
+  /** The events table: creating and revoking API tokens write their events there. */
+  eventsTable?: string | undefined;
+}
+
+/** The events table, which the token changes write their events to. */
+export function eventsTableOf(table: AuthTable): string {
+  if (!table.eventsTable) throw new Error('The auth repository was built without the events table.');
+  return table.eventsTable;
 }
 
 /**

@@ -52,7 +52,7 @@ export async function createCaller(
   names: TableNames,
   role: Role = 'admin',
 ): Promise<Caller> {
-  const auth = makeAuthRepository(db, names.Auth);
+  const auth = makeAuthRepository(db, names.Auth, names.Events);
   const created = await makeBootstrapTeam({ auth, clock: systemClock, ids: nanoidGenerator })({
     teamName: `team ${nanoid(5)}`,
     email: `${nanoid(8)}@example.test`,
@@ -195,7 +195,7 @@ export async function storePipeline(
 ): Promise<string> {
   const id = nanoid();
   const createdAt = new Date().toISOString();
-  await makePipelineRepository(db, names.Data).createPipeline(
+  await makePipelineRepository(db, names.Data, names.Events).createPipeline(
     { id, teamId, name: 'p', activeConfigurationId: `${id}-c1`, createdAt },
     {
       id: `${id}-c1`,

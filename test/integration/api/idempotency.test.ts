@@ -28,10 +28,10 @@ function setUp() {
   let now = Date.parse('2030-06-01T12:00:00.000Z');
   const sent: SynthesisJob[] = [];
   const queue: JobQueue = { send: async (job) => void sent.push(job) };
-  const pipelines = makePipelineRepository(db, names.Data);
+  const pipelines = makePipelineRepository(db, names.Data, names.Events);
   const idempotency = makeIdempotencyStore(db, names.Data);
   const start = makeStartSynthesis({
-    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data }),
+    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events }),
     pipelines,
     queue,
     clock: { now: () => new Date(now) },

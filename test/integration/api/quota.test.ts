@@ -25,10 +25,10 @@ beforeAll(async () => {
 function starter(now: () => number, runsPerTeamPerHour: number) {
   const sent: string[] = [];
   const queue: JobQueue = { send: async (job) => void sent.push(job.runId) };
-  const runs = makeRunRepository(db, { runs: names.Runs, data: names.Data });
+  const runs = makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events });
   const start = makeStartSynthesis({
     runs,
-    pipelines: makePipelineRepository(db, names.Data),
+    pipelines: makePipelineRepository(db, names.Data, names.Events),
     queue,
     clock: { now: () => new Date(now()) },
     ids: nanoidGenerator,

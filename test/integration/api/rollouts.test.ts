@@ -329,7 +329,7 @@ describe('rebasing', () => {
   it('writes nothing when the active configuration moved after the approval read it (store level)', async () => {
     const pipeline = await newPipeline();
     const run = await generatedRun(pipeline.id);
-    const runs = makeRunRepository(db, { runs: names.Runs, data: names.Data });
+    const runs = makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events });
     const newConfigurationId = nanoid();
     const at = new Date().toISOString();
     const base = await getConfiguration(pipeline.id, pipeline.activeConfigurationId);
@@ -357,6 +357,7 @@ describe('rebasing', () => {
           },
           rollout: null,
         },
+        [],
       ),
     ).rejects.toMatchObject({ code: 'CONFLICT' });
     expect((await getRun(run.id)).body.status).toBe('generated');

@@ -186,7 +186,7 @@ describe('POST /pipelines/{pipelineId}/synthesize', () => {
       error: 'SERVICE_UNAVAILABLE',
       message: expect.stringContaining('could not be queued'),
     });
-    const runs = makeRunRepository(db, { runs: names.Runs });
+    const runs = makeRunRepository(db, { runs: names.Runs, events: names.Events });
     const [stored] = (await runs.listByPipeline(pipeline.id, { limit: 10 })).items;
     expect(stored).toMatchObject({
       status: 'failed',

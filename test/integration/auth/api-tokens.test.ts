@@ -228,7 +228,7 @@ describe('API token management', () => {
 
 describe('a credential acts for one team', () => {
   it('lists, creates and revokes only tokens of its own team, though the user belongs to another', async () => {
-    const auth = makeAuthRepository(db, names.Auth);
+    const auth = makeAuthRepository(db, names.Auth, names.Events);
     // The owner also joins the stranger's team, and holds a token there.
     await auth.putMembership({
       userId: owner.userId,

@@ -67,7 +67,7 @@ export async function createUserWithPassword(
     .toLowerCase()}@example.test`;
   const password = `correct horse ${nanoid(8)}`;
   const created = await makeBootstrapTeam({
-    auth: makeAuthRepository(db, names.Auth),
+    auth: makeAuthRepository(db, names.Auth, names.Events),
     clock: systemClock,
     ids: nanoidGenerator,
   })({ teamName: `team ${nanoid(5)}`, email, userName: 'tester', password, role });
@@ -285,7 +285,7 @@ export async function freshAuthorizer(
     ]);
   return makeAuthorizer(
     makeAuthenticate({
-      auth: makeAuthRepository(db, names.Auth),
+      auth: makeAuthRepository(db, names.Auth, names.Events),
       clock: clock ?? systemClock,
       signingKey: sessionSigningKeyFromEnv(),
       audit: auditLog,

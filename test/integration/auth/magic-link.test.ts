@@ -136,7 +136,7 @@ describe('magic links', () => {
 
   it('refuses an expired link, a made-up one, and a cookie verification from another origin', async () => {
     const token = generateSecret(MAGIC_LINK_PREFIX);
-    await makeAuthRepository(db, names.Auth).createMagicLink({
+    await makeAuthRepository(db, names.Auth, names.Events).createMagicLink({
       tokenHash: hashSecret(token),
       userId: user.userId,
       credentialsVersion: 0,

@@ -4,6 +4,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateApiToken, hashApiToken, tokenHint } from '../../../lambdas/auth/api-token.ts';
+import { newEvent, SYSTEM_ACTOR } from '../../../lambdas/core/events.ts';
 import type { Role } from '../../../lambdas/core/principal.ts';
 import { makeAuthRepository } from '../../../lambdas/wiring/repositories.ts';
 import { localRoutes } from '../../../local/functions.ts';
@@ -67,23 +68,27 @@ function pathParametersFor(route: GatewayRoute): Record<string, string> {
 
 /** A user of an existing team with the given role and an API token for that team. */
 async function memberOf(teamId: string, role: Role): Promise<string> {
-  const auth = makeAuthRepository(db, names.Auth);
+  const auth = makeAuthRepository(db, names.Auth, names.Events);
   const userId = nanoid();
   const createdAt = new Date().toISOString();
   await auth.createUser({ userId, email: `${userId.toLowerCase()}@example.test`, name: role, createdAt });
   await auth.putMembership({ userId, teamId, role, createdAt });
   const token = generateApiToken();
-  await auth.createApiToken({
-    tokenId: nanoid(),
-    tokenHash: hashApiToken(token),
-    userId,
-    teamId,
-    name: role,
-    hint: tokenHint(token),
-    createdAt,
-    expiresAt: null,
-    revokedAt: null,
-  });
+  const tokenId = nanoid();
+  await auth.createApiToken(
+    {
+      tokenId,
+      tokenHash: hashApiToken(token),
+      userId,
+      teamId,
+      name: role,
+      hint: tokenHint(token),
+      createdAt,
+      expiresAt: null,
+      revokedAt: null,
+    },
+    newEvent('api_token.created', { teamId, tokenId, actor: SYSTEM_ACTOR }, { at: createdAt, key: tokenId }),
+  );
   return token;
 }
 

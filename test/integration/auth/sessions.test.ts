@@ -375,7 +375,7 @@ describe('refresh', () => {
     expect((await refresh(jar.headerFor('/auth/refresh'))).status).toBe(401);
     // The very next request with the session's access token is refused, warm authorizer or not.
     expect((await getMe({ cookie: jar.headerFor('/me') })).status).toBe(401);
-    const auth = makeAuthRepository(db, names.Auth);
+    const auth = makeAuthRepository(db, names.Auth, names.Events);
     const sessionId = rotated.body.session.id as string;
     expect(await auth.getSession(sessionId)).toMatchObject({ revokedReason: 'refresh-token-reuse' });
     // The access token of the family is refused too (a fresh authorizer: no cached decision).
@@ -407,7 +407,7 @@ describe('refresh', () => {
 
   it('works with the refresh token in the body (no cookie, no CSRF header) and can switch team', async () => {
     const login = await logIn(bob, { delivery: 'body' }, {});
-    const auth = makeAuthRepository(db, names.Auth);
+    const auth = makeAuthRepository(db, names.Auth, names.Events);
     await auth.putMembership({
       userId: bob.userId,
       teamId: alice.teamId,
@@ -514,7 +514,7 @@ describe('changing the password', () => {
   it('ends every other session of the user on a password change, however many (here 130)', async () => {
     const user = await createUserWithPassword(db, names);
     const jar = await browserSession(user);
-    const auth = makeAuthRepository(db, names.Auth);
+    const auth = makeAuthRepository(db, names.Auth, names.Events);
     const now = new Date();
     const others = Array.from({ length: 130 }, (_, index) => `bulk-session-${user.userId}-${index}`);
     for (const sessionId of others) {

@@ -48,8 +48,8 @@ beforeAll(async () => {
     POWERTOOLS_METRICS_DISABLED: 'false',
   });
   bed = {
-    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data }),
-    pipelines: makePipelineRepository(db, names.Data),
+    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events }),
+    pipelines: makePipelineRepository(db, names.Data, names.Events),
     evidence: makeEvidenceStore(db, names.Data),
   };
   worker = (await import('../../../lambdas/handlers/process-synthesis-jobs.ts')).handler as SqsLambda;

@@ -176,8 +176,8 @@ export async function setUpStore(): Promise<ClaudeTestBed> {
   const names = await createTables(client, `c${nanoid(8).replace(/[^A-Za-z0-9]/g, 'x')}-`);
   const db = createDocumentClient(client);
   return {
-    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data }),
-    pipelines: makePipelineRepository(db, names.Data),
+    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events }),
+    pipelines: makePipelineRepository(db, names.Data, names.Events),
     evidence: makeEvidenceStore(db, names.Data),
   };
 }

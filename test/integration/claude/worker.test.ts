@@ -50,8 +50,8 @@ beforeAll(async () => {
     ANTHROPIC_REQUEST_TIMEOUT_MS: '2000',
   }));
   bed = {
-    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data }),
-    pipelines: makePipelineRepository(db, names.Data),
+    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events }),
+    pipelines: makePipelineRepository(db, names.Data, names.Events),
     evidence: makeEvidenceStore(db, names.Data),
   };
   worker = (await import('../../../lambdas/handlers/process-synthesis-jobs.ts')).handler as SqsLambda;

@@ -45,8 +45,8 @@ beforeAll(async () => {
   const { names, env } = await createTestTables(client);
   const db = createDocumentClient(client);
   bed = {
-    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data }),
-    pipelines: makePipelineRepository(db, names.Data),
+    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events }),
+    pipelines: makePipelineRepository(db, names.Data, names.Events),
     evidence: makeEvidenceStore(db, names.Data),
   };
   worker = new LocalFunction({

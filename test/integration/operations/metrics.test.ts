@@ -55,8 +55,8 @@ beforeAll(async () => {
     MODEL_PRICES: JSON.stringify({ [MODEL]: { inputPerMillionUsd: 2, outputPerMillionUsd: 10 } }),
   });
   bed = {
-    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data }),
-    pipelines: makePipelineRepository(db, names.Data),
+    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events }),
+    pipelines: makePipelineRepository(db, names.Data, names.Events),
     evidence: makeEvidenceStore(db, names.Data),
   };
   caller = await createCaller(db, names);

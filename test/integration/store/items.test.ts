@@ -22,7 +22,7 @@ let auth: AuthRepository;
 
 beforeAll(async () => {
   ({ db, names } = await setUpApiEnvironment());
-  auth = makeAuthRepository(db, names.Auth);
+  auth = makeAuthRepository(db, names.Auth, names.Events);
 });
 
 const put = (TableName: string, Item: Record<string, unknown>) =>
@@ -104,7 +104,7 @@ describe('items of the data table', () => {
       name: 'p',
       createdAt: '2026-01-01T00:00:00.000Z',
     });
-    await expect(makePipelineRepository(db, names.Data).getPipeline(id)).rejects.toThrow(
+    await expect(makePipelineRepository(db, names.Data, names.Events).getPipeline(id)).rejects.toThrow(
       /^The stored pipeline is corrupt \(activeConfigurationId: /,
     );
   });

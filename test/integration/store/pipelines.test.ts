@@ -17,7 +17,7 @@ let pipelines: PipelineRepository;
 
 beforeAll(async () => {
   ({ db, names } = await setUpApiEnvironment());
-  pipelines = makePipelineRepository(db, names.Data);
+  pipelines = makePipelineRepository(db, names.Data, names.Events);
 });
 
 const T1 = '2026-02-01T00:00:00.000Z';
@@ -100,7 +100,7 @@ describe('a signal id in its pipeline', () => {
   it('lets a batch whose request died between its two transactions be sent again: 201, stored once', async () => {
     const pipelineId = nanoid();
     const batch = [signal(pipelineId, 'sig-a'), signal(pipelineId, 'sig-b', T2)];
-    const dying = makePipelineRepository(dyingAfterFirstTransaction(), names.Data);
+    const dying = makePipelineRepository(dyingAfterFirstTransaction(), names.Data, names.Events);
     await expect(dying.recordSignals(batch)).rejects.toThrow('the Lambda died here');
     expect(await storedSignalIds(pipelineId)).toEqual([]);
 
@@ -145,7 +145,7 @@ describe('an execution id in its pipeline', () => {
   it('lets a batch whose request died between its two transactions be sent again', async () => {
     const pipelineId = nanoid();
     const batch = [execution(pipelineId, 'run-a')];
-    const dying = makePipelineRepository(dyingAfterFirstTransaction(), names.Data);
+    const dying = makePipelineRepository(dyingAfterFirstTransaction(), names.Data, names.Events);
     await expect(dying.recordExecutions(batch)).rejects.toThrow('the Lambda died here');
 
     await pipelines.recordExecutions(batch);

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runEvent, SYSTEM_ACTOR } from '../../../lambdas/core/events.ts';
 import type { ApprovalPlan, RunRepository } from '../../../lambdas/core/ports.ts';
 import { newPendingRun } from '../../../lambdas/core/run-state.ts';
 import type { Activation, SynthesisRun } from '../../../lambdas/core/schemas.ts';
@@ -15,8 +16,16 @@ let runs: RunRepository;
 
 beforeAll(async () => {
   ({ db, names } = await setUpApiEnvironment());
-  runs = makeRunRepository(db, { runs: names.Runs, data: names.Data });
+  runs = makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events });
 });
+
+const at = () => new Date().toISOString();
+const failedEvent = (id: string) =>
+  runEvent({ id, teamId: 't1', pipelineId: 'p1' }, 'failed', at(), SYSTEM_ACTOR);
+const generatedEvent = (run: SynthesisRun) => runEvent(run, 'generated', at(), SYSTEM_ACTOR);
+const rejectedEvent = (run: SynthesisRun) => runEvent(run, 'rejected', at(), REVIEWER);
+const approvedEvents = (run: SynthesisRun) => [runEvent(run, 'approved', at(), REVIEWER)];
+const REVIEWER = { userId: 'u2', credential: 'session' } as const;
 
 function pendingRun(overrides: Partial<SynthesisRun> = {}): SynthesisRun {
   const run = newPendingRun({
@@ -33,7 +42,7 @@ function pendingRun(overrides: Partial<SynthesisRun> = {}): SynthesisRun {
 }
 
 async function storedPipeline() {
-  const pipelines = makePipelineRepository(db, names.Data);
+  const pipelines = makePipelineRepository(db, names.Data, names.Events);
   const pipelineId = nanoid();
   const createdAt = new Date().toISOString();
   await pipelines.createPipeline(
@@ -110,6 +119,7 @@ describe('run repository on DynamoDB Local', () => {
         { ...claimed, status: 'generated', proposedConfigurationId: proposal.id },
         proposal,
         'another-lease',
+        generatedEvent(claimed),
       ),
     ).rejects.toMatchObject({ code: 'CONFLICT' });
     expect(await pipelines.getConfiguration(pipelineId, proposal.id)).toBeNull(); // nothing half-written
@@ -118,6 +128,7 @@ describe('run repository on DynamoDB Local', () => {
       { ...claimed, status: 'generated', proposedConfigurationId: proposal.id },
       proposal,
       lease,
+      generatedEvent(claimed),
     );
     // The number the refused completion took (2) is skipped, never reused: versions are unique.
     expect(await pipelines.getConfiguration(pipelineId, proposal.id)).toMatchObject({
@@ -130,11 +141,45 @@ describe('run repository on DynamoDB Local', () => {
   it('fails a run only from the statuses it is asked to, never a finished one', async () => {
     const run = pendingRun();
     await runs.create(run);
-    expect(await runs.fail(run.id, 'boom', new Date().toISOString(), ['generating'])).toBeNull();
-    const failed = await runs.fail(run.id, 'boom', new Date().toISOString(), ['pending']);
+    expect(
+      await runs.fail(
+        run.id,
+        'boom',
+        new Date().toISOString(),
+        ['generating'],
+        undefined,
+        failedEvent(run.id),
+      ),
+    ).toBeNull();
+    const failed = await runs.fail(
+      run.id,
+      'boom',
+      new Date().toISOString(),
+      ['pending'],
+      undefined,
+      failedEvent(run.id),
+    );
     expect(failed).toMatchObject({ status: 'failed', errorMessage: 'boom' });
-    expect(await runs.fail(run.id, 'again', new Date().toISOString(), ['pending', 'generating'])).toBeNull();
-    expect(await runs.fail(nanoid(), 'missing', new Date().toISOString(), ['pending'])).toBeNull();
+    expect(
+      await runs.fail(
+        run.id,
+        'again',
+        new Date().toISOString(),
+        ['pending', 'generating'],
+        undefined,
+        failedEvent(run.id),
+      ),
+    ).toBeNull();
+    expect(
+      await runs.fail(
+        nanoid(),
+        'missing',
+        new Date().toISOString(),
+        ['pending'],
+        undefined,
+        failedEvent(nanoid()),
+      ),
+    ).toBeNull();
   });
 
   it('lists a pipeline runs newest first across pages', async () => {
@@ -179,7 +224,8 @@ async function runIn(status: 'pending' | 'generated' | 'approved' | 'failed') {
     activatedBy: 'u2',
   };
   let current: SynthesisRun = run;
-  if (status === 'failed') current = (await runs.fail(run.id, 'boom', at, ['pending'])) ?? run;
+  if (status === 'failed')
+    current = (await runs.fail(run.id, 'boom', at, ['pending'], undefined, failedEvent(run.id))) ?? run;
   if (status === 'generated' || status === 'approved') {
     const claim = await runs.claim(run.id, at, new Date(0).toISOString());
     if (claim.outcome !== 'claimed') throw new Error('not claimed');
@@ -195,9 +241,11 @@ async function runIn(status: 'pending' | 'generated' | 'approved' | 'failed') {
         createdBy: 'u1',
       },
       at,
+      generatedEvent(run),
     );
   }
-  if (status === 'approved') current = await runs.approve(current, { at, by: 'u2' }, planOf(activation));
+  if (status === 'approved')
+    current = await runs.approve(current, { at, by: 'u2' }, planOf(activation), approvedEvents(current));
   expect((await runs.get(run.id))?.status).toBe(status);
   return { run: current, activation, pipelines, pipelineId };
 }
@@ -215,7 +263,7 @@ describe('moves the run state table forbids, on DynamoDB Local', () => {
   it('refuses to approve a pending run with a 409 naming its status, and changes nothing', async () => {
     const { run, activation, pipelines, pipelineId } = await runIn('pending');
     await expect(
-      runs.approve(run, { at: activation.activatedAt, by: 'u2' }, planOf(activation)),
+      runs.approve(run, { at: activation.activatedAt, by: 'u2' }, planOf(activation), approvedEvents(run)),
     ).rejects.toMatchObject({
       statusCode: 409,
       message: 'The run is pending; only a generated run can be approved.',
@@ -230,7 +278,7 @@ describe('moves the run state table forbids, on DynamoDB Local', () => {
       const { run } = await runIn(status);
       const before = await runs.get(run.id);
       await expect(
-        runs.reject(run.id, { at: new Date().toISOString(), by: 'u3', reason: 'no' }),
+        runs.reject(run, { at: new Date().toISOString(), by: 'u3', reason: 'no' }, rejectedEvent(run)),
       ).rejects.toMatchObject({
         code: 'CONFLICT',
         message: `The run is ${status}; only a generated run can be rejected.`,
@@ -238,16 +286,24 @@ describe('moves the run state table forbids, on DynamoDB Local', () => {
       expect(await runs.get(run.id)).toEqual(before);
     }
     await expect(
-      runs.reject(nanoid(), { at: new Date().toISOString(), by: 'u3', reason: null }),
+      runs.reject(
+        pendingRun(),
+        { at: new Date().toISOString(), by: 'u3', reason: null },
+        rejectedEvent(pendingRun()),
+      ),
     ).rejects.toMatchObject({ message: 'The run is missing; only a generated run can be rejected.' });
   });
 
   it('rejects a generated run once: a second decision is a 409 naming the status it reached', async () => {
     const { run, activation } = await runIn('generated');
-    const rejected = await runs.reject(run.id, { at: activation.activatedAt, by: 'u3', reason: 'too risky' });
+    const rejected = await runs.reject(
+      run,
+      { at: activation.activatedAt, by: 'u3', reason: 'too risky' },
+      rejectedEvent(run),
+    );
     expect(rejected).toMatchObject({ status: 'rejected', rejectedBy: 'u3', rejectionReason: 'too risky' });
     await expect(
-      runs.approve(run, { at: activation.activatedAt, by: 'u2' }, planOf(activation)),
+      runs.approve(run, { at: activation.activatedAt, by: 'u2' }, planOf(activation), approvedEvents(run)),
     ).rejects.toMatchObject({
       message: 'The run is rejected; only a generated run can be approved.',
     });
@@ -257,9 +313,13 @@ describe('moves the run state table forbids, on DynamoDB Local', () => {
     const { run } = await runIn('approved');
     const before = await runs.get(run.id);
     const at = new Date().toISOString();
-    expect(await runs.fail(run.id, 'late failure', at, ['pending', 'generating'])).toBeNull();
+    expect(
+      await runs.fail(run.id, 'late failure', at, ['pending', 'generating'], undefined, failedEvent(run.id)),
+    ).toBeNull();
     // The table forbids approved → failed even when the caller asks for it.
-    expect(await runs.fail(run.id, 'late failure', at, ['approved', 'generated'])).toBeNull();
+    expect(
+      await runs.fail(run.id, 'late failure', at, ['approved', 'generated'], undefined, failedEvent(run.id)),
+    ).toBeNull();
     expect(await runs.get(run.id)).toEqual(before);
   });
 
@@ -360,6 +420,7 @@ describe('many runs of one pipeline completing at once', () => {
             { ...run, status: 'generated', proposedConfigurationId: proposal.id },
             proposal,
             lease,
+            generatedEvent(run),
           )
           .then(() => proposal.id);
       }),

@@ -388,9 +388,10 @@ export class FakeRunRepository implements RunRepository {
   }
 
   async reject(
-    runId: string,
+    run: SynthesisRun,
     decision: { at: string; by: string; reason: string | null },
   ): Promise<SynthesisRun> {
+    const runId = run.id;
     const stored = this.runs.get(runId);
     if (stored?.status !== 'generated') throw this.notDecidable(runId, 'rejected');
     stored.status = 'rejected';

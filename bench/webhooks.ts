@@ -1,0 +1,316 @@
+/**
+ * Events and webhooks through the local stack (DynamoDB Local's stream → the event deliverer → the
+ * local queue → the webhook deliverer → a receiver on 127.0.0.1):
+ *
+ *   - latency: POST …/synthesize 100 times, one after the other; for each `synthesis_run.generated`
+ *     event, the time from its commit (the event's timestamp, stamped in the transaction that moves
+ *     the run) to its arrival at the receiver. p50 and p99; target p50 ≤ 1 s.
+ *   - fan-out: 1,000 events written to the outbox (eventPut, as a change's transaction does) to a
+ *     team with 5 webhooks, one of them down (nothing listens): all 4,000 good deliveries arrive,
+ *     none lost, each once; the down one's first attempts are recorded `pending` and tried again
+ *     on schedule (5 s later).
+ */
+
+import { mkdtemp } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { nanoid } from 'nanoid';
+import { newEvent } from '../lambdas/core/events.ts';
+import { DEFAULT_LIMITS } from '../lambdas/limits.ts';
+import { eventItem, eventPut } from '../lambdas/store/events.ts';
+import { webhookDeliveriesPartition } from '../lambdas/store/keys.ts';
+import { createDocumentClient } from '../lambdas/wiring/aws.ts';
+import { startLocalStack } from '../local/stack.ts';
+
+const UNLIMITED = {
+  ...DEFAULT_LIMITS,
+  requestsPerSecondPerCredential: 1_000_000,
+  burstPerCredential: 1_000_000,
+  synthesisRunsPerTeamPerHour: 1_000_000,
+};
+
+export interface WebhookFigures {
+  /** p50 of a one-item status move, as the reject transaction was, and of the same with its event. */
+  changeAloneP50Ms: number;
+  changeWithEventP50Ms: number;
+  /** POST /synthesis-runs/{id}/reject through the local gateway (with its event), p50. */
+  rejectP50Ms: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencySamples: number;
+  fanOutEvents: number;
+  goodDeliveries: number;
+  duplicateDeliveries: number;
+  fanOutSeconds: number;
+  downPending: number;
+  downRetried: number;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => boolean | Promise<boolean>, deadlineMs: number): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (!(await condition()) && Date.now() < deadline) await sleep(20);
+}
+
+export async function measureWebhooks(options: { latencyEvents?: number; fanOutEvents?: number } = {}) {
+  const latencyEvents = options.latencyEvents ?? 100;
+  const fanOutEvents = options.fanOutEvents ?? 1000;
+  const arrivals = new Map<string, { at: number; headers: IncomingHttpHeaders; path: string }[]>();
+  const receiver = createServer((request, response) => {
+    const at = Date.now();
+    request.resume();
+    request.on('end', () => {
+      const id = String(request.headers['webhook-id']);
+      arrivals.set(id, [
+        ...(arrivals.get(id) ?? []),
+        { at, headers: request.headers, path: request.url ?? '' },
+      ]);
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  const stateDir = await mkdtemp(path.join(tmpdir(), 'pipeline-synthesis-bench-webhooks-'));
+  const stack = await startLocalStack({
+    port: 0,
+    quiet: true,
+    stateDir,
+    limits: UNLIMITED,
+    log: () => undefined,
+  });
+  try {
+    const [team, other] = stack.teams;
+    if (!team || !other) throw new Error('two seeded teams expected');
+    const api = async (token: string, method: string, route: string, body?: unknown) => {
+      const response = await fetch(`${stack.apiUrl}${route}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      // biome-ignore lint/suspicious/noExplicitAny: bench reads a few fields
+      return (await response.json()) as any;
+    };
+
+    // Latency: change → arrival.
+    await api(team.apiToken, 'POST', '/webhooks', {
+      url: `${base}/latency`,
+      eventTypes: ['synthesis_run.generated'],
+    });
+    const latencies: number[] = [];
+    const runIds: string[] = [];
+    const pipelineId = team.pipelineIds[0] ?? '';
+    for (let index = 0; index < latencyEvents; index++) {
+      const run = await api(team.apiToken, 'POST', `/pipelines/${pipelineId}/synthesize`, {});
+      runIds.push(run.id);
+      const eventId = `evt_${run.id}_synthesis_run_generated`;
+      await until(() => arrivals.has(eventId), 30_000);
+      const arrival = arrivals.get(eventId)?.[0];
+      if (!arrival) continue;
+      const audit = await api(
+        team.apiToken,
+        'GET',
+        `/audit-events?pipelineId=${pipelineId}&type=synthesis_run.generated&limit=1`,
+      );
+      const committed = Date.parse(audit.items?.[0]?.timestamp ?? '');
+      if (Number.isFinite(committed)) latencies.push(arrival.at - committed);
+    }
+
+    // The whole operation that now writes one more item: reject, through the gateway.
+    const rejects: number[] = [];
+    for (const runId of runIds) {
+      const started = performance.now();
+      await api(team.apiToken, 'POST', `/synthesis-runs/${runId}/reject`, { reason: 'bench' });
+      rejects.push(performance.now() - started);
+    }
+
+    // Fan-out: 1,000 events to 5 webhooks of the other team, one down.
+    const webhookIds: string[] = [];
+    for (let index = 0; index < 4; index++) {
+      webhookIds.push(
+        (
+          await api(other.apiToken, 'POST', '/webhooks', {
+            url: `${base}/good/${index}`,
+            eventTypes: ['pipeline.deleted'],
+          })
+        ).id,
+      );
+    }
+    const outbox = await measureOutboxCost(stack.dynamodbEndpoint, stack.tables.Runs, stack.tables.Events);
+    const down = await api(other.apiToken, 'POST', '/webhooks', {
+      url: 'http://127.0.0.1:9/down',
+      eventTypes: ['pipeline.deleted'],
+    });
+    const db = createDocumentClient(
+      new DynamoDBClient({
+        endpoint: stack.dynamodbEndpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+    );
+    const startedAt = Date.now();
+    const events = Array.from({ length: fanOutEvents }, () =>
+      newEvent(
+        'pipeline.deleted',
+        { teamId: other.teamId, pipelineId: nanoid(), actor: { userId: 'system', credential: 'system' } },
+        { at: new Date().toISOString(), key: nanoid() },
+      ),
+    );
+    for (let start = 0; start < events.length; start += 25) {
+      await db.send(
+        new BatchWriteCommand({
+          RequestItems: {
+            [stack.tables.Events]: events
+              .slice(start, start + 25)
+              .map((event) => ({ PutRequest: { Item: eventItem(event) } })),
+          },
+        }),
+      );
+    }
+    const good = () =>
+      events.reduce(
+        (sum, event) =>
+          sum + (arrivals.get(event.id)?.filter((arrival) => arrival.path.startsWith('/good/')).length ?? 0),
+        0,
+      );
+    await until(() => good() >= fanOutEvents * 4, 600_000);
+    const fanOutSeconds = (Date.now() - startedAt) / 1000;
+    const distinct = events.reduce(
+      (sum, event) =>
+        sum +
+        new Set(
+          arrivals
+            .get(event.id)
+            ?.filter((arrival) => arrival.path.startsWith('/good/'))
+            .map((arrival) => arrival.path),
+        ).size,
+      0,
+    );
+    const attemptsOfDown = async () => {
+      const attempts: number[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: stack.tables.Data,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': webhookDeliveriesPartition(down.id) },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of page.Items ?? []) attempts.push(Number(item.attempt));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return attempts;
+    };
+    // The second attempt comes 5 s after the first (the schedule's first wait).
+    await until(
+      async () => (await attemptsOfDown()).filter((attempt) => attempt === 2).length >= fanOutEvents,
+      120_000,
+    );
+    const downAttempts = await attemptsOfDown();
+    return {
+      ...outbox,
+      rejectP50Ms: percentile(rejects, 50),
+      latencyP50Ms: percentile(latencies, 50),
+      latencyP99Ms: percentile(latencies, 99),
+      latencySamples: latencies.length,
+      fanOutEvents,
+      goodDeliveries: distinct,
+      duplicateDeliveries: good() - distinct,
+      fanOutSeconds,
+      downPending: downAttempts.filter((attempt) => attempt === 1).length,
+      downRetried: downAttempts.filter((attempt) => attempt === 2).length,
+    } satisfies WebhookFigures;
+  } finally {
+    await stack.stop();
+    receiver.close();
+  }
+}
+
+/**
+ * What the outbox adds to a change: the same conditional status move (a run item, as reject writes
+ * it) as the UpdateItem it was and as a transaction with its event, alternated, 200 each.
+ */
+async function measureOutboxCost(endpoint: string, runsTable: string, eventsTable: string) {
+  const db = createDocumentClient(
+    new DynamoDBClient({
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
+  const alone: number[] = [];
+  const withEvent: number[] = [];
+  for (let index = 0; index < 200; index++) {
+    for (const [withItsEvent, samples] of [
+      [false, alone],
+      [true, withEvent],
+    ] as const) {
+      const id = nanoid();
+      await db.send(new PutCommand({ TableName: runsTable, Item: { id, status: 'generated' } }));
+      const move = {
+        Update: {
+          TableName: runsTable,
+          Key: { id },
+          UpdateExpression: 'SET #status = :to, rejectedAt = :at',
+          ConditionExpression: '#status = :from',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':to': 'rejected',
+            ':from': 'generated',
+            ':at': new Date().toISOString(),
+          },
+        },
+      };
+      const event = newEvent(
+        'synthesis_run.rejected',
+        {
+          teamId: 't',
+          pipelineId: 'p',
+          runId: id,
+          status: 'rejected',
+          actor: { userId: 'u', credential: 'session' },
+        },
+        { at: new Date().toISOString(), key: id },
+      );
+      const started = performance.now();
+      // Before the outbox, reject was one conditional UpdateItem; now it is a transaction with the event.
+      if (withItsEvent) {
+        await db.send(new TransactWriteCommand({ TransactItems: [move, eventPut(eventsTable, event)] }));
+      } else {
+        await db.send(new UpdateCommand(move.Update));
+      }
+      samples.push(performance.now() - started);
+    }
+  }
+  return { changeAloneP50Ms: percentile(alone, 50), changeWithEventP50Ms: percentile(withEvent, 50) };
+}
+
+export function formatWebhooks(figures: WebhookFigures): string {
+  const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+  const added = figures.changeWithEventP50Ms - figures.changeAloneP50Ms;
+  // The operation without its event item would take what it takes now, less what the item adds.
+  const operationRatio = figures.rejectP50Ms / (figures.rejectP50Ms - added);
+  return [
+    `the write alone: a status move in a transaction with its event p50 ${figures.changeWithEventP50Ms.toFixed(2)} ms vs the UpdateItem it was ${figures.changeAloneP50Ms.toFixed(2)} ms (+${added.toFixed(2)} ms)`,
+    `POST …/reject through the gateway p50 ${figures.rejectP50Ms.toFixed(1)} ms: ${operationRatio.toFixed(3)}× the same without the event item (target ≤ 1.15×) ${verdict(operationRatio <= 1.15)}`,
+    `change → webhook arrival over ${figures.latencySamples} events: p50 ${figures.latencyP50Ms.toFixed(0)} ms, p99 ${figures.latencyP99Ms.toFixed(0)} ms (target p50 ≤ 1000 ms) ${verdict(figures.latencyP50Ms <= 1000)}`,
+    `${figures.fanOutEvents} events to 5 webhooks, one down: ${figures.goodDeliveries}/${figures.fanOutEvents * 4} good deliveries in ${figures.fanOutSeconds.toFixed(1)} s (${figures.duplicateDeliveries} duplicates; target all, none lost) ${verdict(figures.goodDeliveries === figures.fanOutEvents * 4)}; the down one: ${figures.downPending} first attempts pending, ${figures.downRetried} retried 5 s later ${verdict(figures.downRetried === figures.fanOutEvents)}`,
+  ].join('\n');
+}

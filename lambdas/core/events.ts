@@ -1,0 +1,116 @@
+/*
+ * Events (DESIGN.md §8): what a state change tells webhooks, EventBridge and the audit log. The use
+ * cases build one with `newEvent` and hand it to the store, which writes it in the same transaction
+ * as the change (store/events.ts `eventPut`): an event exists exactly when its change committed.
+ */
+import * as z from 'zod/mini';
+import type { Principal } from './principal.ts';
+
+/** Every event type; a webhook subscribes to some of them. */
+export const EVENT_TYPES = [
+  'synthesis_run.generated',
+  'synthesis_run.failed',
+  'synthesis_run.approved',
+  'synthesis_run.rejected',
+  'synthesis_run.evaluated',
+  'configuration.activated',
+  'rollout.started',
+  'rollout.promoted',
+  'rollout.rolled_back',
+  'pipeline.deleted',
+  'api_token.created',
+  'api_token.revoked',
+  'webhook.created',
+  'webhook.deleted',
+  'approval_rules.updated',
+  'team_settings.updated',
+] as const;
+
+export const eventTypeSchema = z.enum(EVENT_TYPES);
+export type EventType = z.infer<typeof eventTypeSchema>;
+
+/** Who made the change: a user through a session or an API token, or the service itself. */
+export const actorSchema = z.object({
+  userId: z.string(),
+  credential: z.enum(['session', 'api_token', 'system']),
+  tokenId: z.optional(z.string()),
+});
+export type Actor = z.infer<typeof actorSchema>;
+
+/** The service's own changes (the worker, the sweeper, the dead-letter handler). */
+export const SYSTEM_ACTOR: Actor = { userId: 'system', credential: 'system' };
+
+/** The actor of a change a principal requested. */
+export function actorOf(principal: Pick<Principal, 'userId' | 'method' | 'tokenId'>): Actor {
+  if (principal.method === 'api-token') {
+    return {
+      userId: principal.userId,
+      credential: 'api_token',
+      ...(principal.tokenId ? { tokenId: principal.tokenId } : {}),
+    };
+  }
+  return { userId: principal.userId, credential: 'session' };
+}
+
+/** Ids and states only, never a whole record: an envelope stays far below 20 KB. */
+export const eventDataSchema = z.object({
+  teamId: z.string(),
+  pipelineId: z.optional(z.string()),
+  runId: z.optional(z.string()),
+  rolloutId: z.optional(z.string()),
+  configurationId: z.optional(z.string()),
+  status: z.optional(z.string()),
+  /** Ids of other resources an event names (a token, a webhook); ids only. */
+  tokenId: z.optional(z.string()),
+  webhookId: z.optional(z.string()),
+  actor: actorSchema,
+});
+export type EventData = z.infer<typeof eventDataSchema>;
+
+/** The Standard Webhooks envelope, with the event's id (the `webhook-id` of every delivery). */
+export const domainEventSchema = z.object({
+  id: z.string(),
+  type: eventTypeSchema,
+  timestamp: z.string(),
+  data: eventDataSchema,
+});
+export type DomainEvent = z.infer<typeof domainEventSchema>;
+
+/** What a receiver gets as the body: the envelope without our id (that is the `webhook-id` header). */
+export function envelopeOf(event: DomainEvent): { type: EventType; timestamp: string; data: EventData } {
+  return { type: event.type, timestamp: event.timestamp, data: event.data };
+}
+
+/**
+ * The event of a change, stamped `at`. Its id is `evt_<key>_<type>`: `key` names the change (the
+ * run, the activation, the token, the webhook, the rollout; a fresh id for a change that repeats,
+ * such as a settings update), so an event written again by a retried change keeps its id, and a
+ * receiver deduplicating by `webhook-id` sees one event per change.
+ */
+export function newEvent(
+  type: EventType,
+  data: EventData,
+  { at, key }: { at: string; key: string },
+): DomainEvent {
+  return { id: `evt_${key}_${type.replace('.', '_')}`, type, timestamp: at, data: compact(data) };
+}
+
+/** Drops absent optional fields, so the stored and sent envelope holds no `undefined`. */
+function compact(data: EventData): EventData {
+  return Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined)) as EventData;
+}
+
+/** The event of a run's move to `status`, with the run's ids. */
+export function runEvent(
+  run: { id: string; teamId: string; pipelineId: string },
+  status: 'generated' | 'failed' | 'approved' | 'rejected',
+  at: string,
+  actor: Actor,
+  extra: Pick<EventData, 'configurationId'> = {},
+): DomainEvent {
+  return newEvent(
+    `synthesis_run.${status}`,
+    { teamId: run.teamId, pipelineId: run.pipelineId, runId: run.id, status, actor, ...extra },
+    { at, key: run.id },
+  );
+}

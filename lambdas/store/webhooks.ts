@@ -1,0 +1,184 @@
+/*
+ * Webhooks and their deliveries in the data table (keys: store/keys.ts): the DynamoDB adapter of
+ * WebhookRepository. Creating and deleting write their event in the same transaction.
+ */
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { NotFoundError, ValidationError } from '../core/errors.ts';
+import type { PageRequest } from '../core/ports.ts';
+import {
+  type Delivery,
+  deliverySchema,
+  type WebhookRepository,
+  webhookRecordSchema,
+} from '../webhooks/ports.ts';
+import { failedTransactionItems, isConditionFailure, putNew } from './conditions.ts';
+import { eventPut } from './events.ts';
+import { itemReader, parseItem } from './items.ts';
+import {
+  deliveryKey,
+  teamWebhooksPartition,
+  WEBHOOK_PREFIX,
+  webhookCountKey,
+  webhookDeliveriesPartition,
+  webhookKey,
+} from './keys.ts';
+import { queryPage } from './query-page.ts';
+
+/** Deliveries are kept this long (DESIGN.md §8), then TTL removes them. */
+export const DELIVERY_RETENTION_DAYS = 30;
+
+interface WebhookTables {
+  db: DynamoDBDocumentClient;
+  dataTable: string;
+  eventsTable: string | undefined;
+}
+
+function eventsTableOf(tables: WebhookTables): string {
+  if (!tables.eventsTable) throw new Error('The webhook repository was built without the events table.');
+  return tables.eventsTable;
+}
+
+/** DynamoDB adapter of WebhookRepository. */
+export function makeWebhookRepository(
+  db: DynamoDBDocumentClient,
+  dataTable: string,
+  eventsTable?: string,
+): WebhookRepository {
+  const tables: WebhookTables = { db, dataTable, eventsTable };
+  const readWebhook = itemReader(webhookRecordSchema, 'webhook');
+  return {
+    async create(webhook, event, maxPerTeam) {
+      try {
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: dataTable,
+                  Key: webhookCountKey(webhook.teamId),
+                  UpdateExpression: 'SET webhookCount = if_not_exists(webhookCount, :zero) + :one',
+                  ConditionExpression: 'attribute_not_exists(webhookCount) OR webhookCount < :max',
+                  ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': maxPerTeam },
+                },
+              },
+              putNew(dataTable, { ...webhookKey(webhook.teamId, webhook.id), ...webhook }),
+              eventPut(eventsTableOf(tables), event),
+            ],
+          }),
+        );
+      } catch (error) {
+        if (failedTransactionItems(error).includes(0)) {
+          throw new ValidationError(
+            `A team has at most ${maxPerTeam} webhooks; delete one you no longer need first.`,
+            { cause: error },
+          );
+        }
+        throw error;
+      }
+    },
+
+    async list(teamId) {
+      const { Items = [] } = await db.send(
+        new QueryCommand({
+          TableName: dataTable,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': teamWebhooksPartition(teamId), ':prefix': WEBHOOK_PREFIX },
+          ConsistentRead: true,
+        }),
+      );
+      return Items.map(readWebhook).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    },
+
+    async get(teamId, webhookId) {
+      const { Item } = await db.send(
+        new GetCommand({ TableName: dataTable, Key: webhookKey(teamId, webhookId), ConsistentRead: true }),
+      );
+      return Item ? parseItem(webhookRecordSchema, Item, 'webhook') : null;
+    },
+
+    async remove(teamId, webhookId, event) {
+      try {
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Delete: {
+                  TableName: dataTable,
+                  Key: webhookKey(teamId, webhookId),
+                  ConditionExpression: 'attribute_exists(pk)',
+                },
+              },
+              {
+                Update: {
+                  TableName: dataTable,
+                  Key: webhookCountKey(teamId),
+                  UpdateExpression: 'SET webhookCount = webhookCount - :one',
+                  ConditionExpression: 'webhookCount > :zero',
+                  ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+                },
+              },
+              eventPut(eventsTableOf(tables), event),
+            ],
+          }),
+        );
+      } catch (error) {
+        if (failedTransactionItems(error).includes(0)) {
+          throw new NotFoundError(`Webhook ${webhookId} does not exist.`, { cause: error });
+        }
+        throw error;
+      }
+    },
+
+    async disable(teamId, webhookId, at) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: dataTable,
+            Key: webhookKey(teamId, webhookId),
+            UpdateExpression: 'SET disabledAt = :at',
+            ConditionExpression:
+              'attribute_exists(pk) AND (attribute_not_exists(disabledAt) OR disabledAt = :null)',
+            ExpressionAttributeValues: { ':at': at, ':null': null },
+          }),
+        );
+      } catch (error) {
+        // Deleted meanwhile, or already disabled: nothing to do.
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+
+    async recordDelivery(delivery: Delivery) {
+      await db.send(
+        new PutCommand({
+          TableName: dataTable,
+          Item: {
+            ...deliveryKey(delivery),
+            ...delivery,
+            expiresAtEpoch:
+              Math.ceil(Date.parse(delivery.attemptedAt) / 1000) + DELIVERY_RETENTION_DAYS * 86_400,
+          },
+        }),
+      );
+    },
+
+    listDeliveries(webhookId: string, page: PageRequest) {
+      return queryPage(
+        db,
+        {
+          tableName: dataTable,
+          partition: { name: 'pk', value: webhookDeliveriesPartition(webhookId) },
+          cursorAttributes: ['pk', 'sk'],
+        },
+        page,
+        itemReader(deliverySchema, 'webhook delivery'),
+      );
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { EventBus } from 'aws-cdk-lib/aws-events';
+import { AccountPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { EVENT_DELIVERER, WEBHOOK_DELIVERER } from '../lambdas/functions.ts';
+import { handlerEntryPath } from './bundling.ts';
+import { acknowledgeNag } from './nag.ts';
+import { type FunctionSettings, type GrantableResources, ServiceFunction } from './service-function.ts';
+
+export interface EventDeliveryProps {
+  readonly resources: GrantableResources;
+  readonly eventsTable: ITable;
+  readonly webhookQueue: Queue;
+  readonly eventBus: EventBus;
+  /** Accounts that may create rules on the bus routing its events to themselves; no other may. */
+  readonly consumerAccounts: readonly string[];
+  readonly settings: FunctionSettings;
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/** 12-digit AWS account ids only: a typo must fail `cdk synth`, not open the bus to a wrong principal. */
+const ACCOUNT_ID = /^\d{12}$/;
+
+/**
+ * Delivery of the outbox (DESIGN.md §8): the events table's stream → the event deliverer (fan-out
+ * to the webhook queue and the event bus; partial batch failures, bisect, a DLQ for what keeps
+ * failing) → the webhook deliverer (one signed attempt per message, retried on schedule).
+ */
+export class EventDelivery extends Construct {
+  readonly eventDeliverer: ServiceFunction;
+  readonly webhookDeliverer: ServiceFunction;
+  readonly streamDeadLetterQueue: Queue;
+
+  constructor(scope: Construct, id: string, props: EventDeliveryProps) {
+    super(scope, id);
+
+    this.streamDeadLetterQueue = new Queue(this, 'EventDeliveryDeadLetterQueue', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: props.removalPolicy,
+    });
+    acknowledgeNag(
+      this.streamDeadLetterQueue,
+      'AwsSolutions-SQS3',
+      'This queue is the on-failure destination of the events stream: it holds the stream positions of batches that could not be delivered or put on the bus, for a person to replay.',
+    );
+
+    this.eventDeliverer = new ServiceFunction(this, 'EventDeliverer', {
+      entryFile: handlerEntryPath(EVENT_DELIVERER.entry),
+      access: EVENT_DELIVERER.access,
+      resources: props.resources,
+      settings: props.settings,
+      description: 'Fans each committed event out to its webhooks and the event bus',
+      timeout: Duration.seconds(EVENT_DELIVERER.timeoutSeconds),
+    });
+    this.eventDeliverer.function.addEventSource(
+      new DynamoEventSource(props.eventsTable, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: EVENT_DELIVERER.streamSource.batchSize,
+        reportBatchItemFailures: true,
+        bisectBatchOnError: true,
+        retryAttempts: 20,
+        onFailure: new SqsDlq(this.streamDeadLetterQueue),
+        // Only new events: TTL expiries (REMOVE) never invoke the function.
+        filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT') })],
+      }),
+    );
+
+    this.webhookDeliverer = new ServiceFunction(this, 'WebhookDeliverer', {
+      entryFile: handlerEntryPath(WEBHOOK_DELIVERER.entry),
+      access: WEBHOOK_DELIVERER.access,
+      resources: props.resources,
+      settings: props.settings,
+      description: 'Delivers queued events to webhooks, signed, retried on schedule',
+      timeout: Duration.seconds(WEBHOOK_DELIVERER.timeoutSeconds),
+    });
+    this.webhookDeliverer.function.addEventSource(
+      new SqsEventSource(props.webhookQueue, {
+        ...WEBHOOK_DELIVERER.eventSource,
+        reportBatchItemFailures: true,
+      }),
+    );
+
+    const accounts = [...new Set(props.consumerAccounts)];
+    for (const account of accounts) {
+      if (!ACCOUNT_ID.test(account))
+        throw new Error(`eventBusConsumerAccounts: '${account}' is not a 12-digit account id.`);
+    }
+    if (accounts.length > 0) {
+      const stack = Stack.of(this);
+      // The consumer accounts manage only rules they create themselves on this bus.
+      props.eventBus.addToResourcePolicy(
+        new PolicyStatement({
+          sid: 'ConsumerAccountsManageTheirRules',
+          principals: accounts.map((account) => new AccountPrincipal(account)),
+          actions: [
+            'events:PutRule',
+            'events:PutTargets',
+            'events:DeleteRule',
+            'events:RemoveTargets',
+            'events:DisableRule',
+            'events:EnableRule',
+            'events:DescribeRule',
+            'events:ListTargetsByRule',
+          ],
+          resources: [
+            stack.formatArn({
+              service: 'events',
+              resource: 'rule',
+              resourceName: `${props.eventBus.eventBusName}/*`,
+            }),
+          ],
+          // An IAM policy variable, not a template placeholder.
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: IAM resolves ${aws:PrincipalAccount}
+          conditions: { StringEqualsIfExists: { 'events:creatorAccount': '${aws:PrincipalAccount}' } },
+        }),
+      );
+    }
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * The DynamoDB Stream event source of the local stack: reads a table's stream from DynamoDB Local's
+ * own Streams API (no emulation: the records DynamoDB Local writes) and invokes a function with
+ * batches in the shape Lambda gives, one shard at a time, in order. A batch item failure resumes
+ * the shard at the failed record (AT_SEQUENCE_NUMBER), a failed invocation retries the whole batch,
+ * after a backoff, as Lambda's event source mapping does; no record is skipped.
+ */
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+
+export interface StreamSourceOptions {
+  /** The client of DynamoDB Local (its endpoint and credentials serve the Streams API too). */
+  client: DynamoDBClient;
+  tableName: string;
+  batchSize: number;
+  region: string;
+  invoke: (event: DynamoDBStreamEvent) => Promise<unknown>;
+  /** Poll of an idle shard; short, since the event-to-webhook latency is measured. */
+  pollIntervalMs?: number;
+  log: (line: string) => void;
+}
+
+export interface StreamSource {
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts reading every shard of the table's stream from its start. */
+export async function startStreamSource(options: StreamSourceOptions): Promise<StreamSource> {
+  const config = await options.client.config.endpoint?.();
+  if (!config) throw new Error('The stream source needs the DynamoDB Local endpoint.');
+  const streams = new DynamoDBStreamsClient({
+    endpoint: `${config.protocol}//${config.hostname}${config.port ? `:${config.port}` : ''}${config.path}`,
+    region: options.region,
+    credentials: await options.client.config.credentials(),
+  });
+  const { Table } = await options.client.send(new DescribeTableCommand({ TableName: options.tableName }));
+  const streamArn = Table?.LatestStreamArn;
+  if (!streamArn) throw new Error(`Table ${options.tableName} has no stream.`);
+  let running = true;
+  const started = new Set<string>();
+  const readers: Promise<void>[] = [];
+  const pollMs = options.pollIntervalMs ?? 50;
+
+  const describeShards = async () => {
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    return StreamDescription?.Shards ?? [];
+  };
+
+  /** An iterator at `position`: after the last record handled, at a record to retry, or the shard's start. */
+  const iteratorAt = async (shardId: string, position: { after: string } | { at: string } | 'TRIM_HORIZON') =>
+    (
+      await streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shardId,
+          ...(position === 'TRIM_HORIZON'
+            ? { ShardIteratorType: 'TRIM_HORIZON' }
+            : 'after' in position
+              ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: position.after }
+              : { ShardIteratorType: 'AT_SEQUENCE_NUMBER', SequenceNumber: position.at }),
+        }),
+      )
+    ).ShardIterator;
+
+  const readShard = async (shardId: string) => {
+    // From the shard's start: the local tables are in memory, so the stream holds only this run's events.
+    let last: string | undefined;
+    let iterator: string | undefined;
+    let failures = 0;
+    while (running) {
+      try {
+        iterator ??= await iteratorAt(shardId, last ? { after: last } : 'TRIM_HORIZON');
+        if (!iterator) return; // the shard is closed and read to its end
+        const { Records = [], NextShardIterator } = await streams.send(
+          new GetRecordsCommand({ ShardIterator: iterator, Limit: options.batchSize }),
+        );
+        if (Records.length === 0) {
+          iterator = NextShardIterator;
+          if (!iterator) return;
+          await sleep(pollMs);
+          continue;
+        }
+        const retryFrom = await invokeBatch(Records);
+        if (retryFrom === undefined) {
+          failures = 0;
+          last = Records.at(-1)?.dynamodb?.SequenceNumber ?? last;
+          iterator = NextShardIterator;
+          if (!iterator) return;
+          continue;
+        }
+        failures++;
+        // Everything before the failed record is done; the shard waits behind the failed one (ordered).
+        const index = Records.findIndex((record) => record.dynamodb?.SequenceNumber === retryFrom);
+        if (index > 0) last = Records[index - 1]?.dynamodb?.SequenceNumber ?? last;
+        await sleep(Math.min(30_000, 200 * 2 ** Math.min(failures, 8)));
+        iterator = await iteratorAt(shardId, { at: retryFrom });
+      } catch (error) {
+        // DynamoDB Local answers an empty new shard's iterator with TrimmedDataAccessException, and an
+        // iterator expires: start again after the last record handled.
+        if (
+          (error as Error).name !== 'TrimmedDataAccessException' &&
+          (error as Error).name !== 'ExpiredIteratorException'
+        ) {
+          options.log(`[stream ${options.tableName}] shard ${shardId}: ${String(error)}`);
+        }
+        iterator = undefined;
+        await sleep(pollMs * 4);
+      }
+    }
+  };
+
+  /** Invokes the function; the sequence number to resume at when something failed. */
+  const invokeBatch = async (records: StreamRecord[]): Promise<string | undefined> => {
+    const event = { Records: records.map((record) => toLambdaRecord(record, streamArn, options.region)) };
+    try {
+      const result = (await options.invoke(event as DynamoDBStreamEvent)) as
+        | { batchItemFailures?: Array<{ itemIdentifier: string }> }
+        | undefined;
+      const failed = result?.batchItemFailures?.[0]?.itemIdentifier;
+      return failed ? failed : undefined;
+    } catch (error) {
+      options.log(
+        `[stream ${options.tableName}] ${error instanceof Error ? error.message : String(error)}; retrying the batch`,
+      );
+      return records[0]?.dynamodb?.SequenceNumber;
+    }
+  };
+
+  const follow = async () => {
+    for (const shard of await describeShards()) {
+      if (!shard.ShardId || started.has(shard.ShardId)) continue;
+      started.add(shard.ShardId);
+      readers.push(
+        readShard(shard.ShardId).catch((error: unknown) =>
+          options.log(`[stream ${options.tableName}] shard ${shard.ShardId}: ${String(error)}`),
+        ),
+      );
+    }
+  };
+  await follow();
+  // New shards (DynamoDB Local rolls them over) are picked up every few seconds.
+  const discovery = setInterval(() => {
+    if (running)
+      follow().catch((error: unknown) => options.log(`[stream ${options.tableName}] ${String(error)}`));
+  }, 5_000);
+  discovery.unref();
+  return {
+    async stop() {
+      running = false;
+      clearInterval(discovery);
+      // A reader may be in a backoff wait; it ends at its next turn, the stop does not wait for it.
+      await Promise.race([Promise.all(readers), sleep(1_000)]);
+      streams.destroy();
+    },
+  };
+}
+
+/** A Streams API record as Lambda's DynamoDB event source hands it to a function. */
+function toLambdaRecord(record: StreamRecord, streamArn: string, region: string) {
+  const dynamodb = record.dynamodb ?? {};
+  return {
+    eventID: record.eventID,
+    eventName: record.eventName,
+    eventVersion: record.eventVersion ?? '1.1',
+    eventSource: 'aws:dynamodb',
+    awsRegion: region,
+    eventSourceARN: streamArn,
+    dynamodb: {
+      ...dynamodb,
+      ApproximateCreationDateTime:
+        dynamodb.ApproximateCreationDateTime instanceof Date
+          ? Math.floor(dynamodb.ApproximateCreationDateTime.getTime() / 1000)
+          : dynamodb.ApproximateCreationDateTime,
+    },
+  };
+}

@@ -1,0 +1,177 @@
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
+import { newEvent } from '../../../lambdas/core/events.ts';
+import {
+  type DeliveryMessage,
+  MAX_ATTEMPTS,
+  makeDeliver,
+  makeFanOut,
+} from '../../../lambdas/webhooks/deliver.ts';
+import type { Delivery, WebhookRecord } from '../../../lambdas/webhooks/ports.ts';
+import type { PostResult } from '../../../lambdas/webhooks/post.ts';
+import { generateWebhookSecret, sealSecret } from '../../../lambdas/webhooks/secret.ts';
+
+const key = randomBytes(32);
+const secret = generateWebhookSecret();
+// Now: the receiver's verifier refuses a timestamp more than five minutes off its clock.
+const NOW = new Date();
+
+function webhook(overrides: Partial<WebhookRecord> = {}): WebhookRecord {
+  return {
+    id: 'w1',
+    teamId: 't1',
+    url: 'https://hooks.example.com/x',
+    eventTypes: ['synthesis_run.failed'],
+    description: null,
+    createdAt: '2026-11-01T00:00:00.000Z',
+    createdBy: 'u1',
+    disabledAt: null,
+    sealedSecret: sealSecret(secret, key),
+    ...overrides,
+  };
+}
+
+const event = newEvent(
+  'synthesis_run.failed',
+  {
+    teamId: 't1',
+    pipelineId: 'p1',
+    runId: 'r1',
+    status: 'failed',
+    actor: { userId: 'system', credential: 'system' },
+  },
+  { at: new Date(NOW.getTime() - 1000).toISOString(), key: 'r1' },
+);
+const message: DeliveryMessage = { teamId: 't1', webhookId: 'w1', event };
+
+function world(answer: PostResult, stored: WebhookRecord | null = webhook()) {
+  const deliveries: Delivery[] = [];
+  const posts: Array<{ headers: Record<string, string>; body: string }> = [];
+  const disabled: string[] = [];
+  const deliver = makeDeliver({
+    webhooks: {
+      get: async () => stored,
+      disable: async (_team, id) => {
+        disabled.push(id);
+      },
+      recordDelivery: async (delivery) => {
+        deliveries.push(delivery);
+      },
+    },
+    secretKey: async () => key,
+    checkUrl: async (url) => ({ url: new URL(url), address: '8.8.8.8', family: 4 }),
+    post: async (_target, headers, body) => {
+      posts.push({ headers, body });
+      return answer;
+    },
+    clock: { now: () => NOW },
+    ids: { newId: () => `d${deliveries.length + 1}` },
+  });
+  return { deliver, deliveries, posts, disabled };
+}
+
+describe('one delivery attempt', () => {
+  it('delivers on a 2xx, signed so that standardwebhooks verifies it, the event id as webhook-id', async () => {
+    const { deliver, deliveries, posts } = world({ status: 204 });
+    expect(await deliver(message, 1)).toEqual({ outcome: 'delivered', status: 204 });
+    const [post] = posts;
+    expect(post?.headers['webhook-id']).toBe(event.id);
+    expect(new Webhook(secret).verify(post?.body ?? '', post?.headers ?? {})).toEqual({
+      type: event.type,
+      timestamp: event.timestamp,
+      data: event.data,
+    });
+    expect(deliveries).toEqual([
+      expect.objectContaining({
+        attempt: 1,
+        status: 'delivered',
+        responseStatus: 204,
+        nextAttemptAt: null,
+        eventId: event.id,
+      }),
+    ]);
+  });
+
+  it.each([
+    [1, 5],
+    [2, 300],
+    [3, 1800],
+    [4, 7200],
+    [5, 18_000],
+    [6, 36_000],
+    [7, 36_000],
+  ])(
+    'retries failed attempt %i after %i s, recorded pending with its next time',
+    async (attempt, seconds) => {
+      const { deliver, deliveries } = world({ status: 500 });
+      expect(await deliver(message, attempt)).toMatchObject({ outcome: 'retry', afterSeconds: seconds });
+      expect(deliveries[0]).toMatchObject({
+        attempt,
+        status: 'pending',
+        responseStatus: 500,
+        nextAttemptAt: new Date(NOW.getTime() + seconds * 1000).toISOString(),
+      });
+    },
+  );
+
+  it('gives up after the last attempt: failed, no next time', async () => {
+    const { deliver, deliveries } = world({ error: 'no answer within 10 s' });
+    expect(MAX_ATTEMPTS).toBe(8);
+    expect(await deliver(message, MAX_ATTEMPTS)).toMatchObject({ outcome: 'failed' });
+    expect(deliveries[0]).toMatchObject({
+      status: 'failed',
+      responseStatus: null,
+      nextAttemptAt: null,
+      error: 'no answer within 10 s',
+    });
+  });
+
+  it('disables the webhook on a 410 and does not retry', async () => {
+    const { deliver, disabled } = world({ status: 410 });
+    expect(await deliver(message, 1)).toEqual({ outcome: 'disabled' });
+    expect(disabled).toEqual(['w1']);
+  });
+
+  it('sends nothing to a deleted or disabled webhook', async () => {
+    for (const stored of [null, webhook({ disabledAt: NOW.toISOString() })]) {
+      const { deliver, posts, deliveries } = world({ status: 200 }, stored);
+      expect((await deliver(message, 1)).outcome).toBe('dropped');
+      expect(posts).toEqual([]);
+      expect(deliveries).toEqual([]);
+    }
+  });
+
+  it('keeps the same webhook-id on every attempt', async () => {
+    const { deliver, posts } = world({ status: 503 });
+    await deliver(message, 1);
+    await deliver(message, 2);
+    expect(posts.map((post) => post.headers['webhook-id'])).toEqual([event.id, event.id]);
+  });
+});
+
+describe('fan-out', () => {
+  it('queues one delivery per enabled webhook subscribed to the type and created before the event, and publishes it', async () => {
+    const queued: DeliveryMessage[] = [];
+    const published: string[] = [];
+    const fanOut = makeFanOut({
+      webhooks: {
+        list: async () => [
+          webhook({ id: 'yes' }),
+          webhook({ id: 'other-type', eventTypes: ['webhook.created'] }),
+          webhook({ id: 'disabled', disabledAt: NOW.toISOString() }),
+          webhook({ id: 'newer', createdAt: NOW.toISOString() }),
+        ],
+      },
+      enqueue: async (messages) => {
+        queued.push(...messages);
+      },
+      publish: async (events) => {
+        published.push(...events.map((one) => one.id));
+      },
+    });
+    expect(await fanOut(event)).toBe(1);
+    expect(queued.map((one) => one.webhookId)).toEqual(['yes']);
+    expect(published).toEqual([event.id]);
+  });
+});

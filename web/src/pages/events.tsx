@@ -1,0 +1,277 @@
+/**
+ * Settings → Events: the team's webhooks (add one, its signing secret shown once; its deliveries;
+ * delete one after confirmation) and the audit log (who changed what, newest first). Viewers see
+ * the webhooks but may neither change them nor read the audit log.
+ */
+import { useState } from 'preact/hooks';
+import type { ResponseBody } from '../../../cli/client.ts';
+import { api, client } from '../api.ts';
+import { useSession } from '../app.tsx';
+import { ConfirmDialog, ErrorNotice, Time, useTitle } from '../ui.tsx';
+import { LoadMore, usePagedList } from './pipelines.tsx';
+
+type Webhook = ResponseBody<'list-webhooks'>['items'][number];
+type CreatedWebhook = ResponseBody<'create-webhook', 201>;
+type Delivery = ResponseBody<'list-webhook-deliveries'>['items'][number];
+type AuditEvent = ResponseBody<'list-audit-events'>['items'][number];
+
+export function EventsPage() {
+  useTitle('Webhooks and audit log');
+  const { canWrite } = useSession();
+  return (
+    <>
+      <h1>Webhooks and audit log</h1>
+      <p class="muted">
+        Webhooks receive the team's events as signed POSTs (Standard Webhooks): a run generated or failed, a
+        proposal approved, a configuration activated, a token created.
+      </p>
+      <Webhooks />
+      {canWrite ? <AuditLog /> : <p class="muted">The audit log is for admins and members.</p>}
+    </>
+  );
+}
+
+function Webhooks() {
+  const { canWrite } = useSession();
+  const list = usePagedList(() => api(client.GET('/webhooks')), 'webhooks');
+  const [error, setError] = useState<unknown>();
+  const [deleting, setDeleting] = useState<Webhook>();
+  const [showing, setShowing] = useState<string>();
+
+  const remove = async (webhook: Webhook) => {
+    setDeleting(undefined);
+    setError(undefined);
+    try {
+      await api(client.DELETE('/webhooks/{id}', { params: { path: { id: webhook.id } } }));
+      list.reload();
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+
+  return (
+    <section aria-labelledby="webhooks">
+      <h2 id="webhooks">Webhooks</h2>
+      {canWrite ? <AddWebhook onCreated={list.reload} onError={setError} /> : null}
+      <ErrorNotice error={error ?? list.error} />
+      {list.items.length === 0 && !list.loading ? <p class="muted">No webhooks yet.</p> : null}
+      {list.items.length > 0 ? (
+        <div class="table-scroll">
+          <table class="list cards-on-phone">
+            <thead>
+              <tr>
+                <th scope="col">URL</th>
+                <th scope="col">Events</th>
+                <th scope="col">Created</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.items.map((webhook) => (
+                <tr key={webhook.id}>
+                  <td data-label="URL">
+                    <code>{webhook.url}</code>
+                    {webhook.description ? <div class="muted">{webhook.description}</div> : null}
+                  </td>
+                  <td data-label="Events">{webhook.eventTypes.length} types</td>
+                  <td data-label="Created">
+                    <Time iso={webhook.createdAt} />
+                  </td>
+                  <td data-label="Status">{webhook.disabledAt ? 'disabled (410 Gone)' : 'active'}</td>
+                  <td>
+                    <button
+                      type="button"
+                      onClick={() => setShowing(showing === webhook.id ? undefined : webhook.id)}
+                    >
+                      Deliveries
+                    </button>
+                    {canWrite ? (
+                      <button type="button" class="danger" onClick={() => setDeleting(webhook)}>
+                        Delete
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {showing ? <Deliveries webhookId={showing} /> : null}
+      {deleting ? (
+        <ConfirmDialog
+          title={`Delete the webhook to ${deleting.url}?`}
+          confirmLabel="Delete"
+          danger
+          onConfirm={() => void remove(deleting)}
+          onCancel={() => setDeleting(undefined)}
+        >
+          <p>It receives nothing more, not even events already on their way.</p>
+        </ConfirmDialog>
+      ) : null}
+    </section>
+  );
+}
+
+function AddWebhook(props: { onCreated: () => void; onError: (error: unknown) => void }) {
+  const [url, setUrl] = useState('');
+  const [description, setDescription] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [created, setCreated] = useState<CreatedWebhook>();
+
+  const add = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    props.onError(undefined);
+    try {
+      const body = { url: url.trim(), ...(description.trim() ? { description: description.trim() } : {}) };
+      setCreated(await api(client.POST('/webhooks', { body })));
+      setUrl('');
+      setDescription('');
+      props.onCreated();
+    } catch (caught) {
+      props.onError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div class="card">
+      <form class="inline-form" method="post" onSubmit={add}>
+        <label for="webhook-url">URL</label>
+        <input
+          id="webhook-url"
+          required
+          type="url"
+          placeholder="https://hooks.example.com/pipeline-synthesis"
+          value={url}
+          onInput={(event) => setUrl(event.currentTarget.value)}
+        />
+        <label for="webhook-description">Description</label>
+        <input
+          id="webhook-description"
+          maxLength={500}
+          value={description}
+          onInput={(event) => setDescription(event.currentTarget.value)}
+        />
+        <button type="submit" class="primary" disabled={busy || url.trim() === ''}>
+          Add webhook
+        </button>
+      </form>
+      {created ? (
+        <section class="notice notice-warning" aria-label="New webhook secret">
+          <p>
+            <strong>Copy this signing secret now: it is shown only this once.</strong> The receiver verifies
+            every delivery with it.
+          </p>
+          <label for="new-webhook-secret">Secret of {created.url}</label>
+          <input
+            id="new-webhook-secret"
+            readOnly
+            value={created.secret}
+            onFocus={(event) => event.currentTarget.select()}
+          />
+          <div class="actions">
+            <button type="button" onClick={() => setCreated(undefined)}>
+              I have copied it
+            </button>
+          </div>
+        </section>
+      ) : null}
+    </div>
+  );
+}
+
+function Deliveries(props: { webhookId: string }) {
+  const list = usePagedList(
+    (query) =>
+      api(client.GET('/webhooks/{id}/deliveries', { params: { path: { id: props.webhookId }, query } })),
+    `deliveries-${props.webhookId}`,
+  );
+  return (
+    <section aria-labelledby="deliveries">
+      <h3 id="deliveries">Deliveries</h3>
+      <ErrorNotice error={list.error} />
+      {list.items.length === 0 && !list.loading ? <p class="muted">No deliveries yet.</p> : null}
+      {list.items.length > 0 ? (
+        <table class="list">
+          <thead>
+            <tr>
+              <th scope="col">Attempted</th>
+              <th scope="col">Event</th>
+              <th scope="col">Attempt</th>
+              <th scope="col">Status</th>
+              <th scope="col">Answer</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.items.map((delivery: Delivery) => (
+              <tr key={delivery.id}>
+                <td>
+                  <Time iso={delivery.attemptedAt} />
+                </td>
+                <td>{delivery.eventType}</td>
+                <td>{delivery.attempt}</td>
+                <td>{delivery.status}</td>
+                <td>{delivery.responseStatus ?? delivery.error ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <LoadMore list={list} what="deliveries" />
+    </section>
+  );
+}
+
+function AuditLog() {
+  const list = usePagedList((query) => api(client.GET('/audit-events', { params: { query } })), 'audit');
+  return (
+    <section aria-labelledby="audit-log">
+      <h2 id="audit-log">Audit log</h2>
+      <ErrorNotice error={list.error} />
+      {list.items.length === 0 && !list.loading ? <p class="muted">No events yet.</p> : null}
+      {list.items.length > 0 ? (
+        <div class="table-scroll">
+          <table class="list cards-on-phone">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Event</th>
+                <th scope="col">Who</th>
+                <th scope="col">What</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.items.map((event: AuditEvent) => (
+                <tr key={event.id}>
+                  <td data-label="When">
+                    <Time iso={event.timestamp} />
+                  </td>
+                  <td data-label="Event">{event.type}</td>
+                  <td data-label="Who">
+                    {event.data.actor.userId === 'system' ? 'the service' : event.data.actor.userId} (
+                    {event.data.actor.credential === 'api_token'
+                      ? `API token ${event.data.actor.tokenId ?? ''}`
+                      : event.data.actor.credential}
+                    )
+                  </td>
+                  <td data-label="What">
+                    {[event.data.pipelineId, event.data.runId, event.data.configurationId, event.data.status]
+                      .filter(Boolean)
+                      .join(' · ')}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <LoadMore list={list} what="events" />
+    </section>
+  );
+}
