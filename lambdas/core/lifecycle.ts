@@ -3,8 +3,10 @@
  * their schemas and the ports their stores implement, and the window arithmetic every read of
  * signals and executions shares.
  */
+
 import * as z from 'zod/mini';
 import { ValidationError } from './errors.ts';
+import type { DomainEvent } from './events.ts';
 import type { Execution, Signal } from './schemas.ts';
 import { idSchema, timestampSchema } from './schemas.ts';
 
@@ -95,7 +97,7 @@ export interface TeamSettingsStore {
    * Stores the settings; when a window is shorter than `previous`, in the same transaction, marks
    * the team due for the retention job (which removes the records now outside it).
    */
-  put(settings: TeamSettings, previous: TeamSettings): Promise<void>;
+  put(settings: TeamSettings, previous: TeamSettings, event?: DomainEvent): Promise<void>;
 }
 
 /* ---- the retention job ---- */
@@ -172,7 +174,8 @@ export interface DeletionStore {
    * Marks the pipeline deleted (from then on every read of it answers nothing) and stores the
    * pending receipt, in one transaction; a pipeline already deleted is a ConflictError.
    */
-  start(receipt: DeletionReceipt): Promise<void>;
+  /** Hides the pipeline and stores the receipt; `event` (pipeline.deleted) is written with them. */
+  start(receipt: DeletionReceipt, event?: DomainEvent): Promise<void>;
   get(deletionId: string): Promise<DeletionReceipt | null>;
   /** Ids of deletions still pending that were requested before `before` (a stalled job's). */
   pendingSince(before: string, limit: number): Promise<string[]>;

@@ -133,6 +133,8 @@ export interface RolloutEnd {
   activation: Activation | null;
   /** What serving reads afterwards, written in the same transaction. */
   serving?: ServingState;
+  /** rollout.promoted (with configuration.activated) or rollout.rolled_back, written with the end. */
+  events?: DomainEvent[];
 }
 
 /** Rollouts, and the bounded reads the effect of an approval needs. */
@@ -320,11 +322,14 @@ export interface EvaluationStore {
     runId: string,
     results: StoredEvaluationResult[],
     summarize: (all: StoredEvaluationResult[]) => EvaluationSummary,
+    /** synthesis_run.evaluated for the summary stored as the `sequence`-th, written with it. */
+    eventOf?: (sequence: number) => DomainEvent,
   ): Promise<EvaluationSummary>;
 }
 
 /** A pipeline's approval rules; null when it has none stored (the defaults apply). */
 export interface ApprovalRulesStore {
   get(pipelineId: string): Promise<StoredApprovalRules | null>;
-  put(rules: StoredApprovalRules): Promise<void>;
+  /** Replaces the rules; `event` (approval_rules.updated) is written in the same transaction. */
+  put(rules: StoredApprovalRules, event?: DomainEvent): Promise<void>;
 }

@@ -16,7 +16,7 @@ export const deletePipeline = defineOperation({
   path: '/pipelines/{pipelineId}',
   summary:
     'Delete a pipeline and everything of it (admins). It answers 404 from now on; the receipt completes with the counts of what was removed.',
-  access: { runs: 'read', data: 'readWrite', sendsLifecycleJobs: true },
+  access: { runs: 'read', data: 'readWrite', events: 'readWrite', sendsLifecycleJobs: true },
   params: { pipelineId: idSchema },
   response: {
     status: 202,

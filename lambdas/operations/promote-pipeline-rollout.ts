@@ -12,7 +12,7 @@ export const promotePipelineRollout = defineOperation({
   path: '/pipelines/{pipelineId}/rollout/promote',
   summary:
     'End the active rollout: activates its candidate for all traffic (an activation of source "rollout"). 409 when no rollout is active.',
-  access: { data: 'readWrite' },
+  access: { data: 'readWrite', events: 'readWrite' },
   params: { pipelineId: idSchema },
   body: {
     schema: endRolloutBodySchema,

@@ -2,7 +2,7 @@
 import { approvalRulesSchema, idSchema, storedApprovalRulesSchema } from '../core/schemas.ts';
 import { makePutApprovalRules } from '../core/use-cases/approval-rules.ts';
 import { operationHandler } from '../http/operation.ts';
-import { systemClock } from '../wiring/clock.ts';
+import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import { approvalRulesStoreFromEnv, pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
@@ -11,7 +11,7 @@ export const putApprovalRules = defineOperation({
   method: 'PUT',
   path: '/pipelines/{pipelineId}/approval-rules',
   summary: "Replace the pipeline's approval rules (admins only); every field is required.",
-  access: { data: 'readWrite' },
+  access: { data: 'readWrite', events: 'readWrite' },
   params: { pipelineId: idSchema },
   body: {
     schema: approvalRulesSchema,
@@ -33,6 +33,7 @@ export const handler = /* @__PURE__ */ operationHandler(putApprovalRules, () => 
     pipelines: pipelineRepositoryFromEnv(),
     approvalRules: approvalRulesStoreFromEnv(),
     clock: systemClock,
+    ids: nanoidGenerator,
   });
   return async ({ principal, params, body }) => ({ body: await put(principal, params.pipelineId, body) });
 });

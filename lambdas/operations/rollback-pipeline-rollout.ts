@@ -11,7 +11,7 @@ export const rollbackPipelineRollout = defineOperation({
   method: 'POST',
   path: '/pipelines/{pipelineId}/rollout/rollback',
   summary: 'End the active rollout: the base stays active. 409 when no rollout is active.',
-  access: { data: 'readWrite' },
+  access: { data: 'readWrite', events: 'readWrite' },
   params: { pipelineId: idSchema },
   body: {
     schema: endRolloutBodySchema,

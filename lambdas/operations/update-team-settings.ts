@@ -3,7 +3,7 @@ import { teamSettingsSchema, updateTeamSettingsBodySchema } from '../core/lifecy
 import { idSchema } from '../core/schemas.ts';
 import { makeUpdateTeamSettings } from '../core/use-cases/lifecycle.ts';
 import { operationHandler } from '../http/operation.ts';
-import { systemClock } from '../wiring/clock.ts';
+import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import { teamSettingsStoreFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
@@ -13,7 +13,7 @@ export const updateTeamSettings = defineOperation({
   path: '/teams/{teamId}/settings',
   summary:
     'Change how many days (1-3650) signals and executions are kept. Older records are never read again; a shortened window is applied to stored records within a day.',
-  access: { data: 'readWrite' },
+  access: { data: 'readWrite', events: 'readWrite' },
   params: { teamId: idSchema },
   body: {
     schema: updateTeamSettingsBodySchema,
@@ -25,6 +25,10 @@ export const updateTeamSettings = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(updateTeamSettings, () => {
-  const update = makeUpdateTeamSettings({ settings: teamSettingsStoreFromEnv(), clock: systemClock });
+  const update = makeUpdateTeamSettings({
+    settings: teamSettingsStoreFromEnv(),
+    clock: systemClock,
+    ids: nanoidGenerator,
+  });
   return async ({ principal, params, body }) => ({ body: await update(principal, params.teamId, body) });
 });

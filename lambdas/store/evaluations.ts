@@ -10,6 +10,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
@@ -22,7 +23,8 @@ import {
   storedEvaluationResultSchema,
   timestampSchema,
 } from '../core/schemas.ts';
-import { isConditionFailure } from './conditions.ts';
+import { failedTransactionItems, isConditionFailure } from './conditions.ts';
+import { eventPut } from './events.ts';
 import { itemReader } from './items.ts';
 import {
   EVALUATION_RESULT_PREFIX,
@@ -61,6 +63,8 @@ const stubSchema = z.object({
 export interface EvaluationTables {
   runs: string;
   data: string;
+  /** The outbox: a stored summary writes synthesis_run.evaluated there, in the same transaction. */
+  events?: string;
 }
 
 const pause = (round: number) => new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round));
@@ -173,7 +177,7 @@ export function makeEvaluationStore(db: DynamoDBDocumentClient, tables: Evaluati
       return found;
     },
 
-    async recordResults(runId, results, summarize) {
+    async recordResults(runId, results, summarize, eventOf) {
       const items = results.map((result) => ({
         ...evaluationResultKey(runId, result.executionId, result.arm),
         ...result,
@@ -196,24 +200,31 @@ export function makeEvaluationStore(db: DynamoDBDocumentClient, tables: Evaluati
       const sequence = await claimSummary(runId);
       const stored = await allResults(runId);
       const summary = summarize(stored);
+      const update = {
+        TableName: tables.runs,
+        Key: runKey(runId),
+        UpdateExpression: 'SET evaluation = :summary',
+        ConditionExpression: 'evaluationSequence = :sequence AND #status = :generated',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':summary': summary,
+          ':sequence': sequence,
+          ':generated': 'generated',
+        },
+      };
       try {
-        await db.send(
-          new UpdateCommand({
-            TableName: tables.runs,
-            Key: runKey(runId),
-            UpdateExpression: 'SET evaluation = :summary',
-            ConditionExpression: 'evaluationSequence = :sequence AND #status = :generated',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':summary': summary,
-              ':sequence': sequence,
-              ':generated': 'generated',
-            },
-          }),
-        );
+        if (eventOf && tables.events) {
+          await db.send(
+            new TransactWriteCommand({
+              TransactItems: [{ Update: update }, eventPut(tables.events, eventOf(sequence))],
+            }),
+          );
+        } else {
+          await db.send(new UpdateCommand(update));
+        }
       } catch (error) {
-        // A later batch holds a higher count: its summary includes these results.
-        if (!isConditionFailure(error)) throw error;
+        // A later batch holds a higher count: its summary includes these results (and its event says so).
+        if (!isConditionFailure(error) && !failedTransactionItems(error).includes(0)) throw error;
       }
       return summary;
     },

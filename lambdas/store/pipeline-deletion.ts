@@ -23,6 +23,7 @@ import {
 } from '../core/lifecycle.ts';
 import { deleteKeys } from './batch-delete.ts';
 import { failedTransactionItems, isConditionFailure, putNew } from './conditions.ts';
+import { eventPut } from './events.ts';
 import { parseItem } from './items.ts';
 import {
   ACTIVATION_PREFIX,
@@ -53,6 +54,8 @@ type Key = Record<string, unknown>;
 export interface DeletionTables {
   data: string;
   runs: string;
+  /** The outbox: starting a deletion writes pipeline.deleted there. */
+  events?: string;
 }
 
 /** One batch of keys to delete, in the data and the runs table, and where the kind goes on after it. */
@@ -383,7 +386,8 @@ export function makeDeletionStore(
   }
 
   return {
-    async start(receipt) {
+    async start(receipt, event) {
+      if (event && !tables.events) throw new Error('The deletion store was built without the events table.');
       try {
         await db.send(
           new TransactWriteCommand({
@@ -409,6 +413,7 @@ export function makeDeletionStore(
                 seq: 0,
                 progress: { kind: 0, cursor: null, intent: null } satisfies Progress,
               }),
+              ...(event && tables.events ? [eventPut(tables.events, event)] : []),
             ],
           }),
         );

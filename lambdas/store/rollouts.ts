@@ -13,6 +13,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../core/errors.ts';
+import type { DomainEvent } from '../core/events.ts';
 import type { ApprovalPlan, RolloutRepository } from '../core/ports.ts';
 import {
   type Activation,
@@ -31,6 +32,7 @@ import {
   putNew,
   refusingTooLarge,
 } from './conditions.ts';
+import { eventPut } from './events.ts';
 import { itemReader } from './items.ts';
 import {
   ACTIVATION_PREFIX,
@@ -106,7 +108,19 @@ const prefixed = (key: { gsi2pk: string; gsi2sk: string }) => ({
 export const MAX_QUERY_PAGES = 20;
 
 /** DynamoDB adapter of RolloutRepository. */
-export function makeRolloutRepository(db: DynamoDBDocumentClient, tableName: string): RolloutRepository {
+/** The outbox items of `events`; a repository built without the events table may write none. */
+function eventPuts(eventsTable: string | undefined, events: DomainEvent[]) {
+  if (events.length === 0) return [];
+  if (!eventsTable) throw new Error('The rollout repository was built without the events table.');
+  return events.map((event) => eventPut(eventsTable, event));
+}
+
+export function makeRolloutRepository(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  /** The outbox: a rollout's end writes its events there, in the same transaction. */
+  eventsTable?: string,
+): RolloutRepository {
   const read = {
     rollout: itemReader(rolloutSchema, 'rollout'),
     execution: itemReader(executionSchema, 'execution'),
@@ -233,6 +247,7 @@ export function makeRolloutRepository(db: DynamoDBDocumentClient, tableName: str
                 },
                 ...(end.activation ? [putNew(tableName, activationItem(end.activation))] : []),
                 ...(end.serving ? [servingPut(tableName, end.serving)] : []),
+                ...eventPuts(eventsTable, end.events ?? []),
               ],
             }),
           ),

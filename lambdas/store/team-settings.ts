@@ -6,6 +6,7 @@
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { defaultTeamSettings, type TeamSettings, type TeamSettingsStore } from '../core/lifecycle.ts';
+import { eventPut } from './events.ts';
 import { parseItem } from './items.ts';
 import { retentionDueIndexKey, retentionDueKey, teamSettingsKey } from './keys.ts';
 
@@ -36,7 +37,12 @@ export function teamSettingsWrites(tableName: string, settings: TeamSettings, pr
 }
 
 /** DynamoDB adapter of TeamSettingsStore. */
-export function makeTeamSettingsStore(db: DynamoDBDocumentClient, tableName: string): TeamSettingsStore {
+export function makeTeamSettingsStore(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  /** The outbox: team_settings.updated is written there with the settings. */
+  eventsTable?: string,
+): TeamSettingsStore {
   const schema = z.object({
     teamId: z.string(),
     signalRetentionDays: z.number(),
@@ -49,9 +55,16 @@ export function makeTeamSettingsStore(db: DynamoDBDocumentClient, tableName: str
       const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: teamSettingsKey(teamId) }));
       return Item ? parseItem(schema, Item, 'team settings') : defaultTeamSettings(teamId);
     },
-    async put(settings, previous) {
+    async put(settings, previous, event) {
+      if (event && !eventsTable)
+        throw new Error('The team settings store was built without the events table.');
       await db.send(
-        new TransactWriteCommand({ TransactItems: teamSettingsWrites(tableName, settings, previous) }),
+        new TransactWriteCommand({
+          TransactItems: [
+            ...teamSettingsWrites(tableName, settings, previous),
+            ...(event && eventsTable ? [eventPut(eventsTable, event)] : []),
+          ],
+        }),
       );
     },
   };

@@ -44,7 +44,8 @@ export function pipelineRepositoryFromEnv() {
 }
 
 export function rolloutRepositoryFromEnv() {
-  return makeRolloutRepository(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+  const config = readConfig({ DATA_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
+  return makeRolloutRepository(getDocumentClient(), config.DATA_TABLE, config.EVENTS_TABLE);
 }
 
 /** The auth table's stores, one per aggregate, composed into the one AuthRepository port. */
@@ -83,12 +84,21 @@ export function evidenceStoreFromEnv() {
 }
 
 export function teamSettingsStoreFromEnv() {
-  return makeTeamSettingsStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+  const config = readConfig({ DATA_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
+  return makeTeamSettingsStore(getDocumentClient(), config.DATA_TABLE, config.EVENTS_TABLE);
 }
 
 export function deletionStoreFromEnv() {
-  const config = readConfig({ RUNS_TABLE: tableName, DATA_TABLE: tableName });
-  return makeDeletionStore(getDocumentClient(), { runs: config.RUNS_TABLE, data: config.DATA_TABLE });
+  const config = readConfig({
+    RUNS_TABLE: tableName,
+    DATA_TABLE: tableName,
+    EVENTS_TABLE: z.optional(tableName),
+  });
+  return makeDeletionStore(getDocumentClient(), {
+    runs: config.RUNS_TABLE,
+    data: config.DATA_TABLE,
+    events: config.EVENTS_TABLE,
+  });
 }
 
 export function retentionStoreFromEnv() {
@@ -105,10 +115,19 @@ export function quotaStoreFromEnv() {
 }
 
 export function evaluationStoreFromEnv() {
-  const config = readConfig({ RUNS_TABLE: tableName, DATA_TABLE: tableName });
-  return makeEvaluationStore(getDocumentClient(), { runs: config.RUNS_TABLE, data: config.DATA_TABLE });
+  const config = readConfig({
+    RUNS_TABLE: tableName,
+    DATA_TABLE: tableName,
+    EVENTS_TABLE: z.optional(tableName),
+  });
+  return makeEvaluationStore(getDocumentClient(), {
+    runs: config.RUNS_TABLE,
+    data: config.DATA_TABLE,
+    events: config.EVENTS_TABLE,
+  });
 }
 
 export function approvalRulesStoreFromEnv() {
-  return makeApprovalRulesStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+  const config = readConfig({ DATA_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
+  return makeApprovalRulesStore(getDocumentClient(), config.DATA_TABLE, config.EVENTS_TABLE);
 }

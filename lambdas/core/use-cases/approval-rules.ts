@@ -1,7 +1,8 @@
 /* A pipeline's approval rules: reading and changing them (admins), and enforcing them on approve. */
 import { failingRules } from '../approval-rules.ts';
 import { ConflictError, ForbiddenError } from '../errors.ts';
-import type { ApprovalRulesStore, Clock, PipelineRepository } from '../ports.ts';
+import { actorOf, newEvent } from '../events.ts';
+import type { ApprovalRulesStore, Clock, IdGenerator, PipelineRepository } from '../ports.ts';
 import type { Principal } from '../principal.ts';
 import {
   APPROVAL_RULE_DEFAULTS,
@@ -16,6 +17,8 @@ export interface ApprovalRulesDeps {
   pipelines: PipelineRepository;
   approvalRules: ApprovalRulesStore;
   clock: Clock;
+  /** Names each approval_rules.updated event (a change that repeats needs a fresh id each time). */
+  ids?: IdGenerator;
 }
 
 /** The rules in force for a pipeline: the stored ones, else the defaults. */
@@ -39,7 +42,7 @@ export function makeGetApprovalRules({ pipelines, approvalRules }: Omit<Approval
 }
 
 /** Replaces the pipeline's approval rules; admins only. */
-export function makePutApprovalRules({ pipelines, approvalRules, clock }: ApprovalRulesDeps) {
+export function makePutApprovalRules({ pipelines, approvalRules, clock, ids }: ApprovalRulesDeps) {
   return async (
     principal: Principal,
     pipelineId: string,
@@ -55,7 +58,14 @@ export function makePutApprovalRules({ pipelines, approvalRules, clock }: Approv
       updatedAt: clock.now().toISOString(),
       updatedBy: principal.userId,
     };
-    await approvalRules.put(stored);
+    await approvalRules.put(
+      stored,
+      newEvent(
+        'approval_rules.updated',
+        { teamId: principal.teamId, pipelineId, actor: actorOf(principal) },
+        { at: stored.updatedAt ?? '', key: ids?.newId() ?? `${pipelineId}_${stored.updatedAt}` },
+      ),
+    );
     return stored;
   };
 }

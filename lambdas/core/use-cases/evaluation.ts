@@ -2,6 +2,7 @@
 
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import { chooseEvaluationCases, summarizeEvaluation } from '../evaluation.ts';
+import { actorOf, newEvent } from '../events.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import type { Clock, EvaluationStore, EvidenceStore, PipelineRepository, RunRepository } from '../ports.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
@@ -152,6 +153,19 @@ export function makeRecordEvaluations({
       runId,
       results.map((result) => ({ ...result, recordedAt: at })),
       (all) => summarizeEvaluation(caseIds, all, clock.now().toISOString()),
+      (sequence) =>
+        newEvent(
+          'synthesis_run.evaluated',
+          {
+            teamId: run.teamId,
+            pipelineId: run.pipelineId,
+            runId: run.id,
+            status: run.status,
+            actor: actorOf(principal),
+          },
+          // One event per stored summary: the run's summary count makes its id.
+          { at, key: `${run.id}_${sequence}` },
+        ),
     );
   };
 }

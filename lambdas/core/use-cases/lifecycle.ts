@@ -3,7 +3,9 @@
  * a pipeline's records inside the windows, deleting a pipeline and reading its receipt, and the
  * deletion job's steps.
  */
+
 import { ForbiddenError, NotFoundError } from '../errors.ts';
+import { actorOf, newEvent } from '../events.ts';
 import {
   type DeletionQueue,
   type DeletionReceipt,
@@ -38,7 +40,16 @@ export function makeGetTeamSettings({ settings }: { settings: TeamSettingsStore 
 }
 
 /** Changes the team's retention windows (admins); a shortened one is applied by the retention job. */
-export function makeUpdateTeamSettings({ settings, clock }: { settings: TeamSettingsStore; clock: Clock }) {
+export function makeUpdateTeamSettings({
+  settings,
+  clock,
+  ids,
+}: {
+  settings: TeamSettingsStore;
+  clock: Clock;
+  /** Names each team_settings.updated event (a change that repeats needs a fresh id each time). */
+  ids?: IdGenerator;
+}) {
   return async (principal: Principal, teamId: string, patch: TeamSettingsPatch): Promise<TeamSettings> => {
     assertSameTeam(principal, teamId);
     assertAdmin(principal, "change the team's settings");
@@ -52,7 +63,16 @@ export function makeUpdateTeamSettings({ settings, clock }: { settings: TeamSett
       updatedAt: clock.now().toISOString(),
       updatedBy: principal.userId,
     };
-    await settings.put(next, previous);
+    const at = next.updatedAt ?? '';
+    await settings.put(
+      next,
+      previous,
+      newEvent(
+        'team_settings.updated',
+        { teamId, actor: actorOf(principal) },
+        { at, key: ids?.newId() ?? `${teamId}_${at}` },
+      ),
+    );
     return next;
   };
 }
@@ -145,7 +165,15 @@ export function makeDeletePipeline({ pipelines, deletions, queue, clock, ids }: 
       completedAt: null,
       counts: emptyDeletionCounts(),
     };
-    await deletions.start(receipt);
+    // The audit log keeps that the deletion happened and by whom: ids only, never content.
+    await deletions.start(
+      receipt,
+      newEvent(
+        'pipeline.deleted',
+        { teamId: pipeline.teamId, pipelineId: pipeline.id, status: 'pending', actor: actorOf(principal) },
+        { at: receipt.requestedAt, key: receipt.id },
+      ),
+    );
     // The pipeline is already gone for every reader; if the queue refused the job, the next
     // sweep of pending deletions (or a retry of this message) carries it on.
     await queue.send({ deletionId: receipt.id });

@@ -4,6 +4,7 @@
  */
 
 import { ConflictError, NotFoundError } from '../errors.ts';
+import { type Actor, actorOf, newEvent, SYSTEM_ACTOR } from '../events.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import type { Clock, IdGenerator, PipelineRepository, RolloutRepository, RunRepository } from '../ports.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
@@ -67,9 +68,10 @@ async function endRollout(
   { pipelines, rollouts, clock, ids }: Pick<RolloutDeps, 'pipelines' | 'rollouts' | 'clock' | 'ids'>,
   rollout: Rollout,
   status: 'promoted' | 'rolled_back',
-  by: string,
+  actor: Actor,
   reason: string | null,
 ): Promise<Rollout> {
+  const by = actor.userId;
   const at = clock.now().toISOString();
   const [pipeline, base, candidate] = await Promise.all([
     pipelines.getPipeline(rollout.pipelineId),
@@ -89,7 +91,35 @@ async function endRollout(
     active: status === 'promoted' ? candidate : base,
     rollout: null,
   };
-  return rollouts.end(rollout, { status, at, by, reason, activation, serving });
+  const eventIds = {
+    teamId: pipeline.teamId,
+    pipelineId: rollout.pipelineId,
+    runId: rollout.synthesisRunId,
+    rolloutId: rollout.id,
+    actor,
+  };
+  const events = [
+    newEvent(
+      `rollout.${status}`,
+      {
+        ...eventIds,
+        configurationId:
+          status === 'promoted' ? rollout.candidateConfigurationId : rollout.baseConfigurationId,
+        status,
+      },
+      { at, key: rollout.id },
+    ),
+    ...(activation
+      ? [
+          newEvent(
+            'configuration.activated',
+            { ...eventIds, configurationId: activation.configurationId },
+            { at, key: activation.id },
+          ),
+        ]
+      : []),
+  ];
+  return rollouts.end(rollout, { status, at, by, reason, activation, serving, events });
 }
 
 /** Promotes or rolls back the pipeline's active rollout; 409 when none is active. */
@@ -108,7 +138,7 @@ export function makeEndRollout(
           : `Pipeline ${pipelineId} has no active rollout to ${status === 'promoted' ? 'promote' : 'roll back'}.`,
       );
     }
-    return endRollout(deps, pipeline.rollout, status, principal.userId, reason ?? null);
+    return endRollout(deps, pipeline.rollout, status, actorOf(principal), reason ?? null);
   };
 }
 
@@ -378,7 +408,7 @@ export function makeJudgeRollouts(deps: Pick<RolloutDeps, 'pipelines' | 'rollout
       const status = worse ? 'rolled_back' : 'promoted';
       const reason = `Guardrail: ${figures.verdict.replaceAll('_', ' ')}: ${describeArms(figures)}; ${worse ? 'rolled back' : 'promoted'} automatically.`;
       try {
-        await endRollout(deps, rollout, status, 'system', reason);
+        await endRollout(deps, rollout, status, SYSTEM_ACTOR, reason);
         outcomes.push({ ...base, action: status, reason });
       } catch (error) {
         if (!(error instanceof ConflictError)) throw error;

@@ -3,6 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { listTeamEvents } from '../../../lambdas/store/events.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
@@ -290,6 +291,11 @@ describe('evaluation results', () => {
     ]);
     expect(posted.status).toBe(200);
     expect(posted.body.evaluation).toMatchObject({ evaluated: 2, fixed: [a], regressed: [] });
+    expect(
+      (await teamEvents(admin.principal.teamId, { pipelineId: pipeline.id })).filter(
+        (event) => event.type === 'synthesis_run.evaluated',
+      ),
+    ).toEqual([expect.objectContaining({ data: expect.objectContaining({ runId: run.id }) })]);
     await post(run.id, [{ executionId: b, arm: 'candidate', passed: false, detail: 'wrong answer' }]);
     await post(run.id, [{ executionId: c, arm: 'candidate', passed: true }]);
 
@@ -378,6 +384,12 @@ describe('approval rules', () => {
       ...rules,
       updatedBy: admin.principal.userId,
     });
+    // Only the accepted change wrote an event.
+    expect(
+      (await teamEvents(admin.principal.teamId, { pipelineId: pipeline.id })).filter(
+        (event) => event.type === 'approval_rules.updated',
+      ),
+    ).toHaveLength(1);
   });
 
   it('refuse an approval naming each failing rule; an admin override passes them and is stored on the run', async () => {
@@ -426,3 +438,8 @@ describe('approval rules', () => {
     expect(other.body.approvedBy).toBe('member-user');
   });
 });
+
+/** The team's events in the outbox (the audit log), newest first. */
+async function teamEvents(teamId: string, filter: { pipelineId?: string } = {}) {
+  return (await listTeamEvents(db, names.Events, teamId, filter, { limit: 100 })).items;
+}

@@ -3,6 +3,7 @@
  * retention windows (TTL at write, reads bounded by the window, the retention job), deleting a
  * pipeline (404 at once, the job's exact counts, even when it dies halfway), the receipt.
  */
+
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import {
   BatchWriteCommand,
@@ -15,14 +16,20 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Execution, Signal } from '../../../lambdas/core/schemas.ts';
+import { listTeamEvents } from '../../../lambdas/store/events.ts';
 import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
 import { makeExportStore } from '../../../lambdas/store/export.ts';
 import {
+  approvalRulesKey,
+  effectCacheKey,
+  evaluationPartition,
+  evaluationSetKey,
   evidenceKey,
   executionIdsPartition,
   executionsPartition,
   pipelinePartition,
   retentionDueKey,
+  rolloutKey,
   signalIdKey,
   signalIdsPartition,
   signalKey,
@@ -79,6 +86,7 @@ beforeAll(async () => {
     'get-synthesis-run',
     'synthesize-pipeline',
     'export-pipeline',
+    'get-serving-configuration',
   ]);
   deleter = (await import('../../../lambdas/handlers/delete-pipeline-data.ts')).handler as SqsLambda;
   retentionJob = (await import('../../../lambdas/handlers/apply-retention.ts'))
@@ -200,6 +208,17 @@ describe('team settings', () => {
       signalRetentionDays: 30,
       executionRetentionDays: 90,
     });
+    // The one accepted change wrote its event, with who made it; the refused ones none.
+    const updates = (await teamEvents(caller.principal.teamId)).filter(
+      (event) => event.type === 'team_settings.updated',
+    );
+    expect(updates).toEqual([
+      expect.objectContaining({
+        data: expect.objectContaining({
+          actor: expect.objectContaining({ userId: caller.principal.userId }),
+        }),
+      }),
+    ]);
   });
 
   it('are changed by admins only, and another team neither reads nor changes them', async () => {
@@ -400,6 +419,20 @@ describe('deleting a pipeline', () => {
     const response = await deletePipeline(admin, pipeline.id);
     expect(response.status).toBe(202);
     expect(response.body).toMatchObject({ pipelineId: pipeline.id, status: 'pending', completedAt: null });
+    // The audit log keeps that it happened and by whom: ids and a state, never the content.
+    const deleted = (await teamEvents(admin.principal.teamId, { pipelineId: pipeline.id })).filter(
+      (event) => event.type === 'pipeline.deleted',
+    );
+    expect(deleted).toEqual([
+      expect.objectContaining({
+        data: {
+          teamId: admin.principal.teamId,
+          pipelineId: pipeline.id,
+          status: 'pending',
+          actor: expect.objectContaining({ userId: admin.principal.userId }),
+        },
+      }),
+    ]);
     expect(response.headers.location).toMatch(new RegExp(`/deletions/${response.body.id}$`));
 
     const asAdmin = { principal: admin.principal, pathParameters: { pipelineId: pipeline.id } };
@@ -463,6 +496,41 @@ describe('deleting a pipeline', () => {
     // The other pipeline is untouched.
     expect(await partitionItems(signalsPartition(other.pipeline.id))).toHaveLength(3);
     expect(await partitionItems(executionsPartition(other.pipeline.id))).toHaveLength(2);
+  });
+
+  it('removes what the loop keeps of a pipeline: rollouts, approval rules, kept effects, runs’ evaluations; serving answers 404 at once', async () => {
+    const { pipeline, runId } = await populatedPipeline(3, 3);
+    const startedAt = new Date().toISOString();
+    const kept = [
+      { ...rolloutKey({ pipelineId: pipeline.id, startedAt, id: 'r-1' }), id: 'r-1', status: 'rolled_back' },
+      { ...approvalRulesKey(pipeline.id), requireEvaluation: true },
+      { ...effectCacheKey(pipeline.id, runId), mark: 'm' },
+      { ...evaluationSetKey(runId), cases: [] },
+    ];
+    await db.send(
+      new BatchWriteCommand({
+        RequestItems: { [names.Data]: kept.map((Item) => ({ PutRequest: { Item } })) },
+      }),
+    );
+    const serve = () =>
+      call('get-serving-configuration', {
+        method: 'GET',
+        resource: '/pipelines/{pipelineId}/serving-configuration',
+        pathParameters: { pipelineId: pipeline.id },
+        principal: admin.principal,
+      });
+    expect((await serve()).status).toBe(200);
+
+    const response = await deletePipeline(admin, pipeline.id);
+
+    expect((await serve()).status).toBe(404);
+    await runDeletionJob(response.body.id);
+    expect((await getDeletion(admin, response.body.id)).body).toMatchObject({
+      status: 'completed',
+      counts: { rollouts: 1, runs: 1, configurations: 1 },
+    });
+    expect(await partitionItems(pipelinePartition(pipeline.id))).toEqual([]);
+    expect(await partitionItems(evaluationPartition(runId))).toEqual([]);
   });
 
   it('keeps exact counts when its environment ends halfway through a step, and resumes', async () => {
@@ -608,3 +676,8 @@ describe('exporting a pipeline', () => {
     await expect(store.page(pipeline.id, tampered, window, 2048)).rejects.toThrow(/cursor is invalid/);
   });
 });
+
+/** The team's events in the outbox (the audit log), newest first. */
+async function teamEvents(teamId: string, filter: { pipelineId?: string } = {}) {
+  return (await listTeamEvents(db, names.Events, teamId, filter, { limit: 100 })).items;
+}

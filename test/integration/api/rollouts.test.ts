@@ -2,6 +2,7 @@
  * Approving part of a proposal, rebasing it, rolling it out, serving it and measuring it, through
  * the operations' handlers on DynamoDB Local (DESIGN.md §7).
  */
+
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -9,6 +10,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeJudgeRollouts } from '../../../lambdas/core/use-cases/rollouts.ts';
+import { listTeamEvents } from '../../../lambdas/store/events.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRolloutRepository } from '../../../lambdas/store/rollouts.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
@@ -139,6 +141,12 @@ const approve = (id: string, body?: object) =>
     pathParameters: { id },
     body: body ?? null,
   });
+/** The pipeline's events in the outbox (the audit log), newest first. */
+async function pipelineEvents(pipelineId: string) {
+  const page = await listTeamEvents(db, names.Events, admin.principal.teamId, { pipelineId }, { limit: 100 });
+  return page.items;
+}
+
 const rollout = (pipelineId: string, action?: 'promote' | 'rollback') =>
   action
     ? call(`${action}-pipeline-rollout`, {
@@ -431,6 +439,28 @@ describe('rollouts', () => {
     expect((await rollout(pipeline.id)).body.status).toBe('promoted');
     expect((await rollout(pipeline.id, 'promote')).status).toBe(409);
     expect((await rollout(pipeline.id, 'rollback')).status).toBe(409);
+    // Each change wrote its event with it: the start, and the promotion with its activation.
+    const events = await pipelineEvents(pipeline.id);
+    expect(events).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: 'rollout.started',
+          data: expect.objectContaining({ rolloutId: approved.body.rolloutId, status: 'active' }),
+        }),
+        expect.objectContaining({
+          type: 'rollout.promoted',
+          data: expect.objectContaining({
+            rolloutId: approved.body.rolloutId,
+            actor: expect.objectContaining({ userId: admin.principal.userId, credential: 'api_token' }),
+          }),
+        }),
+        expect.objectContaining({
+          type: 'configuration.activated',
+          data: expect.objectContaining({ configurationId: run.proposedConfigurationId }),
+        }),
+      ]),
+    );
+    expect(events.filter((event) => event.type === 'configuration.activated')).toHaveLength(1);
   });
 
   it('serves what every activation made active: approval, manual activation, rollback of a rollout', async () => {
@@ -490,7 +520,7 @@ describe('rollouts', () => {
     });
     const judge = makeJudgeRollouts({
       pipelines: makePipelineRepository(db, names.Data),
-      rollouts: makeRolloutRepository(db, names.Data),
+      rollouts: makeRolloutRepository(db, names.Data, names.Events),
       clock: systemClock,
       ids: nanoidGenerator,
     });
@@ -521,7 +551,7 @@ describe('rollouts', () => {
     await approve(run.id, { rollout: { percent: 50, minExecutions: 30 } });
     const judge = makeJudgeRollouts({
       pipelines: makePipelineRepository(db, names.Data),
-      rollouts: makeRolloutRepository(db, names.Data),
+      rollouts: makeRolloutRepository(db, names.Data, names.Events),
       clock: systemClock,
       ids: nanoidGenerator,
     });
@@ -542,6 +572,14 @@ describe('rollouts', () => {
     expect(ended).toMatchObject({ status: 'rolled_back', endedBy: 'system' });
     expect(ended.endReason).toContain('75.0 % (30 of 40 executions)');
     expect(ended.endReason).toContain('0.0 % (0 of 40)');
+    expect(await pipelineEvents(pipeline.id)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: 'rollout.rolled_back',
+          data: expect.objectContaining({ actor: { userId: 'system', credential: 'system' } }),
+        }),
+      ]),
+    );
   });
 });
 
