@@ -7,8 +7,9 @@ import {
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { ConflictError } from '../core/errors.ts';
+import { ConflictError, NotFoundError } from '../core/errors.ts';
 import type { DomainEvent } from '../core/events.ts';
 import { expiryEpoch, RETENTION_DAYS } from '../core/lifecycle.ts';
 import type { PageRequest, PipelineRepository } from '../core/ports.ts';
@@ -26,7 +27,13 @@ import {
   servingStateSchema,
   signalSchema,
 } from '../core/schemas.ts';
-import { contendedTransactionItems, failedTransactionItems, putNew, refusingTooLarge } from './conditions.ts';
+import {
+  contendedTransactionItems,
+  failedTransactionItems,
+  isConditionFailure,
+  putNew,
+  refusingTooLarge,
+} from './conditions.ts';
 import { eventPut } from './events.ts';
 import { itemReader } from './items.ts';
 import {
@@ -418,4 +425,35 @@ function listActivations({ db, tableName, read }: PipelineTable, pipelineId: str
     page,
     read.activation,
   );
+}
+
+/**
+ * The pipeline's next configuration version: one atomic increment (a completed run's proposal, an
+ * approval's partial or rebased configuration), no read-compare-retry, so a hundred runs of one
+ * pipeline finishing at once each get their own version at the first try. A number taken by a completion
+ * that then loses its lease is skipped: versions are unique, not gapless.
+ */
+export async function nextConfigurationVersion(
+  db: DynamoDBDocumentClient,
+  dataTable: string,
+  pipelineId: string,
+): Promise<number> {
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: dataTable,
+        Key: pipelineKey(pipelineId),
+        UpdateExpression:
+          'SET latestConfigurationVersion = if_not_exists(latestConfigurationVersion, :one) + :one',
+        // A pipeline whose deletion was requested takes no new configuration.
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(Attributes?.latestConfigurationVersion);
+  } catch (error) {
+    if (isConditionFailure(error)) throw new NotFoundError(`Pipeline ${pipelineId} no longer exists.`);
+    throw error;
+  }
 }

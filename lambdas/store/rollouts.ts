@@ -10,9 +10,8 @@ import {
   QueryCommand,
   type QueryCommandInput,
   TransactWriteCommand,
-  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { ConflictError, NotFoundError } from '../core/errors.ts';
+import { ConflictError } from '../core/errors.ts';
 import type { DomainEvent } from '../core/events.ts';
 import type { ApprovalPlan, RolloutRepository } from '../core/ports.ts';
 import {
@@ -25,13 +24,7 @@ import {
   rolloutSchema,
   signalSchema,
 } from '../core/schemas.ts';
-import {
-  contendedTransactionItems,
-  failedTransactionItems,
-  isConditionFailure,
-  putNew,
-  refusingTooLarge,
-} from './conditions.ts';
+import { contendedTransactionItems, failedTransactionItems, putNew, refusingTooLarge } from './conditions.ts';
 import { eventPut } from './events.ts';
 import { itemReader } from './items.ts';
 import {
@@ -51,6 +44,7 @@ import {
   activationItem,
   configurationItem,
   NO_ACTIVE_ROLLOUT,
+  nextConfigurationVersion,
   servingPut,
 } from './pipelines.ts';
 
@@ -154,25 +148,7 @@ export function makeRolloutRepository(
   }
 
   return {
-    async nextConfigurationVersion(pipelineId) {
-      try {
-        const { Attributes } = await db.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: pipelineKey(pipelineId),
-            UpdateExpression:
-              'SET latestConfigurationVersion = if_not_exists(latestConfigurationVersion, :one) + :one',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':one': 1 },
-            ReturnValues: 'UPDATED_NEW',
-          }),
-        );
-        return Number(Attributes?.latestConfigurationVersion);
-      } catch (error) {
-        if (isConditionFailure(error)) throw new NotFoundError(`Pipeline ${pipelineId} no longer exists.`);
-        throw error;
-      }
-    },
+    nextConfigurationVersion: (pipelineId) => nextConfigurationVersion(db, tableName, pipelineId),
 
     async latest(pipelineId) {
       const [latest] = await newest(

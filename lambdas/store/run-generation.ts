@@ -3,14 +3,14 @@
  * releasing it for a retry, failing it. Every status change is conditioned by the run state table.
  */
 import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConflictError, NotFoundError, PayloadTooLargeError } from '../core/errors.ts';
+import { ConflictError, PayloadTooLargeError } from '../core/errors.ts';
 import type { DomainEvent } from '../core/events.ts';
 import type { ClaimResult, RunRepository, SynthesisUsage } from '../core/ports.ts';
 import type { Configuration, RunStatus, SynthesisRun } from '../core/schemas.ts';
 import { failedTransactionItems, isConditionFailure, isItemTooLarge, putNew } from './conditions.ts';
 import { eventPut } from './events.ts';
-import { pipelineKey, runKey } from './keys.ts';
-import { configurationItem } from './pipelines.ts';
+import { runKey } from './keys.ts';
+import { configurationItem, nextConfigurationVersion } from './pipelines.ts';
 import { currentRun, dataTableOf, eventsTableOf, moveCondition, type RunTables, toRun } from './run-table.ts';
 
 export type RunGenerationStore = Pick<
@@ -82,39 +82,9 @@ async function completeGenerated(
   event: DomainEvent,
 ): Promise<SynthesisRun> {
   const dataTable = dataTableOf(store.tables);
-  const version = await nextConfigurationVersion(store, dataTable, run.pipelineId);
+  const version = await nextConfigurationVersion(store.db, dataTable, run.pipelineId);
   await storeGenerated(store, dataTable, run, { ...proposed, version }, leaseStartedAt, event);
   return run;
-}
-
-/**
- * One atomic increment per completion: no read-compare-retry, so a hundred runs of one pipeline
- * finishing at once each get their own version at the first try. A number taken by a completion
- * that then loses its lease is skipped: versions are unique, not gapless.
- */
-async function nextConfigurationVersion(
-  { db }: RunGenerationTables,
-  dataTable: string,
-  pipelineId: string,
-): Promise<number> {
-  try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: dataTable,
-        Key: pipelineKey(pipelineId),
-        UpdateExpression:
-          'SET latestConfigurationVersion = if_not_exists(latestConfigurationVersion, :one) + :one',
-        // A pipeline whose deletion was requested takes no new configuration.
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-        ExpressionAttributeValues: { ':one': 1 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(Attributes?.latestConfigurationVersion);
-  } catch (error) {
-    if (isConditionFailure(error)) throw new NotFoundError(`Pipeline ${pipelineId} no longer exists.`);
-    throw error;
-  }
 }
 
 /** The proposed configuration and the generated run, in one transaction held by the lease. */
