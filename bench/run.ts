@@ -2,6 +2,7 @@
  * `npm run bench`: every target of the project, measured here, as ratios against a baseline run in
  * the same script. Never part of `npm test`.
  */
+import { writeOpenApiDocumentModule } from '../lambdas/operations/openapi-build.ts';
 import { writeAppAssetsModule } from '../web/build.ts';
 import { formatAppSize, measureAppSize } from './app-size.ts';
 import { formatBundleTable, measureBundles } from './bundle-size.ts';
@@ -30,7 +31,7 @@ if (wanted('app')) {
 
 if (wanted('bundles')) {
   // The serve-app bundle embeds the built application, as cdk synth builds it.
-  await writeAppAssetsModule();
+  await Promise.all([writeAppAssetsModule(), writeOpenApiDocumentModule()]);
   console.log(
     "== Lambda bundles (target: HTTP ≤ 400 KB, the worker's every-job part ≤ 600 KB, init ≤ 1.5 × baseline)",
   );

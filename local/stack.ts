@@ -23,6 +23,7 @@ import {
   WEBHOOK_QUEUE_VISIBILITY_TIMEOUT_SECONDS,
 } from '../lambdas/functions.ts';
 import { type AbuseLimits, limitsFrom } from '../lambdas/limits.ts';
+import { writeOpenApiDocumentModule } from '../lambdas/operations/openapi-build.ts';
 import { createDocumentClient } from '../lambdas/wiring/aws.ts';
 import { onDemandParts, REPO_ROOT } from '../lib/bundling.ts';
 import { writeAppAssetsModule } from '../web/build.ts';
@@ -156,8 +157,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const dynamodbStarting = early.dynamodb;
     stops.push(async () => (await dynamodbStarting).stop());
     const passwordsHashing = early.passwords;
-    // The review application, built into the module the serve-app function embeds (as cdk synth does).
-    const webBuilding = timed('web', writeAppAssetsModule);
+    // The review application and the OpenAPI document, built into the modules the serve-app and
+    // get-openapi functions embed (as cdk synth does).
+    const webBuilding = timed('web', () =>
+      Promise.all([writeAppAssetsModule(), writeOpenApiDocumentModule()]),
+    );
     webBuilding.catch(() => undefined); // awaited below; an earlier failure must not leave it unhandled
     recordEarly(early, origin, phases);
 

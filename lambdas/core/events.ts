@@ -26,14 +26,14 @@ export const EVENT_TYPES = [
   'team_settings.updated',
 ] as const;
 
-export const eventTypeSchema = z.enum(EVENT_TYPES);
+export const eventTypeSchema = /* @__PURE__ */ z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof eventTypeSchema>;
 
 /** Who made the change: a user through a session or an API token, or the service itself. */
-export const actorSchema = z.object({
-  userId: z.string(),
-  credential: z.enum(['session', 'api_token', 'system']),
-  tokenId: z.optional(z.string()),
+export const actorSchema = /* @__PURE__ */ z.object({
+  userId: /* @__PURE__ */ z.string(),
+  credential: /* @__PURE__ */ z.enum(['session', 'api_token', 'system']),
+  tokenId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
 });
 export type Actor = z.infer<typeof actorSchema>;
 
@@ -53,25 +53,25 @@ export function actorOf(principal: Pick<Principal, 'userId' | 'method' | 'tokenI
 }
 
 /** Ids and states only, never a whole record: an envelope stays far below 20 KB. */
-export const eventDataSchema = z.object({
-  teamId: z.string(),
-  pipelineId: z.optional(z.string()),
-  runId: z.optional(z.string()),
-  rolloutId: z.optional(z.string()),
-  configurationId: z.optional(z.string()),
-  status: z.optional(z.string()),
+export const eventDataSchema = /* @__PURE__ */ z.object({
+  teamId: /* @__PURE__ */ z.string(),
+  pipelineId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  runId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  rolloutId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  configurationId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  status: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   /** Ids of other resources an event names (a token, a webhook); ids only. */
-  tokenId: z.optional(z.string()),
-  webhookId: z.optional(z.string()),
+  tokenId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  webhookId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   actor: actorSchema,
 });
 export type EventData = z.infer<typeof eventDataSchema>;
 
 /** The Standard Webhooks envelope, with the event's id (the `webhook-id` of every delivery). */
-export const domainEventSchema = z.object({
-  id: z.string(),
+export const domainEventSchema = /* @__PURE__ */ z.object({
+  id: /* @__PURE__ */ z.string(),
   type: eventTypeSchema,
-  timestamp: z.string(),
+  timestamp: /* @__PURE__ */ z.string(),
   data: eventDataSchema,
 });
 export type DomainEvent = z.infer<typeof domainEventSchema>;

@@ -13,31 +13,31 @@ import { idSchema, timestampSchema } from './schemas.ts';
 export const RETENTION_DAYS = { min: 1, max: 3650, default: 90 } as const;
 const DAY_MS = 86_400_000;
 
-const retentionDaysSchema = z
+const retentionDaysSchema = /* @__PURE__ */ z
   .int()
   .check(
-    z.gte(
+    /* @__PURE__ */ z.gte(
       RETENTION_DAYS.min,
       `must be a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}`,
     ),
-    z.lte(
+    /* @__PURE__ */ z.lte(
       RETENTION_DAYS.max,
       `must be a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}`,
     ),
   );
 
-export const teamSettingsSchema = z.object({
+export const teamSettingsSchema = /* @__PURE__ */ z.object({
   teamId: idSchema,
   signalRetentionDays: retentionDaysSchema,
   executionRetentionDays: retentionDaysSchema,
-  updatedAt: z.nullable(timestampSchema),
-  updatedBy: z.nullable(z.string()),
+  updatedAt: /* @__PURE__ */ z.nullable(timestampSchema),
+  updatedBy: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string()),
 });
 export type TeamSettings = z.infer<typeof teamSettingsSchema>;
 
-export const updateTeamSettingsBodySchema = z.strictObject({
-  signalRetentionDays: z.optional(retentionDaysSchema),
-  executionRetentionDays: z.optional(retentionDaysSchema),
+export const updateTeamSettingsBodySchema = /* @__PURE__ */ z.strictObject({
+  signalRetentionDays: /* @__PURE__ */ z.optional(retentionDaysSchema),
+  executionRetentionDays: /* @__PURE__ */ z.optional(retentionDaysSchema),
 });
 export type TeamSettingsPatch = z.infer<typeof updateTeamSettingsBodySchema>;
 
@@ -133,13 +133,13 @@ export interface RetentionStore {
 
 /* ---- deleting a pipeline ---- */
 
-export const deletionCountsSchema = z.object({
-  configurations: z.int(),
-  activations: z.int(),
-  rollouts: z.int(),
-  signals: z.int(),
-  executions: z.int(),
-  runs: z.int(),
+export const deletionCountsSchema = /* @__PURE__ */ z.object({
+  configurations: /* @__PURE__ */ z.int(),
+  activations: /* @__PURE__ */ z.int(),
+  rollouts: /* @__PURE__ */ z.int(),
+  signals: /* @__PURE__ */ z.int(),
+  executions: /* @__PURE__ */ z.int(),
+  runs: /* @__PURE__ */ z.int(),
 });
 export type DeletionCounts = z.infer<typeof deletionCountsSchema>;
 
@@ -153,20 +153,20 @@ export const emptyDeletionCounts = (): DeletionCounts => ({
 });
 
 /** The receipt of DELETE /pipelines/{pipelineId}, as GET /deletions/{id} shows it. */
-export const deletionReceiptSchema = z.object({
+export const deletionReceiptSchema = /* @__PURE__ */ z.object({
   id: idSchema,
   pipelineId: idSchema,
   teamId: idSchema,
-  status: z.enum(['pending', 'completed']),
+  status: /* @__PURE__ */ z.enum(['pending', 'completed']),
   requestedAt: timestampSchema,
-  requestedBy: z.string(),
-  completedAt: z.nullable(timestampSchema),
+  requestedBy: /* @__PURE__ */ z.string(),
+  completedAt: /* @__PURE__ */ z.nullable(timestampSchema),
   counts: deletionCountsSchema,
 });
 export type DeletionReceipt = z.infer<typeof deletionReceiptSchema>;
 
 /** The job message that drives a deletion, step after step. */
-export const deletionJobSchema = z.strictObject({ deletionId: idSchema });
+export const deletionJobSchema = /* @__PURE__ */ z.strictObject({ deletionId: idSchema });
 export type DeletionJob = z.infer<typeof deletionJobSchema>;
 
 export interface DeletionStore {

@@ -46,6 +46,13 @@ export interface RunRepository {
   create(run: SynthesisRun): Promise<void>;
   get(id: string): Promise<SynthesisRun | null>;
   /**
+   * The run as the API shows it: null also when its pipeline's deletion hid it (one read: the
+   * poll stays one GetItem). Without it, `get` serves.
+   */
+  getVisible?(id: string): Promise<SynthesisRun | null>;
+  /** Hides every run of a pipeline being deleted (getVisible answers null); how many it hid. */
+  hidePipelineRuns?(pipelineId: string, at: string): Promise<number>;
+  /**
    * pending → generating, or re-claims a `generating` run whose lease started before `staleBefore`
    * (its worker died). Says what it found when the run is not claimable.
    */

@@ -7,7 +7,11 @@ import { locationOf } from '../http/response.ts';
 import { lifecycleQueueFromEnv } from '../sqs/lifecycle-queue.ts';
 import { getSqsClient } from '../sqs/sqs-queue.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
-import { deletionStoreFromEnv, pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import {
+  deletionStoreFromEnv,
+  pipelineRepositoryFromEnv,
+  runRepositoryFromEnv,
+} from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const deletePipeline = defineOperation({
@@ -16,7 +20,7 @@ export const deletePipeline = defineOperation({
   path: '/pipelines/{pipelineId}',
   summary:
     'Delete a pipeline and everything of it (admins). It answers 404 from now on; the receipt completes with the counts of what was removed.',
-  access: { runs: 'read', data: 'readWrite', events: 'readWrite', sendsLifecycleJobs: true },
+  access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite', sendsLifecycleJobs: true },
   params: { pipelineId: idSchema },
   response: {
     status: 202,
@@ -33,6 +37,7 @@ export const handler = /* @__PURE__ */ operationHandler(deletePipeline, () => {
     queue: lifecycleQueueFromEnv(getSqsClient()),
     clock: systemClock,
     ids: nanoidGenerator,
+    runs: runRepositoryFromEnv(),
   });
   return async ({ principal, params, event }) => {
     const receipt = await remove(principal, params.pipelineId);

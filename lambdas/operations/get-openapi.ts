@@ -5,7 +5,7 @@
 import { operationHandler } from '../http/operation.ts';
 import { type HttpEvent, locationOf } from '../http/response.ts';
 import { defineOperation } from './declaration.ts';
-import { buildOpenApiDocument, documentServedFrom } from './openapi.ts';
+import { documentServedFrom } from './openapi.ts';
 
 export const getOpenApi = defineOperation({
   name: 'get-openapi',
@@ -17,6 +17,9 @@ export const getOpenApi = defineOperation({
     "The API's OpenAPI description, generated from the operation declarations and their schemas, so that clients and tools can be built before anyone holds a credential. It holds no data and reads nothing but the code.",
   response: { status: 200, schema: { type: 'object' } },
   errors: [],
+  // The document, written from the declarations before the function is bundled: it carries the
+  // document, not every operation module (lambdas/operations/openapi-build.ts).
+  buildsFirst: ['lambdas/operations/openapi-build.ts'],
 });
 
 /** A host as a URL may carry it: a name or IPv4 address, or a bracketed IPv6 one, and a port. */
@@ -45,16 +48,11 @@ export function requestOrigin(event: HttpEvent): string | undefined {
 }
 
 export const handler = /* @__PURE__ */ operationHandler(getOpenApi, () => {
-  // Built on the first request and kept for the execution environment: it depends only on the
-  // code. Not during init: the list evaluates every operation module, which only this answer needs.
-  let document: Promise<Record<string, unknown>> | undefined;
-  const built = () => {
-    // The list includes this module: read it once the modules have loaded, not while they load.
-    document ??= import('./index.ts').then(({ OPERATIONS }) => buildOpenApiDocument(OPERATIONS));
-    return document;
-  };
+  // Imported when the function is composed, not when the list of operations is read: the script
+  // that writes the module reads that list (lambdas/operations/openapi-build.ts).
+  const document = import('./generated/openapi-document.js').then((module) => module.OPENAPI_DOCUMENT);
   return async ({ event }) => ({
-    body: documentServedFrom(await built(), requestOrigin(event)),
+    body: documentServedFrom(await document, requestOrigin(event)),
     // A cache must not hand one origin's document to a request for another.
     headers: { 'cache-control': 'public, max-age=300', vary: 'Host, X-Forwarded-Proto' },
   });

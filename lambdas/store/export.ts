@@ -109,11 +109,17 @@ export const EXPORT_PARTS: readonly ExportPart[] = [
     belongs: (key, pipelineId) => key.pk === pipelinePartition(pipelineId),
     record: (item) => pipelineSchema.parse(item),
   },
-  dataPart('configuration', configurationSchema, pipelinePartition, { prefix: CONFIGURATION_PREFIX }),
-  dataPart('activation', activationSchema, pipelinePartition, { prefix: ACTIVATION_PREFIX }),
-  dataPart('rollout', rolloutSchema, pipelinePartition, { prefix: ROLLOUT_PREFIX }),
-  dataPart('signal', signalSchema, signalsPartition, { since: (window) => window.signalsSince }),
-  dataPart('execution', executionSchema, executionsPartition, { since: (window) => window.executionsSince }),
+  /* @__PURE__ */ dataPart('configuration', configurationSchema, pipelinePartition, {
+    prefix: CONFIGURATION_PREFIX,
+  }),
+  /* @__PURE__ */ dataPart('activation', activationSchema, pipelinePartition, { prefix: ACTIVATION_PREFIX }),
+  /* @__PURE__ */ dataPart('rollout', rolloutSchema, pipelinePartition, { prefix: ROLLOUT_PREFIX }),
+  /* @__PURE__ */ dataPart('signal', signalSchema, signalsPartition, {
+    since: (window) => window.signalsSince,
+  }),
+  /* @__PURE__ */ dataPart('execution', executionSchema, executionsPartition, {
+    since: (window) => window.executionsSince,
+  }),
   {
     type: 'run',
     async read({ db, tables }, pipelineId, after, limit) {

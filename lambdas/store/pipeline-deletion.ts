@@ -264,15 +264,20 @@ const idempotencyRemoval: RemovalKind = {
  */
 export const REMOVALS: readonly RemovalKind[] = [
   runsRemoval,
-  partitionRemoval('signals', 'signals', signalsPartition),
-  partitionRemoval('signal ids', null, signalIdsPartition),
-  partitionRemoval('executions', 'executions', executionsPartition),
-  partitionRemoval('execution ids', null, executionIdsPartition),
-  partitionRemoval('activations', 'activations', pipelinePartition, ACTIVATION_PREFIX),
-  partitionRemoval('configurations', 'configurations', pipelinePartition, CONFIGURATION_PREFIX),
-  partitionRemoval('approval rules', null, pipelinePartition, APPROVAL_RULES_SORT_KEY),
-  partitionRemoval('rollouts', 'rollouts', pipelinePartition, ROLLOUT_PREFIX),
-  partitionRemoval('kept effects', null, pipelinePartition, EFFECT_PREFIX),
+  /* @__PURE__ */ partitionRemoval('signals', 'signals', signalsPartition),
+  /* @__PURE__ */ partitionRemoval('signal ids', null, signalIdsPartition),
+  /* @__PURE__ */ partitionRemoval('executions', 'executions', executionsPartition),
+  /* @__PURE__ */ partitionRemoval('execution ids', null, executionIdsPartition),
+  /* @__PURE__ */ partitionRemoval('activations', 'activations', pipelinePartition, ACTIVATION_PREFIX),
+  /* @__PURE__ */ partitionRemoval(
+    'configurations',
+    'configurations',
+    pipelinePartition,
+    CONFIGURATION_PREFIX,
+  ),
+  /* @__PURE__ */ partitionRemoval('approval rules', null, pipelinePartition, APPROVAL_RULES_SORT_KEY),
+  /* @__PURE__ */ partitionRemoval('rollouts', 'rollouts', pipelinePartition, ROLLOUT_PREFIX),
+  /* @__PURE__ */ partitionRemoval('kept effects', null, pipelinePartition, EFFECT_PREFIX),
   idempotencyRemoval,
 ];
 

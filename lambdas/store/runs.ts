@@ -2,7 +2,13 @@
  * Synthesis runs in the runs table, one item per run: the DynamoDB adapter of RunRepository, composed
  * of the worker's and the reviewer's stores, with the reads and the sweeper's query.
  */
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../core/errors.ts';
 import type { PageRequest, RunRepository } from '../core/ports.ts';
 import type { Page, SynthesisRun } from '../core/schemas.ts';
@@ -18,6 +24,8 @@ export type { RunTables };
 const RUN_INDEX = 'byPipeline';
 /** Runs by status and creation time: the sweeper's index (a Query, never a Scan). */
 const STATUS_INDEX = 'byStatus';
+/** Runs hidden at once when their pipeline is deleted (UpdateItems in flight). */
+const HIDE_CONCURRENCY = 25;
 
 /** DynamoDB adapter of RunRepository; every status change is a conditional write. */
 export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables): RunRepository {
@@ -44,6 +52,56 @@ export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables)
     async get(id) {
       const { Item } = await db.send(new GetCommand({ TableName: tables.runs, Key: runKey(id) }));
       return Item ? toRun(Item) : null;
+    },
+
+    async getVisible(id) {
+      const { Item } = await db.send(new GetCommand({ TableName: tables.runs, Key: runKey(id) }));
+      return Item && Item.pipelineDeletedAt === undefined ? toRun(Item) : null;
+    },
+
+    async hidePipelineRuns(pipelineId, at) {
+      let hidden = 0;
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: tables.runs,
+            IndexName: RUN_INDEX,
+            KeyConditionExpression: 'pipelineId = :id',
+            ExpressionAttributeValues: { ':id': pipelineId },
+            ProjectionExpression: 'id',
+            ExclusiveStartKey: start,
+          }),
+        );
+        const ids = (page.Items ?? []).map((item) => String(item.id));
+        for (let from = 0; from < ids.length; from += HIDE_CONCURRENCY) {
+          await Promise.all(
+            ids.slice(from, from + HIDE_CONCURRENCY).map((id) =>
+              db
+                .send(
+                  new UpdateCommand({
+                    TableName: tables.runs,
+                    Key: runKey(id),
+                    UpdateExpression: 'SET pipelineDeletedAt = :at',
+                    ConditionExpression: 'attribute_exists(id)',
+                    ExpressionAttributeValues: { ':at': at },
+                  }),
+                )
+                .then(
+                  () => {
+                    hidden++;
+                  },
+                  (error: unknown) => {
+                    // A run the deletion job removed meanwhile is hidden already.
+                    if (!isConditionFailure(error)) throw error;
+                  },
+                ),
+            ),
+          );
+        }
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return hidden;
     },
 
     async listStale(status, createdBefore, limit) {

@@ -19,7 +19,7 @@ import {
   type TeamSettingsStore,
   type WindowedEvidence,
 } from '../lifecycle.ts';
-import type { Clock, IdGenerator, PipelineRepository } from '../ports.ts';
+import type { Clock, IdGenerator, PipelineRepository, RunRepository } from '../ports.ts';
 import { assertSameTeam, type Principal } from '../principal.ts';
 import type { Pipeline } from '../schemas.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
@@ -148,10 +148,12 @@ export interface DeletePipelineDeps {
   queue: DeletionQueue;
   clock: Clock;
   ids: IdGenerator;
+  /** Hides the pipeline's runs before the receipt is answered, so a poll of one is a 404 at once. */
+  runs?: Pick<RunRepository, 'hidePipelineRuns'>;
 }
 
 /** Deletes a pipeline (admins): it answers 404 from now on, and a queued job removes everything of it. */
-export function makeDeletePipeline({ pipelines, deletions, queue, clock, ids }: DeletePipelineDeps) {
+export function makeDeletePipeline({ pipelines, deletions, queue, clock, ids, runs }: DeletePipelineDeps) {
   return async (principal: Principal, pipelineId: string): Promise<DeletionReceipt> => {
     const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
     assertAdmin(principal, 'delete a pipeline');
@@ -174,6 +176,7 @@ export function makeDeletePipeline({ pipelines, deletions, queue, clock, ids }: 
         { at: receipt.requestedAt, key: receipt.id },
       ),
     );
+    await runs?.hidePipelineRuns?.(pipeline.id, receipt.requestedAt);
     // The pipeline is already gone for every reader; if the queue refused the job, the next
     // sweep of pending deletions (or a retry of this message) carries it on.
     await queue.send({ deletionId: receipt.id });

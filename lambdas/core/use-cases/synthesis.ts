@@ -225,7 +225,8 @@ export function makeGetSynthesisRun({
   pipelines?: PipelineRepository;
 }) {
   return async (principal: Principal, runId: string): Promise<SynthesisRun> => {
-    const run = await runs.get(runId);
+    // A run of a deleted pipeline is hidden on the run itself: one read, as a poll should be.
+    const run = await (runs.getVisible ? runs.getVisible(runId) : runs.get(runId));
     if (!run) throw new NotFoundError(`Synthesis run ${runId} does not exist.`);
     assertSameTeam(principal, run.teamId);
     if (pipelines && !(await pipelines.getPipeline(run.pipelineId))) {
