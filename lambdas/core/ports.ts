@@ -201,6 +201,8 @@ export interface EvidenceStore {
     retention?: { signalDays: number; executionDays: number },
   ): Promise<void>;
   load(runId: string): Promise<{ signals: Signal[]; executions: Execution[] }>;
+  /** Removes the run's copies (a run whose pipeline was deleted while it generated keeps none). */
+  remove?(runId: string): Promise<void>;
 }
 
 export interface IdempotencyRecord {

@@ -57,6 +57,36 @@ export function makeEvidenceStore(db: DynamoDBDocumentClient, tableName: string)
       }
     },
 
+    async remove(runId) {
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': evidencePartition(runId) },
+            ProjectionExpression: 'pk, sk',
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        );
+        const keys = (page.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
+        for (let from = 0; from < keys.length; from += BATCH) {
+          let requests = keys.slice(from, from + BATCH).map((Key) => ({ DeleteRequest: { Key } }));
+          for (let round = 0; requests.length > 0; round++) {
+            if (round >= MAX_ROUNDS)
+              throw new Error('DynamoDB left evidence items undeleted; try again later.');
+            const { UnprocessedItems } = await db.send(
+              new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
+            );
+            requests = (UnprocessedItems?.[tableName] ?? []) as typeof requests;
+            if (requests.length > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round));
+          }
+        }
+        start = page.LastEvaluatedKey;
+      } while (start);
+    },
+
     async load(runId) {
       const signals: Signal[] = [];
       const executions: Execution[] = [];

@@ -200,6 +200,30 @@ async function storeProposal(
     retryReason: null,
     usage: priced(deps, proposal.usage) ?? null,
   };
+  try {
+    return await completeGenerated(deps, run, generated, proposal, completedAt, lease);
+  } catch (error) {
+    // A deletion that landed after the check above: the run's copies go, and the run fails.
+    if (!(await deps.pipelines.getPipeline(run.pipelineId))) {
+      await deps.evidence.remove?.(run.id);
+      throw new SynthesisFailure(`Pipeline ${run.pipelineId} was deleted while the run was generating.`, {
+        usage: proposal.usage,
+      });
+    }
+    throw error;
+  }
+}
+
+/** The proposed configuration and the run `generated`, with its event, in the store's one write. */
+function completeGenerated(
+  deps: GenerateRunDeps,
+  run: SynthesisRun,
+  generated: SynthesisRun,
+  proposal: SynthesisProposal,
+  completedAt: string,
+  lease: string,
+): Promise<SynthesisRun> {
+  const proposedConfigurationId = generated.proposedConfigurationId ?? '';
   return deps.runs.completeGenerated(
     generated,
     {

@@ -335,6 +335,17 @@ describe('evidence copies', () => {
     );
     expect(stored.Item?.expiresAtEpoch).toBe(Math.ceil((Date.parse(occurredAt) + 7 * DAY_MS) / 1000));
   });
+
+  it('are removed whole when a run takes them back (its pipeline was deleted as it generated)', async () => {
+    const evidence = makeEvidenceStore(db, names.Data);
+    const signals = Array.from({ length: 60 }, (_, i) => signal('p', daysAgo(1), `taken-${i}`));
+    await evidence.save('run-taken-back', { signals, executions: [] });
+    expect((await evidence.load('run-taken-back')).signals).toHaveLength(60);
+
+    await evidence.remove?.('run-taken-back');
+
+    expect(await evidence.load('run-taken-back')).toEqual({ signals: [], executions: [] });
+  });
 });
 
 describe('deleting a pipeline', () => {

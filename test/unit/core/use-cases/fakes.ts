@@ -415,6 +415,10 @@ export class FakeEvidenceStore implements EvidenceStore {
     this.saved.set(runId, partition);
   }
 
+  async remove(runId: string): Promise<void> {
+    this.saved.delete(runId);
+  }
+
   async load(runId: string): Promise<{ signals: Signal[]; executions: Execution[] }> {
     const partition = this.saved.get(runId);
     return {

@@ -124,6 +124,23 @@ describe('a deletion while a run is generating', () => {
     expect(world.evidence.saved.has(run.id)).toBe(false);
     expect([...world.pipelines.configurations.values()].map((c) => c.id)).toEqual([base.id]);
   });
+
+  it('takes back the evidence it kept when the DELETE lands between its check and its completion', async () => {
+    await world.pipelines.recordSignals([signal('s-1', daysBefore(1))]);
+    const run = seedRun();
+    const save = world.evidence.save.bind(world.evidence);
+    world.evidence.save = async (runId, evidence) => {
+      await save(runId, evidence);
+      world.pipelines.pipelines.delete(pipeline.id); // after the check, before the proposal is stored
+    };
+
+    const outcome = await generator(heuristicV1)({ runId: run.id, jobId: run.jobId });
+
+    expect(outcome.outcome).toBe('failed');
+    expect((await world.runs.get(run.id))?.errorMessage).toMatch(/was deleted while the run was generating/);
+    expect(world.evidence.saved.has(run.id)).toBe(false);
+    expect([...world.pipelines.configurations.values()].map((c) => c.id)).toEqual([base.id]);
+  });
 });
 
 describe('team settings', () => {
