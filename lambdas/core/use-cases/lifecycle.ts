@@ -176,10 +176,12 @@ export function makeDeletePipeline({ pipelines, deletions, queue, clock, ids, ru
         { at: receipt.requestedAt, key: receipt.id },
       ),
     );
-    await runs?.hidePipelineRuns?.(pipeline.id, receipt.requestedAt);
     // The pipeline is already gone for every reader; if the queue refused the job, the next
     // sweep of pending deletions (or a retry of this message) carries it on.
     await queue.send({ deletionId: receipt.id });
+    // Its runs are hidden on the runs themselves (a poll reads only its run) before the receipt
+    // is answered; the job is queued first, so a fault here still leaves them to be removed.
+    await runs?.hidePipelineRuns?.(pipeline.id, receipt.requestedAt);
     return receipt;
   };
 }
