@@ -22,9 +22,11 @@ const stack = await startLocalStack({ port: 0, stateDir, quiet: true });
 const browser = await launchChromium();
 try {
   await mkdir(OUT_DIR, { recursive: true });
-  const [team] = stack.teams;
-  if (!team) throw new Error('The local stack seeded no team.');
-  for (const width of WIDTHS) {
+  // A team for each width: each pass approves a proposal, after which the same evidence rightly
+  // proposes nothing more on that pipeline (it belongs to the configuration approved before).
+  for (const [index, width] of WIDTHS.entries()) {
+    const team = stack.teams[index % stack.teams.length];
+    if (!team) throw new Error('The local stack seeded no team.');
     const context = await browser.newContext({ viewport: { width, height: 900 } });
     const page = await context.newPage();
     const shot = async (name: string) => {
