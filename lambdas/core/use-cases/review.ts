@@ -152,6 +152,10 @@ export function makeApproveRun({ runs, pipelines, rollouts, clock, ids, approval
       throw new ConflictError(`The run is ${run.status}; only a generated run can be approved.`);
     }
     const chosen = chooseChanges(run, body.changeIds);
+    // The pipeline's approval rules, checked before anything is written (a new version included).
+    const overrideReason = approvalRules
+      ? await enforceApprovalRules(approvalRules, principal, run, body.override)
+      : null;
     const [pipeline, base, proposed] = await Promise.all([
       loadOwnedPipeline(pipelines, principal, run.pipelineId),
       loadConfiguration(pipelines, run.pipelineId, run.baseConfigurationId),
@@ -195,10 +199,6 @@ export function makeApproveRun({ runs, pipelines, rollouts, clock, ids, approval
           createdBy: principal.userId,
         };
     const applied = newConfiguration ?? proposed;
-    // The pipeline's approval rules, checked before anything is written.
-    const overrideReason = approvalRules
-      ? await enforceApprovalRules(approvalRules, principal, run, body.override)
-      : null;
     const rollout: Rollout | null = body.rollout
       ? {
           id: ids.newId(),

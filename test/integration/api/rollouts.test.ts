@@ -327,10 +327,13 @@ describe('rebasing', () => {
       expect(active).toBe(pipeline.activeConfigurationId);
     } else if (activation.status === 409) {
       expect(active).toBe(run.appliedConfigurationId);
-    } else {
-      // Both in turn: the activation read the approval's result and replaced it.
-      expect(activation.body.previousConfigurationId).toBe(run.appliedConfigurationId);
+    } else if (activation.body.previousConfigurationId === run.appliedConfigurationId) {
+      // Both in turn, approval first: the activation read the approval's result and replaced it.
       expect(active).toBe(pipeline.activeConfigurationId);
+    } else {
+      // Both in turn, activation first: the approval read the restored base and applied onto it.
+      expect(activation.body.configurationId).toBe(pipeline.activeConfigurationId);
+      expect(active).toBe(run.appliedConfigurationId);
     }
   });
 
