@@ -59,7 +59,9 @@ export function explainConflict(context: ConflictContext): ConflictExplanation {
             'another configuration',
           )} is active now: someone approved another proposal or rolled back in the meantime. Approving this one would silently undo that change, so nothing was changed.`
         : 'The active configuration changed while you were deciding, so nothing was changed.',
-      next: 'Start a new synthesis from the current configuration, or reject this proposal.',
+      next: moved
+        ? 'Approve again with “Rebase onto the configuration active now” checked to apply the chosen changes on top of it (a setting that moved since is refused and named), start a new synthesis from the current configuration, or reject this proposal.'
+        : 'Start a new synthesis from the current configuration, or reject this proposal.',
     };
   }
   return {

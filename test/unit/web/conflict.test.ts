@@ -55,7 +55,8 @@ describe('explainConflict', () => {
 
     expect(moved.title).toBe('The pipeline changed since this proposal was made');
     expect(moved.detail).toContain('made from version 1, but version 3 is active now');
-    expect(moved.next).toContain('Start a new synthesis');
+    expect(moved.next).toContain('Rebase onto the configuration active now');
+    expect(moved.next).toContain('start a new synthesis');
   });
 
   it('says which status a run is in when it was never a proposal to decide', () => {
