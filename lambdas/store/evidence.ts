@@ -9,6 +9,7 @@ import * as z from 'zod/mini';
 import { expiryEpoch } from '../core/lifecycle.ts';
 import type { EvidenceStore } from '../core/ports.ts';
 import { type Execution, executionSchema, type Signal, signalSchema } from '../core/schemas.ts';
+import { deleteKeys } from './batch-delete.ts';
 import { itemReader } from './items.ts';
 import { evidenceKey, evidencePartition } from './keys.ts';
 
@@ -70,19 +71,11 @@ export function makeEvidenceStore(db: DynamoDBDocumentClient, tableName: string)
             ExclusiveStartKey: start,
           }),
         );
-        const keys = (page.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
-        for (let from = 0; from < keys.length; from += BATCH) {
-          let requests = keys.slice(from, from + BATCH).map((Key) => ({ DeleteRequest: { Key } }));
-          for (let round = 0; requests.length > 0; round++) {
-            if (round >= MAX_ROUNDS)
-              throw new Error('DynamoDB left evidence items undeleted; try again later.');
-            const { UnprocessedItems } = await db.send(
-              new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
-            );
-            requests = (UnprocessedItems?.[tableName] ?? []) as typeof requests;
-            if (requests.length > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round));
-          }
-        }
+        await deleteKeys(
+          db,
+          tableName,
+          (page.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk })),
+        );
         start = page.LastEvaluatedKey;
       } while (start);
     },
