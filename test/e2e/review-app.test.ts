@@ -377,7 +377,8 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
 
     expect(baseMoved).toContain('The pipeline changed since this proposal was made');
     expect(baseMoved).toMatch(/made from version \d+, but version \d+ is active now/);
-    expect(baseMoved).toContain('Start a new synthesis');
+    expect(baseMoved).toContain('Approve again with “Rebase onto the configuration active now” checked');
+    expect(baseMoved).toContain('start a new synthesis');
     expect(baseMoved).not.toMatch(/[{}]|CONFLICT|409/);
     expect(await runStatus(first.page).textContent()).toBe('generated');
 
