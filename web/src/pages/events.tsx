@@ -8,7 +8,7 @@ import type { ResponseBody } from '../../../cli/client.ts';
 import { api, client } from '../api.ts';
 import { useSession } from '../app.tsx';
 import { ConfirmDialog, ErrorNotice, Time, useTitle } from '../ui.tsx';
-import { LoadMore, usePagedList } from './pipelines.tsx';
+import { LoadMore, useConfirmedRemoval, usePagedList } from './pipelines.tsx';
 
 type Webhook = ResponseBody<'list-webhooks'>['items'][number];
 type CreatedWebhook = ResponseBody<'create-webhook', 201>;
@@ -35,19 +35,13 @@ function Webhooks() {
   const { canWrite } = useSession();
   const list = usePagedList(() => api(client.GET('/webhooks')), 'webhooks');
   const [error, setError] = useState<unknown>();
-  const [deleting, setDeleting] = useState<Webhook>();
   const [showing, setShowing] = useState<string>();
-
-  const remove = async (webhook: Webhook) => {
-    setDeleting(undefined);
-    setError(undefined);
-    try {
-      await api(client.DELETE('/webhooks/{id}', { params: { path: { id: webhook.id } } }));
-      list.reload();
-    } catch (caught) {
-      setError(caught);
-    }
-  };
+  const deleting = useConfirmedRemoval(
+    list,
+    (webhook: Webhook) => api(client.DELETE('/webhooks/{id}', { params: { path: { id: webhook.id } } })),
+    setError,
+  );
+  const asked = deleting.asking;
 
   return (
     <section aria-labelledby="webhooks">
@@ -89,7 +83,7 @@ function Webhooks() {
                       Deliveries
                     </button>
                     {canWrite ? (
-                      <button type="button" class="danger" onClick={() => setDeleting(webhook)}>
+                      <button type="button" class="danger" onClick={() => deleting.ask(webhook)}>
                         Delete
                       </button>
                     ) : null}
@@ -101,13 +95,13 @@ function Webhooks() {
         </div>
       ) : null}
       {showing ? <Deliveries webhookId={showing} /> : null}
-      {deleting ? (
+      {asked ? (
         <ConfirmDialog
-          title={`Delete the webhook to ${deleting.url}?`}
+          title={`Delete the webhook to ${asked.url}?`}
           confirmLabel="Delete"
           danger
-          onConfirm={() => void remove(deleting)}
-          onCancel={() => setDeleting(undefined)}
+          onConfirm={() => void deleting.confirm(asked)}
+          onCancel={deleting.cancel}
         >
           <p>It receives nothing more, not even events already on their way.</p>
         </ConfirmDialog>

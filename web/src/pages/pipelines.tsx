@@ -66,6 +66,33 @@ export function usePagedList<Item>(
   };
 }
 
+/**
+ * Removing an item of a paged list once the person confirms it: `asking` is the item a dialog asks
+ * about; `confirm` removes it, then reloads the list, or hands the error to `onError`.
+ */
+export function useConfirmedRemoval<Item>(
+  list: Pick<PagedList<Item>, 'reload'>,
+  remove: (item: Item) => Promise<unknown>,
+  onError: (error: unknown) => void,
+) {
+  const [asking, setAsking] = useState<Item>();
+  return {
+    asking,
+    ask: (item: Item) => setAsking(item),
+    cancel: () => setAsking(undefined),
+    confirm: async (item: Item) => {
+      setAsking(undefined);
+      onError(undefined);
+      try {
+        await remove(item);
+        list.reload();
+      } catch (caught) {
+        onError(caught);
+      }
+    },
+  };
+}
+
 export function LoadMore(props: {
   list: { hasMore: boolean; loading: boolean; loadMore: () => void };
   what: string;

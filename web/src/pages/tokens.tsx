@@ -7,7 +7,7 @@ import { api, client } from '../api.ts';
 import { useSession } from '../app.tsx';
 import type { ApiToken, CreatedApiToken, Me } from '../types.ts';
 import { ConfirmDialog, ErrorNotice, Time, useTitle } from '../ui.tsx';
-import { LoadMore, usePagedList } from './pipelines.tsx';
+import { LoadMore, useConfirmedRemoval, usePagedList } from './pipelines.tsx';
 
 const teamNameOf = (me: Me, teamId: string) =>
   me.teams.find((candidate) => candidate.id === teamId)?.name ?? teamId;
@@ -16,18 +16,12 @@ export function TokensPage() {
   useTitle('API tokens');
   const list = usePagedList((query) => api(client.GET('/api-tokens', { params: { query } })), 'api-tokens');
   const [error, setError] = useState<unknown>();
-  const [revoking, setRevoking] = useState<ApiToken>();
-
-  const revoke = async (token: ApiToken) => {
-    setRevoking(undefined);
-    setError(undefined);
-    try {
-      await api(client.DELETE('/api-tokens/{id}', { params: { path: { id: token.id } } }));
-      list.reload();
-    } catch (caught) {
-      setError(caught);
-    }
-  };
+  const revoking = useConfirmedRemoval(
+    list,
+    (token: ApiToken) => api(client.DELETE('/api-tokens/{id}', { params: { path: { id: token.id } } })),
+    setError,
+  );
+  const asked = revoking.asking;
 
   return (
     <>
@@ -41,14 +35,14 @@ export function TokensPage() {
       <section aria-labelledby="your-tokens">
         <h2 id="your-tokens">Your tokens</h2>
         {list.items.length === 0 && !list.loading ? <p class="muted">You have no API tokens.</p> : null}
-        {list.items.length > 0 ? <TokenTable tokens={list.items} onRevoke={setRevoking} /> : null}
+        {list.items.length > 0 ? <TokenTable tokens={list.items} onRevoke={revoking.ask} /> : null}
         <LoadMore list={list} what="tokens" />
       </section>
-      {revoking ? (
+      {asked ? (
         <RevokeDialog
-          token={revoking}
-          onConfirm={() => void revoke(revoking)}
-          onCancel={() => setRevoking(undefined)}
+          token={asked}
+          onConfirm={() => void revoking.confirm(asked)}
+          onCancel={revoking.cancel}
         />
       ) : null}
     </>
