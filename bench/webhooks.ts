@@ -11,7 +11,7 @@
  *     on schedule (5 s later).
  */
 
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -54,11 +54,44 @@ export interface WebhookFigures {
   fanOutSeconds: number;
   downPending: number;
   downRetried: number;
+  /**
+   * The heap each deliverer keeps through the fan-out, MB: sampled every 200 ms (its largest
+   * environment), the lowest sample of each quarter of the fan-out (just after a collection).
+   */
+  delivererHeapMb: Array<{
+    entry: string;
+    quartersMb: number[];
+    maxMb: number;
+    samples: number;
+  }>;
 }
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+/** The outbox reader and the webhook deliverer: whose memory must stay flat through the fan-out. */
+const DELIVERERS = ['deliver-events', 'deliver-webhooks'];
+
+/**
+ * What each running environment of a function holds: the resident memory of a child process (as
+ * Lambda's memory size bounds it; Linux's /proc), or the V8 heap of a worker thread.
+ */
+async function environmentMemoryBytes(fn: {
+  kind: string;
+  environmentPids(): number[];
+  environmentHeapBytes(): Promise<number[]>;
+}): Promise<number[]> {
+  if (fn.kind !== 'process') return fn.environmentHeapBytes();
+  const resident = await Promise.all(
+    fn.environmentPids().map(async (pid) => {
+      const statm = await readFile(`/proc/${pid}/statm`, 'utf8').catch(() => '');
+      const pages = Number(statm.split(' ')[1]);
+      return Number.isFinite(pages) && pages > 0 ? pages * 4096 : null;
+    }),
+  );
+  return resident.filter((bytes): bytes is number => bytes !== null);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -87,12 +120,19 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   const stateDir = await mkdtemp(path.join(tmpdir(), 'pipeline-synthesis-bench-webhooks-'));
+  // Worker-thread environments (on Lambda's Node, as `npm run bench` runs), so that the deliverers'
+  // V8 heaps can be read during the fan-out; a child process's resident size only ever grows.
+  const environments = process.env.LOCAL_ENVIRONMENTS;
+  process.env.LOCAL_ENVIRONMENTS = 'threads';
   const stack = await startLocalStack({
     port: 0,
     quiet: true,
     stateDir,
     limits: UNLIMITED,
     log: () => undefined,
+  }).finally(() => {
+    if (environments === undefined) delete process.env.LOCAL_ENVIRONMENTS;
+    else process.env.LOCAL_ENVIRONMENTS = environments;
   });
   try {
     const [team, other] = stack.teams;
@@ -163,6 +203,16 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
         credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       }),
     );
+    const memorySamples = new Map<string, number[]>(DELIVERERS.map((entry) => [entry, []]));
+    const sampler = setInterval(() => {
+      for (const entry of DELIVERERS) {
+        const fn = stack.functions.get(entry);
+        if (!fn) continue;
+        void environmentMemoryBytes(fn).then(
+          (bytes) => bytes.length > 0 && memorySamples.get(entry)?.push(Math.max(...bytes) / 2 ** 20),
+        );
+      }
+    }, 200);
     const startedAt = Date.now();
     const events = Array.from({ length: fanOutEvents }, () =>
       newEvent(
@@ -190,6 +240,16 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
       );
     await until(() => good() >= fanOutEvents * 4, 600_000);
     const fanOutSeconds = (Date.now() - startedAt) / 1000;
+    clearInterval(sampler);
+    const delivererHeapMb = DELIVERERS.map((entry) => {
+      const samples = memorySamples.get(entry) ?? [];
+      const size = Math.max(1, Math.ceil(samples.length / 4));
+      // The lowest sample of a quarter is the heap just after a collection: what the deliverer keeps.
+      const quarters = [0, 1, 2, 3].map((index) =>
+        Math.min(...samples.slice(index * size, (index + 1) * size)),
+      );
+      return { entry, quartersMb: quarters, maxMb: Math.max(...samples), samples: samples.length };
+    });
     const distinct = events.reduce(
       (sum, event) =>
         sum +
@@ -236,6 +296,7 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
       fanOutSeconds,
       downPending: downAttempts.filter((attempt) => attempt === 1).length,
       downRetried: downAttempts.filter((attempt) => attempt === 2).length,
+      delivererHeapMb,
     } satisfies WebhookFigures;
   } finally {
     await stack.stop();
@@ -312,5 +373,9 @@ export function formatWebhooks(figures: WebhookFigures): string {
     `POST …/reject through the gateway p50 ${figures.rejectP50Ms.toFixed(1)} ms: ${operationRatio.toFixed(3)}× the same without the event item (target ≤ 1.15×) ${verdict(operationRatio <= 1.15)}`,
     `change → webhook arrival over ${figures.latencySamples} events: p50 ${figures.latencyP50Ms.toFixed(0)} ms, p99 ${figures.latencyP99Ms.toFixed(0)} ms (target p50 ≤ 1000 ms) ${verdict(figures.latencyP50Ms <= 1000)}`,
     `${figures.fanOutEvents} events to 5 webhooks, one down: ${figures.goodDeliveries}/${figures.fanOutEvents * 4} good deliveries in ${figures.fanOutSeconds.toFixed(1)} s (${figures.duplicateDeliveries} duplicates; target all, none lost) ${verdict(figures.goodDeliveries === figures.fanOutEvents * 4)}; the down one: ${figures.downPending} first attempts pending, ${figures.downRetried} retried 5 s later ${verdict(figures.downRetried === figures.fanOutEvents)}`,
+    ...figures.delivererHeapMb.map((heap) => {
+      const [, second = Number.NaN, , last = Number.NaN] = heap.quartersMb;
+      return `  ${heap.entry} heap kept, by quarter of the fan-out (${heap.samples} samples): ${heap.quartersMb.map((mb) => mb.toFixed(1)).join(' → ')} MB, peak ${heap.maxMb.toFixed(1)} MB (target flat: the last quarter ≤ 1.25 × the second, after warm-up) ${verdict(last <= 1.25 * second)}`;
+    }),
   ].join('\n');
 }

@@ -217,6 +217,12 @@ export class LocalFunction {
     );
   }
 
+  /** The heap each running worker-thread environment uses now, in bytes (child processes are left out). */
+  async environmentHeapBytes(): Promise<number[]> {
+    const heaps = await Promise.all([...this.all].map((environment) => environment.sandbox.heapUsedBytes()));
+    return heaps.filter((bytes): bytes is number => bytes !== null);
+  }
+
   /** Starts one environment now and waits until its module has loaded: a broken bundle fails here. */
   async warm(): Promise<void> {
     const environment = await this.acquire();

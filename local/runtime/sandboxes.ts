@@ -39,6 +39,8 @@ export interface Sandbox {
   onMessage(listener: (message: HostMessage) => void): void;
   /** Called once, when the environment has ended, with Lambda's words for how it ended. */
   onExit(listener: (description: string) => void): void;
+  /** The bytes its V8 heap uses now (a worker's; null for a child process): what a bench samples. */
+  heapUsedBytes(): Promise<number | null>;
 }
 
 export function startSandbox(kind: EnvironmentKind, options: SandboxOptions): Sandbox {
@@ -86,6 +88,7 @@ function startProcess(options: SandboxOptions): Sandbox {
       // The process could not start (or its channel broke): the environment never existed.
       child.once('error', (error) => end(`Runtime failed to start: ${error.message}`));
     },
+    heapUsedBytes: async () => null,
   };
 }
 
@@ -135,6 +138,18 @@ function startWorker(options: SandboxOptions): Sandbox {
     onExit: (listener) => {
       const end = once(listener);
       worker.once('exit', (code) => end(`Runtime exited with error: exit status ${code}`));
+    },
+    heapUsedBytes: async () => {
+      // Node 24's Worker (workers run only on Lambda's major); this repository's types are Node 20's.
+      const { getHeapStatistics } = worker as Worker & {
+        getHeapStatistics?: () => Promise<{ used_heap_size: number }>;
+      };
+      if (!running || !getHeapStatistics) return null;
+      // A worker that ends meanwhile has no heap to report.
+      return getHeapStatistics.call(worker).then(
+        (statistics) => statistics.used_heap_size,
+        () => null,
+      );
     },
   };
 }

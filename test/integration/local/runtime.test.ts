@@ -182,6 +182,37 @@ describe('which environments the local stack starts', () => {
 });
 
 describe.runIf(LAMBDA_MAJOR_HERE)('worker-thread environments', () => {
+  it('report the heap each environment keeps (what the webhooks bench samples)', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'keeper-'));
+    const entryFile = path.join(dir, 'keeper.ts');
+    await writeFile(
+      entryFile,
+      [
+        'const kept: string[][] = [];',
+        'export const handler = async (event: { keep?: number }) => {',
+        '  for (let i = 0; i < (event.keep ?? 0); i++) kept.push(Array.from({ length: 100_000 }, (_, n) => String(i * 1_000_000 + n)));',
+        '  return kept.length;',
+        '};',
+      ].join('\n'),
+    );
+    const fake = await startFakeFunctions([{ entry: 'keeper', entryFile, maxEnvironments: 1 }], 'worker');
+    try {
+      const keeper = fake.functions.get('keeper');
+      expect(await keeper?.environmentHeapBytes()).toEqual([]);
+      await fake.invoke('keeper', {}, 'r-small');
+      const [before = 0] = (await keeper?.environmentHeapBytes()) ?? [];
+      await fake.invoke('keeper', { keep: 5 }, 'r-large');
+      const [after = 0] = (await keeper?.environmentHeapBytes()) ?? [];
+
+      expect(before).toBeGreaterThan(0);
+      // Half a million kept strings: well over 10 MB more than the idle environment.
+      expect(after - before).toBeGreaterThan(10 * 2 ** 20);
+    } finally {
+      await fake.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('end only their own environment when a function outgrows its memory size', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'hungry-'));
     const entryFile = path.join(dir, 'hungry.ts');
