@@ -8,7 +8,7 @@ import type { ResponseBody } from '../../../cli/client.ts';
 import { api, client } from '../api.ts';
 import { useSession } from '../app.tsx';
 import { ConfirmDialog, ErrorNotice, Time, useTitle } from '../ui.tsx';
-import { LoadMore, useConfirmedRemoval, usePagedList } from './pipelines.tsx';
+import { PagedItems, useConfirmedRemoval, usePagedList } from './pipelines.tsx';
 
 type Webhook = ResponseBody<'list-webhooks'>['items'][number];
 type CreatedWebhook = ResponseBody<'create-webhook', 201>;
@@ -48,52 +48,53 @@ function Webhooks() {
       <h2 id="webhooks">Webhooks</h2>
       {canWrite ? <AddWebhook onCreated={list.reload} onError={setError} /> : null}
       <ErrorNotice error={error ?? list.error} />
-      {list.items.length === 0 && !list.loading ? <p class="muted">No webhooks yet.</p> : null}
-      {list.items.length > 0 ? (
-        <div class="table-scroll">
-          <table class="list cards-on-phone">
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">Created</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((webhook) => (
-                <tr key={webhook.id}>
-                  <td data-label="URL">
-                    <code>{webhook.url}</code>
-                    {webhook.description ? <div class="muted">{webhook.description}</div> : null}
-                  </td>
-                  <td data-label="Events">{webhook.eventTypes.length} types</td>
-                  <td data-label="Created">
-                    <Time iso={webhook.createdAt} />
-                  </td>
-                  <td data-label="Status">{webhook.disabledAt ? 'disabled (410 Gone)' : 'active'}</td>
-                  <td>
-                    <button
-                      type="button"
-                      onClick={() => setShowing(showing === webhook.id ? undefined : webhook.id)}
-                    >
-                      Deliveries
-                    </button>
-                    {canWrite ? (
-                      <button type="button" class="danger" onClick={() => deleting.ask(webhook)}>
-                        Delete
-                      </button>
-                    ) : null}
-                  </td>
+      <PagedItems list={list} empty="No webhooks yet." what="webhooks">
+        {(items) => (
+          <div class="table-scroll">
+            <table class="list cards-on-phone">
+              <thead>
+                <tr>
+                  <th scope="col">URL</th>
+                  <th scope="col">Events</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+              </thead>
+              <tbody>
+                {items.map((webhook) => (
+                  <tr key={webhook.id}>
+                    <td data-label="URL">
+                      <code>{webhook.url}</code>
+                      {webhook.description ? <div class="muted">{webhook.description}</div> : null}
+                    </td>
+                    <td data-label="Events">{webhook.eventTypes.length} types</td>
+                    <td data-label="Created">
+                      <Time iso={webhook.createdAt} />
+                    </td>
+                    <td data-label="Status">{webhook.disabledAt ? 'disabled (410 Gone)' : 'active'}</td>
+                    <td>
+                      <button
+                        type="button"
+                        onClick={() => setShowing(showing === webhook.id ? undefined : webhook.id)}
+                      >
+                        Deliveries
+                      </button>
+                      {canWrite ? (
+                        <button type="button" class="danger" onClick={() => deleting.ask(webhook)}>
+                          Delete
+                        </button>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </PagedItems>
       {showing ? <Deliveries webhookId={showing} /> : null}
       {asked ? (
         <ConfirmDialog
@@ -190,34 +191,34 @@ function Deliveries(props: { webhookId: string }) {
     <section aria-labelledby="deliveries">
       <h3 id="deliveries">Deliveries</h3>
       <ErrorNotice error={list.error} />
-      {list.items.length === 0 && !list.loading ? <p class="muted">No deliveries yet.</p> : null}
-      {list.items.length > 0 ? (
-        <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">Attempted</th>
-              <th scope="col">Event</th>
-              <th scope="col">Attempt</th>
-              <th scope="col">Status</th>
-              <th scope="col">Answer</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.items.map((delivery: Delivery) => (
-              <tr key={delivery.id}>
-                <td>
-                  <Time iso={delivery.attemptedAt} />
-                </td>
-                <td>{delivery.eventType}</td>
-                <td>{delivery.attempt}</td>
-                <td>{delivery.status}</td>
-                <td>{delivery.responseStatus ?? delivery.error ?? ''}</td>
+      <PagedItems list={list} empty="No deliveries yet." what="deliveries">
+        {(items) => (
+          <table class="list">
+            <thead>
+              <tr>
+                <th scope="col">Attempted</th>
+                <th scope="col">Event</th>
+                <th scope="col">Attempt</th>
+                <th scope="col">Status</th>
+                <th scope="col">Answer</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <LoadMore list={list} what="deliveries" />
+            </thead>
+            <tbody>
+              {items.map((delivery: Delivery) => (
+                <tr key={delivery.id}>
+                  <td>
+                    <Time iso={delivery.attemptedAt} />
+                  </td>
+                  <td>{delivery.eventType}</td>
+                  <td>{delivery.attempt}</td>
+                  <td>{delivery.status}</td>
+                  <td>{delivery.responseStatus ?? delivery.error ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </PagedItems>
     </section>
   );
 }
@@ -228,44 +229,49 @@ function AuditLog() {
     <section aria-labelledby="audit-log">
       <h2 id="audit-log">Audit log</h2>
       <ErrorNotice error={list.error} />
-      {list.items.length === 0 && !list.loading ? <p class="muted">No events yet.</p> : null}
-      {list.items.length > 0 ? (
-        <div class="table-scroll">
-          <table class="list cards-on-phone">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Event</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((event: AuditEvent) => (
-                <tr key={event.id}>
-                  <td data-label="When">
-                    <Time iso={event.timestamp} />
-                  </td>
-                  <td data-label="Event">{event.type}</td>
-                  <td data-label="Who">
-                    {event.data.actor.userId === 'system' ? 'the service' : event.data.actor.userId} (
-                    {event.data.actor.credential === 'api_token'
-                      ? `API token ${event.data.actor.tokenId ?? ''}`
-                      : event.data.actor.credential}
-                    )
-                  </td>
-                  <td data-label="What">
-                    {[event.data.pipelineId, event.data.runId, event.data.configurationId, event.data.status]
-                      .filter(Boolean)
-                      .join(' · ')}
-                  </td>
+      <PagedItems list={list} empty="No events yet." what="events">
+        {(items) => (
+          <div class="table-scroll">
+            <table class="list cards-on-phone">
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">Who</th>
+                  <th scope="col">What</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
-      <LoadMore list={list} what="events" />
+              </thead>
+              <tbody>
+                {items.map((event: AuditEvent) => (
+                  <tr key={event.id}>
+                    <td data-label="When">
+                      <Time iso={event.timestamp} />
+                    </td>
+                    <td data-label="Event">{event.type}</td>
+                    <td data-label="Who">
+                      {event.data.actor.userId === 'system' ? 'the service' : event.data.actor.userId} (
+                      {event.data.actor.credential === 'api_token'
+                        ? `API token ${event.data.actor.tokenId ?? ''}`
+                        : event.data.actor.credential}
+                      )
+                    </td>
+                    <td data-label="What">
+                      {[
+                        event.data.pipelineId,
+                        event.data.runId,
+                        event.data.configurationId,
+                        event.data.status,
+                      ]
+                        .filter(Boolean)
+                        .join(' · ')}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </PagedItems>
     </section>
   );
 }

@@ -11,7 +11,7 @@ import { Link, navigate } from '../router.tsx';
 import type { Activation, Configuration, Pipeline, Run } from '../types.ts';
 import { ConfirmDialog, ErrorNotice, Loading, Time, useLoad, useTitle } from '../ui.tsx';
 import { DeletePipeline, DeletionReceipt } from './delete-pipeline.tsx';
-import { LoadMore, type PagedList, usePagedList } from './pipelines.tsx';
+import { LoadMore, PagedItems, type PagedList, usePagedList } from './pipelines.tsx';
 
 export const getPipeline = (pipelineId: string) =>
   api(client.GET('/pipelines/{pipelineId}', { params: { path: { pipelineId } } }));
@@ -79,9 +79,9 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
       <section aria-labelledby="runs">
         <h2 id="runs">Synthesis runs</h2>
         <ErrorNotice error={runs.error} />
-        {runs.items.length === 0 && !runs.loading ? <p class="muted">No synthesis runs yet.</p> : null}
-        {runs.items.length > 0 ? <RunTable runs={runs.items} /> : null}
-        <LoadMore list={runs} what="runs" />
+        <PagedItems list={runs} empty="No synthesis runs yet." what="runs">
+          {(items) => <RunTable runs={items} />}
+        </PagedItems>
       </section>
       <History pipeline={pipeline} active={active} history={history} onActivated={reloadAll} />
       {role === 'admin' ? <DeletePipeline pipeline={pipeline} onDeleted={setDeletion} /> : null}

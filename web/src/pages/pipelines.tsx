@@ -1,4 +1,5 @@
 /** The team's pipelines, newest first, a page at a time. */
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, client } from '../api.ts';
 import { Link } from '../router.tsx';
@@ -102,6 +103,26 @@ export function LoadMore(props: {
     <button type="button" disabled={props.list.loading} onClick={props.list.loadMore}>
       Load more {props.what}
     </button>
+  );
+}
+
+/**
+ * A paged list's body: `empty` once it has loaded nothing, `children` of its items while it has
+ * some, and "Load more" while there are more.
+ */
+export function PagedItems<Item>(props: {
+  list: PagedList<Item>;
+  empty: ComponentChildren;
+  what: string;
+  children: (items: Item[]) => ComponentChildren;
+}) {
+  const { list } = props;
+  return (
+    <>
+      {list.items.length === 0 && !list.loading ? <p class="muted">{props.empty}</p> : null}
+      {list.items.length > 0 ? props.children(list.items) : null}
+      <LoadMore list={list} what={props.what} />
+    </>
   );
 }
 

@@ -7,7 +7,7 @@ import { api, client } from '../api.ts';
 import { useSession } from '../app.tsx';
 import type { ApiToken, CreatedApiToken, Me } from '../types.ts';
 import { ConfirmDialog, ErrorNotice, Time, useTitle } from '../ui.tsx';
-import { LoadMore, useConfirmedRemoval, usePagedList } from './pipelines.tsx';
+import { PagedItems, useConfirmedRemoval, usePagedList } from './pipelines.tsx';
 
 const teamNameOf = (me: Me, teamId: string) =>
   me.teams.find((candidate) => candidate.id === teamId)?.name ?? teamId;
@@ -34,9 +34,9 @@ export function TokensPage() {
       <ErrorNotice error={error ?? list.error} />
       <section aria-labelledby="your-tokens">
         <h2 id="your-tokens">Your tokens</h2>
-        {list.items.length === 0 && !list.loading ? <p class="muted">You have no API tokens.</p> : null}
-        {list.items.length > 0 ? <TokenTable tokens={list.items} onRevoke={revoking.ask} /> : null}
-        <LoadMore list={list} what="tokens" />
+        <PagedItems list={list} empty="You have no API tokens." what="tokens">
+          {(items) => <TokenTable tokens={items} onRevoke={revoking.ask} />}
+        </PagedItems>
       </section>
       {asked ? (
         <RevokeDialog
