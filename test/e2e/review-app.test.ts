@@ -443,7 +443,11 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
 
     await page.getByLabel('URL').fill('http://127.0.0.1:9/review-app-hook');
     await page.getByLabel('Description').fill('browser test');
+    const creation = page.waitForResponse(
+      (response) => response.request().method() === 'POST' && response.url().endsWith('/webhooks'),
+    );
     await page.getByRole('button', { name: 'Add webhook' }).click();
+    const { id: webhookId } = (await (await creation).json()) as { id: string };
     const secretField = page.getByLabel('Secret of http://127.0.0.1:9/review-app-hook');
     await secretField.waitFor();
     const secret = await secretField.inputValue();
@@ -458,6 +462,12 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     // The audit log names the webhook's creation and who made it.
     await page.getByRole('heading', { name: 'Audit log', exact: true }).waitFor();
     await page.getByRole('cell', { name: 'webhook.created' }).first().waitFor();
+    // …and which webhook: the "What" of an event with no pipeline names what it changed.
+    await page
+      .getByRole('row')
+      .filter({ hasText: 'webhook.created' })
+      .getByRole('cell', { name: `webhook ${webhookId}`, exact: true })
+      .waitFor();
 
     await row.getByRole('button', { name: 'Delete' }).click();
     const dialog = page.getByRole('dialog', {

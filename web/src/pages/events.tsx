@@ -223,6 +223,22 @@ function Deliveries(props: { webhookId: string }) {
   );
 }
 
+/** The resources an audit event names, in words: "pipeline p1 · run r1 · approved". */
+function whatOf(event: AuditEvent): string {
+  const { data } = event;
+  const named: Array<[string, string | undefined]> = [
+    ['pipeline', data.pipelineId],
+    ['run', data.runId],
+    ['rollout', data.rolloutId],
+    ['configuration', data.configurationId],
+    ['API token', data.tokenId],
+    ['webhook', data.webhookId],
+  ];
+  const parts = named.flatMap(([what, id]) => (id ? [`${what} ${id}`] : []));
+  if (data.status) parts.push(data.status);
+  return parts.length > 0 ? parts.join(' · ') : `team ${data.teamId}`;
+}
+
 function AuditLog() {
   const list = usePagedList((query) => api(client.GET('/audit-events', { params: { query } })), 'audit');
   return (
@@ -255,16 +271,7 @@ function AuditLog() {
                         : event.data.actor.credential}
                       )
                     </td>
-                    <td data-label="What">
-                      {[
-                        event.data.pipelineId,
-                        event.data.runId,
-                        event.data.configurationId,
-                        event.data.status,
-                      ]
-                        .filter(Boolean)
-                        .join(' · ')}
-                    </td>
+                    <td data-label="What">{whatOf(event)}</td>
                   </tr>
                 ))}
               </tbody>
