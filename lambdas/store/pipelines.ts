@@ -66,17 +66,22 @@ export function activationItem(activation: Activation) {
 }
 
 /**
- * The transaction item that rewrites the serving item. A state too large for one item (two
- * configurations near their size limit) is stored without configurations: serving then reads them.
+ * The transaction item that rewrites the serving item: the state as one JSON string (`state`), the
+ * read model of the customer's hot path, read whole and never queried by attribute, so DynamoDB
+ * and the SDK handle one string instead of two nested configurations. A state too large for one
+ * item (two configurations near their size limit) is stored without it: serving then reads them.
  */
 export function servingPut(tableName: string, serving: ServingState) {
-  const whole = JSON.stringify(serving).length <= SERVING_ITEM_BYTES;
+  const state = JSON.stringify(serving);
+  const whole = state.length <= SERVING_ITEM_BYTES;
   return {
     Put: {
       TableName: tableName,
-      Item: whole
-        ? { ...servingKey(serving.pipelineId), ...serving }
-        : { ...servingKey(serving.pipelineId), pipelineId: serving.pipelineId, oversized: true },
+      Item: {
+        ...servingKey(serving.pipelineId),
+        pipelineId: serving.pipelineId,
+        ...(whole ? { state } : { oversized: true }),
+      },
     },
   };
 }
@@ -371,8 +376,19 @@ async function getServingState(
   pipelineId: string,
 ): Promise<ServingState | null> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: servingKey(pipelineId) }));
-  if (!Item || Item.oversized === true) return null;
-  return itemReader(servingStateSchema, 'serving state')(Item);
+  if (typeof Item?.state !== 'string') return null;
+  return readServingState(parseStoredJson(Item.state));
+}
+
+const readServingState = /* @__PURE__ */ itemReader(servingStateSchema, 'serving state');
+
+/** A stored JSON string; one that is not JSON is read as nothing, and the schema refuses it. */
+function parseStoredJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 async function activateConfiguration(
