@@ -204,20 +204,29 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       dynamodbEndpoint,
       queues,
     });
+    // The tables and the seed need only DynamoDB Local: they run while the bundles build.
+    const seeding = (async () => {
+      const dynamodb = await dynamodbStarting;
+      const client = new DynamoDBClient({
+        endpoint: dynamodb.endpoint,
+        region: REGION,
+        credentials: LOCAL_CREDENTIALS,
+      });
+      const tables = await timed('tables', () => createTables(client, TABLE_PREFIX));
+      const passwords = await passwordsHashing;
+      const teams = await timed('seed', () => seedDatabase(client, tables, passwords));
+      return { dynamodb, client, tables, teams };
+    })();
+    seeding.catch(() => undefined); // awaited below; an earlier failure must not leave it unhandled
     await webBuilding;
     await timed('bundles', () => startFunctions(definitions, node, functions, log));
     stops.push(() => Promise.all([...functions.values()].map((fn) => fn.stop())));
     functionsReady(true);
     startTriggers(queues, functions, options, log, stops);
 
-    const dynamodb = await dynamodbStarting;
-    const client = new DynamoDBClient({
-      endpoint: dynamodb.endpoint,
-      region: REGION,
-      credentials: LOCAL_CREDENTIALS,
-    });
-    const tables = await timed('tables', () => createTables(client, TABLE_PREFIX));
-    // The outbox's stream exists once its table does: read it as Lambda's event source mapping would.
+    const { dynamodb, client, tables, teams } = await seeding;
+    // The outbox's stream, read from its start (the seed's events included) as Lambda's event
+    // source mapping would, once the deliverer's function exists.
     const deliverer = functions.get(EVENT_DELIVERER.entry);
     if (deliverer === undefined) throw new Error(`No local function for ${EVENT_DELIVERER.entry}`);
     const eventStream = await startStreamSource({
@@ -229,8 +238,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       log,
     });
     stops.push(() => eventStream.stop());
-    const passwords = await passwordsHashing;
-    const teams = await timed('seed', () => seedDatabase(client, tables, passwords));
     await writeSeedFile(stateDir, { apiUrl: gateway.url, dynamodbEndpoint: dynamodb.endpoint, teams });
 
     return {
