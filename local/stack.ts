@@ -118,7 +118,14 @@ const REGION = 'us-east-1';
 const ACCOUNT_ID = '000000000000';
 const TABLE_PREFIX = 'local-';
 /** The functions' bundles, rebuilt when a file they are built from changes (local/runtime/bundles.ts). */
-const FUNCTION_CACHE_DIR = path.join(REPO_ROOT, 'node_modules', '.cache', 'pipeline-synthesis', 'functions');
+/** Where the functions' bundles are kept between starts (a fresh clone has none). */
+export const FUNCTION_CACHE_DIR = path.join(
+  REPO_ROOT,
+  'node_modules',
+  '.cache',
+  'pipeline-synthesis',
+  'functions',
+);
 
 function localTableNames(): TableNames {
   return {
