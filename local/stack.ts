@@ -315,7 +315,8 @@ async function startQueues(options: LocalStackOptions): Promise<LocalQueues> {
     accountId: ACCOUNT_ID,
     deadLetterQueue: guardrailDeadLetters,
     maxReceiveCount: MAX_RECEIVE_COUNT,
-    visibilityTimeoutMs: options.visibilityTimeoutMs ?? GUARDRAIL_QUEUE_VISIBILITY_TIMEOUT_SECONDS * 1000,
+    // As on AWS, whatever the test timings: the batching window must fit in it.
+    visibilityTimeoutMs: GUARDRAIL_QUEUE_VISIBILITY_TIMEOUT_SECONDS * 1000,
   });
   const sqs = await startSqsEndpoint({
     [jobs.name]: jobs,
