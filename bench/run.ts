@@ -9,6 +9,7 @@ import { formatBundleTable, measureBundles } from './bundle-size.ts';
 import { measureCli } from './cli.ts';
 import { formatDiagnosisTable, measureDiagnosis } from './diagnosis.ts';
 import { formatEvaluation, measureEvaluation } from './evaluation.ts';
+import { formatGuardrail, measureGuardrail } from './guardrail.ts';
 import { formatLifecycle, measureLifecycle } from './lifecycle.ts';
 import { formatLoadTable } from './load.ts';
 import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
@@ -104,6 +105,7 @@ if (wanted('lifecycle')) {
 if (wanted('rollouts')) {
   console.log('\n== Rollouts (serving, recording during a rollout, effect; ratios against a poll)');
   console.log(formatRollouts(await measureRollouts()));
+  console.log(formatGuardrail(await measureGuardrail()));
 }
 
 if (wanted('webhooks')) {

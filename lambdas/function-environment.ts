@@ -12,6 +12,8 @@ export interface EnvironmentSources {
   readonly synthesisQueueUrl: string;
   /** The data-lifecycle queue (deletion jobs); required by the functions that send or consume them. */
   readonly lifecycleQueueUrl?: string;
+  /** The guardrail queue (rollouts to judge); required by the functions that send or consume checks. */
+  readonly guardrailQueueUrl?: string;
   /** The variables that lead to the session signing key: SESSION_SECRET_ARN on AWS, SESSION_SECRET locally. */
   readonly sessionSecret: Readonly<Record<string, string>>;
   /** EMAIL_FROM and APP_URL (locally also EMAIL_OUTBOX_DIR); needed only by `sendsEmail` functions. */
@@ -61,6 +63,11 @@ export function accessEnvironment(
     if (sources.lifecycleQueueUrl === undefined)
       throw new Error('A function sends or consumes lifecycle jobs, but no lifecycle queue was given.');
     environment.LIFECYCLE_QUEUE_URL = sources.lifecycleQueueUrl;
+  }
+  if (access.sendsGuardrailChecks || access.consumesGuardrailChecks) {
+    if (sources.guardrailQueueUrl === undefined)
+      throw new Error('A function sends or consumes guardrail checks, but no guardrail queue was given.');
+    environment.GUARDRAIL_QUEUE_URL = sources.guardrailQueueUrl;
   }
   if (access.sessionSecret) Object.assign(environment, sources.sessionSecret);
   if (access.sendsEmail) {

@@ -49,6 +49,13 @@ export interface FunctionAccess {
    * and needs its URL as WEBHOOK_QUEUE_URL, to hide a failed delivery until its next attempt.
    */
   deliversWebhooks?: boolean;
+  /** Asks for a rollout to be judged: sqs:SendMessage on the guardrail queue, GUARDRAIL_QUEUE_URL. */
+  sendsGuardrailChecks?: boolean;
+  /**
+   * Consumes the guardrail queue (its event source grants receive and delete) and needs its URL as
+   * GUARDRAIL_QUEUE_URL, to hide a check that failed for a moment for a backoff of seconds.
+   */
+  consumesGuardrailChecks?: boolean;
 }
 
 /**
@@ -62,7 +69,12 @@ export interface FunctionDefinition {
   timeoutSeconds?: number;
   memoryMb?: number;
   /** An SQS event source with ReportBatchItemFailures. */
-  eventSource?: { batchSize: number; maxConcurrency?: number };
+  eventSource?: {
+    batchSize: number;
+    maxConcurrency?: number;
+    /** Gathers records this long before invoking (SQS MaximumBatchingWindowInSeconds; batchSize may then exceed 10). */
+    maxBatchingWindowSeconds?: number;
+  };
   /** A DynamoDB Stream event source on the table of this id (partial batch failures, bisect, DLQ). */
   streamSource?: { table: 'Events'; batchSize: number };
 }
@@ -179,4 +191,22 @@ export const WEBHOOK_DELIVERER = {
   access: { data: 'readWrite', webhookSecretKey: true, deliversWebhooks: true },
   timeoutSeconds: WEBHOOK_DELIVERER_TIMEOUT_SECONDS,
   eventSource: { batchSize: 10, maxConcurrency: 10 },
+} satisfies FunctionDefinition;
+
+/** Seconds one guardrail batch may take: one judgement per distinct rollout it names. */
+export const GUARDRAIL_JUDGE_TIMEOUT_SECONDS = 30;
+export const GUARDRAIL_QUEUE_VISIBILITY_TIMEOUT_SECONDS = 6 * GUARDRAIL_JUDGE_TIMEOUT_SECONDS;
+
+/**
+ * The per-batch guardrail (core/use-cases/guardrail-checks.ts): POST …/executions queues a check
+ * for an active rollout it recorded executions of; this judges each rollout a batch names once.
+ * Bursts coalesce in the event source: it gathers checks for up to 5 s (or 100 of them) before
+ * invoking, and at most 2 invocations run at once, so 100 batches a second of one pipeline cost
+ * about one judgement per poller every 5 s instead of 100 a second. The sweeper stays the backstop.
+ */
+export const GUARDRAIL_JUDGE = {
+  entry: 'judge-rollouts',
+  access: { data: 'readWrite', events: 'readWrite', consumesGuardrailChecks: true },
+  timeoutSeconds: GUARDRAIL_JUDGE_TIMEOUT_SECONDS,
+  eventSource: { batchSize: 100, maxConcurrency: 2, maxBatchingWindowSeconds: 5 },
 } satisfies FunctionDefinition;

@@ -8,6 +8,7 @@ import { Api } from './api.ts';
 import { DataLifecycle } from './data-lifecycle.ts';
 import { type EmailSettings, emailSettings } from './email.ts';
 import { EventDelivery } from './event-delivery.ts';
+import { RolloutGuardrails } from './guardrails.ts';
 import { Operations } from './operations.ts';
 import type { FunctionSettings } from './service-function.ts';
 import type { StageSettings } from './stage.ts';
@@ -42,6 +43,7 @@ export class PipelineSynthesisStack extends Stack {
   readonly operations: Operations;
   readonly lifecycle: DataLifecycle;
   readonly eventDelivery: EventDelivery;
+  readonly guardrails: RolloutGuardrails;
 
   constructor(scope: Construct, id: string, props: PipelineSynthesisStackProps) {
     super(scope, id, { terminationProtection: props.stage.deletionProtection, ...props });
@@ -51,6 +53,7 @@ export class PipelineSynthesisStack extends Stack {
       tables: this.stateful.tables,
       synthesisQueue: this.stateful.synthesisQueue,
       lifecycleQueue: this.stateful.lifecycleQueue,
+      guardrailQueue: this.stateful.guardrailQueue,
       sessionSigningKey: this.stateful.sessionSigningKey,
       webhooks: {
         queue: this.stateful.webhookQueue,
@@ -90,13 +93,22 @@ export class PipelineSynthesisStack extends Stack {
       settings,
       removalPolicy: props.stage.removalPolicy,
     });
+    this.guardrails = new RolloutGuardrails(this, 'RolloutGuardrails', {
+      resources,
+      guardrailDeadLetterQueue: this.stateful.guardrailDeadLetterQueue,
+      settings,
+    });
     this.operations = new Operations(this, 'Operations', {
       restApi: this.api.restApi,
       authorizer: this.api.authorizerFunction.function,
       worker: this.jobs.worker.function,
       synthesisQueue: this.stateful.synthesisQueue,
       deadLetterQueue: this.stateful.deadLetterQueue,
-      existingAlarms: [this.jobs.deadLetterQueueAlarm, this.jobs.workerErrorsAlarm],
+      existingAlarms: [
+        this.jobs.deadLetterQueueAlarm,
+        this.jobs.workerErrorsAlarm,
+        this.guardrails.deadLetterQueueAlarm,
+      ],
       removalPolicy: props.stage.removalPolicy,
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
     });

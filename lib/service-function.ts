@@ -31,6 +31,8 @@ export interface GrantableResources {
   readonly synthesisQueue: IQueue;
   /** The data-lifecycle queue (deletion jobs); needed by `sendsLifecycleJobs` / `consumesLifecycleJobs` functions. */
   readonly lifecycleQueue?: IQueue;
+  /** The guardrail queue (rollouts to judge); needed by `sendsGuardrailChecks` / `consumesGuardrailChecks` functions. */
+  readonly guardrailQueue?: IQueue;
   /** The HMAC key that signs session tokens (`sessionSecret`). */
   readonly sessionSigningKey: ISecret;
   /** Absent where no function sends email; a `sendsEmail` function then fails to synthesize. */
@@ -171,6 +173,13 @@ export class ServiceFunction extends Construct {
       if (!resources.lifecycleQueue) throw new Error(`${this.node.path} needs the lifecycle queue.`);
       resources.lifecycleQueue.grantSendMessages(this.function);
     }
+    if (access.sendsGuardrailChecks || access.consumesGuardrailChecks) {
+      if (!resources.guardrailQueue) throw new Error(`${this.node.path} needs the guardrail queue.`);
+      if (access.sendsGuardrailChecks) resources.guardrailQueue.grantSendMessages(this.function);
+      // The SQS event source grants receive and delete; hiding a failed check for a backoff needs this.
+      if (access.consumesGuardrailChecks)
+        resources.guardrailQueue.grant(this.function, 'sqs:ChangeMessageVisibility');
+    }
     // The ARN only: the handler reads the key from Secrets Manager, never from its environment.
     if (access.sessionSecret) resources.sessionSigningKey.grantRead(this.function);
     if (access.sendsEmail) this.grantSendEmail(resources.email);
@@ -196,6 +205,7 @@ export class ServiceFunction extends Construct {
       tableNames,
       synthesisQueueUrl: resources.synthesisQueue.queueUrl,
       ...(resources.lifecycleQueue ? { lifecycleQueueUrl: resources.lifecycleQueue.queueUrl } : {}),
+      ...(resources.guardrailQueue ? { guardrailQueueUrl: resources.guardrailQueue.queueUrl } : {}),
       sessionSecret: { SESSION_SECRET_ARN: resources.sessionSigningKey.secretArn },
       ...(resources.email
         ? { email: { EMAIL_FROM: resources.email.from, APP_URL: resources.email.appUrl } }

@@ -15,6 +15,7 @@ import { Construct } from 'constructs';
 import {
   DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
   DELETION_JOB_TIMEOUT_SECONDS,
+  GUARDRAIL_QUEUE_VISIBILITY_TIMEOUT_SECONDS,
   MAX_RECEIVE_COUNT,
   QUEUE_VISIBILITY_TIMEOUT_SECONDS,
   WEBHOOK_MAX_RECEIVE_COUNT,
@@ -58,6 +59,9 @@ export class Stateful extends Construct {
   /** One message per (event, webhook); failed attempts wait in it for their next time (up to 12 h). */
   readonly webhookQueue: Queue;
   readonly webhookDeadLetterQueue: Queue;
+  /** Rollouts to judge, one check per batch of executions of an arm (lib/guardrails.ts consumes it). */
+  readonly guardrailQueue: Queue;
+  readonly guardrailDeadLetterQueue: Queue;
   /** The stack's custom event bus: every event is put on it (source `pipeline-synthesis`). */
   readonly eventBus: EventBus;
 
@@ -155,6 +159,27 @@ export class Stateful extends Construct {
       // The schedule's waits add up to about 28 h: the messages must outlive them.
       retentionPeriod: Duration.days(4),
       deadLetterQueue: { queue: this.webhookDeadLetterQueue, maxReceiveCount: WEBHOOK_MAX_RECEIVE_COUNT },
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: stage.removalPolicy,
+    });
+
+    this.guardrailDeadLetterQueue = new Queue(this, 'GuardrailDeadLetterQueue', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: stage.removalPolicy,
+    });
+    acknowledgeNag(
+      this.guardrailDeadLetterQueue,
+      'AwsSolutions-SQS3',
+      'This queue is the dead-letter queue of the guardrail queue: checks whose judgement kept failing land here (an alarm watches it); the sweeper judges their rollouts anyway.',
+    );
+    this.guardrailQueue = new Queue(this, 'GuardrailQueue', {
+      visibilityTimeout: Duration.seconds(GUARDRAIL_QUEUE_VISIBILITY_TIMEOUT_SECONDS),
+      // A check older than this is moot: the sweeper has judged its rollout many times since.
+      retentionPeriod: Duration.hours(1),
+      deadLetterQueue: { queue: this.guardrailDeadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       removalPolicy: stage.removalPolicy,

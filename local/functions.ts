@@ -12,6 +12,7 @@ import {
   DEFAULT_MEMORY_MB,
   EVENT_DELIVERER,
   type FunctionDefinition,
+  GUARDRAIL_JUDGE,
   HTTP_FUNCTION_TIMEOUT_SECONDS,
   PIPELINE_DELETER,
   RETENTION_JOB,
@@ -80,6 +81,7 @@ export function localFunctions(
     RETENTION_JOB,
     EVENT_DELIVERER,
     WEBHOOK_DELIVERER,
+    GUARDRAIL_JUDGE,
   ];
   const common = platformEnvironment(platform);
   const handlerFunctions = handlers.map(

@@ -13,6 +13,8 @@ import {
   AUTHORIZER,
   DEAD_LETTER_HANDLER,
   EVENT_DELIVERER,
+  GUARDRAIL_JUDGE,
+  GUARDRAIL_QUEUE_VISIBILITY_TIMEOUT_SECONDS,
   MAX_RECEIVE_COUNT,
   PIPELINE_DELETER,
   RETENTION_JOB,
@@ -272,6 +274,9 @@ interface LocalQueues {
   /** Webhook deliveries and their DLQ. */
   webhooks: LocalQueue;
   webhookDeadLetters: LocalQueue;
+  /** Rollouts to judge (lib/stateful.ts's GuardrailQueue) and their DLQ. */
+  guardrails: LocalQueue;
+  guardrailDeadLetters: LocalQueue;
   /** Every queue behind the SQS protocol, for the functions' SDK clients. */
   sqs: SqsEndpoint;
 }
@@ -313,6 +318,20 @@ async function startQueues(options: LocalStackOptions): Promise<LocalQueues> {
     maxReceiveCount: WEBHOOK_MAX_RECEIVE_COUNT,
     visibilityTimeoutMs: WEBHOOK_QUEUE_VISIBILITY_TIMEOUT_SECONDS * 1000,
   });
+  const guardrailDeadLetters = new LocalQueue({
+    name: 'guardrail-checks-dlq',
+    region: REGION,
+    accountId: ACCOUNT_ID,
+  });
+  const guardrails = new LocalQueue({
+    name: 'guardrail-checks',
+    region: REGION,
+    accountId: ACCOUNT_ID,
+    deadLetterQueue: guardrailDeadLetters,
+    maxReceiveCount: MAX_RECEIVE_COUNT,
+    // As on AWS, whatever the test timings: the batching window must fit in it.
+    visibilityTimeoutMs: GUARDRAIL_QUEUE_VISIBILITY_TIMEOUT_SECONDS * 1000,
+  });
   const sqs = await startSqsEndpoint({
     [jobs.name]: jobs,
     [deadLetters.name]: deadLetters,
@@ -320,8 +339,19 @@ async function startQueues(options: LocalStackOptions): Promise<LocalQueues> {
     [lifecycleDeadLetters.name]: lifecycleDeadLetters,
     [webhooks.name]: webhooks,
     [webhookDeadLetters.name]: webhookDeadLetters,
+    [guardrails.name]: guardrails,
+    [guardrailDeadLetters.name]: guardrailDeadLetters,
   });
-  return { jobs, deadLetters, lifecycle, webhooks, webhookDeadLetters, sqs };
+  return {
+    jobs,
+    deadLetters,
+    lifecycle,
+    webhooks,
+    webhookDeadLetters,
+    guardrails,
+    guardrailDeadLetters,
+    sqs,
+  };
 }
 
 /** Every function with the environment the CDK stack gives it, local endpoints in place of AWS's. */
@@ -339,6 +369,7 @@ function functionDefinitions(settings: {
       tableNames: localTableNames(),
       synthesisQueueUrl: queues.sqs.queueUrl(queues.jobs.name),
       lifecycleQueueUrl: queues.sqs.queueUrl(queues.lifecycle.name),
+      guardrailQueueUrl: queues.sqs.queueUrl(queues.guardrails.name),
       // On AWS the signing key comes from Secrets Manager; locally a fresh one per start.
       sessionSecret: { SESSION_SECRET: randomBytes(32).toString('base64url') },
       email: {
@@ -427,6 +458,7 @@ function startTriggers(
     [deadLetters, DEAD_LETTER_HANDLER],
     [queues.lifecycle, PIPELINE_DELETER],
     [webhooks, WEBHOOK_DELIVERER],
+    [queues.guardrails, GUARDRAIL_JUDGE],
   ] as const) {
     const fn = functionOf(definition.entry);
     const source = startEventSource(queue, (event) => fn.invoke(event), {

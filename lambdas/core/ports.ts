@@ -253,6 +253,18 @@ export interface PipelineRepository {
   listActivations(pipelineId: string, page: PageRequest): Promise<Page<Activation>>;
 }
 
+/** What the guardrail queue carries: judge this pipeline's rollout (if it is still active). */
+export interface GuardrailCheck {
+  pipelineId: string;
+  rolloutId: string;
+}
+
+/** Asks for an active rollout to be judged by its guardrails soon (lambdas/handlers/judge-rollouts.ts). */
+export interface GuardrailQueue {
+  /** The team is the message group: one team's burst shares the queue fairly with the others. */
+  send(check: GuardrailCheck, teamId: string): Promise<void>;
+}
+
 export interface JobQueue {
   /** Queues a run's job; its team is the message group that fair queueing shares the worker by. */
   send(job: Required<SynthesisJob>): Promise<void>;

@@ -3,6 +3,12 @@ import * as z from 'zod/mini';
 import { executionSchema, idSchema, LIMITS, recordExecutionsBodySchema } from '../core/schemas.ts';
 import { makeRecordExecutions } from '../core/use-cases/pipelines.ts';
 import { operationHandler } from '../http/operation.ts';
+import { logger } from '../observability/logger.ts';
+import {
+  guardrailQueueUrlFromEnv,
+  guardrailSendClient,
+  makeSqsGuardrailQueue,
+} from '../sqs/guardrail-queue.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import { pipelineRepositoryFromEnv, teamSettingsStoreFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
@@ -12,7 +18,8 @@ export const recordExecutions = defineOperation({
   method: 'POST',
   path: '/pipelines/{pipelineId}/executions',
   summary: `Record up to ${LIMITS.batchSize} executions, all or nothing.`,
-  access: { data: 'readWrite' },
+  // A batch of an active rollout's arms asks for the rollout to be judged (the guardrail queue).
+  access: { data: 'readWrite', sendsGuardrailChecks: true },
   params: { pipelineId: idSchema },
   body: {
     schema: recordExecutionsBodySchema,
@@ -39,6 +46,15 @@ export const handler = /* @__PURE__ */ operationHandler(recordExecutions, () => 
     clock: systemClock,
     ids: nanoidGenerator,
     settings: teamSettingsStoreFromEnv(),
+    guardrails: {
+      queue: makeSqsGuardrailQueue(guardrailSendClient(), guardrailQueueUrlFromEnv()),
+      unsent: (check, error) =>
+        logger.warn('guardrail check not queued; the sweeper judges the rollout on its next pass', {
+          ...check,
+          errorClass: error instanceof Error ? error.name : typeof error,
+          errorMessage: error instanceof Error ? error.message : String(error),
+        }),
+    },
   });
   return async ({ principal, params, body }) => ({
     body: { executions: await record(principal, params.pipelineId, body.executions) },

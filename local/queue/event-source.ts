@@ -9,12 +9,20 @@ import type { SQSEvent } from 'aws-lambda';
 import { z } from 'zod';
 import { type LocalQueue, MAX_BATCH_ENTRIES, type ReceivedMessage } from './queue.ts';
 
+/** Lambda's largest batch from a standard queue, with a batching window. */
+const MAX_WINDOWED_BATCH_SIZE = 10_000;
+
 /** Invokes the consuming function with an event; rejects when the invocation fails or times out. */
 export type InvokeFunction = (event: SQSEvent) => Promise<unknown>;
 
 export interface EventSourceOptions {
-  /** Records per invocation, at most 10 like an SQS event source without a batching window. */
+  /** Records per invocation: at most 10 like an SQS event source without a batching window, 10,000 with one. */
   batchSize: number;
+  /**
+   * Lambda's MaximumBatchingWindowInSeconds: once a first record is received, keeps receiving for
+   * up to this long (or until batchSize) before invoking, so a burst arrives as one batch.
+   */
+  maxBatchingWindowSeconds?: number;
   /** Concurrent invocations (the event source's maxConcurrency). */
   maxConcurrency?: number;
   /** Fallback poll; sends and visibility changes to 0 wake the poller at once anyway. */
@@ -40,6 +48,7 @@ export class EventSource {
   private currentWait: { cancel(): void } | undefined;
   private readonly loop: Promise<void>;
   private readonly batchSize: number;
+  private readonly batchingWindowMs: number;
   private readonly maxConcurrency: number;
   private readonly pollIntervalMs: number;
   private readonly functionName: string;
@@ -50,12 +59,10 @@ export class EventSource {
     private readonly invokeFunction: InvokeFunction,
     options: EventSourceOptions,
   ) {
-    if (
-      !Number.isInteger(options.batchSize) ||
-      options.batchSize < 1 ||
-      options.batchSize > MAX_BATCH_ENTRIES
-    ) {
-      throw new RangeError(`batchSize must be an integer from 1 to ${MAX_BATCH_ENTRIES}`);
+    this.batchingWindowMs = Math.max(0, (options.maxBatchingWindowSeconds ?? 0) * 1000);
+    const maxBatchSize = this.batchingWindowMs > 0 ? MAX_WINDOWED_BATCH_SIZE : MAX_BATCH_ENTRIES;
+    if (!Number.isInteger(options.batchSize) || options.batchSize < 1 || options.batchSize > maxBatchSize) {
+      throw new RangeError(`batchSize must be an integer from 1 to ${maxBatchSize}`);
     }
     this.batchSize = options.batchSize;
     this.maxConcurrency = Math.max(1, options.maxConcurrency ?? 2);
@@ -79,16 +86,36 @@ export class EventSource {
         await Promise.race(this.inFlight);
         continue;
       }
-      const batch = this.queue.receive(this.batchSize);
+      const batch = this.queue.receive(Math.min(MAX_BATCH_ENTRIES, this.batchSize));
       if (batch.length === 0) {
-        const wait = this.queue.waitForMessages(this.pollIntervalMs);
-        this.currentWait = wait;
-        await wait.promise;
-        this.currentWait = undefined;
+        await this.waitForMessages(this.pollIntervalMs);
         continue;
       }
+      if (this.batchingWindowMs > 0) await this.fillWithin(batch, Date.now() + this.batchingWindowMs);
+      if (!this.running) return; // what was received reappears after its visibility timeout
       const invocation = this.invoke(batch).finally(() => this.inFlight.delete(invocation));
       this.inFlight.add(invocation);
+    }
+  }
+
+  private async waitForMessages(ms: number): Promise<void> {
+    const wait = this.queue.waitForMessages(ms);
+    this.currentWait = wait;
+    await wait.promise;
+    this.currentWait = undefined;
+  }
+
+  /** Receives more into `batch` (10 a receive, as SQS hands them out) until it is full or `deadline`. */
+  private async fillWithin(batch: ReceivedMessage[], deadline: number): Promise<void> {
+    while (this.running && batch.length < this.batchSize) {
+      const more = this.queue.receive(Math.min(MAX_BATCH_ENTRIES, this.batchSize - batch.length));
+      if (more.length > 0) {
+        batch.push(...more);
+        continue;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) return;
+      await this.waitForMessages(left);
     }
   }
 

@@ -10,6 +10,7 @@ import {
   DEAD_LETTER_HANDLER,
   EVENT_DELIVERER,
   type FunctionAccess,
+  GUARDRAIL_JUDGE,
   MAX_RECEIVE_COUNT,
   PIPELINE_DELETER,
   RETENTION_JOB,
@@ -161,6 +162,13 @@ function functionsOf(stack: PipelineSynthesisStack): FunctionUnderTest[] {
       name: WEBHOOK_DELIVERER.entry,
       fn: stack.eventDelivery.webhookDeliverer,
       access: WEBHOOK_DELIVERER.access,
+      extraEnv: [],
+      memorySize: DEFAULT_MEMORY_MB,
+    },
+    {
+      name: GUARDRAIL_JUDGE.entry,
+      fn: stack.guardrails.judge,
+      access: GUARDRAIL_JUDGE.access,
       extraEnv: [],
       memorySize: DEFAULT_MEMORY_MB,
     },
@@ -358,7 +366,7 @@ describe('functions', () => {
 
     expect(OPERATION_FUNCTIONS.map(({ module }) => module).sort()).toEqual([...modules].sort());
     expect([...dev.stack.api.operationFunctions.keys()].sort()).toEqual([...modules].sort());
-    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(modules.size + 8);
+    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(modules.size + 9);
   });
 
   it('runs every function on nodejs24.x, arm64, traced, logging to its own one-month log group', () => {
@@ -382,6 +390,7 @@ describe('functions', () => {
         ...TABLE_DEFINITIONS.filter((definition) => access[ACCESS_KEY[definition.id]]).map((d) => d.envVar),
         ...(access.sendJobs || access.consumesJobs ? ['SYNTHESIS_QUEUE_URL'] : []),
         ...(access.sendsLifecycleJobs || access.consumesLifecycleJobs ? ['LIFECYCLE_QUEUE_URL'] : []),
+        ...(access.sendsGuardrailChecks || access.consumesGuardrailChecks ? ['GUARDRAIL_QUEUE_URL'] : []),
         ...(access.sessionSecret ? ['SESSION_SECRET_ARN'] : []),
         ...(access.sendsEmail ? ['EMAIL_FROM', 'APP_URL'] : []),
         ...(access.webhookSecretKey ? ['WEBHOOK_SECRET_KEY_ARN'] : []),
@@ -400,6 +409,7 @@ describe('functions', () => {
         tableNames: { Runs: 'r', Data: 'd', Auth: 'a', Events: 'e' },
         synthesisQueueUrl: 'http://127.0.0.1:1/000000000000/q',
         lifecycleQueueUrl: 'http://127.0.0.1:1/000000000000/lifecycle',
+        guardrailQueueUrl: 'http://127.0.0.1:1/000000000000/guardrail-checks',
         sessionSecret: { SESSION_SECRET: 'k' },
         email: { EMAIL_FROM: 'f', APP_URL: 'http://127.0.0.1:1', EMAIL_OUTBOX_DIR: '/tmp/outbox' },
         model: { ANTHROPIC_API_KEY: 'k' },
@@ -511,8 +521,8 @@ describe('functions', () => {
         (mapping.FunctionName as { Ref: string }).Ref === logicalIdOf(dev.stack.lifecycle.deleter.function),
     );
 
-    // The worker, the dead-letter handler, the deleter, the webhook deliverer and the event stream.
-    expect(mappings).toHaveLength(5);
+    // The worker, the dead-letter handler, the deleter, the webhook deliverer, the guardrail judge and the event stream.
+    expect(mappings).toHaveLength(6);
     expect(deleterMapping).toMatchObject({
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       EventSourceArn: { 'Fn::GetAtt': [logicalIdOf(dev.stack.stateful.lifecycleQueue), 'Arn'] },
@@ -614,6 +624,10 @@ describe('least privilege', () => {
         queue: dev.stack.stateful.lifecycleQueue,
         // The deleter re-queues its own next step.
         sends: (access: FunctionAccess) => access.sendsLifecycleJobs || access.consumesLifecycleJobs,
+      },
+      {
+        queue: dev.stack.stateful.guardrailQueue,
+        sends: (access: FunctionAccess) => access.sendsGuardrailChecks,
       },
     ];
     for (const { queue, sends } of queues) {
@@ -1216,7 +1230,11 @@ describe('API', () => {
 describe('alarms and outputs', () => {
   it('alarms on any message in the DLQ and on failed synthesis jobs counted by the worker', () => {
     const alarms = resourcesOfType(dev, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties ?? {});
-    const dlqAlarm = alarms.find((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible');
+    const dlqAlarm = alarms.find(
+      (alarm) =>
+        alarm.MetricName === 'ApproximateNumberOfMessagesVisible' &&
+        referencedLogicalIds(alarm.Dimensions).has(logicalIdOf(dev.stack.stateful.deadLetterQueue)),
+    );
     const workerAlarm = alarms.find((alarm) => alarm.MetricName === METRIC.jobErrors);
 
     expect(dlqAlarm).toMatchObject({
@@ -1237,7 +1255,7 @@ describe('alarms and outputs', () => {
     });
   });
 
-  it('has the six alarms of issue 13, each with a reason, notifying the one alarm topic', () => {
+  it('has the six alarms of issue 13 and the guardrail DLQ alarm, each with a reason, notifying the one alarm topic', () => {
     const topicId = logicalIdOf(dev.stack.operations.topic);
     const alarms = resourcesOfType(dev, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties ?? {});
     const metricOf = (alarm: Record<string, unknown>) =>
@@ -1248,6 +1266,7 @@ describe('alarms and outputs', () => {
       [
         'ApproximateAgeOfOldestMessage',
         'ApproximateNumberOfMessagesVisible',
+        'ApproximateNumberOfMessagesVisible', // the guardrail checks' DLQ
         'Errors',
         'Latency',
         METRIC.jobErrors,
@@ -1326,6 +1345,90 @@ describe('alarms and outputs', () => {
     expect(outputs.AuthTableName?.Value).toEqual({ Ref: tableLogicalId(dev, 'Auth') });
     expect(outputs.SynthesisQueueUrl?.Value).toEqual({ Ref: logicalIdOf(dev.stack.stateful.synthesisQueue) });
     expect(JSON.stringify(outputs.ApiUrl?.Value)).toContain('execute-api');
+  });
+});
+
+describe('the per-batch guardrail', () => {
+  const judgeRole = () => logicalIdOf(dev.stack.guardrails.judge.role);
+  const queueArn = () => ({ 'Fn::GetAtt': [logicalIdOf(dev.stack.stateful.guardrailQueue), 'Arn'] });
+
+  it('queues checks with a redrive to an encrypted, TLS-only DLQ that an alarm watches', () => {
+    const queue = propertiesOf(dev, logicalIdOf(dev.stack.stateful.guardrailQueue));
+    const dlqId = logicalIdOf(dev.stack.stateful.guardrailDeadLetterQueue);
+
+    expect(queue).toMatchObject({
+      VisibilityTimeout: 6 * GUARDRAIL_JUDGE.timeoutSeconds,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: {
+        maxReceiveCount: MAX_RECEIVE_COUNT,
+        deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
+      },
+    });
+    expect(propertiesOf(dev, dlqId)).toMatchObject({
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      SqsManagedSseEnabled: true,
+    });
+    for (const queueId of [logicalIdOf(dev.stack.stateful.guardrailQueue), dlqId]) {
+      const policy = resourcesOfType(dev, 'AWS::SQS::QueuePolicy').find(([, resource]) =>
+        referencedLogicalIds(resource.Properties?.Queues).has(queueId),
+      );
+      expect(policyStatements(policy?.[1])).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+    }
+    const alarm = resourcesOfType(dev, 'AWS::CloudWatch::Alarm')
+      .map(([, resource]) => resource.Properties ?? {})
+      .find((properties) => referencedLogicalIds(properties.Dimensions).has(dlqId));
+    expect(alarm).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
+    expect(referencedLogicalIds(alarm?.AlarmActions)).toEqual(
+      new Set([logicalIdOf(dev.stack.operations.topic)]),
+    );
+  });
+
+  it('feeds the judge in coalesced batches: a batching window, a bounded concurrency, partial failures', () => {
+    const mapping = resourcesOfType(dev, 'AWS::Lambda::EventSourceMapping')
+      .map(([, resource]) => resource.Properties ?? {})
+      .find(
+        (properties) =>
+          (properties.FunctionName as { Ref: string }).Ref ===
+          logicalIdOf(dev.stack.guardrails.judge.function),
+      );
+
+    expect(mapping).toMatchObject({
+      EventSourceArn: queueArn(),
+      BatchSize: GUARDRAIL_JUDGE.eventSource.batchSize,
+      MaximumBatchingWindowInSeconds: GUARDRAIL_JUDGE.eventSource.maxBatchingWindowSeconds,
+      ScalingConfig: { MaximumConcurrency: 2 },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(GUARDRAIL_JUDGE.eventSource.maxBatchingWindowSeconds).toBeGreaterThan(0);
+  });
+
+  it('lets the judge receive, delete and hide checks of its queue only, send nothing, and write no runs', () => {
+    const sqsStatements = statementsOfRole(dev.resources, judgeRole()).filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith('sqs:')),
+    );
+
+    expect(sqsStatements.flatMap(actionsOf)).toEqual(
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']),
+    );
+    expect(sqsStatements.flatMap(actionsOf)).not.toContain('sqs:SendMessage');
+    for (const statement of sqsStatements) expect(resourcesOf(statement)).toEqual([queueArn()]);
+    const runsTable = tableLogicalId(dev, 'Runs');
+    expect(JSON.stringify(statementsOfRole(dev.resources, judgeRole()))).not.toContain(runsTable);
+  });
+
+  it('lets record-executions send checks, and nothing else about rollouts', () => {
+    const fn = dev.stack.api.operationFunctions.get('record-executions');
+    if (!fn) throw new Error('no record-executions function');
+    const sends = statementsOfRole(dev.resources, logicalIdOf(fn.role)).filter((statement) =>
+      actionsOf(statement).includes('sqs:SendMessage'),
+    );
+
+    expect(sends.flatMap(resourcesOf)).toEqual([queueArn()]);
+    expect(environmentOf(dev, fn)).toHaveProperty('GUARDRAIL_QUEUE_URL', {
+      Ref: logicalIdOf(dev.stack.stateful.guardrailQueue),
+    });
   });
 });
 

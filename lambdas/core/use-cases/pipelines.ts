@@ -2,7 +2,14 @@
    record signals and executions for the team that owns the pipeline. */
 import { NotFoundError } from '../errors.ts';
 import { assertInsideWindow, retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
-import type { Clock, IdGenerator, PageRequest, PipelineRepository } from '../ports.ts';
+import type {
+  Clock,
+  GuardrailCheck,
+  GuardrailQueue,
+  IdGenerator,
+  PageRequest,
+  PipelineRepository,
+} from '../ports.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
 import type {
   Configuration,
@@ -20,6 +27,15 @@ export interface PipelineDeps {
   ids: IdGenerator;
   /** The team's retention windows: records outside them are refused, and expire with them. */
   settings?: TeamSettingsStore;
+  /**
+   * Recording executions of an active rollout's arms asks for the rollout to be judged (one message
+   * a batch, sent while the batch is written). Without it only the sweeper judges rollouts.
+   */
+  guardrails?: {
+    queue: GuardrailQueue;
+    /** A send that failed: the recording still succeeds (the sweeper is the backstop); log it once. */
+    unsent: (check: GuardrailCheck, error: unknown) => void;
+  };
 }
 
 /** The team's windows when the deps have them: the record's own window is checked and set as its TTL. */
@@ -122,7 +138,32 @@ export function makeRecordSignals({ pipelines, clock, ids, settings }: PipelineD
 }
 
 /** Records a batch of executions; an execution without a configuration ran the active one. */
-export function makeRecordExecutions({ pipelines, clock, ids, settings }: PipelineDeps) {
+/**
+ * The guardrail check a batch asks for: only while the pipeline has an active rollout with a
+ * guardrail to apply (autoRollback or autoPromote) and the batch ran its base or its candidate.
+ */
+export function guardrailCheckOf(pipeline: Pipeline, executions: Execution[]): GuardrailCheck | null {
+  const rollout = pipeline.rollout;
+  if (rollout?.status !== 'active' || !(rollout.autoRollback || rollout.autoPromote)) return null;
+  const arms = [rollout.baseConfigurationId, rollout.candidateConfigurationId];
+  if (!executions.some((execution) => arms.includes(execution.configurationId ?? ''))) return null;
+  return { pipelineId: pipeline.id, rolloutId: rollout.id };
+}
+
+/** Sends the check; a refused send is reported, never thrown (it must not fail the recording). */
+async function askForJudgement(
+  guardrails: NonNullable<PipelineDeps['guardrails']>,
+  check: GuardrailCheck,
+  teamId: string,
+): Promise<void> {
+  try {
+    await guardrails.queue.send(check, teamId);
+  } catch (error) {
+    guardrails.unsent(check, error);
+  }
+}
+
+export function makeRecordExecutions({ pipelines, clock, ids, settings, guardrails }: PipelineDeps) {
   return async (principal: Principal, pipelineId: string, inputs: ExecutionInput[]): Promise<Execution[]> => {
     assertCanWrite(principal);
     const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
@@ -143,7 +184,12 @@ export function makeRecordExecutions({ pipelines, clock, ids, settings }: Pipeli
         { what: 'execution', days: retention.team.executionRetentionDays, field: 'startedAt' },
       );
     }
-    await pipelines.recordExecutions(executions, retention?.team.executionRetentionDays);
+    const check = guardrails ? guardrailCheckOf(pipeline, executions) : null;
+    // The check travels while the batch is written: the answer waits for the slower of the two.
+    await Promise.all([
+      pipelines.recordExecutions(executions, retention?.team.executionRetentionDays),
+      guardrails && check ? askForJudgement(guardrails, check, pipeline.teamId) : undefined,
+    ]);
     return executions;
   };
 }

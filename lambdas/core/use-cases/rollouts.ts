@@ -386,35 +386,40 @@ export interface GuardrailOutcome {
 }
 
 /**
- * The guardrail: judges every active rollout with `minExecutions` in both arms; `worse` with
- * autoRollback rolls it back, `improved` or `no_significant_change` with autoPromote promotes it,
- * by "system", the figures in endReason. A person ending it at the same moment wins quietly.
+ * The guardrail: judges every active rollout with `minExecutions` in both arms (judgeRollout), at
+ * most GUARDRAIL_BATCH a pass. The sweeper's pass, the backstop of the per-batch checks.
  */
 export function makeJudgeRollouts(deps: Pick<RolloutDeps, 'pipelines' | 'rollouts' | 'clock' | 'ids'>) {
   return async (): Promise<GuardrailOutcome[]> => {
     const active = await deps.rollouts.listActive(GUARDRAIL_BATCH);
     const outcomes: GuardrailOutcome[] = [];
-    for (const rollout of active) {
-      const figures = await measureRollout(deps.rollouts, rollout, [], deps.clock.now().toISOString());
-      const worse = figures.verdict === 'worse' && rollout.autoRollback;
-      const better =
-        (figures.verdict === 'improved' || figures.verdict === 'no_significant_change') &&
-        rollout.autoPromote;
-      const base = { rolloutId: rollout.id, pipelineId: rollout.pipelineId };
-      if (!worse && !better) {
-        outcomes.push({ ...base, action: 'kept', reason: figures.verdict });
-        continue;
-      }
-      const status = worse ? 'rolled_back' : 'promoted';
-      const reason = `Guardrail: ${figures.verdict.replaceAll('_', ' ')}: ${describeArms(figures)}; ${worse ? 'rolled back' : 'promoted'} automatically.`;
-      try {
-        await endRollout(deps, rollout, status, SYSTEM_ACTOR, reason);
-        outcomes.push({ ...base, action: status, reason });
-      } catch (error) {
-        if (!(error instanceof ConflictError)) throw error;
-        outcomes.push({ ...base, action: 'lost_race', reason: error.message });
-      }
-    }
+    for (const rollout of active) outcomes.push(await judgeRollout(deps, rollout));
     return outcomes;
   };
+}
+
+/**
+ * Judges one active rollout: `worse` with autoRollback rolls it back, `improved` or
+ * `no_significant_change` with autoPromote promotes it, by "system", the figures in endReason.
+ * A person (or another judge) ending it at the same moment wins quietly: "lost_race".
+ */
+export async function judgeRollout(
+  deps: Pick<RolloutDeps, 'pipelines' | 'rollouts' | 'clock' | 'ids'>,
+  rollout: Rollout,
+): Promise<GuardrailOutcome> {
+  const figures = await measureRollout(deps.rollouts, rollout, [], deps.clock.now().toISOString());
+  const worse = figures.verdict === 'worse' && rollout.autoRollback;
+  const better =
+    (figures.verdict === 'improved' || figures.verdict === 'no_significant_change') && rollout.autoPromote;
+  const base = { rolloutId: rollout.id, pipelineId: rollout.pipelineId };
+  if (!worse && !better) return { ...base, action: 'kept', reason: figures.verdict };
+  const status = worse ? 'rolled_back' : 'promoted';
+  const reason = `Guardrail: ${figures.verdict.replaceAll('_', ' ')}: ${describeArms(figures)}; ${worse ? 'rolled back' : 'promoted'} automatically.`;
+  try {
+    await endRollout(deps, rollout, status, SYSTEM_ACTOR, reason);
+    return { ...base, action: status, reason };
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+    return { ...base, action: 'lost_race', reason: error.message };
+  }
 }

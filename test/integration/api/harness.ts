@@ -15,6 +15,8 @@ import { importHandler } from '../../support/function-modules.ts';
 export const TEST_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/synthesis-jobs';
 /** The lifecycle queue (deletion jobs); tests mock SQS, so nothing is sent there. */
 export const TEST_LIFECYCLE_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/lifecycle-jobs';
+/** The guardrail queue (rollouts to judge); tests mock SQS, or point it at a local queue. */
+export const TEST_GUARDRAIL_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/guardrail-checks';
 
 /**
  * Fresh tables on the shared DynamoDB Local and the environment the handler modules read at
@@ -35,6 +37,7 @@ export async function setUpApiEnvironment(extraEnv: Record<string, string> = {})
     AWS_SECRET_ACCESS_KEY: 'local',
     SYNTHESIS_QUEUE_URL: TEST_QUEUE_URL,
     LIFECYCLE_QUEUE_URL: TEST_LIFECYCLE_QUEUE_URL,
+    GUARDRAIL_QUEUE_URL: TEST_GUARDRAIL_QUEUE_URL,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     ...extraEnv,
   });

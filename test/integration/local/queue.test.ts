@@ -25,7 +25,12 @@ function queue(name: string, options: Partial<ConstructorParameters<typeof Local
 function consume(
   target: LocalQueue,
   respond: (event: SQSEvent, call: number) => Promise<SQSBatchResponse | undefined>,
-  options: { batchSize?: number; maxConcurrency?: number; pollIntervalMs?: number } = {},
+  options: {
+    batchSize?: number;
+    maxConcurrency?: number;
+    pollIntervalMs?: number;
+    maxBatchingWindowSeconds?: number;
+  } = {},
 ): { events: SQSEvent[]; log: string[]; consumer: EventSource } {
   const events: SQSEvent[] = [];
   const log: string[] = [];
@@ -39,6 +44,9 @@ function consume(
     pollIntervalMs: options.pollIntervalMs ?? POLL_INTERVAL_MS,
     functionName: 'consumer',
     log: (line) => log.push(line),
+    ...(options.maxBatchingWindowSeconds
+      ? { maxBatchingWindowSeconds: options.maxBatchingWindowSeconds }
+      : {}),
   });
   cleanups.push(() => consumer.stop());
   return { events, log, consumer };
@@ -226,6 +234,26 @@ describe('LocalQueue', () => {
         .map((record) => record.body)
         .sort(),
     ).toEqual(['1', '2', '3', '4', '5']);
+  });
+
+  it('with a batching window, gathers a burst into one batch of more than 10, or fewer once it is full', async () => {
+    // The window must fit in the visibility timeout (Lambda requires as much).
+    const checks = queue('checks', { visibilityTimeoutMs: 30_000 });
+    const { events } = consume(checks, async () => undefined, { batchSize: 25, maxBatchingWindowSeconds: 1 });
+    // A burst in steps, all within the window that the first message opens.
+    for (let step = 0; step < 4; step++) {
+      for (let i = 0; i < 5; i++) checks.send(`${step}-${i}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await waitFor(() => records(events).length === 20, 'the burst');
+    expect(events.map((event) => event.Records.length)).toEqual([20]);
+
+    for (let i = 0; i < 30; i++) checks.send(`full-${i}`);
+    await waitFor(() => records(events).length === 50, 'the second burst');
+    expect(events.map((event) => event.Records.length)).toEqual([20, 25, 5]);
+    expect(() =>
+      startEventSource(checks, async () => undefined, { batchSize: 11, functionName: 'no window' }),
+    ).toThrow(RangeError);
   });
 
   it('holds a delayed message back until its delay has passed', async () => {

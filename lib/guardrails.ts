@@ -1,0 +1,58 @@
+import { Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { GUARDRAIL_JUDGE } from '../lambdas/functions.ts';
+import { handlerEntryPath } from './bundling.ts';
+import { type FunctionSettings, type GrantableResources, ServiceFunction } from './service-function.ts';
+
+export interface RolloutGuardrailsProps {
+  readonly resources: GrantableResources & { guardrailQueue: IQueue };
+  readonly guardrailDeadLetterQueue: IQueue;
+  readonly settings: FunctionSettings;
+}
+
+/**
+ * The per-batch guardrail (DESIGN.md §7 "Guardrails"): POST …/executions queues a check for an
+ * active rollout; the judge consumes the queue in coalesced batches (a batching window) and ends
+ * rollouts whose figures say so. The sweeper's pass stays the backstop; an alarm watches the DLQ.
+ */
+export class RolloutGuardrails extends Construct {
+  readonly judge: ServiceFunction;
+  readonly deadLetterQueueAlarm: Alarm;
+
+  constructor(scope: Construct, id: string, props: RolloutGuardrailsProps) {
+    super(scope, id);
+    this.judge = new ServiceFunction(this, 'Judge', {
+      entryFile: handlerEntryPath(GUARDRAIL_JUDGE.entry),
+      access: GUARDRAIL_JUDGE.access,
+      resources: props.resources,
+      settings: props.settings,
+      description: 'Judges the active rollouts that newly recorded executions name, by their guardrails',
+      timeout: Duration.seconds(GUARDRAIL_JUDGE.timeoutSeconds),
+    });
+    const { batchSize, maxConcurrency, maxBatchingWindowSeconds } = GUARDRAIL_JUDGE.eventSource;
+    this.judge.function.addEventSource(
+      new SqsEventSource(props.resources.guardrailQueue, {
+        batchSize,
+        maxConcurrency,
+        maxBatchingWindow: Duration.seconds(maxBatchingWindowSeconds),
+        reportBatchItemFailures: true,
+      }),
+    );
+    this.deadLetterQueueAlarm = new Alarm(this, 'DeadLetterQueueAlarm', {
+      alarmDescription:
+        'Guardrail checks are waiting in their dead-letter queue: judging a rollout kept failing. The sweeper still ' +
+        'judges rollouts every minute; the judge\'s log lines "guardrail check failed" name the rollouts and the errors.',
+      metric: props.guardrailDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(5),
+        statistic: 'Maximum',
+      }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  }
+}

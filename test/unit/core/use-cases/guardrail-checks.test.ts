@@ -1,0 +1,244 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { ConflictError } from '../../../../lambdas/core/errors.ts';
+import type { GuardrailCheck, RolloutRepository } from '../../../../lambdas/core/ports.ts';
+import type { Execution, Pipeline, Rollout } from '../../../../lambdas/core/schemas.ts';
+import { makeJudgeNamedRollouts } from '../../../../lambdas/core/use-cases/guardrail-checks.ts';
+import { makeRecordExecutions } from '../../../../lambdas/core/use-cases/pipelines.ts';
+import { makeWorld, principal, SLOTS, seedPipeline, type World } from './fakes.ts';
+
+let world: World;
+beforeEach(() => {
+  world = makeWorld('2025-06-02T10:00:00.000Z');
+});
+
+const ada = principal();
+
+function rolloutOf(pipeline: Pipeline, overrides: Partial<Rollout> = {}): Rollout {
+  return {
+    id: 'rollout-1',
+    pipelineId: pipeline.id,
+    synthesisRunId: 'run-1',
+    baseConfigurationId: pipeline.activeConfigurationId,
+    candidateConfigurationId: 'cfg-candidate',
+    percent: 50,
+    minExecutions: 30,
+    autoPromote: false,
+    autoRollback: true,
+    status: 'active',
+    startedAt: '2025-06-02T09:00:00.000Z',
+    startedBy: 'user-ada',
+    endedAt: null,
+    endedBy: null,
+    endReason: null,
+    ...overrides,
+  };
+}
+
+/** The fake pipeline store with an active rollout on the pipeline. */
+async function pipelineInRollout(overrides: Partial<Rollout> = {}) {
+  const { pipeline } = await seedPipeline(world);
+  const rollout = rolloutOf(pipeline, overrides);
+  const entry = world.pipelines.pipelines.get(pipeline.id);
+  if (!entry) throw new Error('seeded');
+  entry.pipeline = { ...entry.pipeline, rollout };
+  return { pipeline, rollout };
+}
+
+function queue(send: (check: GuardrailCheck, teamId: string) => Promise<void> = async () => {}) {
+  const sent: Array<{ check: GuardrailCheck; teamId: string }> = [];
+  const unsent: Array<{ check: GuardrailCheck; error: unknown }> = [];
+  return {
+    sent,
+    unsent,
+    guardrails: {
+      queue: {
+        send: async (check: GuardrailCheck, teamId: string) => {
+          sent.push({ check, teamId });
+          await send(check, teamId);
+        },
+      },
+      unsent: (check: GuardrailCheck, error: unknown) => unsent.push({ check, error }),
+    },
+  };
+}
+
+describe('recording executions during a rollout', () => {
+  it('asks once for the rollout to be judged when the batch ran one of its arms', async () => {
+    const { pipeline, rollout } = await pipelineInRollout();
+    const q = queue();
+    const record = makeRecordExecutions({ ...world, guardrails: q.guardrails });
+
+    await record(ada, pipeline.id, [
+      { status: 'failed', durationMs: 10, configurationId: 'cfg-candidate' },
+      { status: 'succeeded', durationMs: 10 }, // the active configuration: the base arm
+    ]);
+
+    expect(q.sent).toEqual([{ check: { pipelineId: pipeline.id, rolloutId: rollout.id }, teamId: 'team-a' }]);
+    expect(world.pipelines.executions.size).toBe(2);
+  });
+
+  it('sends nothing without an active rollout, for other configurations, or without a guardrail', async () => {
+    const { pipeline: plain } = await seedPipeline(world);
+    const { pipeline: guarded } = await pipelineInRollout();
+    const { pipeline: unguarded } = await pipelineInRollout({ autoRollback: false, autoPromote: false });
+    const q = queue();
+    const record = makeRecordExecutions({ ...world, guardrails: q.guardrails });
+
+    await record(ada, plain.id, [{ status: 'failed', durationMs: 10 }]);
+    await record(ada, guarded.id, [{ status: 'failed', durationMs: 10, configurationId: 'cfg-older' }]);
+    await record(ada, unguarded.id, [{ status: 'failed', durationMs: 10 }]);
+
+    expect(q.sent).toEqual([]);
+    expect(world.pipelines.executions.size).toBe(3);
+  });
+
+  it('sends while the batch is written, not after it', async () => {
+    const { pipeline } = await pipelineInRollout();
+    const order: string[] = [];
+    const write = world.pipelines.recordExecutions.bind(world.pipelines);
+    world.pipelines.recordExecutions = async (executions: Execution[]) => {
+      order.push('write started');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await write(executions);
+      order.push('write done');
+    };
+    const q = queue(async () => {
+      order.push('sent');
+    });
+
+    await makeRecordExecutions({ ...world, guardrails: q.guardrails })(ada, pipeline.id, [
+      { status: 'failed', durationMs: 10 },
+    ]);
+
+    expect(order).toEqual(['write started', 'sent', 'write done']);
+  });
+
+  it('records the batch when the queue refuses the check, and reports the refusal once with the ids', async () => {
+    const { pipeline, rollout } = await pipelineInRollout();
+    const refusal = new Error('queue unavailable');
+    const q = queue(async () => {
+      throw refusal;
+    });
+
+    const recorded = await makeRecordExecutions({ ...world, guardrails: q.guardrails })(ada, pipeline.id, [
+      { status: 'failed', durationMs: 10 },
+    ]);
+
+    expect(recorded).toHaveLength(1);
+    expect(world.pipelines.executions.size).toBe(1);
+    expect(q.unsent).toEqual([{ check: { pipelineId: pipeline.id, rolloutId: rollout.id }, error: refusal }]);
+  });
+});
+
+/** A rollout store whose arms hold `base` and `candidate` executions (n, failed). */
+function armsStore(
+  arms: { base: [number, number]; candidate: [number, number] },
+  end: RolloutRepository['end'] = async (rollout, ending) => ({
+    ...rollout,
+    status: ending.status,
+    endedAt: ending.at,
+    endedBy: ending.by,
+    endReason: ending.reason,
+  }),
+) {
+  const executions = (configurationId: string, [n, failed]: [number, number]): Execution[] =>
+    Array.from({ length: n }, (_, i) => ({
+      id: `${configurationId}-${i}`,
+      pipelineId: 'p',
+      configurationId,
+      status: i < failed ? 'failed' : 'succeeded',
+      durationMs: 10,
+      startedAt: '2025-06-02T09:30:00.000Z',
+    }));
+  const reads = vi.fn();
+  const ends = vi.fn(end);
+  const store = {
+    executionsOfConfiguration: async (_pipelineId: string, configurationId: string) => {
+      reads(configurationId);
+      return configurationId === 'cfg-candidate'
+        ? executions(configurationId, arms.candidate)
+        : executions(configurationId, arms.base);
+    },
+    signalsBetween: async () => [],
+    end: ends,
+  } as unknown as RolloutRepository;
+  return { store, reads, ends };
+}
+
+function seedCandidate(pipeline: Pipeline) {
+  world.pipelines.seedConfiguration({
+    id: 'cfg-candidate',
+    pipelineId: pipeline.id,
+    version: 2,
+    slots: structuredClone(SLOTS),
+    source: 'synthesis',
+    createdAt: '2025-06-02T09:00:00.000Z',
+    createdBy: 'user-ada',
+  });
+}
+
+describe('judging the rollouts a batch of checks names', () => {
+  it('rolls a worse candidate back by "system" with the figures, judging each rollout once', async () => {
+    const { pipeline, rollout } = await pipelineInRollout();
+    seedCandidate(pipeline);
+    const { store, ends } = armsStore({ base: [40, 0], candidate: [40, 20] });
+    const judge = makeJudgeNamedRollouts({ ...world, rollouts: store });
+    const check = { pipelineId: pipeline.id, rolloutId: rollout.id };
+
+    const results = await judge([check, check, { ...check }]);
+
+    expect(results).toHaveLength(1);
+    expect(ends).toHaveBeenCalledTimes(1);
+    const [, ending] = ends.mock.calls[0] ?? [];
+    expect(ending).toMatchObject({ status: 'rolled_back', by: 'system' });
+    expect(ending?.reason).toContain('50.0 % (20 of 40 executions)');
+    expect(ending?.reason).toContain('0.0 % (0 of 40)');
+    expect(results[0]).toMatchObject({ outcome: { action: 'rolled_back', rolloutId: rollout.id } });
+  });
+
+  it('keeps a rollout below its minimum, and does nothing for one no longer active', async () => {
+    const { pipeline, rollout } = await pipelineInRollout();
+    const { pipeline: ended } = await seedPipeline(world);
+    const { store, reads, ends } = armsStore({ base: [10, 0], candidate: [10, 9] });
+    const judge = makeJudgeNamedRollouts({ ...world, rollouts: store });
+
+    const results = await judge([
+      { pipelineId: pipeline.id, rolloutId: rollout.id },
+      { pipelineId: pipeline.id, rolloutId: 'an-earlier-rollout' },
+      { pipelineId: ended.id, rolloutId: 'rollout-gone' },
+      { pipelineId: 'deleted-pipeline', rolloutId: 'rollout-gone' },
+    ]);
+
+    expect(results.map((result) => ('outcome' in result ? result.outcome.action : 'error'))).toEqual([
+      'kept',
+      'not_active',
+      'not_active',
+      'not_active',
+    ]);
+    expect(reads).toHaveBeenCalledTimes(2); // the one active rollout's two arms
+    expect(ends).not.toHaveBeenCalled();
+  });
+
+  it('calls a person ending the rollout first a lost race, and hands other errors back per rollout', async () => {
+    const { pipeline, rollout } = await pipelineInRollout();
+    seedCandidate(pipeline);
+    const raced = armsStore({ base: [40, 0], candidate: [40, 20] }, async () => {
+      throw new ConflictError('Rollout rollout-1 already ended.');
+    });
+    const check = { pipelineId: pipeline.id, rolloutId: rollout.id };
+    expect(await makeJudgeNamedRollouts({ ...world, rollouts: raced.store })([check])).toEqual([
+      {
+        check,
+        outcome: expect.objectContaining({ action: 'lost_race', reason: 'Rollout rollout-1 already ended.' }),
+      },
+    ]);
+
+    const throttled = new Error('Throughput exceeded');
+    const failing = armsStore({ base: [40, 0], candidate: [40, 20] }, async () => {
+      throw throttled;
+    });
+    expect(await makeJudgeNamedRollouts({ ...world, rollouts: failing.store })([check])).toEqual([
+      { check, error: throttled },
+    ]);
+  });
+});
