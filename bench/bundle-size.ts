@@ -136,11 +136,14 @@ function staticClosure(outputs: Metafile['outputs'], start: string, seen = new S
 
 type MeasuredRow = Omit<BundleRow, 'sizeRatio' | 'initRatio' | 'withinTarget'>;
 
+/** A row to measure: its size, and one import of it (in a fresh node) per call of `importOnce`. */
+type PendingRow = Omit<MeasuredRow, 'initMs'> & { importOnce: () => number };
+
 /**
  * A function with on-demand parts, built with code splitting as it is deployed: one row for what
  * every invocation loads (index.mjs and its static chunks), one per part for what only it adds.
  */
-async function measureSplit(target: BundleTarget, outDir: string, runs: number): Promise<MeasuredRow[]> {
+async function buildSplit(target: BundleTarget, outDir: string): Promise<PendingRow[]> {
   const dir = join(outDir, target.name);
   const parts = onDemandParts(target.name);
   const { metafile } = await build({
@@ -154,12 +157,12 @@ async function measureSplit(target: BundleTarget, outDir: string, runs: number):
     [...files].reduce((sum, file) => sum + (outputs[file]?.bytes ?? 0), 0);
   const index = join(dir, `${SPLIT_INDEX}.mjs`);
   const everyJob = staticClosure(outputs, key(SPLIT_INDEX));
-  const rows: MeasuredRow[] = [
+  const rows: PendingRow[] = [
     {
       name: `${target.name} (every job)`,
       kind: target.kind,
       bytes: bytes(everyJob),
-      initMs: median(Array.from({ length: runs }, () => importMilliseconds(index))),
+      importOnce: () => importMilliseconds(index),
     },
   ];
   for (const part of Object.keys(parts)) {
@@ -169,7 +172,7 @@ async function measureSplit(target: BundleTarget, outDir: string, runs: number):
       name: `${target.name} ${part}.mjs (on demand)`,
       kind: 'on-demand',
       bytes: bytes(own),
-      initMs: median(Array.from({ length: runs }, () => importMilliseconds(file, index))),
+      importOnce: () => importMilliseconds(file, index),
     });
   }
   return rows;
@@ -189,23 +192,32 @@ export async function measureBundles(options: MeasureOptions = {}): Promise<Bund
   const outDir = options.outDir ?? join(REPO_ROOT, '.bench', 'bundle-size');
   mkdirSync(outDir, { recursive: true });
 
-  const measured: MeasuredRow[] = [];
+  const pending: PendingRow[] = [];
   for (const target of targets(outDir)) {
     if (Object.keys(onDemandParts(target.name)).length > 0) {
-      measured.push(...(await measureSplit(target, outDir, runs)));
+      pending.push(...(await buildSplit(target, outDir)));
       continue;
     }
     // .mjs: node must load the bundle as an ES module, as the Lambda runtime loads index.mjs.
     const bundle = join(outDir, `${target.name.split(' ')[0]}.mjs`);
     await build(esbuildOptions(target.entryFile, bundle));
-    const times = Array.from({ length: runs }, () => importMilliseconds(bundle));
-    measured.push({
+    pending.push({
       name: target.name,
       kind: target.kind,
       bytes: statSync(bundle).size,
-      initMs: median(times),
+      importOnce: () => importMilliseconds(bundle),
     });
   }
+  // In rounds (one import of every bundle, the baseline's included, per round): this machine's
+  // load moves over the minute a measurement takes, and each bundle's median then spans the same
+  // stretch of it as the baseline's, instead of the baseline's first seconds against a row's later ones.
+  const times = pending.map((): number[] => []);
+  for (let round = 0; round < runs; round++)
+    for (const [index, row] of pending.entries()) times[index]?.push(row.importOnce());
+  const measured: MeasuredRow[] = pending.map(({ importOnce: _importOnce, ...row }, index) => ({
+    ...row,
+    initMs: median(times[index] ?? []),
+  }));
 
   const baseline = measured.find((row) => row.kind === 'baseline');
   if (!baseline) throw new Error('no baseline row');
