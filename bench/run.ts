@@ -33,7 +33,7 @@ if (wanted('bundles')) {
   // The serve-app bundle embeds the built application, as cdk synth builds it.
   await Promise.all([writeAppAssetsModule(), writeOpenApiDocumentModule()]);
   console.log(
-    "== Lambda bundles (target: HTTP ≤ 400 KB, the worker's every-job part ≤ 600 KB, init ≤ 1.5 × baseline)",
+    "== Lambda bundles (target: HTTP ≤ 400 KB, the worker's every-job part ≤ 600 KB, init ≤ 1.5 × baseline: the import's CPU time, wall time beside it)",
   );
   console.log(formatBundleTable(await measureBundles()));
 }
