@@ -7,7 +7,10 @@
  * Targets: an HTTP Lambda bundle is at most 400 KB and initializes in at most 1.5 × the baseline;
  * so does the worker's every-job part (≤ 600 KB), measured apart from its on-demand claude-v1 part.
  * Init time is the median of several `await import(bundle)` in fresh node processes, so every
- * run pays what a cold start pays for module loading (not the runtime's own start).
+ * run pays what a cold start pays for module loading (not the runtime's own start). The targets are
+ * judged on the import's CPU time (user + system, every thread of the process): what the import
+ * takes on a CPU of its own, as a Lambda's init has; on this shared machine the wall time, shown
+ * beside it, also counts the time the import waited for a CPU.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
@@ -35,8 +38,11 @@ export interface BundleRow {
   bytes: number;
   /** Median milliseconds of `await import(bundle)` in a fresh node process (an on-demand part: after its function's). */
   initMs: number;
+  /** Median CPU milliseconds of the same imports: what the targets are judged on. */
+  initCpuMs: number;
   sizeRatio: number;
   initRatio: number;
+  initCpuRatio: number;
   /** Whether the row meets its target; HTTP Lambdas and the worker's every-job part have targets. */
   withinTarget: boolean | null;
 }
@@ -107,21 +113,29 @@ function targets(outDir: string): BundleTarget[] {
   ];
 }
 
-/** Milliseconds of `await import(bundle)` in a fresh node; with `after`, of importing `bundle` once `after` is loaded. */
-function importMilliseconds(bundle: string, after?: string): number {
+interface ImportTime {
+  wallMs: number;
+  cpuMs: number;
+}
+
+/** Wall and CPU milliseconds of `await import(bundle)` in a fresh node; with `after`, of importing `bundle` once `after` is loaded. */
+function importTime(bundle: string, after?: string): ImportTime {
   const url = (file: string) => JSON.stringify(pathToFileURL(file).href);
   const script = `${after ? `const first = await import(${url(after)});` : ''}
+const cpu = process.cpuUsage();
 const start = performance.now();
 const module = await import(${url(bundle)});
+const wallMs = performance.now() - start;
+const used = process.cpuUsage(cpu);
 if (typeof (${after ? 'first' : 'module'}).handler !== 'function') throw new Error('no handler export');
-process.stdout.write(String(performance.now() - start));`;
+process.stdout.write(JSON.stringify({ wallMs, cpuMs: (used.user + used.system) / 1000 }));`;
   const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', ...HANDLER_ENVIRONMENT },
     encoding: 'utf8',
     timeout: 30_000,
   });
-  return Number(output);
+  return JSON.parse(output) as ImportTime;
 }
 
 /** Output files reached from `start` by static imports (what loading it loads), `start` included. */
@@ -134,13 +148,16 @@ function staticClosure(outputs: Metafile['outputs'], start: string, seen = new S
   return seen;
 }
 
-type MeasuredRow = Omit<BundleRow, 'sizeRatio' | 'initRatio' | 'withinTarget'>;
+type MeasuredRow = Omit<BundleRow, 'sizeRatio' | 'initRatio' | 'initCpuRatio' | 'withinTarget'>;
+
+/** A row to measure: its size, and one import of it (in a fresh node) per call of `importOnce`. */
+type PendingRow = Omit<MeasuredRow, 'initMs' | 'initCpuMs'> & { importOnce: () => ImportTime };
 
 /**
  * A function with on-demand parts, built with code splitting as it is deployed: one row for what
  * every invocation loads (index.mjs and its static chunks), one per part for what only it adds.
  */
-async function measureSplit(target: BundleTarget, outDir: string, runs: number): Promise<MeasuredRow[]> {
+async function buildSplit(target: BundleTarget, outDir: string): Promise<PendingRow[]> {
   const dir = join(outDir, target.name);
   const parts = onDemandParts(target.name);
   const { metafile } = await build({
@@ -154,12 +171,12 @@ async function measureSplit(target: BundleTarget, outDir: string, runs: number):
     [...files].reduce((sum, file) => sum + (outputs[file]?.bytes ?? 0), 0);
   const index = join(dir, `${SPLIT_INDEX}.mjs`);
   const everyJob = staticClosure(outputs, key(SPLIT_INDEX));
-  const rows: MeasuredRow[] = [
+  const rows: PendingRow[] = [
     {
       name: `${target.name} (every job)`,
       kind: target.kind,
       bytes: bytes(everyJob),
-      initMs: median(Array.from({ length: runs }, () => importMilliseconds(index))),
+      importOnce: () => importTime(index),
     },
   ];
   for (const part of Object.keys(parts)) {
@@ -169,7 +186,7 @@ async function measureSplit(target: BundleTarget, outDir: string, runs: number):
       name: `${target.name} ${part}.mjs (on demand)`,
       kind: 'on-demand',
       bytes: bytes(own),
-      initMs: median(Array.from({ length: runs }, () => importMilliseconds(file, index))),
+      importOnce: () => importTime(file, index),
     });
   }
   return rows;
@@ -189,38 +206,49 @@ export async function measureBundles(options: MeasureOptions = {}): Promise<Bund
   const outDir = options.outDir ?? join(REPO_ROOT, '.bench', 'bundle-size');
   mkdirSync(outDir, { recursive: true });
 
-  const measured: MeasuredRow[] = [];
+  const pending: PendingRow[] = [];
   for (const target of targets(outDir)) {
     if (Object.keys(onDemandParts(target.name)).length > 0) {
-      measured.push(...(await measureSplit(target, outDir, runs)));
+      pending.push(...(await buildSplit(target, outDir)));
       continue;
     }
     // .mjs: node must load the bundle as an ES module, as the Lambda runtime loads index.mjs.
     const bundle = join(outDir, `${target.name.split(' ')[0]}.mjs`);
     await build(esbuildOptions(target.entryFile, bundle));
-    const times = Array.from({ length: runs }, () => importMilliseconds(bundle));
-    measured.push({
+    pending.push({
       name: target.name,
       kind: target.kind,
       bytes: statSync(bundle).size,
-      initMs: median(times),
+      importOnce: () => importTime(bundle),
     });
   }
+  // In rounds (one import of every bundle, the baseline's included, per round): this machine's
+  // load moves over the minute a measurement takes, and each bundle's median then spans the same
+  // stretch of it as the baseline's, instead of the baseline's first seconds against a row's later ones.
+  const times = pending.map((): ImportTime[] => []);
+  for (let round = 0; round < runs; round++)
+    for (const [index, row] of pending.entries()) times[index]?.push(row.importOnce());
+  const measured: MeasuredRow[] = pending.map(({ importOnce: _importOnce, ...row }, index) => ({
+    ...row,
+    initMs: median((times[index] ?? []).map((time) => time.wallMs)),
+    initCpuMs: median((times[index] ?? []).map((time) => time.cpuMs)),
+  }));
 
   const baseline = measured.find((row) => row.kind === 'baseline');
   if (!baseline) throw new Error('no baseline row');
   return measured.map((row) => {
     const sizeRatio = row.bytes / baseline.bytes;
     const initRatio = row.initMs / baseline.initMs;
+    const initCpuRatio = row.initCpuMs / baseline.initCpuMs;
     const maxBytes = { http: MAX_HTTP_BUNDLE_BYTES, worker: MAX_WORKER_BUNDLE_BYTES }[row.kind as string];
     const withinTarget =
-      maxBytes === undefined ? null : row.bytes <= maxBytes && initRatio <= MAX_HTTP_INIT_RATIO;
-    return { ...row, sizeRatio, initRatio, withinTarget };
+      maxBytes === undefined ? null : row.bytes <= maxBytes && initCpuRatio <= MAX_HTTP_INIT_RATIO;
+    return { ...row, sizeRatio, initRatio, initCpuRatio, withinTarget };
   });
 }
 
 export function formatBundleTable(rows: BundleRow[]): string {
-  const header = ['bundle', 'kind', 'size KB', '× base', 'init ms', '× base', 'target'];
+  const header = ['bundle', 'kind', 'size KB', '× base', 'init ms', '× base', 'CPU ms', '× base', 'target'];
   const lines = rows.map((row) => [
     row.name,
     row.kind,
@@ -228,6 +256,8 @@ export function formatBundleTable(rows: BundleRow[]): string {
     row.sizeRatio.toFixed(2),
     row.initMs.toFixed(1),
     row.initRatio.toFixed(2),
+    row.initCpuMs.toFixed(1),
+    row.initCpuRatio.toFixed(2),
     row.withinTarget === null ? '-' : row.withinTarget ? 'ok' : 'MISSED',
   ]);
   const widths = header.map((title, column) =>
@@ -248,7 +278,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const rows = await measureBundles();
   console.log(formatBundleTable(rows));
   console.log(
-    `\nTargets: HTTP Lambdas ≤ ${MAX_HTTP_BUNDLE_BYTES / 1024} KB, the worker's every-job part ≤ ${MAX_WORKER_BUNDLE_BYTES / 1024} KB; init ≤ ${MAX_HTTP_INIT_RATIO} × baseline.`,
+    `\nTargets: HTTP Lambdas ≤ ${MAX_HTTP_BUNDLE_BYTES / 1024} KB, the worker's every-job part ≤ ${MAX_WORKER_BUNDLE_BYTES / 1024} KB; init CPU ≤ ${MAX_HTTP_INIT_RATIO} × baseline's.`,
   );
   const missed = rows.filter((row) => row.withinTarget === false).map((row) => row.name);
   if (missed.length > 0) console.log(`Missed by: ${missed.join(', ')}`);

@@ -88,8 +88,12 @@ function absoluteAlias(): Record<string, string> {
  * the modules both halves use land in shared chunks, loaded once (one SynthesisFailure class for both).
  */
 export const ON_DEMAND_PARTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  // claude-v1 (the Anthropic SDK, Secrets Manager) is loaded by the first job that names it.
-  'process-synthesis-jobs': { 'claude-v1': 'lambdas/wiring/claude-v1.ts' },
+  // claude-v1 (the Anthropic SDK, Secrets Manager) is loaded by the first job that names it, the
+  // SQS client by the first job to be retried (ChangeMessageVisibility).
+  'process-synthesis-jobs': {
+    'claude-v1': 'lambdas/wiring/claude-v1.ts',
+    'sqs-queue': 'lambdas/sqs/sqs-queue.ts',
+  },
 };
 
 /** The on-demand parts of the function named `entry`, with absolute module paths; empty for most. */

@@ -1,13 +1,14 @@
 /* The synthesis worker (SQS consumer): composes the handler registry (heuristic-v1, claude-v1),
    the stores and the queue, and generates each job's run with its fault classification. */
+import type { SQSRecord } from 'aws-lambda';
 import { SynthesisFailure } from '../core/errors.ts';
 import type { SynthesisEngine } from '../core/ports.ts';
 import { makeGenerateRun } from '../core/use-cases/generation.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../functions.ts';
 import { logger } from '../observability/logger.ts';
 import { countMetric, METRIC, recordRunFigures } from '../observability/metrics.ts';
+import { queueUrl } from '../sqs/queue-url.ts';
 import { RetryLater, sqsJobHandler } from '../sqs/sqs-batch.ts';
-import { getSqsClient, makeVisibilityChanger, queueUrl } from '../sqs/sqs-queue.ts';
 import { heuristicV1 } from '../synthesis/heuristic/engine.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import { readConfig } from '../wiring/config.ts';
@@ -44,6 +45,25 @@ function loadClaudeV1(): Promise<SynthesisEngine> {
     },
   );
   return claudeV1;
+}
+
+let visibilityChanger: Promise<(record: SQSRecord, seconds: number) => Promise<void>> | undefined;
+
+/**
+ * ChangeMessageVisibility for a job that will be retried, with the SQS client loaded and built by
+ * the first such job (sqs-queue.mjs, a part of its own like claude-v1.mjs): a job that ends, and
+ * the worker's cold start, never pay for it. A failed load is not kept; sqsJobHandler logs the
+ * failure and the message then waits out the queue's visibility timeout.
+ */
+function changeVisibility(record: SQSRecord, seconds: number): Promise<void> {
+  visibilityChanger ??= import('../sqs/sqs-queue.ts').then(
+    (part) => part.makeVisibilityChanger(part.getSqsClient(), config.SYNTHESIS_QUEUE_URL),
+    (error: unknown) => {
+      visibilityChanger = undefined;
+      throw error;
+    },
+  );
+  return visibilityChanger.then((change) => change(record, seconds));
 }
 
 // The handler registry, built once per container. Only this Lambda imports the engines, which
@@ -111,6 +131,6 @@ export const handler = sqsJobHandler(
   },
   {
     what: 'synthesis job',
-    changeVisibility: makeVisibilityChanger(getSqsClient(), config.SYNTHESIS_QUEUE_URL),
+    changeVisibility,
   },
 );

@@ -4,15 +4,9 @@
  */
 import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import * as z from 'zod/mini';
 import type { JobQueue } from '../core/ports.ts';
 
-/**
- * The SQS queue URL setting. It lives here rather than with the table settings in repositories.ts:
- * a module-level schema is bundled (and built at cold start) by every Lambda importing its module,
- * and the URL format check costs about 2 KB that only the Lambdas sending jobs need.
- */
-export const queueUrl = z.url();
+export { queueUrl } from './queue-url.ts';
 
 /**
  * SQS adapter of JobQueue. The job id doubles as the message's dedup-friendly attribute. The team

@@ -2,7 +2,7 @@
  * The Anthropic client settings of the worker, read from the environment, and the adapter
  * that gives claude-v1 its API key (Secrets Manager on AWS, the environment locally).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { SynthesisFailure } from '../core/errors.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../functions.ts';
 import type { ApiKeySource } from '../synthesis/claude/engine.ts';
@@ -38,25 +38,33 @@ export const ANTHROPIC_DEFAULTS = {
  */
 export const MAX_TIME_BUDGET_MS = (WORKER_TIMEOUT_SECONDS - 20) * 1000;
 
-const positiveInt = (max: number) => z.coerce.number().int().min(1).max(max);
-const optionalText = z
-  .string()
-  .optional()
-  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+// zod/mini, as every other module of the worker: claude-v1.mjs shares zod's core modules with the
+// part every job loads, so the classic API here would grow that part by about 27 KB.
+const boundedInt = (min: number, max: number) =>
+  z.pipe(z.coerce.number(), z.int().check(z.gte(min), z.lte(max)));
+const optionalText = z.pipe(
+  z.optional(z.string()),
+  z.transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim())),
+);
 
 const anthropicEnvSchema = {
   ANTHROPIC_SECRET_ARN: optionalText,
   ANTHROPIC_API_KEY: optionalText,
-  ANTHROPIC_BASE_URL: z
-    .string()
-    .url()
-    .optional()
-    .or(z.literal('').transform(() => undefined)),
-  ANTHROPIC_MODEL: z.string().trim().min(1).default(ANTHROPIC_DEFAULTS.model),
-  ANTHROPIC_MAX_TOKENS: positiveInt(32_000).default(ANTHROPIC_DEFAULTS.maxTokens),
-  ANTHROPIC_TIME_BUDGET_MS: positiveInt(MAX_TIME_BUDGET_MS).default(ANTHROPIC_DEFAULTS.timeBudgetMs),
-  ANTHROPIC_REQUEST_TIMEOUT_MS: positiveInt(MAX_TIME_BUDGET_MS).default(ANTHROPIC_DEFAULTS.requestTimeoutMs),
-  ANTHROPIC_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(ANTHROPIC_DEFAULTS.maxRetries),
+  ANTHROPIC_BASE_URL: z.union([
+    z.optional(z.url()),
+    z.pipe(
+      z.literal(''),
+      z.transform(() => undefined),
+    ),
+  ]),
+  ANTHROPIC_MODEL: z._default(z.string().check(z.trim(), z.minLength(1)), ANTHROPIC_DEFAULTS.model),
+  ANTHROPIC_MAX_TOKENS: z._default(boundedInt(1, 32_000), ANTHROPIC_DEFAULTS.maxTokens),
+  ANTHROPIC_TIME_BUDGET_MS: z._default(boundedInt(1, MAX_TIME_BUDGET_MS), ANTHROPIC_DEFAULTS.timeBudgetMs),
+  ANTHROPIC_REQUEST_TIMEOUT_MS: z._default(
+    boundedInt(1, MAX_TIME_BUDGET_MS),
+    ANTHROPIC_DEFAULTS.requestTimeoutMs,
+  ),
+  ANTHROPIC_MAX_RETRIES: z._default(boundedInt(0, 10), ANTHROPIC_DEFAULTS.maxRetries),
 };
 
 /** The value lib/stateful.ts stores until the operator puts the real key in the secret. */

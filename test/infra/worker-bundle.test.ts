@@ -1,7 +1,8 @@
 /**
  * The worker as NodejsFunction deploys it (real bundling, no Docker): code splitting leaves
- * index.mjs, the claude-v1.mjs part it imports on demand and their shared chunks in one asset,
- * and index.mjs imports in plain node without the part.
+ * index.mjs, the parts it imports on demand (claude-v1.mjs for claude-v1 jobs, sqs-queue.mjs for
+ * jobs to retry) and their shared chunks in one asset, and index.mjs imports in plain node
+ * without the parts.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -22,7 +23,7 @@ import { stageSettings } from '../../lib/stage.ts';
 const outdir = mkdtempSync(join(tmpdir(), 'infra-worker-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-it('deploys the worker as index.mjs plus claude-v1.mjs and shared chunks; index.mjs loads without the part', () => {
+it('deploys the worker as index.mjs plus claude-v1.mjs, sqs-queue.mjs and shared chunks; index.mjs loads without the parts', () => {
   const app = new App({ outdir });
   const stack = new Stack(app, 'WorkerBundle');
   const tables = new Map(
@@ -56,10 +57,12 @@ it('deploys the worker as index.mjs plus claude-v1.mjs and shared chunks; index.
   expect(assetDirs).toHaveLength(1);
   expect(files).toContain('index.mjs');
   expect(files).toContain('claude-v1.mjs');
+  expect(files).toContain('sqs-queue.mjs');
   expect(files.some((file) => /^chunk-\w+\.mjs$/.test(file))).toBe(true);
   for (const file of files)
     expect(readFileSync(join(asset, file), 'utf8').startsWith(LAMBDA_BUNDLING.banner)).toBe(true);
   rmSync(join(asset, 'claude-v1.mjs'));
+  rmSync(join(asset, 'sqs-queue.mjs'));
   const exported = execFileSync(
     process.execPath,
     [

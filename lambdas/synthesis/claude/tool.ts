@@ -5,9 +5,11 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { z } from 'zod';
 import type { StructuredWarning } from '../../core/schemas.ts';
-import { type SynthesisDraft, synthesisDraftJsonSchema, synthesisDraftSchema } from '../draft.ts';
+import { type SynthesisDraft, synthesisDraftSchema } from '../draft.ts';
 import { REDACTED } from '../redact.ts';
 import { shorten, TRUNCATION_MARKER } from '../text-budget.ts';
+// The draft's JSON Schema, written from the zod schema by write-draft-json-schema.ts (see there why).
+import draftJsonSchema from './draft-json-schema.json' with { type: 'json' };
 
 export const SUBMIT_SYNTHESIS_TOOL_NAME = 'submit_synthesis';
 
@@ -18,7 +20,7 @@ export const SUBMIT_SYNTHESIS_TOOL: Anthropic.Messages.Tool = {
     'Submit the diagnosis of the pipeline (findings citing the numbered signals and runs), the proposed changes ' +
     '(each a JSON Merge Patch of one slot’s settings, citing the findings it fixes) and any warnings. ' +
     'Call it exactly once with the complete synthesis.',
-  input_schema: { ...synthesisDraftJsonSchema(), type: 'object' },
+  input_schema: { ...(draftJsonSchema as Record<string, unknown>), type: 'object' },
 };
 
 const REPAIR_ERRORS = 20;
