@@ -277,7 +277,10 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Approve' }).click();
     await waitForStatus(page, 'approved');
     const proposedVersion = Number(
-      /→ proposed version (\d+)/.exec((await page.locator('.facts').textContent()) ?? '')?.[1],
+      // The run's facts (an approved run also shows its effect's figures in a list of facts).
+      /→ proposed version (\d+)/.exec(
+        (await page.locator('.facts').filter({ hasText: 'proposed version' }).textContent()) ?? '',
+      )?.[1],
     );
     await page
       .getByRole('navigation', { name: 'Breadcrumbs' })
@@ -462,7 +465,8 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     // The audit log names the webhook's creation and who made it.
     await page.getByRole('heading', { name: 'Audit log', exact: true }).waitFor();
     await page.getByRole('cell', { name: 'webhook.created' }).first().waitFor();
-    // …and which webhook: the "What" of an event with no pipeline names what it changed.
+    // …and which webhook (the log reads again once the webhook is added): the "What" of an event
+    // with no pipeline names what it changed.
     await page
       .getByRole('row')
       .filter({ hasText: 'webhook.created' })
@@ -475,6 +479,12 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     });
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await row.waitFor({ state: 'detached' });
+    // The audit log reads again after each change of the webhooks: the deletion is there at once.
+    await page
+      .getByRole('row')
+      .filter({ hasText: 'webhook.deleted' })
+      .getByRole('cell', { name: `webhook ${webhookId}`, exact: true })
+      .waitFor();
     expect(tab.problems).toEqual([]);
   });
 

@@ -18,6 +18,9 @@ type AuditEvent = ResponseBody<'list-audit-events'>['items'][number];
 export function EventsPage() {
   useTitle('Webhooks and audit log');
   const { canWrite } = useSession();
+  // Adding or deleting a webhook is itself an event: the audit log reads again after each.
+  const [changes, setChanges] = useState(0);
+  const changed = () => setChanges((count) => count + 1);
   return (
     <>
       <h1>Webhooks and audit log</h1>
@@ -25,19 +28,27 @@ export function EventsPage() {
         Webhooks receive the team's events as signed POSTs (Standard Webhooks): a run generated or failed, a
         proposal approved, a configuration activated, a token created.
       </p>
-      <Webhooks />
-      {canWrite ? <AuditLog /> : <p class="muted">The audit log is for admins and members.</p>}
+      <Webhooks onChanged={changed} />
+      {canWrite ? (
+        <AuditLog changes={changes} />
+      ) : (
+        <p class="muted">The audit log is for admins and members.</p>
+      )}
     </>
   );
 }
 
-function Webhooks() {
+function Webhooks(props: { onChanged: () => void }) {
   const { canWrite } = useSession();
   const list = usePagedList(() => api(client.GET('/webhooks')), 'webhooks');
+  const reload = () => {
+    list.reload();
+    props.onChanged();
+  };
   const [error, setError] = useState<unknown>();
   const [showing, setShowing] = useState<string>();
   const deleting = useConfirmedRemoval(
-    list,
+    { reload },
     (webhook: Webhook) => api(client.DELETE('/webhooks/{id}', { params: { path: { id: webhook.id } } })),
     setError,
   );
@@ -46,7 +57,7 @@ function Webhooks() {
   return (
     <section aria-labelledby="webhooks">
       <h2 id="webhooks">Webhooks</h2>
-      {canWrite ? <AddWebhook onCreated={list.reload} onError={setError} /> : null}
+      {canWrite ? <AddWebhook onCreated={reload} onError={setError} /> : null}
       <ErrorNotice error={error ?? list.error} />
       <PagedItems list={list} empty="No webhooks yet." what="webhooks">
         {(items) => (
@@ -239,8 +250,11 @@ function whatOf(event: AuditEvent): string {
   return parts.length > 0 ? parts.join(' · ') : `team ${data.teamId}`;
 }
 
-function AuditLog() {
-  const list = usePagedList((query) => api(client.GET('/audit-events', { params: { query } })), 'audit');
+function AuditLog(props: { changes: number }) {
+  const list = usePagedList(
+    (query) => api(client.GET('/audit-events', { params: { query } })),
+    `audit-${props.changes}`,
+  );
   return (
     <section aria-labelledby="audit-log">
       <h2 id="audit-log">Audit log</h2>
