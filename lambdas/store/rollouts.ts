@@ -11,33 +11,58 @@ import {
   type QueryCommandInput,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
 import { ConflictError } from '../core/errors.ts';
 import type { DomainEvent } from '../core/events.ts';
 import type { ApprovalPlan, RolloutRepository } from '../core/ports.ts';
+import type { RecordedExecution, RecordedSignal } from '../core/rollouts/effect-state.ts';
 import {
   type Activation,
   activationSchema,
-  type Execution,
   effectSchema,
   executionSchema,
   type Rollout,
   rolloutSchema,
   signalSchema,
 } from '../core/schemas.ts';
-import { contendedTransactionItems, failedTransactionItems, putNew, refusingTooLarge } from './conditions.ts';
+
+/** What the effect reads of an execution (projected), and of a signal citing one. */
+const measuredExecutionSchema = /* @__PURE__ */ z.pick(executionSchema, {
+  id: true,
+  status: true,
+  durationMs: true,
+  startedAt: true,
+  slotResults: true,
+});
+const citingSignalSchema = /* @__PURE__ */ z.object({
+  ...z.pick(signalSchema, { id: true, severity: true, occurredAt: true }).shape,
+  executionId: /* @__PURE__ */ z.string(),
+});
+
+/** Below every recording key (DynamoDB refuses an empty string in a key condition). */
+const RECORDING_FLOOR = '0';
+
+import {
+  contendedTransactionItems,
+  failedTransactionItems,
+  isConditionFailure,
+  putNew,
+  refusingTooLarge,
+} from './conditions.ts';
+import { decodeEffectState, encodeEffectState } from './effect-state.ts';
 import { eventPut } from './events.ts';
 import { itemReader } from './items.ts';
 import {
   ACTIVATION_PREFIX,
   ACTIVE_ROLLOUTS_PARTITION,
   activeRolloutIndexKey,
+  citingSignalsPartition,
   configurationExecutionsPartition,
   effectCacheKey,
   pipelineKey,
   pipelinePartition,
   ROLLOUT_PREFIX,
   rolloutKey,
-  signalsPartition,
 } from './keys.ts';
 import {
   activatePipelineUpdate,
@@ -117,10 +142,10 @@ export function makeRolloutRepository(
 ): RolloutRepository {
   const read = {
     rollout: itemReader(rolloutSchema, 'rollout'),
-    execution: itemReader(executionSchema, 'execution'),
-    signal: itemReader(signalSchema, 'signal'),
     activation: itemReader(activationSchema, 'activation'),
     effect: itemReader(effectSchema, 'effect'),
+    measured: itemReader(measuredExecutionSchema, 'execution'),
+    citing: itemReader(citingSignalSchema, 'signal'),
   };
 
   /** Up to `limit` items of one Query, newest first, following pages (a page holds at most 1 MB). */
@@ -253,97 +278,101 @@ export function makeRolloutRepository(
       return Items.flatMap((item) => (item.rollout ? [read.rollout(item.rollout)] : []));
     },
 
-    executionsOfConfiguration(pipelineId, configurationId, window, limit) {
+    executionsRecorded(pipelineId, window, limit) {
+      // Marks and window bounds are bare times, which no `<recordedAt>#<id>` key equals: BETWEEN is exact.
       const values: Record<string, string> = {
-        ':pk': configurationExecutionsPartition(pipelineId, configurationId),
+        ':pk': configurationExecutionsPartition(pipelineId, window.configurationId),
+        ':after': window.after || RECORDING_FLOOR,
       };
-      let range = '';
-      if (window.from !== undefined && window.before !== undefined) {
-        range = ' AND gsi2sk BETWEEN :from AND :before';
-        Object.assign(values, { ':from': window.from, ':before': window.before });
-      } else if (window.from !== undefined) {
-        range = ' AND gsi2sk >= :from';
-        values[':from'] = window.from;
-      } else if (window.before !== undefined) {
-        range = ' AND gsi2sk < :before';
-        values[':before'] = window.before;
+      let range = ' AND gsi2sk > :after';
+      if (window.recordedBefore !== undefined) {
+        range = ' AND gsi2sk BETWEEN :after AND :before';
+        values[':before'] = window.recordedBefore;
       }
-      return newest<Execution>(
+      const filters: string[] = [];
+      if (window.startedFrom !== undefined) {
+        filters.push('startedAt >= :startedFrom');
+        values[':startedFrom'] = window.startedFrom;
+      }
+      if (window.startedBefore !== undefined) {
+        filters.push('startedAt < :startedBefore');
+        values[':startedBefore'] = window.startedBefore;
+      }
+      return newest<RecordedExecution>(
         {
           TableName: tableName,
           IndexName: 'gsi2',
           KeyConditionExpression: `gsi2pk = :pk${range}`,
+          ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+          // What the figures need only: an execution's input (up to 16 KB) is never read here.
+          ProjectionExpression:
+            'gsi2sk, id, pipelineId, configurationId, #status, durationMs, startedAt, slotResults',
+          ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: values,
         },
         limit,
-        read.execution,
+        (item) => ({ key: String((item as { gsi2sk: string }).gsi2sk), execution: read.measured(item) }),
       );
     },
 
-    signalsBetween(pipelineId, from, to, limit) {
-      return newest(
+    citingSignalsRecorded(pipelineId, after, limit) {
+      return newest<RecordedSignal>(
         {
           TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          IndexName: 'gsi2',
+          KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk > :after',
+          ProjectionExpression: 'gsi2sk, id, executionId, severity, occurredAt',
           ExpressionAttributeValues: {
-            ':pk': signalsPartition(pipelineId),
-            ':from': from,
-            ':to': `${to}\uffff`,
+            ':pk': citingSignalsPartition(pipelineId),
+            ':after': after || RECORDING_FLOOR,
           },
         },
         limit,
-        read.signal,
+        (item) => {
+          const signal = read.citing(item);
+          return { key: String((item as { gsi2sk: string }).gsi2sk), signal };
+        },
       );
     },
 
-    async effectMark(pipelineId, configurationIds) {
-      const newestKey = async (input: QueryCommandInput, attribute: string) => {
-        const { Items = [] } = await db.send(
-          new QueryCommand({ ...input, ScanIndexForward: false, Limit: 1, ProjectionExpression: attribute }),
-        );
-        return String(Items[0]?.[attribute] ?? '-');
-      };
-      const marks = await Promise.all([
-        ...configurationIds.map((configurationId) =>
-          newestKey(
-            {
-              TableName: tableName,
-              IndexName: 'gsi2',
-              KeyConditionExpression: 'gsi2pk = :pk',
-              ExpressionAttributeValues: {
-                ':pk': configurationExecutionsPartition(pipelineId, configurationId),
-              },
-            },
-            'gsi2sk',
-          ),
-        ),
-        newestKey(
-          {
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': signalsPartition(pipelineId) },
-          },
-          'sk',
-        ),
-      ]);
-      return marks.join('|');
-    },
-
-    async cachedEffect(pipelineId, runId) {
+    async keptEffect(pipelineId, runId) {
       const { Item } = await db.send(
-        new GetCommand({ TableName: tableName, Key: effectCacheKey(pipelineId, runId) }),
-      );
-      if (!Item || typeof Item.mark !== 'string') return null;
-      return { effect: read.effect(Item.effect), mark: Item.mark };
-    },
-
-    async cacheEffect(pipelineId, effect, mark, expiresAtEpoch) {
-      await db.send(
-        new PutCommand({
+        new GetCommand({
           TableName: tableName,
-          Item: { ...effectCacheKey(pipelineId, effect.runId), effect, mark, expiresAtEpoch },
+          Key: effectCacheKey(pipelineId, runId),
+          ConsistentRead: true,
         }),
       );
+      if (!Item || typeof Item.version !== 'number' || Item.effect === undefined) return null;
+      return {
+        effect: read.effect(Item.effect),
+        state: decodeEffectState(Item.state),
+        version: Item.version,
+      };
+    },
+
+    async keepEffect(pipelineId, kept, readVersion, expiresAtEpoch) {
+      const state = kept.state ? encodeEffectState(kept.state) : null;
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              ...effectCacheKey(pipelineId, kept.effect.runId),
+              effect: kept.effect,
+              ...(state === null ? {} : { state }),
+              version: (readVersion ?? 0) + 1,
+              expiresAtEpoch,
+            },
+            ConditionExpression: readVersion === null ? 'attribute_not_exists(pk)' : 'version = :version',
+            ...(readVersion === null ? {} : { ExpressionAttributeValues: { ':version': readVersion } }),
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
     },
 
     async activationOfRun(pipelineId, activatedAt, runId) {
