@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SETTLE_MS } from '../lambdas/core/rollouts/effect-state.ts';
 import { makeGetEffect } from '../lambdas/core/use-cases/rollouts.ts';
 import { DEFAULT_LIMITS } from '../lambdas/limits.ts';
 import { makeRolloutRepository } from '../lambdas/store/rollouts.ts';
@@ -60,11 +61,11 @@ function countingClient(endpoint: string) {
   client.middlewareStack.add(
     (next) => async (args) => {
       const result = await next(args);
-      const output = result.output as { Items?: unknown[]; Item?: unknown };
+      const output = (result.output ?? {}) as { Items?: unknown[]; Item?: unknown };
       counter.items += output.Items?.length ?? (output.Item ? 1 : 0);
       return result;
     },
-    { step: 'deserialize', name: 'countItems' },
+    { step: 'initialize', name: 'countItems' },
   );
   return { db: DynamoDBDocumentClient.from(client), counter };
 }
@@ -173,7 +174,11 @@ export async function measureRollouts(): Promise<RolloutFigures> {
       duringTimes.push(await record(during.pipeline.id, during.run.proposedConfigurationId, 20));
       withoutTimes.push(await record(without.pipeline.id, without.pipeline.activeConfigurationId, 10));
     }
-    // 1,000 a arm now; the effect's time as more history piles up on top.
+    // 1,000 a arm now; the effect's time as more history piles up on top. After a burst, the
+    // first measurements within SETTLE_MS read the burst's last 2 s again (the marks stay that far
+    // behind): the rows are measured once it settled, as executions arriving at a steady pace are.
+    const settled = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 250));
+    await settled();
     const effect = `/synthesis-runs/${during.run.id}/effect`;
     const effectByHistory: RolloutFigures['effectByHistory'] = [];
     const effectP50Ms = await sequential(() => effect, 30);
@@ -228,6 +233,7 @@ export async function measureRollouts(): Promise<RolloutFigures> {
         await record(during.pipeline.id, during.pipeline.activeConfigurationId, 10);
         await record(during.pipeline.id, during.run.proposedConfigurationId, 20);
       }
+      await settled();
       effectByHistory.push({ history: target, ...(await measureFresh()) });
     }
     const effectFreshP50Ms = first.p50Ms;

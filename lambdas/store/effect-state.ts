@@ -144,3 +144,91 @@ export function decodeEffectState(encoded: unknown): EffectState | null {
     orphans,
   };
 }
+
+/*
+ * The kept state in two items, so that a measurement writes little: a *snapshot* of the whole
+ * state (`EFFECT#<runId>#STATE`, rewritten rarely) and, in the run's effect item, the *delta*
+ * since it: per arm the marks, the oldest key still kept, the executions added and the signals
+ * attached to the snapshot's executions; and the signals' mark and orphans. When the delta grows
+ * past DELTA_FOLD_BYTES, the next write folds it into a new snapshot (one transaction).
+ */
+
+/** Past this, a delta is folded into a new snapshot. */
+export const DELTA_FOLD_BYTES = 24_000;
+
+interface EncodedDeltaArm {
+  w: ArmWindow;
+  m: string;
+  /** The oldest key kept ('' when none). */
+  c: string;
+  e: EncodedExecution[];
+  /** Signals attached to snapshot executions: [executionId, ...encoded signals]. */
+  x: Array<[string, ...EncodedSignals]>;
+}
+
+function deltaArm(arm: KeptArm, snapshot: KeptArm): EncodedDeltaArm {
+  const known = new Map(snapshot.executions.map((execution) => [execution.id, execution]));
+  const added: EncodedExecution[] = [];
+  const attached: EncodedDeltaArm['x'] = [];
+  for (const execution of arm.executions) {
+    const before = known.get(execution.id);
+    if (!before) {
+      added.push(encodeExecution(execution));
+    } else if (execution.signals.length > before.signals.length) {
+      attached.push([execution.id, ...encodeSignals(execution.signals.slice(before.signals.length))]);
+    }
+  }
+  return { w: arm.window, m: arm.mark, c: arm.executions[0]?.key ?? '', e: added, x: attached };
+}
+
+function applyDeltaArm(snapshot: KeptArm, delta: EncodedDeltaArm): KeptArm {
+  const extra = new Map(delta.x.map(([id, ...signals]) => [id, decodeSignals(signals)]));
+  const kept = snapshot.executions
+    .filter((execution) => delta.c !== '' && execution.key >= delta.c)
+    .map((execution) => ({
+      ...execution,
+      signals: [...execution.signals, ...(extra.get(execution.id) ?? [])],
+    }));
+  const executions = [...kept, ...delta.e.map(decodeExecution)].sort((a, b) =>
+    a.key < b.key ? -1 : a.key > b.key ? 1 : 0,
+  );
+  return { window: delta.w, mark: delta.m, executions };
+}
+
+/** True when `state` can be told as a delta of `snapshot` (same build, windows and slots). */
+function deltaFits(state: EffectState, snapshot: EffectState): boolean {
+  return (
+    state.builtAt === snapshot.builtAt &&
+    JSON.stringify([state.slotIds, state.signalsFrom, state.base.window, state.applied.window]) ===
+      JSON.stringify([snapshot.slotIds, snapshot.signalsFrom, snapshot.base.window, snapshot.applied.window])
+  );
+}
+
+/** The delta of `state` from `snapshot`, or null when it does not fit or has grown past the fold. */
+export function encodeEffectDelta(state: EffectState, snapshot: EffectState): string | null {
+  if (!deltaFits(state, snapshot)) return null;
+  const encoded = JSON.stringify({
+    v: STATE_FORMAT,
+    m: state.signalMark,
+    a: [deltaArm(state.base, snapshot.base), deltaArm(state.applied, snapshot.applied)],
+    o: state.orphans.map((orphan) => [orphan.executionId, ...encodeSignals([orphan])]),
+  });
+  return Buffer.byteLength(encoded) <= DELTA_FOLD_BYTES ? encoded : null;
+}
+
+/** The state a snapshot and its delta tell (the snapshot is not changed), or null for another format. */
+export function applyEffectDelta(snapshot: EffectState, encoded: unknown): EffectState | null {
+  if (typeof encoded !== 'string') return null;
+  const parsed = JSON.parse(encoded);
+  if (parsed?.v !== STATE_FORMAT) return null;
+  const orphans: KeptOrphan[] = (parsed.o as Array<[string, ...EncodedSignals]>).flatMap(
+    ([executionId, ...signal]) => decodeSignals(signal).map((kept) => ({ ...kept, executionId })),
+  );
+  return {
+    ...snapshot,
+    signalMark: parsed.m,
+    base: applyDeltaArm(snapshot.base, parsed.a[0]),
+    applied: applyDeltaArm(snapshot.applied, parsed.a[1]),
+    orphans,
+  };
+}

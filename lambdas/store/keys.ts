@@ -33,8 +33,10 @@ export const runKey = (id: string) => ({ id });
  *   serving        pk PIPELINE#<id>              sk SERVING   (what serving needs in one GetItem: the team, the
  *                                                               active configuration and the rollout's candidate;
  *                                                               rewritten in every transaction that moves them)
- *   effect kept    pk PIPELINE#<id>              sk EFFECT#<runId>   (a run's maintained effect: its arms'
- *                                                                    newest executions and marks; TTL expiresAtEpoch)
+ *   effect kept    pk PIPELINE#<id>              sk EFFECT#<runId>   (a run's effect: the last answer, the marks
+ *                                                                    and the delta since its snapshot; TTL)
+ *   effect state   pk PIPELINE#<id>              sk EFFECT#<runId>#STATE  (the snapshot: its arms' newest
+ *                                                                    executions, rewritten when the delta grows)
  *                  (the active one is also copied onto the pipeline item, attribute `rollout`, with
  *                  gsi2 ROLLOUTS#ACTIVE / <startedAt>#<pipelineId> while it is active: the guardrail's list)
  *   signal         pk PIPELINE#<id>#SIGNALS      sk <occurredAt>#<signalId>
@@ -116,6 +118,12 @@ export const EFFECT_PREFIX = 'EFFECT#';
 export const effectCacheKey = (pipelineId: string, runId: string): ItemKey => ({
   pk: pipelinePartition(pipelineId),
   sk: `${EFFECT_PREFIX}${runId}`,
+});
+
+/** The snapshot of a run's maintained effect state (its effect item holds the delta since). */
+export const effectStateKey = (pipelineId: string, runId: string): ItemKey => ({
+  pk: pipelinePartition(pipelineId),
+  sk: `${EFFECT_PREFIX}${runId}#STATE`,
 });
 
 /** The gsi2 partition listing pipelines with an active rollout (only their pipeline items carry it). */

@@ -3,6 +3,8 @@
  * activation or a rollout start), ending a rollout, and the bounded reads of an approval's effect
  * (executions by configuration on gsi2, signals by time). The adapter of RolloutRepository.
  */
+
+import { randomUUID } from 'node:crypto';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -15,7 +17,7 @@ import * as z from 'zod/mini';
 import { ConflictError } from '../core/errors.ts';
 import type { DomainEvent } from '../core/events.ts';
 import type { ApprovalPlan, RolloutRepository } from '../core/ports.ts';
-import type { RecordedExecution, RecordedSignal } from '../core/rollouts/effect-state.ts';
+import type { EffectState, RecordedExecution, RecordedSignal } from '../core/rollouts/effect-state.ts';
 import {
   type Activation,
   activationSchema,
@@ -39,6 +41,26 @@ const citingSignalSchema = /* @__PURE__ */ z.object({
   executionId: /* @__PURE__ */ z.string(),
 });
 
+/**
+ * The effect snapshots this execution environment last read or wrote, by table, pipeline and run
+ * (a warm Lambda's next measurement then reads only the small effect item). A few, newest kept.
+ */
+const snapshots = new Map<string, { snapshot: string; state: EffectState }>();
+const SNAPSHOTS_KEPT = 16;
+
+function remember(key: string, snapshot: { snapshot: string; state: EffectState }) {
+  snapshots.delete(key);
+  snapshots.set(key, snapshot);
+  while (snapshots.size > SNAPSHOTS_KEPT) {
+    const oldest = snapshots.keys().next().value;
+    if (oldest === undefined) break;
+    snapshots.delete(oldest);
+  }
+}
+
+/** A snapshot outlives its effect item's TTL by this much (the effect item names it). */
+const SNAPSHOT_EXTRA_SECONDS = 3_600;
+
 /** Below every recording key (DynamoDB refuses an empty string in a key condition). */
 const RECORDING_FLOOR = '0';
 
@@ -49,7 +71,7 @@ import {
   putNew,
   refusingTooLarge,
 } from './conditions.ts';
-import { decodeEffectState, encodeEffectState } from './effect-state.ts';
+import { applyEffectDelta, decodeEffectState, encodeEffectDelta, encodeEffectState } from './effect-state.ts';
 import { eventPut } from './events.ts';
 import { itemReader } from './items.ts';
 import {
@@ -59,6 +81,8 @@ import {
   citingSignalsPartition,
   configurationExecutionsPartition,
   effectCacheKey,
+  effectStateKey,
+  type ItemKey,
   pipelineKey,
   pipelinePartition,
   ROLLOUT_PREFIX,
@@ -336,41 +360,93 @@ export function makeRolloutRepository(
     },
 
     async keptEffect(pipelineId, runId) {
-      const { Item } = await db.send(
-        new GetCommand({
-          TableName: tableName,
-          Key: effectCacheKey(pipelineId, runId),
-          ConsistentRead: true,
-        }),
-      );
+      const key = `${tableName}#${pipelineId}#${runId}`;
+      const cached = snapshots.get(key);
+      const getItem = (itemKey: ItemKey) =>
+        db.send(new GetCommand({ TableName: tableName, Key: itemKey, ConsistentRead: true }));
+      // The snapshot is read only when this environment does not hold the one the effect item names.
+      const [{ Item }, fetched] = await Promise.all([
+        getItem(effectCacheKey(pipelineId, runId)),
+        cached ? null : getItem(effectStateKey(pipelineId, runId)),
+      ]);
       if (!Item || typeof Item.version !== 'number' || Item.effect === undefined) return null;
-      return {
-        effect: read.effect(Item.effect),
-        state: decodeEffectState(Item.state),
-        version: Item.version,
-      };
+      const kept = { effect: read.effect(Item.effect), version: Item.version };
+      if (typeof Item.snapshot !== 'string') return { ...kept, state: null };
+      let snapshot = cached?.snapshot === Item.snapshot ? cached : null;
+      if (!snapshot) {
+        const stored = fetched ?? (await getItem(effectStateKey(pipelineId, runId)));
+        const state = stored.Item?.snapshot === Item.snapshot ? decodeEffectState(stored.Item?.state) : null;
+        if (!state) return { ...kept, state: null };
+        snapshot = { snapshot: Item.snapshot, state };
+        remember(key, snapshot);
+      }
+      return { ...kept, state: applyEffectDelta(snapshot.state, Item.delta) };
     },
 
     async keepEffect(pipelineId, kept, readVersion, expiresAtEpoch) {
-      const state = kept.state ? encodeEffectState(kept.state) : null;
+      const key = `${tableName}#${pipelineId}#${kept.effect.runId}`;
+      const head = {
+        ...effectCacheKey(pipelineId, kept.effect.runId),
+        effect: kept.effect,
+        version: (readVersion ?? 0) + 1,
+        expiresAtEpoch,
+      };
+      const condition =
+        readVersion === null
+          ? { ConditionExpression: 'attribute_not_exists(pk)' }
+          : {
+              ConditionExpression: 'version = :version',
+              ExpressionAttributeValues: { ':version': readVersion },
+            };
+      const cached = snapshots.get(key);
+      const delta = kept.state && cached ? encodeEffectDelta(kept.state, cached.state) : null;
+      const whole = kept.state && delta === null ? encodeEffectState(kept.state) : null;
       try {
-        await db.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: {
-              ...effectCacheKey(pipelineId, kept.effect.runId),
-              effect: kept.effect,
-              ...(state === null ? {} : { state }),
-              version: (readVersion ?? 0) + 1,
-              expiresAtEpoch,
-            },
-            ConditionExpression: readVersion === null ? 'attribute_not_exists(pk)' : 'version = :version',
-            ...(readVersion === null ? {} : { ExpressionAttributeValues: { ':version': readVersion } }),
-          }),
-        );
+        if (delta !== null && cached) {
+          // Most measurements: only the small effect item, with the delta since the snapshot.
+          await db.send(
+            new PutCommand({
+              TableName: tableName,
+              Item: { ...head, snapshot: cached.snapshot, delta },
+              ...condition,
+            }),
+          );
+        } else if (kept.state && whole !== null) {
+          // A new snapshot of the whole state, and the effect item naming it, at once.
+          const snapshot = randomUUID();
+          await db.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Put: {
+                    TableName: tableName,
+                    Item: { ...head, snapshot, delta: encodeEffectDelta(kept.state, kept.state) },
+                    ...condition,
+                  },
+                },
+                {
+                  Put: {
+                    TableName: tableName,
+                    Item: {
+                      ...effectStateKey(pipelineId, kept.effect.runId),
+                      snapshot,
+                      state: whole,
+                      expiresAtEpoch: expiresAtEpoch + SNAPSHOT_EXTRA_SECONDS,
+                    },
+                  },
+                },
+              ],
+            }),
+          );
+          remember(key, { snapshot, state: kept.state });
+        } else {
+          // No state, or one too large for an item: the answer alone (the next measurement starts afresh).
+          await db.send(new PutCommand({ TableName: tableName, Item: head, ...condition }));
+        }
         return true;
       } catch (error) {
-        if (isConditionFailure(error)) return false;
+        if (isConditionFailure(error) || failedTransactionItems(error).length > 0) return false;
+        if (contendedTransactionItems(error).length > 0) return false;
         throw error;
       }
     },

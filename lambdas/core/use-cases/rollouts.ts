@@ -265,6 +265,9 @@ function rolloutPlan(rollout: Rollout, slotIds: string[]): EffectPlan {
 const NO_WINDOW: RetentionSince = { signals: '', executions: '' };
 const later = (a: string, b: string) => (a > b ? a : b);
 
+/** Past this many items read again without anything new, the marks are written forward anyway. */
+const READ_AGAIN_WRITE = 20;
+
 /** How long a kept effect lives without being measured again (seconds, TTL). */
 export const EFFECT_CACHE_SECONDS = 3_600;
 
@@ -313,7 +316,9 @@ async function measureMaintained(
   };
   // Nothing it counts changed: the kept measurement is answered (its measuredAt says when it was made).
   const effect = kept && sameFigures(kept.effect, measured) ? kept.effect : measured;
-  if (!fits || merged.changed || effect !== kept?.effect) {
+  // Also when much was read again (recorded within SETTLE_MS of the last write): the marks move on.
+  const readAgain = (base?.length ?? 0) + (applied?.length ?? 0) + signals.length;
+  if (!fits || merged.changed || effect !== kept?.effect || readAgain > READ_AGAIN_WRITE) {
     const expiresAtEpoch = Math.ceil(now.getTime() / 1000) + EFFECT_CACHE_SECONDS;
     await rollouts.keepEffect(
       pipelineId,

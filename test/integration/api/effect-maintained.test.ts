@@ -13,7 +13,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeJudgeRollouts } from '../../../lambdas/core/use-cases/rollouts.ts';
-import { effectCacheKey } from '../../../lambdas/store/keys.ts';
+import { effectCacheKey, effectStateKey } from '../../../lambdas/store/keys.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRolloutRepository } from '../../../lambdas/store/rollouts.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
@@ -254,9 +254,10 @@ describe('the effect measured afresh from its maintained state', () => {
     expect(fresh.arms.base).toMatchObject({ executions: 1_000, failed: 10 });
     expect(figures(fresh)).toEqual(figures(await fromScratch(pipelineId, runId)));
     const { Item } = await db.send(
-      new GetCommand({ TableName: names.Data, Key: effectCacheKey(pipelineId, runId) }),
+      new GetCommand({ TableName: names.Data, Key: effectStateKey(pipelineId, runId) }),
     );
-    // The kept item stays far below DynamoDB's 400 KB.
+    // The kept snapshot of 2 × 1,000 executions stays far below DynamoDB's 400 KB.
+    expect(String(Item?.state).length).toBeGreaterThan(50_000);
     expect(String(Item?.state).length).toBeLessThan(200_000);
   });
 

@@ -12,7 +12,12 @@ import {
   type RecordedSignal,
   SETTLE_MS,
 } from '../../../../lambdas/core/rollouts/effect-state.ts';
-import { decodeEffectState, encodeEffectState } from '../../../../lambdas/store/effect-state.ts';
+import {
+  applyEffectDelta,
+  decodeEffectState,
+  encodeEffectDelta,
+  encodeEffectState,
+} from '../../../../lambdas/store/effect-state.ts';
 
 const T0 = Date.parse('2026-11-25T00:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();
@@ -137,5 +142,40 @@ describe('the maintained effect state', () => {
       })),
     };
     expect(encodeEffectState(huge)).toBeNull();
+  });
+
+  it('is told as a small delta of its snapshot until the delta grows past the fold', () => {
+    const snapshot = mergeRecorded(
+      start(),
+      {
+        base: Array.from({ length: 1_000 }, (_, i) => execution(i + 1)),
+        applied: [execution(5)],
+        signals: [],
+      },
+      new Date(T0 + 5_000),
+    ).state;
+    const decoded = decodeEffectState(encodeEffectState(snapshot));
+    if (!decoded) throw new Error('the snapshot reads back');
+    const next = mergeRecorded(
+      decoded,
+      {
+        base: [execution(3_000, true)],
+        applied: [execution(3_001)],
+        signals: [signal(3_002, 'e7', 'warning')],
+      },
+      new Date(T0 + 6_000),
+    ).state;
+    const delta = encodeEffectDelta(next, snapshot);
+
+    expect(delta?.length).toBeLessThan(2_000);
+    expect(applyEffectDelta(snapshot, delta)).toEqual(next);
+    // The snapshot itself is left as it was.
+    expect(snapshot.base.executions[0]?.id).toBe('e1');
+    const grown = mergeRecorded(
+      next,
+      { base: Array.from({ length: 600 }, (_, i) => execution(4_000 + i)), applied: [], signals: [] },
+      new Date(T0 + 9_000),
+    ).state;
+    expect(encodeEffectDelta(grown, snapshot)).toBeNull();
   });
 });
