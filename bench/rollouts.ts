@@ -205,7 +205,7 @@ export async function measureRollouts(): Promise<RolloutFigures> {
     const measureFresh = async () => {
       const fresh: number[] = [];
       let counted = 0;
-      for (let i = 0; i < 10; i++) {
+      for (let i = 0; i < 20; i++) {
         await api('POST', `/pipelines/${during.pipeline.id}/executions`, {
           executions: [
             { configurationId: during.pipeline.activeConfigurationId, status: 'succeeded', durationMs: 5 },
