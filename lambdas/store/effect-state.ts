@@ -7,13 +7,14 @@
  * kept (the effect is then measured from scratch each time; see README).
  */
 
-import type {
-  ArmWindow,
-  EffectState,
-  KeptArm,
-  KeptExecution,
-  KeptOrphan,
-  KeptSignal,
+import {
+  type ArmWindow,
+  type EffectState,
+  type KeptArm,
+  type KeptExecution,
+  type KeptOrphan,
+  type KeptSignal,
+  mergeByKey,
 } from '../core/rollouts/effect-state.ts';
 import type { Severity } from '../core/schemas.ts';
 
@@ -189,9 +190,7 @@ function applyDeltaArm(snapshot: KeptArm, delta: EncodedDeltaArm): KeptArm {
       ...execution,
       signals: [...execution.signals, ...(extra.get(execution.id) ?? [])],
     }));
-  const executions = [...kept, ...delta.e.map(decodeExecution)].sort((a, b) =>
-    a.key < b.key ? -1 : a.key > b.key ? 1 : 0,
-  );
+  const executions = mergeByKey(kept, delta.e.map(decodeExecution));
   return { window: delta.w, mark: delta.m, executions };
 }
 

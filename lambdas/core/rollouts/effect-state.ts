@@ -96,6 +96,24 @@ export const ORPHAN_LIMIT = 2_000;
 /** The key every recording key of time `at` sorts after (`<iso>#…` > `<iso>`). */
 export const keyBefore = (at: string) => at;
 
+const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+/** `sorted` (by key) with `more` merged in, in key order: linear (new keys are mostly the newest). */
+export function mergeByKey<T extends { key: string }>(sorted: T[], more: T[]): T[] {
+  if (more.length === 0) return sorted;
+  const added = [...more].sort(byKey);
+  const last = sorted.at(-1);
+  if (!last || (added[0] as T).key > last.key) return [...sorted, ...added];
+  const merged: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < sorted.length || j < added.length) {
+    const next = j >= added.length || (i < sorted.length && (sorted[i] as T).key <= (added[j] as T).key);
+    merged.push(next ? (sorted[i++] as T) : (added[j++] as T));
+  }
+  return merged;
+}
+
 function keptExecution(recorded: RecordedExecution, slotIds: string[]): KeptExecution {
   const { execution } = recorded;
   const slots: KeptExecution['slots'] = [];
@@ -202,7 +220,7 @@ export function mergeRecorded(
         const byId = new Map(added.map((execution) => [execution.id, execution]));
         for (const { executionId, ...signal } of waiting) byId.get(executionId)?.signals.push(signal);
       }
-      executions = [...arm.executions, ...added].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      executions = mergeByKey(arm.executions, added);
       if (executions.length > EFFECT_ARM_LIMIT) executions = executions.slice(-EFFECT_ARM_LIMIT);
     }
     return { ...arm, executions, mark: nextMark(arm.mark, now) };
