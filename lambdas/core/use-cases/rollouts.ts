@@ -24,10 +24,12 @@ import {
 import {
   type ArmWindow,
   armClosed,
+  type EffectState,
   emptyState,
   figuresOfState,
   type KeptArm,
   mergeRecorded,
+  type RecordedExecution,
   type RetentionSince,
   stateFits,
 } from '../rollouts/effect-state.ts';
@@ -286,22 +288,15 @@ async function measureMaintained(
   kept: KeptEffect | null,
   now: Date,
   since: RetentionSince,
+  early: EarlyReads | null = null,
 ): Promise<Effect> {
   const fits = kept?.state && stateFits(kept.state, plan, now) ? kept.state : null;
   const state = fits ?? emptyState({ ...plan, now });
-  const readArm = (arm: KeptArm) =>
-    armClosed(arm)
-      ? Promise.resolve(null)
-      : rollouts.executionsRecorded(
-          pipelineId,
-          { ...arm.window, after: later(arm.mark, since.executions) },
-          EFFECT_ARM_LIMIT,
-        );
-  const [base, applied, signals] = await Promise.all([
-    readArm(state.base),
-    readArm(state.applied),
-    rollouts.citingSignalsRecorded(pipelineId, later(state.signalMark, since.signals), EFFECT_SIGNAL_LIMIT),
-  ]);
+  // Read beside the kept item from the marks this environment kept last: exact when the kept
+  // item is still that version (no other reader wrote since); else read again from its marks.
+  const reads =
+    (fits && early && earlyCovers(early, fits)) || (await readSinceMarks(rollouts, pipelineId, state, since));
+  const { base, applied, signals } = reads;
   const merged = mergeRecorded(state, { base, applied, signals }, now);
   const figures = figuresOfState(merged.state, since, plan.minExecutions);
   const measured: Effect = {
@@ -320,14 +315,96 @@ async function measureMaintained(
   const readAgain = (base?.length ?? 0) + (applied?.length ?? 0) + signals.length;
   if (!fits || merged.changed || effect !== kept?.effect || readAgain > READ_AGAIN_WRITE) {
     const expiresAtEpoch = Math.ceil(now.getTime() / 1000) + EFFECT_CACHE_SECONDS;
-    await rollouts.keepEffect(
+    const written = await rollouts.keepEffect(
       pipelineId,
       { effect, state: merged.state },
       kept?.version ?? null,
       expiresAtEpoch,
     );
+    if (written) rememberState(pipelineId, plan.runId, { state: merged.state });
+  } else if (fits) {
+    rememberState(pipelineId, plan.runId, { state: fits });
   }
   return effect;
+}
+
+type Reads = Parameters<typeof mergeRecorded>[1];
+
+/** What was recorded after a state's marks: per arm (none for a closed one) and the citing signals. */
+async function readSinceMarks(
+  rollouts: RolloutRepository,
+  pipelineId: string,
+  state: EffectState,
+  since: RetentionSince,
+): Promise<Reads> {
+  const readArm = (arm: KeptArm) =>
+    armClosed(arm)
+      ? Promise.resolve(null)
+      : rollouts.executionsRecorded(
+          pipelineId,
+          { ...arm.window, after: later(arm.mark, since.executions) },
+          EFFECT_ARM_LIMIT,
+        );
+  const [base, applied, signals] = await Promise.all([
+    readArm(state.base),
+    readArm(state.applied),
+    rollouts.citingSignalsRecorded(pipelineId, later(state.signalMark, since.signals), EFFECT_SIGNAL_LIMIT),
+  ]);
+  return { base, applied, signals };
+}
+
+/** Reads made before the kept item arrived, from the marks of the state this environment kept. */
+interface EarlyReads {
+  state: EffectState;
+  reads: Reads;
+}
+
+/**
+ * The early reads when they cover everything after the kept state's marks (same windows, marks no
+ * later: what they read twice is recognized by id), else null.
+ */
+function earlyCovers(early: EarlyReads, kept: EffectState): Reads | null {
+  const arm = (from: KeptArm, to: KeptArm, read: RecordedExecution[] | null) => {
+    if (armClosed(to)) return { ok: true, read: null };
+    const same = JSON.stringify(from.window) === JSON.stringify(to.window);
+    return { ok: same && read !== null && from.mark <= to.mark, read };
+  };
+  const base = arm(early.state.base, kept.base, early.reads.base);
+  const applied = arm(early.state.applied, kept.applied, early.reads.applied);
+  if (!base.ok || !applied.ok || early.state.signalMark > kept.signalMark) return null;
+  return { base: base.read, applied: applied.read, signals: early.reads.signals };
+}
+
+/**
+ * The state this execution environment last kept or found kept, per run (a few, newest kept): the
+ * next measurement reads what was recorded after its marks at once, beside the kept item.
+ */
+const recentStates = new Map<string, { state: EffectState }>();
+const RECENT_STATES_KEPT = 16;
+
+function rememberState(pipelineId: string, runId: string, entry: { state: EffectState }) {
+  const key = `${pipelineId}#${runId}`;
+  recentStates.delete(key);
+  recentStates.set(key, entry);
+  while (recentStates.size > RECENT_STATES_KEPT) {
+    const oldest = recentStates.keys().next().value;
+    if (oldest === undefined) break;
+    recentStates.delete(oldest);
+  }
+}
+
+/** Early reads from the remembered state of a run, or null when this environment holds none. */
+function readEarly(
+  rollouts: RolloutRepository,
+  pipelineId: string,
+  runId: string,
+): Promise<EarlyReads> | null {
+  const recent = recentStates.get(`${pipelineId}#${runId}`);
+  if (!recent) return null;
+  return readSinceMarks(rollouts, pipelineId, recent.state, NO_WINDOW).then((reads) => ({
+    state: recent.state,
+    reads,
+  }));
 }
 
 function sameFigures(a: Effect, b: Effect): boolean {
@@ -354,7 +431,7 @@ export function makeGetEffect({
     }
     const approvedAt = run.approvedAt;
     const now = clock.now();
-    const [since, kept, rollout] = await Promise.all([
+    const [since, kept, rollout, early] = await Promise.all([
       settings
         ? settings.get(run.teamId).then((team) => {
             const window = retentionWindow(team, now);
@@ -365,6 +442,7 @@ export function makeGetEffect({
       run.rolloutId
         ? rollouts.get({ pipelineId: run.pipelineId, startedAt: approvedAt, id: run.rolloutId })
         : null,
+      readEarly(rollouts, run.pipelineId, run.id),
     ]);
     const slotIds = touchedSlots(run);
     let plan: EffectPlan;
@@ -374,7 +452,7 @@ export function makeGetEffect({
     } else {
       plan = await beforeAfterPlan(rollouts, { ...run, approvedAt }, slotIds, kept);
     }
-    return measureMaintained(rollouts, run.pipelineId, plan, kept, now, since);
+    return measureMaintained(rollouts, run.pipelineId, plan, kept, now, since, early);
   };
 }
 
