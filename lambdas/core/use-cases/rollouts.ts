@@ -336,6 +336,7 @@ async function readSinceMarks(
   pipelineId: string,
   state: EffectState,
   since: RetentionSince,
+  limits = { executions: EFFECT_ARM_LIMIT, signals: EFFECT_SIGNAL_LIMIT },
 ): Promise<Reads> {
   const readArm = (arm: KeptArm) =>
     armClosed(arm)
@@ -343,12 +344,12 @@ async function readSinceMarks(
       : rollouts.executionsRecorded(
           pipelineId,
           { ...arm.window, after: later(arm.mark, since.executions) },
-          EFFECT_ARM_LIMIT,
+          limits.executions,
         );
   const [base, applied, signals] = await Promise.all([
     readArm(state.base),
     readArm(state.applied),
-    rollouts.citingSignalsRecorded(pipelineId, later(state.signalMark, since.signals), EFFECT_SIGNAL_LIMIT),
+    rollouts.citingSignalsRecorded(pipelineId, later(state.signalMark, since.signals), limits.signals),
   ]);
   return { base, applied, signals };
 }
@@ -367,11 +368,14 @@ function earlyCovers(early: EarlyReads, kept: EffectState): Reads | null {
   const arm = (from: KeptArm, to: KeptArm, read: RecordedExecution[] | null) => {
     if (armClosed(to)) return { ok: true, read: null };
     const same = JSON.stringify(from.window) === JSON.stringify(to.window);
-    return { ok: same && read !== null && from.mark <= to.mark, read };
+    // A full page may have left older ones unread.
+    return { ok: same && read !== null && read.length < EARLY_READ_LIMIT && from.mark <= to.mark, read };
   };
   const base = arm(early.state.base, kept.base, early.reads.base);
   const applied = arm(early.state.applied, kept.applied, early.reads.applied);
-  if (!base.ok || !applied.ok || early.state.signalMark > kept.signalMark) return null;
+  const signalsOk =
+    early.reads.signals.length < EARLY_READ_LIMIT && early.state.signalMark <= kept.signalMark;
+  if (!base.ok || !applied.ok || !signalsOk) return null;
   return { base: base.read, applied: applied.read, signals: early.reads.signals };
 }
 
@@ -380,6 +384,11 @@ function earlyCovers(early: EarlyReads, kept: EffectState): Reads | null {
  * next measurement reads what was recorded after its marks at once, beside the kept item.
  */
 const recentStates = new Map<string, { state: EffectState }>();
+/**
+ * Early reads stop at this many items an arm (and signals): a remembered state left far behind by
+ * other environments' writes costs at most this, then the reads are made from the kept marks.
+ */
+const EARLY_READ_LIMIT = 100;
 const RECENT_STATES_KEPT = 16;
 
 function rememberState(pipelineId: string, runId: string, entry: { state: EffectState }) {
@@ -401,7 +410,8 @@ function readEarly(
 ): Promise<EarlyReads> | null {
   const recent = recentStates.get(`${pipelineId}#${runId}`);
   if (!recent) return null;
-  return readSinceMarks(rollouts, pipelineId, recent.state, NO_WINDOW).then((reads) => ({
+  const limits = { executions: EARLY_READ_LIMIT, signals: EARLY_READ_LIMIT };
+  return readSinceMarks(rollouts, pipelineId, recent.state, NO_WINDOW, limits).then((reads) => ({
     state: recent.state,
     reads,
   }));
