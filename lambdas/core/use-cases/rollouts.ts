@@ -298,19 +298,11 @@ async function measureMaintained(
     (fits && early && earlyCovers(early, fits)) || (await readSinceMarks(rollouts, pipelineId, state, since));
   const { base, applied, signals } = reads;
   const merged = mergeRecorded(state, { base, applied, signals }, now);
-  const figures = figuresOfState(merged.state, since, plan.minExecutions);
-  const measured: Effect = {
-    runId: plan.runId,
-    mode: plan.mode,
-    rolloutId: plan.rolloutId,
-    baseConfigurationId: plan.baseConfigurationId,
-    appliedConfigurationId: plan.appliedConfigurationId,
-    ...figures,
-    minExecutions: plan.minExecutions,
-    measuredAt: now.toISOString(),
-  };
   // Nothing it counts changed: the kept measurement is answered (its measuredAt says when it was made).
-  const effect = kept && sameFigures(kept.effect, measured) ? kept.effect : measured;
+  const effect =
+    kept && fits && !merged.changed && allWithin(merged.state, since)
+      ? kept.effect
+      : answer(kept, plan, figuresOfState(merged.state, since, plan.minExecutions), now);
   // Also when much was read again (recorded within SETTLE_MS of the last write): the marks move on.
   const readAgain = (base?.length ?? 0) + (applied?.length ?? 0) + signals.length;
   if (!fits || merged.changed || effect !== kept?.effect || readAgain > READ_AGAIN_WRITE) {
@@ -415,6 +407,35 @@ function readEarly(
     state: recent.state,
     reads,
   }));
+}
+
+/** The effect answered for these figures: the kept one when they are the same. */
+function answer(
+  kept: KeptEffect | null,
+  plan: EffectPlan,
+  figures: ReturnType<typeof figuresOfState>,
+  now: Date,
+): Effect {
+  const measured: Effect = {
+    runId: plan.runId,
+    mode: plan.mode,
+    rolloutId: plan.rolloutId,
+    baseConfigurationId: plan.baseConfigurationId,
+    appliedConfigurationId: plan.appliedConfigurationId,
+    ...figures,
+    minExecutions: plan.minExecutions,
+    measuredAt: now.toISOString(),
+  };
+  return kept && sameFigures(kept.effect, measured) ? kept.effect : measured;
+}
+
+/** True when every execution and signal a state holds is inside the retention windows. */
+function allWithin(state: EffectState, since: RetentionSince): boolean {
+  for (const execution of [...state.base.executions, ...state.applied.executions]) {
+    if (execution.startedAt < since.executions) return false;
+    for (const signal of execution.signals) if (signal.occurredAt < since.signals) return false;
+  }
+  return true;
 }
 
 function sameFigures(a: Effect, b: Effect): boolean {
