@@ -291,9 +291,10 @@ export async function measureRollouts(): Promise<RolloutFigures> {
 
 /**
  * What one fresh measurement may read, whatever the history: the run, the team's settings, the
- * kept item and the rollout (GetItems), and what was recorded since the marks (a few items).
+ * kept item and the rollout (GetItems), and what was recorded since the kept marks (at most about
+ * 50 before a measurement writes them forward, plus what arrived since the previous measurement).
  */
-const FRESH_ITEMS_BOUND = 50;
+const FRESH_ITEMS_BOUND = 100;
 /** Plus, when the environment's remembered state is far behind, its early reads (≤ 100 an arm and 100 signals). */
 const BEHIND_ITEMS_BOUND = FRESH_ITEMS_BOUND + 300;
 

@@ -267,8 +267,12 @@ function rolloutPlan(rollout: Rollout, slotIds: string[]): EffectPlan {
 const NO_WINDOW: RetentionSince = { signals: '', executions: '' };
 const later = (a: string, b: string) => (a > b ? a : b);
 
-/** Past this many items read again without anything new, the marks are written forward anyway. */
-const READ_AGAIN_WRITE = 20;
+/**
+ * A measurement keeps its merged state when it read more than this many items after the kept
+ * marks: below, the next one reads them again (cheaper than a write on every measurement), so a
+ * measurement reads at most about this many besides what was recorded since the previous one.
+ */
+const WRITE_AFTER_READS = 50;
 
 /** How long a kept effect lives without being measured again (seconds, TTL). */
 export const EFFECT_CACHE_SECONDS = 3_600;
@@ -292,8 +296,8 @@ async function measureMaintained(
 ): Promise<Effect> {
   const fits = kept?.state && stateFits(kept.state, plan, now) ? kept.state : null;
   const state = fits ?? emptyState({ ...plan, now });
-  // Read beside the kept item from the marks this environment kept last: exact when the kept
-  // item is still that version (no other reader wrote since); else read again from its marks.
+  // Read beside the kept item from the marks this environment kept last: used when they cover
+  // the kept item's marks (see earlyCovers); else read again from the kept marks.
   const reads =
     (fits && early && earlyCovers(early, fits)) || (await readSinceMarks(rollouts, pipelineId, state, since));
   const { base, applied, signals } = reads;
@@ -303,9 +307,10 @@ async function measureMaintained(
     kept && fits && !merged.changed && allWithin(merged.state, since)
       ? kept.effect
       : answer(kept, plan, figuresOfState(merged.state, since, plan.minExecutions), now);
-  // Also when much was read again (recorded within SETTLE_MS of the last write): the marks move on.
-  const readAgain = (base?.length ?? 0) + (applied?.length ?? 0) + signals.length;
-  if (!fits || merged.changed || effect !== kept?.effect || readAgain > READ_AGAIN_WRITE) {
+  // Written when built, or once more than WRITE_AFTER_READS items were read after the kept marks:
+  // until then the next measurement reads them again (a few items) rather than this one writing.
+  const read = (base?.length ?? 0) + (applied?.length ?? 0) + signals.length;
+  if (!fits || read > WRITE_AFTER_READS) {
     const expiresAtEpoch = Math.ceil(now.getTime() / 1000) + EFFECT_CACHE_SECONDS;
     const written = await rollouts.keepEffect(
       pipelineId,
