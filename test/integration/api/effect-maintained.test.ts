@@ -52,6 +52,7 @@ beforeAll(async () => {
     'get-synthesis-run',
     'approve-synthesis-run',
     'get-pipeline-rollout',
+    'rollback-pipeline-rollout',
     'get-synthesis-run-effect',
   ]);
   worker = (await import('../../../lambdas/handlers/process-synthesis-jobs.ts')).handler as SqsLambda;
@@ -284,6 +285,29 @@ describe('the effect measured afresh from its maintained state', () => {
     expect(last.arms.base).toMatchObject({ executions: 36, failed: 6 });
     expect(last.arms.applied).toMatchObject({ executions: 45, failed: 12 });
     expect(figures(last)).toEqual(figures(await fromScratch(pipelineId, runId)));
+  });
+
+  it('stops counting at the end of a rollout: what is recorded after it is not counted', async () => {
+    const { pipelineId, runId, base, candidate } = await rolloutOfRun();
+    await recordExecutions(pipelineId, [
+      ...many(10, { configurationId: base }),
+      ...many(10, { configurationId: candidate }),
+    ]);
+    expect((await effect(runId)).arms.base.executions).toBe(10);
+    const ended = await call('rollback-pipeline-rollout', {
+      method: 'POST',
+      resource: '/pipelines/{pipelineId}/rollout/rollback',
+      pathParameters: { pipelineId },
+      body: null,
+      headers: { 'x-requested-with': 'test' },
+    });
+    expect(ended.status).toBe(200);
+    await recordExecutions(pipelineId, many(7, { configurationId: base, failed: true }));
+
+    const after = await effect(runId);
+
+    expect(after.arms.base).toMatchObject({ executions: 10, failed: 0 });
+    expect(figures(after)).toEqual(figures(await fromScratch(pipelineId, runId)));
   });
 
   it('lets the guardrail judge on the same maintained measure', async () => {
