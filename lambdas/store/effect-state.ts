@@ -203,16 +203,18 @@ function deltaFits(state: EffectState, snapshot: EffectState): boolean {
   );
 }
 
-/** The delta of `state` from `snapshot`, or null when it does not fit or has grown past the fold. */
+/** The delta of `state` from `snapshot`, or null when it does not fit or its arms grew past the fold. */
 export function encodeEffectDelta(state: EffectState, snapshot: EffectState): string | null {
   if (!deltaFits(state, snapshot)) return null;
-  const encoded = JSON.stringify({
+  const arms = [deltaArm(state.base, snapshot.base), deltaArm(state.applied, snapshot.applied)];
+  // The orphans (at most ORPHAN_LIMIT) always travel in the delta: they do not grow it past the fold.
+  if (Buffer.byteLength(JSON.stringify(arms)) > DELTA_FOLD_BYTES) return null;
+  return JSON.stringify({
     v: STATE_FORMAT,
     m: state.signalMark,
-    a: [deltaArm(state.base, snapshot.base), deltaArm(state.applied, snapshot.applied)],
+    a: arms,
     o: state.orphans.map((orphan) => [orphan.executionId, ...encodeSignals([orphan])]),
   });
-  return Buffer.byteLength(encoded) <= DELTA_FOLD_BYTES ? encoded : null;
 }
 
 /** The state a snapshot and its delta tell (the snapshot is not changed), or null for another format. */

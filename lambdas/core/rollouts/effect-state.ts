@@ -90,8 +90,8 @@ export interface RecordedSignal {
 export const SETTLE_MS = 2_000;
 /** A maintained state older than this is rebuilt from scratch: the backstop for a write later than SETTLE_MS. */
 export const REBUILD_AFTER_MS = 3_600_000;
-/** At most this many orphan signals are kept. */
-export const ORPHAN_LIMIT = 2_000;
+/** At most this many orphan signals are kept (the newest; ≤ ~85 KB with 64-character ids). */
+export const ORPHAN_LIMIT = 500;
 
 /** The key every recording key of time `at` sorts after (`<iso>#…` > `<iso>`). */
 export const keyBefore = (at: string) => at;

@@ -177,5 +177,17 @@ describe('the maintained effect state', () => {
       new Date(T0 + 9_000),
     ).state;
     expect(encodeEffectDelta(grown, snapshot)).toBeNull();
+    // Many orphans (signals citing executions no arm holds) never force a fold on every write.
+    const orphaned = mergeRecorded(
+      next,
+      {
+        base: [],
+        applied: [],
+        signals: Array.from({ length: 800 }, (_, i) => signal(7_000 + i, `elsewhere-${i}`)),
+      },
+      new Date(T0 + 10_000),
+    ).state;
+    expect(orphaned.orphans).toHaveLength(500);
+    expect(applyEffectDelta(snapshot, encodeEffectDelta(orphaned, snapshot))).toEqual(orphaned);
   });
 });
