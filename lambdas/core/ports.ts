@@ -6,6 +6,7 @@
 import type { SpentUsage } from './errors.ts';
 import type { EvaluationCaseRef, ExecutionStub } from './evaluation.ts';
 import type { DomainEvent } from './events.ts';
+import type { ArmWindow, EffectState, RecordedExecution, RecordedSignal } from './rollouts/effect-state.ts';
 import type {
   Activation,
   Change,
@@ -144,6 +145,13 @@ export interface RolloutEnd {
   events?: DomainEvent[];
 }
 
+/** A run's kept effect: the measurement answered, its maintained state, and a version for conditional writes. */
+export interface KeptEffect {
+  effect: Effect;
+  state: EffectState | null;
+  version: number;
+}
+
 /** Rollouts, and the bounded reads the effect of an approval needs. */
 export interface RolloutRepository {
   /** The next configuration version of the pipeline (its atomic counter). */
@@ -158,24 +166,31 @@ export interface RolloutRepository {
   end(rollout: Rollout, end: RolloutEnd): Promise<Rollout>;
   /** Active rollouts of every pipeline, oldest first, at most `limit`. */
   listActive(limit: number): Promise<Rollout[]>;
-  /** Executions that ran a configuration, newest first, started in [from, before), at most `limit`. */
-  executionsOfConfiguration(
-    pipelineId: string,
-    configurationId: string,
-    window: { from?: string | undefined; before?: string | undefined },
-    limit: number,
-  ): Promise<Execution[]>;
-  /** Signals that occurred in [from, to], newest first, at most `limit`. */
-  signalsBetween(pipelineId: string, from: string, to: string, limit: number): Promise<Signal[]>;
   /**
-   * What the effect's data looks like now, cheaply (the newest execution of each configuration and
-   * the newest signal: one-item Queries): equal marks mean no execution or signal was recorded since.
+   * Executions that ran a configuration recorded after `after` (a recording key or time, exclusive)
+   * and before `recordedBefore`, started within the window's start bounds, newest recorded first,
+   * at most `limit`.
    */
-  effectMark(pipelineId: string, configurationIds: string[]): Promise<string>;
-  /** A run's last measured effect with the mark it was measured at, or null. */
-  cachedEffect(pipelineId: string, runId: string): Promise<{ effect: Effect; mark: string } | null>;
-  /** Keeps a run's measured effect for reuse while its mark holds (an item with a TTL). */
-  cacheEffect(pipelineId: string, effect: Effect, mark: string, expiresAtEpoch: number): Promise<void>;
+  executionsRecorded(
+    pipelineId: string,
+    window: ArmWindow & { after: string },
+    limit: number,
+  ): Promise<RecordedExecution[]>;
+  /** Signals citing an execution recorded after `after` (exclusive), newest recorded first, at most `limit`. */
+  citingSignalsRecorded(pipelineId: string, after: string, limit: number): Promise<RecordedSignal[]>;
+  /** A run's kept effect: the last measurement and the maintained state it came from (null: none, or unreadable). */
+  keptEffect(pipelineId: string, runId: string): Promise<KeptEffect | null>;
+  /**
+   * Keeps a run's effect and state, conditioned on the version read (null: none was): false when
+   * another measurement kept one meanwhile (nothing written). A state too large for one item is
+   * not kept (the next measurement starts from scratch).
+   */
+  keepEffect(
+    pipelineId: string,
+    kept: Omit<KeptEffect, 'version'>,
+    readVersion: number | null,
+    expiresAtEpoch: number,
+  ): Promise<boolean>;
   /** The activation recorded at `activatedAt` for a run's approval, or null. */
   activationOfRun(pipelineId: string, activatedAt: string, runId: string): Promise<Activation | null>;
 }

@@ -22,6 +22,7 @@ const sweep = makeSweepStuckRuns({
 });
 
 const judgeRollouts = makeJudgeRollouts({
+  runs: runRepositoryFromEnv(),
   pipelines: pipelineRepositoryFromEnv(),
   rollouts: rolloutRepositoryFromEnv(),
   clock: systemClock,

@@ -33,13 +33,17 @@ export const runKey = (id: string) => ({ id });
  *   serving        pk PIPELINE#<id>              sk SERVING   (what serving needs in one GetItem: the team, the
  *                                                               active configuration and the rollout's candidate;
  *                                                               rewritten in every transaction that moves them)
- *   effect cache   pk PIPELINE#<id>              sk EFFECT#<runId>   (a run's measured effect, reused
- *                                                                    for seconds; TTL expiresAtEpoch)
+ *   effect kept    pk PIPELINE#<id>              sk EFFECT#<runId>   (a run's effect: the last answer, the marks
+ *                                                                    and the delta since its snapshot; TTL)
+ *   effect state   pk PIPELINE#<id>              sk EFFECT#<runId>#STATE  (the snapshot: its arms' newest
+ *                                                                    executions, rewritten when the delta grows)
  *                  (the active one is also copied onto the pipeline item, attribute `rollout`, with
  *                  gsi2 ROLLOUTS#ACTIVE / <startedAt>#<pipelineId> while it is active: the guardrail's list)
  *   signal         pk PIPELINE#<id>#SIGNALS      sk <occurredAt>#<signalId>
+ *                  gsi2 PIPELINE#<id>#SIGNALS#CITING / <recordedAt>#<signalId>   (only when it cites an execution)
  *   execution      pk PIPELINE#<id>#EXECUTIONS   sk <startedAt>#<executionId>
- *                  gsi2 PIPELINE#<id>#CONFIGURATION#<configurationId>#EXECUTIONS / <startedAt>#<executionId>
+ *                  gsi2 PIPELINE#<id>#CONFIGURATION#<configurationId>#EXECUTIONS / <recordedAt>#<executionId>
+ *                  (recordedAt: the server's time when the batch was written; the effect reads by it)
  *   signal id      pk PIPELINE#<id>#SIGNALIDS    sk <signalId>     (→ recordTime: an id is unique in its
  *   execution id   pk PIPELINE#<id>#EXECUTIONIDS sk <executionId>  pipeline; internal; one partition per
  *                                                                  pipeline, so a Query finds them all)
@@ -116,6 +120,12 @@ export const effectCacheKey = (pipelineId: string, runId: string): ItemKey => ({
   sk: `${EFFECT_PREFIX}${runId}`,
 });
 
+/** The snapshot of a run's maintained effect state (its effect item holds the delta since). */
+export const effectStateKey = (pipelineId: string, runId: string): ItemKey => ({
+  pk: pipelinePartition(pipelineId),
+  sk: `${EFFECT_PREFIX}${runId}#STATE`,
+});
+
 /** The gsi2 partition listing pipelines with an active rollout (only their pipeline items carry it). */
 export const ACTIVE_ROLLOUTS_PARTITION = 'ROLLOUTS#ACTIVE';
 
@@ -130,16 +140,36 @@ export const activeRolloutIndexKey = (rollout: Pick<Rollout, 'pipelineId' | 'sta
   gsi2sk: `${rollout.startedAt}#${rollout.pipelineId}`,
 });
 
-/** The gsi2 partition of a configuration's executions, newest first: what the effect reads. */
+/**
+ * The gsi2 partition of a configuration's executions in the order they were recorded (the server's
+ * time, not the client's startedAt: one recorded late still sorts after the effect's mark).
+ */
 export const configurationExecutionsPartition = (pipelineId: string, configurationId: string) =>
   `${pipelinePartition(pipelineId)}#CONFIGURATION#${configurationId}#EXECUTIONS`;
 
+/** A recording key: `<recordedAt>#<id>`, recordedAt the server's ISO time (always with milliseconds). */
+export const recordingKey = (recordedAt: string, id: string) => `${recordedAt}#${id}`;
+
 export const executionIndexKey = (
-  execution: Pick<Execution, 'pipelineId' | 'configurationId' | 'startedAt' | 'id'>,
+  execution: Pick<Execution, 'pipelineId' | 'configurationId' | 'id'>,
+  recordedAt: string,
 ): Index2Key => ({
   gsi2pk: configurationExecutionsPartition(execution.pipelineId, execution.configurationId),
-  gsi2sk: `${execution.startedAt}#${execution.id}`,
+  gsi2sk: recordingKey(recordedAt, execution.id),
 });
+
+/** The gsi2 partition of a pipeline's signals that cite an execution, in the order they were recorded. */
+export const citingSignalsPartition = (pipelineId: string) =>
+  `${pipelinePartition(pipelineId)}#SIGNALS#CITING`;
+
+/** A signal's place in gsi2: only a signal citing an execution has one (a sparse index). */
+export const signalIndexKey = (
+  signal: Pick<Signal, 'pipelineId' | 'executionId' | 'id'>,
+  recordedAt: string,
+): Index2Key | Record<string, never> =>
+  signal.executionId === undefined
+    ? {}
+    : { gsi2pk: citingSignalsPartition(signal.pipelineId), gsi2sk: recordingKey(recordedAt, signal.id) };
 
 export const signalsPartition = (pipelineId: string) => `${pipelinePartition(pipelineId)}#SIGNALS`;
 

@@ -51,6 +51,7 @@ import {
   pipelinePartition,
   servingKey,
   signalIdKey,
+  signalIndexKey,
   signalKey,
   signalsPartition,
   teamPipelinesPartition,
@@ -124,21 +125,21 @@ function expiry(recordTime: string, retentionDays: number) {
   return { expiresAtEpoch: expiryEpoch(recordTime, retentionDays) };
 }
 
-function newSignal(signal: Signal, retentionDays: number): NewRecord {
+function newSignal(signal: Signal, retentionDays: number, recordedAt: string): NewRecord {
   const ttl = expiry(signal.occurredAt, retentionDays);
   return {
     id: signal.id,
-    item: { ...signalKey(signal), ...signal, ...ttl },
+    item: { ...signalKey(signal), ...signalIndexKey(signal, recordedAt), ...signal, ...ttl },
     idMarker: { ...signalIdKey(signal.pipelineId, signal.id), ...ttl },
     recordTime: signal.occurredAt,
   };
 }
 
-function newExecution(execution: Execution, retentionDays: number): NewRecord {
+function newExecution(execution: Execution, retentionDays: number, recordedAt: string): NewRecord {
   const ttl = expiry(execution.startedAt, retentionDays);
   return {
     id: execution.id,
-    item: { ...executionKey(execution), ...executionIndexKey(execution), ...execution, ...ttl },
+    item: { ...executionKey(execution), ...executionIndexKey(execution, recordedAt), ...execution, ...ttl },
     idMarker: { ...executionIdKey(execution.pipelineId, execution.id), ...ttl },
     recordTime: execution.startedAt,
   };
@@ -183,16 +184,17 @@ export function makePipelineRepository(
     getPipeline: (id) => getPipeline(table, id),
     listPipelines: (teamId, page) => listPipelines(table, teamId, page),
     getConfiguration: (pipelineId, configurationId) => getConfiguration(table, pipelineId, configurationId),
+    // The recording time is the server's, taken as the batch is written (gsi2's order: the effect's marks).
     recordSignals: (signals, retentionDays = RETENTION_DAYS.default) =>
       recordAllNew(
         table,
-        signals.map((signal) => newSignal(signal, retentionDays)),
+        (recordedAt) => signals.map((signal) => newSignal(signal, retentionDays, recordedAt)),
         'signal',
       ),
     recordExecutions: (executions, retentionDays = RETENTION_DAYS.default) =>
       recordAllNew(
         table,
-        executions.map((execution) => newExecution(execution, retentionDays)),
+        (recordedAt) => executions.map((execution) => newExecution(execution, retentionDays, recordedAt)),
         'execution',
       ),
     activateConfiguration: (activation, event, serving) =>
@@ -215,11 +217,14 @@ export function makePipelineRepository(
  */
 async function recordAllNew(
   table: PipelineTable,
-  records: NewRecord[],
+  recordsAt: (recordedAt: string) => NewRecord[],
   what: 'signal' | 'execution',
 ): Promise<void> {
-  await claimIds(table, records, what);
-  await putAllNew(table, records, `${what}s`);
+  const claimed = recordsAt(new Date().toISOString());
+  await claimIds(table, claimed, what);
+  // Recorded as late as possible: the time between it and the write being visible is what a
+  // reader's mark must leave room for (core/rollouts/effect-state.ts SETTLE_MS).
+  await putAllNew(table, recordsAt(new Date().toISOString()), `${what}s`);
 }
 
 async function claimIds(

@@ -3,6 +3,8 @@
  * activation or a rollout start), ending a rollout, and the bounded reads of an approval's effect
  * (executions by configuration on gsi2, signals by time). The adapter of RolloutRepository.
  */
+
+import { randomUUID } from 'node:crypto';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -11,33 +13,80 @@ import {
   type QueryCommandInput,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
 import { ConflictError } from '../core/errors.ts';
 import type { DomainEvent } from '../core/events.ts';
 import type { ApprovalPlan, RolloutRepository } from '../core/ports.ts';
+import type { EffectState, RecordedExecution, RecordedSignal } from '../core/rollouts/effect-state.ts';
 import {
   type Activation,
   activationSchema,
-  type Execution,
   effectSchema,
   executionSchema,
   type Rollout,
   rolloutSchema,
   signalSchema,
 } from '../core/schemas.ts';
-import { contendedTransactionItems, failedTransactionItems, putNew, refusingTooLarge } from './conditions.ts';
+
+/** What the effect reads of an execution (projected), and of a signal citing one. */
+const measuredExecutionSchema = /* @__PURE__ */ z.pick(executionSchema, {
+  id: true,
+  status: true,
+  durationMs: true,
+  startedAt: true,
+  slotResults: true,
+});
+const citingSignalSchema = /* @__PURE__ */ z.object({
+  ...z.pick(signalSchema, { id: true, severity: true, occurredAt: true }).shape,
+  executionId: /* @__PURE__ */ z.string(),
+});
+
+/**
+ * The effect snapshots this execution environment last read or wrote, by table, pipeline and run
+ * (a warm Lambda's next measurement then reads only the small effect item). A few, newest kept.
+ */
+const snapshots = new Map<string, { snapshot: string; state: EffectState }>();
+const SNAPSHOTS_KEPT = 16;
+
+function remember(key: string, snapshot: { snapshot: string; state: EffectState }) {
+  snapshots.delete(key);
+  snapshots.set(key, snapshot);
+  while (snapshots.size > SNAPSHOTS_KEPT) {
+    const oldest = snapshots.keys().next().value;
+    if (oldest === undefined) break;
+    snapshots.delete(oldest);
+  }
+}
+
+/** A snapshot outlives its effect item's TTL by this much (the effect item names it). */
+const SNAPSHOT_EXTRA_SECONDS = 3_600;
+
+/** Below every recording key (DynamoDB refuses an empty string in a key condition). */
+const RECORDING_FLOOR = '0';
+
+import {
+  contendedTransactionItems,
+  failedTransactionItems,
+  isConditionFailure,
+  putNew,
+  refusingTooLarge,
+} from './conditions.ts';
+import { applyEffectDelta, decodeEffectState, encodeEffectDelta, encodeEffectState } from './effect-state.ts';
 import { eventPut } from './events.ts';
 import { itemReader } from './items.ts';
 import {
   ACTIVATION_PREFIX,
   ACTIVE_ROLLOUTS_PARTITION,
   activeRolloutIndexKey,
+  citingSignalsPartition,
   configurationExecutionsPartition,
   effectCacheKey,
+  effectStateKey,
+  type ItemKey,
   pipelineKey,
   pipelinePartition,
   ROLLOUT_PREFIX,
   rolloutKey,
-  signalsPartition,
 } from './keys.ts';
 import {
   activatePipelineUpdate,
@@ -117,10 +166,10 @@ export function makeRolloutRepository(
 ): RolloutRepository {
   const read = {
     rollout: itemReader(rolloutSchema, 'rollout'),
-    execution: itemReader(executionSchema, 'execution'),
-    signal: itemReader(signalSchema, 'signal'),
     activation: itemReader(activationSchema, 'activation'),
     effect: itemReader(effectSchema, 'effect'),
+    measured: itemReader(measuredExecutionSchema, 'execution'),
+    citing: itemReader(citingSignalSchema, 'signal'),
   };
 
   /** Up to `limit` items of one Query, newest first, following pages (a page holds at most 1 MB). */
@@ -253,97 +302,153 @@ export function makeRolloutRepository(
       return Items.flatMap((item) => (item.rollout ? [read.rollout(item.rollout)] : []));
     },
 
-    executionsOfConfiguration(pipelineId, configurationId, window, limit) {
+    executionsRecorded(pipelineId, window, limit) {
+      // Marks and window bounds are bare times, which no `<recordedAt>#<id>` key equals: BETWEEN is exact.
       const values: Record<string, string> = {
-        ':pk': configurationExecutionsPartition(pipelineId, configurationId),
+        ':pk': configurationExecutionsPartition(pipelineId, window.configurationId),
+        ':after': window.after || RECORDING_FLOOR,
       };
-      let range = '';
-      if (window.from !== undefined && window.before !== undefined) {
-        range = ' AND gsi2sk BETWEEN :from AND :before';
-        Object.assign(values, { ':from': window.from, ':before': window.before });
-      } else if (window.from !== undefined) {
-        range = ' AND gsi2sk >= :from';
-        values[':from'] = window.from;
-      } else if (window.before !== undefined) {
-        range = ' AND gsi2sk < :before';
-        values[':before'] = window.before;
+      let range = ' AND gsi2sk > :after';
+      if (window.recordedBefore !== undefined) {
+        range = ' AND gsi2sk BETWEEN :after AND :before';
+        values[':before'] = window.recordedBefore;
       }
-      return newest<Execution>(
+      const filters: string[] = [];
+      if (window.startedFrom !== undefined) {
+        filters.push('startedAt >= :startedFrom');
+        values[':startedFrom'] = window.startedFrom;
+      }
+      if (window.startedBefore !== undefined) {
+        filters.push('startedAt < :startedBefore');
+        values[':startedBefore'] = window.startedBefore;
+      }
+      return newest<RecordedExecution>(
         {
           TableName: tableName,
           IndexName: 'gsi2',
           KeyConditionExpression: `gsi2pk = :pk${range}`,
+          ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+          // What the figures need only: an execution's input (up to 16 KB) is never read here.
+          ProjectionExpression:
+            'gsi2sk, id, pipelineId, configurationId, #status, durationMs, startedAt, slotResults',
+          ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: values,
         },
         limit,
-        read.execution,
+        (item) => ({ key: String((item as { gsi2sk: string }).gsi2sk), execution: read.measured(item) }),
       );
     },
 
-    signalsBetween(pipelineId, from, to, limit) {
-      return newest(
+    citingSignalsRecorded(pipelineId, after, limit) {
+      return newest<RecordedSignal>(
         {
           TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          IndexName: 'gsi2',
+          KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk > :after',
+          ProjectionExpression: 'gsi2sk, id, executionId, severity, occurredAt',
           ExpressionAttributeValues: {
-            ':pk': signalsPartition(pipelineId),
-            ':from': from,
-            ':to': `${to}\uffff`,
+            ':pk': citingSignalsPartition(pipelineId),
+            ':after': after || RECORDING_FLOOR,
           },
         },
         limit,
-        read.signal,
+        (item) => {
+          const signal = read.citing(item);
+          return { key: String((item as { gsi2sk: string }).gsi2sk), signal };
+        },
       );
     },
 
-    async effectMark(pipelineId, configurationIds) {
-      const newestKey = async (input: QueryCommandInput, attribute: string) => {
-        const { Items = [] } = await db.send(
-          new QueryCommand({ ...input, ScanIndexForward: false, Limit: 1, ProjectionExpression: attribute }),
-        );
-        return String(Items[0]?.[attribute] ?? '-');
-      };
-      const marks = await Promise.all([
-        ...configurationIds.map((configurationId) =>
-          newestKey(
-            {
-              TableName: tableName,
-              IndexName: 'gsi2',
-              KeyConditionExpression: 'gsi2pk = :pk',
-              ExpressionAttributeValues: {
-                ':pk': configurationExecutionsPartition(pipelineId, configurationId),
-              },
-            },
-            'gsi2sk',
-          ),
-        ),
-        newestKey(
-          {
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': signalsPartition(pipelineId) },
-          },
-          'sk',
-        ),
+    async keptEffect(pipelineId, runId) {
+      const key = `${tableName}#${pipelineId}#${runId}`;
+      const cached = snapshots.get(key);
+      const getItem = (itemKey: ItemKey) =>
+        db.send(new GetCommand({ TableName: tableName, Key: itemKey, ConsistentRead: true }));
+      // The snapshot is read only when this environment does not hold the one the effect item names.
+      const [{ Item }, fetched] = await Promise.all([
+        getItem(effectCacheKey(pipelineId, runId)),
+        cached ? null : getItem(effectStateKey(pipelineId, runId)),
       ]);
-      return marks.join('|');
+      if (!Item || typeof Item.version !== 'number' || Item.effect === undefined) return null;
+      const kept = { effect: read.effect(Item.effect), version: Item.version };
+      if (typeof Item.snapshot !== 'string') return { ...kept, state: null };
+      let snapshot = cached?.snapshot === Item.snapshot ? cached : null;
+      if (!snapshot) {
+        const stored = fetched ?? (await getItem(effectStateKey(pipelineId, runId)));
+        const state = stored.Item?.snapshot === Item.snapshot ? decodeEffectState(stored.Item?.state) : null;
+        if (!state) return { ...kept, state: null };
+        snapshot = { snapshot: Item.snapshot, state };
+        remember(key, snapshot);
+      }
+      return { ...kept, state: applyEffectDelta(snapshot.state, Item.delta) };
     },
 
-    async cachedEffect(pipelineId, runId) {
-      const { Item } = await db.send(
-        new GetCommand({ TableName: tableName, Key: effectCacheKey(pipelineId, runId) }),
-      );
-      if (!Item || typeof Item.mark !== 'string') return null;
-      return { effect: read.effect(Item.effect), mark: Item.mark };
-    },
-
-    async cacheEffect(pipelineId, effect, mark, expiresAtEpoch) {
-      await db.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...effectCacheKey(pipelineId, effect.runId), effect, mark, expiresAtEpoch },
-        }),
-      );
+    async keepEffect(pipelineId, kept, readVersion, expiresAtEpoch) {
+      const key = `${tableName}#${pipelineId}#${kept.effect.runId}`;
+      const head = {
+        ...effectCacheKey(pipelineId, kept.effect.runId),
+        effect: kept.effect,
+        version: (readVersion ?? 0) + 1,
+        expiresAtEpoch,
+      };
+      const condition =
+        readVersion === null
+          ? { ConditionExpression: 'attribute_not_exists(pk)' }
+          : {
+              ConditionExpression: 'version = :version',
+              ExpressionAttributeValues: { ':version': readVersion },
+            };
+      const cached = snapshots.get(key);
+      const delta = kept.state && cached ? encodeEffectDelta(kept.state, cached.state) : null;
+      const whole = kept.state && delta === null ? encodeEffectState(kept.state) : null;
+      try {
+        if (delta !== null && cached) {
+          // Most measurements: only the small effect item, with the delta since the snapshot.
+          await db.send(
+            new PutCommand({
+              TableName: tableName,
+              Item: { ...head, snapshot: cached.snapshot, delta },
+              ...condition,
+            }),
+          );
+        } else if (kept.state && whole !== null) {
+          // A new snapshot of the whole state, and the effect item naming it, at once.
+          const snapshot = randomUUID();
+          await db.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Put: {
+                    TableName: tableName,
+                    Item: { ...head, snapshot, delta: encodeEffectDelta(kept.state, kept.state) },
+                    ...condition,
+                  },
+                },
+                {
+                  Put: {
+                    TableName: tableName,
+                    Item: {
+                      ...effectStateKey(pipelineId, kept.effect.runId),
+                      snapshot,
+                      state: whole,
+                      expiresAtEpoch: expiresAtEpoch + SNAPSHOT_EXTRA_SECONDS,
+                    },
+                  },
+                },
+              ],
+            }),
+          );
+          remember(key, { snapshot, state: kept.state });
+        } else {
+          // No state, or one too large for an item: the answer alone (the next measurement starts afresh).
+          await db.send(new PutCommand({ TableName: tableName, Item: head, ...condition }));
+        }
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error) || failedTransactionItems(error).length > 0) return false;
+        if (contendedTransactionItems(error).length > 0) return false;
+        throw error;
+      }
     },
 
     async activationOfRun(pipelineId, activatedAt, runId) {

@@ -4,11 +4,16 @@
  * citing each arm's executions. Pure: the use case reads the executions, this counts them.
  */
 import type { Execution, Signal } from '../schemas.ts';
+
+/** What the figures read of an execution, and of a signal (the executions' own records or kept ones). */
+type Measured = Pick<Execution, 'id' | 'status' | 'durationMs' | 'startedAt' | 'slotResults'>;
+type Citing = Pick<Signal, 'executionId' | 'severity'> & Partial<Signal>;
+
 import { compareProportions, percentile } from './statistics.ts';
 
 /** At most this many of the newest executions per arm are measured. */
 export const EFFECT_ARM_LIMIT = 1_000;
-/** At most this many signals (newest first, within the arms' time span) are read to count an arm's. */
+/** At most this many citing signals (the newest recorded) are read when an effect is measured from scratch. */
 export const EFFECT_SIGNAL_LIMIT = 5_000;
 /** The minimum executions per arm outside a rollout. */
 export const BEFORE_AFTER_MIN_EXECUTIONS = 30;
@@ -41,7 +46,7 @@ function durations(values: number[]): SlotArm['durationMs'] {
   return p50 === null || p95 === null ? null : { p50, p95 };
 }
 
-function slotArm(executions: Execution[], slotId: string): SlotArm {
+function slotArm(executions: Measured[], slotId: string): SlotArm {
   const results = executions.flatMap((execution) =>
     (execution.slotResults ?? []).filter((result) => result.slotId === slotId),
   );
@@ -54,7 +59,7 @@ function slotArm(executions: Execution[], slotId: string): SlotArm {
   };
 }
 
-function arm(executions: Execution[], signals: Signal[]): Arm {
+function arm(executions: Measured[], signals: Citing[]): Arm {
   const failed = executions.filter((execution) => execution.status === 'failed').length;
   const ids = new Set(executions.map((execution) => execution.id));
   const counts = { info: 0, warning: 0, critical: 0 };
@@ -75,9 +80,9 @@ function arm(executions: Execution[], signals: Signal[]): Arm {
 
 /** Compares the arms: a verdict once both have `minExecutions`, p < 0.05 deciding improved or worse. */
 export function measureEffect(input: {
-  base: Execution[];
-  applied: Execution[];
-  signals: Signal[];
+  base: Measured[];
+  applied: Measured[];
+  signals: Citing[];
   slotIds: string[];
   minExecutions: number;
 }): EffectFigures {

@@ -6,17 +6,35 @@
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { type Actor, actorOf, newEvent, SYSTEM_ACTOR } from '../events.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
-import type { Clock, IdGenerator, PipelineRepository, RolloutRepository, RunRepository } from '../ports.ts';
+import type {
+  Clock,
+  IdGenerator,
+  KeptEffect,
+  PipelineRepository,
+  RolloutRepository,
+  RunRepository,
+} from '../ports.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
 import {
   BEFORE_AFTER_MIN_EXECUTIONS,
   describeArms,
   EFFECT_ARM_LIMIT,
   EFFECT_SIGNAL_LIMIT,
-  measureEffect,
 } from '../rollouts/effect.ts';
+import {
+  type ArmWindow,
+  armClosed,
+  type EffectState,
+  emptyState,
+  figuresOfState,
+  type KeptArm,
+  mergeRecorded,
+  type RecordedExecution,
+  type RetentionSince,
+  stateFits,
+} from '../rollouts/effect-state.ts';
 import { servesCandidate } from '../rollouts/routing.ts';
-import type { Activation, Configuration, Effect, Execution, Rollout, SynthesisRun } from '../schemas.ts';
+import type { Activation, Configuration, Effect, Rollout, SynthesisRun } from '../schemas.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
 import { makeGetSynthesisRun } from './synthesis.ts';
 
@@ -207,59 +225,227 @@ function touchedSlots(run: SynthesisRun): string[] {
   return [...new Set(run.changes.filter((change) => approved.has(change.id)).map((change) => change.slotId))];
 }
 
-/** Measures a rollout's two arms: the executions since it started (until it ended), by configuration. */
-async function measureRollout(
-  rollouts: RolloutRepository,
-  rollout: Rollout,
-  slotIds: string[],
-  until: string,
-  since: Since = NO_WINDOW,
-) {
-  const window = { from: later(rollout.startedAt, since.executions), before: rollout.endedAt ?? undefined };
-  const [base, applied] = await Promise.all([
-    rollouts.executionsOfConfiguration(
-      rollout.pipelineId,
-      rollout.baseConfigurationId,
-      window,
-      EFFECT_ARM_LIMIT,
-    ),
-    rollouts.executionsOfConfiguration(
-      rollout.pipelineId,
-      rollout.candidateConfigurationId,
-      window,
-      EFFECT_ARM_LIMIT,
-    ),
-  ]);
-  const signals = await signalsOf(rollouts, rollout.pipelineId, [...base, ...applied], until, since);
-  return measureEffect({ base, applied, signals, slotIds, minExecutions: rollout.minExecutions });
+/** What an effect measures: its two arms' windows, the touched slots, and what it answers with. */
+interface EffectPlan {
+  runId: string;
+  mode: Effect['mode'];
+  rolloutId: string | null;
+  baseConfigurationId: string;
+  appliedConfigurationId: string;
+  minExecutions: number;
+  slotIds: string[];
+  base: ArmWindow;
+  applied: ArmWindow;
+  /** Citing signals recorded from then on are counted. */
+  signalsFrom: string;
+}
+
+/**
+ * A rollout's arms: the executions recorded since it started (until it ended), by the
+ * configuration they ran; the signals recorded since it started.
+ */
+function rolloutPlan(rollout: Rollout, slotIds: string[]): EffectPlan {
+  const recorded = {
+    recordedFrom: rollout.startedAt,
+    ...(rollout.endedAt ? { recordedBefore: rollout.endedAt } : {}),
+  };
+  return {
+    runId: rollout.synthesisRunId,
+    mode: 'rollout',
+    rolloutId: rollout.id,
+    baseConfigurationId: rollout.baseConfigurationId,
+    appliedConfigurationId: rollout.candidateConfigurationId,
+    minExecutions: rollout.minExecutions,
+    slotIds,
+    base: { configurationId: rollout.baseConfigurationId, ...recorded },
+    applied: { configurationId: rollout.candidateConfigurationId, ...recorded },
+    signalsFrom: rollout.startedAt,
+  };
 }
 
 /** Where the team's retention windows begin: records older are never read. */
-interface Since {
-  signals: string;
-  executions: string;
-}
-const NO_WINDOW: Since = { signals: '', executions: '' };
+const NO_WINDOW: RetentionSince = { signals: '', executions: '' };
 const later = (a: string, b: string) => (a > b ? a : b);
 
-/** The signals within the executions' time span (bounded): measureEffect keeps those citing an arm's execution. */
-async function signalsOf(
+/**
+ * A measurement keeps its merged state when it read more than this many items after the kept
+ * marks: below, the next one reads them again (cheaper than a write on every measurement), so a
+ * measurement reads at most about this many besides what was recorded since the previous one.
+ */
+const WRITE_AFTER_READS = 50;
+
+/** How long a kept effect lives without being measured again (seconds, TTL). */
+export const EFFECT_CACHE_SECONDS = 3_600;
+
+/**
+ * Measures an effect from its maintained state: reads only what was recorded after the state's
+ * marks (normally a few items; nothing for an arm whose window has closed), merges it, counts in
+ * memory, and keeps the state again when it changed, conditioned on the version it read (a
+ * measurement made meanwhile by another reader wins; this one's answer is still exact). Without a
+ * kept state that fits, the same reads from the start of the windows build it (at most 1,000
+ * executions an arm and EFFECT_SIGNAL_LIMIT signals).
+ */
+async function measureMaintained(
   rollouts: RolloutRepository,
   pipelineId: string,
-  executions: Execution[],
-  until: string,
-  since: Since,
-) {
-  if (executions.length === 0) return [];
-  const times = executions.map((execution) => execution.startedAt).sort();
-  const from = later(times[0] as string, since.signals);
-  const newest = times.at(-1) as string;
-  return rollouts.signalsBetween(pipelineId, from, newest > until ? newest : until, EFFECT_SIGNAL_LIMIT);
+  plan: EffectPlan,
+  kept: KeptEffect | null,
+  now: Date,
+  since: RetentionSince,
+  early: EarlyReads | null = null,
+): Promise<Effect> {
+  const fits = kept?.state && stateFits(kept.state, plan, now) ? kept.state : null;
+  const state = fits ?? emptyState({ ...plan, now });
+  // Read beside the kept item from the marks this environment kept last: used when they cover
+  // the kept item's marks (see earlyCovers); else read again from the kept marks.
+  const reads =
+    (fits && early && earlyCovers(early, fits)) || (await readSinceMarks(rollouts, pipelineId, state, since));
+  const { base, applied, signals } = reads;
+  const merged = mergeRecorded(state, { base, applied, signals }, now);
+  // Nothing it counts changed: the kept measurement is answered (its measuredAt says when it was made).
+  const effect =
+    kept && fits && !merged.changed && allWithin(merged.state, since)
+      ? kept.effect
+      : answer(kept, plan, figuresOfState(merged.state, since, plan.minExecutions), now);
+  // Written when built, or once more than WRITE_AFTER_READS items were read after the kept marks:
+  // until then the next measurement reads them again (a few items) rather than this one writing.
+  const read = (base?.length ?? 0) + (applied?.length ?? 0) + signals.length;
+  if (!fits || read > WRITE_AFTER_READS) {
+    const expiresAtEpoch = Math.ceil(now.getTime() / 1000) + EFFECT_CACHE_SECONDS;
+    const written = await rollouts.keepEffect(
+      pipelineId,
+      { effect, state: merged.state },
+      kept?.version ?? null,
+      expiresAtEpoch,
+    );
+    if (written) rememberState(pipelineId, plan.runId, { state: merged.state });
+  } else if (fits) {
+    rememberState(pipelineId, plan.runId, { state: fits });
+  }
+  return effect;
 }
 
-/** The measured effect of an approved run (409 for a run not approved). */
-/** How long a measured effect is kept for reuse while nothing new was recorded (seconds, TTL). */
-export const EFFECT_CACHE_SECONDS = 3_600;
+type Reads = Parameters<typeof mergeRecorded>[1];
+
+/** What was recorded after a state's marks: per arm (none for a closed one) and the citing signals. */
+async function readSinceMarks(
+  rollouts: RolloutRepository,
+  pipelineId: string,
+  state: EffectState,
+  since: RetentionSince,
+  limits = { executions: EFFECT_ARM_LIMIT, signals: EFFECT_SIGNAL_LIMIT },
+): Promise<Reads> {
+  const readArm = (arm: KeptArm) =>
+    armClosed(arm)
+      ? Promise.resolve(null)
+      : rollouts.executionsRecorded(
+          pipelineId,
+          { ...arm.window, after: later(arm.mark, since.executions) },
+          limits.executions,
+        );
+  const [base, applied, signals] = await Promise.all([
+    readArm(state.base),
+    readArm(state.applied),
+    rollouts.citingSignalsRecorded(pipelineId, later(state.signalMark, since.signals), limits.signals),
+  ]);
+  return { base, applied, signals };
+}
+
+/** Reads made before the kept item arrived, from the marks of the state this environment kept. */
+interface EarlyReads {
+  state: EffectState;
+  reads: Reads;
+}
+
+/**
+ * The early reads when they cover everything after the kept state's marks (same windows, marks no
+ * later: what they read twice is recognized by id), else null.
+ */
+function earlyCovers(early: EarlyReads, kept: EffectState): Reads | null {
+  const arm = (from: KeptArm, to: KeptArm, read: RecordedExecution[] | null) => {
+    if (armClosed(to)) return { ok: true, read: null };
+    const same = JSON.stringify(from.window) === JSON.stringify(to.window);
+    // A full page may have left older ones unread.
+    return { ok: same && read !== null && read.length < EARLY_READ_LIMIT && from.mark <= to.mark, read };
+  };
+  const base = arm(early.state.base, kept.base, early.reads.base);
+  const applied = arm(early.state.applied, kept.applied, early.reads.applied);
+  const signalsOk =
+    early.reads.signals.length < EARLY_READ_LIMIT && early.state.signalMark <= kept.signalMark;
+  if (!base.ok || !applied.ok || !signalsOk) return null;
+  return { base: base.read, applied: applied.read, signals: early.reads.signals };
+}
+
+/**
+ * The state this execution environment last kept or found kept, per run (a few, newest kept): the
+ * next measurement reads what was recorded after its marks at once, beside the kept item.
+ */
+const recentStates = new Map<string, { state: EffectState }>();
+/**
+ * Early reads stop at this many items an arm (and signals): a remembered state left far behind by
+ * other environments' writes costs at most this, then the reads are made from the kept marks.
+ */
+const EARLY_READ_LIMIT = 100;
+const RECENT_STATES_KEPT = 16;
+
+function rememberState(pipelineId: string, runId: string, entry: { state: EffectState }) {
+  const key = `${pipelineId}#${runId}`;
+  recentStates.delete(key);
+  recentStates.set(key, entry);
+  while (recentStates.size > RECENT_STATES_KEPT) {
+    const oldest = recentStates.keys().next().value;
+    if (oldest === undefined) break;
+    recentStates.delete(oldest);
+  }
+}
+
+/** Early reads from the remembered state of a run, or null when this environment holds none. */
+function readEarly(
+  rollouts: RolloutRepository,
+  pipelineId: string,
+  runId: string,
+): Promise<EarlyReads> | null {
+  const recent = recentStates.get(`${pipelineId}#${runId}`);
+  if (!recent) return null;
+  const limits = { executions: EARLY_READ_LIMIT, signals: EARLY_READ_LIMIT };
+  return readSinceMarks(rollouts, pipelineId, recent.state, NO_WINDOW, limits).then((reads) => ({
+    state: recent.state,
+    reads,
+  }));
+}
+
+/** The effect answered for these figures: the kept one when they are the same. */
+function answer(
+  kept: KeptEffect | null,
+  plan: EffectPlan,
+  figures: ReturnType<typeof figuresOfState>,
+  now: Date,
+): Effect {
+  const measured: Effect = {
+    runId: plan.runId,
+    mode: plan.mode,
+    rolloutId: plan.rolloutId,
+    baseConfigurationId: plan.baseConfigurationId,
+    appliedConfigurationId: plan.appliedConfigurationId,
+    ...figures,
+    minExecutions: plan.minExecutions,
+    measuredAt: now.toISOString(),
+  };
+  return kept && sameFigures(kept.effect, measured) ? kept.effect : measured;
+}
+
+/** True when every execution and signal a state holds is inside the retention windows. */
+function allWithin(state: EffectState, since: RetentionSince): boolean {
+  for (const execution of [...state.base.executions, ...state.applied.executions]) {
+    if (execution.startedAt < since.executions) return false;
+    for (const signal of execution.signals) if (signal.occurredAt < since.signals) return false;
+  }
+  return true;
+}
+
+function sameFigures(a: Effect, b: Effect): boolean {
+  return JSON.stringify({ ...a, measuredAt: '' }) === JSON.stringify({ ...b, measuredAt: '' });
+}
 
 export function makeGetEffect({
   runs,
@@ -276,103 +462,66 @@ export function makeGetEffect({
   const getRun = makeGetSynthesisRun({ runs, ...(pipelines ? { pipelines } : {}) });
   return async (principal: Principal, runId: string): Promise<Effect> => {
     const run = await getRun(principal, runId);
-    const since: Since = settings
-      ? ((window) => ({ signals: window.signalsSince, executions: window.executionsSince }))(
-          retentionWindow(await settings.get(run.teamId), clock.now()),
-        )
-      : NO_WINDOW;
     if (run.status !== 'approved' || !run.approvedAt) {
       throw new ConflictError(`The run is ${run.status}; only an approved run has an effect to measure.`);
     }
-    // Measuring reads up to 2,000 executions. While no execution of either configuration and no
-    // signal was recorded since (the mark, taken before measuring), the last measurement is exact.
-    const now = clock.now().getTime();
-    const cached = await rollouts.cachedEffect(run.pipelineId, run.id);
-    const idsOf = (effect: Effect) => [effect.baseConfigurationId, effect.appliedConfigurationId];
-    const ids = cached
-      ? idsOf(cached.effect)
-      : [run.baseConfigurationId, run.appliedConfigurationId ?? run.proposedConfigurationId ?? ''];
-    const mark = await rollouts.effectMark(run.pipelineId, ids);
-    if (cached && cached.mark === mark) return cached.effect;
-    const effect = await measureRun(
-      rollouts,
-      { ...run, approvedAt: run.approvedAt },
-      new Date(now).toISOString(),
-      since,
-    );
-    const measured = idsOf(effect);
-    const sameIds = measured.every((id, index) => id === ids[index]);
-    const expiresAtEpoch = Math.ceil(now / 1000) + EFFECT_CACHE_SECONDS;
-    const markOfEffect = sameIds ? mark : await rollouts.effectMark(run.pipelineId, measured);
-    await rollouts.cacheEffect(run.pipelineId, effect, markOfEffect, expiresAtEpoch);
-    return effect;
+    const approvedAt = run.approvedAt;
+    const now = clock.now();
+    const [since, kept, rollout, early] = await Promise.all([
+      settings
+        ? settings.get(run.teamId).then((team) => {
+            const window = retentionWindow(team, now);
+            return { signals: window.signalsSince, executions: window.executionsSince };
+          })
+        : NO_WINDOW,
+      rollouts.keptEffect(run.pipelineId, run.id),
+      run.rolloutId
+        ? rollouts.get({ pipelineId: run.pipelineId, startedAt: approvedAt, id: run.rolloutId })
+        : null,
+      readEarly(rollouts, run.pipelineId, run.id),
+    ]);
+    const slotIds = touchedSlots(run);
+    let plan: EffectPlan;
+    if (run.rolloutId) {
+      if (!rollout) throw new NotFoundError(`Rollout ${run.rolloutId} of run ${run.id} does not exist.`);
+      plan = rolloutPlan(rollout, slotIds);
+    } else {
+      plan = await beforeAfterPlan(rollouts, { ...run, approvedAt }, slotIds, kept);
+    }
+    return measureMaintained(rollouts, run.pipelineId, plan, kept, now, since, early);
   };
 }
 
-/** Measures an approved run's effect now (no cache). */
-async function measureRun(
+/**
+ * An approval without a rollout: the executions of the configuration it replaced started before
+ * it, against those of the applied configuration started after it (all signals citing them).
+ */
+async function beforeAfterPlan(
   rollouts: RolloutRepository,
   run: SynthesisRun & { approvedAt: string },
-  measuredAt: string,
-  since: Since,
-): Promise<Effect> {
-  {
-    const slotIds = touchedSlots(run);
-    if (run.rolloutId) {
-      const rollout = await rollouts.get({
-        pipelineId: run.pipelineId,
-        startedAt: run.approvedAt,
-        id: run.rolloutId,
-      });
-      if (!rollout) throw new NotFoundError(`Rollout ${run.rolloutId} of run ${run.id} does not exist.`);
-      return {
-        runId: run.id,
-        mode: 'rollout',
-        rolloutId: rollout.id,
-        baseConfigurationId: rollout.baseConfigurationId,
-        appliedConfigurationId: rollout.candidateConfigurationId,
-        ...(await measureRollout(rollouts, rollout, slotIds, measuredAt, since)),
-        minExecutions: rollout.minExecutions,
-        measuredAt,
-      };
-    }
-    const applied = run.appliedConfigurationId ?? run.proposedConfigurationId;
-    if (!applied) throw new ConflictError(`Run ${run.id} applied no configuration.`);
-    // A rebased approval replaced the configuration active then, which its activation names.
-    const activation = await rollouts.activationOfRun(run.pipelineId, run.approvedAt, run.id);
-    const baseId = activation?.previousConfigurationId ?? run.baseConfigurationId;
-    const [base, after] = await Promise.all([
-      rollouts.executionsOfConfiguration(
-        run.pipelineId,
-        baseId,
-        { before: run.approvedAt, from: since.executions || undefined },
-        EFFECT_ARM_LIMIT,
-      ),
-      rollouts.executionsOfConfiguration(
-        run.pipelineId,
-        applied,
-        { from: later(run.approvedAt, since.executions) },
-        EFFECT_ARM_LIMIT,
-      ),
-    ]);
-    const signals = await signalsOf(rollouts, run.pipelineId, [...base, ...after], measuredAt, since);
-    return {
-      runId: run.id,
-      mode: 'before_after',
-      rolloutId: null,
-      baseConfigurationId: baseId,
-      appliedConfigurationId: applied,
-      ...measureEffect({
-        base,
-        applied: after,
-        signals,
-        slotIds,
-        minExecutions: BEFORE_AFTER_MIN_EXECUTIONS,
-      }),
-      minExecutions: BEFORE_AFTER_MIN_EXECUTIONS,
-      measuredAt,
-    };
-  }
+  slotIds: string[],
+  kept: KeptEffect | null,
+): Promise<EffectPlan> {
+  const applied = run.appliedConfigurationId ?? run.proposedConfigurationId;
+  if (!applied) throw new ConflictError(`Run ${run.id} applied no configuration.`);
+  // A rebased approval replaced the configuration active then, which its activation names (kept once read).
+  const baseId =
+    kept?.effect.mode === 'before_after'
+      ? kept.effect.baseConfigurationId
+      : ((await rollouts.activationOfRun(run.pipelineId, run.approvedAt, run.id))?.previousConfigurationId ??
+        run.baseConfigurationId);
+  return {
+    runId: run.id,
+    mode: 'before_after',
+    rolloutId: null,
+    baseConfigurationId: baseId,
+    appliedConfigurationId: applied,
+    minExecutions: BEFORE_AFTER_MIN_EXECUTIONS,
+    slotIds,
+    base: { configurationId: baseId, startedBefore: run.approvedAt },
+    applied: { configurationId: applied, startedFrom: run.approvedAt },
+    signalsFrom: '',
+  };
 }
 
 /** How many active rollouts one guardrail pass judges at most. */
@@ -389,7 +538,12 @@ export interface GuardrailOutcome {
  * The guardrail: judges every active rollout with `minExecutions` in both arms (judgeRollout), at
  * most GUARDRAIL_BATCH a pass. The sweeper's pass, the backstop of the per-batch checks.
  */
-export function makeJudgeRollouts(deps: Pick<RolloutDeps, 'pipelines' | 'rollouts' | 'clock' | 'ids'>) {
+export function makeJudgeRollouts(
+  deps: Pick<RolloutDeps, 'pipelines' | 'rollouts' | 'clock' | 'ids'> & {
+    /** With it, a rollout judged before its effect was ever read keeps its touched slots' figures too. */
+    runs?: RunRepository;
+  },
+) {
   return async (): Promise<GuardrailOutcome[]> => {
     const active = await deps.rollouts.listActive(GUARDRAIL_BATCH);
     const outcomes: GuardrailOutcome[] = [];
@@ -404,10 +558,27 @@ export function makeJudgeRollouts(deps: Pick<RolloutDeps, 'pipelines' | 'rollout
  * A person (or another judge) ending it at the same moment wins quietly: "lost_race".
  */
 export async function judgeRollout(
-  deps: Pick<RolloutDeps, 'pipelines' | 'rollouts' | 'clock' | 'ids'>,
+  deps: Pick<RolloutDeps, 'pipelines' | 'rollouts' | 'clock' | 'ids'> & {
+    /** With it, a rollout judged before its effect was ever read keeps its touched slots' figures too. */
+    runs?: RunRepository;
+  },
   rollout: Rollout,
 ): Promise<GuardrailOutcome> {
-  const figures = await measureRollout(deps.rollouts, rollout, [], deps.clock.now().toISOString());
+  // The same maintained measure as the effect endpoint's (one item, the few executions since).
+  const kept = await deps.rollouts.keptEffect(rollout.pipelineId, rollout.synthesisRunId);
+  let slotIds = kept?.state?.slotIds;
+  if (!slotIds) {
+    const run = deps.runs ? await deps.runs.get(rollout.synthesisRunId) : null;
+    slotIds = run ? touchedSlots(run) : [];
+  }
+  const figures = await measureMaintained(
+    deps.rollouts,
+    rollout.pipelineId,
+    rolloutPlan(rollout, slotIds),
+    kept,
+    deps.clock.now(),
+    NO_WINDOW,
+  );
   const worse = figures.verdict === 'worse' && rollout.autoRollback;
   const better =
     (figures.verdict === 'improved' || figures.verdict === 'no_significant_change') && rollout.autoPromote;
