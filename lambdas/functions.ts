@@ -206,7 +206,8 @@ export const GUARDRAIL_QUEUE_VISIBILITY_TIMEOUT_SECONDS = 6 * GUARDRAIL_JUDGE_TI
  */
 export const GUARDRAIL_JUDGE = {
   entry: 'judge-rollouts',
-  access: { data: 'readWrite', events: 'readWrite', consumesGuardrailChecks: true },
+  // Runs: the approval's touched slots, for a rollout judged before its effect was ever read.
+  access: { runs: 'read', data: 'readWrite', events: 'readWrite', consumesGuardrailChecks: true },
   timeoutSeconds: GUARDRAIL_JUDGE_TIMEOUT_SECONDS,
   eventSource: { batchSize: 100, maxConcurrency: 2, maxBatchingWindowSeconds: 5 },
 } satisfies FunctionDefinition;

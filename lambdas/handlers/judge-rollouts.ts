@@ -8,12 +8,17 @@ import { guardrailQueueUrlFromEnv } from '../sqs/guardrail-queue.ts';
 import { getSqsClient, makeVisibilityChanger } from '../sqs/sqs-queue.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import { isTransientFault } from '../wiring/faults.ts';
-import { pipelineRepositoryFromEnv, rolloutRepositoryFromEnv } from '../wiring/repositories.ts';
+import {
+  pipelineRepositoryFromEnv,
+  rolloutRepositoryFromEnv,
+  runRepositoryFromEnv,
+} from '../wiring/repositories.ts';
 
 export const handler = guardrailBatchHandler({
   judge: makeJudgeNamedRollouts({
     pipelines: pipelineRepositoryFromEnv(),
     rollouts: rolloutRepositoryFromEnv(),
+    runs: runRepositoryFromEnv(),
     clock: systemClock,
     ids: nanoidGenerator,
   }),

@@ -1404,7 +1404,7 @@ describe('the per-batch guardrail', () => {
     expect(GUARDRAIL_JUDGE.eventSource.maxBatchingWindowSeconds).toBeGreaterThan(0);
   });
 
-  it('lets the judge receive, delete and hide checks of its queue only, send nothing, and write no runs', () => {
+  it('lets the judge receive, delete and hide checks of its queue only, send nothing, and read runs without writing them', () => {
     const sqsStatements = statementsOfRole(dev.resources, judgeRole()).filter((statement) =>
       actionsOf(statement).some((action) => action.startsWith('sqs:')),
     );
@@ -1414,8 +1414,14 @@ describe('the per-batch guardrail', () => {
     );
     expect(sqsStatements.flatMap(actionsOf)).not.toContain('sqs:SendMessage');
     for (const statement of sqsStatements) expect(resourcesOf(statement)).toEqual([queueArn()]);
+    // It reads runs (an approval's touched slots) and never writes one.
     const runsTable = tableLogicalId(dev, 'Runs');
-    expect(JSON.stringify(statementsOfRole(dev.resources, judgeRole()))).not.toContain(runsTable);
+    const onRuns = statementsOfRole(dev.resources, judgeRole()).filter((statement) =>
+      JSON.stringify(resourcesOf(statement)).includes(runsTable),
+    );
+    expect(onRuns.flatMap(actionsOf)).toContain('dynamodb:GetItem');
+    for (const action of onRuns.flatMap(actionsOf))
+      expect(action).not.toMatch(/^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/);
   });
 
   it('lets record-executions send checks, and nothing else about rollouts', () => {

@@ -4,9 +4,12 @@
  * rollouts its batch names, each once, with the same judge as the sweeper's pass (judgeRollout).
  */
 import * as z from 'zod/mini';
-import type { GuardrailCheck } from '../ports.ts';
+import type { GuardrailCheck, RunRepository } from '../ports.ts';
 import { idSchema } from '../schemas.ts';
 import { type GuardrailOutcome, judgeRollout, type RolloutDeps } from './rollouts.ts';
+
+/** With `runs`, a rollout judged before its effect was ever read keeps its touched slots' figures too. */
+type JudgeDeps = Pick<RolloutDeps, 'pipelines' | 'rollouts' | 'clock' | 'ids'> & { runs?: RunRepository };
 
 /** The body of a guardrail queue message. */
 export const guardrailCheckSchema = /* @__PURE__ */ z.object({ pipelineId: idSchema, rolloutId: idSchema });
@@ -29,7 +32,7 @@ export interface NotActive {
  * asks many times for the same judgement). A rollout that is no longer the pipeline's active one,
  * or whose pipeline is gone, is a no-op. One rollout's error does not keep the others from being judged.
  */
-export function makeJudgeNamedRollouts(deps: Pick<RolloutDeps, 'pipelines' | 'rollouts' | 'clock' | 'ids'>) {
+export function makeJudgeNamedRollouts(deps: JudgeDeps) {
   return async (checks: GuardrailCheck[]): Promise<CheckResult[]> => {
     const distinct = new Map<string, GuardrailCheck>();
     for (const check of checks) {
@@ -49,10 +52,7 @@ export function makeJudgeNamedRollouts(deps: Pick<RolloutDeps, 'pipelines' | 'ro
 }
 
 /** One GetItem for the pipeline, which carries its active rollout; then the sweeper's judge. */
-async function judgeNamed(
-  deps: Pick<RolloutDeps, 'pipelines' | 'rollouts' | 'clock' | 'ids'>,
-  check: GuardrailCheck,
-): Promise<GuardrailOutcome | NotActive> {
+async function judgeNamed(deps: JudgeDeps, check: GuardrailCheck): Promise<GuardrailOutcome | NotActive> {
   const pipeline = await deps.pipelines.getPipeline(check.pipelineId);
   const rollout = pipeline?.rollout;
   if (!rollout || rollout.id !== check.rolloutId || rollout.status !== 'active') {

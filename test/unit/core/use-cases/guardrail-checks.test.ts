@@ -153,13 +153,17 @@ function armsStore(
   const reads = vi.fn();
   const ends = vi.fn(end);
   const store = {
-    executionsOfConfiguration: async (_pipelineId: string, configurationId: string) => {
-      reads(configurationId);
-      return configurationId === 'cfg-candidate'
-        ? executions(configurationId, arms.candidate)
-        : executions(configurationId, arms.base);
+    // The judge's maintained measure: nothing kept yet, so it reads each arm as recorded.
+    executionsRecorded: async (_pipelineId: string, window: { configurationId: string; after: string }) => {
+      reads(window.configurationId);
+      const arm = window.configurationId === 'cfg-candidate' ? arms.candidate : arms.base;
+      return executions(window.configurationId, arm)
+        .map((execution) => ({ key: `2025-06-02T09:30:00.000Z#${execution.id}`, execution }))
+        .filter((recorded) => recorded.key > window.after);
     },
-    signalsBetween: async () => [],
+    citingSignalsRecorded: async () => [],
+    keptEffect: async () => null,
+    keepEffect: async () => true,
     end: ends,
   } as unknown as RolloutRepository;
   return { store, reads, ends };
