@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../lib/bundling.ts';
-import { FUNCTION_CACHE_DIR } from '../local/stack.ts';
 
 /** One phase of one start: milliseconds since the process began. */
 export interface PhaseTiming {
@@ -30,13 +29,22 @@ export function parsePhases(line: string): PhaseTiming[] {
   }));
 }
 
-async function startOnce(): Promise<{ readyMs: number; phases: PhaseTiming[] }> {
+async function startOnce(
+  extraEnv: Record<string, string> = {},
+): Promise<{ readyMs: number; phases: PhaseTiming[] }> {
   const stateDir = await mkdtemp(path.join(tmpdir(), 'pipeline-synthesis-start-'));
   const started = performance.now();
   const child = spawn('npm', ['start', '--silent'], {
     cwd: REPO_ROOT,
     detached: true,
-    env: { ...process.env, PORT: '0', LOCAL_STATE_DIR: stateDir, QUIET: '1', LOG_LEVEL: 'debug' },
+    env: {
+      ...process.env,
+      PORT: '0',
+      LOCAL_STATE_DIR: stateDir,
+      QUIET: '1',
+      LOG_LEVEL: 'debug',
+      ...extraEnv,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   // start.ts prints the phases line right before the ready line.
@@ -66,8 +74,11 @@ export async function measureStartTime(runs = 3): Promise<{
   phases: PhaseTiming[][];
   fresh: { readyMs: number; phases: PhaseTiming[] };
 }> {
-  await rm(FUNCTION_CACHE_DIR, { recursive: true, force: true });
-  const fresh = await startOnce();
+  // An empty bundle cache of its own: the repository's stays as it is for a stack running meanwhile.
+  const emptyCache = await mkdtemp(path.join(tmpdir(), 'pipeline-synthesis-bundles-'));
+  const fresh = await startOnce({ LOCAL_BUNDLE_CACHE: emptyCache }).finally(() =>
+    rm(emptyCache, { recursive: true, force: true }),
+  );
   const allMs: number[] = [];
   const phases: PhaseTiming[][] = [];
   for (let i = 0; i < runs; i++) {

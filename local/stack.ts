@@ -119,15 +119,14 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const REGION = 'us-east-1';
 const ACCOUNT_ID = '000000000000';
 const TABLE_PREFIX = 'local-';
-/** The functions' bundles, rebuilt when a file they are built from changes (local/runtime/bundles.ts). */
-/** Where the functions' bundles are kept between starts (a fresh clone has none). */
-export const FUNCTION_CACHE_DIR = path.join(
-  REPO_ROOT,
-  'node_modules',
-  '.cache',
-  'pipeline-synthesis',
-  'functions',
-);
+/**
+ * Where the functions' bundles are kept between starts (a fresh clone has none), rebuilt when a
+ * file they are built from changes (local/runtime/bundles.ts). LOCAL_BUNDLE_CACHE puts them
+ * elsewhere: the bench's start without a cache uses an empty folder, never a running stack's.
+ */
+const FUNCTION_CACHE_DIR =
+  process.env.LOCAL_BUNDLE_CACHE ??
+  path.join(REPO_ROOT, 'node_modules', '.cache', 'pipeline-synthesis', 'functions');
 
 function localTableNames(): TableNames {
   return {
