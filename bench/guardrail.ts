@@ -10,15 +10,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GUARDRAIL_JUDGE } from '../lambdas/functions.ts';
-import { DEFAULT_LIMITS } from '../lambdas/limits.ts';
-import { DEMO_SLOTS } from '../local/seed.ts';
 import { startLocalStack } from '../local/stack.ts';
-
-const UNLIMITED = {
-  ...DEFAULT_LIMITS,
-  requestsPerSecondPerCredential: 1_000_000,
-  burstPerCredential: 1_000_000,
-};
+import { pipelineWithGeneratedRun, stackApi, UNLIMITED } from './stack-api.ts';
 
 export interface GuardrailFigures {
   /** Milliseconds from the POST to the rollback being visible, one a rollout. */
@@ -42,37 +35,11 @@ export async function measureGuardrail(rollouts = 5): Promise<GuardrailFigures> 
   try {
     const team = stack.teams[0];
     if (!team) throw new Error('the local stack seeds two teams');
-    const headers = { authorization: `Bearer ${team.apiToken}`, 'content-type': 'application/json' };
-    const api = async (method: string, route: string, body?: unknown) => {
-      const response = await fetch(`${stack.apiUrl}${route}`, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      if (response.status >= 400) throw new Error(`${method} ${route}: ${response.status} ${text}`);
-      return text ? JSON.parse(text) : null;
-    };
+    const api = stackApi(stack.apiUrl, team.apiToken);
     const inRollout = async (name: string, minExecutions: number) => {
-      const pipeline = await api('POST', '/pipelines', { name, slots: DEMO_SLOTS });
-      await api('POST', `/pipelines/${pipeline.id}/signals`, {
-        signals: Array.from({ length: 4 }, (_, i) => ({
-          kind: 'timeout',
-          severity: 'critical',
-          message: `Retrieval timed out (${i})`,
-          slotId: 'retrieve',
-        })),
-      });
-      const started = await api('POST', `/pipelines/${pipeline.id}/synthesize`, {});
-      for (;;) {
-        const run = await api('GET', `/synthesis-runs/${started.id}`);
-        if (run.status === 'generated') {
-          await api('POST', `/synthesis-runs/${run.id}/approve`, { rollout: { percent: 50, minExecutions } });
-          return { pipeline, run };
-        }
-        if (run.status === 'failed') throw new Error(run.errorMessage);
-        await sleep(20);
-      }
+      const { pipeline, run } = await pipelineWithGeneratedRun(api, name);
+      await api('POST', `/synthesis-runs/${run.id}/approve`, { rollout: { percent: 50, minExecutions } });
+      return { pipeline, run };
     };
     const arm = (configurationId: string, n: number, failed: number) =>
       Array.from({ length: n }, (_, i) => ({

@@ -22,21 +22,15 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { AUTHORIZER } from '../lambdas/functions.ts';
-import { DEFAULT_LIMITS } from '../lambdas/limits.ts';
 import { getSynthesisRun } from '../lambdas/operations/get-synthesis-run.ts';
 import { type LocalStack, startLocalStack } from '../local/stack.ts';
 import { cpuPerOperation, descendants } from './cpu-breakdown.ts';
 import type { FloorServerInput } from './floor-server.ts';
 import { type LoadFigures, measureParallelStarts } from './load.ts';
 import type { LoadClientInput, LoadClientOutput } from './load-client.ts';
+import { UNLIMITED } from './stack-api.ts';
 
 const execFileAsync = promisify(execFile);
-const UNLIMITED = {
-  ...DEFAULT_LIMITS,
-  requestsPerSecondPerCredential: 1_000_000,
-  burstPerCredential: 1_000_000,
-};
-
 export interface LocalStackFigures {
   getItemP50Ms: number;
   pollP50Ms: number;

@@ -17,19 +17,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SETTLE_MS } from '../lambdas/core/rollouts/effect-state.ts';
 import { makeGetEffect } from '../lambdas/core/use-cases/rollouts.ts';
-import { DEFAULT_LIMITS } from '../lambdas/limits.ts';
 import { makeRolloutRepository } from '../lambdas/store/rollouts.ts';
 import { makeRunRepository } from '../lambdas/store/runs.ts';
 import { makeTeamSettingsStore } from '../lambdas/store/team-settings.ts';
 import { systemClock } from '../lambdas/wiring/clock.ts';
-import { DEMO_SLOTS } from '../local/seed.ts';
 import { startLocalStack } from '../local/stack.ts';
-
-const UNLIMITED = {
-  ...DEFAULT_LIMITS,
-  requestsPerSecondPerCredential: 1_000_000,
-  burstPerCredential: 1_000_000,
-};
+import { pipelineWithGeneratedRun, stackApi, UNLIMITED } from './stack-api.ts';
 
 function p50(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -88,35 +81,8 @@ export async function measureRollouts(): Promise<RolloutFigures> {
   try {
     const team = stack.teams[0];
     if (!team) throw new Error('the local stack seeds two teams');
-    const headers = { authorization: `Bearer ${team.apiToken}`, 'content-type': 'application/json' };
-    const api = async (method: string, route: string, body?: unknown) => {
-      const response = await fetch(`${stack.apiUrl}${route}`, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      if (response.status >= 400) throw new Error(`${method} ${route}: ${response.status} ${text}`);
-      return text ? JSON.parse(text) : null;
-    };
-    const newPipeline = async (name: string) => {
-      const pipeline = await api('POST', '/pipelines', { name, slots: DEMO_SLOTS });
-      await api('POST', `/pipelines/${pipeline.id}/signals`, {
-        signals: Array.from({ length: 4 }, (_, i) => ({
-          kind: 'timeout',
-          severity: 'critical',
-          message: `Retrieval timed out (${i})`,
-          slotId: 'retrieve',
-        })),
-      });
-      const started = await api('POST', `/pipelines/${pipeline.id}/synthesize`, {});
-      for (;;) {
-        const run = await api('GET', `/synthesis-runs/${started.id}`);
-        if (run.status === 'generated') return { pipeline, run };
-        if (run.status === 'failed') throw new Error(run.errorMessage);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    };
+    const api = stackApi(stack.apiUrl, team.apiToken);
+    const newPipeline = (name: string) => pipelineWithGeneratedRun(api, name);
     const during = await newPipeline('during a rollout');
     const without = await newPipeline('without a rollout');
     await api('POST', `/synthesis-runs/${during.run.id}/approve`, {
