@@ -4,7 +4,8 @@
  * functions are declared by their operation modules (lambdas/operations/); the CDK stack and the
  * local stack build both kinds from these declarations, with the same grants and variables.
  */
-export type TableAccess = 'read' | 'readWrite';
+/** 'write': puts, updates and deletes without reading (the relay of carried events). */
+export type TableAccess = 'read' | 'write' | 'readWrite';
 
 export interface FunctionAccess {
   runs?: TableAccess;
@@ -75,8 +76,17 @@ export interface FunctionDefinition {
     /** Gathers records this long before invoking (SQS MaximumBatchingWindowInSeconds; batchSize may then exceed 10). */
     maxBatchingWindowSeconds?: number;
   };
-  /** A DynamoDB Stream event source on the table of this id (partial batch failures, bisect, DLQ). */
-  streamSource?: { table: 'Events'; batchSize: number };
+  /**
+   * A DynamoDB Stream event source on the table of this id (partial batch failures, bisect, DLQ),
+   * invoked only for records of `eventName` and, with `newImageHas`, whose new image holds that
+   * attribute (Lambda's filter criteria on AWS, the same test in local/streams/).
+   */
+  streamSource?: {
+    table: 'Events' | 'Runs';
+    batchSize: number;
+    eventName: 'INSERT' | 'MODIFY';
+    newImageHas?: string;
+  };
 }
 
 /** The timeout of every API operation's function: well inside API Gateway's 29 s integration timeout. */
@@ -173,7 +183,19 @@ export const EVENT_DELIVERER = {
   entry: 'deliver-events',
   access: { data: 'read', fansOutEvents: true },
   timeoutSeconds: 30,
-  streamSource: { table: 'Events', batchSize: 100 },
+  streamSource: { table: 'Events', batchSize: 100, eventName: 'INSERT' },
+} satisfies FunctionDefinition;
+
+/**
+ * The relay of the events that a change writing one run carries in the run item (a reject): the
+ * runs table's stream feeds it the updates whose new image holds an event, and it writes each new
+ * one into the events table, once, where the deliverer and the audit log find it.
+ */
+export const RUN_EVENT_RELAY = {
+  entry: 'relay-run-events',
+  access: { events: 'write' },
+  timeoutSeconds: 30,
+  streamSource: { table: 'Runs', batchSize: 100, eventName: 'MODIFY', newImageHas: 'outboxEvent' },
 } satisfies FunctionDefinition;
 
 /** Seconds one webhook batch may take: every POST of the batch runs at once, each within 10 s. */

@@ -1,4 +1,5 @@
 import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { EventBus } from 'aws-cdk-lib/aws-events';
 import { AccountPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -6,7 +7,12 @@ import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-la
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { EVENT_DELIVERER, WEBHOOK_DELIVERER } from '../lambdas/functions.ts';
+import {
+  EVENT_DELIVERER,
+  type FunctionDefinition,
+  RUN_EVENT_RELAY,
+  WEBHOOK_DELIVERER,
+} from '../lambdas/functions.ts';
 import { handlerEntryPath } from './bundling.ts';
 import { acknowledgeNag } from './nag.ts';
 import { type FunctionSettings, type GrantableResources, ServiceFunction } from './service-function.ts';
@@ -14,6 +20,8 @@ import { type FunctionSettings, type GrantableResources, ServiceFunction } from 
 export interface EventDeliveryProps {
   readonly resources: GrantableResources;
   readonly eventsTable: ITable;
+  /** Its stream carries the events of changes that write one run only (a reject). */
+  readonly runsTable: ITable;
   readonly webhookQueue: Queue;
   readonly eventBus: EventBus;
   /** Accounts that may create rules on the bus routing its events to themselves; no other may. */
@@ -25,15 +33,31 @@ export interface EventDeliveryProps {
 /** 12-digit AWS account ids only: a typo must fail `cdk synth`, not open the bus to a wrong principal. */
 const ACCOUNT_ID = /^\d{12}$/;
 
+/** The stream's filter criteria as lambdas/functions.ts states them (local/streams/ applies the same). */
+function streamFilters(source: NonNullable<FunctionDefinition['streamSource']>) {
+  return [
+    FilterCriteria.filter({
+      eventName: FilterRule.isEqual(source.eventName),
+      ...(source.newImageHas
+        ? { dynamodb: { NewImage: { [source.newImageHas]: { S: FilterRule.exists() } } } }
+        : {}),
+    }),
+  ];
+}
+
 /**
  * Delivery of the outbox (DESIGN.md §8): the events table's stream → the event deliverer (fan-out
  * to the webhook queue and the event bus; partial batch failures, bisect, a DLQ for what keeps
- * failing) → the webhook deliverer (one signed attempt per message, retried on schedule).
+ * failing) → the webhook deliverer (one signed attempt per message, retried on schedule). The runs
+ * table's stream → the relay, which writes the events runs carry into the events table.
  */
 export class EventDelivery extends Construct {
   readonly eventDeliverer: ServiceFunction;
+  readonly runEventRelay: ServiceFunction;
   readonly webhookDeliverer: ServiceFunction;
   readonly streamDeadLetterQueue: Queue;
+  /** Stream batches gave up on: events that were committed but not delivered or not relayed. */
+  readonly deadLetterQueueAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: EventDeliveryProps) {
     super(scope, id);
@@ -49,6 +73,21 @@ export class EventDelivery extends Construct {
       'AwsSolutions-SQS3',
       'This queue is the on-failure destination of the events stream: it holds the stream positions of batches that could not be delivered or put on the bus, for a person to replay.',
     );
+
+    this.deadLetterQueueAlarm = new Alarm(this, 'DeadLetterQueueAlarm', {
+      alarmDescription:
+        'Stream batches of the events or the runs table are in the dead-letter queue: committed events were not ' +
+        'delivered (webhooks, event bus) or not relayed into the events table. Each message names the shard and ' +
+        "sequence numbers to replay; the deliverer's and the relay's error log lines name the events.",
+      metric: this.streamDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(5),
+        statistic: 'Maximum',
+      }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
 
     this.eventDeliverer = new ServiceFunction(this, 'EventDeliverer', {
       entryFile: handlerEntryPath(EVENT_DELIVERER.entry),
@@ -67,7 +106,28 @@ export class EventDelivery extends Construct {
         retryAttempts: 20,
         onFailure: new SqsDlq(this.streamDeadLetterQueue),
         // Only new events: TTL expiries (REMOVE) never invoke the function.
-        filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT') })],
+        filters: streamFilters(EVENT_DELIVERER.streamSource),
+      }),
+    );
+
+    this.runEventRelay = new ServiceFunction(this, 'RunEventRelay', {
+      entryFile: handlerEntryPath(RUN_EVENT_RELAY.entry),
+      access: RUN_EVENT_RELAY.access,
+      resources: props.resources,
+      settings: props.settings,
+      description: 'Writes the events that run updates carry into the events table',
+      timeout: Duration.seconds(RUN_EVENT_RELAY.timeoutSeconds),
+    });
+    this.runEventRelay.function.addEventSource(
+      new DynamoEventSource(props.runsTable, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: RUN_EVENT_RELAY.streamSource.batchSize,
+        reportBatchItemFailures: true,
+        bisectBatchOnError: true,
+        retryAttempts: 20,
+        onFailure: new SqsDlq(this.streamDeadLetterQueue),
+        // Only updates that hold an event; the function skips one whose old image held it already.
+        filters: streamFilters(RUN_EVENT_RELAY.streamSource),
       }),
     );
 

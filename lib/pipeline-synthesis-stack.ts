@@ -87,6 +87,7 @@ export class PipelineSynthesisStack extends Stack {
     this.eventDelivery = new EventDelivery(this, 'EventDelivery', {
       resources,
       eventsTable: this.stateful.table('Events'),
+      runsTable: this.stateful.table('Runs'),
       webhookQueue: this.stateful.webhookQueue,
       eventBus: this.stateful.eventBus,
       consumerAccounts: props.eventBusConsumerAccounts ?? [],
@@ -108,6 +109,7 @@ export class PipelineSynthesisStack extends Stack {
         this.jobs.deadLetterQueueAlarm,
         this.jobs.workerErrorsAlarm,
         this.guardrails.deadLetterQueueAlarm,
+        this.eventDelivery.deadLetterQueueAlarm,
       ],
       removalPolicy: props.stage.removalPolicy,
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),

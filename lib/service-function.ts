@@ -305,5 +305,6 @@ function commandHooks(props: ServiceFunctionProps) {
 
 function grantTable(table: ITable, fn: NodejsFunction, level: TableAccess): void {
   if (level === 'readWrite') table.grantReadWriteData(fn);
+  else if (level === 'write') table.grantWriteData(fn);
   else table.grantReadData(fn);
 }

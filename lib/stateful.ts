@@ -215,7 +215,7 @@ function createTable(scope: Construct, definition: TableDefinition, stage: Stage
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     encryption: TableEncryption.AWS_MANAGED,
     timeToLiveAttribute: definition.timeToLiveAttribute,
-    stream: definition.stream === 'NEW_IMAGE' ? StreamViewType.NEW_IMAGE : undefined,
+    stream: definition.stream === undefined ? undefined : StreamViewType[definition.stream],
     deletionProtection: stage.deletionProtection,
     removalPolicy: stage.removalPolicy,
   });

@@ -18,6 +18,7 @@ import {
   MAX_RECEIVE_COUNT,
   PIPELINE_DELETER,
   RETENTION_JOB,
+  RUN_EVENT_RELAY,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
   WEBHOOK_DELIVERER,
@@ -233,19 +234,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     startTriggers(queues, functions, options, log, stops);
 
     const { dynamodb, client, tables, teams } = await seeding;
-    // The outbox's stream, read from its start (the seed's events included) as Lambda's event
-    // source mapping would, once the deliverer's function exists.
-    const deliverer = functions.get(EVENT_DELIVERER.entry);
-    if (deliverer === undefined) throw new Error(`No local function for ${EVENT_DELIVERER.entry}`);
-    const eventStream = await startStreamSource({
-      client,
-      tableName: tables.Events,
-      batchSize: EVENT_DELIVERER.streamSource.batchSize,
-      region: REGION,
-      invoke: (event) => deliverer.invoke(event),
-      log,
-    });
-    stops.push(() => eventStream.stop());
+    // The outbox's stream, and the runs' stream whose updates carry events, each read from its start
+    // as Lambda's event source mapping would, once its function exists.
+    for (const definition of [EVENT_DELIVERER, RUN_EVENT_RELAY]) {
+      const reader = functions.get(definition.entry);
+      if (reader === undefined) throw new Error(`No local function for ${definition.entry}`);
+      const { table, batchSize, ...filter } = definition.streamSource;
+      const stream = await startStreamSource({
+        client,
+        tableName: tables[table],
+        batchSize,
+        filter,
+        region: REGION,
+        invoke: (event) => reader.invoke(event),
+        log,
+      });
+      stops.push(() => stream.stop());
+    }
     await writeSeedFile(stateDir, { apiUrl: gateway.url, dynamodbEndpoint: dynamodb.endpoint, teams });
 
     return {

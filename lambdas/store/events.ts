@@ -1,13 +1,14 @@
 /*
  * The events table (keys: store/keys.ts): the transaction item that writes an event with its change
- * (`eventPut`, the outbox), and the team's audit log read back newest first.
+ * (`eventPut`, the outbox), the event a one-item change carries in its own item (`carriedEvent`,
+ * relayed here from the item's stream), and the team's audit log read back newest first.
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type DomainEvent, domainEventSchema, type EventType } from '../core/events.ts';
 import type { PageRequest } from '../core/ports.ts';
 import type { Page } from '../core/schemas.ts';
 import type { AuditLog } from '../core/use-cases/audit.ts';
-import { putNew } from './conditions.ts';
+import { isConditionFailure, putNew } from './conditions.ts';
 import { itemReader } from './items.ts';
 import {
   eventIndexKey,
@@ -26,11 +27,7 @@ export const MAX_EVENT_BYTES = 20 * 1024;
 
 /** The stored event: the envelope and its id, the keys, and the TTL. */
 export function eventItem(event: DomainEvent): Record<string, unknown> {
-  const size = Buffer.byteLength(JSON.stringify(event));
-  if (size >= MAX_EVENT_BYTES) {
-    // A programming error (an event carrying a record instead of ids), never a client's.
-    throw new Error(`Event ${event.type} is ${size} bytes; an event holds ids and states, under 20 KB.`);
-  }
+  assertEventSize(JSON.stringify(event), event);
   return {
     ...eventKey(event),
     ...eventIndexKey(event),
@@ -46,6 +43,61 @@ export function eventItem(event: DomainEvent): Record<string, unknown> {
  */
 export function eventPut(eventsTable: string, event: DomainEvent) {
   return putNew(eventsTable, eventItem(event));
+}
+
+function assertEventSize(json: string, event: DomainEvent): void {
+  const size = Buffer.byteLength(json);
+  if (size >= MAX_EVENT_BYTES) {
+    // A programming error (an event carrying a record instead of ids), never a client's.
+    throw new Error(`Event ${event.type} is ${size} bytes; an event holds ids and states, under 20 KB.`);
+  }
+}
+
+/**
+ * The attribute in which a change that writes one item only (a run's reject) carries its event:
+ * the one UpdateItem writes the change and its event at once, as atomic as a transaction and
+ * without its cost; the table's stream relays the event into the outbox (`relayCarriedEvent`).
+ */
+export const CARRIED_EVENT_ATTRIBUTE = 'outboxEvent';
+
+/** The value of CARRIED_EVENT_ATTRIBUTE for `event`: the event as JSON, size-checked as eventItem does. */
+export function carriedEventValue(event: DomainEvent): string {
+  const json = JSON.stringify(event);
+  assertEventSize(json, event);
+  return json;
+}
+
+type StreamImage = Record<string, { S?: string } | undefined>;
+
+/**
+ * The event a stream record's change carried, if this change wrote one: the new image's event when
+ * the old image did not hold the same one (a later update of the item keeps the attribute, and
+ * must not send it again). Null for deletions and for changes that carried none; an attribute that
+ * is not an event is a programming error, thrown.
+ */
+export function carriedEvent(record: { NewImage?: unknown; OldImage?: unknown }): DomainEvent | null {
+  const carried = (record.NewImage as StreamImage | undefined)?.[CARRIED_EVENT_ATTRIBUTE]?.S;
+  if (carried === undefined) return null;
+  if ((record.OldImage as StreamImage | undefined)?.[CARRIED_EVENT_ATTRIBUTE]?.S === carried) return null;
+  return domainEventSchema.parse(JSON.parse(carried));
+}
+
+/**
+ * Writes a carried event into the outbox, once: a stream delivers at least once, and the event
+ * item's condition makes a second delivery a no-op. Its stream record is what the deliverer sends.
+ */
+export async function relayCarriedEvent(
+  db: DynamoDBDocumentClient,
+  eventsTable: string,
+  event: DomainEvent,
+): Promise<'relayed' | 'already relayed'> {
+  try {
+    await db.send(new PutCommand(eventPut(eventsTable, event).Put));
+    return 'relayed';
+  } catch (error) {
+    if (isConditionFailure(error)) return 'already relayed';
+    throw error;
+  }
 }
 
 export interface AuditFilter {

@@ -19,11 +19,18 @@ export interface TableDefinition {
   indexes: IndexDefinition[];
   /** Attribute holding an epoch-seconds expiry for DynamoDB TTL. */
   timeToLiveAttribute?: string;
-  /** A DynamoDB Stream of new item images (the outbox's; read by the event deliverer). */
-  stream?: 'NEW_IMAGE';
+  /**
+   * A DynamoDB Stream: new item images (the outbox's, read by the event deliverer), or new and old
+   * (the runs', read by the relay of the events runs carry: new only when the old image lacked it).
+   */
+  stream?: 'NEW_IMAGE' | 'NEW_AND_OLD_IMAGES';
 }
 
-/** Synthesis runs: one item per run, attribute names equal the API's wire names. */
+/**
+ * Synthesis runs: one item per run, attribute names equal the API's wire names, plus `outboxEvent`
+ * (store/events.ts CARRIED_EVENT_ATTRIBUTE): the event of a change that wrote the run alone, which
+ * the stream's relay copies into the events table.
+ */
 export const RUNS_TABLE: TableDefinition = {
   id: 'Runs',
   envVar: 'RUNS_TABLE',
@@ -33,6 +40,7 @@ export const RUNS_TABLE: TableDefinition = {
     // The sweeper finds runs left pending or generating too long with a Query on this index.
     { indexName: 'byStatus', partitionKey: 'status', sortKey: 'createdAt' },
   ],
+  stream: 'NEW_AND_OLD_IMAGES',
 };
 
 /** Pipelines, configurations, signals, executions (and idempotency keys), keyed by pk/sk. */

@@ -5,6 +5,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { AuthRepository } from '../auth/ports.ts';
+import type { DomainEvent } from '../core/events.ts';
 import { makeApprovalRulesStore } from '../store/approval-rules.ts';
 import { makeAccountStore } from '../store/auth/accounts.ts';
 import { makeApiTokenStore } from '../store/auth/api-tokens.ts';
@@ -12,6 +13,7 @@ import { makeAttemptStore } from '../store/auth/attempts.ts';
 import { makeMagicLinkStore } from '../store/auth/magic-links.ts';
 import { makeSessionStore } from '../store/auth/sessions.ts';
 import { makeEvaluationStore } from '../store/evaluations.ts';
+import { relayCarriedEvent } from '../store/events.ts';
 import { makeEvidenceStore } from '../store/evidence.ts';
 import { makeExportStore } from '../store/export.ts';
 import { makeIdempotencyStore } from '../store/idempotency.ts';
@@ -36,6 +38,12 @@ export function runRepositoryFromEnv() {
     data: config.DATA_TABLE,
     events: config.EVENTS_TABLE,
   });
+}
+
+/** Writes an event a run carried into the events table, once (the relay of carried events). */
+export function carriedEventRelayFromEnv(): (event: DomainEvent) => Promise<'relayed' | 'already relayed'> {
+  const config = readConfig({ EVENTS_TABLE: tableName });
+  return (event) => relayCarriedEvent(getDocumentClient(), config.EVENTS_TABLE, event);
 }
 
 export function pipelineRepositoryFromEnv() {

@@ -22,6 +22,11 @@ export interface StreamSourceOptions {
   batchSize: number;
   region: string;
   invoke: (event: DynamoDBStreamEvent) => Promise<unknown>;
+  /**
+   * The event source mapping's filter criteria, as lambdas/functions.ts states them: only records
+   * of this event name (and whose new image holds `newImageHas`, a string) invoke the function.
+   */
+  filter?: { eventName: 'INSERT' | 'MODIFY' | 'REMOVE'; newImageHas?: string | undefined };
   /** Poll of an idle shard; short, since the event-to-webhook latency is measured. */
   pollIntervalMs?: number;
   log: (line: string) => void;
@@ -118,8 +123,17 @@ export async function startStreamSource(options: StreamSourceOptions): Promise<S
     }
   };
 
+  const passes = (record: StreamRecord) =>
+    options.filter === undefined ||
+    (record.eventName === options.filter.eventName &&
+      (options.filter.newImageHas === undefined ||
+        record.dynamodb?.NewImage?.[options.filter.newImageHas]?.S !== undefined));
+
   /** Invokes the function; the sequence number to resume at when something failed. */
-  const invokeBatch = async (records: StreamRecord[]): Promise<string | undefined> => {
+  const invokeBatch = async (all: StreamRecord[]): Promise<string | undefined> => {
+    // As Lambda does, records the filter drops are passed over without an invocation.
+    const records = all.filter(passes);
+    if (records.length === 0) return undefined;
     const event = { Records: records.map((record) => toLambdaRecord(record, streamArn, options.region)) };
     try {
       const result = (await options.invoke(event as DynamoDBStreamEvent)) as

@@ -29,7 +29,7 @@ afterAll(() => {
 });
 
 describe('webhooks on the local stack', () => {
-  it('delivers synthesis_run.generated, signed, to a receiver on 127.0.0.1, and lists it in the audit log', async () => {
+  it('delivers synthesis_run.generated and the rejection, signed, to a receiver on 127.0.0.1, and lists them in the audit log', async () => {
     const stateDir = await mkdtemp(path.join(tmpdir(), 'pipeline-synthesis-webhooks-'));
     let output = '';
     child = spawn('npm', ['start', '--silent'], {
@@ -79,7 +79,10 @@ describe('webhooks on the local stack', () => {
       return { status: response.status, body: (await response.json()) as any };
     };
 
-    const created = await api('POST', '/webhooks', { url, eventTypes: ['synthesis_run.generated'] });
+    const created = await api('POST', '/webhooks', {
+      url,
+      eventTypes: ['synthesis_run.generated', 'synthesis_run.rejected'],
+    });
     expect(created.status).toBe(201);
     // The local stack alone allows http to 127.0.0.1; a private address is refused there too.
     expect((await api('POST', '/webhooks', { url: 'https://192.168.1.10/hook' })).status).toBe(400);
@@ -108,5 +111,32 @@ describe('webhooks on the local stack', () => {
     expect(audit.body.items.map((event: { id: string }) => event.id)).toEqual([
       delivery.headers['webhook-id'],
     ]);
+
+    // A reject writes the run alone and carries its event in it: the runs table's stream relays it.
+    const rejected = await api('POST', `/synthesis-runs/${started.body.id}/reject`, { reason: 'not now' });
+    expect(rejected.status).toBe(200);
+    await waitFor(() => received.length > 1, 'the rejection delivery', 60_000, 20).catch((error: unknown) => {
+      throw new Error(`${String(error)}\n${output}`);
+    });
+    const rejection = received[1];
+    if (!rejection) throw new Error('no second delivery');
+    expect(
+      new Webhook(created.body.secret).verify(rejection.body, {
+        'webhook-id': String(rejection.headers['webhook-id']),
+        'webhook-timestamp': String(rejection.headers['webhook-timestamp']),
+        'webhook-signature': String(rejection.headers['webhook-signature']),
+      }),
+    ).toMatchObject({
+      type: 'synthesis_run.rejected',
+      data: { runId: started.body.id, status: 'rejected', actor: { credential: 'api_token' } },
+    });
+    const rejections = await api(
+      'GET',
+      `/audit-events?pipelineId=${team.pipelineIds[0]}&type=synthesis_run.rejected`,
+    );
+    expect(rejections.body.items.map((event: { id: string }) => event.id)).toEqual([
+      rejection.headers['webhook-id'],
+    ]);
+    expect(received).toHaveLength(2);
   }, 180_000);
 });

@@ -14,6 +14,7 @@ import {
   MAX_RECEIVE_COUNT,
   PIPELINE_DELETER,
   RETENTION_JOB,
+  RUN_EVENT_RELAY,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
   WEBHOOK_DELIVERER,
@@ -148,6 +149,13 @@ function functionsOf(stack: PipelineSynthesisStack): FunctionUnderTest[] {
       name: EVENT_DELIVERER.entry,
       fn: stack.eventDelivery.eventDeliverer,
       access: EVENT_DELIVERER.access,
+      extraEnv: [],
+      memorySize: DEFAULT_MEMORY_MB,
+    },
+    {
+      name: RUN_EVENT_RELAY.entry,
+      fn: stack.eventDelivery.runEventRelay,
+      access: RUN_EVENT_RELAY.access,
       extraEnv: [],
       memorySize: DEFAULT_MEMORY_MB,
     },
@@ -366,7 +374,7 @@ describe('functions', () => {
 
     expect(OPERATION_FUNCTIONS.map(({ module }) => module).sort()).toEqual([...modules].sort());
     expect([...dev.stack.api.operationFunctions.keys()].sort()).toEqual([...modules].sort());
-    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(modules.size + 9);
+    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(modules.size + 10);
   });
 
   it('runs every function on nodejs24.x, arm64, traced, logging to its own one-month log group', () => {
@@ -521,8 +529,9 @@ describe('functions', () => {
         (mapping.FunctionName as { Ref: string }).Ref === logicalIdOf(dev.stack.lifecycle.deleter.function),
     );
 
-    // The worker, the dead-letter handler, the deleter, the webhook deliverer, the guardrail judge and the event stream.
-    expect(mappings).toHaveLength(6);
+    // The worker, the dead-letter handler, the deleter, the webhook deliverer, the guardrail judge,
+    // the events stream and the runs stream.
+    expect(mappings).toHaveLength(7);
     expect(deleterMapping).toMatchObject({
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       EventSourceArn: { 'Fn::GetAtt': [logicalIdOf(dev.stack.stateful.lifecycleQueue), 'Arn'] },
@@ -569,12 +578,17 @@ describe('least privilege', () => {
           .filter((statement) => actionsOf(statement).some((action) => WRITE_ACTIONS.includes(action)))
           .flatMap((statement) => [...referencedLogicalIds(statement.Resource)]),
       );
-      // The stream event source reads its table's stream (a read grant on the stream, never a write).
-      const streamed = name === EVENT_DELIVERER.entry ? [EVENT_DELIVERER.streamSource.table] : [];
+      // A stream event source reads its table's stream (a read grant on the stream, never a write).
+      const streamed: string[] = [EVENT_DELIVERER, RUN_EVENT_RELAY]
+        .filter((definition) => definition.entry === name)
+        .map((definition) => definition.streamSource.table);
       const expectedTables = TABLE_DEFINITIONS.filter(
-        (d) => access[ACCESS_KEY[d.id]] || streamed.includes(d.id as 'Events'),
+        (d) => access[ACCESS_KEY[d.id]] || streamed.includes(d.id),
       );
-      const expectedWrites = expectedTables.filter((d) => access[ACCESS_KEY[d.id]] === 'readWrite');
+      const expectedWrites = expectedTables.filter((d) => {
+        const level = access[ACCESS_KEY[d.id]];
+        return level === 'readWrite' || level === 'write';
+      });
 
       expect([...referenced].sort(), name).toEqual(
         expectedTables.map((d) => tableLogicalId(dev, d.id)).sort(),
@@ -681,8 +695,8 @@ describe('least privilege', () => {
     for (const statement of xray) {
       expect(actionsOf(statement).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
     }
-    // …and the one stream event source's ListStreams, which has none either.
-    expect(wildcard.length - xray.length).toBe(1);
+    // …and the two stream event sources' ListStreams, which has none either.
+    expect(wildcard.length - xray.length).toBe(2);
   });
 
   it('uses no AWS-managed policy on any function role', () => {
@@ -1255,7 +1269,7 @@ describe('alarms and outputs', () => {
     });
   });
 
-  it('has the six alarms of issue 13 and the guardrail DLQ alarm, each with a reason, notifying the one alarm topic', () => {
+  it('has the six alarms of issue 13 and the guardrail and event stream DLQ alarms, each with a reason, notifying the one alarm topic', () => {
     const topicId = logicalIdOf(dev.stack.operations.topic);
     const alarms = resourcesOfType(dev, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties ?? {});
     const metricOf = (alarm: Record<string, unknown>) =>
@@ -1267,6 +1281,7 @@ describe('alarms and outputs', () => {
         'ApproximateAgeOfOldestMessage',
         'ApproximateNumberOfMessagesVisible',
         'ApproximateNumberOfMessagesVisible', // the guardrail checks' DLQ
+        'ApproximateNumberOfMessagesVisible', // the event streams' DLQ
         'Errors',
         'Latency',
         METRIC.jobErrors,
@@ -1463,6 +1478,46 @@ describe('event delivery', () => {
       },
       FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'] }) }] },
     });
+  });
+
+  it('streams new and old images of the runs table into the relay, only updates that carry an event', () => {
+    const runs = propertiesOf(dev, tableLogicalId(dev, 'Runs'));
+    expect(runs.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    const mapping = resourcesOfType(dev, 'AWS::Lambda::EventSourceMapping')
+      .map(([, resource]) => resource.Properties ?? {})
+      .find(
+        (candidate) =>
+          (candidate.FunctionName as { Ref: string }).Ref ===
+          logicalIdOf(dev.stack.eventDelivery.runEventRelay.function),
+      );
+    expect(mapping).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [tableLogicalId(dev, 'Runs'), 'StreamArn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      StartingPosition: 'TRIM_HORIZON',
+      DestinationConfig: {
+        OnFailure: {
+          Destination: {
+            'Fn::GetAtt': [logicalIdOf(dev.stack.eventDelivery.streamDeadLetterQueue), 'Arn'],
+          },
+        },
+      },
+      FilterCriteria: {
+        Filters: [
+          {
+            Pattern: JSON.stringify({
+              eventName: ['MODIFY'],
+              dynamodb: { NewImage: { outboxEvent: { S: [{ exists: true }] } } },
+            }),
+          },
+        ],
+      },
+    });
+    // The relay may write events but read nothing, and touches no other table than its stream's.
+    const actions = statementsOf(dev, dev.stack.eventDelivery.runEventRelay).flatMap(actionsOf);
+    expect(actions).toContain('dynamodb:PutItem');
+    expect(actions).not.toContain('dynamodb:GetItem');
+    expect(actions).not.toContain('dynamodb:Query');
   });
 
   it('lets only the event deliverer put events on the bus, and adds a bus policy only for the consumer accounts', () => {

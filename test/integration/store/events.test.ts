@@ -1,21 +1,33 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { nanoid } from 'nanoid';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { hashApiToken } from '../../../lambdas/auth/api-token.ts';
 import { newEvent, runEvent, SYSTEM_ACTOR } from '../../../lambdas/core/events.ts';
 import type { ApprovalPlan, RunRepository } from '../../../lambdas/core/ports.ts';
 import { newPendingRun } from '../../../lambdas/core/run-state.ts';
 import type { Activation, SynthesisRun } from '../../../lambdas/core/schemas.ts';
-import { listTeamEvents } from '../../../lambdas/store/events.ts';
+import { RUN_EVENT_RELAY } from '../../../lambdas/functions.ts';
+import { CARRIED_EVENT_ATTRIBUTE, listTeamEvents } from '../../../lambdas/store/events.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import { makeAuthRepository } from '../../../lambdas/wiring/repositories.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
+import { startStreamSource } from '../../../local/streams/stream-source.ts';
+import { waitFor } from '../../support/wait.ts';
 import { setUpApiEnvironment } from '../api/harness.ts';
 
 let db: DynamoDBDocumentClient;
 let names: TableNames;
 let runs: RunRepository;
+
+/** The raw client the local stream source reads DynamoDB Local's Streams API with. */
+const rawClient = new DynamoDBClient({
+  endpoint: inject('dynamodbEndpoint'),
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
 
 const REVIEWER = { userId: 'u2', credential: 'api_token', tokenId: 'tok1' } as const;
 
@@ -142,10 +154,11 @@ describe('the transactional outbox on DynamoDB Local', () => {
     expect(approved?.data.actor).toEqual({ userId: 'u2', credential: 'api_token', tokenId: 'tok1' });
   });
 
-  it('writes rejected with the rejection; failing a finished run writes no event', async () => {
+  it('carries rejected in the run, relayed once from the runs stream; failing a finished run writes no event', async () => {
     const { run, teamId } = await generatedRun();
     const at = new Date().toISOString();
-    await runs.reject(run, { at, by: 'u2', reason: 'no' }, runEvent(run, 'rejected', at, REVIEWER));
+    const rejected = runEvent(run, 'rejected', at, REVIEWER);
+    await runs.reject(run, { at, by: 'u2', reason: 'no' }, rejected);
     expect(
       await runs.fail(
         run.id,
@@ -156,10 +169,67 @@ describe('the transactional outbox on DynamoDB Local', () => {
         runEvent(run, 'failed', at, SYSTEM_ACTOR),
       ),
     ).toBeNull();
+    // The one UpdateItem wrote the rejection and its event together, in the run.
+    const { Item } = await db.send(new GetCommand({ TableName: names.Runs, Key: { id: run.id } }));
+    expect(Item).toMatchObject({ status: 'rejected', rejectionReason: 'no' });
+    expect(JSON.parse(String(Item?.[CARRIED_EVENT_ATTRIBUTE]))).toEqual(rejected);
+
+    // The relay, on the runs table's real stream with the event source's filter.
+    const { handler } = await import('../../../lambdas/handlers/relay-run-events.ts');
+    const { table: _table, batchSize, ...filter } = RUN_EVENT_RELAY.streamSource;
+    const invocations: DynamoDBStreamEvent[] = [];
+    const source = await startStreamSource({
+      client: rawClient,
+      tableName: names.Runs,
+      batchSize,
+      filter,
+      region: 'us-east-1',
+      pollIntervalMs: 10,
+      log: () => undefined,
+      invoke: async (event) => {
+        invocations.push(event);
+        return handler(event);
+      },
+    });
+    try {
+      await waitFor(
+        async () => (await eventsOf(teamId, { type: 'synthesis_run.rejected' })).length === 1,
+        'the relayed rejection',
+      );
+      // A later update keeps the attribute: it is not relayed again. A redelivered record is a no-op.
+      await db.send(
+        new UpdateCommand({
+          TableName: names.Runs,
+          Key: { id: run.id },
+          UpdateExpression: 'SET touchedAt = :at',
+          ExpressionAttributeValues: { ':at': new Date().toISOString() },
+        }),
+      );
+      await waitFor(
+        () => invocations.some((event) => event.Records.some((r) => r.dynamodb?.NewImage?.touchedAt)),
+        'the later update reaching the relay',
+      );
+      const first = invocations.find((event) =>
+        event.Records.some(
+          (r) => r.dynamodb?.NewImage?.id?.S === run.id && !r.dynamodb?.OldImage?.outboxEvent,
+        ),
+      );
+      if (!first) throw new Error('the reject update did not reach the relay');
+      expect(await handler(first)).toEqual({ batchItemFailures: [] });
+    } finally {
+      await source.stop();
+    }
+    // Only updates that hold an event reach the relay: the run's creation and claim never did.
+    expect(
+      invocations
+        .flatMap((event) => event.Records)
+        .every((r) => r.eventName === 'MODIFY' && r.dynamodb?.NewImage?.outboxEvent),
+    ).toBe(true);
     expect((await eventsOf(teamId)).map((event) => event.type).sort()).toEqual([
       'synthesis_run.generated',
       'synthesis_run.rejected',
     ]);
+    expect(await eventsOf(teamId, { type: 'synthesis_run.rejected' })).toEqual([rejected]);
   });
 
   it('writes failed once when a run fails', async () => {
