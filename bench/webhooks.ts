@@ -26,9 +26,11 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { newEvent } from '../lambdas/core/events.ts';
-import { eventItem, eventPut } from '../lambdas/store/events.ts';
-import { webhookDeliveriesPartition } from '../lambdas/store/keys.ts';
+import { CARRIED_EVENT_ATTRIBUTE, carriedEventValue, eventItem, eventPut } from '../lambdas/store/events.ts';
+import { approvalRulesKey, webhookDeliveriesPartition } from '../lambdas/store/keys.ts';
+import { RUNS_TABLE } from '../lambdas/store/table-definitions.ts';
 import { createDocumentClient } from '../lambdas/wiring/aws.ts';
+import { createTable } from '../local/dynamodb.ts';
 import { startLocalStack } from '../local/stack.ts';
 import { UNLIMITED as UNTHROTTLED } from './stack-api.ts';
 
@@ -36,11 +38,16 @@ import { UNLIMITED as UNTHROTTLED } from './stack-api.ts';
 const UNLIMITED = { ...UNTHROTTLED, synthesisRunsPerTeamPerHour: 1_000_000 };
 
 export interface WebhookFigures {
-  /** p50 of a one-item status move, as the reject transaction was, and of the same with its event. */
+  /** p50 of a run's status move as reject wrote it before events (no runs stream), and now, carrying its event. */
   changeAloneP50Ms: number;
   changeWithEventP50Ms: number;
   /** POST /synthesis-runs/{id}/reject through the local gateway (with its event), p50. */
   rejectP50Ms: number;
+  /** PUT …/approval-rules through the gateway (its Put became a transaction with its event), p50. */
+  approvalRulesP50Ms: number;
+  /** p50 of the approval rules' Put as it was, and of the transaction with its event it is now. */
+  rulesAloneP50Ms: number;
+  rulesWithEventP50Ms: number;
   latencyP50Ms: number;
   latencyP99Ms: number;
   latencySamples: number;
@@ -187,7 +194,26 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
         ).id,
       );
     }
-    const outbox = await measureOutboxCost(stack.dynamodbEndpoint, stack.tables.Runs, stack.tables.Events);
+    const outbox = await measureOutboxCost(stack.dynamodbEndpoint, stack.tables.Runs);
+
+    // The other operation whose one write became a transaction with its event: the approval rules.
+    const ruleWrites: number[] = [];
+    for (let index = 0; index < latencyEvents; index++) {
+      const started = performance.now();
+      await api(team.apiToken, 'PUT', `/pipelines/${pipelineId}/approval-rules`, {
+        requireEvaluation: index % 2 === 0,
+        maxRegressions: 0,
+        minEvaluatedCases: 20,
+        forbidSelfApproval: true,
+        allowApiTokens: true,
+      });
+      ruleWrites.push(performance.now() - started);
+    }
+    const rulesCost = await measureRulesEventCost(
+      stack.dynamodbEndpoint,
+      stack.tables.Data,
+      stack.tables.Events,
+    );
     const down = await api(other.apiToken, 'POST', '/webhooks', {
       url: 'http://127.0.0.1:9/down',
       eventTypes: ['pipeline.deleted'],
@@ -283,6 +309,8 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
     return {
       ...outbox,
       rejectP50Ms: percentile(rejects, 50),
+      approvalRulesP50Ms: percentile(ruleWrites, 50),
+      ...rulesCost,
       latencyP50Ms: percentile(latencies, 50),
       latencyP99Ms: percentile(latencies, 99),
       latencySamples: latencies.length,
@@ -301,10 +329,72 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
 }
 
 /**
- * What the outbox adds to a change: the same conditional status move (a run item, as reject writes
- * it) as the UpdateItem it was and as a transaction with its event, alternated, 200 each.
+ * What the event adds to reject's write: the same conditional status move of a run item as the
+ * UpdateItem it was before events (on a copy of the runs table without its stream), and as it is
+ * now, carrying its event, on the stack's runs table (whose stream the stack's relay is reading).
+ * Alternated, 200 each.
  */
-async function measureOutboxCost(endpoint: string, runsTable: string, eventsTable: string) {
+async function measureOutboxCost(endpoint: string, runsTable: string) {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const db = createDocumentClient(client);
+  const { stream: _noStream, ...runsTableBefore } = RUNS_TABLE;
+  const tableBefore = `${runsTable}-before-events`;
+  await createTable(client, runsTableBefore, tableBefore);
+  const alone: number[] = [];
+  const withEvent: number[] = [];
+  for (let index = 0; index < 200; index++) {
+    for (const [withItsEvent, samples] of [
+      [false, alone],
+      [true, withEvent],
+    ] as const) {
+      const id = nanoid();
+      const table = withItsEvent ? runsTable : tableBefore;
+      await db.send(new PutCommand({ TableName: table, Item: { id, status: 'generated' } }));
+      const event = newEvent(
+        'synthesis_run.rejected',
+        {
+          teamId: 't',
+          pipelineId: 'p',
+          runId: id,
+          status: 'rejected',
+          actor: { userId: 'u', credential: 'session' },
+        },
+        { at: new Date().toISOString(), key: id },
+      );
+      const started = performance.now();
+      await db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { id },
+          UpdateExpression: `SET #status = :to, rejectedAt = :at${withItsEvent ? ', #event = :event' : ''}`,
+          ConditionExpression: '#status = :from',
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            ...(withItsEvent ? { '#event': CARRIED_EVENT_ATTRIBUTE } : {}),
+          },
+          ExpressionAttributeValues: {
+            ':to': 'rejected',
+            ':from': 'generated',
+            ':at': new Date().toISOString(),
+            ...(withItsEvent ? { ':event': carriedEventValue(event) } : {}),
+          },
+        }),
+      );
+      samples.push(performance.now() - started);
+    }
+  }
+  return { changeAloneP50Ms: percentile(alone, 50), changeWithEventP50Ms: percentile(withEvent, 50) };
+}
+
+/**
+ * What the event adds to the approval rules' write: the Put it was before events, and the
+ * transaction of the Put with its event it is now (the events table's stream on), alternated.
+ */
+async function measureRulesEventCost(endpoint: string, dataTable: string, eventsTable: string) {
   const db = createDocumentClient(
     new DynamoDBClient({
       endpoint,
@@ -319,44 +409,39 @@ async function measureOutboxCost(endpoint: string, runsTable: string, eventsTabl
       [false, alone],
       [true, withEvent],
     ] as const) {
-      const id = nanoid();
-      await db.send(new PutCommand({ TableName: runsTable, Item: { id, status: 'generated' } }));
-      const move = {
-        Update: {
-          TableName: runsTable,
-          Key: { id },
-          UpdateExpression: 'SET #status = :to, rejectedAt = :at',
-          ConditionExpression: '#status = :from',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':to': 'rejected',
-            ':from': 'generated',
-            ':at': new Date().toISOString(),
-          },
+      const pipelineId = nanoid();
+      const at = new Date().toISOString();
+      const put = {
+        TableName: dataTable,
+        Item: {
+          ...approvalRulesKey(pipelineId),
+          pipelineId,
+          requireEvaluation: true,
+          maxRegressions: 0,
+          minEvaluatedCases: 20,
+          forbidSelfApproval: true,
+          allowApiTokens: false,
+          updatedAt: at,
+          updatedBy: 'u',
         },
       };
       const event = newEvent(
-        'synthesis_run.rejected',
-        {
-          teamId: 't',
-          pipelineId: 'p',
-          runId: id,
-          status: 'rejected',
-          actor: { userId: 'u', credential: 'session' },
-        },
-        { at: new Date().toISOString(), key: id },
+        'approval_rules.updated',
+        { teamId: 't', pipelineId, actor: { userId: 'u', credential: 'session' } },
+        { at, key: pipelineId },
       );
       const started = performance.now();
-      // Before the outbox, reject was one conditional UpdateItem; now it is a transaction with the event.
       if (withItsEvent) {
-        await db.send(new TransactWriteCommand({ TransactItems: [move, eventPut(eventsTable, event)] }));
+        await db.send(
+          new TransactWriteCommand({ TransactItems: [{ Put: put }, eventPut(eventsTable, event)] }),
+        );
       } else {
-        await db.send(new UpdateCommand(move.Update));
+        await db.send(new PutCommand(put));
       }
       samples.push(performance.now() - started);
     }
   }
-  return { changeAloneP50Ms: percentile(alone, 50), changeWithEventP50Ms: percentile(withEvent, 50) };
+  return { rulesAloneP50Ms: percentile(alone, 50), rulesWithEventP50Ms: percentile(withEvent, 50) };
 }
 
 export function formatWebhooks(figures: WebhookFigures): string {
@@ -364,9 +449,13 @@ export function formatWebhooks(figures: WebhookFigures): string {
   const added = figures.changeWithEventP50Ms - figures.changeAloneP50Ms;
   // The operation without its event item would take what it takes now, less what the item adds.
   const operationRatio = figures.rejectP50Ms / (figures.rejectP50Ms - added);
+  const rulesAdded = figures.rulesWithEventP50Ms - figures.rulesAloneP50Ms;
+  const rulesRatio = figures.approvalRulesP50Ms / (figures.approvalRulesP50Ms - rulesAdded);
   return [
-    `the write alone: a status move in a transaction with its event p50 ${figures.changeWithEventP50Ms.toFixed(2)} ms vs the UpdateItem it was ${figures.changeAloneP50Ms.toFixed(2)} ms (+${added.toFixed(2)} ms)`,
+    `the write alone: a run's status move carrying its event (runs stream on) p50 ${figures.changeWithEventP50Ms.toFixed(2)} ms vs the UpdateItem it was (no stream) ${figures.changeAloneP50Ms.toFixed(2)} ms (+${added.toFixed(2)} ms)`,
     `POST …/reject through the gateway p50 ${figures.rejectP50Ms.toFixed(1)} ms: ${operationRatio.toFixed(3)}× the same without the event item (target ≤ 1.15×) ${verdict(operationRatio <= 1.15)}`,
+    `the approval rules' write: its Put in a transaction with its event p50 ${figures.rulesWithEventP50Ms.toFixed(2)} ms vs the Put it was ${figures.rulesAloneP50Ms.toFixed(2)} ms (+${rulesAdded.toFixed(2)} ms)`,
+    `PUT …/approval-rules through the gateway p50 ${figures.approvalRulesP50Ms.toFixed(1)} ms: ${rulesRatio.toFixed(3)}× the same without the event item (target ≤ 1.15×) ${verdict(rulesRatio <= 1.15)}`,
     `change → webhook arrival over ${figures.latencySamples} events: p50 ${figures.latencyP50Ms.toFixed(0)} ms, p99 ${figures.latencyP99Ms.toFixed(0)} ms (target p50 ≤ 1000 ms) ${verdict(figures.latencyP50Ms <= 1000)}`,
     `${figures.fanOutEvents} events to 5 webhooks, one down: ${figures.goodDeliveries}/${figures.fanOutEvents * 4} good deliveries in ${figures.fanOutSeconds.toFixed(1)} s (${figures.duplicateDeliveries} duplicates; target all, none lost) ${verdict(figures.goodDeliveries === figures.fanOutEvents * 4)}; the down one: ${figures.downPending} first attempts pending, ${figures.downRetried} retried 5 s later ${verdict(figures.downRetried === figures.fanOutEvents)}`,
     ...figures.delivererHeapMb.map((heap) => {

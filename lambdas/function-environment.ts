@@ -36,11 +36,12 @@ export interface EnvironmentSources {
   };
 }
 
-const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth' | 'events'> = {
+const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth' | 'events' | 'settings'> = {
   Runs: 'runs',
   Data: 'data',
   Auth: 'auth',
   Events: 'events',
+  Settings: 'settings',
 };
 
 /** The variables of one function with `access`; throws when a source it needs is missing. */

@@ -13,6 +13,8 @@ export interface FunctionAccess {
   auth?: TableAccess;
   /** The events table (outbox and audit log): 'readWrite' to write events with changes. */
   events?: TableAccess;
+  /** The settings table (a pipeline's approval rules). */
+  settings?: TableAccess;
   /** Sends synthesis jobs to the queue. */
   sendJobs?: boolean;
   /**
@@ -81,12 +83,16 @@ export interface FunctionDefinition {
    * invoked only for records of `eventName` and, with `newImageHas`, whose new image holds that
    * attribute (Lambda's filter criteria on AWS, the same test in local/streams/).
    */
-  streamSource?: {
-    table: 'Events' | 'Runs';
-    batchSize: number;
-    eventName: 'INSERT' | 'MODIFY';
-    newImageHas?: string;
-  };
+  streamSources?: readonly StreamSourceDefinition[];
+}
+
+export interface StreamSourceDefinition {
+  table: 'Events' | 'Runs' | 'Settings';
+  batchSize: number;
+  /** Only records of this event name invoke the function (INSERT and MODIFY for a Put that replaces). */
+  eventNames: readonly ('INSERT' | 'MODIFY')[];
+  /** …and only those whose new image holds this string attribute. */
+  newImageHas?: string;
 }
 
 /** The timeout of every API operation's function: well inside API Gateway's 29 s integration timeout. */
@@ -146,7 +152,7 @@ export const DELETION_JOB_TIMEOUT_SECONDS = 60;
  */
 export const PIPELINE_DELETER = {
   entry: 'delete-pipeline-data',
-  access: { runs: 'readWrite', data: 'readWrite', consumesLifecycleJobs: true },
+  access: { runs: 'readWrite', data: 'readWrite', settings: 'write', consumesLifecycleJobs: true },
   timeoutSeconds: DELETION_JOB_TIMEOUT_SECONDS,
   eventSource: { batchSize: 1, maxConcurrency: 2 },
 } satisfies FunctionDefinition;
@@ -183,19 +189,23 @@ export const EVENT_DELIVERER = {
   entry: 'deliver-events',
   access: { data: 'read', fansOutEvents: true },
   timeoutSeconds: 30,
-  streamSource: { table: 'Events', batchSize: 100, eventName: 'INSERT' },
+  streamSources: [{ table: 'Events', batchSize: 100, eventNames: ['INSERT'] }],
 } satisfies FunctionDefinition;
 
 /**
- * The relay of the events that a change writing one run carries in the run item (a reject): the
- * runs table's stream feeds it the updates whose new image holds an event, and it writes each new
- * one into the events table, once, where the deliverer and the audit log find it.
+ * The relay of the events that a change writing one item carries in that item (a run's reject, a
+ * pipeline's approval rules): the streams of the runs and the settings tables feed it the writes
+ * whose new image holds an event, and it writes each new one into the events table, once, where
+ * the deliverer and the audit log find it.
  */
-export const RUN_EVENT_RELAY = {
-  entry: 'relay-run-events',
+export const EVENT_RELAY = {
+  entry: 'relay-carried-events',
   access: { events: 'write' },
   timeoutSeconds: 30,
-  streamSource: { table: 'Runs', batchSize: 100, eventName: 'MODIFY', newImageHas: 'outboxEvent' },
+  streamSources: [
+    { table: 'Runs', batchSize: 100, eventNames: ['MODIFY'], newImageHas: 'outboxEvent' },
+    { table: 'Settings', batchSize: 100, eventNames: ['INSERT', 'MODIFY'], newImageHas: 'outboxEvent' },
+  ],
 } satisfies FunctionDefinition;
 
 /** Seconds one webhook batch may take: every POST of the batch runs at once, each within 10 s. */

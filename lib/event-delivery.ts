@@ -9,8 +9,8 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   EVENT_DELIVERER,
-  type FunctionDefinition,
-  RUN_EVENT_RELAY,
+  EVENT_RELAY,
+  type StreamSourceDefinition,
   WEBHOOK_DELIVERER,
 } from '../lambdas/functions.ts';
 import { handlerEntryPath } from './bundling.ts';
@@ -19,9 +19,8 @@ import { type FunctionSettings, type GrantableResources, ServiceFunction } from 
 
 export interface EventDeliveryProps {
   readonly resources: GrantableResources;
-  readonly eventsTable: ITable;
-  /** Its stream carries the events of changes that write one run only (a reject). */
-  readonly runsTable: ITable;
+  /** The events table, and the tables whose streams carry the events of one-item changes (runs, settings). */
+  readonly tables: Readonly<Record<StreamSourceDefinition['table'], ITable>>;
   readonly webhookQueue: Queue;
   readonly eventBus: EventBus;
   /** Accounts that may create rules on the bus routing its events to themselves; no other may. */
@@ -34,10 +33,10 @@ export interface EventDeliveryProps {
 const ACCOUNT_ID = /^\d{12}$/;
 
 /** The stream's filter criteria as lambdas/functions.ts states them (local/streams/ applies the same). */
-function streamFilters(source: NonNullable<FunctionDefinition['streamSource']>) {
+function streamFilters(source: StreamSourceDefinition) {
   return [
     FilterCriteria.filter({
-      eventName: FilterRule.isEqual(source.eventName),
+      eventName: FilterRule.or(...source.eventNames),
       ...(source.newImageHas
         ? { dynamodb: { NewImage: { [source.newImageHas]: { S: FilterRule.exists() } } } }
         : {}),
@@ -49,11 +48,12 @@ function streamFilters(source: NonNullable<FunctionDefinition['streamSource']>) 
  * Delivery of the outbox (DESIGN.md §8): the events table's stream → the event deliverer (fan-out
  * to the webhook queue and the event bus; partial batch failures, bisect, a DLQ for what keeps
  * failing) → the webhook deliverer (one signed attempt per message, retried on schedule). The runs
- * table's stream → the relay, which writes the events runs carry into the events table.
+ * and settings tables' streams → the relay, which writes the events their items carry into the
+ * events table.
  */
 export class EventDelivery extends Construct {
   readonly eventDeliverer: ServiceFunction;
-  readonly runEventRelay: ServiceFunction;
+  readonly eventRelay: ServiceFunction;
   readonly webhookDeliverer: ServiceFunction;
   readonly streamDeadLetterQueue: Queue;
   /** Stream batches gave up on: events that were committed but not delivered or not relayed. */
@@ -97,39 +97,43 @@ export class EventDelivery extends Construct {
       description: 'Fans each committed event out to its webhooks and the event bus',
       timeout: Duration.seconds(EVENT_DELIVERER.timeoutSeconds),
     });
+    const [eventSource] = EVENT_DELIVERER.streamSources;
+    if (!eventSource) throw new Error('The event deliverer reads the events table stream.');
     this.eventDeliverer.function.addEventSource(
-      new DynamoEventSource(props.eventsTable, {
+      new DynamoEventSource(props.tables.Events, {
         startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: EVENT_DELIVERER.streamSource.batchSize,
+        batchSize: eventSource.batchSize,
         reportBatchItemFailures: true,
         bisectBatchOnError: true,
         retryAttempts: 20,
         onFailure: new SqsDlq(this.streamDeadLetterQueue),
         // Only new events: TTL expiries (REMOVE) never invoke the function.
-        filters: streamFilters(EVENT_DELIVERER.streamSource),
+        filters: streamFilters(eventSource),
       }),
     );
 
-    this.runEventRelay = new ServiceFunction(this, 'RunEventRelay', {
-      entryFile: handlerEntryPath(RUN_EVENT_RELAY.entry),
-      access: RUN_EVENT_RELAY.access,
+    this.eventRelay = new ServiceFunction(this, 'EventRelay', {
+      entryFile: handlerEntryPath(EVENT_RELAY.entry),
+      access: EVENT_RELAY.access,
       resources: props.resources,
       settings: props.settings,
-      description: 'Writes the events that run updates carry into the events table',
-      timeout: Duration.seconds(RUN_EVENT_RELAY.timeoutSeconds),
+      description: 'Writes the events that one-item changes carry (runs, settings) into the events table',
+      timeout: Duration.seconds(EVENT_RELAY.timeoutSeconds),
     });
-    this.runEventRelay.function.addEventSource(
-      new DynamoEventSource(props.runsTable, {
-        startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: RUN_EVENT_RELAY.streamSource.batchSize,
-        reportBatchItemFailures: true,
-        bisectBatchOnError: true,
-        retryAttempts: 20,
-        onFailure: new SqsDlq(this.streamDeadLetterQueue),
-        // Only updates that hold an event; the function skips one whose old image held it already.
-        filters: streamFilters(RUN_EVENT_RELAY.streamSource),
-      }),
-    );
+    for (const source of EVENT_RELAY.streamSources) {
+      this.eventRelay.function.addEventSource(
+        new DynamoEventSource(props.tables[source.table], {
+          startingPosition: StartingPosition.TRIM_HORIZON,
+          batchSize: source.batchSize,
+          reportBatchItemFailures: true,
+          bisectBatchOnError: true,
+          retryAttempts: 20,
+          onFailure: new SqsDlq(this.streamDeadLetterQueue),
+          // Only writes that hold an event; the function skips one whose old image held it already.
+          filters: streamFilters(source),
+        }),
+      );
+    }
 
     this.webhookDeliverer = new ServiceFunction(this, 'WebhookDeliverer', {
       entryFile: handlerEntryPath(WEBHOOK_DELIVERER.entry),

@@ -86,8 +86,11 @@ export class PipelineSynthesisStack extends Stack {
     this.lifecycle = new DataLifecycle(this, 'DataLifecycle', { resources, settings });
     this.eventDelivery = new EventDelivery(this, 'EventDelivery', {
       resources,
-      eventsTable: this.stateful.table('Events'),
-      runsTable: this.stateful.table('Runs'),
+      tables: {
+        Events: this.stateful.table('Events'),
+        Runs: this.stateful.table('Runs'),
+        Settings: this.stateful.table('Settings'),
+      },
       webhookQueue: this.stateful.webhookQueue,
       eventBus: this.stateful.eventBus,
       consumerAccounts: props.eventBusConsumerAccounts ?? [],

@@ -76,11 +76,12 @@ export interface ServiceFunctionProps {
   readonly onDemandParts?: Readonly<Record<string, string>>;
 }
 
-const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth' | 'events'> = {
+const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth' | 'events' | 'settings'> = {
   Runs: 'runs',
   Data: 'data',
   Auth: 'auth',
   Events: 'events',
+  Settings: 'settings',
 };
 
 /**

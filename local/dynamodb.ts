@@ -301,7 +301,8 @@ function attributeDefinitions(definition: TableDefinition): AttributeDefinition[
   return [...names].map((name) => ({ AttributeName: name, AttributeType: 'S' }));
 }
 
-async function createTable(
+/** Creates one table from its definition (idempotent: a missing index is added). */
+export async function createTable(
   client: DynamoDBClient,
   definition: TableDefinition,
   tableName: string,

@@ -11,12 +11,12 @@ import {
   DEAD_LETTER_HANDLER,
   DEFAULT_MEMORY_MB,
   EVENT_DELIVERER,
+  EVENT_RELAY,
   type FunctionDefinition,
   GUARDRAIL_JUDGE,
   HTTP_FUNCTION_TIMEOUT_SECONDS,
   PIPELINE_DELETER,
   RETENTION_JOB,
-  RUN_EVENT_RELAY,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
   WEBHOOK_DELIVERER,
@@ -81,7 +81,7 @@ export function localFunctions(
     PIPELINE_DELETER,
     RETENTION_JOB,
     EVENT_DELIVERER,
-    RUN_EVENT_RELAY,
+    EVENT_RELAY,
     WEBHOOK_DELIVERER,
     GUARDRAIL_JUDGE,
   ];
@@ -94,8 +94,8 @@ export function localFunctions(
       timeoutMs: (definition.timeoutSeconds ?? HTTP_FUNCTION_TIMEOUT_SECONDS) * 1000,
       memoryMb: definition.memoryMb ?? DEFAULT_MEMORY_MB,
       // An SQS event source scales to at least 2 concurrent invocations; a stream shard is read by one.
-      maxEnvironments: definition.streamSource
-        ? 1
+      maxEnvironments: definition.streamSources
+        ? definition.streamSources.length
         : definition.eventSource
           ? (definition.eventSource.maxConcurrency ?? 2)
           : maxEnvironments,

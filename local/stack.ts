@@ -13,12 +13,12 @@ import {
   AUTHORIZER,
   DEAD_LETTER_HANDLER,
   EVENT_DELIVERER,
+  EVENT_RELAY,
   GUARDRAIL_JUDGE,
   GUARDRAIL_QUEUE_VISIBILITY_TIMEOUT_SECONDS,
   MAX_RECEIVE_COUNT,
   PIPELINE_DELETER,
   RETENTION_JOB,
-  RUN_EVENT_RELAY,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
   WEBHOOK_DELIVERER,
@@ -135,6 +135,7 @@ function localTableNames(): TableNames {
     Data: `${TABLE_PREFIX}Data`,
     Auth: `${TABLE_PREFIX}Auth`,
     Events: `${TABLE_PREFIX}Events`,
+    Settings: `${TABLE_PREFIX}Settings`,
   };
 }
 
@@ -234,22 +235,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     startTriggers(queues, functions, options, log, stops);
 
     const { dynamodb, client, tables, teams } = await seeding;
-    // The outbox's stream, and the runs' stream whose updates carry events, each read from its start
-    // as Lambda's event source mapping would, once its function exists.
-    for (const definition of [EVENT_DELIVERER, RUN_EVENT_RELAY]) {
+    // The outbox's stream, and the runs' and settings' streams whose writes carry events, each read
+    // from its start as Lambda's event source mapping would, once its function exists.
+    for (const definition of [EVENT_DELIVERER, EVENT_RELAY]) {
       const reader = functions.get(definition.entry);
       if (reader === undefined) throw new Error(`No local function for ${definition.entry}`);
-      const { table, batchSize, ...filter } = definition.streamSource;
-      const stream = await startStreamSource({
-        client,
-        tableName: tables[table],
-        batchSize,
-        filter,
-        region: REGION,
-        invoke: (event) => reader.invoke(event),
-        log,
-      });
-      stops.push(() => stream.stop());
+      for (const { table, batchSize, ...filter } of definition.streamSources) {
+        const stream = await startStreamSource({
+          client,
+          tableName: tables[table],
+          batchSize,
+          filter,
+          region: REGION,
+          invoke: (event) => reader.invoke(event),
+          log,
+        });
+        stops.push(() => stream.stop());
+      }
     }
     await writeSeedFile(stateDir, { apiUrl: gateway.url, dynamodbEndpoint: dynamodb.endpoint, teams });
 

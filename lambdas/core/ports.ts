@@ -366,6 +366,6 @@ export interface EvaluationStore {
 /** A pipeline's approval rules; null when it has none stored (the defaults apply). */
 export interface ApprovalRulesStore {
   get(pipelineId: string): Promise<StoredApprovalRules | null>;
-  /** Replaces the rules; `event` (approval_rules.updated) is written in the same transaction. */
+  /** Replaces the rules; `event` (approval_rules.updated) is written in the same atomic write. */
   put(rules: StoredApprovalRules, event?: DomainEvent): Promise<void>;
 }

@@ -22,7 +22,7 @@ export const approveSynthesisRun = defineOperation({
   summary:
     'Approve a generated run, all of its changes or some (changeIds), optionally rebased onto the active configuration; ' +
     'the applied configuration becomes active, or with `rollout` is served to part of the traffic. 409 with `details.conflicts` when a rebase cannot apply.',
-  access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite' },
+  access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite', settings: 'read' },
   params: { id: runIdSchema },
   body: {
     schema: approveBodySchema,

@@ -10,7 +10,7 @@ export const getApprovalRules = defineOperation({
   method: 'GET',
   path: '/pipelines/{pipelineId}/approval-rules',
   summary: "The pipeline's approval rules (the defaults until an admin sets them).",
-  access: { data: 'read' },
+  access: { data: 'read', settings: 'read' },
   params: { pipelineId: idSchema },
   response: { status: 200, schema: storedApprovalRulesSchema },
   errors: [404],

@@ -11,7 +11,7 @@ export const putApprovalRules = defineOperation({
   method: 'PUT',
   path: '/pipelines/{pipelineId}/approval-rules',
   summary: "Replace the pipeline's approval rules (admins only); every field is required.",
-  access: { data: 'readWrite', events: 'readWrite' },
+  access: { data: 'read', settings: 'write' },
   params: { pipelineId: idSchema },
   body: {
     schema: approvalRulesSchema,

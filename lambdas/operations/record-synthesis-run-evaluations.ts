@@ -21,7 +21,7 @@ export const recordSynthesisRunEvaluations = defineOperation({
   method: 'POST',
   path: '/synthesis-runs/{id}/evaluations',
   summary: `Record up to ${LIMITS.evaluationBatch} results of replaying the evaluation set (a later result for a case and arm replaces the earlier); answers the run's evaluation summary.`,
-  access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite' },
+  access: { runs: 'readWrite', data: 'readWrite' },
   params: { id: runIdSchema },
   body: {
     schema: recordEvaluationsBodySchema,

@@ -1,43 +1,51 @@
 /*
- * A pipeline's approval rules: one item in the pipeline's partition of the data table
- * (keys: store/keys.ts); a pipeline without the item has the defaults.
+ * A pipeline's approval rules: one item in the settings table (keys: store/keys.ts); a pipeline
+ * without the item has the defaults. A change is one Put of the item carrying its event, which the
+ * settings table's stream relays into the events table (store/events.ts). Versions before the
+ * settings table kept the item in the data table under the same key: it is read beside the
+ * settings item and used when there is none, so an upgrade never loosens a pipeline's rules.
  */
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApprovalRulesStore } from '../core/ports.ts';
 import { storedApprovalRulesSchema } from '../core/schemas.ts';
-import { eventPut } from './events.ts';
+import { CARRIED_EVENT_ATTRIBUTE, carriedEventValue } from './events.ts';
 import { itemReader } from './items.ts';
 import { approvalRulesKey } from './keys.ts';
 
-/** DynamoDB adapter of ApprovalRulesStore. */
+/** DynamoDB adapter of ApprovalRulesStore, on the settings table. */
 export function makeApprovalRulesStore(
   db: DynamoDBDocumentClient,
-  tableName: string,
-  /** The outbox: approval_rules.updated is written there with the rules. */
-  eventsTable?: string,
+  settingsTable: string,
+  /** The data table, where versions before the settings table stored the rules. */
+  legacyTable?: string,
 ): ApprovalRulesStore {
   const read = itemReader(storedApprovalRulesSchema, 'approval rules');
+  const itemIn = async (tableName: string, pipelineId: string) =>
+    (
+      await db.send(
+        new GetCommand({ TableName: tableName, Key: approvalRulesKey(pipelineId), ConsistentRead: true }),
+      )
+    ).Item;
   return {
     async get(pipelineId) {
-      const { Item } = await db.send(
-        new GetCommand({ TableName: tableName, Key: approvalRulesKey(pipelineId), ConsistentRead: true }),
-      );
-      return Item ? read(Item) : null;
+      const [current, legacy] = await Promise.all([
+        itemIn(settingsTable, pipelineId),
+        legacyTable ? itemIn(legacyTable, pipelineId) : undefined,
+      ]);
+      const item = current ?? legacy;
+      return item ? read(item) : null;
     },
     async put(rules, event) {
-      const put = { TableName: tableName, Item: { ...approvalRulesKey(rules.pipelineId), ...rules } };
-      if (!event) {
-        await db.send(new PutCommand(put));
-        return;
-      }
-      if (!eventsTable) throw new Error('The approval rules store was built without the events table.');
       await db.send(
-        new TransactWriteCommand({ TransactItems: [{ Put: put }, eventPut(eventsTable, event)] }),
+        new PutCommand({
+          TableName: settingsTable,
+          Item: {
+            ...approvalRulesKey(rules.pipelineId),
+            ...rules,
+            // approval_rules.updated, in the same one-item write as the rules it records.
+            ...(event ? { [CARRIED_EVENT_ATTRIBUTE]: carriedEventValue(event) } : {}),
+          },
+        }),
       );
     },
   };

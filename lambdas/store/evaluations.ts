@@ -10,7 +10,6 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
@@ -23,8 +22,8 @@ import {
   storedEvaluationResultSchema,
   timestampSchema,
 } from '../core/schemas.ts';
-import { failedTransactionItems, isConditionFailure } from './conditions.ts';
-import { eventPut } from './events.ts';
+import { isConditionFailure } from './conditions.ts';
+import { CARRIED_EVENT_ATTRIBUTE, carriedEventValue } from './events.ts';
 import { itemReader } from './items.ts';
 import {
   EVALUATION_RESULT_PREFIX,
@@ -63,8 +62,6 @@ const stubSchema = z.object({
 export interface EvaluationTables {
   runs: string;
   data: string;
-  /** The outbox: a stored summary writes synthesis_run.evaluated there, in the same transaction. */
-  events?: string;
 }
 
 const pause = (round: number) => new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round));
@@ -200,31 +197,31 @@ export function makeEvaluationStore(db: DynamoDBDocumentClient, tables: Evaluati
       const sequence = await claimSummary(runId);
       const stored = await allResults(runId);
       const summary = summarize(stored);
-      const update = {
-        TableName: tables.runs,
-        Key: runKey(runId),
-        UpdateExpression: 'SET evaluation = :summary',
-        ConditionExpression: 'evaluationSequence = :sequence AND #status = :generated',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':summary': summary,
-          ':sequence': sequence,
-          ':generated': 'generated',
-        },
-      };
+      // The summary is a change of the run alone: it carries synthesis_run.evaluated in the same
+      // UpdateItem, and the runs table's stream relays it into the events table (store/events.ts).
+      const event = eventOf?.(sequence);
       try {
-        if (eventOf && tables.events) {
-          await db.send(
-            new TransactWriteCommand({
-              TransactItems: [{ Update: update }, eventPut(tables.events, eventOf(sequence))],
-            }),
-          );
-        } else {
-          await db.send(new UpdateCommand(update));
-        }
+        await db.send(
+          new UpdateCommand({
+            TableName: tables.runs,
+            Key: runKey(runId),
+            UpdateExpression: `SET evaluation = :summary${event ? ', #event = :event' : ''}`,
+            ConditionExpression: 'evaluationSequence = :sequence AND #status = :generated',
+            ExpressionAttributeNames: {
+              '#status': 'status',
+              ...(event ? { '#event': CARRIED_EVENT_ATTRIBUTE } : {}),
+            },
+            ExpressionAttributeValues: {
+              ':summary': summary,
+              ':sequence': sequence,
+              ':generated': 'generated',
+              ...(event ? { ':event': carriedEventValue(event) } : {}),
+            },
+          }),
+        );
       } catch (error) {
         // A later batch holds a higher count: its summary includes these results (and its event says so).
-        if (!isConditionFailure(error) && !failedTransactionItems(error).includes(0)) throw error;
+        if (!isConditionFailure(error)) throw error;
       }
       return summary;
     },

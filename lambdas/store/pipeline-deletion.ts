@@ -28,6 +28,7 @@ import { parseItem } from './items.ts';
 import {
   ACTIVATION_PREFIX,
   APPROVAL_RULES_SORT_KEY,
+  approvalRulesKey,
   CONFIGURATION_PREFIX,
   deletionKey,
   EFFECT_PREFIX,
@@ -56,6 +57,8 @@ export interface DeletionTables {
   runs: string;
   /** The outbox: starting a deletion writes pipeline.deleted there. */
   events?: string;
+  /** The pipeline's approval rules, removed with the pipeline item by the job's end. */
+  settings?: string;
 }
 
 /** One batch of keys to delete, in the data and the runs table, and where the kind goes on after it. */
@@ -275,6 +278,7 @@ export const REMOVALS: readonly RemovalKind[] = [
     pipelinePartition,
     CONFIGURATION_PREFIX,
   ),
+  // Where versions before the settings table kept them (the settings table's item goes at the end).
   /* @__PURE__ */ partitionRemoval('approval rules', null, pipelinePartition, APPROVAL_RULES_SORT_KEY),
   /* @__PURE__ */ partitionRemoval('rollouts', 'rollouts', pipelinePartition, ROLLOUT_PREFIX),
   /* @__PURE__ */ partitionRemoval('kept effects', null, pipelinePartition, EFFECT_PREFIX),
@@ -352,6 +356,7 @@ export function makeDeletionStore(
   }
 
   async function complete(receipt: DeletionReceipt, seq: number, at: string): Promise<boolean> {
+    if (!tables.settings) throw new Error('The deletion job was built without the settings table.');
     try {
       await db.send(
         new TransactWriteCommand({
@@ -373,6 +378,7 @@ export function makeDeletionStore(
               },
             },
             { Delete: { TableName: tables.data, Key: pipelineKey(receipt.pipelineId) } },
+            { Delete: { TableName: tables.settings, Key: approvalRulesKey(receipt.pipelineId) } },
           ],
         }),
       );

@@ -11,9 +11,9 @@ export interface IndexDefinition {
 
 export interface TableDefinition {
   /** The construct id in CDK and the suffix of the local table name. */
-  id: 'Runs' | 'Data' | 'Auth' | 'Events';
+  id: 'Runs' | 'Data' | 'Auth' | 'Events' | 'Settings';
   /** Lambda environment variable that carries the table name. */
-  envVar: 'RUNS_TABLE' | 'DATA_TABLE' | 'AUTH_TABLE' | 'EVENTS_TABLE';
+  envVar: 'RUNS_TABLE' | 'DATA_TABLE' | 'AUTH_TABLE' | 'EVENTS_TABLE' | 'SETTINGS_TABLE';
   partitionKey: string;
   sortKey?: string;
   indexes: IndexDefinition[];
@@ -21,7 +21,8 @@ export interface TableDefinition {
   timeToLiveAttribute?: string;
   /**
    * A DynamoDB Stream: new item images (the outbox's, read by the event deliverer), or new and old
-   * (the runs', read by the relay of the events runs carry: new only when the old image lacked it).
+   * (the runs' and the settings', read by the relay of the events their items carry: an event is
+   * new only when the old image did not hold it).
    */
   stream?: 'NEW_IMAGE' | 'NEW_AND_OLD_IMAGES';
 }
@@ -83,9 +84,25 @@ export const EVENTS_TABLE: TableDefinition = {
   stream: 'NEW_IMAGE',
 };
 
+/**
+ * Settings a person changes now and then, each change an audited event: a pipeline's approval
+ * rules (keys: store/keys.ts approvalRulesKey). A table of their own so that its stream carries
+ * only these rare writes: a change writes its one item carrying its event (`outboxEvent`), as a
+ * run's reject does, and the relay copies the event into the events table.
+ */
+export const SETTINGS_TABLE: TableDefinition = {
+  id: 'Settings',
+  envVar: 'SETTINGS_TABLE',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  indexes: [],
+  stream: 'NEW_AND_OLD_IMAGES',
+};
+
 export const TABLE_DEFINITIONS: readonly TableDefinition[] = [
   RUNS_TABLE,
   DATA_TABLE,
   AUTH_TABLE,
   EVENTS_TABLE,
+  SETTINGS_TABLE,
 ];

@@ -101,11 +101,13 @@ export function deletionStoreFromEnv() {
     RUNS_TABLE: tableName,
     DATA_TABLE: tableName,
     EVENTS_TABLE: z.optional(tableName),
+    SETTINGS_TABLE: z.optional(tableName),
   });
   return makeDeletionStore(getDocumentClient(), {
     runs: config.RUNS_TABLE,
     data: config.DATA_TABLE,
     events: config.EVENTS_TABLE,
+    settings: config.SETTINGS_TABLE,
   });
 }
 
@@ -123,19 +125,11 @@ export function quotaStoreFromEnv() {
 }
 
 export function evaluationStoreFromEnv() {
-  const config = readConfig({
-    RUNS_TABLE: tableName,
-    DATA_TABLE: tableName,
-    EVENTS_TABLE: z.optional(tableName),
-  });
-  return makeEvaluationStore(getDocumentClient(), {
-    runs: config.RUNS_TABLE,
-    data: config.DATA_TABLE,
-    events: config.EVENTS_TABLE,
-  });
+  const config = readConfig({ RUNS_TABLE: tableName, DATA_TABLE: tableName });
+  return makeEvaluationStore(getDocumentClient(), { runs: config.RUNS_TABLE, data: config.DATA_TABLE });
 }
 
 export function approvalRulesStoreFromEnv() {
-  const config = readConfig({ DATA_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
-  return makeApprovalRulesStore(getDocumentClient(), config.DATA_TABLE, config.EVENTS_TABLE);
+  const config = readConfig({ SETTINGS_TABLE: tableName, DATA_TABLE: z.optional(tableName) });
+  return makeApprovalRulesStore(getDocumentClient(), config.SETTINGS_TABLE, config.DATA_TABLE);
 }

@@ -24,9 +24,9 @@ export interface StreamSourceOptions {
   invoke: (event: DynamoDBStreamEvent) => Promise<unknown>;
   /**
    * The event source mapping's filter criteria, as lambdas/functions.ts states them: only records
-   * of this event name (and whose new image holds `newImageHas`, a string) invoke the function.
+   * of these event names (and whose new image holds `newImageHas`, a string) invoke the function.
    */
-  filter?: { eventName: 'INSERT' | 'MODIFY' | 'REMOVE'; newImageHas?: string | undefined };
+  filter?: { eventNames: readonly string[]; newImageHas?: string | undefined };
   /** Poll of an idle shard; short, since the event-to-webhook latency is measured. */
   pollIntervalMs?: number;
   log: (line: string) => void;
@@ -125,7 +125,7 @@ export async function startStreamSource(options: StreamSourceOptions): Promise<S
 
   const passes = (record: StreamRecord) =>
     options.filter === undefined ||
-    (record.eventName === options.filter.eventName &&
+    (options.filter.eventNames.includes(record.eventName ?? '') &&
       (options.filter.newImageHas === undefined ||
         record.dynamodb?.NewImage?.[options.filter.newImageHas]?.S !== undefined));
 

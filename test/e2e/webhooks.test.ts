@@ -138,5 +138,29 @@ describe('webhooks on the local stack', () => {
       rejection.headers['webhook-id'],
     ]);
     expect(received).toHaveLength(2);
+
+    // The approval rules' one item carries approval_rules.updated, relayed from the settings stream.
+    const rules = await api('PUT', `/pipelines/${team.pipelineIds[0]}/approval-rules`, {
+      requireEvaluation: false,
+      maxRegressions: 0,
+      minEvaluatedCases: 0,
+      forbidSelfApproval: false,
+      allowApiTokens: true,
+    });
+    expect(rules.status).toBe(200);
+    let updates: Array<{ type: string; data: { actor: { credential: string } } }> = [];
+    await waitFor(
+      async () => {
+        updates = (
+          await api('GET', `/audit-events?pipelineId=${team.pipelineIds[0]}&type=approval_rules.updated`)
+        ).body.items;
+        return updates.length > 0;
+      },
+      'approval_rules.updated in the audit log',
+      60_000,
+      50,
+    );
+    expect(updates).toHaveLength(1);
+    expect(updates[0]?.data.actor.credential).toBe('api_token');
   }, 180_000);
 });

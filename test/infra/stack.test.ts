@@ -9,12 +9,12 @@ import {
   AUTHORIZER,
   DEAD_LETTER_HANDLER,
   EVENT_DELIVERER,
+  EVENT_RELAY,
   type FunctionAccess,
   GUARDRAIL_JUDGE,
   MAX_RECEIVE_COUNT,
   PIPELINE_DELETER,
   RETENTION_JOB,
-  RUN_EVENT_RELAY,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
   WEBHOOK_DELIVERER,
@@ -66,7 +66,13 @@ interface FunctionUnderTest {
   memorySize: number;
 }
 
-const ACCESS_KEY = { Runs: 'runs', Data: 'data', Auth: 'auth', Events: 'events' } as const;
+const ACCESS_KEY = {
+  Runs: 'runs',
+  Data: 'data',
+  Auth: 'auth',
+  Events: 'events',
+  Settings: 'settings',
+} as const;
 const DEFAULT_MEMORY_MB = 256;
 const WRITE_ACTIONS = [
   'dynamodb:PutItem',
@@ -153,9 +159,9 @@ function functionsOf(stack: PipelineSynthesisStack): FunctionUnderTest[] {
       memorySize: DEFAULT_MEMORY_MB,
     },
     {
-      name: RUN_EVENT_RELAY.entry,
-      fn: stack.eventDelivery.runEventRelay,
-      access: RUN_EVENT_RELAY.access,
+      name: EVENT_RELAY.entry,
+      fn: stack.eventDelivery.eventRelay,
+      access: EVENT_RELAY.access,
       extraEnv: [],
       memorySize: DEFAULT_MEMORY_MB,
     },
@@ -246,7 +252,13 @@ beforeAll(() => {
 describe('tables', () => {
   it('creates exactly one table per definition', () => {
     expect(resourcesOfType(dev, 'AWS::DynamoDB::Table')).toHaveLength(TABLE_DEFINITIONS.length);
-    expect(TABLE_DEFINITIONS.map((definition) => definition.id)).toEqual(['Runs', 'Data', 'Auth', 'Events']);
+    expect(TABLE_DEFINITIONS.map((definition) => definition.id)).toEqual([
+      'Runs',
+      'Data',
+      'Auth',
+      'Events',
+      'Settings',
+    ]);
   });
 
   it.each(TABLE_DEFINITIONS)(
@@ -270,7 +282,8 @@ describe('tables', () => {
     (definition) => {
       const table = propertiesOf(dev, tableLogicalId(dev, definition.id));
 
-      expect(table.GlobalSecondaryIndexes).toEqual(
+      // A table without indexes (Settings) has no GlobalSecondaryIndexes property at all.
+      expect(table.GlobalSecondaryIndexes ?? []).toEqual(
         definition.indexes.map((index) => ({
           IndexName: index.indexName,
           KeySchema: [
@@ -414,7 +427,7 @@ describe('functions', () => {
   it('matches the local stack: every function gets the same variables there, with local stand-ins', () => {
     const local = localFunctions(
       {
-        tableNames: { Runs: 'r', Data: 'd', Auth: 'a', Events: 'e' },
+        tableNames: { Runs: 'r', Data: 'd', Auth: 'a', Events: 'e', Settings: 's' },
         synthesisQueueUrl: 'http://127.0.0.1:1/000000000000/q',
         lifecycleQueueUrl: 'http://127.0.0.1:1/000000000000/lifecycle',
         guardrailQueueUrl: 'http://127.0.0.1:1/000000000000/guardrail-checks',
@@ -530,8 +543,8 @@ describe('functions', () => {
     );
 
     // The worker, the dead-letter handler, the deleter, the webhook deliverer, the guardrail judge,
-    // the events stream and the runs stream.
-    expect(mappings).toHaveLength(7);
+    // and the events, runs and settings streams.
+    expect(mappings).toHaveLength(8);
     expect(deleterMapping).toMatchObject({
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       EventSourceArn: { 'Fn::GetAtt': [logicalIdOf(dev.stack.stateful.lifecycleQueue), 'Arn'] },
@@ -579,9 +592,9 @@ describe('least privilege', () => {
           .flatMap((statement) => [...referencedLogicalIds(statement.Resource)]),
       );
       // A stream event source reads its table's stream (a read grant on the stream, never a write).
-      const streamed: string[] = [EVENT_DELIVERER, RUN_EVENT_RELAY]
+      const streamed: string[] = [EVENT_DELIVERER, EVENT_RELAY]
         .filter((definition) => definition.entry === name)
-        .map((definition) => definition.streamSource.table);
+        .flatMap((definition) => definition.streamSources.map((source) => source.table));
       const expectedTables = TABLE_DEFINITIONS.filter(
         (d) => access[ACCESS_KEY[d.id]] || streamed.includes(d.id),
       );
@@ -695,7 +708,7 @@ describe('least privilege', () => {
     for (const statement of xray) {
       expect(actionsOf(statement).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
     }
-    // …and the two stream event sources' ListStreams, which has none either.
+    // …and the two stream-fed functions' ListStreams, which has none either.
     expect(wildcard.length - xray.length).toBe(2);
   });
 
@@ -1480,41 +1493,52 @@ describe('event delivery', () => {
     });
   });
 
-  it('streams new and old images of the runs table into the relay, only updates that carry an event', () => {
-    const runs = propertiesOf(dev, tableLogicalId(dev, 'Runs'));
-    expect(runs.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
-    const mapping = resourcesOfType(dev, 'AWS::Lambda::EventSourceMapping')
+  it('streams new and old images of the runs and settings tables into the relay, only writes that carry an event', () => {
+    const mappings = resourcesOfType(dev, 'AWS::Lambda::EventSourceMapping')
       .map(([, resource]) => resource.Properties ?? {})
-      .find(
+      .filter(
         (candidate) =>
           (candidate.FunctionName as { Ref: string }).Ref ===
-          logicalIdOf(dev.stack.eventDelivery.runEventRelay.function),
+          logicalIdOf(dev.stack.eventDelivery.eventRelay.function),
       );
-    expect(mapping).toMatchObject({
-      EventSourceArn: { 'Fn::GetAtt': [tableLogicalId(dev, 'Runs'), 'StreamArn'] },
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-      BisectBatchOnFunctionError: true,
-      StartingPosition: 'TRIM_HORIZON',
-      DestinationConfig: {
-        OnFailure: {
-          Destination: {
-            'Fn::GetAtt': [logicalIdOf(dev.stack.eventDelivery.streamDeadLetterQueue), 'Arn'],
+    expect(mappings).toHaveLength(2);
+    for (const [table, eventNames] of [
+      ['Runs', ['MODIFY']],
+      ['Settings', ['INSERT', 'MODIFY']],
+    ] as const) {
+      expect(propertiesOf(dev, tableLogicalId(dev, table)).StreamSpecification).toEqual({
+        StreamViewType: 'NEW_AND_OLD_IMAGES',
+      });
+      const mapping = mappings.find(
+        (candidate) =>
+          JSON.stringify(candidate.EventSourceArn) ===
+          JSON.stringify({ 'Fn::GetAtt': [tableLogicalId(dev, table), 'StreamArn'] }),
+      );
+      expect(mapping, table).toMatchObject({
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        BisectBatchOnFunctionError: true,
+        StartingPosition: 'TRIM_HORIZON',
+        DestinationConfig: {
+          OnFailure: {
+            Destination: {
+              'Fn::GetAtt': [logicalIdOf(dev.stack.eventDelivery.streamDeadLetterQueue), 'Arn'],
+            },
           },
         },
-      },
-      FilterCriteria: {
-        Filters: [
-          {
-            Pattern: JSON.stringify({
-              eventName: ['MODIFY'],
-              dynamodb: { NewImage: { outboxEvent: { S: [{ exists: true }] } } },
-            }),
-          },
-        ],
-      },
-    });
+        FilterCriteria: {
+          Filters: [
+            {
+              Pattern: JSON.stringify({
+                eventName: eventNames,
+                dynamodb: { NewImage: { outboxEvent: { S: [{ exists: true }] } } },
+              }),
+            },
+          ],
+        },
+      });
+    }
     // The relay may write events but read nothing, and touches no other table than its stream's.
-    const actions = statementsOf(dev, dev.stack.eventDelivery.runEventRelay).flatMap(actionsOf);
+    const actions = statementsOf(dev, dev.stack.eventDelivery.eventRelay).flatMap(actionsOf);
     expect(actions).toContain('dynamodb:PutItem');
     expect(actions).not.toContain('dynamodb:GetItem');
     expect(actions).not.toContain('dynamodb:Query');

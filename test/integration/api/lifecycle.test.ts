@@ -9,6 +9,7 @@ import {
   BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -514,6 +515,7 @@ describe('deleting a pipeline', () => {
     const startedAt = new Date().toISOString();
     const kept = [
       { ...rolloutKey({ pipelineId: pipeline.id, startedAt, id: 'r-1' }), id: 'r-1', status: 'rolled_back' },
+      // Approval rules as versions before the settings table stored them.
       { ...approvalRulesKey(pipeline.id), requireEvaluation: true },
       { ...effectCacheKey(pipeline.id, runId), mark: 'm' },
       { ...evaluationSetKey(runId), cases: [] },
@@ -522,6 +524,10 @@ describe('deleting a pipeline', () => {
       new BatchWriteCommand({
         RequestItems: { [names.Data]: kept.map((Item) => ({ PutRequest: { Item } })) },
       }),
+    );
+    const rules = { TableName: names.Settings, Key: approvalRulesKey(pipeline.id) };
+    await db.send(
+      new PutCommand({ TableName: names.Settings, Item: { ...rules.Key, requireEvaluation: true } }),
     );
     const serve = () =>
       call('get-serving-configuration', {
@@ -542,6 +548,7 @@ describe('deleting a pipeline', () => {
     });
     expect(await partitionItems(pipelinePartition(pipeline.id))).toEqual([]);
     expect(await partitionItems(evaluationPartition(runId))).toEqual([]);
+    expect((await db.send(new GetCommand(rules))).Item).toBeUndefined();
   });
 
   it('keeps exact counts when its environment ends halfway through a step, and resumes', async () => {

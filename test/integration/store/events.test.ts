@@ -8,7 +8,7 @@ import { newEvent, runEvent, SYSTEM_ACTOR } from '../../../lambdas/core/events.t
 import type { ApprovalPlan, RunRepository } from '../../../lambdas/core/ports.ts';
 import { newPendingRun } from '../../../lambdas/core/run-state.ts';
 import type { Activation, SynthesisRun } from '../../../lambdas/core/schemas.ts';
-import { RUN_EVENT_RELAY } from '../../../lambdas/functions.ts';
+import { EVENT_RELAY } from '../../../lambdas/functions.ts';
 import { CARRIED_EVENT_ATTRIBUTE, listTeamEvents } from '../../../lambdas/store/events.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
@@ -175,8 +175,10 @@ describe('the transactional outbox on DynamoDB Local', () => {
     expect(JSON.parse(String(Item?.[CARRIED_EVENT_ATTRIBUTE]))).toEqual(rejected);
 
     // The relay, on the runs table's real stream with the event source's filter.
-    const { handler } = await import('../../../lambdas/handlers/relay-run-events.ts');
-    const { table: _table, batchSize, ...filter } = RUN_EVENT_RELAY.streamSource;
+    const { handler } = await import('../../../lambdas/handlers/relay-carried-events.ts');
+    const [runsSource] = EVENT_RELAY.streamSources;
+    if (runsSource?.table !== 'Runs') throw new Error('the relay reads the runs stream first');
+    const { table: _table, batchSize, ...filter } = runsSource;
     const invocations: DynamoDBStreamEvent[] = [];
     const source = await startStreamSource({
       client: rawClient,

@@ -1,9 +1,10 @@
 /*
- * The relay of carried events: fed by the runs table's stream (on AWS through an event source
- * mapping that passes only updates whose new image holds an event, locally by local/streams/ with
- * the same test), it writes each event a run update carried into the events table, once. From
- * there the deliverer sends it and the audit log lists it. In order; the first record that fails is
- * reported with every later one (partial batch failure), so the stream delivers them again.
+ * The relay of carried events: fed by the streams of the runs and the settings tables (on AWS
+ * through event source mappings that pass only writes whose new image holds an event, locally by
+ * local/streams/ with the same test), it writes each event a one-item change carried into the
+ * events table, once. From there the deliverer sends it and the audit log lists it. In order; the
+ * first record that fails is reported with every later one (partial batch failure), so the stream
+ * delivers them again.
  */
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../observability/logger.ts';
@@ -20,7 +21,7 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatch
       carried = record.dynamodb ? carriedEvent(record.dynamodb) : null;
     } catch (error) {
       // Written by our own code only: a person must look; retrying cannot mend it.
-      logger.error('dropping a run update whose carried event is not an event', {
+      logger.error('dropping a write whose carried event is not an event', {
         sequenceNumber,
         errorMessage: (error as Error).message,
       });
