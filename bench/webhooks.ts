@@ -29,6 +29,7 @@ import { newEvent } from '../lambdas/core/events.ts';
 import { CARRIED_EVENT_ATTRIBUTE, carriedEventValue, eventItem, eventPut } from '../lambdas/store/events.ts';
 import { approvalRulesKey, webhookDeliveriesPartition } from '../lambdas/store/keys.ts';
 import { RUNS_TABLE } from '../lambdas/store/table-definitions.ts';
+import { teamSettingsWrites } from '../lambdas/store/team-settings.ts';
 import { createDocumentClient } from '../lambdas/wiring/aws.ts';
 import { createTable } from '../local/dynamodb.ts';
 import { startLocalStack } from '../local/stack.ts';
@@ -43,11 +44,16 @@ export interface WebhookFigures {
   changeWithEventP50Ms: number;
   /** POST /synthesis-runs/{id}/reject through the local gateway (with its event), p50. */
   rejectP50Ms: number;
-  /** PUT …/approval-rules through the gateway (its Put became a transaction with its event), p50. */
+  /** PUT …/approval-rules through the gateway (its Put now carries its event), p50. */
   approvalRulesP50Ms: number;
-  /** p50 of the approval rules' Put as it was, and of the transaction with its event it is now. */
+  /** p50 of the approval rules' Put as it was, and as it is now, carrying its event. */
   rulesAloneP50Ms: number;
   rulesWithEventP50Ms: number;
+  /** PATCH /teams/{teamId}/settings through the gateway (a transaction before events, one item more now), p50. */
+  teamSettingsP50Ms: number;
+  /** p50 of the team settings' transaction as it was, and with its event item. */
+  settingsTxAloneP50Ms: number;
+  settingsTxWithEventP50Ms: number;
   latencyP50Ms: number;
   latencyP99Ms: number;
   latencySamples: number;
@@ -209,6 +215,22 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
       });
       ruleWrites.push(performance.now() - started);
     }
+    // An operation that was a transaction already: the event is one more item in it.
+    const settingsWrites: number[] = [];
+    for (let index = 0; index < latencyEvents; index++) {
+      const started = performance.now();
+      // Lengthening windows only: no retention job is due, the transaction is the settings' one Put.
+      await api(team.apiToken, 'PATCH', `/teams/${team.teamId}/settings`, {
+        signalRetentionDays: 400 + index,
+        executionRetentionDays: 400 + index,
+      });
+      settingsWrites.push(performance.now() - started);
+    }
+    const settingsCost = await measureTransactionItemCost(
+      stack.dynamodbEndpoint,
+      stack.tables.Data,
+      stack.tables.Events,
+    );
     const rulesCost = await measureRulesEventCost(
       stack.dynamodbEndpoint,
       stack.tables.Data,
@@ -311,6 +333,8 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
       rejectP50Ms: percentile(rejects, 50),
       approvalRulesP50Ms: percentile(ruleWrites, 50),
       ...rulesCost,
+      teamSettingsP50Ms: percentile(settingsWrites, 50),
+      ...settingsCost,
       latencyP50Ms: percentile(latencies, 50),
       latencyP99Ms: percentile(latencies, 99),
       latencySamples: latencies.length,
@@ -391,10 +415,11 @@ async function measureOutboxCost(endpoint: string, runsTable: string) {
 }
 
 /**
- * What the event adds to the approval rules' write: the Put it was before events, and the
- * transaction of the Put with its event it is now (the events table's stream on), alternated.
+ * What the event adds to the approval rules' write: the Put of the data table it was before events,
+ * and the Put of the settings table carrying its event it is now (whose stream the stack's relay
+ * is reading), alternated, 200 each.
  */
-async function measureRulesEventCost(endpoint: string, dataTable: string, eventsTable: string) {
+async function measureRulesEventCost(endpoint: string, dataTable: string, settingsTable: string) {
   const db = createDocumentClient(
     new DynamoDBClient({
       endpoint,
@@ -411,37 +436,80 @@ async function measureRulesEventCost(endpoint: string, dataTable: string, events
     ] as const) {
       const pipelineId = nanoid();
       const at = new Date().toISOString();
-      const put = {
-        TableName: dataTable,
-        Item: {
-          ...approvalRulesKey(pipelineId),
-          pipelineId,
-          requireEvaluation: true,
-          maxRegressions: 0,
-          minEvaluatedCases: 20,
-          forbidSelfApproval: true,
-          allowApiTokens: false,
-          updatedAt: at,
-          updatedBy: 'u',
-        },
+      const rules = {
+        ...approvalRulesKey(pipelineId),
+        pipelineId,
+        requireEvaluation: true,
+        maxRegressions: 0,
+        minEvaluatedCases: 20,
+        forbidSelfApproval: true,
+        allowApiTokens: false,
+        updatedAt: at,
+        updatedBy: 'u',
       };
       const event = newEvent(
         'approval_rules.updated',
         { teamId: 't', pipelineId, actor: { userId: 'u', credential: 'session' } },
         { at, key: pipelineId },
       );
+      const put = withItsEvent
+        ? {
+            TableName: settingsTable,
+            Item: { ...rules, [CARRIED_EVENT_ATTRIBUTE]: carriedEventValue(event) },
+          }
+        : { TableName: dataTable, Item: rules };
       const started = performance.now();
-      if (withItsEvent) {
-        await db.send(
-          new TransactWriteCommand({ TransactItems: [{ Put: put }, eventPut(eventsTable, event)] }),
-        );
-      } else {
-        await db.send(new PutCommand(put));
-      }
+      await db.send(new PutCommand(put));
       samples.push(performance.now() - started);
     }
   }
   return { rulesAloneP50Ms: percentile(alone, 50), rulesWithEventP50Ms: percentile(withEvent, 50) };
+}
+
+/**
+ * What the event adds to a change that was a transaction already: the team settings' transaction
+ * of its one Put, without and with the event item, alternated, 200 each.
+ */
+async function measureTransactionItemCost(endpoint: string, dataTable: string, eventsTable: string) {
+  const db = createDocumentClient(
+    new DynamoDBClient({
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
+  const alone: number[] = [];
+  const withEvent: number[] = [];
+  for (let index = 0; index < 200; index++) {
+    for (const [withItsEvent, samples] of [
+      [false, alone],
+      [true, withEvent],
+    ] as const) {
+      const teamId = nanoid();
+      const at = new Date().toISOString();
+      const settings = {
+        teamId,
+        signalRetentionDays: 90,
+        executionRetentionDays: 90,
+        updatedAt: at,
+        updatedBy: 'u',
+      };
+      const writes = teamSettingsWrites(dataTable, settings, settings);
+      const event = newEvent(
+        'team_settings.updated',
+        { teamId, actor: { userId: 'u', credential: 'session' } },
+        { at, key: teamId },
+      );
+      const started = performance.now();
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: withItsEvent ? [...writes, eventPut(eventsTable, event)] : writes,
+        }),
+      );
+      samples.push(performance.now() - started);
+    }
+  }
+  return { settingsTxAloneP50Ms: percentile(alone, 50), settingsTxWithEventP50Ms: percentile(withEvent, 50) };
 }
 
 export function formatWebhooks(figures: WebhookFigures): string {
@@ -451,11 +519,15 @@ export function formatWebhooks(figures: WebhookFigures): string {
   const operationRatio = figures.rejectP50Ms / (figures.rejectP50Ms - added);
   const rulesAdded = figures.rulesWithEventP50Ms - figures.rulesAloneP50Ms;
   const rulesRatio = figures.approvalRulesP50Ms / (figures.approvalRulesP50Ms - rulesAdded);
+  const settingsAdded = figures.settingsTxWithEventP50Ms - figures.settingsTxAloneP50Ms;
+  const settingsRatio = figures.teamSettingsP50Ms / (figures.teamSettingsP50Ms - settingsAdded);
   return [
     `the write alone: a run's status move carrying its event (runs stream on) p50 ${figures.changeWithEventP50Ms.toFixed(2)} ms vs the UpdateItem it was (no stream) ${figures.changeAloneP50Ms.toFixed(2)} ms (+${added.toFixed(2)} ms)`,
     `POST …/reject through the gateway p50 ${figures.rejectP50Ms.toFixed(1)} ms: ${operationRatio.toFixed(3)}× the same without the event item (target ≤ 1.15×) ${verdict(operationRatio <= 1.15)}`,
-    `the approval rules' write: its Put in a transaction with its event p50 ${figures.rulesWithEventP50Ms.toFixed(2)} ms vs the Put it was ${figures.rulesAloneP50Ms.toFixed(2)} ms (+${rulesAdded.toFixed(2)} ms)`,
+    `the approval rules' write: its Put carrying its event (settings stream on) p50 ${figures.rulesWithEventP50Ms.toFixed(2)} ms vs the Put it was (data table) ${figures.rulesAloneP50Ms.toFixed(2)} ms (+${rulesAdded.toFixed(2)} ms)`,
     `PUT …/approval-rules through the gateway p50 ${figures.approvalRulesP50Ms.toFixed(1)} ms: ${rulesRatio.toFixed(3)}× the same without the event item (target ≤ 1.15×) ${verdict(rulesRatio <= 1.15)}`,
+    `the team settings' transaction with its event item p50 ${figures.settingsTxWithEventP50Ms.toFixed(2)} ms vs without ${figures.settingsTxAloneP50Ms.toFixed(2)} ms (+${settingsAdded.toFixed(2)} ms)`,
+    `PATCH /teams/{teamId}/settings through the gateway p50 ${figures.teamSettingsP50Ms.toFixed(1)} ms: ${settingsRatio.toFixed(3)}× the same without the event item (target ≤ 1.15×) ${verdict(settingsRatio <= 1.15)}`,
     `change → webhook arrival over ${figures.latencySamples} events: p50 ${figures.latencyP50Ms.toFixed(0)} ms, p99 ${figures.latencyP99Ms.toFixed(0)} ms (target p50 ≤ 1000 ms) ${verdict(figures.latencyP50Ms <= 1000)}`,
     `${figures.fanOutEvents} events to 5 webhooks, one down: ${figures.goodDeliveries}/${figures.fanOutEvents * 4} good deliveries in ${figures.fanOutSeconds.toFixed(1)} s (${figures.duplicateDeliveries} duplicates; target all, none lost) ${verdict(figures.goodDeliveries === figures.fanOutEvents * 4)}; the down one: ${figures.downPending} first attempts pending, ${figures.downRetried} retried 5 s later ${verdict(figures.downRetried === figures.fanOutEvents)}`,
     ...figures.delivererHeapMb.map((heap) => {
