@@ -27,7 +27,11 @@ export interface StreamSourceOptions {
    * of these event names (and whose new image holds `newImageHas`, a string) invoke the function.
    */
   filter?: { eventNames: readonly string[]; newImageHas?: string | undefined };
-  /** Poll of an idle shard; short, since the event-to-webhook latency is measured. */
+  /**
+   * The wait after an empty read; short, since the event-to-webhook latency is measured. It doubles
+   * while the shard stays empty, up to IDLE_POLL_MAX_MS (Lambda's own rate for an idle shard: four
+   * reads a second), and is short again after the next record.
+   */
   pollIntervalMs?: number;
   log: (line: string) => void;
 }
@@ -37,6 +41,9 @@ export interface StreamSource {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** An idle shard is read four times a second at most, as Lambda reads one (three streams, 2 CPUs). */
+const IDLE_POLL_MAX_MS = 250;
 
 /** Starts reading every shard of the table's stream from its start. */
 export async function startStreamSource(options: StreamSourceOptions): Promise<StreamSource> {
@@ -81,6 +88,7 @@ export async function startStreamSource(options: StreamSourceOptions): Promise<S
     let last: string | undefined;
     let iterator: string | undefined;
     let failures = 0;
+    let idleWaitMs = pollMs;
     while (running) {
       try {
         iterator ??= await iteratorAt(shardId, last ? { after: last } : 'TRIM_HORIZON');
@@ -91,9 +99,11 @@ export async function startStreamSource(options: StreamSourceOptions): Promise<S
         if (Records.length === 0) {
           iterator = NextShardIterator;
           if (!iterator) return;
-          await sleep(pollMs);
+          await sleep(idleWaitMs);
+          idleWaitMs = Math.min(Math.max(pollMs, IDLE_POLL_MAX_MS), idleWaitMs * 2);
           continue;
         }
+        idleWaitMs = pollMs;
         const retryFrom = await invokeBatch(Records);
         if (retryFrom === undefined) {
           failures = 0;
