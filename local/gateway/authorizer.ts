@@ -25,17 +25,38 @@ const authorizerResultSchema = z.object({
 });
 type PolicyStatement = z.infer<typeof statementSchema>;
 
+/** Compiled patterns by flags and text: an authorizer answers the same few policies again and again. */
+const compiledPatterns = new Map<string, RegExp>();
+
 function wildcardPattern(pattern: string, flags: string): RegExp {
+  const key = `${flags}:${pattern}`;
+  let compiled = compiledPatterns.get(key);
+  if (compiled === undefined) {
+    compiled = compileWildcard(pattern, flags);
+    // Bounded: a policy per resource (an ARN per path) must not grow the map without end.
+    if (compiledPatterns.size >= 1_000) compiledPatterns.clear();
+    compiledPatterns.set(key, compiled);
+  }
+  return compiled;
+}
+
+function compileWildcard(pattern: string, flags: string): RegExp {
   const source = [...pattern]
     .map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
     .join('');
   return new RegExp(`^${source}$`, flags);
 }
 
+function matches(pattern: string, value: string, flags: string): boolean {
+  // Without a wildcard, a pattern matches only itself: no expression to build (the common case:
+  // the authorizer allows exactly the method ARN it was asked about).
+  if (!pattern.includes('*') && !pattern.includes('?'))
+    return flags === 'i' ? pattern.toLowerCase() === value.toLowerCase() : pattern === value;
+  return wildcardPattern(pattern, flags).test(value);
+}
+
 function matchesAny(patterns: string | string[], value: string, flags: string): boolean {
-  return (Array.isArray(patterns) ? patterns : [patterns]).some((pattern) =>
-    wildcardPattern(pattern, flags).test(value),
-  );
+  return (Array.isArray(patterns) ? patterns : [patterns]).some((pattern) => matches(pattern, value, flags));
 }
 
 function statementApplies(statement: PolicyStatement, methodArn: string): boolean {

@@ -27,6 +27,7 @@ import { type GatewayRoute, MalformedPathError, type ResourceMatch, RouteTable }
 
 /** API Gateway's payload limit. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+const EMPTY_BODY = Buffer.alloc(0);
 /** API Gateway's default integration timeout. */
 const INTEGRATION_TIMEOUT_MS = 29_000;
 
@@ -402,6 +403,13 @@ function send(response: ServerResponse, reply: Reply): void {
  * cut off, so the client reads the 413 instead of a reset connection.
  */
 function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
+  // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 §6.3), a GET
+  // poll's case: no need to wait ticks for the stream's end. Resumed, the empty stream still ends.
+  const { 'content-length': length, 'transfer-encoding': encoding } = request.headers;
+  if (encoding === undefined && (length === undefined || length === '0')) {
+    request.resume();
+    return Promise.resolve(EMPTY_BODY);
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
