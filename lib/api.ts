@@ -21,7 +21,7 @@ import { AUTHORIZER } from '../lambdas/functions.ts';
 import type { AbuseLimits } from '../lambdas/limits.ts';
 import type { OperationDeclaration } from '../lambdas/operations/declaration.ts';
 import { operationFunctions } from '../lambdas/operations/functions.ts';
-import { buildScriptCommand, handlerEntryPath, operationEntryPath } from './bundling.ts';
+import { buildScriptCommand, handlerEntryPath, onDemandParts, operationEntryPath } from './bundling.ts';
 import type { EmailSettings } from './email.ts';
 import { GATEWAY_ERRORS, gatewayErrorBody, gatewayResponseHeaders } from './gateway-errors.ts';
 import { acknowledgeNag } from './nag.ts';
@@ -163,6 +163,7 @@ export class Api extends Construct {
         memorySize: definition.memoryMb,
         timeout: Duration.seconds(definition.timeoutSeconds),
         beforeBundling: definition.buildsFirst.map(buildScriptCommand),
+        onDemandParts: onDemandParts(definition.module),
       });
       functions.set(definition.module, fn);
       for (const operation of definition.operations) this.addOperation(operation, fn, authorizer);

@@ -81,7 +81,8 @@ function absoluteAlias(): Record<string, string> {
 
 /**
  * Modules a function imports only when it needs them (`await import(...)` in its handler), each
- * built as a file of its own next to the function's index.mjs: by function entry (lambdas/functions.ts),
+ * built as a file of its own next to the function's index.mjs: by function entry (lambdas/functions.ts,
+ * or an operation's module in lambdas/operations),
  * the part's output name (`<name>.mjs`) and its module, relative to REPO_ROOT. A single-file bundle
  * would inline a dynamic import, so these functions are bundled with code splitting
  * (splitEsbuildOptions): the handler's import of the module becomes `import("./<name>.mjs")`, and
@@ -94,6 +95,10 @@ export const ON_DEMAND_PARTS: Readonly<Record<string, Readonly<Record<string, st
     'claude-v1': 'lambdas/wiring/claude-v1.ts',
     'sqs-queue': 'lambdas/sqs/sqs-queue.ts',
   },
+  // The SES client (~80 KB of the bundle's ~400) by the first email: a request for an unknown or
+  // throttled address sends none, and esbuild's inlining of the import (wiring/email.ts) deferred
+  // only its evaluation, while every cold start still parsed it.
+  'request-magic-link': { 'ses-client': 'lambdas/wiring/ses-client.ts' },
 };
 
 /** The on-demand parts of the function named `entry`, with absolute module paths; empty for most. */

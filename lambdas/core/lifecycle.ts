@@ -13,18 +13,21 @@ import { idSchema, timestampSchema } from './schemas.ts';
 export const RETENTION_DAYS = { min: 1, max: 3650, default: 90 } as const;
 const DAY_MS = 86_400_000;
 
-const retentionDaysSchema = /* @__PURE__ */ z
-  .int()
-  .check(
-    /* @__PURE__ */ z.gte(
-      RETENTION_DAYS.min,
-      `must be a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}`,
-    ),
-    /* @__PURE__ */ z.lte(
-      RETENTION_DAYS.max,
-      `must be a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}`,
-    ),
-  );
+// In a function marked pure: the property reads and the message built from them would otherwise
+// keep it in every bundle importing this module.
+const retentionDaysSchema = /* @__PURE__ */ (() =>
+  z
+    .int()
+    .check(
+      z.gte(
+        RETENTION_DAYS.min,
+        `must be a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}`,
+      ),
+      z.lte(
+        RETENTION_DAYS.max,
+        `must be a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}`,
+      ),
+    ))();
 
 export const teamSettingsSchema = /* @__PURE__ */ z.object({
   teamId: idSchema,

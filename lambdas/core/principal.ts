@@ -5,23 +5,23 @@
 import * as z from 'zod/mini';
 import { ForbiddenError } from './errors.ts';
 
-export const roleSchema = z.enum(['admin', 'member', 'viewer']);
+export const roleSchema = /* @__PURE__ */ z.enum(['admin', 'member', 'viewer']);
 export type Role = z.infer<typeof roleSchema>;
 
 /**
  * Who is calling, as the authorizer established it and API Gateway passes it to every handler
  * (`requestContext.authorizer`). Values are strings because API Gateway's context holds only scalars.
  */
-export const principalSchema = z.object({
-  principalId: z.string().check(z.minLength(1)),
-  userId: z.string().check(z.minLength(1)),
-  teamId: z.string().check(z.minLength(1)),
+export const principalSchema = /* @__PURE__ */ z.object({
+  principalId: /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.minLength(1)),
+  userId: /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.minLength(1)),
+  teamId: /* @__PURE__ */ z.string().check(/* @__PURE__ */ z.minLength(1)),
   role: roleSchema,
-  method: z.enum(['api-token', 'session']),
+  method: /* @__PURE__ */ z.enum(['api-token', 'session']),
   /** Set for an API token. */
-  tokenId: z.optional(z.string()),
+  tokenId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   /** Set for a session: the login (and refresh-token family) the request belongs to. */
-  sessionId: z.optional(z.string()),
+  sessionId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
 });
 export type Principal = z.infer<typeof principalSchema>;
 

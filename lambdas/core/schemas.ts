@@ -20,6 +20,22 @@ export const LIMITS = {
   pageSize: 100,
 } as const;
 
+/*
+ * The limits as plain constants for the schemas below, which read no property (LIMITS.x, a shape)
+ * and build no string from a value in their arguments: esbuild keeps a top-level statement that
+ * does either (it may run code), so such a schema, and all it is built from, would be bundled and
+ * built at the cold start of every function importing this module, used or not.
+ */
+const {
+  batchSize,
+  slotsPerConfiguration,
+  nameLength,
+  messageLength,
+  settingsBytes,
+  inputBytes,
+  evaluationBatch,
+} = LIMITS;
+
 /** Server ids are nanoids; client-supplied ids share their alphabet. */
 export const idSchema = /* @__PURE__ */ z
   .string()
@@ -74,8 +90,8 @@ export function emptyKeyPath(value: unknown): Array<string | number> | undefined
 const jsonObjectSchema = /* @__PURE__ */ z
   .record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown())
   .check(
-    /* @__PURE__ */ z.refine((value) => JSON.stringify(value).length <= LIMITS.settingsBytes, {
-      message: `must serialize to at most ${LIMITS.settingsBytes} bytes`,
+    /* @__PURE__ */ z.refine((value) => JSON.stringify(value).length <= settingsBytes, {
+      error: () => `must serialize to at most ${settingsBytes} bytes`,
     }),
     /* @__PURE__ */ z.check((ctx) => {
       const path = emptyKeyPath(ctx.value);
@@ -127,7 +143,7 @@ export const slotSettingsSchema = /* @__PURE__ */ z.pipe(jsonObjectSchema, known
 
 export const slotSchema = /* @__PURE__ */ z.object({
   id: idSchema,
-  name: /* @__PURE__ */ boundedString(1, LIMITS.nameLength),
+  name: /* @__PURE__ */ boundedString(1, nameLength),
   kind: slotKindSchema,
   settings: slotSettingsSchema,
 });
@@ -135,7 +151,7 @@ export type Slot = z.infer<typeof slotSchema>;
 
 const slotsSchema = /* @__PURE__ */ z.array(slotSchema).check(
   /* @__PURE__ */ z.minLength(1),
-  /* @__PURE__ */ z.maxLength(LIMITS.slotsPerConfiguration),
+  /* @__PURE__ */ z.maxLength(slotsPerConfiguration),
   /* @__PURE__ */ z.refine((slots) => new Set(slots.map((slot) => slot.id)).size === slots.length, {
     message: 'slot ids must be unique',
   }),
@@ -165,7 +181,7 @@ export type Rollout = z.infer<typeof rolloutSchema>;
 export const pipelineSchema = /* @__PURE__ */ z.object({
   id: idSchema,
   teamId: idSchema,
-  name: /* @__PURE__ */ boundedString(1, LIMITS.nameLength),
+  name: /* @__PURE__ */ boundedString(1, nameLength),
   activeConfigurationId: idSchema,
   createdAt: timestampSchema,
   /** The active rollout, or null; the store always answers it (optional so a new pipeline needs none). */
@@ -195,7 +211,7 @@ export const signalSchema = /* @__PURE__ */ z.object({
   pipelineId: idSchema,
   kind: slotKindSchema,
   severity: severitySchema,
-  message: /* @__PURE__ */ boundedString(1, LIMITS.messageLength),
+  message: /* @__PURE__ */ boundedString(1, messageLength),
   slotId: /* @__PURE__ */ z.optional(idSchema),
   executionId: /* @__PURE__ */ z.optional(idSchema),
   // z.number() refuses Infinity and NaN already (classic zod's .finite() was a no-op).
@@ -208,7 +224,7 @@ export const slotResultSchema = /* @__PURE__ */ z.object({
   slotId: idSchema,
   status: /* @__PURE__ */ z.enum(['succeeded', 'failed']),
   durationMs: /* @__PURE__ */ boundedInt(0, 86_400_000),
-  error: /* @__PURE__ */ z.optional(/* @__PURE__ */ shortString(LIMITS.messageLength)),
+  error: /* @__PURE__ */ z.optional(/* @__PURE__ */ shortString(messageLength)),
 });
 
 /** The serialized size of a JSON value in UTF-8 bytes (TextEncoder: the core has no Buffer). */
@@ -221,8 +237,9 @@ export function jsonBytes(value: unknown): number {
  * LIMITS.inputBytes serialized, with no empty key (DynamoDB cannot store one).
  */
 export const executionInputValueSchema = /* @__PURE__ */ z.unknown().check(
-  /* @__PURE__ */ z.refine((value) => value !== undefined && jsonBytes(value) <= LIMITS.inputBytes, {
-    message: `must serialize to at most ${LIMITS.inputBytes} bytes of JSON (16 KB): keep what the runner needs to replay the run`,
+  /* @__PURE__ */ z.refine((value) => value !== undefined && jsonBytes(value) <= inputBytes, {
+    error: () =>
+      `must serialize to at most ${inputBytes} bytes of JSON (16 KB): keep what the runner needs to replay the run`,
   }),
   /* @__PURE__ */ z.check((ctx) => {
     const path = emptyKeyPath(ctx.value);
@@ -243,11 +260,9 @@ export const executionSchema = /* @__PURE__ */ z.object({
   status: /* @__PURE__ */ z.enum(['succeeded', 'failed']),
   durationMs: /* @__PURE__ */ boundedInt(0, 86_400_000),
   startedAt: timestampSchema,
-  error: /* @__PURE__ */ z.optional(/* @__PURE__ */ shortString(LIMITS.messageLength)),
+  error: /* @__PURE__ */ z.optional(/* @__PURE__ */ shortString(messageLength)),
   slotResults: /* @__PURE__ */ z.optional(
-    /* @__PURE__ */ z
-      .array(slotResultSchema)
-      .check(/* @__PURE__ */ z.maxLength(LIMITS.slotsPerConfiguration)),
+    /* @__PURE__ */ z.array(slotResultSchema).check(/* @__PURE__ */ z.maxLength(slotsPerConfiguration)),
   ),
   /** What the run was given (any JSON, ≤ 16 KB), for replaying a proposal on it. */
   input: /* @__PURE__ */ z.optional(executionInputValueSchema),
@@ -395,7 +410,7 @@ export type SynthesisRun = z.infer<typeof synthesisRunSchema>;
 /* ---- request bodies ---- */
 
 export const createPipelineBodySchema = /* @__PURE__ */ z.strictObject({
-  name: /* @__PURE__ */ trimmedString(1, LIMITS.nameLength),
+  name: /* @__PURE__ */ trimmedString(1, nameLength),
   slots: slotsSchema,
 });
 export type CreatePipelineBody = z.infer<typeof createPipelineBodySchema>;
@@ -403,14 +418,17 @@ export type CreatePipelineBody = z.infer<typeof createPipelineBodySchema>;
 /*
  * Input schemas derive from the stored ones by spreading their shape: a replaced key keeps its
  * position, so this is signalSchema.omit({pipelineId}).partial({id, occurredAt}).strict() in effect,
- * without zod's omit/partial helpers in every bundle.
+ * without zod's omit/partial helpers in every bundle. Schemas that read a shape are built in a
+ * function called once (marked pure), which a bundle not using them leaves out (see LIMITS above).
  */
-const { pipelineId: _signalPipelineId, ...signalFields } = signalSchema.shape;
-export const signalInputSchema = /* @__PURE__ */ z.strictObject({
-  ...signalFields,
-  id: /* @__PURE__ */ z.optional(signalFields.id),
-  occurredAt: /* @__PURE__ */ z.optional(eventTimestampSchema),
-});
+export const signalInputSchema = /* @__PURE__ */ (() => {
+  const { pipelineId: _pipelineId, ...signalFields } = signalSchema.shape;
+  return z.strictObject({
+    ...signalFields,
+    id: z.optional(signalFields.id),
+    occurredAt: z.optional(eventTimestampSchema),
+  });
+})();
 export type SignalInput = z.infer<typeof signalInputSchema>;
 
 /** Ids given in one batch must differ (with equal times they would name one item). */
@@ -424,23 +442,23 @@ export const recordSignalsBodySchema = /* @__PURE__ */ z.strictObject({
     .array(signalInputSchema)
     .check(
       /* @__PURE__ */ z.minLength(1),
-      /* @__PURE__ */ z.maxLength(LIMITS.batchSize),
+      /* @__PURE__ */ z.maxLength(batchSize),
       /* @__PURE__ */ z.refine(hasUniqueIds, { message: 'signal ids in a batch must be unique' }),
     ),
 });
 
-const { pipelineId: _executionPipelineId, ...executionFields } = executionSchema.shape;
-export const executionInputSchema = /* @__PURE__ */ z.strictObject({
-  ...executionFields,
-  id: /* @__PURE__ */ z.optional(executionFields.id),
-  configurationId: /* @__PURE__ */ z.optional(executionFields.configurationId),
-  startedAt: /* @__PURE__ */ z.optional(eventTimestampSchema),
-  slotResults: /* @__PURE__ */ z.optional(
-    /* @__PURE__ */ z
-      .array(/* @__PURE__ */ z.strictObject(slotResultSchema.shape))
-      .check(/* @__PURE__ */ z.maxLength(LIMITS.slotsPerConfiguration)),
-  ),
-});
+export const executionInputSchema = /* @__PURE__ */ (() => {
+  const { pipelineId: _pipelineId, ...executionFields } = executionSchema.shape;
+  return z.strictObject({
+    ...executionFields,
+    id: z.optional(executionFields.id),
+    configurationId: z.optional(executionFields.configurationId),
+    startedAt: z.optional(eventTimestampSchema),
+    slotResults: z.optional(
+      z.array(z.strictObject(slotResultSchema.shape)).check(z.maxLength(slotsPerConfiguration)),
+    ),
+  });
+})();
 export type ExecutionInput = z.infer<typeof executionInputSchema>;
 
 export const recordExecutionsBodySchema = /* @__PURE__ */ z.strictObject({
@@ -448,7 +466,7 @@ export const recordExecutionsBodySchema = /* @__PURE__ */ z.strictObject({
     .array(executionInputSchema)
     .check(
       /* @__PURE__ */ z.minLength(1),
-      /* @__PURE__ */ z.maxLength(LIMITS.batchSize),
+      /* @__PURE__ */ z.maxLength(batchSize),
       /* @__PURE__ */ z.refine(hasUniqueIds, { message: 'execution ids in a batch must be unique' }),
     ),
 });
@@ -477,7 +495,7 @@ export interface Page<T> {
 /* ---- review ---- */
 
 export const rejectBodySchema = /* @__PURE__ */ z.strictObject({
-  reason: /* @__PURE__ */ z.optional(/* @__PURE__ */ trimmedString(1, LIMITS.messageLength)),
+  reason: /* @__PURE__ */ z.optional(/* @__PURE__ */ trimmedString(1, messageLength)),
 });
 
 /** A pipeline's approval rules; a pipeline without stored rules has APPROVAL_RULE_DEFAULTS. */
@@ -499,12 +517,13 @@ export const APPROVAL_RULE_DEFAULTS: ApprovalRules = {
 };
 
 /** The rules as GET answers them: with who changed them last (null for the defaults). */
-export const storedApprovalRulesSchema = /* @__PURE__ */ z.object({
-  ...approvalRulesSchema.shape,
-  pipelineId: idSchema,
-  updatedAt: /* @__PURE__ */ z.nullable(timestampSchema),
-  updatedBy: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string()),
-});
+export const storedApprovalRulesSchema = /* @__PURE__ */ (() =>
+  z.object({
+    ...approvalRulesSchema.shape,
+    pipelineId: idSchema,
+    updatedAt: z.nullable(timestampSchema),
+    updatedBy: z.nullable(z.string()),
+  }))();
 export type StoredApprovalRules = z.infer<typeof storedApprovalRulesSchema>;
 
 /** One result of a runner: a case replayed on one arm. */
@@ -515,15 +534,13 @@ export const evaluationResultSchema = /* @__PURE__ */ z.strictObject({
   score: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.number()),
   durationMs: /* @__PURE__ */ z.optional(/* @__PURE__ */ boundedNumber(0, 86_400_000)),
   costUsd: /* @__PURE__ */ z.optional(/* @__PURE__ */ boundedNumber(0, 1_000_000)),
-  detail: /* @__PURE__ */ z.optional(/* @__PURE__ */ shortString(LIMITS.messageLength)),
+  detail: /* @__PURE__ */ z.optional(/* @__PURE__ */ shortString(messageLength)),
 });
 export type EvaluationResult = z.infer<typeof evaluationResultSchema>;
 
 /** A stored result, with when it arrived. */
-export const storedEvaluationResultSchema = /* @__PURE__ */ z.object({
-  ...evaluationResultSchema.shape,
-  recordedAt: timestampSchema,
-});
+export const storedEvaluationResultSchema = /* @__PURE__ */ (() =>
+  z.object({ ...evaluationResultSchema.shape, recordedAt: timestampSchema }))();
 export type StoredEvaluationResult = z.infer<typeof storedEvaluationResultSchema>;
 
 /** One case of a run's evaluation set: an execution, why it was chosen, and what it was given. */
@@ -557,7 +574,7 @@ export type EvaluationSet = z.infer<typeof evaluationSetSchema>;
 export const recordEvaluationsBodySchema = /* @__PURE__ */ z.strictObject({
   results: /* @__PURE__ */ z.array(evaluationResultSchema).check(
     /* @__PURE__ */ z.minLength(1),
-    /* @__PURE__ */ z.maxLength(LIMITS.evaluationBatch),
+    /* @__PURE__ */ z.maxLength(evaluationBatch),
     /* @__PURE__ */ z.refine(
       (results) => new Set(results.map((r) => `${r.executionId}#${r.arm}`)).size === results.length,
       {
@@ -568,7 +585,7 @@ export const recordEvaluationsBodySchema = /* @__PURE__ */ z.strictObject({
 });
 
 export const activateBodySchema = /* @__PURE__ */ z.strictObject({
-  reason: /* @__PURE__ */ z.optional(/* @__PURE__ */ trimmedString(1, LIMITS.messageLength)),
+  reason: /* @__PURE__ */ z.optional(/* @__PURE__ */ trimmedString(1, messageLength)),
 });
 
 /** How a rollout serves and judges its candidate. */
@@ -595,13 +612,13 @@ export const approveBodySchema = /* @__PURE__ */ z.strictObject({
   rollout: /* @__PURE__ */ z.optional(rolloutSettingsSchema),
   /** An admin's reason to approve although the evaluation rules fail (never the self-approval rule). */
   override: /* @__PURE__ */ z.optional(
-    /* @__PURE__ */ z.strictObject({ reason: /* @__PURE__ */ trimmedString(1, LIMITS.messageLength) }),
+    /* @__PURE__ */ z.strictObject({ reason: /* @__PURE__ */ trimmedString(1, messageLength) }),
   ),
 });
 export type ApproveBody = z.infer<typeof approveBodySchema>;
 
 export const endRolloutBodySchema = /* @__PURE__ */ z.strictObject({
-  reason: /* @__PURE__ */ z.optional(/* @__PURE__ */ trimmedString(1, LIMITS.messageLength)),
+  reason: /* @__PURE__ */ z.optional(/* @__PURE__ */ trimmedString(1, messageLength)),
 });
 
 /** One change of a pipeline's active configuration: the history a reviewer reads. */
@@ -666,16 +683,13 @@ const slotArmSchema = /* @__PURE__ */ z.object({
   failureRate: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.number()),
   durationMs: durationsSchema,
 });
-const armSchema = /* @__PURE__ */ z.object({
-  ...slotArmSchema.shape,
-  signals: /* @__PURE__ */ z.object({
-    info: /* @__PURE__ */ z.int(),
-    warning: /* @__PURE__ */ z.int(),
-    critical: /* @__PURE__ */ z.int(),
-  }),
-  from: /* @__PURE__ */ z.nullable(timestampSchema),
-  to: /* @__PURE__ */ z.nullable(timestampSchema),
-});
+const armSchema = /* @__PURE__ */ (() =>
+  z.object({
+    ...slotArmSchema.shape,
+    signals: z.object({ info: z.int(), warning: z.int(), critical: z.int() }),
+    from: z.nullable(timestampSchema),
+    to: z.nullable(timestampSchema),
+  }))();
 
 export type Effect = z.infer<typeof effectSchema>;
 export const effectSchema = /* @__PURE__ */ z.object({

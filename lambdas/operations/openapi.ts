@@ -116,10 +116,19 @@ function headerName(name: string): string {
   return name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
 }
 
+/** A response schema with every zod schema in it (a page's items: parameters.ts pageOf) as JSON Schema. */
+function writtenOut(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(writtenOut);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const object = schema as JsonSchema;
+  if (isZodSchema(object)) return jsonSchemaOf(object);
+  return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, writtenOut(value)]));
+}
+
 function successResponse(operation: OperationDeclaration): Record<string, JsonSchema> {
   const { status, schema, contentType, headers, alsoAnswers = {} } = operation.response;
   const content = schema
-    ? { content: { 'application/json': { schema: isZodSchema(schema) ? jsonSchemaOf(schema) : schema } } }
+    ? { content: { 'application/json': { schema: writtenOut(schema) } } }
     : contentType
       ? { content: { [contentType]: { schema: { type: 'string' } } } }
       : {};

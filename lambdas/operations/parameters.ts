@@ -11,13 +11,17 @@ export const jsonSchemaOf = (type: z.ZodMiniType, io: 'input' | 'output' = 'outp
   return rest;
 };
 
-/** A list answer: `{items, nextCursor}`. */
+/**
+ * A list answer: `{items, nextCursor}`. A zod `item` stays a zod schema inside the JSON Schema:
+ * the OpenAPI document writes it out (openapi.ts), so a function's init neither builds its JSON
+ * Schema nor bundles z.toJSONSchema for a schema only the document shows.
+ */
 export function pageOf(item: z.ZodMiniType | JsonSchema): JsonSchema {
   return {
     type: 'object',
     required: ['items', 'nextCursor'],
     properties: {
-      items: { type: 'array', items: isZodSchema(item) ? jsonSchemaOf(item) : item },
+      items: { type: 'array', items: item },
       nextCursor: { type: ['string', 'null'] },
     },
   };

@@ -42,22 +42,25 @@ const MAX_ROUNDS = 8;
 /** How the executions are sampled: this many slices of the time range, this many read from each. */
 export const SAMPLING = { slices: 10, perSlice: 100 } as const;
 
-const setSchema = z.object({
-  chosenAt: timestampSchema,
-  cases: z.array(
-    z.object({
-      executionId: z.string(),
-      reason: z.enum(['cited', 'failed', 'succeeded']),
-      startedAt: z.string(),
-    }),
-  ),
-});
+// Built in functions called once and marked pure, so a bundle that does not use them leaves them out.
+const setSchema = /* @__PURE__ */ (() =>
+  z.object({
+    chosenAt: timestampSchema,
+    cases: z.array(
+      z.object({
+        executionId: z.string(),
+        reason: z.enum(['cited', 'failed', 'succeeded']),
+        startedAt: z.string(),
+      }),
+    ),
+  }))();
 
-const stubSchema = z.object({
-  id: z.string(),
-  status: z.enum(['succeeded', 'failed']),
-  startedAt: z.string(),
-});
+const stubSchema = /* @__PURE__ */ (() =>
+  z.object({
+    id: z.string(),
+    status: z.enum(['succeeded', 'failed']),
+    startedAt: z.string(),
+  }))();
 
 export interface EvaluationTables {
   runs: string;

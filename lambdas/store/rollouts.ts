@@ -36,10 +36,12 @@ const measuredExecutionSchema = /* @__PURE__ */ z.pick(executionSchema, {
   startedAt: true,
   slotResults: true,
 });
-const citingSignalSchema = /* @__PURE__ */ z.object({
-  ...z.pick(signalSchema, { id: true, severity: true, occurredAt: true }).shape,
-  executionId: /* @__PURE__ */ z.string(),
-});
+// In a function marked pure: a shape read in the arguments would keep it (and signalSchema) in every bundle.
+const citingSignalSchema = /* @__PURE__ */ (() =>
+  z.object({
+    ...z.pick(signalSchema, { id: true, severity: true, occurredAt: true }).shape,
+    executionId: z.string(),
+  }))();
 
 /**
  * The effect snapshots this execution environment last read or wrote, by table, pipeline and run

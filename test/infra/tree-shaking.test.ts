@@ -1,0 +1,41 @@
+/**
+ * What a function's bundle leaves out (esbuild, bundled as lib/bundling.ts bundles every Lambda): a
+ * zod schema a function does not use is neither in its bundle nor built at its cold start. A schema
+ * whose arguments read a property or build a string from a value would be kept in every bundle that
+ * imports its module, since esbuild cannot tell such a read from code with effects.
+ */
+import { build } from 'esbuild';
+import { expect, it } from 'vitest';
+import { esbuildOptions, operationEntryPath, REPO_ROOT } from '../../lib/bundling.ts';
+
+async function bundleText(entryFile: string): Promise<string> {
+  const result = await build({
+    ...esbuildOptions(entryFile, 'out.mjs'),
+    absWorkingDir: REPO_ROOT,
+    write: false,
+  });
+  return result.outputFiles?.[0]?.text ?? '';
+}
+
+// Messages of schemas get-me has no use for: request bodies of other operations, stored records,
+// the retention settings and the auth bodies.
+const UNUSED = [
+  'signal ids in a batch must be unique',
+  'execution ids in a batch must be unique',
+  'must serialize to at most',
+  'must be a whole number of days from',
+  'must be a 21-character nanoid',
+];
+
+it('leaves the schemas an operation does not use out of its bundle', async () => {
+  const code = await bundleText(operationEntryPath('get-me'));
+
+  expect(code).toContain('handler');
+  for (const message of UNUSED) expect(code.includes(message), message).toBe(false);
+}, 60_000);
+
+it('keeps the schemas an operation uses in its bundle', async () => {
+  const code = await bundleText(operationEntryPath('record-signals'));
+
+  expect(code).toContain('signal ids in a batch must be unique');
+}, 60_000);
