@@ -17,7 +17,13 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
-import { AUTHORIZER, DEAD_LETTER_HANDLER, SYNTHESIS_WORKER } from '../lambdas/functions.ts';
+import { accessEnvironment, type EnvironmentSources } from '../lambdas/function-environment.ts';
+import {
+  AUTHORIZER,
+  DEAD_LETTER_HANDLER,
+  type FunctionAccess,
+  SYNTHESIS_WORKER,
+} from '../lambdas/functions.ts';
 import { operationFunctions } from '../lambdas/operations/functions.ts';
 import { OPERATIONS } from '../lambdas/operations/index.ts';
 import {
@@ -66,49 +72,93 @@ const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 export const handler = async () => client.config.region;
 `;
 
-/**
- * Variables the handlers read at module load, with harmless values: the import must not throw
- * on configuration. No credentials and no endpoint are needed; nothing is called at import.
- */
-const HANDLER_ENVIRONMENT: Record<string, string> = {
+/** What every Lambda has: the region and its name, which makes an operation compose at init. */
+const COMMON_ENVIRONMENT: Record<string, string> = {
   AWS_REGION: 'us-east-1',
   // As in Lambda: an operation's handler composes its stores and clients during init, not on first use.
   AWS_LAMBDA_FUNCTION_NAME: 'bundle-size-bench',
   POWERTOOLS_SERVICE_NAME: 'bundle-size-bench',
   LOG_LEVEL: 'ERROR',
-  RUNS_TABLE: 'bench-runs',
-  DATA_TABLE: 'bench-data',
-  AUTH_TABLE: 'bench-auth',
-  SYNTHESIS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/bench',
-  DEFAULT_SYNTHESIS_HANDLER: 'heuristic-v1',
-  SESSION_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-session-AbCdEf',
-  ANTHROPIC_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-anthropic-AbCdEf',
   NODE_NO_WARNINGS: '1',
 };
+
+/**
+ * Stand-ins for what the CDK stack gives a function, from its declared access (as it does on AWS):
+ * a function missing a variable would fail to compose and be timed without it. No credentials and
+ * no endpoint are needed; nothing is called at import.
+ */
+const queue = (name: string) => `https://sqs.us-east-1.amazonaws.com/000000000000/${name}`;
+const secret = (name: string) => `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-AbCdEf`;
+const SOURCES: EnvironmentSources = {
+  tableNames: {
+    Runs: 'bench-runs',
+    Data: 'bench-data',
+    Auth: 'bench-auth',
+    Events: 'bench-events',
+    Settings: 'bench-settings',
+  },
+  synthesisQueueUrl: queue('bench'),
+  lifecycleQueueUrl: queue('lifecycle'),
+  guardrailQueueUrl: queue('guardrail'),
+  sessionSecret: { SESSION_SECRET_ARN: secret('bench-session') },
+  email: { EMAIL_FROM: 'bench@example.com', APP_URL: 'https://bench.example.com/app/' },
+  model: { ANTHROPIC_SECRET_ARN: secret('bench-anthropic') },
+  defaultSynthesisHandler: 'heuristic-v1',
+  synthesisRunsPerTeamPerHour: 60,
+  webhooks: {
+    queueUrl: queue('webhooks'),
+    secretKey: { WEBHOOK_SECRET_KEY_ARN: secret('bench-webhooks') },
+    eventBusName: 'bench-bus',
+  },
+};
+
+const environmentOf = (access: FunctionAccess) => ({
+  ...COMMON_ENVIRONMENT,
+  ...accessEnvironment(access, SOURCES),
+});
 
 interface BundleTarget {
   name: string;
   kind: BundleKind;
   entryFile: string;
+  /** The variables the function gets (its declared access); none for the baseline. */
+  environment: Record<string, string>;
 }
 
 function targets(outDir: string): BundleTarget[] {
   const baselineEntry = join(outDir, 'baseline-entry.mjs');
   writeFileSync(baselineEntry, BASELINE_SOURCE);
   return [
-    { name: 'baseline (DynamoDB document client)', kind: 'baseline', entryFile: baselineEntry },
+    {
+      name: 'baseline (DynamoDB document client)',
+      kind: 'baseline',
+      entryFile: baselineEntry,
+      environment: COMMON_ENVIRONMENT,
+    },
     // Operations that share a module (GET /app and GET /app/{proxy+}) share one bundle.
-    ...operationFunctions(OPERATIONS).map(({ module }) => ({
+    ...operationFunctions(OPERATIONS).map(({ module, access }) => ({
       name: module,
       kind: 'http' as const,
       entryFile: operationEntryPath(module),
+      environment: environmentOf(access),
     })),
-    { name: AUTHORIZER.entry, kind: 'authorizer', entryFile: handlerEntryPath(AUTHORIZER.entry) },
-    { name: SYNTHESIS_WORKER.entry, kind: 'worker', entryFile: handlerEntryPath(SYNTHESIS_WORKER.entry) },
+    {
+      name: AUTHORIZER.entry,
+      kind: 'authorizer',
+      entryFile: handlerEntryPath(AUTHORIZER.entry),
+      environment: environmentOf(AUTHORIZER.access),
+    },
+    {
+      name: SYNTHESIS_WORKER.entry,
+      kind: 'worker',
+      entryFile: handlerEntryPath(SYNTHESIS_WORKER.entry),
+      environment: environmentOf(SYNTHESIS_WORKER.access),
+    },
     {
       name: DEAD_LETTER_HANDLER.entry,
       kind: 'dead-letter',
       entryFile: handlerEntryPath(DEAD_LETTER_HANDLER.entry),
+      environment: environmentOf(DEAD_LETTER_HANDLER.access),
     },
   ];
 }
@@ -119,7 +169,7 @@ interface ImportTime {
 }
 
 /** Wall and CPU milliseconds of `await import(bundle)` in a fresh node; with `after`, of importing `bundle` once `after` is loaded. */
-function importTime(bundle: string, after?: string): ImportTime {
+function importTime(bundle: string, environment: Record<string, string>, after?: string): ImportTime {
   const url = (file: string) => JSON.stringify(pathToFileURL(file).href);
   const script = `${after ? `const first = await import(${url(after)});` : ''}
 const cpu = process.cpuUsage();
@@ -131,7 +181,7 @@ if (typeof (${after ? 'first' : 'module'}).handler !== 'function') throw new Err
 process.stdout.write(JSON.stringify({ wallMs, cpuMs: (used.user + used.system) / 1000 }));`;
   const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', ...HANDLER_ENVIRONMENT },
+    env: { PATH: process.env.PATH ?? '', ...environment },
     encoding: 'utf8',
     timeout: 30_000,
   });
@@ -176,7 +226,7 @@ async function buildSplit(target: BundleTarget, outDir: string): Promise<Pending
       name: `${target.name} (every job)`,
       kind: target.kind,
       bytes: bytes(everyJob),
-      importOnce: () => importTime(index),
+      importOnce: () => importTime(index, target.environment),
     },
   ];
   for (const part of Object.keys(parts)) {
@@ -186,7 +236,7 @@ async function buildSplit(target: BundleTarget, outDir: string): Promise<Pending
       name: `${target.name} ${part}.mjs (on demand)`,
       kind: 'on-demand',
       bytes: bytes(own),
-      importOnce: () => importTime(file, index),
+      importOnce: () => importTime(file, target.environment, index),
     });
   }
   return rows;
@@ -219,7 +269,7 @@ export async function measureBundles(options: MeasureOptions = {}): Promise<Bund
       name: target.name,
       kind: target.kind,
       bytes: statSync(bundle).size,
-      importOnce: () => importTime(bundle),
+      importOnce: () => importTime(bundle, target.environment),
     });
   }
   // In rounds (one import of every bundle, the baseline's included, per round): this machine's
