@@ -240,13 +240,7 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
       url: 'http://127.0.0.1:9/down',
       eventTypes: ['pipeline.deleted'],
     });
-    const db = createDocumentClient(
-      new DynamoDBClient({
-        endpoint: stack.dynamodbEndpoint,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }),
-    );
+    const db = createDocumentClient(localClient(stack.dynamodbEndpoint));
     const memorySamples = new Map<string, number[]>(DELIVERERS.map((entry) => [entry, []]));
     const sampler = setInterval(() => {
       for (const entry of DELIVERERS) {
@@ -352,164 +346,134 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
   }
 }
 
-/**
- * What the event adds to reject's write: the same conditional status move of a run item as the
- * UpdateItem it was before events (on a copy of the runs table without its stream), and as it is
- * now, carrying its event, on the stack's runs table (whose stream the stack's relay is reading).
- * Alternated, 200 each.
- */
-async function measureOutboxCost(endpoint: string, runsTable: string) {
-  const client = new DynamoDBClient({
+function localClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
     endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
+}
+
+/**
+ * A write as it was before events (`false`) and as it is now, with its event (`true`), alternated
+ * 200 times each: `prepare` sets up one sample and returns the write, which alone is timed.
+ */
+async function beforeAndNow(prepare: (now: boolean) => Promise<() => Promise<unknown>>) {
+  const samples = { false: [] as number[], true: [] as number[] };
+  for (let index = 0; index < 200; index++) {
+    for (const now of [false, true] as const) {
+      const write = await prepare(now);
+      const started = performance.now();
+      await write();
+      samples[`${now}`].push(performance.now() - started);
+    }
+  }
+  return { beforeP50Ms: percentile(samples.false, 50), nowP50Ms: percentile(samples.true, 50) };
+}
+
+const BENCH_ACTOR = { userId: 'u', credential: 'session' } as const;
+
+/**
+ * What the event adds to reject's write: the same conditional status move of a run item as the
+ * UpdateItem it was before events (on a copy of the runs table without its stream), and as it is
+ * now, carrying its event, on the stack's runs table (whose stream the stack's relay is reading).
+ */
+async function measureOutboxCost(endpoint: string, runsTable: string) {
+  const client = localClient(endpoint);
   const db = createDocumentClient(client);
   const { stream: _noStream, ...runsTableBefore } = RUNS_TABLE;
   const tableBefore = `${runsTable}-before-events`;
   await createTable(client, runsTableBefore, tableBefore);
-  const alone: number[] = [];
-  const withEvent: number[] = [];
-  for (let index = 0; index < 200; index++) {
-    for (const [withItsEvent, samples] of [
-      [false, alone],
-      [true, withEvent],
-    ] as const) {
-      const id = nanoid();
-      const table = withItsEvent ? runsTable : tableBefore;
-      await db.send(new PutCommand({ TableName: table, Item: { id, status: 'generated' } }));
-      const event = newEvent(
-        'synthesis_run.rejected',
-        {
-          teamId: 't',
-          pipelineId: 'p',
-          runId: id,
-          status: 'rejected',
-          actor: { userId: 'u', credential: 'session' },
-        },
-        { at: new Date().toISOString(), key: id },
-      );
-      const started = performance.now();
-      await db.send(
+  const { beforeP50Ms, nowP50Ms } = await beforeAndNow(async (now) => {
+    const id = nanoid();
+    const table = now ? runsTable : tableBefore;
+    await db.send(new PutCommand({ TableName: table, Item: { id, status: 'generated' } }));
+    const event = newEvent(
+      'synthesis_run.rejected',
+      { teamId: 't', pipelineId: 'p', runId: id, status: 'rejected', actor: BENCH_ACTOR },
+      { at: new Date().toISOString(), key: id },
+    );
+    return () =>
+      db.send(
         new UpdateCommand({
           TableName: table,
           Key: { id },
-          UpdateExpression: `SET #status = :to, rejectedAt = :at${withItsEvent ? ', #event = :event' : ''}`,
+          UpdateExpression: `SET #status = :to, rejectedAt = :at${now ? ', #event = :event' : ''}`,
           ConditionExpression: '#status = :from',
           ExpressionAttributeNames: {
             '#status': 'status',
-            ...(withItsEvent ? { '#event': CARRIED_EVENT_ATTRIBUTE } : {}),
+            ...(now ? { '#event': CARRIED_EVENT_ATTRIBUTE } : {}),
           },
           ExpressionAttributeValues: {
             ':to': 'rejected',
             ':from': 'generated',
             ':at': new Date().toISOString(),
-            ...(withItsEvent ? { ':event': carriedEventValue(event) } : {}),
+            ...(now ? { ':event': carriedEventValue(event) } : {}),
           },
         }),
       );
-      samples.push(performance.now() - started);
-    }
-  }
-  return { changeAloneP50Ms: percentile(alone, 50), changeWithEventP50Ms: percentile(withEvent, 50) };
+  });
+  return { changeAloneP50Ms: beforeP50Ms, changeWithEventP50Ms: nowP50Ms };
 }
 
 /**
  * What the event adds to the approval rules' write: the Put of the data table it was before events,
  * and the Put of the settings table carrying its event it is now (whose stream the stack's relay
- * is reading), alternated, 200 each.
+ * is reading).
  */
 async function measureRulesEventCost(endpoint: string, dataTable: string, settingsTable: string) {
-  const db = createDocumentClient(
-    new DynamoDBClient({
-      endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
-  );
-  const alone: number[] = [];
-  const withEvent: number[] = [];
-  for (let index = 0; index < 200; index++) {
-    for (const [withItsEvent, samples] of [
-      [false, alone],
-      [true, withEvent],
-    ] as const) {
-      const pipelineId = nanoid();
-      const at = new Date().toISOString();
-      const rules = {
-        ...approvalRulesKey(pipelineId),
-        pipelineId,
-        requireEvaluation: true,
-        maxRegressions: 0,
-        minEvaluatedCases: 20,
-        forbidSelfApproval: true,
-        allowApiTokens: false,
-        updatedAt: at,
-        updatedBy: 'u',
-      };
-      const event = newEvent(
-        'approval_rules.updated',
-        { teamId: 't', pipelineId, actor: { userId: 'u', credential: 'session' } },
-        { at, key: pipelineId },
-      );
-      const put = withItsEvent
-        ? {
-            TableName: settingsTable,
-            Item: { ...rules, [CARRIED_EVENT_ATTRIBUTE]: carriedEventValue(event) },
-          }
-        : { TableName: dataTable, Item: rules };
-      const started = performance.now();
-      await db.send(new PutCommand(put));
-      samples.push(performance.now() - started);
-    }
-  }
-  return { rulesAloneP50Ms: percentile(alone, 50), rulesWithEventP50Ms: percentile(withEvent, 50) };
+  const db = createDocumentClient(localClient(endpoint));
+  const { beforeP50Ms, nowP50Ms } = await beforeAndNow(async (now) => {
+    const pipelineId = nanoid();
+    const at = new Date().toISOString();
+    const rules = {
+      ...approvalRulesKey(pipelineId),
+      pipelineId,
+      requireEvaluation: true,
+      maxRegressions: 0,
+      minEvaluatedCases: 20,
+      forbidSelfApproval: true,
+      allowApiTokens: false,
+      updatedAt: at,
+      updatedBy: 'u',
+    };
+    const event = newEvent(
+      'approval_rules.updated',
+      { teamId: 't', pipelineId, actor: BENCH_ACTOR },
+      { at, key: pipelineId },
+    );
+    const put = now
+      ? { TableName: settingsTable, Item: { ...rules, [CARRIED_EVENT_ATTRIBUTE]: carriedEventValue(event) } }
+      : { TableName: dataTable, Item: rules };
+    return () => db.send(new PutCommand(put));
+  });
+  return { rulesAloneP50Ms: beforeP50Ms, rulesWithEventP50Ms: nowP50Ms };
 }
 
 /**
  * What the event adds to a change that was a transaction already: the team settings' transaction
- * of its one Put, without and with the event item, alternated, 200 each.
+ * of its one Put, without and with the event item.
  */
 async function measureTransactionItemCost(endpoint: string, dataTable: string, eventsTable: string) {
-  const db = createDocumentClient(
-    new DynamoDBClient({
-      endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
-  );
-  const alone: number[] = [];
-  const withEvent: number[] = [];
-  for (let index = 0; index < 200; index++) {
-    for (const [withItsEvent, samples] of [
-      [false, alone],
-      [true, withEvent],
-    ] as const) {
-      const teamId = nanoid();
-      const at = new Date().toISOString();
-      const settings = {
-        teamId,
-        signalRetentionDays: 90,
-        executionRetentionDays: 90,
-        updatedAt: at,
-        updatedBy: 'u',
-      };
-      const writes = teamSettingsWrites(dataTable, settings, settings);
-      const event = newEvent(
-        'team_settings.updated',
-        { teamId, actor: { userId: 'u', credential: 'session' } },
-        { at, key: teamId },
+  const db = createDocumentClient(localClient(endpoint));
+  const { beforeP50Ms, nowP50Ms } = await beforeAndNow(async (now) => {
+    const teamId = nanoid();
+    const at = new Date().toISOString();
+    const settings = {
+      teamId,
+      signalRetentionDays: 90,
+      executionRetentionDays: 90,
+      updatedAt: at,
+      updatedBy: 'u',
+    };
+    const writes = teamSettingsWrites(dataTable, settings, settings);
+    const event = newEvent('team_settings.updated', { teamId, actor: BENCH_ACTOR }, { at, key: teamId });
+    return () =>
+      db.send(
+        new TransactWriteCommand({ TransactItems: now ? [...writes, eventPut(eventsTable, event)] : writes }),
       );
-      const started = performance.now();
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: withItsEvent ? [...writes, eventPut(eventsTable, event)] : writes,
-        }),
-      );
-      samples.push(performance.now() - started);
-    }
-  }
-  return { settingsTxAloneP50Ms: percentile(alone, 50), settingsTxWithEventP50Ms: percentile(withEvent, 50) };
+  });
+  return { settingsTxAloneP50Ms: beforeP50Ms, settingsTxWithEventP50Ms: nowP50Ms };
 }
 
 export function formatWebhooks(figures: WebhookFigures): string {

@@ -1,5 +1,5 @@
 import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { EventBus } from 'aws-cdk-lib/aws-events';
 import { AccountPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -13,6 +13,7 @@ import {
   type StreamSourceDefinition,
   WEBHOOK_DELIVERER,
 } from '../lambdas/functions.ts';
+import { deadLetterQueueAlarm } from './alarms.ts';
 import { handlerEntryPath } from './bundling.ts';
 import { acknowledgeNag } from './nag.ts';
 import { type FunctionSettings, type GrantableResources, ServiceFunction } from './service-function.ts';
@@ -74,20 +75,14 @@ export class EventDelivery extends Construct {
       'This queue is the on-failure destination of the events stream: it holds the stream positions of batches that could not be delivered or put on the bus, for a person to replay.',
     );
 
-    this.deadLetterQueueAlarm = new Alarm(this, 'DeadLetterQueueAlarm', {
-      alarmDescription:
-        'Stream batches of the events or the runs table are in the dead-letter queue: committed events were not ' +
+    this.deadLetterQueueAlarm = deadLetterQueueAlarm(
+      this,
+      'DeadLetterQueueAlarm',
+      this.streamDeadLetterQueue,
+      'Stream batches of the events, runs or settings table are in the dead-letter queue: committed events were not ' +
         'delivered (webhooks, event bus) or not relayed into the events table. Each message names the shard and ' +
         "sequence numbers to replay; the deliverer's and the relay's error log lines name the events.",
-      metric: this.streamDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(5),
-        statistic: 'Maximum',
-      }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+    );
 
     this.eventDeliverer = new ServiceFunction(this, 'EventDeliverer', {
       entryFile: handlerEntryPath(EVENT_DELIVERER.entry),

@@ -1,9 +1,10 @@
 import { Duration } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { GUARDRAIL_JUDGE } from '../lambdas/functions.ts';
+import { deadLetterQueueAlarm } from './alarms.ts';
 import { handlerEntryPath } from './bundling.ts';
 import { type FunctionSettings, type GrantableResources, ServiceFunction } from './service-function.ts';
 
@@ -41,18 +42,12 @@ export class RolloutGuardrails extends Construct {
         reportBatchItemFailures: true,
       }),
     );
-    this.deadLetterQueueAlarm = new Alarm(this, 'DeadLetterQueueAlarm', {
-      alarmDescription:
-        'Guardrail checks are waiting in their dead-letter queue: judging a rollout kept failing. The sweeper still ' +
+    this.deadLetterQueueAlarm = deadLetterQueueAlarm(
+      this,
+      'DeadLetterQueueAlarm',
+      props.guardrailDeadLetterQueue,
+      'Guardrail checks are waiting in their dead-letter queue: judging a rollout kept failing. The sweeper still ' +
         'judges rollouts every minute; the judge\'s log lines "guardrail check failed" name the rollouts and the errors.',
-      metric: props.guardrailDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(5),
-        statistic: 'Maximum',
-      }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+    );
   }
 }

@@ -14,6 +14,7 @@ import {
 } from '../lambdas/functions.ts';
 import { METRIC, METRICS_NAMESPACE } from '../lambdas/observability/metrics.ts';
 import { modelPricesFromEnv } from '../lambdas/wiring/model-prices.ts';
+import { deadLetterQueueAlarm } from './alarms.ts';
 import { handlerEntryPath, onDemandParts } from './bundling.ts';
 import {
   type FunctionSettings,
@@ -98,18 +99,12 @@ export class SynthesisJobs extends Construct {
     });
 
     // The dead-letter handler drains the DLQ, so a visible message there means it is failing too.
-    this.deadLetterQueueAlarm = new Alarm(this, 'DeadLetterQueueAlarm', {
-      alarmDescription:
-        'Synthesis jobs are waiting in the dead-letter queue: their runs are not marked failed.',
-      metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(5),
-        statistic: 'Maximum',
-      }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+    this.deadLetterQueueAlarm = deadLetterQueueAlarm(
+      this,
+      'DeadLetterQueueAlarm',
+      props.deadLetterQueue,
+      'Synthesis jobs are waiting in the dead-letter queue: their runs are not marked failed.',
+    );
     // Lambda's Errors metric never counts a record that failed inside a partial batch response, so
     // the alarm watches the worker's own count of failed records (lambdas/sqs/sqs-batch.ts).
     this.workerErrorsAlarm = new Alarm(this, 'WorkerErrorsAlarm', {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CSRF_REFUSAL_CONTEXT_KEY } from '../../lambdas/auth/csrf.ts';
@@ -99,6 +100,13 @@ function propertiesOf(synthesized: Synthesized, logicalId: string): Record<strin
 
 /** The operations' functions, one per module: operations that share a module share one function. */
 const OPERATION_FUNCTIONS = operationFunctions(OPERATIONS);
+
+/** The event source mappings that invoke `fn`. */
+function mappingsOf(fn: IFunction): Record<string, unknown>[] {
+  return resourcesOfType(dev, 'AWS::Lambda::EventSourceMapping')
+    .map(([, resource]) => resource.Properties ?? {})
+    .filter((properties) => (properties.FunctionName as { Ref: string }).Ref === logicalIdOf(fn));
+}
 
 function functionsOf(stack: PipelineSynthesisStack): FunctionUnderTest[] {
   const apiFunctions = OPERATION_FUNCTIONS.map((definition) => {
@@ -1414,13 +1422,7 @@ describe('the per-batch guardrail', () => {
   });
 
   it('feeds the judge in coalesced batches: a batching window, a bounded concurrency, partial failures', () => {
-    const mapping = resourcesOfType(dev, 'AWS::Lambda::EventSourceMapping')
-      .map(([, resource]) => resource.Properties ?? {})
-      .find(
-        (properties) =>
-          (properties.FunctionName as { Ref: string }).Ref ===
-          logicalIdOf(dev.stack.guardrails.judge.function),
-      );
+    const mapping = mappingsOf(dev.stack.guardrails.judge.function)[0];
 
     expect(mapping).toMatchObject({
       EventSourceArn: queueArn(),
@@ -1470,13 +1472,7 @@ describe('event delivery', () => {
   it('streams new images of the events table into the event deliverer, with partial failures, bisect and a DLQ', () => {
     const events = propertiesOf(dev, tableLogicalId(dev, 'Events'));
     expect(events.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
-    const mapping = resourcesOfType(dev, 'AWS::Lambda::EventSourceMapping')
-      .map(([, resource]) => resource.Properties ?? {})
-      .find(
-        (candidate) =>
-          (candidate.FunctionName as { Ref: string }).Ref ===
-          logicalIdOf(dev.stack.eventDelivery.eventDeliverer.function),
-      );
+    const mapping = mappingsOf(dev.stack.eventDelivery.eventDeliverer.function)[0];
     expect(mapping).toMatchObject({
       EventSourceArn: { 'Fn::GetAtt': [tableLogicalId(dev, 'Events'), 'StreamArn'] },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -1494,13 +1490,7 @@ describe('event delivery', () => {
   });
 
   it('streams new and old images of the runs and settings tables into the relay, only writes that carry an event', () => {
-    const mappings = resourcesOfType(dev, 'AWS::Lambda::EventSourceMapping')
-      .map(([, resource]) => resource.Properties ?? {})
-      .filter(
-        (candidate) =>
-          (candidate.FunctionName as { Ref: string }).Ref ===
-          logicalIdOf(dev.stack.eventDelivery.eventRelay.function),
-      );
+    const mappings = mappingsOf(dev.stack.eventDelivery.eventRelay.function);
     expect(mappings).toHaveLength(2);
     for (const [table, eventNames] of [
       ['Runs', ['MODIFY']],
