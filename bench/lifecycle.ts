@@ -160,7 +160,7 @@ export async function measureLifecycle(records = Number(process.env.BENCH_LIFECY
     });
     const db = createDocumentClient(client);
     const names = await createTables(client, 'bench-');
-    const tables = { data: names.Data, runs: names.Runs };
+    const tables = { data: names.Data, runs: names.Runs, settings: names.Settings };
 
     // The baseline first, on a pipeline of the same shape.
     await fill(db, names, 'baseline', records, true);

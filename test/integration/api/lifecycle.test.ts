@@ -555,7 +555,7 @@ describe('deleting a pipeline', () => {
     const { pipeline } = await populatedPipeline(1200, 10);
     const response = await deletePipeline(admin, pipeline.id);
     const deletionId = String(response.body.id);
-    const tables = { data: names.Data, runs: names.Runs };
+    const tables = { data: names.Data, runs: names.Runs, settings: names.Settings };
 
     // The environment ends right after a BatchWriteItem of a step: deletes made, counts not yet written.
     let batchWrites = 0;
