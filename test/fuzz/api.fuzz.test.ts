@@ -14,6 +14,7 @@ import {
   apiEvent,
   type Caller,
   createCaller,
+  type HttpLambda as Handler,
   invoke,
   lambdaContext,
   loadHandlers,
@@ -44,7 +45,6 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
 const SLOW_ROUTES = new Set(['log-in', 'request-magic-link', 'change-password', 'verify-magic-link']);
 const sqs = mockClient(SQSClient);
 
-type Handler = Parameters<typeof invoke>[0];
 let handlers: Record<string, Handler>;
 let caller: Caller;
 let pipelineId: string;

@@ -1,6 +1,5 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CARRIED_EVENT_ATTRIBUTE, listTeamEvents } from '../../../lambdas/store/events.ts';
@@ -12,9 +11,11 @@ import {
   apiEvent,
   type Caller,
   createCaller,
+  type HttpLambda as Handler,
   invoke,
   lambdaContext,
   loadHandlers,
+  type SqsLambda,
   setUpApiEnvironment,
   sqsEvent,
 } from './harness.ts';
@@ -24,9 +25,6 @@ import {
  * executions carry input, the evaluation set is chosen once, results add up on the run, and the
  * pipeline's approval rules bind approve.
  */
-
-type Handler = Parameters<typeof invoke>[0];
-type SqsLambda = (event: SQSEvent, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse>;
 
 const sqs = mockClient(SQSClient);
 let db: DynamoDBDocumentClient;

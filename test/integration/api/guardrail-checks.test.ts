@@ -16,17 +16,16 @@ import {
   apiEvent,
   type Caller,
   createCaller,
+  type HttpLambda as Handler,
   invoke,
   lambdaContext,
   loadHandlers,
+  type SqsLambda,
   setUpApiEnvironment,
   sqsEvent,
   TEST_GUARDRAIL_QUEUE_URL,
   TEST_QUEUE_URL,
 } from './harness.ts';
-
-type Handler = Parameters<typeof invoke>[0];
-type SqsLambda = (event: SQSEvent, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse>;
 
 const sqs = mockClient(SQSClient);
 let admin: Caller;

@@ -1,6 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, SQSEvent } from 'aws-lambda';
+import type {
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Context,
+  SQSBatchResponse,
+  SQSEvent,
+} from 'aws-lambda';
 import { nanoid } from 'nanoid';
 import { inject } from 'vitest';
 import { makeBootstrapTeam } from '../../../lambdas/auth/bootstrap.ts';
@@ -148,7 +154,9 @@ export interface ApiResponse {
   headers: Record<string, string>;
 }
 
-type HttpLambda = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type HttpLambda = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+/** An SQS-fed function (the worker, the judge) as the tests invoke it. */
+export type SqsLambda = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 /** Invokes an HTTP handler module's `handler` and parses its JSON body. */
 export async function invoke(handler: HttpLambda, event: APIGatewayProxyEvent): Promise<ApiResponse> {

@@ -1,12 +1,19 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
-import { apiEvent, type Caller, createCaller, invoke, loadHandlers, setUpApiEnvironment } from './harness.ts';
+import {
+  apiEvent,
+  type Caller,
+  createCaller,
+  type HttpLambda as Handler,
+  invoke,
+  loadHandlers,
+  setUpApiEnvironment,
+} from './harness.ts';
 
 /**
  * Bodies an attacker (or a broken client) sends: each gets a clear 4xx, never a 500, and nothing
  * of a refused request is stored.
  */
-type Handler = Parameters<typeof invoke>[0];
 let handlers: Record<string, Handler>;
 let caller: Caller;
 let pipelineId: string;

@@ -12,7 +12,7 @@ import {
   PutCommand,
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -45,15 +45,14 @@ import {
   apiEvent,
   type Caller,
   createCaller,
+  type HttpLambda as Handler,
   invoke,
   lambdaContext,
   loadHandlers,
+  type SqsLambda,
   setUpApiEnvironment,
   sqsEvent,
 } from './harness.ts';
-
-type Handler = Parameters<typeof invoke>[0];
-type SqsLambda = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 const LIFECYCLE_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/lifecycle-jobs';
 const DAY_MS = 86_400_000;

@@ -1,11 +1,18 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
-import { apiEvent, type Caller, createCaller, invoke, loadHandlers, setUpApiEnvironment } from './harness.ts';
+import {
+  apiEvent,
+  type Caller,
+  createCaller,
+  type HttpLambda as Handler,
+  invoke,
+  loadHandlers,
+  setUpApiEnvironment,
+} from './harness.ts';
 
 /** A time inside the team's default 90-day retention window (an older record is refused). */
 const RECENT = new Date(Date.now() - 86_400_000).toISOString();
 
-type Handler = Parameters<typeof invoke>[0];
 let handlers: Record<string, Handler>;
 let admin: Caller;
 let otherTeam: Caller;

@@ -1,5 +1,4 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
@@ -7,15 +6,14 @@ import {
   apiEvent,
   type Caller,
   createCaller,
+  type HttpLambda as Handler,
   invoke,
   lambdaContext,
   loadHandlers,
+  type SqsLambda,
   setUpApiEnvironment,
   sqsEvent,
 } from './harness.ts';
-
-type Handler = Parameters<typeof invoke>[0];
-type SqsLambda = (event: SQSEvent, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse>;
 
 const sqs = mockClient(SQSClient);
 let admin: Caller;

@@ -5,7 +5,6 @@
 
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -21,15 +20,14 @@ import {
   apiEvent,
   type Caller,
   createCaller,
+  type HttpLambda as Handler,
   invoke,
   lambdaContext,
   loadHandlers,
+  type SqsLambda,
   setUpApiEnvironment,
   sqsEvent,
 } from './harness.ts';
-
-type Handler = Parameters<typeof invoke>[0];
-type SqsLambda = (event: SQSEvent, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse>;
 
 const sqs = mockClient(SQSClient);
 let admin: Caller;

@@ -1,5 +1,4 @@
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SynthesisEngine } from '../../../lambdas/core/ports.ts';
@@ -19,7 +18,13 @@ import {
 } from '../../support/anthropic-fake.ts';
 import { capturedOutput } from '../../support/captured-output.ts';
 import { ANTHROPIC_KEY_PREFIX } from '../../support/fake-secrets.ts';
-import { lambdaContext, setUpApiEnvironment, sqsEvent, TEST_QUEUE_URL } from '../api/harness.ts';
+import {
+  lambdaContext,
+  type SqsLambda,
+  setUpApiEnvironment,
+  sqsEvent,
+  TEST_QUEUE_URL,
+} from '../api/harness.ts';
 import { type ClaudeTestBed, goodDraft, seedPendingRun } from './fixtures.ts';
 
 /**
@@ -28,7 +33,6 @@ import { type ClaudeTestBed, goodDraft, seedPendingRun } from './fixtures.ts';
  * run after one model call; a transient one is retried after seconds; every failed record is
  * logged once with the ids a person needs and counted for the alarm.
  */
-type SqsLambda = (event: SQSEvent, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse>;
 
 const sqs = mockClient(SQSClient);
 let fake: AnthropicFake;

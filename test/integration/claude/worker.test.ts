@@ -1,6 +1,5 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
@@ -19,12 +18,11 @@ import {
   createCaller,
   invoke,
   lambdaContext,
+  type SqsLambda,
   setUpApiEnvironment,
   sqsEvent,
 } from '../api/harness.ts';
 import { type ClaudeTestBed, goodDraft, seedPendingRun } from './fixtures.ts';
-
-type SqsLambda = (event: SQSEvent, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse>;
 
 const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:anthropic-api-key-AbCdEf';
 const OLD_KEY = `${ANTHROPIC_KEY_PREFIX}rotated-away-0000000000`;

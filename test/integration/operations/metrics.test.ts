@@ -1,5 +1,5 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { APIGatewayProxyResult, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
@@ -21,6 +21,7 @@ import {
   invoke,
   lambdaContext,
   loadHandlers,
+  type SqsLambda,
   setUpApiEnvironment,
   sqsEvent,
 } from '../api/harness.ts';
@@ -31,7 +32,6 @@ import { type ClaudeTestBed, goodDraft, seedPendingRun } from '../claude/fixture
  * (not replays), generated and failed by handler and error class, generation duration, model
  * tokens and cost — and the run's usage.costUsd from the price table, overridden by MODEL_PRICES.
  */
-type SqsLambda = (event: SQSEvent, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse>;
 type HttpLambda = (event: unknown, context: unknown) => Promise<APIGatewayProxyResult>;
 
 const sqs = mockClient(SQSClient);
