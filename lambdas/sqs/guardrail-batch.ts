@@ -8,7 +8,7 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ApiError } from '../core/errors.ts';
 import type { GuardrailCheck } from '../core/ports.ts';
-import { type CheckResult, guardrailCheckSchema } from '../core/use-cases/guardrail-checks.ts';
+import { type CheckResult, checkKey, guardrailCheckSchema } from '../core/use-cases/guardrail-checks.ts';
 import { logger } from '../observability/logger.ts';
 
 /** Backoff of the n-th failed receive: 2, 4, 8, 16 s… at most a minute (the sweeper's period), ±20 %. */
@@ -50,7 +50,7 @@ export function guardrailBatchHandler({ judge, hide, isTransient }: GuardrailBat
         logger.error('dropping a message that is not a guardrail check', { messageId: record.messageId });
         continue;
       }
-      const key = `${parsed.data.pipelineId}/${parsed.data.rolloutId}`;
+      const key = checkKey(parsed.data);
       const entry = byCheck.get(key) ?? { check: parsed.data, records: [] };
       entry.records.push(record);
       byCheck.set(key, entry);
@@ -58,10 +58,8 @@ export function guardrailBatchHandler({ judge, hide, isTransient }: GuardrailBat
     const results = await judge([...byCheck.values()].map((entry) => entry.check));
     const failures: Array<{ itemIdentifier: string }> = [];
     for (const result of results) {
-      const ids = {
-        ...result.check,
-        checks: byCheck.get(`${result.check.pipelineId}/${result.check.rolloutId}`)?.records.length,
-      };
+      const records = byCheck.get(checkKey(result.check))?.records ?? [];
+      const ids = { ...result.check, checks: records.length };
       if ('outcome' in result) {
         const { action, reason } = result.outcome;
         if (action === 'kept' || action === 'not_active')
@@ -78,7 +76,7 @@ export function guardrailBatchHandler({ judge, hide, isTransient }: GuardrailBat
         continue;
       }
       // One record of the rollout comes back; its duplicates in this batch are done with.
-      const record = byCheck.get(`${result.check.pipelineId}/${result.check.rolloutId}`)?.records[0];
+      const record = records[0];
       if (!record) continue;
       const receiveCount = Number(record.attributes.ApproximateReceiveCount) || 1;
       const retryInSeconds = guardrailBackoffSeconds(receiveCount);

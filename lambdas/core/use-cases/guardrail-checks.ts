@@ -4,12 +4,12 @@
  * rollouts its batch names, each once, with the same judge as the sweeper's pass (judgeRollout).
  */
 import * as z from 'zod/mini';
-import type { GuardrailCheck, RunRepository } from '../ports.ts';
+import type { GuardrailCheck } from '../ports.ts';
 import { idSchema } from '../schemas.ts';
-import { type GuardrailOutcome, judgeRollout, type RolloutDeps } from './rollouts.ts';
+import { type GuardrailOutcome, type JudgeDeps, judgeRollout } from './rollouts.ts';
 
-/** With `runs`, a rollout judged before its effect was ever read keeps its touched slots' figures too. */
-type JudgeDeps = Pick<RolloutDeps, 'pipelines' | 'rollouts' | 'clock' | 'ids'> & { runs?: RunRepository };
+/** Checks naming the same rollout of the same pipeline ask for one judgement. */
+export const checkKey = (check: GuardrailCheck) => `${check.pipelineId}/${check.rolloutId}`;
 
 /** The body of a guardrail queue message. */
 export const guardrailCheckSchema = /* @__PURE__ */ z.object({ pipelineId: idSchema, rolloutId: idSchema });
@@ -36,7 +36,7 @@ export function makeJudgeNamedRollouts(deps: JudgeDeps) {
   return async (checks: GuardrailCheck[]): Promise<CheckResult[]> => {
     const distinct = new Map<string, GuardrailCheck>();
     for (const check of checks) {
-      const key = `${check.pipelineId}/${check.rolloutId}`;
+      const key = checkKey(check);
       if (!distinct.has(key)) distinct.set(key, check);
     }
     const results: CheckResult[] = [];

@@ -300,8 +300,7 @@ async function measureMaintained(
   // the kept item's marks (see earlyCovers); else read again from the kept marks.
   const reads =
     (fits && early && earlyCovers(early, fits)) || (await readSinceMarks(rollouts, pipelineId, state, since));
-  const { base, applied, signals } = reads;
-  const merged = mergeRecorded(state, { base, applied, signals }, now);
+  const merged = mergeRecorded(state, reads, now);
   // Nothing it counts changed: the kept measurement is answered (its measuredAt says when it was made).
   const effect =
     kept && fits && !merged.changed && allWithin(merged.state, since)
@@ -309,7 +308,7 @@ async function measureMaintained(
       : answer(kept, plan, figuresOfState(merged.state, since, plan.minExecutions), now);
   // Written when built, or once more than WRITE_AFTER_READS items were read after the kept marks:
   // until then the next measurement reads them again (a few items) rather than this one writing.
-  const read = (base?.length ?? 0) + (applied?.length ?? 0) + signals.length;
+  const read = (reads.base?.length ?? 0) + (reads.applied?.length ?? 0) + reads.signals.length;
   if (!fits || read > WRITE_AFTER_READS) {
     const expiresAtEpoch = Math.ceil(now.getTime() / 1000) + EFFECT_CACHE_SECONDS;
     const written = await rollouts.keepEffect(
@@ -534,16 +533,16 @@ export interface GuardrailOutcome {
   reason: string;
 }
 
+/** What judging a rollout needs; with `runs`, a rollout judged before its effect was ever read keeps its touched slots' figures too. */
+export type JudgeDeps = Pick<RolloutDeps, 'pipelines' | 'rollouts' | 'clock' | 'ids'> & {
+  runs?: RunRepository;
+};
+
 /**
  * The guardrail: judges every active rollout with `minExecutions` in both arms (judgeRollout), at
  * most GUARDRAIL_BATCH a pass. The sweeper's pass, the backstop of the per-batch checks.
  */
-export function makeJudgeRollouts(
-  deps: Pick<RolloutDeps, 'pipelines' | 'rollouts' | 'clock' | 'ids'> & {
-    /** With it, a rollout judged before its effect was ever read keeps its touched slots' figures too. */
-    runs?: RunRepository;
-  },
-) {
+export function makeJudgeRollouts(deps: JudgeDeps) {
   return async (): Promise<GuardrailOutcome[]> => {
     const active = await deps.rollouts.listActive(GUARDRAIL_BATCH);
     const outcomes: GuardrailOutcome[] = [];
@@ -557,13 +556,7 @@ export function makeJudgeRollouts(
  * `no_significant_change` with autoPromote promotes it, by "system", the figures in endReason.
  * A person (or another judge) ending it at the same moment wins quietly: "lost_race".
  */
-export async function judgeRollout(
-  deps: Pick<RolloutDeps, 'pipelines' | 'rollouts' | 'clock' | 'ids'> & {
-    /** With it, a rollout judged before its effect was ever read keeps its touched slots' figures too. */
-    runs?: RunRepository;
-  },
-  rollout: Rollout,
-): Promise<GuardrailOutcome> {
+export async function judgeRollout(deps: JudgeDeps, rollout: Rollout): Promise<GuardrailOutcome> {
   // The same maintained measure as the effect endpoint's (one item, the few executions since).
   const kept = await deps.rollouts.keptEffect(rollout.pipelineId, rollout.synthesisRunId);
   let slotIds = kept?.state?.slotIds;
