@@ -237,11 +237,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const { dynamodb, client, tables, teams } = await seeding;
     // The outbox's stream, and the runs' and settings' streams whose writes carry events, each read
     // from its start as Lambda's event source mapping would, once its function exists.
-    for (const definition of [EVENT_DELIVERER, EVENT_RELAY]) {
+    const streams = [EVENT_DELIVERER, EVENT_RELAY].flatMap((definition) => {
       const reader = functions.get(definition.entry);
       if (reader === undefined) throw new Error(`No local function for ${definition.entry}`);
-      for (const { table, batchSize, ...filter } of definition.streamSources) {
-        const stream = await startStreamSource({
+      return definition.streamSources.map(({ table, batchSize, ...filter }) =>
+        startStreamSource({
           client,
           tableName: tables[table],
           batchSize,
@@ -249,10 +249,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           region: REGION,
           invoke: (event) => reader.invoke(event),
           log,
-        });
-        stops.push(() => stream.stop());
-      }
-    }
+        }),
+      );
+    });
+    // Started together; each one that started is stopped with the stack, even if another failed.
+    const settled = await Promise.allSettled(streams);
+    for (const started of settled) if (started.status === 'fulfilled') stops.push(() => started.value.stop());
+    for (const started of settled) if (started.status === 'rejected') throw started.reason;
     await writeSeedFile(stateDir, { apiUrl: gateway.url, dynamodbEndpoint: dynamodb.endpoint, teams });
 
     return {

@@ -14,6 +14,7 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
+import type { StreamSourceDefinition } from '../../lambdas/functions.ts';
 
 export interface StreamSourceOptions {
   /** The client of DynamoDB Local (its endpoint and credentials serve the Streams API too). */
@@ -26,7 +27,7 @@ export interface StreamSourceOptions {
    * The event source mapping's filter criteria, as lambdas/functions.ts states them: only records
    * of these event names (and whose new image holds `newImageHas`, a string) invoke the function.
    */
-  filter?: { eventNames: readonly string[]; newImageHas?: string | undefined };
+  filter?: Pick<StreamSourceDefinition, 'eventNames' | 'newImageHas'>;
   /**
    * The wait after an empty read; short, since the event-to-webhook latency is measured. It doubles
    * while the shard stays empty, up to IDLE_POLL_MAX_MS (Lambda's own rate for an idle shard: four
@@ -135,7 +136,7 @@ export async function startStreamSource(options: StreamSourceOptions): Promise<S
 
   const passes = (record: StreamRecord) =>
     options.filter === undefined ||
-    (options.filter.eventNames.includes(record.eventName ?? '') &&
+    (options.filter.eventNames.some((name) => name === record.eventName) &&
       (options.filter.newImageHas === undefined ||
         record.dynamodb?.NewImage?.[options.filter.newImageHas]?.S !== undefined));
 
