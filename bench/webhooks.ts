@@ -26,7 +26,13 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { newEvent } from '../lambdas/core/events.ts';
-import { CARRIED_EVENT_ATTRIBUTE, carriedEventValue, eventItem, eventPut } from '../lambdas/store/events.ts';
+import {
+  CARRIED_EVENT_ATTRIBUTE,
+  carriedEventValue,
+  carryingEvent,
+  eventItem,
+  eventPut,
+} from '../lambdas/store/events.ts';
 import { approvalRulesKey, webhookDeliveriesPartition } from '../lambdas/store/keys.ts';
 import { RUNS_TABLE } from '../lambdas/store/table-definitions.ts';
 import { teamSettingsWrites } from '../lambdas/store/team-settings.ts';
@@ -393,25 +399,15 @@ async function measureOutboxCost(endpoint: string, runsTable: string) {
       { teamId: 't', pipelineId: 'p', runId: id, status: 'rejected', actor: BENCH_ACTOR },
       { at: new Date().toISOString(), key: id },
     );
-    return () =>
-      db.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: { id },
-          UpdateExpression: `SET #status = :to, rejectedAt = :at${now ? ', #event = :event' : ''}`,
-          ConditionExpression: '#status = :from',
-          ExpressionAttributeNames: {
-            '#status': 'status',
-            ...(now ? { '#event': CARRIED_EVENT_ATTRIBUTE } : {}),
-          },
-          ExpressionAttributeValues: {
-            ':to': 'rejected',
-            ':from': 'generated',
-            ':at': new Date().toISOString(),
-            ...(now ? { ':event': carriedEventValue(event) } : {}),
-          },
-        }),
-      );
+    const update = {
+      TableName: table,
+      Key: { id },
+      UpdateExpression: 'SET #status = :to, rejectedAt = :at',
+      ConditionExpression: '#status = :from',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':to': 'rejected', ':from': 'generated', ':at': new Date().toISOString() },
+    };
+    return () => db.send(new UpdateCommand(carryingEvent(update, now ? event : undefined)));
   });
   return { changeAloneP50Ms: beforeP50Ms, changeWithEventP50Ms: nowP50Ms };
 }

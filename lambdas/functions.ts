@@ -4,6 +4,8 @@
  * functions are declared by their operation modules (lambdas/operations/); the CDK stack and the
  * local stack build both kinds from these declarations, with the same grants and variables.
  */
+import { CARRIED_EVENT_ATTRIBUTE } from './store/table-definitions.ts';
+
 /** 'write': puts, updates and deletes without reading (the relay of carried events). */
 export type TableAccess = 'read' | 'write' | 'readWrite';
 
@@ -203,8 +205,13 @@ export const EVENT_RELAY = {
   access: { events: 'write' },
   timeoutSeconds: 30,
   streamSources: [
-    { table: 'Runs', batchSize: 100, eventNames: ['MODIFY'], newImageHas: 'outboxEvent' },
-    { table: 'Settings', batchSize: 100, eventNames: ['INSERT', 'MODIFY'], newImageHas: 'outboxEvent' },
+    { table: 'Runs', batchSize: 100, eventNames: ['MODIFY'], newImageHas: CARRIED_EVENT_ATTRIBUTE },
+    {
+      table: 'Settings',
+      batchSize: 100,
+      eventNames: ['INSERT', 'MODIFY'],
+      newImageHas: CARRIED_EVENT_ATTRIBUTE,
+    },
   ],
 } satisfies FunctionDefinition;
 

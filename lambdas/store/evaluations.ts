@@ -23,7 +23,7 @@ import {
   timestampSchema,
 } from '../core/schemas.ts';
 import { isConditionFailure } from './conditions.ts';
-import { CARRIED_EVENT_ATTRIBUTE, carriedEventValue } from './events.ts';
+import { carryingEvent } from './events.ts';
 import { itemReader } from './items.ts';
 import {
   EVALUATION_RESULT_PREFIX,
@@ -202,25 +202,25 @@ export function makeEvaluationStore(db: DynamoDBDocumentClient, tables: Evaluati
       const summary = summarize(stored);
       // The summary is a change of the run alone: it carries synthesis_run.evaluated in the same
       // UpdateItem, and the runs table's stream relays it into the events table (store/events.ts).
-      const event = eventOf?.(sequence);
       try {
         await db.send(
-          new UpdateCommand({
-            TableName: tables.runs,
-            Key: runKey(runId),
-            UpdateExpression: `SET evaluation = :summary${event ? ', #event = :event' : ''}`,
-            ConditionExpression: 'evaluationSequence = :sequence AND #status = :generated',
-            ExpressionAttributeNames: {
-              '#status': 'status',
-              ...(event ? { '#event': CARRIED_EVENT_ATTRIBUTE } : {}),
-            },
-            ExpressionAttributeValues: {
-              ':summary': summary,
-              ':sequence': sequence,
-              ':generated': 'generated',
-              ...(event ? { ':event': carriedEventValue(event) } : {}),
-            },
-          }),
+          new UpdateCommand(
+            carryingEvent(
+              {
+                TableName: tables.runs,
+                Key: runKey(runId),
+                UpdateExpression: 'SET evaluation = :summary',
+                ConditionExpression: 'evaluationSequence = :sequence AND #status = :generated',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: {
+                  ':summary': summary,
+                  ':sequence': sequence,
+                  ':generated': 'generated',
+                },
+              },
+              eventOf?.(sequence),
+            ),
+          ),
         );
       } catch (error) {
         // A later batch holds a higher count: its summary includes these results (and its event says so).

@@ -18,6 +18,7 @@ import {
   teamEventsPartition,
 } from './keys.ts';
 import { queryPage } from './query-page.ts';
+import { CARRIED_EVENT_ATTRIBUTE } from './table-definitions.ts';
 
 /** The audit log keeps an event this long (DESIGN.md §8), then TTL removes it. */
 export const EVENT_RETENTION_DAYS = 400;
@@ -53,12 +54,33 @@ function assertEventSize(json: string, event: DomainEvent): void {
   }
 }
 
+export { CARRIED_EVENT_ATTRIBUTE };
+
 /**
- * The attribute in which a change that writes one item only (a run's reject) carries its event:
- * the one UpdateItem writes the change and its event at once, as atomic as a transaction and
- * without its cost; the table's stream relays the event into the outbox (`relayCarriedEvent`).
+ * An UpdateItem of a one-item change, carrying `event` (when there is one) in the same write: its
+ * expression also sets CARRIED_EVENT_ATTRIBUTE.
  */
-export const CARRIED_EVENT_ATTRIBUTE = 'outboxEvent';
+export function carryingEvent<
+  T extends {
+    UpdateExpression: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  },
+>(update: T, event: DomainEvent | undefined): T {
+  if (!event) return update;
+  return {
+    ...update,
+    UpdateExpression: `${update.UpdateExpression}, #carriedEvent = :carriedEvent`,
+    ExpressionAttributeNames: {
+      ...update.ExpressionAttributeNames,
+      '#carriedEvent': CARRIED_EVENT_ATTRIBUTE,
+    },
+    ExpressionAttributeValues: {
+      ...update.ExpressionAttributeValues,
+      ':carriedEvent': carriedEventValue(event),
+    },
+  };
+}
 
 /** The value of CARRIED_EVENT_ATTRIBUTE for `event`: the event as JSON, size-checked as eventItem does. */
 export function carriedEventValue(event: DomainEvent): string {

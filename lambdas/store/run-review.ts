@@ -8,7 +8,7 @@ import type { RunRepository } from '../core/ports.ts';
 import { statusesAllowedBefore } from '../core/run-state.ts';
 import type { SynthesisRun } from '../core/schemas.ts';
 import { contendedTransactionItems, failedTransactionItems, isConditionFailure } from './conditions.ts';
-import { CARRIED_EVENT_ATTRIBUTE, carriedEventValue, eventPut } from './events.ts';
+import { carryingEvent, eventPut } from './events.ts';
 import { runKey } from './keys.ts';
 import { approvalDataItems } from './rollouts.ts';
 import { currentRun, dataTableOf, eventsTableOf, moveCondition, type RunTables } from './run-table.ts';
@@ -96,22 +96,26 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
         // One item changes, so one UpdateItem writes the change and carries its event (relayed
         // into the outbox from the runs table's stream): as atomic as a transaction, cheaper.
         await db.send(
-          new UpdateCommand({
-            TableName: tables.runs,
-            Key: runKey(run.id),
-            UpdateExpression:
-              'SET #status = :to, rejectedAt = :at, rejectedBy = :by, rejectionReason = :reason, #event = :event',
-            ConditionExpression: move.expression,
-            ExpressionAttributeNames: { ...move.names, '#event': CARRIED_EVENT_ATTRIBUTE },
-            ExpressionAttributeValues: {
-              ...move.values,
-              ':to': 'rejected',
-              ':at': decision.at,
-              ':by': decision.by,
-              ':reason': decision.reason,
-              ':event': carriedEventValue(event),
-            },
-          }),
+          new UpdateCommand(
+            carryingEvent(
+              {
+                TableName: tables.runs,
+                Key: runKey(run.id),
+                UpdateExpression:
+                  'SET #status = :to, rejectedAt = :at, rejectedBy = :by, rejectionReason = :reason',
+                ConditionExpression: move.expression,
+                ExpressionAttributeNames: move.names,
+                ExpressionAttributeValues: {
+                  ...move.values,
+                  ':to': 'rejected',
+                  ':at': decision.at,
+                  ':by': decision.by,
+                  ':reason': decision.reason,
+                },
+              },
+              event,
+            ),
+          ),
         );
       } catch (error) {
         if (isConditionFailure(error)) throw await notDecidable(run.id, 'rejected');

@@ -3,6 +3,14 @@
  * (local/dynamodb.ts) both build their tables from these definitions, so they cannot drift.
  * Every key attribute is a string.
  */
+/**
+ * The attribute in which a change that writes one item only (a run's reject, a pipeline's approval
+ * rules) carries its event: the one write holds the change and its event at once, as atomic as a
+ * transaction and without its cost; the table's stream relays the event into the events table
+ * (store/events.ts), filtered on this attribute (lambdas/functions.ts EVENT_RELAY).
+ */
+export const CARRIED_EVENT_ATTRIBUTE = 'outboxEvent';
+
 export interface IndexDefinition {
   indexName: string;
   partitionKey: string;
