@@ -6,6 +6,9 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 delete process.env.ANTHROPIC_API_KEY;
 delete process.env.ANTHROPIC_SECRET_ARN;
 delete process.env.ANTHROPIC_BASE_URL;
+// UTC, as Lambda and `npm start` (local/start.ts): the local stacks the tests start run their
+// functions as worker threads on Node 24, as `npm start` does (child processes elsewhere).
+process.env.TZ = 'UTC';
 
 export default defineConfig({
   test: {

@@ -1,9 +1,9 @@
 /**
- * Where a request's CPU goes, by process: the CPU time (user + system, from /proc) each group of
- * processes spent while a load ran, divided by the operations it completed. Linux only (null
- * elsewhere). The local stack's functions run in child processes by default, so the gateway (the
- * stack's own process), the authorizer's and the handler's environments and DynamoDB Local's JVM
- * are each a process of their own, and a poll's cost splits cleanly between them.
+ * Where a request's CPU goes: the CPU time (user + system) each part spent while a load ran,
+ * divided by the operations it completed. Linux only (null elsewhere). Processes and threads are
+ * read from /proc (the gateway is the stack's main thread, DynamoDB Local its JVM); an execution
+ * environment reports its own (its worker thread's, or its child process's), so a poll's cost
+ * splits the same way whichever kind of environment the stack runs.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -17,16 +17,28 @@ const CLOCK_TICKS = (() => {
   }
 })();
 
-/** CPU microseconds a process has used so far; 0 once it is gone. */
-function cpuMicros(pid: number): number {
+/** CPU microseconds `/proc/<path>/stat` says a process or thread has used so far; 0 once it is gone. */
+function statMicros(path: string): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(`/proc/${path}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
   } catch {
     return 0;
   }
 }
+
+/** CPU microseconds the processes have used so far (each with all its threads). */
+export const processesCpu =
+  (pids: () => number[]): CpuSource =>
+  async () =>
+    pids().reduce((sum, pid) => sum + statMicros(String(pid)), 0);
+
+/** CPU microseconds one thread of this process has used so far (the main thread: its pid). */
+export const threadCpu =
+  (tid: number = process.pid): CpuSource =>
+  async () =>
+    statMicros(`${process.pid}/task/${tid}`);
 
 /** Every process below `root` (children, grandchildren…), with its command line. */
 export function descendants(root: number = process.pid): Array<{ pid: number; command: string }> {
@@ -47,25 +59,39 @@ export function descendants(root: number = process.pid): Array<{ pid: number; co
   return below(root).map((pid) => ({ pid, command: commands.get(pid) ?? '' }));
 }
 
-export type ProcessGroups = Record<string, () => number[]>;
+/**
+ * The CPU microseconds a part has used so far, cumulative: a process's or a thread's from /proc,
+ * or an execution environment's as its host reports it (LocalFunction.environmentCpuMicros()).
+ */
+export type CpuSource = () => Promise<number>;
 
 /**
  * Runs `load` (which resolves to the operations it completed) and answers the CPU microseconds per
- * operation of each group, whose processes are listed before and after the load (a process that
- * starts during it counts from its start).
+ * operation of each part, read before and after the load. `rest` names what is left of the
+ * stack's process once the parts read inside it (`within`) are taken out: V8's helper threads
+ * (garbage collection, compilation), libuv's.
  */
 export async function cpuPerOperation(
-  groups: ProcessGroups,
+  parts: Record<string, CpuSource>,
   load: () => Promise<number>,
+  options: { rest?: string; within?: readonly string[] } = {},
 ): Promise<Record<string, number> | null> {
   if (!existsSync('/proc/self/stat')) return null;
-  const before = new Map<number, number>();
-  for (const pids of Object.values(groups)) for (const pid of pids()) before.set(pid, cpuMicros(pid));
+  const read = async () => {
+    const values: Record<string, number> = {};
+    for (const [name, source] of Object.entries(parts)) values[name] = await source();
+    if (options.rest) values[options.rest] = await processesCpu(() => [process.pid])();
+    return values;
+  };
+  const before = await read();
   const operations = await load();
+  const after = await read();
   const perOperation: Record<string, number> = {};
-  for (const [name, pids] of Object.entries(groups)) {
-    const used = pids().reduce((sum, pid) => sum + cpuMicros(pid) - (before.get(pid) ?? 0), 0);
-    perOperation[name] = used / operations;
+  for (const name of Object.keys(after))
+    perOperation[name] = ((after[name] ?? 0) - (before[name] ?? 0)) / operations;
+  if (options.rest) {
+    const inside = (options.within ?? []).reduce((sum, name) => sum + (perOperation[name] ?? 0), 0);
+    perOperation[options.rest] = Math.max(0, (perOperation[options.rest] ?? 0) - inside);
   }
   return perOperation;
 }

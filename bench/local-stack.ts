@@ -8,8 +8,8 @@
  *     Targets: p50 ≤ 2 × GetItem, throughput ≥ 0.6 × GetItem's.
  *   - floor: the same handler bundle called by a plain HTTP server in its own process
  *     (bench/floor-server.ts), against GetItem: what no local stack can beat on this machine.
- *   - CPU per call by process (client, gateway, authorizer, handler, DynamoDB Local), from /proc:
- *     where a poll's time goes, stable where throughput on a shared machine is not.
+ *   - CPU per call by part (client, gateway, authorizer, handler, the stack's helper threads,
+ *     DynamoDB Local): where a poll's time goes, whichever kind of environment runs the functions.
  *   - generate: POST …/synthesize → `generated` with heuristic-v1, median. Target ≤ 1 s.
  *   - load: 100 parallel starts on one pipeline and over ten (bench/load.ts).
  */
@@ -24,7 +24,7 @@ import { promisify } from 'node:util';
 import { AUTHORIZER } from '../lambdas/functions.ts';
 import { getSynthesisRun } from '../lambdas/operations/get-synthesis-run.ts';
 import { type LocalStack, startLocalStack } from '../local/stack.ts';
-import { cpuPerOperation, descendants } from './cpu-breakdown.ts';
+import { type CpuSource, cpuPerOperation, descendants, processesCpu, threadCpu } from './cpu-breakdown.ts';
 import type { FloorServerInput } from './floor-server.ts';
 import { type LoadFigures, measureParallelStarts } from './load.ts';
 import type { LoadClientInput, LoadClientOutput } from './load-client.ts';
@@ -42,7 +42,7 @@ export interface LocalStackFigures {
   load: LoadFigures[];
   /** The floor's polls/s (bench/floor-server.ts) against GetItem's, measured one after the other. */
   floor: { perSecond: number; getItemPerSecond: number; ratio: number };
-  /** CPU µs per call by process: a bare GetItem's, a poll's through the stack, the floor's (null off Linux). */
+  /** CPU µs per call by part: a bare GetItem's, a poll's through the stack, the floor's (null off Linux). */
   cpu: {
     getItem: Record<string, number>;
     poll: Record<string, number>;
@@ -174,30 +174,51 @@ async function measureFloorAndCpu(stack: LocalStack, input: LoadClientInput) {
     userId: me.user.id,
   });
   try {
-    const dynamodb = () =>
+    const dynamodb = processesCpu(() =>
       descendants()
         .filter((process) => process.command.includes('DynamoDBLocal'))
-        .map((process) => process.pid);
-    const environments = (entry: string) => () => stack.functions.get(entry)?.environmentPids() ?? [];
-    const once = async (only: 'getItem' | 'poll' | 'floor', groups: Record<string, () => number[]>) => {
+        .map((process) => process.pid),
+    );
+    const environments =
+      (entry: string): CpuSource =>
+      async () => {
+        const usage = (await stack.functions.get(entry)?.environmentCpuMicros()) ?? new Map<string, number>();
+        return [...usage.values()].reduce((sum, micros) => sum + micros, 0);
+      };
+    const workers = stack.functions.get(getSynthesisRun.name)?.kind === 'worker';
+    const once = async (
+      only: 'getItem' | 'poll' | 'floor',
+      parts: Record<string, CpuSource>,
+      stackParts: { rest: string; within: string[] } | undefined = undefined,
+    ) => {
       let output: LoadClientOutput | undefined;
-      const cpu = await cpuPerOperation(groups, async () => {
-        output = await runLoadClient({ ...input, only, floorUrl: floorServer.url });
-        return output.operations ?? 1;
-      });
+      const cpu = await cpuPerOperation(
+        parts,
+        async () => {
+          output = await runLoadClient({ ...input, only, floorUrl: floorServer.url });
+          return output.operations ?? 1;
+        },
+        stackParts,
+      );
       const operations = output?.operations ?? 1;
       const perSecond = output?.[only === 'getItem' ? 'getItemPerSecond' : 'pollPerSecond'] ?? 0;
       return { perSecond, cpu: cpu && { client: (output?.cpuMicros ?? 0) / operations, ...cpu } };
     };
     const getItem = await once('getItem', { 'DynamoDB Local': dynamodb });
-    const poll = await once('poll', {
-      gateway: () => [process.pid],
-      authorizer: environments(AUTHORIZER.entry),
-      handler: environments(getSynthesisRun.name),
-      'DynamoDB Local': dynamodb,
-    });
+    // The gateway is the stack's main thread; worker-thread environments report their own thread,
+    // and what is left of the stack's process is V8's and libuv's helper threads (GC above all).
+    const poll = await once(
+      'poll',
+      {
+        gateway: threadCpu(),
+        authorizer: environments(AUTHORIZER.entry),
+        handler: environments(getSynthesisRun.name),
+        'DynamoDB Local': dynamodb,
+      },
+      { rest: 'stack helpers', within: workers ? ['gateway', 'authorizer', 'handler'] : ['gateway'] },
+    );
     const floor = await once('floor', {
-      'floor server': () => [floorServer.pid],
+      'floor server': processesCpu(() => [floorServer.pid]),
       'DynamoDB Local': dynamodb,
     });
     return {
@@ -206,9 +227,8 @@ async function measureFloorAndCpu(stack: LocalStack, input: LoadClientInput) {
         getItemPerSecond: getItem.perSecond,
         ratio: floor.perSecond / getItem.perSecond,
       },
-      // Worker-thread environments share the stack's process: no split by process to report.
       cpu:
-        getItem.cpu && poll.cpu && floor.cpu && stack.functions.get(getSynthesisRun.name)?.kind === 'process'
+        getItem.cpu && poll.cpu && floor.cpu
           ? { getItem: getItem.cpu, poll: poll.cpu, floor: floor.cpu }
           : null,
     };
@@ -225,7 +245,7 @@ export function formatCpuBreakdown(cpu: NonNullable<LocalStackFigures['cpu']>): 
     return `  ${label}: ${total.toFixed(0)} µs CPU per call = ${each.join(' + ')}`;
   };
   return [
-    'CPU per call, by process (16 callers):',
+    'CPU per call, by part (16 callers):',
     line('GetItem', cpu.getItem),
     line('poll   ', cpu.poll),
     line('floor  ', cpu.floor),

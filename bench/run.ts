@@ -20,6 +20,8 @@ import { formatWebhooks, measureWebhooks } from './webhooks.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+// As `npm start` (local/start.ts): Lambda's time zone, so the local stack's functions run as worker threads.
+process.env.TZ = 'UTC';
 
 const only = new Set(process.argv.slice(2));
 const wanted = (name: string) => only.size === 0 || only.has(name);

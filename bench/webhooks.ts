@@ -135,19 +135,14 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   const stateDir = await mkdtemp(path.join(tmpdir(), 'pipeline-synthesis-bench-webhooks-'));
-  // Worker-thread environments (on Lambda's Node, as `npm run bench` runs), so that the deliverers'
-  // V8 heaps can be read during the fan-out; a child process's resident size only ever grows.
-  const environments = process.env.LOCAL_ENVIRONMENTS;
-  process.env.LOCAL_ENVIRONMENTS = 'threads';
+  // Worker-thread environments (the default on Lambda's Node, as `npm run bench` runs), so that the
+  // deliverers' V8 heaps can be read during the fan-out; a child process's resident size only grows.
   const stack = await startLocalStack({
     port: 0,
     quiet: true,
     stateDir,
     limits: UNLIMITED,
     log: () => undefined,
-  }).finally(() => {
-    if (environments === undefined) delete process.env.LOCAL_ENVIRONMENTS;
-    else process.env.LOCAL_ENVIRONMENTS = environments;
   });
   try {
     const [team, other] = stack.teams;

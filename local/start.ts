@@ -1,5 +1,8 @@
 /** `npm start`: runs the local stack until Ctrl-C, then stops everything it started. */
 const startedAt = performance.now();
+// Lambda runs every function in UTC. A worker thread cannot have a time zone of its own, so the
+// stack's process takes Lambda's: its functions then run as worker threads (local/runtime/node.ts).
+process.env.TZ = 'UTC';
 // Set before the AWS SDK loads: it warns once per process about Node 20, which we support.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 // Java's boot and the seed passwords' scrypt start before the rest of the stack's modules load.

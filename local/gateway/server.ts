@@ -389,11 +389,16 @@ async function integrate(
   return reply;
 }
 
+/** Statuses that carry no body, hence no Content-Length (RFC 9110 §8.6). */
+const NO_BODY = new Set([204, 304]);
+
 function send(response: ServerResponse, reply: Reply): void {
   if (response.headersSent) {
     response.end();
     return;
   }
+  // API Gateway answers with a Content-Length, not a chunked body.
+  if (!NO_BODY.has(reply.status)) reply.headers['content-length'] = reply.body.length;
   response.writeHead(reply.status, reply.headers);
   response.end(reply.body);
 }

@@ -1,35 +1,35 @@
 /**
  * The runtime of one local execution environment (a worker thread or a child process, like a
  * Lambda sandbox): loads the function's bundle once, then runs the invocations its parent sends,
- * one at a time, in the same module instance (warm reuse). Messages travel as JSON, as events and
- * results cross the Lambda boundary: over the worker's port, or over the child's IPC channel.
+ * one at a time, in the same module instance (warm reuse). Messages travel by structured clone
+ * (protocol.ts); the result is first put through acrossJson(), so the caller receives what
+ * JSON.stringify makes of it, as from Lambda.
  */
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { type MessagePort, parentPort } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
+import { acrossJson } from './json-plain.ts';
 import {
-  decodeMessage,
-  encodeMessage,
   type HostChannel,
   type HostMessage,
   type InvokeMessage,
+  isMessage,
   type RuntimeMessage,
 } from './protocol.ts';
 
-/** A worker thread's port, carrying the messages as JSON text. */
+/** A worker thread's port. */
 function workerChannel(port: MessagePort): HostChannel {
   return {
-    send: async (message) => port.postMessage(encodeMessage(message)),
+    send: async (message) => port.postMessage(message),
     onMessage: (listener) =>
-      port.on('message', (text: unknown) => {
-        const message = decodeMessage<RuntimeMessage>(text);
-        if (message) listener(message);
+      port.on('message', (data: unknown) => {
+        if (isMessage<RuntimeMessage>(data)) listener(data);
       }),
   };
 }
 
-/** A child process's IPC channel (Node serializes the messages as JSON). */
+/** A child process's IPC channel (advanced serialization: structured clone, as a worker's port). */
 function processChannel(): HostChannel {
   return {
     send: (message: HostMessage) =>
@@ -37,7 +37,10 @@ function processChannel(): HostChannel {
         if (process.send) process.send(message, undefined, {}, () => resolve());
         else resolve();
       }),
-    onMessage: (listener) => process.on('message', listener),
+    onMessage: (listener) =>
+      process.on('message', (data: unknown) => {
+        if (isMessage<RuntimeMessage>(data)) listener(data);
+      }),
   };
 }
 
@@ -87,15 +90,26 @@ try {
   await send({ type: 'init-error', error: report });
   process.exit(1);
 }
+/** CPU time this environment has used: its own thread's in a worker (Node 24), its process's otherwise. */
+function cpuMicros(): number {
+  const { threadCpuUsage } = process as NodeJS.Process & { threadCpuUsage?: () => NodeJS.CpuUsage };
+  const usage = parentPort && threadCpuUsage ? threadCpuUsage.call(process) : process.cpuUsage();
+  return usage.user + usage.system;
+}
+
 channel.onMessage((message) => {
   // The environment's end, as Lambda's shutdown phase: exit cleanly (profilers and logs flush).
-  if (message?.type === 'shutdown') process.exit(0);
-  if (message?.type !== 'invoke') return;
+  if (message.type === 'shutdown') process.exit(0);
+  if (message.type === 'usage') {
+    void send({ type: 'usage', id: message.id, cpuMicros: cpuMicros() });
+    return;
+  }
+  if (message.type !== 'invoke') return;
   Promise.resolve()
     .then(() => handler(message.event, createContext(message)))
-    .then(
-      (result) => send({ type: 'result', id: message.id, result: result === undefined ? null : result }),
-      (error: unknown) => send({ type: 'error', id: message.id, error: errorReport(error) }),
-    );
+    // A result JSON cannot write (a cycle, a BigInt) fails the invocation, not the environment.
+    .then((result) => ({ type: 'result' as const, id: message.id, result: acrossJson(result) }))
+    .catch((error: unknown) => ({ type: 'error' as const, id: message.id, error: errorReport(error) }))
+    .then(send);
 });
 await send({ type: 'ready', initMs: performance.now() - started });

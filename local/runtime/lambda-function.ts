@@ -69,6 +69,7 @@ class ExecutionEnvironment {
   pending: Pending | undefined;
   /** Exited, or being killed: never given another invocation. */
   exited = false;
+  private readonly usageAnswers = new Map<number, (cpuMicros: number) => void>();
 
   constructor(
     private readonly options: LocalFunctionOptions,
@@ -93,6 +94,7 @@ class ExecutionEnvironment {
       this.sandbox.onMessage((message) => {
         if (message.type === 'ready') resolve();
         else if (message.type === 'init-error') reject(new FunctionError(message.error));
+        else if (message.type === 'usage') this.usageAnswers.get(message.id)?.(message.cpuMicros);
         else this.settle(message);
       });
       this.sandbox.onExit((errorMessage) => {
@@ -134,6 +136,26 @@ class ExecutionEnvironment {
         region: this.options.region,
         accountId: this.options.accountId,
       });
+    });
+  }
+
+  /**
+   * The CPU microseconds the environment has used (its thread's, or its process's), asked between
+   * or during invocations; null once it has ended or when it does not answer within a second.
+   */
+  cpuMicros(): Promise<number | null> {
+    if (this.exited || !this.sandbox.connected) return Promise.resolve(null);
+    const id = nextInvocationId++;
+    return new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => done(null), 1_000);
+      const done = (value: number | null) => {
+        clearTimeout(timer);
+        this.usageAnswers.delete(id);
+        resolve(value);
+      };
+      this.usageAnswers.set(id, done);
+      void this.gone.then(() => done(null));
+      this.sandbox.send({ type: 'usage', id });
     });
   }
 
@@ -221,6 +243,18 @@ export class LocalFunction {
   async environmentHeapBytes(): Promise<number[]> {
     const heaps = await Promise.all([...this.all].map((environment) => environment.sandbox.heapUsedBytes()));
     return heaps.filter((bytes): bytes is number => bytes !== null);
+  }
+
+  /**
+   * CPU microseconds used so far by each running environment, by its log stream: what the bench's
+   * breakdown of a poll reads, for worker threads and child processes alike.
+   */
+  async environmentCpuMicros(): Promise<Map<string, number>> {
+    const ready = [...this.all].filter((environment) => !environment.exited);
+    const answers = await Promise.all(
+      ready.map(async (environment) => [environment.logStream, await environment.cpuMicros()] as const),
+    );
+    return new Map(answers.filter((answer): answer is readonly [string, number] => answer[1] !== null));
   }
 
   /** Starts one environment now and waits until its module has loaded: a broken bundle fails here. */

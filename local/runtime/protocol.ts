@@ -1,8 +1,9 @@
 /**
  * The messages between the local function runtime (lambda-function.ts) and each environment's host
- * (host.ts), whichever kind of environment carries them (sandboxes.ts: a child process's IPC
- * channel or a worker thread's port). Both carry them as JSON text, as events and results cross
- * the Lambda boundary: what a handler returns reaches the caller as JSON.stringify makes it.
+ * (host.ts), whichever kind of environment carries them (sandboxes.ts: a worker thread's port or a
+ * child process's IPC channel, both by structured clone). What crosses the Lambda boundary is JSON:
+ * the event and the result are put through acrossJson() (json-plain.ts) before they are sent, so a
+ * handler receives and returns exactly what a JSON round trip gives, as on Lambda.
  */
 
 /** Lambda's error shape: what a failed invocation reports. */
@@ -25,15 +26,20 @@ export interface InvokeMessage {
   accountId: string;
 }
 
-/** What the runtime sends an environment: an invocation, or the end of the environment (Lambda's shutdown phase). */
-export type RuntimeMessage = InvokeMessage | { type: 'shutdown' };
+/**
+ * What the runtime sends an environment: an invocation, a question about the CPU time it has used
+ * (the bench's breakdown), or the end of the environment (Lambda's shutdown phase).
+ */
+export type RuntimeMessage = InvokeMessage | { type: 'usage'; id: number } | { type: 'shutdown' };
 
 /** What an environment answers. */
 export type HostMessage =
   | { type: 'ready'; initMs: number }
   | { type: 'init-error'; error: ErrorReport }
   | { type: 'result'; id: number; result: unknown }
-  | { type: 'error'; id: number; error: ErrorReport };
+  | { type: 'error'; id: number; error: ErrorReport }
+  /** CPU microseconds (user + system) of the environment's own thread or process so far. */
+  | { type: 'usage'; id: number; cpuMicros: number };
 
 /** The host's end of its environment's channel. */
 export interface HostChannel {
@@ -42,10 +48,9 @@ export interface HostChannel {
   onMessage(listener: (message: RuntimeMessage) => void): void;
 }
 
-/** A message as text on a worker's port: the same JSON a child process's IPC channel carries. */
-export const encodeMessage = (message: RuntimeMessage | HostMessage): string => JSON.stringify(message);
-
-export function decodeMessage<T extends RuntimeMessage | HostMessage>(text: unknown): T | undefined {
-  if (typeof text !== 'string') return undefined;
-  return JSON.parse(text) as T;
+/** Whether a value received on a channel is a message of the protocol (a type field at least). */
+export function isMessage<T extends RuntimeMessage | HostMessage>(value: unknown): value is T {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string'
+  );
 }

@@ -1,15 +1,18 @@
 /**
  * The two kinds of execution environment the local runtime can start, behind one interface that
- * lambda-function.ts drives the same way: a worker thread of this process (cheap; when this Node
- * is Lambda's major, node.ts) or a child process on the Node that functionNode() picks. Each runs
- * local/runtime/host.ts with the function's bundle and only the function's variables, and ends on
- * its own: a process.exit, an uncaught error or a kill ends that environment and nothing else.
+ * lambda-function.ts drives the same way: a worker thread of this process (the default when this
+ * Node is Lambda's major, node.ts) or a child process on the Node that functionNode() picks. Each
+ * runs local/runtime/host.ts with the function's bundle and only the function's variables, and ends
+ * on its own: a process.exit, an uncaught error or a kill ends that environment and nothing else.
+ * Both carry messages by structured clone (a worker's port; a child's IPC channel with advanced
+ * serialization), the event put through acrossJson() first (json-plain.ts).
  */
 import { fork } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
-import { decodeMessage, encodeMessage, type HostMessage, type RuntimeMessage } from './protocol.ts';
+import { acrossJson } from './json-plain.ts';
+import { type HostMessage, isMessage, type RuntimeMessage } from './protocol.ts';
 
 /** Which kind of environment a function's invocations run in. */
 export type EnvironmentKind = 'worker' | 'process';
@@ -51,6 +54,11 @@ function forwardLines(streams: ReadonlyArray<Readable | null>, log: (line: strin
   for (const stream of streams) if (stream) createInterface({ input: stream }).on('line', log);
 }
 
+/** The message as it leaves for an environment: an invocation's event as JSON would carry it. */
+function outgoing(message: RuntimeMessage): RuntimeMessage {
+  return message.type === 'invoke' ? { ...message, event: acrossJson(message.event) } : message;
+}
+
 /** Calls `listener` once, on the first of the ends reported to the returned function. */
 function once(listener: (description: string) => void): (description: string) => void {
   let ended = false;
@@ -68,7 +76,8 @@ function startProcess(options: SandboxOptions): Sandbox {
     execArgv: [],
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    serialization: 'json',
+    // Structured clone, as a worker's port: no JSON text to build and parse for each message.
+    serialization: 'advanced',
   });
   forwardLines([child.stdout, child.stderr], options.log);
   const kill = () => child.kill('SIGKILL');
@@ -77,9 +86,12 @@ function startProcess(options: SandboxOptions): Sandbox {
     get connected() {
       return child.connected;
     },
-    send: (message) => child.send(message, (error) => error && kill()),
+    send: (message) => child.send(outgoing(message), (error) => error && kill()),
     kill,
-    onMessage: (listener) => child.on('message', listener),
+    onMessage: (listener) =>
+      child.on('message', (data: unknown) => {
+        if (isMessage<HostMessage>(data)) listener(data);
+      }),
     onExit: (listener) => {
       const end = once(listener);
       child.once('exit', (code, signal) =>
@@ -128,12 +140,11 @@ function startWorker(options: SandboxOptions): Sandbox {
     get connected() {
       return running;
     },
-    send: (message) => worker.postMessage(encodeMessage(message)),
+    send: (message) => worker.postMessage(outgoing(message)),
     kill: () => void worker.terminate(),
     onMessage: (listener) =>
-      worker.on('message', (text: unknown) => {
-        const message = decodeMessage<HostMessage>(text);
-        if (message) listener(message);
+      worker.on('message', (data: unknown) => {
+        if (isMessage<HostMessage>(data)) listener(data);
       }),
     onExit: (listener) => {
       const end = once(listener);

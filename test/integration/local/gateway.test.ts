@@ -167,6 +167,17 @@ describe('startLocalGateway in front of local functions', () => {
     expect(response.headers.get('x-amzn-requestid')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('answers with a Content-Length, as API Gateway does, not a chunked body', async () => {
+    const handler = await rawRequest(`${gateway.url}/items/1`, []);
+    const own = await rawRequest(`${gateway.url}/nowhere`, []);
+
+    for (const response of [handler, own]) {
+      expect(response.headers['transfer-encoding']).toBeUndefined();
+      expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(response.body));
+      expect(Buffer.byteLength(response.body)).toBeGreaterThan(0);
+    }
+  });
+
   it('gives null query and path parameters when there are none, and passes the body as a string', async () => {
     const response = await call('/items', { method: 'POST', body: '{"name":"x"}', ...bearer('allow') });
     const { event } = (await response.json()) as Echo;

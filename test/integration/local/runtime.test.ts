@@ -45,6 +45,7 @@ describe.each(KINDS)('local functions run like Lambda functions (%s environments
         { entry: 'environment', environment: { ONLY_FIRST: 'first' }, maxEnvironments: 4 },
         { entry: 'echo', environment: { ONLY_SECOND: 'second' } },
         { entry: 'slow', timeoutMs: 200 },
+        { entry: 'json-boundary', maxEnvironments: 1 },
       ],
       kind,
     );
@@ -138,6 +139,44 @@ describe.each(KINDS)('local functions run like Lambda functions (%s environments
     await waitFor(() => fake.lines.some((line) => line.includes('uncaught in a timer')), 'the crash');
   });
 
+  it('hands the event and the result across as JSON, as Lambda does', async () => {
+    const event = { when: new Date(0), missing: undefined };
+    const result = (await fake.invoke('json-boundary', { ...event, returns: 'odd' }, 'r-json')) as Record<
+      string,
+      unknown
+    >;
+
+    expect(result).toEqual({
+      seen: { when: 'string', hasMissing: false },
+      date: '1970-01-01T00:00:00.000Z',
+      nan: null,
+      negativeZero: 0,
+      map: {},
+      custom: 'custom',
+    });
+    expect(Object.is(result.negativeZero, 0)).toBe(true);
+    expect(result).not.toHaveProperty('missing');
+    expect(await fake.invoke('json-boundary', { returns: 'nothing' }, 'r-none')).toBeNull();
+  });
+
+  it('fails an invocation whose result JSON cannot write, and keeps its environment', async () => {
+    const [environment] = fake.functions.get('json-boundary')?.environmentIds() ?? [];
+    const failure = fake.invoke('json-boundary', { returns: 'cycle' }, 'r-cycle');
+
+    await expect(failure).rejects.toBeInstanceOf(FunctionError);
+    await expect(failure).rejects.toMatchObject({ name: 'TypeError', message: /circular/i });
+    expect(await fake.invoke('json-boundary', { returns: 'odd' }, 'r-after')).toHaveProperty('nan', null);
+    expect(fake.functions.get('json-boundary')?.environmentIds()).toEqual([environment]);
+  });
+
+  it('reports the CPU time each environment has used', async () => {
+    await invoke('echo', {});
+    const usage = (await fake.functions.get('echo')?.environmentCpuMicros()) ?? new Map();
+
+    expect([...usage.keys()]).toEqual(fake.functions.get('echo')?.environmentIds());
+    for (const micros of usage.values()) expect(micros).toBeGreaterThan(0);
+  });
+
   it('passes each line a function writes to the log, as it happens', async () => {
     await invoke('environment', { log: 'something went wrong in run r-9' });
     // stdout is a pipe of its own: the line may arrive just after the result.
@@ -171,13 +210,12 @@ describe('the bundle cache of the local stack', () => {
 describe('which environments the local stack starts', () => {
   const utc24 = { version: `${LAMBDA_NODE_MAJOR}.1.0`, timeZone: 'UTC' };
 
-  it('uses child processes unless asked for threads, and threads only on Lambda’s Node major in UTC', () => {
-    const threads = { LOCAL_ENVIRONMENTS: 'threads' };
-    expect(environmentKind({}, utc24)).toBe('process');
-    expect(environmentKind(threads, utc24)).toBe('worker');
-    expect(environmentKind(threads, { version: '20.19.0', timeZone: 'UTC' })).toBe('process');
+  it('uses worker threads on Lambda’s Node major in UTC, child processes elsewhere or when asked', () => {
+    expect(environmentKind({}, utc24)).toBe('worker');
+    expect(environmentKind({ LOCAL_ENVIRONMENTS: 'processes' }, utc24)).toBe('process');
+    expect(environmentKind({}, { version: '20.19.0', timeZone: 'UTC' })).toBe('process');
     // A worker cannot have a time zone of its own: away from UTC, processes keep Lambda's.
-    expect(environmentKind(threads, { ...utc24, timeZone: 'Europe/Paris' })).toBe('process');
+    expect(environmentKind({}, { ...utc24, timeZone: 'Europe/Paris' })).toBe('process');
   });
 });
 
