@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { makeBootstrapTeam } from '../lambdas/auth/bootstrap.ts';
-import { hashPassword } from '../lambdas/auth/password.ts';
 import type { Principal } from '../lambdas/core/principal.ts';
 import type { ExecutionInput, SignalInput, Slot } from '../lambdas/core/schemas.ts';
 import {
@@ -12,7 +10,7 @@ import {
 import { makePipelineRepository } from '../lambdas/store/pipelines.ts';
 import { nanoidGenerator, systemClock } from '../lambdas/wiring/clock.ts';
 import { makeAuthRepository } from '../lambdas/wiring/repositories.ts';
-import { type DynamoDbLocal, findFreePort, startDynamoDbLocal } from './dynamodb.ts';
+import type { SEED_USERS, SeedPassword } from './early.ts';
 
 export interface SeedTeam {
   teamId: string;
@@ -109,45 +107,7 @@ function demoExecutions(now: number): ExecutionInput[] {
 const SEED_TEAMS = [
   { name: 'Acme Support', email: 'ada@acme.example' },
   { name: 'Globex Research', email: 'grace@globex.example' },
-];
-
-export interface SeedPassword {
-  password: string;
-  passwordHash: string;
-}
-
-/** Fresh random passwords for the seed users, hashed (scrypt is slow on purpose: start it early). */
-export function hashSeedPasswords(): Promise<SeedPassword[]> {
-  return Promise.all(
-    SEED_TEAMS.map(async () => {
-      const password = `local-${randomBytes(9).toString('base64url')}`;
-      return { password, passwordHash: await hashPassword(password) };
-    }),
-  );
-}
-
-/** DynamoDB Local and the seed passwords' hashing, started at `atMs` (performance.now()). */
-export interface EarlyStarts {
-  atMs: number;
-  dynamodbPort: number;
-  dynamodb: Promise<DynamoDbLocal>;
-  passwords: Promise<SeedPassword[]>;
-}
-
-/**
- * Starts what the seed waits for, takes longest and needs nothing else: DynamoDB Local's JVM and
- * the seed passwords' scrypt. local/start.ts calls it before the rest of the stack's modules load.
- */
-export async function startEarly(): Promise<EarlyStarts> {
-  const atMs = performance.now();
-  const dynamodbPort = await findFreePort();
-  const dynamodb = startDynamoDbLocal({ port: dynamodbPort });
-  const passwords = hashSeedPasswords();
-  // Awaited by startLocalStack; a failure before then must not be an unhandled rejection.
-  dynamodb.catch(() => undefined);
-  passwords.catch(() => undefined);
-  return { atMs, dynamodbPort, dynamodb, passwords };
-}
+] as const satisfies ReadonlyArray<{ name: string; email: string }> & { length: typeof SEED_USERS };
 
 /** Writes two teams, each with a user, an API token and a demo pipeline with signals and executions. */
 export async function seedLocalData(
@@ -166,7 +126,7 @@ export async function seedLocalData(
   return Promise.all(
     SEED_TEAMS.map(async ({ name, email }, index): Promise<SeedTeam> => {
       const seedPassword = passwords[index];
-      if (!seedPassword) throw new Error('hashSeedPasswords() gives one password per seed team.');
+      if (!seedPassword) throw new Error('seedPasswords() gives one password per seed team.');
       const { password, passwordHash } = seedPassword;
       const created = await bootstrap({
         teamName: name,

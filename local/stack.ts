@@ -28,9 +28,10 @@ import {
 import { type AbuseLimits, limitsFrom } from '../lambdas/limits.ts';
 import { writeOpenApiDocumentModule } from '../lambdas/operations/openapi-build.ts';
 import { createDocumentClient } from '../lambdas/wiring/aws.ts';
-import { onDemandParts, REPO_ROOT } from '../lib/bundling.ts';
+import { onDemandParts } from '../lib/bundling.ts';
 import { writeAppAssetsModule } from '../web/build.ts';
 import { createTables, type TableNames } from './dynamodb.ts';
+import { type EarlyStarts, LOCAL_CACHE_DIR, type SeedPassword, startEarly } from './early.ts';
 import { type LocalFunctionDefinition, localFunctions, localRoutes } from './functions.ts';
 import { LocalRateLimits } from './gateway/rate-limit.ts';
 import { startLocalGateway } from './gateway/server.ts';
@@ -41,7 +42,7 @@ import { buildFunctionsCached } from './runtime/bundles.ts';
 import { LocalFunction } from './runtime/lambda-function.ts';
 import { type FunctionNode, functionNode } from './runtime/node.ts';
 import { startSchedule } from './scheduler.ts';
-import { type EarlyStarts, type SeedPassword, type SeedTeam, seedLocalData, startEarly } from './seed.ts';
+import { type SeedTeam, seedLocalData } from './seed.ts';
 import { startStreamSource } from './streams/stream-source.ts';
 
 export interface LocalStackOptions {
@@ -120,15 +121,6 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const REGION = 'us-east-1';
 const ACCOUNT_ID = '000000000000';
 const TABLE_PREFIX = 'local-';
-/**
- * Where the functions' bundles are kept between starts (a fresh clone has none), rebuilt when a
- * file they are built from changes (local/runtime/bundles.ts). LOCAL_BUNDLE_CACHE puts them
- * elsewhere: the bench's start without a cache uses an empty folder, never a running stack's.
- */
-const FUNCTION_CACHE_DIR =
-  process.env.LOCAL_BUNDLE_CACHE ??
-  path.join(REPO_ROOT, 'node_modules', '.cache', 'pipeline-synthesis', 'functions');
-
 function localTableNames(): TableNames {
   return {
     Runs: `${TABLE_PREFIX}Runs`,
@@ -215,7 +207,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       queues,
     });
     // The tables and the seed need only DynamoDB Local: they run while the bundles build.
-    const seeding = (async () => {
+    const database = (async () => {
       const dynamodb = await dynamodbStarting;
       const client = new DynamoDBClient({
         endpoint: dynamodb.endpoint,
@@ -223,39 +215,53 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         credentials: LOCAL_CREDENTIALS,
       });
       const tables = await timed('tables', () => createTables(client, TABLE_PREFIX));
-      const passwords = await passwordsHashing;
-      const teams = await timed('seed', () => seedDatabase(client, tables, passwords));
-      return { dynamodb, client, tables, teams };
+      return { dynamodb, client, tables };
     })();
-    seeding.catch(() => undefined); // awaited below; an earlier failure must not leave it unhandled
+    const seeding = database.then(async ({ client, tables }) => {
+      const passwords = await passwordsHashing;
+      return timed('seed', () => seedDatabase(client, tables, passwords));
+    });
+    // Awaited below; an earlier failure must not leave them unhandled.
+    database.catch(() => undefined);
+    seeding.catch(() => undefined);
     await webBuilding;
     await timed('bundles', () => startFunctions(definitions, node, functions, log));
     stops.push(() => Promise.all([...functions.values()].map((fn) => fn.stop())));
     functionsReady(true);
     startTriggers(queues, functions, options, log, stops);
 
-    const { dynamodb, client, tables, teams } = await seeding;
+    const { dynamodb, client, tables } = await database;
     // The outbox's stream, and the runs' and settings' streams whose writes carry events, each read
-    // from its start as Lambda's event source mapping would, once its function exists.
-    const streams = [EVENT_DELIVERER, EVENT_RELAY].flatMap((definition) => {
-      const reader = functions.get(definition.entry);
-      if (reader === undefined) throw new Error(`No local function for ${definition.entry}`);
-      return definition.streamSources.map(({ table, batchSize, ...filter }) =>
-        startStreamSource({
-          client,
-          tableName: tables[table],
-          batchSize,
-          filter,
-          region: REGION,
-          invoke: (event) => reader.invoke(event),
-          log,
+    // from its start as Lambda's event source mapping would, once its function exists: they start
+    // while the seed is written (what the seed writes is read from the streams' start all the same).
+    const streams = timed('streams', () =>
+      Promise.allSettled(
+        [EVENT_DELIVERER, EVENT_RELAY].flatMap((definition) => {
+          const reader = functions.get(definition.entry);
+          if (reader === undefined) throw new Error(`No local function for ${definition.entry}`);
+          return definition.streamSources.map(({ table, batchSize, ...filter }) =>
+            startStreamSource({
+              client,
+              tableName: tables[table],
+              batchSize,
+              filter,
+              region: REGION,
+              invoke: (event) => reader.invoke(event),
+              log,
+            }),
+          );
         }),
-      );
-    });
-    // Started together; each one that started is stopped with the stack, even if another failed.
-    const settled = await Promise.allSettled(streams);
-    for (const started of settled) if (started.status === 'fulfilled') stops.push(() => started.value.stop());
-    for (const started of settled) if (started.status === 'rejected') throw started.reason;
+      ),
+    );
+    const [seeded, settled] = await Promise.allSettled([seeding, streams]);
+    // Each stream source that started is stopped with the stack, even if another part failed.
+    if (settled.status === 'fulfilled')
+      for (const started of settled.value)
+        if (started.status === 'fulfilled') stops.push(() => started.value.stop());
+    if (seeded.status === 'rejected') throw seeded.reason;
+    if (settled.status === 'rejected') throw settled.reason;
+    for (const started of settled.value) if (started.status === 'rejected') throw started.reason;
+    const teams = seeded.value;
     await writeSeedFile(stateDir, { apiUrl: gateway.url, dynamodbEndpoint: dynamodb.endpoint, teams });
 
     return {
@@ -423,7 +429,7 @@ async function startFunctions(
       entryFile: definition.entryFile,
       parts: onDemandParts(definition.entry),
     })),
-    FUNCTION_CACHE_DIR,
+    LOCAL_CACHE_DIR,
   );
   for (const definition of definitions.values()) {
     const name = `local-${definition.entry}`;

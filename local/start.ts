@@ -6,7 +6,7 @@ process.env.TZ = 'UTC';
 // Set before the AWS SDK loads: it warns once per process about Node 20, which we support.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 // Java's boot and the seed passwords' scrypt start before the rest of the stack's modules load.
-const early = await (await import('./seed.ts')).startEarly();
+const early = await (await import('./early.ts')).startEarly();
 const { formatPhases, startLocalStack } = await import('./stack.ts');
 const modulesMs = performance.now() - startedAt;
 

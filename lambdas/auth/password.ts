@@ -41,6 +41,19 @@ export async function hashPassword(password: string): Promise<string> {
   );
 }
 
+/** Whether a stored hash was made with today's parameters (a kept hash may predate a change of them). */
+export function hashHasCurrentParameters(stored: string): boolean {
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  return (
+    scheme === 'scrypt' &&
+    Number(n) === PARAMS.N &&
+    Number(r) === PARAMS.r &&
+    Number(p) === PARAMS.p &&
+    Buffer.from(salt ?? '', 'base64url').length === 16 &&
+    Buffer.from(hash ?? '', 'base64url').length === KEY_LENGTH
+  );
+}
+
 /** Checks a password against a stored hash in constant time. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
