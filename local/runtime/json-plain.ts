@@ -1,9 +1,10 @@
 /**
  * What crosses the Lambda boundary is JSON: an event arrives as JSON.parse made it, a result leaves
- * as JSON.stringify makes it. A worker thread's port copies values by structured clone instead,
- * which is cheaper (no text to build and parse) and gives the very same value when the value is
- * "JSON-plain": plain objects and arrays of strings, finite numbers, booleans and null, nothing a
- * JSON round trip would drop, change or refuse. Anything else takes the JSON round trip itself.
+ * as JSON.stringify makes it. The local runtime's channels (a worker's port, a child's IPC channel
+ * with advanced serialization) copy values by structured clone instead, which is cheaper (no text
+ * to build and parse) and gives the very same value when the value is "JSON-plain": plain objects
+ * and arrays of strings, finite numbers, booleans and null, nothing a JSON round trip would drop,
+ * change or refuse. Anything else takes the JSON round trip itself.
  */
 
 import { types } from 'node:util';
