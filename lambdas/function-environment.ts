@@ -3,7 +3,7 @@
  * CDK stack (lib/service-function.ts) fills them with the deployed resources, the local stack
  * (local/functions.ts) with its local endpoints, so no function sees more locally than on AWS.
  */
-import type { FunctionAccess } from './functions.ts';
+import type { FunctionAccess, TableAccess } from './functions.ts';
 import { AUTH_TABLE, TABLE_DEFINITIONS, type TableDefinition } from './store/table-definitions.ts';
 
 /** Where each kind of access points; on AWS these are CDK tokens, locally plain values. */
@@ -44,6 +44,19 @@ const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth' | 'even
   Settings: 'settings',
 };
 
+/** What `access` grants on the table (the CDK stack's grant), or nothing. */
+export function tableAccess(access: FunctionAccess, table: TableDefinition['id']): TableAccess | undefined {
+  return access[ACCESS_KEY[table]];
+}
+
+/** The tables a function with `access` may write (the narrow token-use write aside). */
+export function writtenTables(access: FunctionAccess): TableDefinition['id'][] {
+  return TABLE_DEFINITIONS.map((definition) => definition.id).filter((table) => {
+    const level = tableAccess(access, table);
+    return level === 'write' || level === 'readWrite';
+  });
+}
+
 /** The variables of one function with `access`; throws when a source it needs is missing. */
 export function accessEnvironment(
   access: FunctionAccess,
@@ -51,7 +64,8 @@ export function accessEnvironment(
 ): Record<string, string> {
   const environment: Record<string, string> = {};
   for (const definition of TABLE_DEFINITIONS) {
-    if (access[ACCESS_KEY[definition.id]]) environment[definition.envVar] = sources.tableNames[definition.id];
+    if (tableAccess(access, definition.id))
+      environment[definition.envVar] = sources.tableNames[definition.id];
   }
   // The authorizer's narrow token-use write needs the auth table's name even without `auth` access.
   if (access.recordsTokenUse) environment[AUTH_TABLE.envVar] = sources.tableNames.Auth;

@@ -8,7 +8,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { accessEnvironment } from '../lambdas/function-environment.ts';
+import { accessEnvironment, tableAccess } from '../lambdas/function-environment.ts';
 import {
   DEFAULT_MEMORY_MB,
   type FunctionAccess,
@@ -75,14 +75,6 @@ export interface ServiceFunctionProps {
    */
   readonly onDemandParts?: Readonly<Record<string, string>>;
 }
-
-const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth' | 'events' | 'settings'> = {
-  Runs: 'runs',
-  Data: 'data',
-  Auth: 'auth',
-  Events: 'events',
-  Settings: 'settings',
-};
 
 /**
  * One Lambda of the service with the defaults every function shares (Node 24 on Graviton, ESM
@@ -160,7 +152,7 @@ export class ServiceFunction extends Construct {
     for (const definition of TABLE_DEFINITIONS) {
       const table = resources.tables.get(definition.id);
       if (table) tableNames[definition.id] = table.tableName;
-      const level = access[ACCESS_KEY[definition.id]];
+      const level = tableAccess(access, definition.id);
       if (!level) continue;
       if (!table) throw new Error(`No table '${definition.id}' to grant to ${this.node.path}.`);
       grantTable(table, this.function, level);

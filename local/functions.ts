@@ -5,7 +5,11 @@
  * more: a function does not see another's variables.
  */
 import { availableParallelism } from 'node:os';
-import { accessEnvironment, type EnvironmentSources } from '../lambdas/function-environment.ts';
+import {
+  accessEnvironment,
+  type EnvironmentSources,
+  writtenTables,
+} from '../lambdas/function-environment.ts';
 import {
   AUTHORIZER,
   DEAD_LETTER_HANDLER,
@@ -24,6 +28,7 @@ import {
 import { type HttpMethod, moduleOf } from '../lambdas/operations/declaration.ts';
 import { operationFunctions } from '../lambdas/operations/functions.ts';
 import { OPERATIONS } from '../lambdas/operations/index.ts';
+import type { TableDefinition } from '../lambdas/store/table-definitions.ts';
 import { handlerEntryPath, operationEntryPath } from '../lib/bundling.ts';
 import { SERVICE_NAME } from '../lib/names.ts';
 import type { GatewayRoute } from './gateway/routing.ts';
@@ -37,6 +42,8 @@ export interface LocalFunctionDefinition {
   memoryMb: number;
   /** Environments at once: the event source's maxConcurrency, or LOCAL_MAX_ENVIRONMENTS for HTTP functions. */
   maxEnvironments: number;
+  /** The tables its access lets it write: after its invocations, their stream readers read at once. */
+  writes: TableDefinition['id'][];
 }
 
 /**
@@ -91,6 +98,7 @@ export function localFunctions(
       entry: definition.entry,
       entryFile: handlerEntryPath(definition.entry),
       environment: { ...common, ...accessEnvironment(definition.access, sources) },
+      writes: writtenTables(definition.access),
       timeoutMs: (definition.timeoutSeconds ?? HTTP_FUNCTION_TIMEOUT_SECONDS) * 1000,
       memoryMb: definition.memoryMb ?? DEFAULT_MEMORY_MB,
       // An SQS event source scales to at least 2 concurrent invocations; a stream shard is read by one.
@@ -106,6 +114,7 @@ export function localFunctions(
       entry: definition.module,
       entryFile: operationEntryPath(definition.module),
       environment: { ...common, ...accessEnvironment(definition.access, sources) },
+      writes: writtenTables(definition.access),
       timeoutMs: definition.timeoutSeconds * 1000,
       memoryMb: definition.memoryMb,
       maxEnvironments,

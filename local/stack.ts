@@ -30,7 +30,7 @@ import { writeOpenApiDocumentModule } from '../lambdas/operations/openapi-build.
 import { createDocumentClient } from '../lambdas/wiring/aws.ts';
 import { onDemandParts } from '../lib/bundling.ts';
 import { writeAppAssetsModule } from '../web/build.ts';
-import { createTables, type TableNames } from './dynamodb.ts';
+import { createTables, type TableId, type TableNames } from './dynamodb.ts';
 import { type EarlyStarts, LOCAL_CACHE_DIR, type SeedPassword, startEarly } from './early.ts';
 import { type LocalFunctionDefinition, localFunctions, localRoutes } from './functions.ts';
 import { LocalRateLimits } from './gateway/rate-limit.ts';
@@ -43,7 +43,7 @@ import { LocalFunction } from './runtime/lambda-function.ts';
 import { type FunctionNode, functionNode } from './runtime/node.ts';
 import { startSchedule } from './scheduler.ts';
 import { type SeedTeam, seedLocalData } from './seed.ts';
-import { startStreamSource } from './streams/stream-source.ts';
+import { type StreamSource, startStreamSource } from './streams/stream-source.ts';
 
 export interface LocalStackOptions {
   port?: number;
@@ -121,6 +121,14 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const REGION = 'us-east-1';
 const ACCOUNT_ID = '000000000000';
 const TABLE_PREFIX = 'local-';
+
+/**
+ * The longest wait of an idle stream shard. Lambda reads one four times a second; here every write
+ * of the stack's functions wakes the readers of the tables it may write (see wakeReaders), so an
+ * idle shard is read every 2 s (a write from outside the stack, say the AWS CLI, is read within it):
+ * an idle stack then costs a laptop about a third of the CPU it did.
+ */
+const STREAM_IDLE_POLL_MAX_MS = 2_000;
 function localTableNames(): TableNames {
   return {
     Runs: `${TABLE_PREFIX}Runs`,
@@ -225,7 +233,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     database.catch(() => undefined);
     seeding.catch(() => undefined);
     await webBuilding;
-    await timed('bundles', () => startFunctions(definitions, node, functions, log));
+    // Each table's stream readers, woken when a function that may write the table ends an invocation.
+    const streamReaders = new Map<TableId, StreamSource[]>();
+    const wakeReaders = (tables: readonly TableId[]) => {
+      for (const table of tables) for (const reader of streamReaders.get(table) ?? []) reader.wake();
+    };
+    await timed('bundles', () => startFunctions(definitions, node, functions, log, wakeReaders));
     stops.push(() => Promise.all([...functions.values()].map((fn) => fn.stop())));
     functionsReady(true);
     startTriggers(queues, functions, options, log, stops);
@@ -247,7 +260,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
               filter,
               region: REGION,
               invoke: (event) => reader.invoke(event),
+              idlePollMaxMs: STREAM_IDLE_POLL_MAX_MS,
               log,
+            }).then((source) => {
+              streamReaders.set(table, [...(streamReaders.get(table) ?? []), source]);
+              return source;
             }),
           );
         }),
@@ -422,6 +439,7 @@ async function startFunctions(
   node: FunctionNode,
   functions: Map<string, LocalFunction>,
   log: (line: string) => void,
+  wakeReaders: (tables: readonly TableId[]) => void,
 ): Promise<void> {
   const built = await buildFunctionsCached(
     [...definitions.values()].map((definition) => ({
@@ -447,6 +465,7 @@ async function startFunctions(
         region: REGION,
         accountId: ACCOUNT_ID,
         log: (line) => log(`[${name}] ${line}`),
+        ...(definition.writes.length > 0 ? { afterInvocation: () => wakeReaders(definition.writes) } : {}),
       }),
     );
   }

@@ -47,6 +47,8 @@ export interface LocalFunctionOptions {
   accountId: string;
   /** Each line the function writes to stdout or stderr, as it happens. */
   log: (line: string) => void;
+  /** Called when an invocation ends, however it ended (the local stack wakes its stream readers). */
+  afterInvocation?: () => void;
 }
 
 interface Pending {
@@ -275,6 +277,7 @@ export class LocalFunction {
       return await environment.invoke(event, awsRequestId);
     } finally {
       this.release(environment);
+      this.options.afterInvocation?.();
     }
   }
 

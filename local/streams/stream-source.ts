@@ -34,10 +34,21 @@ export interface StreamSourceOptions {
    * reads a second), and is short again after the next record.
    */
   pollIntervalMs?: number;
+  /**
+   * The longest wait of an idle shard: Lambda's four reads a second (250 ms) by default. The local
+   * stack wakes its stream sources when a function that may write the table ends an invocation
+   * (wake()), so it waits longer between idle reads and reads at once after a write.
+   */
+  idlePollMaxMs?: number;
   log: (line: string) => void;
 }
 
 export interface StreamSource {
+  /**
+   * The table may have been written: every shard waiting after an empty read reads again, at most
+   * once per `pollIntervalMs`. A wake during a read makes that shard read once more after it.
+   */
+  wake(): void;
   stop(): Promise<void>;
 }
 
@@ -45,6 +56,35 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An idle shard is read four times a second at most, as Lambda reads one (three streams, 2 CPUs). */
 const IDLE_POLL_MAX_MS = 250;
+
+/** A signal that wakes every waiter at once, and counts, so a reader sees a wake that came while it read. */
+function wakeSignal() {
+  let count = 0;
+  const waiters = new Set<() => void>();
+  return {
+    get count() {
+      return count;
+    },
+    wake() {
+      count++;
+      for (const waiter of waiters) waiter();
+      waiters.clear();
+    },
+    /** Resolves after `ms`, or at the first wake after `since` (at once when one already came). */
+    wait(ms: number, since: number): Promise<void> {
+      if (count !== since) return Promise.resolve();
+      return new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        waiters.add(done);
+      });
+    },
+  };
+}
 
 /** Starts reading every shard of the table's stream from its start. */
 export async function startStreamSource(options: StreamSourceOptions): Promise<StreamSource> {
@@ -62,6 +102,8 @@ export async function startStreamSource(options: StreamSourceOptions): Promise<S
   const started = new Set<string>();
   const readers: Promise<void>[] = [];
   const pollMs = options.pollIntervalMs ?? 50;
+  const idleMaxMs = Math.max(pollMs, options.idlePollMaxMs ?? IDLE_POLL_MAX_MS);
+  const wakes = wakeSignal();
 
   const describeShards = async () => {
     const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
@@ -94,14 +136,18 @@ export async function startStreamSource(options: StreamSourceOptions): Promise<S
       try {
         iterator ??= await iteratorAt(shardId, last ? { after: last } : 'TRIM_HORIZON');
         if (!iterator) return; // the shard is closed and read to its end
+        const wokenBefore = wakes.count;
         const { Records = [], NextShardIterator } = await streams.send(
           new GetRecordsCommand({ ShardIterator: iterator, Limit: options.batchSize }),
         );
         if (Records.length === 0) {
           iterator = NextShardIterator;
           if (!iterator) return;
-          await sleep(idleWaitMs);
-          idleWaitMs = Math.min(Math.max(pollMs, IDLE_POLL_MAX_MS), idleWaitMs * 2);
+          // pollMs at least between two reads, however often the table is written; then until a
+          // wake (or one that came during the read), or the idle wait.
+          await sleep(Math.min(pollMs, idleWaitMs));
+          if (idleWaitMs > pollMs && running) await wakes.wait(idleWaitMs - pollMs, wokenBefore);
+          idleWaitMs = Math.min(idleMaxMs, idleWaitMs * 2);
           continue;
         }
         idleWaitMs = pollMs;
@@ -179,9 +225,11 @@ export async function startStreamSource(options: StreamSourceOptions): Promise<S
   }, 5_000);
   discovery.unref();
   return {
+    wake: () => wakes.wake(),
     async stop() {
       running = false;
       clearInterval(discovery);
+      wakes.wake();
       // A reader may be in a backoff wait; it ends at its next turn, the stop does not wait for it.
       await Promise.race([Promise.all(readers), sleep(1_000)]);
       streams.destroy();

@@ -67,6 +67,7 @@ interface FunctionUnderTest {
   memorySize: number;
 }
 
+// The test's own map from table to access key, independent of the one the code uses.
 const ACCESS_KEY = {
   Runs: 'runs',
   Data: 'data',
@@ -210,6 +211,16 @@ function environmentOf(synthesized: Synthesized, fn: ServiceFunction): Record<st
 
 function statementsOf(synthesized: Synthesized, fn: ServiceFunction): PolicyStatement[] {
   return statementsOfRole(synthesized.resources, logicalIdOf(fn.role));
+}
+
+/** The tables (logical ids) the statements let write; conditioned ones are the token-use write, checked on its own. */
+function tablesWrittenBy(statements: PolicyStatement[]): Set<string> {
+  return new Set(
+    statements
+      .filter((statement) => statement.Condition === undefined)
+      .filter((statement) => actionsOf(statement).some((action) => WRITE_ACTIONS.includes(action)))
+      .flatMap((statement) => [...referencedLogicalIds(statement.Resource)]),
+  );
 }
 
 function dynamoStatements(statements: PolicyStatement[]): PolicyStatement[] {
@@ -484,6 +495,10 @@ describe('functions', () => {
       expect(local.get(name)?.timeoutMs, name).toBe(
         Number(propertiesOf(dev, logicalIdOf(fn.function)).Timeout) * 1000,
       );
+      // Its invocations wake the stream readers of exactly the tables its role may write.
+      expect((local.get(name)?.writes ?? []).map((table) => tableLogicalId(dev, table)).sort(), name).toEqual(
+        [...tablesWrittenBy(statementsOf(dev, fn))].sort(),
+      );
     }
   });
 
@@ -592,13 +607,7 @@ describe('least privilege', () => {
       const referenced = new Set(
         statements.flatMap((statement) => [...referencedLogicalIds(statement.Resource)]),
       );
-      // Conditioned statements are the token-use write, checked on its own below.
-      const written = new Set(
-        statements
-          .filter((statement) => statement.Condition === undefined)
-          .filter((statement) => actionsOf(statement).some((action) => WRITE_ACTIONS.includes(action)))
-          .flatMap((statement) => [...referencedLogicalIds(statement.Resource)]),
-      );
+      const written = tablesWrittenBy(statements);
       // A stream event source reads its table's stream (a read grant on the stream, never a write).
       const streamed: string[] = [EVENT_DELIVERER, EVENT_RELAY]
         .filter((definition) => definition.entry === name)

@@ -28,6 +28,8 @@ export interface FakeFunctions {
   invoke: Invoke;
   /** Every line the functions wrote, prefixed with `[name]`. */
   lines: string[];
+  /** The function of each invocation that ended, in the order they ended (afterInvocation). */
+  ended: string[];
   stop(): Promise<void>;
 }
 
@@ -45,6 +47,7 @@ export async function startFakeFunctions(
   );
   const node = functionNode();
   const lines: string[] = [];
+  const ended: string[] = [];
   const functions = new Map(
     specs.map((spec) => [
       spec.entry,
@@ -61,12 +64,14 @@ export async function startFakeFunctions(
         region: 'us-east-1',
         accountId: '000000000000',
         log: (line) => lines.push(`[test-${spec.entry}] ${line}`),
+        afterInvocation: () => ended.push(spec.entry),
       }),
     ]),
   );
   return {
     functions,
     lines,
+    ended,
     invoke: (entry, event, requestId) => {
       const fn = functions.get(entry);
       if (fn === undefined) return Promise.reject(new Error(`no function ${entry}`));

@@ -119,6 +119,17 @@ describe.each(KINDS)('local functions run like Lambda functions (%s environments
     expect(fake.functions.get('slow')?.environmentIds()).toEqual([]);
   });
 
+  it('tells the stack each time an invocation has ended, answered or failed (it wakes stream readers)', async () => {
+    const before = fake.ended.length;
+    const answered = fake.invoke('echo', {}, 'r-3');
+    // Not before the answer: a write the function made must be committed when the readers look.
+    expect(fake.ended.slice(before)).toEqual([]);
+    await answered;
+    expect(fake.ended.slice(before)).toEqual(['echo']);
+    await expect(fake.invoke('slow', {}, 'r-4')).rejects.toBeInstanceOf(InvocationTimeoutError);
+    expect(fake.ended.slice(before)).toEqual(['echo', 'slow']);
+  });
+
   it('a process.exit or an uncaught exception ends only its own environment', async () => {
     const bystander = await invoke('environment', { sleepMs: 0 });
     const [exited, crashed, meanwhile] = await Promise.allSettled([

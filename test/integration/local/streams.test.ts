@@ -76,3 +76,31 @@ describe('the local stream source', () => {
     expect(seen.length).toBeGreaterThan(written.length);
   });
 });
+
+describe('the local stream source when the stack wakes it', () => {
+  it('reads an idle shard seldom, and at once after a wake', async () => {
+    const { names } = await createTestTables(client);
+    const handed = new Map<string, number>();
+    source = await startStreamSource({
+      client,
+      tableName: names.Events,
+      batchSize: 10,
+      region: 'us-east-1',
+      pollIntervalMs: 50,
+      idlePollMaxMs: 60_000,
+      log: () => undefined,
+      invoke: async (event) => {
+        for (const id of idsOf(event)) handed.set(id, performance.now());
+        return { batchItemFailures: [] };
+      },
+    });
+    // Idle for 3.5 s: its waits have doubled from 50 ms to 3.2 s (the read before this write came
+    // at about 3.1 s, the next comes at about 6.3 s).
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    const [id] = await writeEvents(names.Events, 1);
+    const woken = performance.now();
+    source.wake();
+    await waitFor(() => handed.has(id ?? ''), 'the event handed over', 10_000);
+    expect((handed.get(id ?? '') ?? Number.POSITIVE_INFINITY) - woken).toBeLessThan(1_500);
+  });
+});
