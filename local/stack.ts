@@ -129,6 +129,7 @@ const TABLE_PREFIX = 'local-';
  * an idle stack then costs a laptop about a third of the CPU it did.
  */
 const STREAM_IDLE_POLL_MAX_MS = 2_000;
+
 function localTableNames(): TableNames {
   return {
     Runs: `${TABLE_PREFIX}Runs`,
