@@ -14,7 +14,7 @@ import {
   type HostChannel,
   type HostMessage,
   type InvokeMessage,
-  isMessage,
+  messagesTo,
   type RuntimeMessage,
 } from './protocol.ts';
 
@@ -22,10 +22,7 @@ import {
 function workerChannel(port: MessagePort): HostChannel {
   return {
     send: async (message) => port.postMessage(message),
-    onMessage: (listener) =>
-      port.on('message', (data: unknown) => {
-        if (isMessage<RuntimeMessage>(data)) listener(data);
-      }),
+    onMessage: (listener) => port.on('message', messagesTo<RuntimeMessage>(listener)),
   };
 }
 
@@ -37,10 +34,7 @@ function processChannel(): HostChannel {
         if (process.send) process.send(message, undefined, {}, () => resolve());
         else resolve();
       }),
-    onMessage: (listener) =>
-      process.on('message', (data: unknown) => {
-        if (isMessage<RuntimeMessage>(data)) listener(data);
-      }),
+    onMessage: (listener) => process.on('message', messagesTo<RuntimeMessage>(listener)),
   };
 }
 

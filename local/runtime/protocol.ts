@@ -49,8 +49,17 @@ export interface HostChannel {
 }
 
 /** Whether a value received on a channel is a message of the protocol (a type field at least). */
-export function isMessage<T extends RuntimeMessage | HostMessage>(value: unknown): value is T {
+function isMessage<T extends RuntimeMessage | HostMessage>(value: unknown): value is T {
   return (
     typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string'
   );
+}
+
+/** A channel's 'message' listener that hands `listener` the protocol's messages and drops anything else. */
+export function messagesTo<T extends RuntimeMessage | HostMessage>(
+  listener: (message: T) => void,
+): (data: unknown) => void {
+  return (data) => {
+    if (isMessage<T>(data)) listener(data);
+  };
 }

@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { acrossJson } from './json-plain.ts';
-import { type HostMessage, isMessage, type RuntimeMessage } from './protocol.ts';
+import { type HostMessage, messagesTo, type RuntimeMessage } from './protocol.ts';
 
 /** Which kind of environment a function's invocations run in. */
 export type EnvironmentKind = 'worker' | 'process';
@@ -88,10 +88,7 @@ function startProcess(options: SandboxOptions): Sandbox {
     },
     send: (message) => child.send(outgoing(message), (error) => error && kill()),
     kill,
-    onMessage: (listener) =>
-      child.on('message', (data: unknown) => {
-        if (isMessage<HostMessage>(data)) listener(data);
-      }),
+    onMessage: (listener) => child.on('message', messagesTo<HostMessage>(listener)),
     onExit: (listener) => {
       const end = once(listener);
       child.once('exit', (code, signal) =>
@@ -142,10 +139,7 @@ function startWorker(options: SandboxOptions): Sandbox {
     },
     send: (message) => worker.postMessage(outgoing(message)),
     kill: () => void worker.terminate(),
-    onMessage: (listener) =>
-      worker.on('message', (data: unknown) => {
-        if (isMessage<HostMessage>(data)) listener(data);
-      }),
+    onMessage: (listener) => worker.on('message', messagesTo<HostMessage>(listener)),
     onExit: (listener) => {
       const end = once(listener);
       worker.once('exit', (code) => end(`Runtime exited with error: exit status ${code}`));
