@@ -41,35 +41,36 @@ export async function hashPassword(password: string): Promise<string> {
   );
 }
 
+/** A stored `scrypt$N$r$p$salt$hash` split into its fields (nothing checked yet); null when not scrypt. */
+function parseStoredHash(stored: string) {
+  const [scheme, n, r, p, salt = '', hash = ''] = stored.split('$');
+  if (scheme !== 'scrypt') return null;
+  return { params: { N: Number(n), r: Number(r), p: Number(p) }, salt, hash };
+}
+
 /** Whether a stored hash was made with today's parameters (a kept hash may predate a change of them). */
 export function hashHasCurrentParameters(stored: string): boolean {
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  const parsed = parseStoredHash(stored);
   return (
-    scheme === 'scrypt' &&
-    Number(n) === PARAMS.N &&
-    Number(r) === PARAMS.r &&
-    Number(p) === PARAMS.p &&
-    Buffer.from(salt ?? '', 'base64url').length === 16 &&
-    Buffer.from(hash ?? '', 'base64url').length === KEY_LENGTH
+    parsed !== null &&
+    parsed.params.N === PARAMS.N &&
+    parsed.params.r === PARAMS.r &&
+    parsed.params.p === PARAMS.p &&
+    Buffer.from(parsed.salt, 'base64url').length === 16 &&
+    Buffer.from(parsed.hash, 'base64url').length === KEY_LENGTH
   );
 }
 
 /** Checks a password against a stored hash in constant time. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash || Number(p) > MAX_P) return false;
-  const expected = Buffer.from(hash, 'base64url');
-  const params = { N: Number(n), r: Number(r), p: Number(p) };
+  const parsed = parseStoredHash(stored);
+  if (!parsed?.salt || !parsed.hash || parsed.params.p > MAX_P) return false;
+  const expected = Buffer.from(parsed.hash, 'base64url');
   // Parameters scrypt refuses (too much memory, N not a power of two) match no password.
-  const key = await derive(password, Buffer.from(salt, 'base64url'), params).catch(() => null);
+  const key = await derive(password, Buffer.from(parsed.salt, 'base64url'), parsed.params).catch(() => null);
   return key !== null && key.length === expected.length && timingSafeEqual(key, expected);
 }
 
-/**
- * A well-formed hash with the real parameters that no password matches (its "hash" is random
- * bytes, not derived from anything). Verifying against it costs exactly one real verification, so
- * an unknown email answers in the same time as a wrong password.
- */
 /**
  * Memory of the functions that hash or verify passwords (scrypt at N=2^17, r=8: 128 MiB a hash).
  * Lambda allots CPU in proportion to memory: at the 256 MB default one hash leaves little headroom
@@ -77,6 +78,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
  */
 export const PASSWORD_HASHING_MEMORY_MB = 1024;
 
+/**
+ * A well-formed hash with the real parameters that no password matches (its "hash" is random
+ * bytes, not derived from anything). Verifying against it costs exactly one real verification, so
+ * an unknown email answers in the same time as a wrong password.
+ */
 export const UNMATCHABLE_PASSWORD_HASH = [
   'scrypt',
   PARAMS.N,
