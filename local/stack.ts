@@ -2,8 +2,8 @@
  * The whole system on one machine: DynamoDB Local with the tables from the CDK's definitions, the
  * local queue and its DLQ behind an SQS-protocol endpoint, their event sources, the sweeper's
  * schedule, and the local API Gateway serving the operations' routes. Every function runs as on Lambda:
- * its esbuild bundle, in execution environments of its own (child processes on Node 24), with the
- * environment variables the CDK stack gives it.
+ * its esbuild bundle, in execution environments of its own (worker threads on Node 24 in UTC, child
+ * processes otherwise), with the environment variables the CDK stack gives it.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -43,7 +43,7 @@ import { LocalFunction } from './runtime/lambda-function.ts';
 import { type FunctionNode, functionNode } from './runtime/node.ts';
 import { startSchedule } from './scheduler.ts';
 import { type SeedTeam, seedLocalData } from './seed.ts';
-import { type StreamSource, startStreamSource } from './streams/stream-source.ts';
+import { StreamReaders } from './streams/stack-streams.ts';
 
 export interface LocalStackOptions {
   port?: number;
@@ -124,7 +124,7 @@ const TABLE_PREFIX = 'local-';
 
 /**
  * The longest wait of an idle stream shard. Lambda reads one four times a second; here every write
- * of the stack's functions wakes the readers of the tables it may write (see wakeReaders), so an
+ * of the stack's functions wakes the readers of the tables it may write (StreamReaders.wake), so an
  * idle shard is read every 2 s (a write from outside the stack, say the AWS CLI, is read within it):
  * an idle stack then costs a laptop about a third of the CPU it did.
  */
@@ -234,51 +234,38 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     database.catch(() => undefined);
     seeding.catch(() => undefined);
     await webBuilding;
-    // Each table's stream readers, woken when a function that may write the table ends an invocation.
-    const streamReaders = new Map<TableId, StreamSource[]>();
-    const wakeReaders = (tables: readonly TableId[]) => {
-      for (const table of tables) for (const reader of streamReaders.get(table) ?? []) reader.wake();
-    };
-    await timed('bundles', () => startFunctions(definitions, node, functions, log, wakeReaders));
+    // The stream sources; a function that may write a table wakes that table's readers.
+    const streamReaders = new StreamReaders();
+    await timed('bundles', () =>
+      startFunctions(definitions, node, functions, log, (tables) => streamReaders.wake(tables)),
+    );
     stops.push(() => Promise.all([...functions.values()].map((fn) => fn.stop())));
     functionsReady(true);
     startTriggers(queues, functions, options, log, stops);
 
     const { dynamodb, client, tables } = await database;
-    // The outbox's stream, and the runs' and settings' streams whose writes carry events, each read
-    // from its start as Lambda's event source mapping would, once its function exists: they start
-    // while the seed is written (what the seed writes is read from the streams' start all the same).
-    const streams = timed('streams', () =>
-      Promise.allSettled(
-        [EVENT_DELIVERER, EVENT_RELAY].flatMap((definition) => {
-          const reader = functions.get(definition.entry);
-          if (reader === undefined) throw new Error(`No local function for ${definition.entry}`);
-          return definition.streamSources.map(({ table, batchSize, ...filter }) =>
-            startStreamSource({
-              client,
-              tableName: tables[table],
-              batchSize,
-              filter,
-              region: REGION,
-              invoke: (event) => reader.invoke(event),
-              idlePollMaxMs: STREAM_IDLE_POLL_MAX_MS,
-              log,
-            }).then((source) => {
-              streamReaders.set(table, [...(streamReaders.get(table) ?? []), source]);
-              return source;
-            }),
-          );
-        }),
-      ),
-    );
-    const [seeded, settled] = await Promise.allSettled([seeding, streams]);
-    // Each stream source that started is stopped with the stack, even if another part failed.
-    if (settled.status === 'fulfilled')
-      for (const started of settled.value)
-        if (started.status === 'fulfilled') stops.push(() => started.value.stop());
+    // The outbox's stream, and the runs' and settings' streams whose writes carry events, once their
+    // functions exist: they start while the seed is written (what the seed writes is read from the
+    // streams' start all the same). Those that started are stopped with the stack, even if another
+    // part failed.
+    stops.push(() => streamReaders.stop());
+    const streams = timed('streams', async () => {
+      const readers = [EVENT_DELIVERER, EVENT_RELAY].map((definition) => {
+        const reader = functions.get(definition.entry);
+        if (reader === undefined) throw new Error(`No local function for ${definition.entry}`);
+        return { streamSources: definition.streamSources, invoke: (event: unknown) => reader.invoke(event) };
+      });
+      await streamReaders.start(readers, {
+        client,
+        tableNames: tables,
+        region: REGION,
+        idlePollMaxMs: STREAM_IDLE_POLL_MAX_MS,
+        log,
+      });
+    });
+    const [seeded, streamsStarted] = await Promise.allSettled([seeding, streams]);
     if (seeded.status === 'rejected') throw seeded.reason;
-    if (settled.status === 'rejected') throw settled.reason;
-    for (const started of settled.value) if (started.status === 'rejected') throw started.reason;
+    if (streamsStarted.status === 'rejected') throw streamsStarted.reason;
     const teams = seeded.value;
     await writeSeedFile(stateDir, { apiUrl: gateway.url, dynamodbEndpoint: dynamodb.endpoint, teams });
 
