@@ -1,7 +1,8 @@
 /**
  * The documentation stays honest, cheaply: the README stays a ten-minute read, every link in
- * README.md and docs/ reaches a file of the repository (and the heading it names), and nothing
- * points outside the repository. Running the documented commands is another test's work.
+ * README.md and docs/ reaches a file of the repository (and the heading it names), every source
+ * path named in code exists, and nothing points outside the repository. Running the documented
+ * commands is another test's work.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -56,6 +57,17 @@ function anchorsOf(document: string): Set<string> {
   return anchors;
 }
 
+/** A code span that is a path of the repository's sources (built output such as dist/ excepted). */
+const SOURCE_PATH = /^(bench|bin|cli|docs|examples|lambdas|lib|local|test|web)\/[A-Za-z0-9_./-]*$/;
+
+function sourcePathsOf(document: string): string[] {
+  const paths: string[] = [];
+  marked.walkTokens(tokensOf(document), (token) => {
+    if (token.type === 'codespan' && SOURCE_PATH.test(token.text)) paths.push(token.text);
+  });
+  return paths;
+}
+
 function linksOf(document: string): string[] {
   const links: string[] = [];
   marked.walkTokens(tokensOf(document), (token) => {
@@ -106,6 +118,14 @@ describe('the documentation', () => {
         return problem === null ? [] : [`${href}: ${problem}`];
       });
       expect(broken).toEqual([]);
+    },
+  );
+
+  it.each(DOCUMENTS)(
+    '%s: every source path it names in code exists (moved code moves its docs)',
+    (document) => {
+      const missing = sourcePathsOf(document).filter((path) => !existsSync(join(ROOT, path)));
+      expect(missing).toEqual([]);
     },
   );
 
