@@ -23,12 +23,12 @@ import { localFunctions, localRoutes, startFunctions } from './functions.ts';
 import { LocalRateLimits } from './gateway/rate-limit.ts';
 import { type LocalGateway, startLocalGateway } from './gateway/server.ts';
 import { phaseTimer, recordEarly, type StartPhase } from './phases.ts';
-import { startLocalQueues } from './queue/queues.ts';
+import { type LocalQueues, startLocalQueues } from './queue/queues.ts';
 import type { LocalFunction } from './runtime/lambda-function.ts';
 import { functionNode } from './runtime/node.ts';
 import { type SeedTeam, seedLocalData } from './seed.ts';
-import { StreamReaders } from './streams/stack-streams.ts';
-import { startTriggers, streamReaders } from './triggers.ts';
+import { type StreamReader, StreamReaders } from './streams/stack-streams.ts';
+import { localTriggers, startTriggers, streamReaders } from './triggers.ts';
 
 export { formatPhases, type StartPhase } from './phases.ts';
 
@@ -123,6 +123,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       }),
     );
     stops.push(() => queues.sqs.stop());
+    const triggers = localTriggers(queues.byName, options.scheduleEveryMs);
 
     const limits = options.limits ?? limitsFrom((variable) => process.env[variable]);
     // The gateway listens first: its URL is the magic links' APP_URL. Requests wait for the functions.
@@ -133,22 +134,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     const node = functionNode();
     if (node.warning) log(`[local] ${node.warning}`);
-    const definitions = localFunctions(
-      localEnvironmentSources({
-        tableNames: localTableNames(),
-        queueUrls: queues.urls,
-        stateDir,
-        gatewayUrl: gateway.url,
-        limits,
-      }),
-      {
-        region: REGION,
-        credentials: LOCAL_CREDENTIALS,
-        dynamodbEndpoint: `http://127.0.0.1:${early.dynamodbPort}`,
-        sqsEndpoint: queues.sqs.endpoint,
-        logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN',
-      },
-    );
+    const definitions = functionDefinitions(options, {
+      stateDir,
+      limits,
+      gatewayUrl: gateway.url,
+      dynamodbPort: early.dynamodbPort,
+      queues,
+    });
     // The tables and the seed need only DynamoDB Local: they run while the bundles build.
     const database = startDatabase(early, timed);
     await webBuilding;
@@ -167,16 +159,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     for (const [entry, fn] of started) functions.set(entry, fn);
     stops.push(() => Promise.all([...functions.values()].map((fn) => fn.stop())));
     functionsReady(true);
-    const schedules = options.scheduleEveryMs ? { scheduleEveryMs: options.scheduleEveryMs } : {};
-    startTriggers(
-      queues.byName,
-      functions,
-      { region: REGION, accountId: ACCOUNT_ID, log, ...schedules },
-      stops,
-    );
+    startTriggers(triggers, functions, { region: REGION, accountId: ACCOUNT_ID, log }, stops);
 
     stops.push(() => readers.stop());
-    const { dynamodb, teams, tables } = await seedAndStream(database, readers, functions, { timed, log });
+    const streamFed = streamReaders(triggers, functions);
+    const { dynamodb, teams, tables } = await seedAndStream(database, readers, streamFed, { timed, log });
     await writeSeedFile(stateDir, { apiUrl: gateway.url, dynamodbEndpoint: dynamodb.endpoint, teams });
     return {
       apiUrl: gateway.url,
@@ -193,6 +180,35 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await stop();
     throw error;
   }
+}
+
+/** Every function with the environment the CDK stack gives it, local endpoints in place of AWS's. */
+function functionDefinitions(
+  options: LocalStackOptions,
+  local: {
+    stateDir: string;
+    limits: AbuseLimits;
+    gatewayUrl: string;
+    dynamodbPort: number;
+    queues: LocalQueues;
+  },
+) {
+  return localFunctions(
+    localEnvironmentSources({
+      tableNames: localTableNames(),
+      queueUrls: local.queues.urls,
+      stateDir: local.stateDir,
+      gatewayUrl: local.gatewayUrl,
+      limits: local.limits,
+    }),
+    {
+      region: REGION,
+      credentials: LOCAL_CREDENTIALS,
+      dynamodbEndpoint: `http://127.0.0.1:${local.dynamodbPort}`,
+      sqsEndpoint: local.queues.sqs.endpoint,
+      logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN',
+    },
+  );
 }
 
 /** The local API Gateway on the options' port, invoking the function of each route's entry. */
@@ -273,12 +289,12 @@ function seedDatabase(client: DynamoDBClient, tables: TableNames, passwords: See
 async function seedAndStream(
   starting: { database: Promise<Database>; seeding: Promise<SeedTeam[]> },
   readers: StreamReaders,
-  functions: ReadonlyMap<string, LocalFunction>,
+  streamFed: readonly StreamReader[],
   settings: { timed: Timed; log: (line: string) => void },
 ): Promise<{ dynamodb: Database['dynamodb']; tables: TableNames; teams: SeedTeam[] }> {
   const { dynamodb, client, tables } = await starting.database;
   const streams = settings.timed('streams', () =>
-    readers.start(streamReaders(functions), {
+    readers.start(streamFed, {
       client,
       tableNames: tables,
       region: REGION,

@@ -3,19 +3,72 @@
  * lambdas/functions.ts) as the CDK stack makes them: an SQS event source on each consumed queue (or
  * its dead-letter queue), a timer per schedule, and the stream readers of the stream-fed handlers.
  */
-import { HANDLERS, queueTriggerOf, scheduleOf, streamSourcesOf } from '../lambdas/functions.ts';
+import {
+  HANDLERS,
+  queueTriggerOf,
+  type StreamSourceDefinition,
+  scheduleOf,
+  streamSourcesOf,
+} from '../lambdas/functions.ts';
 import type { QueueName } from '../lambdas/queues.ts';
-import { startEventSource } from './queue/event-source.ts';
+import { type EventSourceOptions, startEventSource } from './queue/event-source.ts';
+import type { LocalQueue } from './queue/queue.ts';
 import type { LocalDeployedQueue } from './queue/queues.ts';
 import type { LocalFunction } from './runtime/lambda-function.ts';
 import { startSchedule } from './scheduler.ts';
 import type { StreamReader } from './streams/stack-streams.ts';
 
+/** What invokes a handler in the local stack: what startTriggers and StreamReaders start. */
+export type LocalTrigger =
+  | {
+      kind: 'queue';
+      entry: string;
+      queue: LocalQueue;
+      settings: Pick<EventSourceOptions, 'batchSize' | 'maxConcurrency' | 'maxBatchingWindowSeconds'>;
+    }
+  | { kind: 'schedule'; entry: string; everyMs: number }
+  | { kind: 'streams'; entry: string; sources: readonly StreamSourceDefinition[] };
+
+/**
+ * Every handler's trigger on the local queues; `scheduleEveryMs` gives scheduled handlers other
+ * periods by entry (tests), and an entry in it that is no scheduled handler is a mistake, refused.
+ */
+export function localTriggers(
+  queues: ReadonlyMap<QueueName, LocalDeployedQueue>,
+  scheduleEveryMs: Readonly<Record<string, number>> = {},
+): LocalTrigger[] {
+  const triggers = HANDLERS.flatMap((handler): LocalTrigger[] => {
+    const queueTrigger = queueTriggerOf(handler);
+    if (queueTrigger) {
+      const deployed = queues.get(queueTrigger.queue);
+      const queue = queueTrigger.deadLetters ? deployed?.deadLetterQueue : deployed?.queue;
+      if (queue === undefined) throw new Error(`No local queue for ${handler.entry}'s trigger.`);
+      const { batchSize, maxConcurrency, maxBatchingWindowSeconds } = queueTrigger;
+      const settings = {
+        batchSize,
+        ...(maxConcurrency ? { maxConcurrency } : {}),
+        ...(maxBatchingWindowSeconds ? { maxBatchingWindowSeconds } : {}),
+      };
+      return [{ kind: 'queue', entry: handler.entry, queue, settings }];
+    }
+    const schedule = scheduleOf(handler);
+    if (schedule) {
+      const everyMs = scheduleEveryMs[handler.entry] ?? schedule.everyMinutes * 60_000;
+      return [{ kind: 'schedule', entry: handler.entry, everyMs }];
+    }
+    const sources = streamSourcesOf(handler);
+    return sources.length > 0 ? [{ kind: 'streams', entry: handler.entry, sources }] : [];
+  });
+  for (const entry of Object.keys(scheduleEveryMs)) {
+    if (!triggers.some((trigger) => trigger.kind === 'schedule' && trigger.entry === entry))
+      throw new Error(`scheduleEveryMs: '${entry}' is no scheduled handler.`);
+  }
+  return triggers;
+}
+
 export interface TriggerOptions {
   region: string;
   accountId: string;
-  /** Other periods for scheduled handlers, by handler entry (tests); their declarations' otherwise. */
-  scheduleEveryMs?: Readonly<Record<string, number>>;
   log: (line: string) => void;
 }
 
@@ -25,52 +78,31 @@ function functionOf(functions: ReadonlyMap<string, LocalFunction>, entry: string
   return fn;
 }
 
-/** A period for each scheduled handler; an unknown entry in `overrides` is a mistake, refused. */
-function schedulePeriods(overrides: Readonly<Record<string, number>>): Map<string, number> {
-  const periods = new Map<string, number>();
-  for (const handler of HANDLERS) {
-    const schedule = scheduleOf(handler);
-    if (schedule) periods.set(handler.entry, overrides[handler.entry] ?? schedule.everyMinutes * 60_000);
-  }
-  for (const entry of Object.keys(overrides)) {
-    if (!periods.has(entry)) throw new Error(`scheduleEveryMs: '${entry}' is no scheduled handler.`);
-  }
-  return periods;
-}
-
 /**
- * Starts every queue event source and schedule, each added to `stops` once started (an event
- * source's stop waits for its invocations in flight).
+ * Starts every queue event source and schedule of `triggers`, each added to `stops` once started
+ * (an event source's stop waits for its invocations in flight). Stream triggers are streamReaders'.
  */
 export function startTriggers(
-  queues: ReadonlyMap<QueueName, LocalDeployedQueue>,
+  triggers: readonly LocalTrigger[],
   functions: ReadonlyMap<string, LocalFunction>,
   options: TriggerOptions,
   stops: Array<() => Promise<unknown>>,
 ): void {
-  for (const handler of HANDLERS) {
-    const trigger = queueTriggerOf(handler);
-    if (!trigger) continue;
-    const fn = functionOf(functions, handler.entry);
-    const deployed = queues.get(trigger.queue);
-    const queue = trigger.deadLetters ? deployed?.deadLetterQueue : deployed?.queue;
-    if (queue === undefined) throw new Error(`No local queue for ${handler.entry}'s trigger.`);
-    const source = startEventSource(queue, (event) => fn.invoke(event), {
-      batchSize: trigger.batchSize,
-      ...(trigger.maxConcurrency ? { maxConcurrency: trigger.maxConcurrency } : {}),
-      ...(trigger.maxBatchingWindowSeconds
-        ? { maxBatchingWindowSeconds: trigger.maxBatchingWindowSeconds }
-        : {}),
-      functionName: fn.name,
-      log: options.log,
-    });
-    stops.push(() => source.stop());
-  }
-  for (const [entry, everyMs] of schedulePeriods(options.scheduleEveryMs ?? {})) {
-    const fn = functionOf(functions, entry);
+  for (const trigger of triggers) {
+    if (trigger.kind === 'streams') continue;
+    const fn = functionOf(functions, trigger.entry);
+    if (trigger.kind === 'queue') {
+      const source = startEventSource(trigger.queue, (event) => fn.invoke(event), {
+        ...trigger.settings,
+        functionName: fn.name,
+        log: options.log,
+      });
+      stops.push(() => source.stop());
+      continue;
+    }
     const schedule = startSchedule({
-      everyMs,
-      ruleName: entry,
+      everyMs: trigger.everyMs,
+      ruleName: trigger.entry,
       region: options.region,
       accountId: options.accountId,
       invoke: (event) => fn.invoke(event),
@@ -80,10 +112,14 @@ export function startTriggers(
   }
 }
 
-/** The handlers fed by table streams, each with how to invoke it (local/streams/stack-streams.ts). */
-export function streamReaders(functions: ReadonlyMap<string, LocalFunction>): StreamReader[] {
-  return HANDLERS.filter((handler) => streamSourcesOf(handler).length > 0).map((handler) => {
-    const fn = functionOf(functions, handler.entry);
-    return { streamSources: streamSourcesOf(handler), invoke: (event: unknown) => fn.invoke(event) };
+/** The stream-fed handlers of `triggers`, each with how to invoke it (local/streams/stack-streams.ts). */
+export function streamReaders(
+  triggers: readonly LocalTrigger[],
+  functions: ReadonlyMap<string, LocalFunction>,
+): StreamReader[] {
+  return triggers.flatMap((trigger) => {
+    if (trigger.kind !== 'streams') return [];
+    const fn = functionOf(functions, trigger.entry);
+    return [{ streamSources: trigger.sources, invoke: (event: unknown) => fn.invoke(event) }];
   });
 }
