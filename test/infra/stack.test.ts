@@ -4,7 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
 import { build } from 'esbuild';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CSRF_REFUSAL_CONTEXT_KEY } from '../../lambdas/auth/csrf.ts';
 import { PASSWORD_HASHING_MEMORY_MB } from '../../lambdas/auth/password.ts';
 import {
@@ -36,6 +36,9 @@ import { ALARM_THRESHOLDS } from '../../lib/operations.ts';
 import { SERVICE_NAME, type ServiceFunction } from '../../lib/service-function.ts';
 import type { PipelineSynthesisStacks } from '../../lib/stacks.ts';
 import { localFunctions, localRoutes } from '../../local/functions.ts';
+import type { LocalQueue } from '../../local/queue/queue.ts';
+import { type LocalQueues, startLocalQueues } from '../../local/queue/queues.ts';
+import { localTriggers } from '../../local/triggers.ts';
 import {
   actionsOf,
   type BuildOptions,
@@ -1676,5 +1679,253 @@ describe('event delivery', () => {
     expect(policies).toContain('111111111111');
     expect(policies).toContain('events:creatorAccount');
     expect(() => synthesize({ stage: 'dev', eventBusConsumerAccounts: ['everyone'] })).toThrow(/12-digit/);
+  });
+});
+
+describe('the split from the single stack', () => {
+  /**
+   * The stateful resources of the single stack this app was split from, by logical id: the
+   * stateful stack keeps that stack's id and these construct paths, so a deployment made before
+   * the split updates in place and none of them is replaced. (The email subscription's id follows
+   * the address, the bus policy's exists only with consumer accounts.)
+   */
+  const KEPT: Readonly<Record<string, readonly string[]>> = {
+    'AWS::DynamoDB::Table': [
+      'StatefulRunsTableFE00F3D2',
+      'StatefulDataTable3C1A7EC3',
+      'StatefulAuthTable260DC2F6',
+      'StatefulEventsTable6756B691',
+      'StatefulSettingsTable01783B50',
+    ],
+    'AWS::SQS::Queue': [
+      'StatefulSynthesisQueue23656B15',
+      'StatefulSynthesisDeadLetterQueueAC735F2D',
+      'StatefulLifecycleQueueC27EB915',
+      'StatefulLifecycleDeadLetterQueue8DAC922B',
+      'StatefulWebhookQueueEFDD22D0',
+      'StatefulWebhookDeadLetterQueueA21DB46F',
+      'StatefulGuardrailQueueD9C150B5',
+      'StatefulGuardrailDeadLetterQueue90D660C9',
+      'EventDeliveryEventDeliveryDeadLetterQueue2A9051F3',
+    ],
+    'AWS::SQS::QueuePolicy': [
+      'StatefulSynthesisQueuePolicy6BD11D69',
+      'StatefulSynthesisDeadLetterQueuePolicy1F7BFC03',
+      'StatefulLifecycleQueuePolicy593DB1CE',
+      'StatefulLifecycleDeadLetterQueuePolicyFDDE9DA4',
+      'StatefulWebhookQueuePolicyE84C4C05',
+      'StatefulWebhookDeadLetterQueuePolicy16DB2F2B',
+      'StatefulGuardrailQueuePolicy95515EA6',
+      'StatefulGuardrailDeadLetterQueuePolicy5EC85DD8',
+      'EventDeliveryEventDeliveryDeadLetterQueuePolicy6289137B',
+    ],
+    'AWS::SecretsManager::Secret': [
+      'StatefulAnthropicApiKey2D65493C',
+      'StatefulSessionSigningKeyB810FDF1',
+      'StatefulWebhookSecretKey0A9A7951',
+    ],
+    'AWS::Events::EventBus': ['StatefulEventBusDE10CF8D'],
+    'AWS::KMS::Key': ['OperationsAlarmTopicKey52078457'],
+    'AWS::SNS::Topic': ['OperationsAlarmTopic909EF7A3'],
+    'AWS::SNS::TopicPolicy': ['OperationsAlarmTopicPolicy8B2C617C'],
+  };
+
+  it('names the stateful stack with the id it is given, and the service stack after it', () => {
+    expect(prod.stacks.stateful.stackName).toBe('Test-prod');
+    expect(prod.stacks.service.stackName).toBe('Test-prod-Service');
+    expect(prod.stacks.service.dependencies).toContain(prod.stacks.stateful);
+  });
+
+  it('keeps every stateful resource of the single-stack deployment at its logical id, in the stateful stack, retained in prod', () => {
+    const stateful = Template.fromStack(prod.stacks.stateful).toJSON().Resources as Record<
+      string,
+      CfnResource
+    >;
+    for (const [type, ids] of Object.entries(KEPT)) {
+      const inStateful = Object.entries(stateful)
+        .filter(([, resource]) => resource.Type === type)
+        .map(([id]) => id);
+
+      expect(inStateful.sort(), type).toEqual([...ids].sort());
+      // …and nowhere else: the service stack holds no data.
+      expect(resourcesOfType(prod, type).length, type).toBe(ids.length);
+      for (const id of ids) {
+        if (!type.endsWith('Policy') && !type.startsWith('AWS::SNS') && !type.startsWith('AWS::Events'))
+          expect(stateful[id]?.DeletionPolicy, id).toBe('Retain');
+      }
+    }
+  });
+});
+
+describe('CloudFormation limits', () => {
+  /** 60 % of CloudFormation's 500 resources a template. */
+  const LIMIT = 300;
+  const MORE_OPERATIONS = 20;
+
+  const countsOf = (stacks: PipelineSynthesisStacks) =>
+    new Map(
+      templatesOf(stacks).map(({ stack, template }) => [
+        stack.node.path,
+        Object.keys(template.toJSON().Resources).length,
+      ]),
+    );
+
+  /** Path prefixes of `path` that no other operation's path has: the API resources only it needs. */
+  const ownResources = (path: string) =>
+    path
+      .split('/')
+      .slice(1)
+      .map((_, index, parts) => `/${parts.slice(0, index + 1).join('/')}`)
+      .filter(
+        (prefix) =>
+          OPERATIONS.filter((operation) => `${operation.path}/`.startsWith(`${prefix}/`)).length === 1,
+      ).length;
+
+  it('keeps every template at most 300 resources, with room for 20 more operations each in a module of its own', () => {
+    const counts = countsOf(prod.stacks);
+    // What one more operation costs each template, measured: the app without one existing operation
+    // (its module's only one) of each route group, the one needing the most API resources of its own.
+    const alone = OPERATION_FUNCTIONS.filter((definition) => definition.operations.length === 1);
+    const removed = [true, false].map((underPipelines) => {
+      const candidates = alone
+        .flatMap(({ operations }) => operations)
+        .filter((operation) => operation.path.startsWith('/pipelines') === underPipelines);
+      return candidates.sort((a, b) => ownResources(b.path) - ownResources(a.path))[0];
+    });
+    const costs = removed.map((operation) => {
+      if (!operation) throw new Error('no operation to measure');
+      const without = buildStacks(testApp(), 'Test-prod', {
+        stage: 'prod',
+        defaultSynthesisHandler: 'claude-v1',
+        email: ACME_EMAIL,
+        alarmEmail: 'ops@acme.example',
+        operations: OPERATIONS.filter((candidate) => candidate !== operation),
+      });
+      const fewer = countsOf(without);
+      return new Map([...counts].map(([path, count]) => [path, count - (fewer.get(path) ?? 0)]));
+    });
+
+    for (const [path, count] of counts) {
+      const perOperation = Math.max(...costs.map((cost) => cost.get(path) ?? 0));
+      expect(count, path).toBeLessThanOrEqual(LIMIT);
+      expect(
+        count + MORE_OPERATIONS * perOperation,
+        `${path}: ${count} + ${MORE_OPERATIONS} × ${perOperation}`,
+      ).toBeLessThanOrEqual(LIMIT);
+    }
+    // The measure is real: each removed operation took a function (4 resources) from its group's
+    // nested stack, and a method, its invoke permission and its own API resources from the API's.
+    for (const [index, operation] of removed.entries()) {
+      const group = operation?.path.startsWith('/pipelines') ? 'PipelineRoutes' : 'Routes';
+      const expected = new Map([...counts.keys()].map((path) => [path, 0]));
+      expected.set('Test-prod-Service', 2 + ownResources(operation?.path ?? ''));
+      expected.set(`Test-prod-Service/${group}`, 4);
+      expect(costs[index], operation?.name).toEqual(expected);
+    }
+  }, 120_000);
+});
+
+describe('the local stack and the CDK stack, from the same lists', () => {
+  let local: LocalQueues;
+  beforeAll(async () => {
+    local = await startLocalQueues({ region: 'us-east-1', accountId: '000000000000' });
+  });
+  afterAll(() => local?.sqs.stop());
+
+  /** The CDK queue that stands where a local queue stands: the same row's queue or dead-letter queue. */
+  function cdkQueueOf(queue: LocalQueue): IConstruct {
+    for (const [name, deployed] of local.byName) {
+      const cdk = queueOf(dev, name);
+      if (deployed.queue === queue) return cdk.queue;
+      if (deployed.deadLetterQueue === queue && cdk.deadLetterQueue) return cdk.deadLetterQueue;
+    }
+    throw new Error(`local queue ${queue.name} stands for no deployed queue`);
+  }
+
+  it('has every declared queue and dead-letter queue, with the same visibility timeout, retention and receive count', () => {
+    const localQueues = [...local.byName.values()].flatMap((deployed) =>
+      deployed.deadLetterQueue ? [deployed.queue, deployed.deadLetterQueue] : [deployed.queue],
+    );
+
+    expect([...local.byName.keys()].sort()).toEqual(QUEUES.map((queue) => queue.name).sort());
+    expect(localQueues.map((queue) => logicalIdOf(cdkQueueOf(queue))).sort()).toEqual(
+      resourcesOfType(dev, 'AWS::SQS::Queue')
+        .map(([id]) => id)
+        .sort(),
+    );
+    for (const queue of localQueues) {
+      const cdk = propertiesOf(dev, logicalIdOf(cdkQueueOf(queue)));
+      const redrive = cdk.RedrivePolicy as
+        | { maxReceiveCount: number; deadLetterTargetArn: unknown }
+        | undefined;
+      // SQS's defaults where the template sets nothing: 30 s visible again, four days kept.
+      expect(queue.visibilityTimeoutMs, queue.name).toBe(Number(cdk.VisibilityTimeout ?? 30) * 1000);
+      expect(queue.retentionMs, queue.name).toBe(Number(cdk.MessageRetentionPeriod ?? 4 * 24 * 3600) * 1000);
+      expect(queue.maxReceiveCount, queue.name).toBe(redrive?.maxReceiveCount ?? Number.POSITIVE_INFINITY);
+      expect(
+        queue.deadLetterQueue ? logicalIdOf(cdkQueueOf(queue.deadLetterQueue)) : undefined,
+        queue.name,
+      ).toBe(redrive ? [...referencedLogicalIds(redrive.deadLetterTargetArn)][0] : undefined);
+    }
+  });
+
+  it('triggers every handler as the CDK stack does: the same queues and batches, the same schedules, the same stream sources', () => {
+    const triggers = localTriggers(local.byName);
+    const mappings = resourcesOfType(dev, 'AWS::Lambda::EventSourceMapping');
+    const rules = resourcesOfType(dev, 'AWS::Events::Rule').map(([, rule]) => rule.Properties ?? {});
+    let streamSources = 0;
+
+    for (const trigger of triggers) {
+      const fn = handlerFunction(dev.stacks, trigger.entry).function;
+      if (trigger.kind === 'queue') {
+        const [mapping] = mappingsOf(fn);
+        expect(referencedResources(mapping?.EventSourceArn), trigger.entry).toEqual([
+          logicalIdOf(cdkQueueOf(trigger.queue)),
+        ]);
+        expect(mapping?.BatchSize, trigger.entry).toBe(trigger.settings.batchSize);
+        expect((mapping?.ScalingConfig as { MaximumConcurrency?: number })?.MaximumConcurrency).toBe(
+          trigger.settings.maxConcurrency,
+        );
+        expect(mapping?.MaximumBatchingWindowInSeconds).toBe(trigger.settings.maxBatchingWindowSeconds);
+      } else if (trigger.kind === 'schedule') {
+        const rule = rules.find((candidate) =>
+          (candidate.Targets as Array<{ Arn: unknown }>).some((target) =>
+            referencedLogicalIds(target.Arn).has(logicalIdOf(fn)),
+          ),
+        );
+        const minutes = trigger.everyMs / 60_000;
+        expect(rule?.ScheduleExpression, trigger.entry).toMatch(
+          minutes % 60 === 0 ? `rate(${minutes / 60} hour` : `rate(${minutes} minute`,
+        );
+      } else {
+        streamSources += trigger.sources.length;
+        for (const source of trigger.sources) {
+          const mapping = mappingsOf(fn).find((candidate) =>
+            referencedLogicalIds(candidate.EventSourceArn).has(tableLogicalId(dev, source.table)),
+          );
+          expect(mapping?.BatchSize, `${trigger.entry} ${source.table}`).toBe(source.batchSize);
+          expect(
+            JSON.parse(
+              (mapping?.FilterCriteria as { Filters: [{ Pattern: string }] } | undefined)?.Filters[0]
+                .Pattern ?? '{}',
+            ),
+          ).toMatchObject({
+            eventName: [...source.eventNames],
+          });
+          expect(referencedResources(mapping?.DestinationConfig)).toEqual([
+            logicalIdOf(queueOf(dev, source.onFailure).queue),
+          ]);
+        }
+      }
+    }
+    const queueTriggers = triggers.filter((trigger) => trigger.kind === 'queue').length;
+    expect(queueTriggers + streamSources).toBe(mappings.length);
+    expect(triggers.filter((trigger) => trigger.kind === 'schedule')).toHaveLength(rules.length);
+    // Every handler but the authorizer (API Gateway's) has its trigger locally.
+    expect(triggers.map((trigger) => trigger.entry).sort()).toEqual(
+      HANDLERS.filter((handler) => !('authorizer' in handler.trigger))
+        .map((handler) => handler.entry)
+        .sort(),
+    );
   });
 });
