@@ -118,22 +118,17 @@ export interface HandlerDefinition {
 export const HTTP_FUNCTION_TIMEOUT_SECONDS = 10;
 export const DEFAULT_MEMORY_MB = 256;
 
-/** Identity with the literal types kept. */
-function defineHandler<const D extends HandlerDefinition>(definition: D): D {
-  return definition;
-}
-
 /**
  * The authorizer reads the auth table and writes only API tokens' lastUsedAt, at most about once a
  * minute per token (`recordsTokenUse`: a narrow UpdateItem grant, not write access to the table).
  */
-export const AUTHORIZER = defineHandler({
+export const AUTHORIZER = {
   entry: 'authorize',
   description: 'API Gateway REQUEST authorizer: API tokens and sessions',
   access: { auth: 'read', sessionSecret: true, recordsTokenUse: true },
   trigger: { authorizer: true },
   timeoutSeconds: 5,
-});
+} satisfies HandlerDefinition;
 
 /** The worker's timeout; its queue's visibility timeout is six times this (AWS's guidance). */
 export const WORKER_TIMEOUT_SECONDS = 120;
@@ -143,7 +138,7 @@ export const WORKER_TIMEOUT_SECONDS = 120;
  */
 export const MAX_RECEIVE_COUNT = 5;
 
-export const SYNTHESIS_WORKER = defineHandler({
+export const SYNTHESIS_WORKER = {
   entry: 'process-synthesis-jobs',
   description: 'Generates synthesis runs from queued jobs',
   access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite', callsModel: true },
@@ -157,17 +152,17 @@ export const SYNTHESIS_WORKER = defineHandler({
     'claude-v1': 'lambdas/wiring/claude-v1.ts',
     'sqs-queue': 'lambdas/sqs/sqs-queue.ts',
   },
-});
+} satisfies HandlerDefinition;
 
 /** Seconds the dead-letter handler may run; its queue's visibility timeout is six times this. */
 export const DEAD_LETTER_HANDLER_TIMEOUT_SECONDS = 30;
-export const DEAD_LETTER_HANDLER = defineHandler({
+export const DEAD_LETTER_HANDLER = {
   entry: 'fail-dead-synthesis-jobs',
   description: 'Marks the runs of dead-lettered synthesis jobs failed',
   access: { runs: 'readWrite', events: 'readWrite' },
   trigger: { queue: 'synthesis-jobs', deadLetters: true, batchSize: 10 },
   timeoutSeconds: DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
-});
+} satisfies HandlerDefinition;
 
 /**
  * A run still pending or generating this long after it was created cannot finish any more: even
@@ -182,13 +177,14 @@ export const STUCK_RUN_AFTER_SECONDS =
  * active rollouts by their guardrails (data: the rollouts and their executions). Every minute, so a
  * rollout that crossed its minimum is judged within a minute.
  */
-export const RUN_SWEEPER = defineHandler({
+export const RUN_SWEEPER = {
   entry: 'sweep-stuck-runs',
-  description: `Fails runs still pending or generating ${Math.round(STUCK_RUN_AFTER_SECONDS / 60)} minutes after they started`,
+  description:
+    'Fails runs left pending or generating past their bound, and judges active rollouts by their guardrails',
   access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite' },
   trigger: { schedule: { everyMinutes: 1 } },
   timeoutSeconds: 60,
-});
+} satisfies HandlerDefinition;
 
 /** Seconds a deletion job may run; it stops in time and queues its next step. */
 export const DELETION_JOB_TIMEOUT_SECONDS = 60;
@@ -197,31 +193,31 @@ export const DELETION_JOB_TIMEOUT_SECONDS = 60;
  * The deletion job: removes a deleted pipeline's items in bounded steps, each one re-queued, so
  * a pipeline with a million signals never runs into a timeout (lambdas/store/pipeline-deletion.ts).
  */
-export const PIPELINE_DELETER = defineHandler({
+export const PIPELINE_DELETER = {
   entry: 'delete-pipeline-data',
   description: "Removes a deleted pipeline's items in bounded, re-queued steps",
   access: { runs: 'readWrite', data: 'readWrite', settings: 'write', send: ['lifecycle-jobs'] },
   trigger: { queue: 'lifecycle-jobs', batchSize: 1, maxConcurrency: 2 },
   timeoutSeconds: DELETION_JOB_TIMEOUT_SECONDS,
-});
+} satisfies HandlerDefinition;
 
 /**
  * On a schedule: applies shortened retention windows to the records already stored (a key-range
  * Query per pipeline partition, batched deletes, resumable), and re-queues deletions left pending.
  */
-export const RETENTION_JOB = defineHandler({
+export const RETENTION_JOB = {
   entry: 'apply-retention',
   description: 'Removes signals and executions a shortened retention window left outside it',
   access: { runs: 'read', data: 'readWrite', send: ['lifecycle-jobs'] },
   trigger: { schedule: { everyMinutes: 60 } },
   timeoutSeconds: 300,
-});
+} satisfies HandlerDefinition;
 
 /**
  * The outbox reader: the events table's stream feeds it; it queues one delivery per subscribed
  * webhook and puts every event on the event bus.
  */
-export const EVENT_DELIVERER = defineHandler({
+export const EVENT_DELIVERER = {
   entry: 'deliver-events',
   description: 'Fans each committed event out to its webhooks and the event bus',
   access: { data: 'read', send: ['webhook-deliveries'], putsEvents: true },
@@ -232,7 +228,7 @@ export const EVENT_DELIVERER = defineHandler({
     ],
   },
   timeoutSeconds: 30,
-});
+} satisfies HandlerDefinition;
 
 /**
  * The relay of the events that a change writing one item carries in that item (a run's reject, a
@@ -240,7 +236,7 @@ export const EVENT_DELIVERER = defineHandler({
  * whose new image holds an event, and it writes each new one into the events table, once, where
  * the deliverer and the audit log find it.
  */
-export const EVENT_RELAY = defineHandler({
+export const EVENT_RELAY = {
   entry: 'relay-carried-events',
   description: 'Writes the events that one-item changes carry (runs, settings) into the events table',
   access: { events: 'write' },
@@ -264,7 +260,7 @@ export const EVENT_RELAY = defineHandler({
     ],
   },
   timeoutSeconds: 30,
-});
+} satisfies HandlerDefinition;
 
 /** Seconds one webhook batch may take: every POST of the batch runs at once, each within 10 s. */
 export const WEBHOOK_DELIVERER_TIMEOUT_SECONDS = 30;
@@ -275,13 +271,13 @@ export const WEBHOOK_DELIVERER_TIMEOUT_SECONDS = 30;
 export const WEBHOOK_MAX_RECEIVE_COUNT = 12;
 
 /** One attempt per queued delivery; a failed one waits for its next time on the schedule. */
-export const WEBHOOK_DELIVERER = defineHandler({
+export const WEBHOOK_DELIVERER = {
   entry: 'deliver-webhooks',
   description: 'Delivers queued events to webhooks, signed, retried on schedule',
   access: { data: 'readWrite', webhookSecretKey: true },
   trigger: { queue: 'webhook-deliveries', batchSize: 10, maxConcurrency: 10, changesVisibility: true },
   timeoutSeconds: WEBHOOK_DELIVERER_TIMEOUT_SECONDS,
-});
+} satisfies HandlerDefinition;
 
 /** Seconds one guardrail batch may take: one judgement per distinct rollout it names. */
 export const GUARDRAIL_JUDGE_TIMEOUT_SECONDS = 30;
@@ -293,7 +289,7 @@ export const GUARDRAIL_JUDGE_TIMEOUT_SECONDS = 30;
  * invoking, and at most 2 invocations run at once, so 100 batches a second of one pipeline cost
  * about one judgement per poller every 5 s instead of 100 a second. The sweeper stays the backstop.
  */
-export const GUARDRAIL_JUDGE = defineHandler({
+export const GUARDRAIL_JUDGE = {
   entry: 'judge-rollouts',
   description: 'Judges the active rollouts that newly recorded executions name, by their guardrails',
   // Runs: the approval's touched slots, for a rollout judged before its effect was ever read.
@@ -306,7 +302,7 @@ export const GUARDRAIL_JUDGE = defineHandler({
     changesVisibility: true,
   },
   timeoutSeconds: GUARDRAIL_JUDGE_TIMEOUT_SECONDS,
-});
+} satisfies HandlerDefinition;
 
 /** Every function in lambdas/handlers/, one per module. */
 export const HANDLERS: readonly HandlerDefinition[] = [

@@ -1608,6 +1608,7 @@ describe('the per-batch guardrail', () => {
 describe('event delivery', () => {
   const failureQueueId = () => {
     const [source] = EVENT_DELIVERER.trigger.streams;
+    if (!source) throw new Error('The event deliverer reads a stream.');
     return logicalIdOf(queueOf(dev, source.onFailure).queue);
   };
 
