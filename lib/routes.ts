@@ -15,12 +15,16 @@ import { type FunctionSettings, type GrantableResources, ServiceFunction } from 
 export const ROUTE_GROUPS = ['PipelineRoutes', 'Routes'] as const;
 export type RouteGroup = (typeof ROUTE_GROUPS)[number];
 
-/** The group of an operation module's function: the /pipelines ones apart from the rest. */
+/** The group of the operations whose paths begin with a segment; all others are in `Routes`. */
+const GROUP_OF_FIRST_SEGMENT: Readonly<Record<string, RouteGroup>> = { pipelines: 'PipelineRoutes' };
+
+/** The group of an operation module's function: that of its operations' first path segment. */
 export function routeGroupOf(fn: Pick<OperationFunction, 'operations'>): RouteGroup {
-  const underPipelines = fn.operations.every(
-    (operation) => operation.path === '/pipelines' || operation.path.startsWith('/pipelines/'),
+  const groups = new Set(
+    fn.operations.map((operation) => GROUP_OF_FIRST_SEGMENT[operation.path.split('/')[1] ?? ''] ?? 'Routes'),
   );
-  return underPipelines ? 'PipelineRoutes' : 'Routes';
+  const [group] = groups;
+  return groups.size === 1 && group !== undefined ? group : 'Routes';
 }
 
 export interface RouteFunctionsProps {
