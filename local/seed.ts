@@ -1,7 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { makeBootstrapTeam } from '../lambdas/auth/bootstrap.ts';
 import type { Principal } from '../lambdas/core/principal.ts';
-import type { ExecutionInput, SignalInput, Slot } from '../lambdas/core/schemas.ts';
+import type { Slot } from '../lambdas/core/schemas/pipelines.ts';
+import type { ExecutionInput, SignalInput } from '../lambdas/core/schemas/records.ts';
 import {
   makeCreatePipeline,
   makeRecordExecutions,

@@ -5,7 +5,7 @@
 import type { DomainEvent } from '../core/events.ts';
 import type { PageRequest } from '../core/ports.ts';
 import type { Role } from '../core/principal.ts';
-import type { Page } from '../core/schemas.ts';
+import type { Page } from '../core/schemas/common.ts';
 
 export interface Team {
   teamId: string;

@@ -7,8 +7,8 @@
 import * as z from 'zod/mini';
 import { ValidationError } from './errors.ts';
 import type { DomainEvent } from './events.ts';
-import type { Execution, Signal } from './schemas.ts';
-import { idSchema, timestampSchema } from './schemas.ts';
+import { idSchema, timestampSchema } from './schemas/common.ts';
+import type { Execution, Signal } from './schemas/records.ts';
 
 export const RETENTION_DAYS = { min: 1, max: 3650, default: 90 } as const;
 const DAY_MS = 86_400_000;

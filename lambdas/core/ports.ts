@@ -7,27 +7,20 @@ import type { SpentUsage } from './errors.ts';
 import type { EvaluationCaseRef, ExecutionStub } from './evaluation.ts';
 import type { DomainEvent } from './events.ts';
 import type { ArmWindow, EffectState, RecordedExecution, RecordedSignal } from './rollouts/effect-state.ts';
+import type { Page } from './schemas/common.ts';
+import type { EvaluationSummary, StoredEvaluationResult } from './schemas/evaluation.ts';
+import type { Activation, Configuration, Pipeline, ServingState, Slot } from './schemas/pipelines.ts';
+import type { Execution, Signal } from './schemas/records.ts';
+import type { StoredApprovalRules } from './schemas/review.ts';
+import type { Effect, Rollout } from './schemas/rollouts.ts';
 import type {
-  Activation,
   Change,
   Confidence,
-  Configuration,
   Diagnosis,
-  Effect,
-  EvaluationSummary,
-  Execution,
-  Page,
-  Pipeline,
-  Rollout,
-  ServingState,
-  Signal,
-  Slot,
-  StoredApprovalRules,
-  StoredEvaluationResult,
   StructuredWarning,
   SynthesisJob,
   SynthesisRun,
-} from './schemas.ts';
+} from './schemas/runs.ts';
 
 export interface Clock {
   now(): Date;

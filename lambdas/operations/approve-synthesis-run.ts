@@ -3,7 +3,10 @@
  * active configuration (or start a rollout), atomically, when the pipeline's approval rules allow it
  * (an admin's `override` passes its evaluation rules).
  */
-import { approveBodySchema, runIdSchema, synthesisRunSchema } from '../core/schemas.ts';
+
+import { runIdSchema } from '../core/schemas/common.ts';
+import { approveBodySchema } from '../core/schemas/review.ts';
+import { synthesisRunSchema } from '../core/schemas/runs.ts';
 import { makeApproveRun } from '../core/use-cases/review.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';

@@ -1,6 +1,6 @@
 /* DELETE /pipelines/{pipelineId}: 202 with the deletion's receipt; a queued job removes everything of it. */
 import { deletionReceiptSchema } from '../core/lifecycle.ts';
-import { idSchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
 import { makeDeletePipeline } from '../core/use-cases/lifecycle.ts';
 import { operationHandler } from '../http/operation.ts';
 import { locationOf } from '../http/response.ts';

@@ -1,6 +1,6 @@
 /* GET /deletions/{id}: a pipeline deletion's receipt (pending, then completed with its counts). */
 import { deletionReceiptSchema } from '../core/lifecycle.ts';
-import { idSchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
 import { makeGetDeletion } from '../core/use-cases/lifecycle.ts';
 import { operationHandler } from '../http/operation.ts';
 import { deletionStoreFromEnv } from '../wiring/repositories.ts';

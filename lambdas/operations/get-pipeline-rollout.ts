@@ -1,5 +1,6 @@
 /* GET /pipelines/{pipelineId}/rollout: the pipeline's active rollout, or its latest. */
-import { idSchema, rolloutSchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
+import { rolloutSchema } from '../core/schemas/rollouts.ts';
 import { makeGetRollout } from '../core/use-cases/rollouts.ts';
 import { operationHandler } from '../http/operation.ts';
 import { pipelineRepositoryFromEnv, rolloutRepositoryFromEnv } from '../wiring/repositories.ts';

@@ -1,5 +1,7 @@
 /* GET /synthesis-runs/{id}/effect: what an approved run's changes did, measured on executions. */
-import { effectSchema, runIdSchema } from '../core/schemas.ts';
+
+import { runIdSchema } from '../core/schemas/common.ts';
+import { effectSchema } from '../core/schemas/rollouts.ts';
 import { makeGetEffect } from '../core/use-cases/rollouts.ts';
 import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';

@@ -1,6 +1,7 @@
 /* GET /synthesis-runs/{id}/evidence: the signals and executions the run's findings cite. */
 import * as z from 'zod/mini';
-import { executionSchema, runIdSchema, signalSchema } from '../core/schemas.ts';
+import { runIdSchema } from '../core/schemas/common.ts';
+import { executionSchema, signalSchema } from '../core/schemas/records.ts';
 import { makeGetRunEvidence } from '../core/use-cases/synthesis.ts';
 import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';

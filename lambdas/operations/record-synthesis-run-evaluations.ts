@@ -1,11 +1,7 @@
 /* POST /synthesis-runs/{id}/evaluations {results}: a runner's results; the run's summary is rewritten. */
 import * as z from 'zod/mini';
-import {
-  evaluationSummarySchema,
-  LIMITS,
-  recordEvaluationsBodySchema,
-  runIdSchema,
-} from '../core/schemas.ts';
+import { LIMITS, runIdSchema } from '../core/schemas/common.ts';
+import { evaluationSummarySchema, recordEvaluationsBodySchema } from '../core/schemas/evaluation.ts';
 import { makeRecordEvaluations } from '../core/use-cases/evaluation.ts';
 import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';

@@ -1,5 +1,8 @@
 /* POST /synthesis-runs/{id}/reject {reason?}: a reviewer turns a generated run down. */
-import { rejectBodySchema, runIdSchema, synthesisRunSchema } from '../core/schemas.ts';
+
+import { runIdSchema } from '../core/schemas/common.ts';
+import { rejectBodySchema } from '../core/schemas/review.ts';
+import { synthesisRunSchema } from '../core/schemas/runs.ts';
 import { makeRejectRun } from '../core/use-cases/review.ts';
 import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';

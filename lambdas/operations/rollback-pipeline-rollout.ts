@@ -1,5 +1,7 @@
 /* POST /pipelines/{pipelineId}/rollout/rollback {reason?}: ends the active rollout; the base stays active. */
-import { endRolloutBodySchema, idSchema, rolloutSchema } from '../core/schemas.ts';
+
+import { idSchema } from '../core/schemas/common.ts';
+import { endRolloutBodySchema, rolloutSchema } from '../core/schemas/rollouts.ts';
 import { makeEndRollout } from '../core/use-cases/rollouts.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';

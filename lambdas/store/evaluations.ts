@@ -16,12 +16,9 @@ import * as z from 'zod/mini';
 import { ConflictError } from '../core/errors.ts';
 import type { ExecutionStub } from '../core/evaluation.ts';
 import type { EvaluationStore, StoredEvaluationSet } from '../core/ports.ts';
-import {
-  type Execution,
-  executionSchema,
-  storedEvaluationResultSchema,
-  timestampSchema,
-} from '../core/schemas.ts';
+import { timestampSchema } from '../core/schemas/common.ts';
+import { storedEvaluationResultSchema } from '../core/schemas/evaluation.ts';
+import { type Execution, executionSchema } from '../core/schemas/records.ts';
 import { isConditionFailure } from './conditions.ts';
 import { carryingEvent } from './events.ts';
 import { itemReader } from './items.ts';

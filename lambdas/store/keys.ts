@@ -2,7 +2,9 @@
  * Every key of every item in the tables, built in one place: the stores, the local stack and the
  * tests read and write items only through these builders, so a key pattern cannot drift.
  */
-import type { Activation, Execution, Rollout, Signal } from '../core/schemas.ts';
+import type { Activation } from '../core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../core/schemas/records.ts';
+import type { Rollout } from '../core/schemas/rollouts.ts';
 
 /** The attributes that place an item in the table and gsi1 (a gsi1 page's cursor carries exactly these). */
 export const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;

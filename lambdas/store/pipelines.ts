@@ -18,15 +18,12 @@ import {
   activationSchema,
   type Configuration,
   configurationSchema,
-  type Execution,
-  executionSchema,
   type Pipeline,
   pipelineSchema,
   type ServingState,
-  type Signal,
   servingStateSchema,
-  signalSchema,
-} from '../core/schemas.ts';
+} from '../core/schemas/pipelines.ts';
+import { type Execution, executionSchema, type Signal, signalSchema } from '../core/schemas/records.ts';
 import {
   contendedTransactionItems,
   failedTransactionItems,

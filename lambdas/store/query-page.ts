@@ -5,7 +5,7 @@
  */
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PageRequest } from '../core/ports.ts';
-import type { Page } from '../core/schemas.ts';
+import type { Page } from '../core/schemas/common.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 
 export interface PageQuery {

@@ -18,15 +18,9 @@ import { ConflictError } from '../core/errors.ts';
 import type { DomainEvent } from '../core/events.ts';
 import type { ApprovalPlan, RolloutRepository } from '../core/ports.ts';
 import type { EffectState, RecordedExecution, RecordedSignal } from '../core/rollouts/effect-state.ts';
-import {
-  type Activation,
-  activationSchema,
-  effectSchema,
-  executionSchema,
-  type Rollout,
-  rolloutSchema,
-  signalSchema,
-} from '../core/schemas.ts';
+import { type Activation, activationSchema } from '../core/schemas/pipelines.ts';
+import { executionSchema, signalSchema } from '../core/schemas/records.ts';
+import { effectSchema, type Rollout, rolloutSchema } from '../core/schemas/rollouts.ts';
 
 /** What the effect reads of an execution (projected), and of a signal citing one. */
 const measuredExecutionSchema = /* @__PURE__ */ z.pick(executionSchema, {

@@ -6,7 +6,8 @@ import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from
 import { ConflictError, PayloadTooLargeError } from '../core/errors.ts';
 import type { DomainEvent } from '../core/events.ts';
 import type { ClaimResult, RunRepository, SynthesisUsage } from '../core/ports.ts';
-import type { Configuration, RunStatus, SynthesisRun } from '../core/schemas.ts';
+import type { Configuration } from '../core/schemas/pipelines.ts';
+import type { RunStatus, SynthesisRun } from '../core/schemas/runs.ts';
 import { failedTransactionItems, isConditionFailure, isItemTooLarge, putNew } from './conditions.ts';
 import { eventPut } from './events.ts';
 import { runKey } from './keys.ts';

@@ -6,7 +6,7 @@ import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from
 import { ConflictError } from '../core/errors.ts';
 import type { RunRepository } from '../core/ports.ts';
 import { statusesAllowedBefore } from '../core/run-state.ts';
-import type { SynthesisRun } from '../core/schemas.ts';
+import type { SynthesisRun } from '../core/schemas/runs.ts';
 import { contendedTransactionItems, failedTransactionItems, isConditionFailure } from './conditions.ts';
 import { carryingEvent, eventPut } from './events.ts';
 import { runKey } from './keys.ts';

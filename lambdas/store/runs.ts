@@ -11,7 +11,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../core/errors.ts';
 import type { PageRequest, RunRepository } from '../core/ports.ts';
-import type { Page, SynthesisRun } from '../core/schemas.ts';
+import type { Page } from '../core/schemas/common.ts';
+import type { SynthesisRun } from '../core/schemas/runs.ts';
 import { isConditionFailure } from './conditions.ts';
 import { runKey } from './keys.ts';
 import { queryPage } from './query-page.ts';

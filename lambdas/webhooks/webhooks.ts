@@ -7,7 +7,7 @@ import { NotFoundError } from '../core/errors.ts';
 import { actorOf, EVENT_TYPES, eventTypeSchema, newEvent } from '../core/events.ts';
 import type { Clock, IdGenerator, PageRequest } from '../core/ports.ts';
 import { assertCanWrite, type Principal } from '../core/principal.ts';
-import type { Page } from '../core/schemas.ts';
+import type { Page } from '../core/schemas/common.ts';
 import type { Delivery, SecretKeyProvider, WebhookRecord, WebhookRepository } from './ports.ts';
 import { generateWebhookSecret, sealSecret } from './secret.ts';
 import type { CheckedTarget } from './url-guard.ts';

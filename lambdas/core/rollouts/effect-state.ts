@@ -5,7 +5,7 @@
  * measurement merges only what was recorded after the mark, drops the oldest beyond 1,000 and
  * counts again in memory (measureEffect). Pure: the use case reads, the store keeps it.
  */
-import type { Execution, Severity, Signal } from '../schemas.ts';
+import type { Execution, Severity, Signal } from '../schemas/records.ts';
 import { EFFECT_ARM_LIMIT, type EffectFigures, measureEffect } from './effect.ts';
 
 /** Which executions of a configuration an arm counts: by recording time, and by start time. */

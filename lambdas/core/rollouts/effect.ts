@@ -3,7 +3,7 @@
  * executions, their failure rates compared, per touched slot from `slotResults`, and the signals
  * citing each arm's executions. Pure: the use case reads the executions, this counts them.
  */
-import type { Execution, Signal } from '../schemas.ts';
+import type { Execution, Signal } from '../schemas/records.ts';
 
 /** What the figures read of an execution, and of a signal (the executions' own records or kept ones). */
 type Measured = Pick<Execution, 'id' | 'status' | 'durationMs' | 'startedAt' | 'slotResults'>;

@@ -9,8 +9,8 @@ import {
   type ApprovalRules,
   type ApproveBody,
   type StoredApprovalRules,
-  type SynthesisRun,
-} from '../schemas.ts';
+} from '../schemas/review.ts';
+import type { SynthesisRun } from '../schemas/runs.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
 
 export interface ApprovalRulesDeps {

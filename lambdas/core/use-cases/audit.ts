@@ -3,7 +3,7 @@ import { ForbiddenError } from '../errors.ts';
 import type { DomainEvent, EventType } from '../events.ts';
 import type { PageRequest } from '../ports.ts';
 import type { Principal } from '../principal.ts';
-import type { Page } from '../schemas.ts';
+import type { Page } from '../schemas/common.ts';
 
 export interface AuditLog {
   /** The team's events, newest first, optionally of one pipeline and one type. */

@@ -11,9 +11,9 @@ import type {
   EvaluationResult,
   EvaluationSet,
   EvaluationSummary,
-  Execution,
-  SynthesisRun,
-} from '../schemas.ts';
+} from '../schemas/evaluation.ts';
+import type { Execution } from '../schemas/records.ts';
+import type { SynthesisRun } from '../schemas/runs.ts';
 import { makeGetSynthesisRun } from './synthesis.ts';
 
 export interface EvaluationDeps {

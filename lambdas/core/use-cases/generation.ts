@@ -20,7 +20,7 @@ import {
   type SynthesisProposal,
   type SynthesisUsage,
 } from '../ports.ts';
-import type { SynthesisJob, SynthesisRun } from '../schemas.ts';
+import type { SynthesisJob, SynthesisRun } from '../schemas/runs.ts';
 import { makeReadWindowedEvidence } from './lifecycle.ts';
 
 /** Whether an error that is not one of ours may pass if the job is tried again later. */

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import type { GuardrailCheck } from '../ports.ts';
-import { idSchema } from '../schemas.ts';
+import { idSchema } from '../schemas/common.ts';
 import { type GuardrailOutcome, type JudgeDeps, judgeRollout } from './rollouts.ts';
 
 /** Checks naming the same rollout of the same pipeline ask for one judgement. */

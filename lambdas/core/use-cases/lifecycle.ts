@@ -21,7 +21,7 @@ import {
 } from '../lifecycle.ts';
 import type { Clock, IdGenerator, PipelineRepository, RunRepository } from '../ports.ts';
 import { assertSameTeam, type Principal } from '../principal.ts';
-import type { Pipeline } from '../schemas.ts';
+import type { Pipeline } from '../schemas/pipelines.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
 
 /** Only a team's admins change its settings or delete its pipelines. */

@@ -11,15 +11,8 @@ import type {
   PipelineRepository,
 } from '../ports.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
-import type {
-  Configuration,
-  CreatePipelineBody,
-  Execution,
-  ExecutionInput,
-  Pipeline,
-  Signal,
-  SignalInput,
-} from '../schemas.ts';
+import type { Configuration, CreatePipelineBody, Pipeline } from '../schemas/pipelines.ts';
+import type { Execution, ExecutionInput, Signal, SignalInput } from '../schemas/records.ts';
 
 export interface PipelineDeps {
   pipelines: PipelineRepository;

@@ -13,16 +13,10 @@ import type {
   RunRepository,
 } from '../ports.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
-import type {
-  Activation,
-  ApproveBody,
-  Change,
-  Configuration,
-  Rollout,
-  RunStatus,
-  Slot,
-  SynthesisRun,
-} from '../schemas.ts';
+import type { Activation, Configuration, Slot } from '../schemas/pipelines.ts';
+import type { ApproveBody } from '../schemas/review.ts';
+import type { Rollout } from '../schemas/rollouts.ts';
+import type { Change, RunStatus, SynthesisRun } from '../schemas/runs.ts';
 import { enforceApprovalRules } from './approval-rules.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
 import { makeGetSynthesisRun } from './synthesis.ts';

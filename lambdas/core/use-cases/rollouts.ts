@@ -34,7 +34,9 @@ import {
   stateFits,
 } from '../rollouts/effect-state.ts';
 import { servesCandidate } from '../rollouts/routing.ts';
-import type { Activation, Configuration, Effect, Rollout, SynthesisRun } from '../schemas.ts';
+import type { Activation, Configuration } from '../schemas/pipelines.ts';
+import type { Effect, Rollout } from '../schemas/rollouts.ts';
+import type { SynthesisRun } from '../schemas/runs.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
 import { makeGetSynthesisRun } from './synthesis.ts';
 

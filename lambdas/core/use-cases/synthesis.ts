@@ -23,7 +23,7 @@ import type {
 } from '../ports.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
 import { newPendingRun } from '../run-state.ts';
-import type { SynthesisRun } from '../schemas.ts';
+import type { SynthesisRun } from '../schemas/runs.ts';
 import { isSynthesisHandlerName, SYNTHESIS_HANDLER_NAMES } from '../synthesis-handlers.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
 

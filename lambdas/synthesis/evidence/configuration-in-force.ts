@@ -5,7 +5,8 @@
  * last activation changed: the change it asked for may be exactly that one. Shared by every handler.
  */
 import type { SynthesisContext } from '../../core/ports.ts';
-import type { Configuration, Execution, Signal } from '../../core/schemas.ts';
+import type { Configuration } from '../../core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../core/schemas/records.ts';
 
 export interface ConfigurationInForce {
   /** True when the record was made under an earlier configuration. */

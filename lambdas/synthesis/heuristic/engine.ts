@@ -3,7 +3,8 @@
  * numbers references as a model's would, and finalizeProposal checks it the same way.
  */
 import type { SynthesisContext, SynthesisEngine, SynthesisProposal } from '../../core/ports.ts';
-import type { Execution, Signal, Slot } from '../../core/schemas.ts';
+import type { Slot } from '../../core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../core/schemas/records.ts';
 import { DRAFT_LIMITS, type DraftFinding, type SynthesisDraft, synthesisDraftSchema } from '../draft.ts';
 import { type ConfigurationInForce, configurationInForce } from '../evidence/configuration-in-force.ts';
 import { newestFirst } from '../evidence/executions.ts';

@@ -3,7 +3,8 @@
  * run by the first rule whose pattern matches, and counts each slot's runs, durations and failures.
  */
 import type { SynthesisContext } from '../../core/ports.ts';
-import type { Execution, Signal, Slot } from '../../core/schemas.ts';
+import type { Slot } from '../../core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../core/schemas/records.ts';
 import type { Fault, FaultRule, FaultWindow, SlotRuns } from './rule.ts';
 
 /** The fault of the first rule whose pattern matches: the table's order decides, so "timed out" is never an "error". */

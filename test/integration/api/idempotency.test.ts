@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JobQueue } from '../../../lambdas/core/ports.ts';
-import type { SynthesisJob } from '../../../lambdas/core/schemas.ts';
+import type { SynthesisJob } from '../../../lambdas/core/schemas/runs.ts';
 import { IDEMPOTENCY_RESERVATION_MS, makeStartSynthesis } from '../../../lambdas/core/use-cases/synthesis.ts';
 import { makeIdempotencyStore } from '../../../lambdas/store/idempotency.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';

@@ -16,7 +16,7 @@ import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Execution, Signal } from '../../../lambdas/core/schemas.ts';
+import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';
 import { listTeamEvents } from '../../../lambdas/store/events.ts';
 import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
 import { makeExportStore } from '../../../lambdas/store/export.ts';

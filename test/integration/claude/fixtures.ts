@@ -8,14 +8,9 @@ import type {
   SynthesisEngine,
 } from '../../../lambdas/core/ports.ts';
 import { newPendingRun } from '../../../lambdas/core/run-state.ts';
-import type {
-  Configuration,
-  Execution,
-  Pipeline,
-  Signal,
-  Slot,
-  SynthesisRun,
-} from '../../../lambdas/core/schemas.ts';
+import type { Configuration, Pipeline, Slot } from '../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';
+import type { SynthesisRun } from '../../../lambdas/core/schemas/runs.ts';
 import { makeGenerateRun } from '../../../lambdas/core/use-cases/generation.ts';
 import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';

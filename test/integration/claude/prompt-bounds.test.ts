@@ -6,16 +6,10 @@ import {
   SIGNAL_WINDOW,
 } from '../../../lambdas/core/ports.ts';
 import { newPendingRun } from '../../../lambdas/core/run-state.ts';
-import type {
-  Configuration,
-  Execution,
-  Pipeline,
-  Severity,
-  Signal,
-  Slot,
-  SynthesisRun,
-} from '../../../lambdas/core/schemas.ts';
-import { LIMITS } from '../../../lambdas/core/schemas.ts';
+import { LIMITS } from '../../../lambdas/core/schemas/common.ts';
+import type { Configuration, Pipeline, Slot } from '../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution, Severity, Signal } from '../../../lambdas/core/schemas/records.ts';
+import type { SynthesisRun } from '../../../lambdas/core/schemas/runs.ts';
 import { makeGenerateRun } from '../../../lambdas/core/use-cases/generation.ts';
 import { createClaudeV1 } from '../../../lambdas/synthesis/claude/engine.ts';
 import { PROMPT_LIMITS } from '../../../lambdas/synthesis/claude/prompt.ts';

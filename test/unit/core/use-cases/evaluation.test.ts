@@ -6,16 +6,14 @@ import type {
   EvaluationStore,
   StoredEvaluationSet,
 } from '../../../../lambdas/core/ports.ts';
-import {
-  APPROVAL_RULE_DEFAULTS,
-  type Configuration,
-  type EvaluationSummary,
-  type Execution,
-  type Pipeline,
-  type StoredApprovalRules,
-  type StoredEvaluationResult,
-  type SynthesisRun,
-} from '../../../../lambdas/core/schemas.ts';
+import type {
+  EvaluationSummary,
+  StoredEvaluationResult,
+} from '../../../../lambdas/core/schemas/evaluation.ts';
+import type { Configuration, Pipeline } from '../../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution } from '../../../../lambdas/core/schemas/records.ts';
+import { APPROVAL_RULE_DEFAULTS, type StoredApprovalRules } from '../../../../lambdas/core/schemas/review.ts';
+import type { SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
 import {
   enforceApprovalRules,
   makeGetApprovalRules,

@@ -21,22 +21,26 @@ import type {
 } from '../../../../lambdas/core/ports.ts';
 import type { Principal } from '../../../../lambdas/core/principal.ts';
 import { newPendingRun } from '../../../../lambdas/core/run-state.ts';
+import type { Page } from '../../../../lambdas/core/schemas/common.ts';
 import {
   type Activation,
   activationSchema,
   type Configuration,
   configurationSchema,
-  type Execution,
-  executionSchema,
-  type Page,
   type Pipeline,
   pipelineSchema,
+} from '../../../../lambdas/core/schemas/pipelines.ts';
+import {
+  type Execution,
+  executionSchema,
   type Signal,
+  signalSchema,
+} from '../../../../lambdas/core/schemas/records.ts';
+import {
   type SynthesisJob,
   type SynthesisRun,
-  signalSchema,
   synthesisRunSchema,
-} from '../../../../lambdas/core/schemas.ts';
+} from '../../../../lambdas/core/schemas/runs.ts';
 
 /** A clock that stands still until a test moves it. */
 export class FakeClock implements Clock {

@@ -5,13 +5,9 @@ import {
   TransientSynthesisError,
 } from '../../../../lambdas/core/errors.ts';
 import type { SynthesisContext, SynthesisEngine, SynthesisProposal } from '../../../../lambdas/core/ports.ts';
-import type {
-  Configuration,
-  Execution,
-  Pipeline,
-  Signal,
-  SynthesisRun,
-} from '../../../../lambdas/core/schemas.ts';
+import type { Configuration, Pipeline } from '../../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../../../lambdas/core/schemas/records.ts';
+import type { SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
 import {
   type GenerateRunDeps,
   makeFailDeadJob,

@@ -1,7 +1,9 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConflictError } from '../../../../lambdas/core/errors.ts';
 import type { GuardrailCheck, RolloutRepository } from '../../../../lambdas/core/ports.ts';
-import type { Execution, Pipeline, Rollout } from '../../../../lambdas/core/schemas.ts';
+import type { Pipeline } from '../../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution } from '../../../../lambdas/core/schemas/records.ts';
+import type { Rollout } from '../../../../lambdas/core/schemas/rollouts.ts';
 import { makeJudgeNamedRollouts } from '../../../../lambdas/core/use-cases/guardrail-checks.ts';
 import { makeRecordExecutions } from '../../../../lambdas/core/use-cases/pipelines.ts';
 import { makeWorld, principal, SLOTS, seedPipeline, type World } from './fakes.ts';

@@ -17,7 +17,9 @@ import {
   type TeamSettingsStore,
   updateTeamSettingsBodySchema,
 } from '../../../../lambdas/core/lifecycle.ts';
-import type { Configuration, Pipeline, Signal, SynthesisRun } from '../../../../lambdas/core/schemas.ts';
+import type { Configuration, Pipeline } from '../../../../lambdas/core/schemas/pipelines.ts';
+import type { Signal } from '../../../../lambdas/core/schemas/records.ts';
+import type { SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
 import { makeGenerateRun } from '../../../../lambdas/core/use-cases/generation.ts';
 import {
   makeApplyRetention,

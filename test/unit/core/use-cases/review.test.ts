@@ -1,12 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../../../lambdas/core/errors.ts';
-import type {
-  Change,
-  Configuration,
-  Pipeline,
-  Slot,
-  SynthesisRun,
-} from '../../../../lambdas/core/schemas.ts';
+import type { Configuration, Pipeline, Slot } from '../../../../lambdas/core/schemas/pipelines.ts';
+import type { Change, SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
 import {
   makeActivateConfiguration,
   makeApproveRun,

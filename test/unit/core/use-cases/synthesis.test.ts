@@ -7,7 +7,7 @@ import {
   ServiceUnavailableError,
   ValidationError,
 } from '../../../../lambdas/core/errors.ts';
-import type { SynthesisRun } from '../../../../lambdas/core/schemas.ts';
+import type { SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
 import {
   makeGetRunEvidence,
   makeGetSynthesisRun,
