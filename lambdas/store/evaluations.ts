@@ -15,7 +15,7 @@ import {
 import * as z from 'zod/mini';
 import { ConflictError } from '../core/errors.ts';
 import type { ExecutionStub } from '../core/evaluation.ts';
-import type { EvaluationStore, StoredEvaluationSet } from '../core/ports.ts';
+import type { EvaluationStore, StoredEvaluationSet } from '../core/ports/evaluation.ts';
 import { timestampSchema } from '../core/schemas/common.ts';
 import { storedEvaluationResultSchema } from '../core/schemas/evaluation.ts';
 import { type Execution, executionSchema } from '../core/schemas/records.ts';

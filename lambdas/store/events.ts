@@ -5,7 +5,7 @@
  */
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type DomainEvent, domainEventSchema, type EventType } from '../core/events.ts';
-import type { PageRequest } from '../core/ports.ts';
+import type { PageRequest } from '../core/ports/common.ts';
 import type { Page } from '../core/schemas/common.ts';
 import type { AuditLog } from '../core/use-cases/audit.ts';
 import { isConditionFailure, putNew } from './conditions.ts';

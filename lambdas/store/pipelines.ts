@@ -12,7 +12,8 @@ import {
 import { ConflictError, NotFoundError } from '../core/errors.ts';
 import type { DomainEvent } from '../core/events.ts';
 import { expiryEpoch, RETENTION_DAYS } from '../core/lifecycle.ts';
-import type { PageRequest, PipelineRepository } from '../core/ports.ts';
+import type { PageRequest } from '../core/ports/common.ts';
+import type { PipelineRepository } from '../core/ports/pipelines.ts';
 import {
   type Activation,
   activationSchema,

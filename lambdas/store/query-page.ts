@@ -4,7 +4,7 @@
  * a user's records.
  */
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { PageRequest } from '../core/ports.ts';
+import type { PageRequest } from '../core/ports/common.ts';
 import type { Page } from '../core/schemas/common.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 

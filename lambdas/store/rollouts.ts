@@ -16,7 +16,8 @@ import {
 import * as z from 'zod/mini';
 import { ConflictError } from '../core/errors.ts';
 import type { DomainEvent } from '../core/events.ts';
-import type { ApprovalPlan, RolloutRepository } from '../core/ports.ts';
+import type { ApprovalPlan } from '../core/ports/review.ts';
+import type { RolloutRepository } from '../core/ports/rollouts.ts';
 import type { EffectState, RecordedExecution, RecordedSignal } from '../core/rollouts/effect-state.ts';
 import { type Activation, activationSchema } from '../core/schemas/pipelines.ts';
 import { executionSchema, signalSchema } from '../core/schemas/records.ts';

@@ -4,7 +4,7 @@
  */
 import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../core/errors.ts';
-import type { RunRepository } from '../core/ports.ts';
+import type { RunRepository } from '../core/ports/runs.ts';
 import { statusesAllowedBefore } from '../core/run-state.ts';
 import type { SynthesisRun } from '../core/schemas/runs.ts';
 import { contendedTransactionItems, failedTransactionItems, isConditionFailure } from './conditions.ts';

@@ -10,7 +10,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../core/errors.ts';
-import type { PageRequest, RunRepository } from '../core/ports.ts';
+import type { PageRequest } from '../core/ports/common.ts';
+import type { RunRepository } from '../core/ports/runs.ts';
 import type { Page } from '../core/schemas/common.ts';
 import type { SynthesisRun } from '../core/schemas/runs.ts';
 import { isConditionFailure } from './conditions.ts';

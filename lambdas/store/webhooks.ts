@@ -11,7 +11,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, ValidationError } from '../core/errors.ts';
-import type { PageRequest } from '../core/ports.ts';
+import type { PageRequest } from '../core/ports/common.ts';
 import {
   type Delivery,
   deliverySchema,

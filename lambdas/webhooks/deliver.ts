@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { type DomainEvent, domainEventSchema, envelopeOf } from '../core/events.ts';
-import type { Clock, IdGenerator } from '../core/ports.ts';
+import type { Clock, IdGenerator } from '../core/ports/common.ts';
 import type { Delivery, SecretKeyProvider, WebhookRepository } from './ports.ts';
 import type { PostResult } from './post.ts';
 import { openSecret, signWebhook } from './secret.ts';

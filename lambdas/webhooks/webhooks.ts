@@ -5,7 +5,7 @@
 import * as z from 'zod/mini';
 import { NotFoundError } from '../core/errors.ts';
 import { actorOf, EVENT_TYPES, eventTypeSchema, newEvent } from '../core/events.ts';
-import type { Clock, IdGenerator, PageRequest } from '../core/ports.ts';
+import type { Clock, IdGenerator, PageRequest } from '../core/ports/common.ts';
 import { assertCanWrite, type Principal } from '../core/principal.ts';
 import type { Page } from '../core/schemas/common.ts';
 import type { Delivery, SecretKeyProvider, WebhookRecord, WebhookRepository } from './ports.ts';

@@ -2,7 +2,9 @@
 import { failingRules } from '../approval-rules.ts';
 import { ConflictError, ForbiddenError } from '../errors.ts';
 import { actorOf, newEvent } from '../events.ts';
-import type { ApprovalRulesStore, Clock, IdGenerator, PipelineRepository } from '../ports.ts';
+import type { Clock, IdGenerator } from '../ports/common.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { ApprovalRulesStore } from '../ports/review.ts';
 import type { Principal } from '../principal.ts';
 import {
   APPROVAL_RULE_DEFAULTS,

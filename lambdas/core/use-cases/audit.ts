@@ -1,7 +1,7 @@
 /* The audit log: the team's events with their actors, newest first; admins and members read it. */
 import { ForbiddenError } from '../errors.ts';
 import type { DomainEvent, EventType } from '../events.ts';
-import type { PageRequest } from '../ports.ts';
+import type { PageRequest } from '../ports/common.ts';
 import type { Principal } from '../principal.ts';
 import type { Page } from '../schemas/common.ts';
 

@@ -4,7 +4,10 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import { chooseEvaluationCases, summarizeEvaluation } from '../evaluation.ts';
 import { actorOf, newEvent } from '../events.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
-import type { Clock, EvaluationStore, EvidenceStore, PipelineRepository, RunRepository } from '../ports.ts';
+import type { Clock } from '../ports/common.ts';
+import type { EvaluationStore } from '../ports/evaluation.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { EvidenceStore, RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
 import type {
   EvaluationCase,

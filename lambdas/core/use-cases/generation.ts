@@ -7,19 +7,17 @@ import { runEvent, SYSTEM_ACTOR } from '../events.ts';
 import { legacyWarnings, renderExplanation } from '../explanation.ts';
 import type { TeamSettingsStore } from '../lifecycle.ts';
 import { DEFAULT_MODEL_PRICES, type ModelPrices, withCost } from '../model-pricing.ts';
+import type { Clock, IdGenerator } from '../ports/common.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { EvidenceStore, RunRepository } from '../ports/runs.ts';
 import {
-  type Clock,
-  type EvidenceStore,
   EXECUTION_WINDOW,
-  type IdGenerator,
-  type PipelineRepository,
-  type RunRepository,
   SIGNAL_WINDOW,
   type SynthesisContext,
   type SynthesisEngine,
   type SynthesisProposal,
   type SynthesisUsage,
-} from '../ports.ts';
+} from '../ports/synthesis.ts';
 import type { SynthesisJob, SynthesisRun } from '../schemas/runs.ts';
 import { makeReadWindowedEvidence } from './lifecycle.ts';
 

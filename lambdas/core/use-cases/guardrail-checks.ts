@@ -4,7 +4,7 @@
  * rollouts its batch names, each once, with the same judge as the sweeper's pass (judgeRollout).
  */
 import * as z from 'zod/mini';
-import type { GuardrailCheck } from '../ports.ts';
+import type { GuardrailCheck } from '../ports/rollouts.ts';
 import { idSchema } from '../schemas/common.ts';
 import { type GuardrailOutcome, type JudgeDeps, judgeRollout } from './rollouts.ts';
 

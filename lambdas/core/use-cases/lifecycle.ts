@@ -19,7 +19,9 @@ import {
   type TeamSettingsStore,
   type WindowedEvidence,
 } from '../lifecycle.ts';
-import type { Clock, IdGenerator, PipelineRepository, RunRepository } from '../ports.ts';
+import type { Clock, IdGenerator } from '../ports/common.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { RunRepository } from '../ports/runs.ts';
 import { assertSameTeam, type Principal } from '../principal.ts';
 import type { Pipeline } from '../schemas/pipelines.ts';
 import { loadOwnedPipeline } from './pipelines.ts';

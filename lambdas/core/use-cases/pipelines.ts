@@ -2,14 +2,9 @@
    record signals and executions for the team that owns the pipeline. */
 import { NotFoundError } from '../errors.ts';
 import { assertInsideWindow, retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
-import type {
-  Clock,
-  GuardrailCheck,
-  GuardrailQueue,
-  IdGenerator,
-  PageRequest,
-  PipelineRepository,
-} from '../ports.ts';
+import type { Clock, IdGenerator, PageRequest } from '../ports/common.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { GuardrailCheck, GuardrailQueue } from '../ports/rollouts.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
 import type { Configuration, CreatePipelineBody, Pipeline } from '../schemas/pipelines.ts';
 import type { Execution, ExecutionInput, Signal, SignalInput } from '../schemas/records.ts';

@@ -3,15 +3,11 @@
 import { applyMergePatch } from '../../synthesis/merge-patch.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import { type Actor, actorOf, type DomainEvent, newEvent, runEvent } from '../events.ts';
-import type {
-  ApprovalRulesStore,
-  Clock,
-  IdGenerator,
-  PageRequest,
-  PipelineRepository,
-  RolloutRepository,
-  RunRepository,
-} from '../ports.ts';
+import type { Clock, IdGenerator, PageRequest } from '../ports/common.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { ApprovalRulesStore } from '../ports/review.ts';
+import type { RolloutRepository } from '../ports/rollouts.ts';
+import type { RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
 import type { Activation, Configuration, Slot } from '../schemas/pipelines.ts';
 import type { ApproveBody } from '../schemas/review.ts';

@@ -6,14 +6,10 @@
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { type Actor, actorOf, newEvent, SYSTEM_ACTOR } from '../events.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
-import type {
-  Clock,
-  IdGenerator,
-  KeptEffect,
-  PipelineRepository,
-  RolloutRepository,
-  RunRepository,
-} from '../ports.ts';
+import type { Clock, IdGenerator } from '../ports/common.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { KeptEffect, RolloutRepository } from '../ports/rollouts.ts';
+import type { RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
 import {
   BEFORE_AFTER_MIN_EXECUTIONS,

@@ -11,16 +11,9 @@ import {
 } from '../errors.ts';
 import { runEvent, SYSTEM_ACTOR } from '../events.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
-import type {
-  Clock,
-  EvidenceStore,
-  IdempotencyStore,
-  IdGenerator,
-  JobQueue,
-  PipelineRepository,
-  QuotaStore,
-  RunRepository,
-} from '../ports.ts';
+import type { Clock, IdGenerator } from '../ports/common.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { EvidenceStore, IdempotencyStore, JobQueue, QuotaStore, RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
 import { newPendingRun } from '../run-state.ts';
 import type { SynthesisRun } from '../schemas/runs.ts';

@@ -6,7 +6,7 @@ import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { ApiTokenRecord, AuthRepository } from '../../auth/ports.ts';
 import type { DomainEvent } from '../../core/events.ts';
-import type { PageRequest } from '../../core/ports.ts';
+import type { PageRequest } from '../../core/ports/common.ts';
 import { failedTransactionItems, isConditionFailure, putNew } from '../conditions.ts';
 import { eventPut } from '../events.ts';
 import { itemReader } from '../items.ts';

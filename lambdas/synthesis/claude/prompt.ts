@@ -4,7 +4,7 @@
  * bound on its size.
  */
 
-import { SIGNAL_WINDOW, type SynthesisContext } from '../../core/ports.ts';
+import { SIGNAL_WINDOW, type SynthesisContext } from '../../core/ports/synthesis.ts';
 import type { Slot } from '../../core/schemas/pipelines.ts';
 import type { Execution, Signal } from '../../core/schemas/records.ts';
 import { configurationInForce } from '../evidence/configuration-in-force.ts';

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { JobQueue } from '../../../lambdas/core/ports.ts';
+import type { JobQueue } from '../../../lambdas/core/ports/runs.ts';
 import type { SynthesisJob } from '../../../lambdas/core/schemas/runs.ts';
 import { IDEMPOTENCY_RESERVATION_MS, makeStartSynthesis } from '../../../lambdas/core/use-cases/synthesis.ts';
 import { makeIdempotencyStore } from '../../../lambdas/store/idempotency.ts';

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { QuotaExceededError } from '../../../lambdas/core/errors.ts';
-import type { JobQueue } from '../../../lambdas/core/ports.ts';
+import type { JobQueue } from '../../../lambdas/core/ports/runs.ts';
 import { makeStartSynthesis } from '../../../lambdas/core/use-cases/synthesis.ts';
 import { errorResponse } from '../../../lambdas/http/errors.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';

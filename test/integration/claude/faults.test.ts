@@ -1,7 +1,7 @@
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SynthesisEngine } from '../../../lambdas/core/ports.ts';
+import type { SynthesisEngine } from '../../../lambdas/core/ports/synthesis.ts';
 import { makeGenerateRun } from '../../../lambdas/core/use-cases/generation.ts';
 import { MAX_RECEIVE_COUNT, WORKER_TIMEOUT_SECONDS } from '../../../lambdas/functions.ts';
 import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';

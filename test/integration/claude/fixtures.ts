@@ -1,12 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { nanoid } from 'nanoid';
 import { inject } from 'vitest';
-import type {
-  EvidenceStore,
-  PipelineRepository,
-  RunRepository,
-  SynthesisEngine,
-} from '../../../lambdas/core/ports.ts';
+import type { PipelineRepository } from '../../../lambdas/core/ports/pipelines.ts';
+import type { EvidenceStore, RunRepository } from '../../../lambdas/core/ports/runs.ts';
+import type { SynthesisEngine } from '../../../lambdas/core/ports/synthesis.ts';
 import { newPendingRun } from '../../../lambdas/core/run-state.ts';
 import type { Configuration, Pipeline, Slot } from '../../../lambdas/core/schemas/pipelines.ts';
 import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  EXECUTION_WINDOW,
-  type PipelineRepository,
-  type RunRepository,
-  SIGNAL_WINDOW,
-} from '../../../lambdas/core/ports.ts';
+import type { PipelineRepository } from '../../../lambdas/core/ports/pipelines.ts';
+import type { RunRepository } from '../../../lambdas/core/ports/runs.ts';
+import { EXECUTION_WINDOW, SIGNAL_WINDOW } from '../../../lambdas/core/ports/synthesis.ts';
 import { newPendingRun } from '../../../lambdas/core/run-state.ts';
 import { LIMITS } from '../../../lambdas/core/schemas/common.ts';
 import type { Configuration, Pipeline, Slot } from '../../../lambdas/core/schemas/pipelines.ts';

@@ -5,7 +5,7 @@
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { PipelineRepository } from '../../../lambdas/core/ports.ts';
+import type { PipelineRepository } from '../../../lambdas/core/ports/pipelines.ts';
 import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';

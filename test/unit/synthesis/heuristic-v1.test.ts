@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SynthesisContext, SynthesisProposal } from '../../../lambdas/core/ports.ts';
+import type { SynthesisContext, SynthesisProposal } from '../../../lambdas/core/ports/synthesis.ts';
 import type { Configuration, Slot } from '../../../lambdas/core/schemas/pipelines.ts';
 import { slotSettingsSchema } from '../../../lambdas/core/schemas/pipelines.ts';
 import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SIGNAL_WINDOW, type SynthesisContext } from '../../../lambdas/core/ports.ts';
+import { SIGNAL_WINDOW, type SynthesisContext } from '../../../lambdas/core/ports/synthesis.ts';
 import type { Slot } from '../../../lambdas/core/schemas/pipelines.ts';
 import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';
 import {

@@ -1,11 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, ForbiddenError, ValidationError } from '../../../../lambdas/core/errors.ts';
 import type { ExecutionStub } from '../../../../lambdas/core/evaluation.ts';
-import type {
-  ApprovalRulesStore,
-  EvaluationStore,
-  StoredEvaluationSet,
-} from '../../../../lambdas/core/ports.ts';
+import type { EvaluationStore, StoredEvaluationSet } from '../../../../lambdas/core/ports/evaluation.ts';
+import type { ApprovalRulesStore } from '../../../../lambdas/core/ports/review.ts';
 import type {
   EvaluationSummary,
   StoredEvaluationResult,

@@ -1,24 +1,22 @@
 /**
- * In-memory fakes of the ports in lambdas/core/ports.ts for the use-case unit tests. They keep the
+ * In-memory fakes of the ports in lambdas/core/ports/ for the use-case unit tests. They keep the
  * conditional semantics of the DynamoDB adapters in lambdas/store (a claim only takes a pending run
  * or a generating one whose lease is stale, versions come from a per-pipeline counter, a decision on
  * a run that is not generated is a 409 naming its status, items are parsed on the way out...).
  */
 import { ConflictError, NotFoundError } from '../../../../lambdas/core/errors.ts';
+import type { Clock, IdGenerator, PageRequest } from '../../../../lambdas/core/ports/common.ts';
+import type { PipelineRepository } from '../../../../lambdas/core/ports/pipelines.ts';
+import type { ApprovalPlan } from '../../../../lambdas/core/ports/review.ts';
 import type {
-  ApprovalPlan,
-  Clock,
   EvidenceStore,
   IdempotencyRecord,
   IdempotencyStore,
-  IdGenerator,
   JobQueue,
-  PageRequest,
-  PipelineRepository,
   QuotaStore,
   RunRepository,
-  SynthesisUsage,
-} from '../../../../lambdas/core/ports.ts';
+} from '../../../../lambdas/core/ports/runs.ts';
+import type { SynthesisUsage } from '../../../../lambdas/core/ports/synthesis.ts';
 import type { Principal } from '../../../../lambdas/core/principal.ts';
 import { newPendingRun } from '../../../../lambdas/core/run-state.ts';
 import type { Page } from '../../../../lambdas/core/schemas/common.ts';

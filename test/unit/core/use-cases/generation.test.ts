@@ -4,7 +4,11 @@ import {
   SynthesisFailure,
   TransientSynthesisError,
 } from '../../../../lambdas/core/errors.ts';
-import type { SynthesisContext, SynthesisEngine, SynthesisProposal } from '../../../../lambdas/core/ports.ts';
+import type {
+  SynthesisContext,
+  SynthesisEngine,
+  SynthesisProposal,
+} from '../../../../lambdas/core/ports/synthesis.ts';
 import type { Configuration, Pipeline } from '../../../../lambdas/core/schemas/pipelines.ts';
 import type { Execution, Signal } from '../../../../lambdas/core/schemas/records.ts';
 import type { SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';

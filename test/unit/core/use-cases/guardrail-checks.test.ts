@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConflictError } from '../../../../lambdas/core/errors.ts';
-import type { GuardrailCheck, RolloutRepository } from '../../../../lambdas/core/ports.ts';
+import type { GuardrailCheck, RolloutRepository } from '../../../../lambdas/core/ports/rollouts.ts';
 import type { Pipeline } from '../../../../lambdas/core/schemas/pipelines.ts';
 import type { Execution } from '../../../../lambdas/core/schemas/records.ts';
 import type { Rollout } from '../../../../lambdas/core/schemas/rollouts.ts';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, vi } from 'vitest';
-import type { SynthesisContext } from '../../../../lambdas/core/ports.ts';
+import type { SynthesisContext } from '../../../../lambdas/core/ports/synthesis.ts';
 import type { Slot } from '../../../../lambdas/core/schemas/pipelines.ts';
 import type { Execution, Signal } from '../../../../lambdas/core/schemas/records.ts';
 import {
