@@ -6,7 +6,7 @@
 import * as z from 'zod/mini';
 import { idSchema } from '../core/schemas/common.ts';
 import { routingKeySchema, servingConfigurationSchema } from '../core/schemas/pipelines.ts';
-import { makeServeConfiguration } from '../core/use-cases/rollouts.ts';
+import { makeServeConfiguration } from '../core/use-cases/serving.ts';
 import { operationHandler } from '../http/operation.ts';
 import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';

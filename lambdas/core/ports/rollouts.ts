@@ -83,3 +83,13 @@ export interface GuardrailQueue {
   /** The team is the message group: one team's burst shares the queue fairly with the others. */
   send(check: GuardrailCheck, teamId: string): Promise<void>;
 }
+
+/**
+ * The effect states this execution environment kept or found kept lately, per run (a few, the
+ * newest kept): the next measurement of a run reads what was recorded after its marks at once,
+ * beside the kept item. An adapter's memory, never the core's.
+ */
+export interface RecentEffectStates {
+  get(pipelineId: string, runId: string): EffectState | undefined;
+  remember(pipelineId: string, runId: string, state: EffectState): void;
+}

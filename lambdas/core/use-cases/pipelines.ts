@@ -6,6 +6,7 @@ import type { Clock, IdGenerator, PageRequest } from '../ports/common.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
 import type { GuardrailCheck, GuardrailQueue } from '../ports/rollouts.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
+import { guardrailCheckOf } from '../rollouts/guardrails.ts';
 import type { Configuration, CreatePipelineBody, Pipeline } from '../schemas/pipelines.ts';
 import type { Execution, ExecutionInput, Signal, SignalInput } from '../schemas/records.ts';
 
@@ -125,19 +126,6 @@ export function makeRecordSignals({ pipelines, clock, ids, settings }: PipelineD
   };
 }
 
-/** Records a batch of executions; an execution without a configuration ran the active one. */
-/**
- * The guardrail check a batch asks for: only while the pipeline has an active rollout with a
- * guardrail to apply (autoRollback or autoPromote) and the batch ran its base or its candidate.
- */
-export function guardrailCheckOf(pipeline: Pipeline, executions: Execution[]): GuardrailCheck | null {
-  const rollout = pipeline.rollout;
-  if (rollout?.status !== 'active' || !(rollout.autoRollback || rollout.autoPromote)) return null;
-  const arms = [rollout.baseConfigurationId, rollout.candidateConfigurationId];
-  if (!executions.some((execution) => arms.includes(execution.configurationId ?? ''))) return null;
-  return { pipelineId: pipeline.id, rolloutId: rollout.id };
-}
-
 /** Sends the check; a refused send is reported, never thrown (it must not fail the recording). */
 async function askForJudgement(
   guardrails: NonNullable<PipelineDeps['guardrails']>,
@@ -151,6 +139,7 @@ async function askForJudgement(
   }
 }
 
+/** Records a batch of executions; an execution without a configuration ran the active one. */
 export function makeRecordExecutions({ pipelines, clock, ids, settings, guardrails }: PipelineDeps) {
   return async (principal: Principal, pipelineId: string, inputs: ExecutionInput[]): Promise<Execution[]> => {
     assertCanWrite(principal);

@@ -248,3 +248,57 @@ describe('judging the rollouts a batch of checks names', () => {
     ]);
   });
 });
+
+describe('the per-batch check and the judge', () => {
+  /** Arms that make the measured effect come out as each verdict (30 executions an arm at least). */
+  const VERDICTS = {
+    worse: { base: [40, 0], candidate: [40, 20] },
+    improved: { base: [40, 20], candidate: [40, 0] },
+    no_significant_change: { base: [40, 2], candidate: [40, 2] },
+    not_enough_data: { base: [10, 0], candidate: [10, 9] },
+  } satisfies Record<string, { base: [number, number]; candidate: [number, number] }>;
+  const FLAGS = [
+    { autoRollback: false, autoPromote: false },
+    { autoRollback: true, autoPromote: false },
+    { autoRollback: false, autoPromote: true },
+    { autoRollback: true, autoPromote: true },
+  ];
+
+  it('asks for a judgement exactly when some verdict would make the judge end the rollout', async () => {
+    for (const flags of FLAGS) {
+      // Arrange: the rollout with these guardrails, judged once on arms of every verdict.
+      const actions: string[] = [];
+      for (const [verdict, arms] of Object.entries(VERDICTS)) {
+        world = makeWorld('2025-06-02T10:00:00.000Z');
+        const { pipeline, rollout } = await pipelineInRollout(flags);
+        seedCandidate(pipeline);
+        const { store } = armsStore(arms);
+
+        // Act
+        const [result] = await makeJudgeNamedRollouts({ ...world, rollouts: store })([
+          { pipelineId: pipeline.id, rolloutId: rollout.id },
+        ]);
+
+        const outcome = result && 'outcome' in result ? result.outcome : undefined;
+        // A kept rollout says the verdict it was kept on: the arms made the verdict meant.
+        if (outcome?.action === 'kept') expect(outcome.reason, JSON.stringify(flags)).toBe(verdict);
+        actions.push(outcome?.action ?? 'error');
+      }
+      const judgeActs = actions.some((action) => action === 'promoted' || action === 'rolled_back');
+      const { pipeline } = await pipelineInRollout(flags);
+      const q = queue();
+      await makeRecordExecutions({ ...world, guardrails: q.guardrails })(ada, pipeline.id, [
+        { status: 'failed', durationMs: 10 },
+      ]);
+
+      // Assert: the batch asked exactly when the judge could act, and the judge acted as its flags say.
+      expect(q.sent.length === 1, JSON.stringify({ flags, actions })).toBe(judgeActs);
+      expect(actions, JSON.stringify(flags)).toEqual([
+        flags.autoRollback ? 'rolled_back' : 'kept',
+        flags.autoPromote ? 'promoted' : 'kept',
+        flags.autoPromote ? 'promoted' : 'kept',
+        'kept',
+      ]);
+    }
+  });
+});
