@@ -100,7 +100,7 @@ export interface TeamSettingsStore {
    * Stores the settings; when a window is shorter than `previous`, in the same transaction, marks
    * the team due for the retention job (which removes the records now outside it).
    */
-  put(settings: TeamSettings, previous: TeamSettings, event?: DomainEvent): Promise<void>;
+  put(settings: TeamSettings, previous: TeamSettings, event: DomainEvent): Promise<void>;
 }
 
 /* ---- the retention job ---- */
@@ -178,7 +178,7 @@ export interface DeletionStore {
    * pending receipt, in one transaction; a pipeline already deleted is a ConflictError.
    */
   /** Hides the pipeline and stores the receipt; `event` (pipeline.deleted) is written with them. */
-  start(receipt: DeletionReceipt, event?: DomainEvent): Promise<void>;
+  start(receipt: DeletionReceipt, event: DomainEvent): Promise<void>;
   get(deletionId: string): Promise<DeletionReceipt | null>;
   /** Ids of deletions still pending that were requested before `before` (a stalled job's). */
   pendingSince(before: string, limit: number): Promise<string[]>;

@@ -7,7 +7,6 @@ import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';
 import {
   evidenceStoreFromEnv,
-  pipelineRepositoryFromEnv,
   runRepositoryFromEnv,
   teamSettingsStoreFromEnv,
 } from '../wiring/repositories.ts';
@@ -32,8 +31,8 @@ export const handler = /* @__PURE__ */ operationHandler(getSynthesisRunEvidence,
   const getEvidence = makeGetRunEvidence({
     runs: runRepositoryFromEnv(),
     evidence: evidenceStoreFromEnv(),
-    pipelines: pipelineRepositoryFromEnv(),
-    retention: { settings: teamSettingsStoreFromEnv(), clock: systemClock },
+    settings: teamSettingsStoreFromEnv(),
+    clock: systemClock,
   });
   return async ({ principal, params }) => ({ body: await getEvidence(principal, params.id) });
 });

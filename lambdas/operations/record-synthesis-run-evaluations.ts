@@ -5,11 +5,7 @@ import { evaluationSummarySchema, recordEvaluationsBodySchema } from '../core/sc
 import { makeRecordEvaluations } from '../core/use-cases/evaluation.ts';
 import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';
-import {
-  evaluationStoreFromEnv,
-  pipelineRepositoryFromEnv,
-  runRepositoryFromEnv,
-} from '../wiring/repositories.ts';
+import { evaluationStoreFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const recordSynthesisRunEvaluations = defineOperation({
@@ -36,7 +32,6 @@ export const recordSynthesisRunEvaluations = defineOperation({
 export const handler = /* @__PURE__ */ operationHandler(recordSynthesisRunEvaluations, () => {
   const record = makeRecordEvaluations({
     runs: runRepositoryFromEnv(),
-    pipelines: pipelineRepositoryFromEnv(),
     evaluations: evaluationStoreFromEnv(),
     clock: systemClock,
   });

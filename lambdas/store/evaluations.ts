@@ -215,7 +215,7 @@ export function makeEvaluationStore(db: DynamoDBDocumentClient, tables: Evaluati
                   ':generated': 'generated',
                 },
               },
-              eventOf?.(sequence),
+              eventOf(sequence),
             ),
           ),
         );

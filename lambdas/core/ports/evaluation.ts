@@ -16,25 +16,25 @@ export interface EvaluationStore {
   /** Stores the set unless one is stored already; answers the set that is stored. */
   saveSetOnce(runId: string, set: StoredEvaluationSet): Promise<StoredEvaluationSet>;
   /**
-   * The pipeline's executions read across its whole time range (a few bounded Queries), without
-   * their details: what the set's failed and succeeded cases are chosen from.
+   * The pipeline's executions that started at `since` or later, read across that time range (a
+   * few bounded Queries) without their details: what the set's failed and succeeded cases are
+   * chosen from.
    */
-  /** Executions spread over the history that started at `since` or later (all when absent). */
-  sampleExecutions(pipelineId: string, since?: string): Promise<ExecutionStub[]>;
+  sampleExecutions(pipelineId: string, since: string): Promise<ExecutionStub[]>;
   /** The executions named, read by key; missing ones are left out. */
   loadExecutions(pipelineId: string, refs: Array<{ id: string; startedAt: string }>): Promise<Execution[]>;
+  /** Every stored result of the run. */
+  listResults(runId: string): Promise<StoredEvaluationResult[]>;
   /**
    * Stores the results (a later one for a case and arm replaces the earlier), then rewrites the
    * run's `evaluation` from every stored result. Two batches at once lose nothing: the last to
    * finish writing sums them all. A run that is no longer generated is a ConflictError.
    */
-  /** Every stored result of the run. */
-  listResults(runId: string): Promise<StoredEvaluationResult[]>;
   recordResults(
     runId: string,
     results: StoredEvaluationResult[],
     summarize: (all: StoredEvaluationResult[]) => EvaluationSummary,
     /** synthesis_run.evaluated for the summary stored as the `sequence`-th, written with it. */
-    eventOf?: (sequence: number) => DomainEvent,
+    eventOf: (sequence: number) => DomainEvent,
   ): Promise<EvaluationSummary>;
 }

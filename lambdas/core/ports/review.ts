@@ -17,12 +17,12 @@ export interface ApprovalPlan {
   activation: Activation | null;
   rollout: Rollout | null;
   /** What serving reads afterwards, written in the same transaction. */
-  serving?: ServingState;
+  serving: ServingState;
 }
 
 /** A pipeline's approval rules; null when it has none stored (the defaults apply). */
 export interface ApprovalRulesStore {
   get(pipelineId: string): Promise<StoredApprovalRules | null>;
   /** Replaces the rules; `event` (approval_rules.updated) is written in the same atomic write. */
-  put(rules: StoredApprovalRules, event?: DomainEvent): Promise<void>;
+  put(rules: StoredApprovalRules, event: DomainEvent): Promise<void>;
 }

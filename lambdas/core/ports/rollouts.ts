@@ -17,9 +17,9 @@ export interface RolloutEnd {
   /** Promote: the candidate's activation (source "rollout"), written with the end. */
   activation: Activation | null;
   /** What serving reads afterwards, written in the same transaction. */
-  serving?: ServingState;
+  serving: ServingState;
   /** rollout.promoted (with configuration.activated) or rollout.rolled_back, written with the end. */
-  events?: DomainEvent[];
+  events: DomainEvent[];
 }
 
 /** A run's kept effect: the measurement answered, its maintained state, and a version for conditional writes. */

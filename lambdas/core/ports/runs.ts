@@ -18,11 +18,11 @@ export interface RunRepository {
   get(id: string): Promise<SynthesisRun | null>;
   /**
    * The run as the API shows it: null also when its pipeline's deletion hid it (one read: the
-   * poll stays one GetItem). Without it, `get` serves.
+   * poll stays one GetItem). The one way a deleted pipeline's runs are hidden from every reader.
    */
-  getVisible?(id: string): Promise<SynthesisRun | null>;
+  getVisible(id: string): Promise<SynthesisRun | null>;
   /** Hides every run of a pipeline being deleted (getVisible answers null); how many it hid. */
-  hidePipelineRuns?(pipelineId: string, at: string): Promise<number>;
+  hidePipelineRuns(pipelineId: string, at: string): Promise<number>;
   /**
    * pending → generating, or re-claims a `generating` run whose lease started before `staleBefore`
    * (its worker died). Says what it found when the run is not claimable.
@@ -96,17 +96,17 @@ export type ClaimResult =
 /** The records a run's findings cite, kept as they were when the run read them. */
 export interface EvidenceStore {
   /**
-   * With `retention` (the team's windows, in days), each copy expires with its record (DynamoDB
-   * TTL): a cited record is not kept longer than the record itself.
+   * Each copy expires with its record (DynamoDB TTL, from the team's windows in days): a cited
+   * record is not kept longer than the record itself.
    */
   save(
     runId: string,
     evidence: { signals: Signal[]; executions: Execution[] },
-    retention?: { signalDays: number; executionDays: number },
+    retention: { signalDays: number; executionDays: number },
   ): Promise<void>;
   load(runId: string): Promise<{ signals: Signal[]; executions: Execution[] }>;
   /** Removes the run's copies (a run whose pipeline was deleted while it generated keeps none). */
-  remove?(runId: string): Promise<void>;
+  remove(runId: string): Promise<void>;
 }
 
 export interface IdempotencyRecord {

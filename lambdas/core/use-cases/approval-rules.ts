@@ -20,7 +20,7 @@ export interface ApprovalRulesDeps {
   approvalRules: ApprovalRulesStore;
   clock: Clock;
   /** Names each approval_rules.updated event (a change that repeats needs a fresh id each time). */
-  ids?: IdGenerator;
+  ids: IdGenerator;
 }
 
 /** The rules in force for a pipeline: the stored ones, else the defaults. */
@@ -36,7 +36,10 @@ async function rulesInForce(store: ApprovalRulesStore, pipelineId: string): Prom
 }
 
 /** The pipeline's approval rules (its team's members may read them). */
-export function makeGetApprovalRules({ pipelines, approvalRules }: Omit<ApprovalRulesDeps, 'clock'>) {
+export function makeGetApprovalRules({
+  pipelines,
+  approvalRules,
+}: Pick<ApprovalRulesDeps, 'pipelines' | 'approvalRules'>) {
   return async (principal: Principal, pipelineId: string): Promise<StoredApprovalRules> => {
     await loadOwnedPipeline(pipelines, principal, pipelineId);
     return rulesInForce(approvalRules, pipelineId);
@@ -65,7 +68,7 @@ export function makePutApprovalRules({ pipelines, approvalRules, clock, ids }: A
       newEvent(
         'approval_rules.updated',
         { teamId: principal.teamId, pipelineId, actor: actorOf(principal) },
-        { at: stored.updatedAt ?? '', key: ids?.newId() ?? `${pipelineId}_${stored.updatedAt}` },
+        { at: stored.updatedAt ?? '', key: ids.newId() },
       ),
     );
     return stored;

@@ -25,8 +25,8 @@ export interface EvaluationDeps {
   evidence: EvidenceStore;
   evaluations: EvaluationStore;
   clock: Clock;
-  /** With it, executions now outside the team's retention window are neither chosen nor shown. */
-  settings?: TeamSettingsStore;
+  /** The teams' retention windows: executions now outside them are neither chosen nor shown. */
+  settings: TeamSettingsStore;
 }
 
 function notGenerated(run: SynthesisRun, what: string): ConflictError {
@@ -45,12 +45,10 @@ export function makeGetEvaluationSet({
   clock,
   settings,
 }: EvaluationDeps) {
-  const getRun = makeGetSynthesisRun({ runs, pipelines });
+  const getRun = makeGetSynthesisRun({ runs });
   return async (principal: Principal, runId: string): Promise<EvaluationSet> => {
     const run = await getRun(principal, runId);
-    const since = settings
-      ? retentionWindow(await settings.get(run.teamId), clock.now()).executionsSince
-      : '';
+    const since = retentionWindow(await settings.get(run.teamId), clock.now()).executionsSince;
     const [stored, cited] = await Promise.all([
       evaluations.getSet(runId),
       evidence
@@ -118,11 +116,10 @@ export function makeGetEvaluationSet({
  */
 export function makeRecordEvaluations({
   runs,
-  pipelines,
   evaluations,
   clock,
-}: Pick<EvaluationDeps, 'runs' | 'evaluations' | 'clock'> & Partial<Pick<EvaluationDeps, 'pipelines'>>) {
-  const getRun = makeGetSynthesisRun({ runs, ...(pipelines ? { pipelines } : {}) });
+}: Pick<EvaluationDeps, 'runs' | 'evaluations' | 'clock'>) {
+  const getRun = makeGetSynthesisRun({ runs });
   return async (
     principal: Principal,
     runId: string,

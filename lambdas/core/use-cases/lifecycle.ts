@@ -50,7 +50,7 @@ export function makeUpdateTeamSettings({
   settings: TeamSettingsStore;
   clock: Clock;
   /** Names each team_settings.updated event (a change that repeats needs a fresh id each time). */
-  ids?: IdGenerator;
+  ids: IdGenerator;
 }) {
   return async (principal: Principal, teamId: string, patch: TeamSettingsPatch): Promise<TeamSettings> => {
     assertSameTeam(principal, teamId);
@@ -69,11 +69,7 @@ export function makeUpdateTeamSettings({
     await settings.put(
       next,
       previous,
-      newEvent(
-        'team_settings.updated',
-        { teamId, actor: actorOf(principal) },
-        { at, key: ids?.newId() ?? `${teamId}_${at}` },
-      ),
+      newEvent('team_settings.updated', { teamId, actor: actorOf(principal) }, { at, key: ids.newId() }),
     );
     return next;
   };
@@ -151,7 +147,7 @@ export interface DeletePipelineDeps {
   clock: Clock;
   ids: IdGenerator;
   /** Hides the pipeline's runs before the receipt is answered, so a poll of one is a 404 at once. */
-  runs?: Pick<RunRepository, 'hidePipelineRuns'>;
+  runs: Pick<RunRepository, 'hidePipelineRuns'>;
 }
 
 /** Deletes a pipeline (admins): it answers 404 from now on, and a queued job removes everything of it. */
@@ -183,7 +179,7 @@ export function makeDeletePipeline({ pipelines, deletions, queue, clock, ids, ru
     await queue.send({ deletionId: receipt.id });
     // Its runs are hidden on the runs themselves (a poll reads only its run) before the receipt
     // is answered; the job is queued first, so a fault here still leaves them to be removed.
-    await runs?.hidePipelineRuns?.(pipeline.id, receipt.requestedAt);
+    await runs.hidePipelineRuns(pipeline.id, receipt.requestedAt);
     return receipt;
   };
 }

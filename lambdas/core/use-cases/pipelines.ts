@@ -14,22 +14,27 @@ export interface PipelineDeps {
   pipelines: PipelineRepository;
   clock: Clock;
   ids: IdGenerator;
-  /** The team's retention windows: records outside them are refused, and expire with them. */
-  settings?: TeamSettingsStore;
-  /**
-   * Recording executions of an active rollout's arms asks for the rollout to be judged (one message
-   * a batch, sent while the batch is written). Without it only the sweeper judges rollouts.
-   */
-  guardrails?: {
+}
+
+/** What recording needs: the team's retention windows (records outside them are refused, and expire with them). */
+export interface RecordDeps extends PipelineDeps {
+  settings: TeamSettingsStore;
+}
+
+/**
+ * What recording executions needs besides: recording executions of an active rollout's arms asks
+ * for the rollout to be judged (one message a batch, sent while the batch is written).
+ */
+export interface RecordExecutionsDeps extends RecordDeps {
+  guardrails: {
     queue: GuardrailQueue;
     /** A send that failed: the recording still succeeds (the sweeper is the backstop); log it once. */
     unsent: (check: GuardrailCheck, error: unknown) => void;
   };
 }
 
-/** The team's windows when the deps have them: the record's own window is checked and set as its TTL. */
-async function windowOf(settings: TeamSettingsStore | undefined, teamId: string, now: Date) {
-  if (!settings) return undefined;
+/** The team's settings and windows: a record's own window is checked and set as its TTL. */
+async function windowOf(settings: TeamSettingsStore, teamId: string, now: Date) {
   const team = await settings.get(teamId);
   return { team, window: retentionWindow(team, now) };
 }
@@ -101,7 +106,7 @@ export function makeGetConfiguration({ pipelines }: Pick<PipelineDeps, 'pipeline
 }
 
 /** Records a batch of signals, all or nothing; the server fills in ids and times not given. */
-export function makeRecordSignals({ pipelines, clock, ids, settings }: PipelineDeps) {
+export function makeRecordSignals({ pipelines, clock, ids, settings }: RecordDeps) {
   return async (principal: Principal, pipelineId: string, inputs: SignalInput[]): Promise<Signal[]> => {
     assertCanWrite(principal);
     const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
@@ -114,21 +119,19 @@ export function makeRecordSignals({ pipelines, clock, ids, settings }: PipelineD
       pipelineId,
     }));
     const retention = await windowOf(settings, pipeline.teamId, at);
-    if (retention) {
-      assertInsideWindow(
-        signals.map((signal) => ({ id: signal.id, at: signal.occurredAt })),
-        retention.window.signalsSince,
-        { what: 'signal', days: retention.team.signalRetentionDays, field: 'occurredAt' },
-      );
-    }
-    await pipelines.recordSignals(signals, retention?.team.signalRetentionDays);
+    assertInsideWindow(
+      signals.map((signal) => ({ id: signal.id, at: signal.occurredAt })),
+      retention.window.signalsSince,
+      { what: 'signal', days: retention.team.signalRetentionDays, field: 'occurredAt' },
+    );
+    await pipelines.recordSignals(signals, retention.team.signalRetentionDays);
     return signals;
   };
 }
 
 /** Sends the check; a refused send is reported, never thrown (it must not fail the recording). */
 async function askForJudgement(
-  guardrails: NonNullable<PipelineDeps['guardrails']>,
+  guardrails: RecordExecutionsDeps['guardrails'],
   check: GuardrailCheck,
   teamId: string,
 ): Promise<void> {
@@ -140,7 +143,7 @@ async function askForJudgement(
 }
 
 /** Records a batch of executions; an execution without a configuration ran the active one. */
-export function makeRecordExecutions({ pipelines, clock, ids, settings, guardrails }: PipelineDeps) {
+export function makeRecordExecutions({ pipelines, clock, ids, settings, guardrails }: RecordExecutionsDeps) {
   return async (principal: Principal, pipelineId: string, inputs: ExecutionInput[]): Promise<Execution[]> => {
     assertCanWrite(principal);
     const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
@@ -154,18 +157,16 @@ export function makeRecordExecutions({ pipelines, clock, ids, settings, guardrai
       pipelineId,
     }));
     const retention = await windowOf(settings, pipeline.teamId, at);
-    if (retention) {
-      assertInsideWindow(
-        executions.map((execution) => ({ id: execution.id, at: execution.startedAt })),
-        retention.window.executionsSince,
-        { what: 'execution', days: retention.team.executionRetentionDays, field: 'startedAt' },
-      );
-    }
-    const check = guardrails ? guardrailCheckOf(pipeline, executions) : null;
+    assertInsideWindow(
+      executions.map((execution) => ({ id: execution.id, at: execution.startedAt })),
+      retention.window.executionsSince,
+      { what: 'execution', days: retention.team.executionRetentionDays, field: 'startedAt' },
+    );
+    const check = guardrailCheckOf(pipeline, executions);
     // The check travels while the batch is written: the answer waits for the slower of the two.
     await Promise.all([
-      pipelines.recordExecutions(executions, retention?.team.executionRetentionDays),
-      guardrails && check ? askForJudgement(guardrails, check, pipeline.teamId) : undefined,
+      pipelines.recordExecutions(executions, retention.team.executionRetentionDays),
+      check ? askForJudgement(guardrails, check, pipeline.teamId) : undefined,
     ]);
     return executions;
   };

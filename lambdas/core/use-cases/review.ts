@@ -23,7 +23,7 @@ export interface ReviewDeps {
   clock: Clock;
   ids: IdGenerator;
   /** The pipelines' approval rules; approve enforces them. */
-  approvalRules?: ApprovalRulesStore;
+  approvalRules: ApprovalRulesStore;
 }
 
 /** configuration.activated for `activation`, in the pipeline's team. */
@@ -133,7 +133,7 @@ function describeConflict(conflict: RebaseConflict): string {
  * transaction, conditioned on the active configuration not having moved and no rollout running.
  */
 export function makeApproveRun({ runs, pipelines, rollouts, clock, ids, approvalRules }: ApproveDeps) {
-  const getRun = makeGetSynthesisRun({ runs, pipelines });
+  const getRun = makeGetSynthesisRun({ runs });
   return async (principal: Principal, runId: string, body: ApproveBody = {}): Promise<SynthesisRun> => {
     const run = await getRun(principal, runId);
     assertCanWrite(principal);
@@ -143,9 +143,7 @@ export function makeApproveRun({ runs, pipelines, rollouts, clock, ids, approval
     }
     const chosen = chooseChanges(run, body.changeIds);
     // The pipeline's approval rules, checked before anything is written (a new version included).
-    const overrideReason = approvalRules
-      ? await enforceApprovalRules(approvalRules, principal, run, body.override)
-      : null;
+    const overrideReason = await enforceApprovalRules(approvalRules, principal, run, body.override);
     const [pipeline, base, proposed] = await Promise.all([
       loadOwnedPipeline(pipelines, principal, run.pipelineId),
       loadConfiguration(pipelines, run.pipelineId, run.baseConfigurationId),
@@ -268,12 +266,8 @@ export function makeApproveRun({ runs, pipelines, rollouts, clock, ids, approval
 export const DEFAULT_ROLLOUT_MIN_EXECUTIONS = 200;
 
 /** Rejects a generated run, keeping the reviewer's reason. */
-export function makeRejectRun({
-  runs,
-  clock,
-  pipelines,
-}: Pick<ReviewDeps, 'runs' | 'clock'> & { pipelines?: PipelineRepository }) {
-  const getRun = makeGetSynthesisRun({ runs, ...(pipelines ? { pipelines } : {}) });
+export function makeRejectRun({ runs, clock }: Pick<ReviewDeps, 'runs' | 'clock'>) {
+  const getRun = makeGetSynthesisRun({ runs });
   return async (principal: Principal, runId: string, reason: string | undefined): Promise<SynthesisRun> => {
     const run = await getRun(principal, runId);
     assertCanWrite(principal);
@@ -305,7 +299,12 @@ export function makeListRuns({ runs, pipelines }: Pick<ReviewDeps, 'runs' | 'pip
  * approved run. A proposal nobody approved is a 409: approving its run is how it becomes active,
  * with the review that implies.
  */
-export function makeActivateConfiguration({ runs, pipelines, clock, ids }: ReviewDeps) {
+export function makeActivateConfiguration({
+  runs,
+  pipelines,
+  clock,
+  ids,
+}: Pick<ReviewDeps, 'runs' | 'pipelines' | 'clock' | 'ids'>) {
   return async (
     principal: Principal,
     pipelineId: string,
@@ -393,7 +392,7 @@ function settingsDiff(before: Slot['settings'], after: Slot['settings']) {
 
 /** Base and proposed configurations of a generated run, compared slot by slot. */
 export function makeDiffRun({ runs, pipelines }: Pick<ReviewDeps, 'runs' | 'pipelines'>) {
-  const getRun = makeGetSynthesisRun({ runs, pipelines });
+  const getRun = makeGetSynthesisRun({ runs });
   return async (principal: Principal, runId: string): Promise<RunDiff> => {
     const run = await getRun(principal, runId);
     if (!run.proposedConfigurationId) {

@@ -40,7 +40,7 @@ export function makeServeConfiguration(
     ifNoneMatch: string | undefined,
   ): Promise<{ etag: string; answer: ServingAnswer | null }> => {
     // One GetItem: the serving item carries the team, the active configuration and the candidate.
-    const state = await pipelines.getServingState?.(pipelineId);
+    const state = await pipelines.getServingState(pipelineId);
     if (state) {
       assertSameTeam(principal, state.teamId);
       const candidate = state.rollout !== null && servesCandidate(state.rollout, routingKey, random);

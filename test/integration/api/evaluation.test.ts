@@ -208,7 +208,7 @@ describe('execution input', () => {
     });
     expect(refused.status).toBe(400);
     expect(JSON.stringify(refused.body)).toContain('16384 bytes');
-    expect(await makePipelineRepository(db, names.Data).recentExecutions(pipeline.id, 10)).toEqual([]);
+    expect(await makePipelineRepository(db, names.Data).recentExecutions(pipeline.id, 10, '')).toEqual([]);
   });
 });
 

@@ -365,6 +365,12 @@ describe('rebasing', () => {
             activatedBy: admin.principal.userId,
           },
           rollout: null,
+          serving: {
+            pipelineId: pipeline.id,
+            teamId: run.teamId,
+            active: { ...base, id: newConfigurationId, version: 9, createdAt: at },
+            rollout: null,
+          },
         },
         [],
       ),

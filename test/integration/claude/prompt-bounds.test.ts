@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { defaultTeamSettings } from '../../../lambdas/core/lifecycle.ts';
+import { DEFAULT_MODEL_PRICES } from '../../../lambdas/core/model-pricing.ts';
 import type { PipelineRepository } from '../../../lambdas/core/ports/pipelines.ts';
 import type { RunRepository } from '../../../lambdas/core/ports/runs.ts';
 import { EXECUTION_WINDOW, SIGNAL_WINDOW } from '../../../lambdas/core/ports/synthesis.ts';
@@ -178,7 +180,14 @@ async function measure(slots: Slot[], total: number, messageBytes: number) {
   const generateRun = makeGenerateRun({
     runs,
     pipelines: store.pipelines,
-    evidence: { save: async () => undefined, load: async () => ({ signals: [], executions: [] }) },
+    evidence: {
+      save: async () => undefined,
+      load: async () => ({ signals: [], executions: [] }),
+      remove: async () => undefined,
+    },
+    // The team's default windows: the counting store answers from its whole history regardless.
+    settings: { get: async (teamId) => defaultTeamSettings(teamId), put: async () => undefined },
+    prices: DEFAULT_MODEL_PRICES,
     engines: { 'claude-v1': engine },
     clock: systemClock,
     ids: nanoidGenerator,

@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runEvent, SYSTEM_ACTOR } from '../../../lambdas/core/events.ts';
+import { RETENTION_DAYS } from '../../../lambdas/core/lifecycle.ts';
 import type { ApprovalPlan } from '../../../lambdas/core/ports/review.ts';
 import type { RunRepository } from '../../../lambdas/core/ports/runs.ts';
 import { newPendingRun } from '../../../lambdas/core/run-state.ts';
@@ -252,13 +253,27 @@ async function runIn(status: 'pending' | 'generated' | 'approved' | 'failed') {
   return { run: current, activation, pipelines, pipelineId };
 }
 
-/** An approval of every change that activates the proposal as it is. */
+/** An approval of every change that activates the proposal as it is (serving it to every caller). */
 const planOf = (activation: Activation): ApprovalPlan => ({
   approvedChangeIds: [],
   appliedConfigurationId: activation.configurationId,
   newConfiguration: null,
   activation,
   rollout: null,
+  serving: {
+    pipelineId: activation.pipelineId,
+    teamId: 't1',
+    active: {
+      id: activation.configurationId,
+      pipelineId: activation.pipelineId,
+      version: activation.version,
+      slots: [{ id: 's', name: 's', kind: 'model', settings: { temperature: 0 } }],
+      source: 'synthesis',
+      createdAt: activation.activatedAt,
+      createdBy: 'u1',
+    },
+    rollout: null,
+  },
 });
 
 describe('moves the run state table forbids, on DynamoDB Local', () => {
@@ -385,9 +400,9 @@ describe('pipeline repository on DynamoDB Local', () => {
       message: `m${i}`,
       occurredAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
     }));
-    await pipelines.recordSignals(signals.slice(0, 30));
-    await pipelines.recordSignals(signals.slice(30));
-    const recent = await pipelines.recentSignals(pipelineId, 5);
+    await pipelines.recordSignals(signals.slice(0, 30), RETENTION_DAYS.default);
+    await pipelines.recordSignals(signals.slice(30), RETENTION_DAYS.default);
+    const recent = await pipelines.recentSignals(pipelineId, 5, '');
     expect(recent.map((signal) => signal.id)).toEqual(['s059', 's058', 's057', 's056', 's055']);
   });
 });

@@ -107,6 +107,8 @@ function generator(heuristic: SynthesisEngine, overrides: Partial<GenerateRunDep
     ids: world.ids,
     leaseMs: LEASE_MS,
     isTransient: isThrottling,
+    prices: world.prices,
+    settings: world.settings,
     ...overrides,
   });
 }
