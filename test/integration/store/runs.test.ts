@@ -13,6 +13,9 @@ import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { setUpApiEnvironment } from '../api/harness.ts';
 
+/** The lower bound of a read of every record (no record is dated before 2000). */
+const WHOLE_HISTORY = '2000-01-01T00:00:00.000Z';
+
 let db: DynamoDBDocumentClient;
 let names: TableNames;
 let runs: RunRepository;
@@ -402,7 +405,7 @@ describe('pipeline repository on DynamoDB Local', () => {
     }));
     await pipelines.recordSignals(signals.slice(0, 30), RETENTION_DAYS.default);
     await pipelines.recordSignals(signals.slice(30), RETENTION_DAYS.default);
-    const recent = await pipelines.recentSignals(pipelineId, 5, '');
+    const recent = await pipelines.recentSignals(pipelineId, 5, WHOLE_HISTORY);
     expect(recent.map((signal) => signal.id)).toEqual(['s059', 's058', 's057', 's056', 's055']);
   });
 });
