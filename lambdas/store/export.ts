@@ -22,7 +22,7 @@ import {
   ROLLOUT_PREFIX,
   signalsPartition,
 } from './keys.ts';
-import type { DeletionTables } from './pipeline-deletion.ts';
+import type { DeletionTables } from './removals.ts';
 
 type Key = Record<string, string>;
 

@@ -12,7 +12,7 @@ import type { RunStatus, SynthesisRun } from '../core/schemas/runs.ts';
 import { failedTransactionItems, isConditionFailure, isItemTooLarge, putNew } from './conditions.ts';
 import { eventPut } from './events.ts';
 import { runKey } from './keys.ts';
-import { configurationItem, nextConfigurationVersion } from './pipelines.ts';
+import { configurationItem, nextConfigurationVersion } from './pipeline-writes.ts';
 import { currentRun, dataTableOf, eventsTableOf, moveCondition, type RunTables, toRun } from './run-table.ts';
 
 export type RunGenerationStore = Pick<
