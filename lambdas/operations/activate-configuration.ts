@@ -2,7 +2,7 @@
 
 import { idSchema } from '../core/schemas/common.ts';
 import { activateBodySchema, activationSchema } from '../core/schemas/pipelines.ts';
-import { makeActivateConfiguration } from '../core/use-cases/review.ts';
+import { makeActivateConfiguration } from '../core/use-cases/activations.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import { pipelineRepositoryFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';

@@ -7,7 +7,7 @@
 import { runIdSchema } from '../core/schemas/common.ts';
 import { approveBodySchema } from '../core/schemas/review.ts';
 import { synthesisRunSchema } from '../core/schemas/runs.ts';
-import { makeApproveRun } from '../core/use-cases/review.ts';
+import { makeApproveRun } from '../core/use-cases/approval.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import {

@@ -2,7 +2,7 @@
 
 import { idSchema } from '../core/schemas/common.ts';
 import { activationSchema } from '../core/schemas/pipelines.ts';
-import { makeListActivations } from '../core/use-cases/review.ts';
+import { makeListActivations } from '../core/use-cases/activations.ts';
 import { operationHandler } from '../http/operation.ts';
 import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';

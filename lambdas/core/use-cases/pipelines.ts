@@ -51,6 +51,19 @@ export async function loadOwnedPipeline(
   return pipeline;
 }
 
+/** A configuration of the pipeline (404 when it does not exist). */
+export async function loadConfiguration(
+  pipelines: PipelineRepository,
+  pipelineId: string,
+  configurationId: string,
+): Promise<Configuration> {
+  const configuration = await pipelines.getConfiguration(pipelineId, configurationId);
+  if (!configuration) {
+    throw new NotFoundError(`Configuration ${configurationId} of pipeline ${pipelineId} does not exist.`);
+  }
+  return configuration;
+}
+
 /** Creates a pipeline with its first configuration (version 1). */
 export function makeCreatePipeline({ pipelines, clock, ids }: PipelineDeps) {
   return async (principal: Principal, body: CreatePipelineBody): Promise<Pipeline> => {
@@ -97,11 +110,7 @@ export function makeGetConfiguration({ pipelines }: Pick<PipelineDeps, 'pipeline
     configurationId: string,
   ): Promise<Configuration> => {
     await loadOwnedPipeline(pipelines, principal, pipelineId);
-    const configuration = await pipelines.getConfiguration(pipelineId, configurationId);
-    if (!configuration) {
-      throw new NotFoundError(`Configuration ${configurationId} of pipeline ${pipelineId} does not exist.`);
-    }
-    return configuration;
+    return loadConfiguration(pipelines, pipelineId, configurationId);
   };
 }
 

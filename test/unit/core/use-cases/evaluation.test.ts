@@ -10,6 +10,7 @@ import type { Configuration, Pipeline } from '../../../../lambdas/core/schemas/p
 import type { Execution } from '../../../../lambdas/core/schemas/records.ts';
 import { APPROVAL_RULE_DEFAULTS } from '../../../../lambdas/core/schemas/review.ts';
 import type { SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
+import { makeApproveRun } from '../../../../lambdas/core/use-cases/approval.ts';
 import {
   enforceApprovalRules,
   makeGetApprovalRules,
@@ -19,7 +20,6 @@ import {
   makeGetEvaluationSet,
   makeRecordEvaluations,
 } from '../../../../lambdas/core/use-cases/evaluation.ts';
-import { makeApproveRun } from '../../../../lambdas/core/use-cases/review.ts';
 import {
   type FakeApprovalRulesStore,
   makeWorld,

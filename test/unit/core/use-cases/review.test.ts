@@ -4,12 +4,10 @@ import type { Configuration, Pipeline, Slot } from '../../../../lambdas/core/sch
 import type { Change, SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
 import {
   makeActivateConfiguration,
-  makeApproveRun,
-  makeDiffRun,
   makeListActivations,
-  makeListRuns,
-  makeRejectRun,
-} from '../../../../lambdas/core/use-cases/review.ts';
+} from '../../../../lambdas/core/use-cases/activations.ts';
+import { makeApproveRun } from '../../../../lambdas/core/use-cases/approval.ts';
+import { makeDiffRun, makeListRuns, makeRejectRun } from '../../../../lambdas/core/use-cases/review.ts';
 import { makeWorld, pendingRun, principal, rejection, SLOTS, seedPipeline, type World } from './fakes.ts';
 
 const T0 = '2025-06-02T10:00:00.000Z';
