@@ -125,3 +125,54 @@ export function outsideReference(comment: string, repoRoot: string): string | un
   }
   return undefined;
 }
+
+/**
+ * The relative imports of a file (import and export declarations, type-only ones left out: they
+ * vanish from the JavaScript), as paths resolved against the file's folder.
+ */
+export function relativeImportsOf(fileName: string, text: string): string[] {
+  const source = parse(fileName, text);
+  const folder = fileName.slice(0, fileName.lastIndexOf('/') + 1);
+  return source.statements.flatMap((statement) => {
+    if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) return [];
+    const specifier = statement.moduleSpecifier;
+    if (!specifier || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) return [];
+    if (ts.isImportDeclaration(statement) && statement.importClause?.isTypeOnly) return [];
+    if (ts.isExportDeclaration(statement) && statement.isTypeOnly) return [];
+    return [normalize(folder + specifier.text)];
+  });
+}
+
+/** A path with its `.` and `..` segments resolved. */
+function normalize(path: string): string {
+  const parts: string[] = [];
+  for (const part of path.split('/')) {
+    if (part === '..') parts.pop();
+    else if (part !== '.') parts.push(part);
+  }
+  return parts.join('/');
+}
+
+/** The first import cycle among the files (path → its relative imports), as the files in order, or undefined. */
+export function firstImportCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | undefined {
+  const done = new Set<string>();
+  const visiting: string[] = [];
+  const visit = (file: string): string[] | undefined => {
+    const at = visiting.indexOf(file);
+    if (at >= 0) return [...visiting.slice(at), file];
+    if (done.has(file) || !graph.has(file)) return undefined;
+    visiting.push(file);
+    for (const imported of graph.get(file) ?? []) {
+      const cycle = visit(imported);
+      if (cycle) return cycle;
+    }
+    visiting.pop();
+    done.add(file);
+    return undefined;
+  };
+  for (const file of [...graph.keys()].sort()) {
+    const cycle = visit(file);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}

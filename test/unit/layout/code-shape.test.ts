@@ -10,8 +10,10 @@ import { describe, expect, it } from 'vitest';
 import {
   commentLinesOf,
   fileLineCount,
+  firstImportCycle,
   measureFunctions,
   outsideReference,
+  relativeImportsOf,
 } from '../../support/code-shape.ts';
 
 const REPO_ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
@@ -21,6 +23,8 @@ const MAX_FILE_LINES = 400;
 const SIZED_FOLDERS = ['lambdas', 'local', 'cli', 'web/src'];
 /** Where no comment may point outside the repository: every folder of source. */
 const COMMENTED_FOLDERS = ['bench', 'bin', 'cli', 'examples', 'lambdas', 'lib', 'local', 'test', 'web'];
+/** Where no module may import itself through others: the pages and the frame of web/src included. */
+const ACYCLIC_FOLDERS = ['lambdas', 'cli', 'web/src'];
 /** Written by a tool, not by hand (anything under a folder named generated/ is too). */
 const GENERATED_FILES = ['cli/api-types.ts'];
 
@@ -122,6 +126,35 @@ describe('what the checks measure', () => {
   });
 });
 
+describe('what the import check reads', () => {
+  it('follows relative imports and re-exports, not type-only ones or packages', () => {
+    const text = [
+      "import { App } from './app.tsx';",
+      "import type { Session } from './session.ts';",
+      "import { h } from 'preact';",
+      "export { useSession } from '../src/session.ts';",
+      "import '../styles.ts';",
+    ].join('\n');
+    expect(relativeImportsOf('web/src/main.tsx', text)).toEqual([
+      'web/src/app.tsx',
+      'web/src/session.ts',
+      'web/styles.ts',
+    ]);
+  });
+
+  it('finds a cycle through any number of modules, and none in a tree', () => {
+    const graph = new Map([
+      ['app.tsx', ['pages/run.tsx', 'session.ts']],
+      ['pages/run.tsx', ['ui.tsx', 'app.tsx']],
+      ['ui.tsx', []],
+      ['session.ts', []],
+    ]);
+    expect(firstImportCycle(graph)).toEqual(['app.tsx', 'pages/run.tsx', 'app.tsx']);
+    graph.set('pages/run.tsx', ['ui.tsx', 'session.ts']);
+    expect(firstImportCycle(graph)).toBeUndefined();
+  });
+});
+
 describe('the code stays in shape', () => {
   it(`has no file over ${MAX_FILE_LINES} lines in ${SIZED_FOLDERS.join(', ')}`, () => {
     const oversized = sizedFiles
@@ -146,5 +179,11 @@ describe('the code stays in shape', () => {
         expect(reference && `${path}:${comment.line} ${reference}`).toBeUndefined();
       }
     }
+  });
+
+  it(`has no import cycle in ${ACYCLIC_FOLDERS.join(', ')}`, () => {
+    const files = ACYCLIC_FOLDERS.flatMap(sourceFiles).filter((path) => !isGenerated(path));
+    const graph = new Map(files.map((path) => [path, relativeImportsOf(path, read(path))]));
+    expect(firstImportCycle(graph)?.join(' → ')).toBeUndefined();
   });
 });

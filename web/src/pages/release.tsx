@@ -5,8 +5,8 @@
  */
 import { useState } from 'preact/hooks';
 import { ApiError, api, client } from '../api.ts';
-import { useSession } from '../app.tsx';
 import { formatValue } from '../format.ts';
+import { useSession } from '../session.ts';
 import type { Effect, Run } from '../types.ts';
 import { ErrorNotice, Loading, Time, useLoad } from '../ui.tsx';
 
