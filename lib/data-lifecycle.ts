@@ -14,7 +14,7 @@ export interface DataLifecycleProps {
 }
 
 /**
- * Retention and deletion (DESIGN.md §9): the deletion job on the lifecycle queue, and the hourly
+ * Retention and deletion: the deletion job on the lifecycle queue, and the hourly
  * job that applies shortened retention windows (DynamoDB TTL removes the rest as records expire).
  */
 export class DataLifecycle extends Construct {

@@ -46,7 +46,7 @@ function streamFilters(source: StreamSourceDefinition) {
 }
 
 /**
- * Delivery of the outbox (DESIGN.md §8): the events table's stream → the event deliverer (fan-out
+ * Delivery of the outbox: the events table's stream → the event deliverer (fan-out
  * to the webhook queue and the event bus; partial batch failures, bisect, a DLQ for what keeps
  * failing) → the webhook deliverer (one signed attempt per message, retried on schedule). The runs
  * and settings tables' streams → the relay, which writes the events their items carry into the

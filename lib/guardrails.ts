@@ -15,7 +15,7 @@ export interface RolloutGuardrailsProps {
 }
 
 /**
- * The per-batch guardrail (DESIGN.md §7 "Guardrails"): POST …/executions queues a check for an
+ * The per-batch guardrail (core/rollouts/guardrails.ts): POST …/executions queues a check for an
  * active rollout; the judge consumes the queue in coalesced batches (a batching window) and ends
  * rollouts whose figures say so. The sweeper's pass stays the backstop; an alarm watches the DLQ.
  */

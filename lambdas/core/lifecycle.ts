@@ -1,5 +1,5 @@
 /*
- * Data lifecycle (DESIGN.md §9): a team's retention windows, the receipt of a pipeline's deletion,
+ * Data lifecycle: a team's retention windows, the receipt of a pipeline's deletion,
  * their schemas and the ports their stores implement, and the window arithmetic every read of
  * signals and executions shares.
  */

@@ -15,7 +15,7 @@ import { KEY_ATTRIBUTES } from './keys.ts';
 import { queryPage } from './query-page.ts';
 import { CARRIED_EVENT_ATTRIBUTE } from './table-definitions.ts';
 
-/** The audit log keeps an event this long (DESIGN.md §8), then TTL removes it. */
+/** The audit log keeps an event this long (a year and a month), then TTL removes it. */
 export const EVENT_RETENTION_DAYS = 400;
 
 /** Standard Webhooks payloads stay small; ours hold ids and states only, far below this. */

@@ -1,7 +1,7 @@
 /*
  * Delivery of events: the fan-out (one outbox event → one queued delivery per subscribed webhook,
  * and the event bus), and one delivery attempt (signed POST to the checked address, recorded,
- * retried on DESIGN.md §8's schedule, a 410 disables the webhook, a deleted webhook gets nothing).
+ * retried after RETRY_DELAYS_SECONDS, a 410 disables the webhook, a deleted webhook gets nothing).
  */
 import * as z from 'zod/mini';
 import { type DomainEvent, domainEventSchema, envelopeOf } from '../core/events.ts';

@@ -12,7 +12,7 @@ import type { Delivery, SecretKeyProvider, WebhookRecord, WebhookRepository } fr
 import { generateWebhookSecret, sealSecret } from './secret.ts';
 import type { CheckedTarget } from './url-guard.ts';
 
-/** At most this many webhooks a team (DESIGN.md §8 leaves the number to us; the issue says 20). */
+/** At most this many webhooks a team: every event fans out to each, so the number bounds a delivery burst. */
 export const MAX_WEBHOOKS_PER_TEAM = 20;
 
 export const createWebhookBodySchema = z.object({

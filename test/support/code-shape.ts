@@ -109,8 +109,8 @@ function parse(fileName: string, text: string): ts.SourceFile {
 }
 
 /**
- * What in a comment's line points outside the repository, if anything: a path out of it (the notes
- * kept beside it in ../shared), a Markdown file the repository does not hold, or a "§" section of
+ * What in a comment's line points outside the repository, if anything: a path out of it (a folder
+ * beside the repository), a Markdown file the repository does not hold, or a section sign citing
  * a document that is neither an RFC nor a file of the repository.
  */
 export function outsideReference(comment: string, repoRoot: string): string | undefined {

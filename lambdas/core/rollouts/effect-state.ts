@@ -1,5 +1,5 @@
 /*
- * The maintained measure of an approval's effect (DESIGN.md §7 "The measured effect"): per arm, the
+ * The maintained measure of an approval's effect (effect.ts counts it): per arm, the
  * newest ≤ 1,000 executions recorded in its window, each reduced to what the figures need (failed,
  * duration, the touched slots' results, the signals citing it), and a recording mark. A fresh
  * measurement merges only what was recorded after the mark, drops the oldest beyond 1,000 and

@@ -1,5 +1,5 @@
 /*
- * The measured effect of an approval (DESIGN.md §7 "The measured effect"): two arms of
+ * The measured effect of an approval (GET /synthesis-runs/{id}/effect): two arms of
  * executions, their failure rates compared, per touched slot from `slotResults`, and the signals
  * citing each arm's executions. Pure: the use case reads the executions, this counts them.
  */

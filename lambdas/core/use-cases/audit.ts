@@ -14,7 +14,7 @@ export interface AuditLog {
   ): Promise<Page<DomainEvent>>;
 }
 
-/** The caller's team's audit log; viewers may not read it (DESIGN.md §8). */
+/** The caller's team's audit log; viewers may not read it (it names who did what). */
 export function makeListAuditEvents({ audit }: { audit: AuditLog }) {
   return async (
     principal: Principal,

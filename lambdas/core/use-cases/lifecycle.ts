@@ -1,5 +1,5 @@
 /*
- * Data lifecycle use cases (DESIGN.md §9): a team's retention windows, the retention job, reading
+ * Data lifecycle use cases: a team's retention windows, the retention job, reading
  * a pipeline's records inside the windows, deleting a pipeline and reading its receipt, and the
  * deletion job's steps.
  */
@@ -208,7 +208,7 @@ export function makeRunDeletion({ deletions, clock }: { deletions: DeletionStore
   };
 }
 
-/** Lambda answers at most 6 MB; a page stays under 5 MB (DESIGN.md §9). */
+/** Lambda answers at most 6 MB: a page stays under 5 MB, leaving room for the rest of the response. */
 export const EXPORT_PAGE_BYTES = 5 * 1024 * 1024;
 
 export interface ExportDeps {

@@ -1,6 +1,6 @@
 /*
  * Approving part of a proposal, rebasing it, rolling it out, serving it and measuring it, through
- * the operations' handlers on DynamoDB Local (DESIGN.md §7).
+ * the operations' handlers on DynamoDB Local.
  */
 
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';

@@ -1,5 +1,5 @@
 /**
- * Closing the loop on a run (DESIGN.md §7): the approve form (a checkbox per change, rebase, a
+ * Closing the loop on a run (approve, roll out, measure): the approve form (a checkbox per change, rebase, a
  * rollout's percent and guardrails), a rebase's conflicts in words, the rollout panel (arms, live
  * counts, promote, roll back) and the measured effect with a small chart readable at 375 px.
  */
