@@ -2,7 +2,7 @@
  * The per-batch guardrail through the local stack, with the sweeper an hour apart (so it is never
  * what ends a rollout here):
  *   - recorded → rolled back: from the POST of a batch that makes the candidate clearly worse to
- *     GET …/rollout answering rolled_back (target: within a minute).
+ *     GET …/rollout answering rolled_back (target: within a minute, as the sweeper promises).
  *   - coalescing: 100 batches of one rollout's executions sent within about a second, and how many
  *     times the judge was invoked for them (the event source's batching window gathers them).
  */

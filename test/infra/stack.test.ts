@@ -489,7 +489,7 @@ describe('functions', () => {
         const onAws = variable in standIns ? standIns[variable] : variable;
         return onAws ? [onAws] : [];
       });
-      // The local stack has no EventBridge: no bus name there (README "Events").
+      // The local stack has no EventBridge: no bus name there (docs/events.md).
       const onAws = Object.keys(environmentOf(dev, fn)).filter((variable) => variable !== 'EVENT_BUS_NAME');
       expect(localNames.sort(), name).toEqual(onAws.sort());
       expect(local.get(name)?.timeoutMs, name).toBe(

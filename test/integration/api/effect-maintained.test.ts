@@ -1,8 +1,9 @@
 /*
- * The effect of an approval measured afresh from its maintained state (GET …/effect): after new
- * executions and signals, one recorded late with an old startedAt, a signal recorded before the
- * execution it cites, more than 1,000 executions an arm, and two readers at once, the answer equals
- * a measurement made from scratch. On DynamoDB Local, through the operations' handlers.
+ * The effect of an approval measured afresh from its maintained state (docs/the-loop.md "The
+ * measured effect", docs/scaling.md): after new executions and signals, one recorded late with an old
+ * startedAt, a signal recorded before the execution it cites, more than 1,000 executions an arm,
+ * and two readers at once, the answer equals a measurement made from scratch. On DynamoDB Local,
+ * through the operations' handlers.
  */
 
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';

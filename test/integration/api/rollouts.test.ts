@@ -1,6 +1,6 @@
 /*
  * Approving part of a proposal, rebasing it, rolling it out, serving it and measuring it, through
- * the operations' handlers on DynamoDB Local.
+ * the operations' handlers on DynamoDB Local (docs/the-loop.md).
  */
 
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';

@@ -196,7 +196,7 @@ describe('permissions on every resource route', () => {
         pathParameters: pathParametersFor(route),
         headers,
       });
-      // A pipeline that never had a rollout has none to show: 404, not a 403.
+      // A pipeline that never had a rollout has none to show: 404 (docs/the-loop.md), not a 403.
       const allowed = route.path.endsWith('/rollout') ? [200, 404] : [200, 409];
       expect(allowed, `${route.method} ${route.path}`).toContain(response.status);
     }
