@@ -5,8 +5,9 @@ import type { Pipeline } from '../../../../lambdas/core/schemas/pipelines.ts';
 import type { Execution } from '../../../../lambdas/core/schemas/records.ts';
 import type { Rollout } from '../../../../lambdas/core/schemas/rollouts.ts';
 import { makeJudgeNamedRollouts } from '../../../../lambdas/core/use-cases/guardrail-checks.ts';
+import { GUARDRAIL_BATCH, makeJudgeRollouts } from '../../../../lambdas/core/use-cases/guardrails.ts';
 import { makeRecordExecutions } from '../../../../lambdas/core/use-cases/pipelines.ts';
-import { makeWorld, principal, SLOTS, seedPipeline, type World } from './fakes.ts';
+import { makeWorld, pendingRun, principal, SLOTS, seedPipeline, type World } from './fakes.ts';
 
 let world: World;
 beforeEach(() => {
@@ -280,8 +281,9 @@ describe('the per-batch check and the judge', () => {
         ]);
 
         const outcome = result && 'outcome' in result ? result.outcome : undefined;
-        // A kept rollout says the verdict it was kept on: the arms made the verdict meant.
+        // A kept rollout says the verdict it was kept on, an ended one the verdict in words: the arms made the verdict meant.
         if (outcome?.action === 'kept') expect(outcome.reason, JSON.stringify(flags)).toBe(verdict);
+        else expect(outcome?.reason).toMatch(new RegExp(`^Guardrail: ${verdict.replaceAll('_', ' ')}: `));
         actions.push(outcome?.action ?? 'error');
       }
       const judgeActs = actions.some((action) => action === 'promoted' || action === 'rolled_back');
@@ -300,5 +302,56 @@ describe('the per-batch check and the judge', () => {
         'kept',
       ]);
     }
+  });
+});
+
+describe("the sweeper's pass", () => {
+  it('judges every active rollout the store lists, with the figures of the slots its run touched', async () => {
+    const runId = 'run1approvedxxxxxxxxx';
+    const { pipeline, rollout } = await pipelineInRollout({ synthesisRunId: runId });
+    seedCandidate(pipeline);
+    const second = await pipelineInRollout({ id: 'rollout-2', autoRollback: false });
+    const run = pendingRun({
+      id: runId,
+      pipelineId: pipeline.id,
+      baseConfigurationId: pipeline.activeConfigurationId,
+      createdAt: '2025-06-02T08:00:00.000Z',
+      status: 'approved',
+      changes: [
+        {
+          id: 'c1',
+          slotId: 'model',
+          description: 'd',
+          rationale: 'r',
+          findingIds: [],
+          patch: { temperature: 0.2 },
+        },
+      ],
+    });
+    world.runs.seed(run);
+    const { store, ends } = armsStore({ base: [40, 0], candidate: [40, 20] });
+    const kept: unknown[] = [];
+    const active = [rollout, second.rollout];
+    const judge = makeJudgeRollouts({
+      ...world,
+      rollouts: Object.assign(store, {
+        listActive: async (limit: number) => (limit === GUARDRAIL_BATCH ? active : []),
+        keepEffect: async (_pipelineId: string, effect: unknown) => {
+          kept.push(effect);
+          return true;
+        },
+      }),
+    });
+
+    const outcomes = await judge();
+
+    expect(outcomes.map((outcome) => [outcome.rolloutId, outcome.action])).toEqual([
+      ['rollout-1', 'rolled_back'],
+      ['rollout-2', 'kept'],
+    ]);
+    expect(ends).toHaveBeenCalledTimes(1);
+    // The first rollout's run touched the model slot: its figures are kept with the effect.
+    expect(kept[0]).toMatchObject({ effect: { slots: [{ slotId: 'model' }] } });
+    expect(kept[1]).toMatchObject({ effect: { slots: [] } });
   });
 });

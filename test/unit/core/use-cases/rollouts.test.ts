@@ -121,9 +121,14 @@ describe('ending a rollout', () => {
     });
     expect(end?.serving).toMatchObject({ pipelineId: pipeline.id, teamId: 'team-a', rollout: null });
     expect(end?.serving.active.id).toBe('cfg-candidate');
-    expect(end?.events.map((event) => [event.type, event.data.configurationId])).toEqual([
-      ['rollout.promoted', 'cfg-candidate'],
-      ['configuration.activated', 'cfg-candidate'],
+    expect(end?.events.map((event) => [event.type, event.data.configurationId, event.timestamp])).toEqual([
+      ['rollout.promoted', 'cfg-candidate', T],
+      ['configuration.activated', 'cfg-candidate', T],
+    ]);
+    // Named by the rollout and by the activation: a retried end writes the same events.
+    expect(end?.events.map((event) => event.id)).toEqual([
+      'evt_rollout-1_rollout_promoted',
+      `evt_${end?.activation?.id}_configuration_activated`,
     ]);
     expect(end?.events[0]?.data).toMatchObject({
       teamId: 'team-a',
@@ -186,10 +191,14 @@ describe('ending a rollout', () => {
     expect(await rejection(promote(principal({ teamId: 'team-b' }), pipeline.id, undefined))).toBeInstanceOf(
       ForbiddenError,
     );
-    world.pipelines.configurations.delete(`${pipeline.id}#cfg-candidate`);
-    const gone = await rejection(promote(ada, pipeline.id, undefined));
-    expect(gone).toBeInstanceOf(NotFoundError);
-    expect(gone.message).toBe('The pipeline or a configuration of rollout rollout-1 no longer exists.');
+    for (const configurationId of ['cfg-candidate', base.id]) {
+      const kept = world.pipelines.configurations.get(`${pipeline.id}#${configurationId}`);
+      world.pipelines.configurations.delete(`${pipeline.id}#${configurationId}`);
+      const gone = await rejection(promote(ada, pipeline.id, undefined));
+      expect(gone, configurationId).toBeInstanceOf(NotFoundError);
+      expect(gone.message).toBe('The pipeline or a configuration of rollout rollout-1 no longer exists.');
+      if (kept) world.pipelines.seedConfiguration(kept);
+    }
     expect(ends).toEqual([]);
   });
 });
