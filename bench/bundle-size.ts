@@ -22,6 +22,7 @@ import {
   AUTHORIZER,
   DEAD_LETTER_HANDLER,
   type FunctionAccess,
+  type HandlerTrigger,
   SYNTHESIS_WORKER,
 } from '../lambdas/functions.ts';
 import { operationFunctions } from '../lambdas/operations/functions.ts';
@@ -97,24 +98,24 @@ const SOURCES: EnvironmentSources = {
     Events: 'bench-events',
     Settings: 'bench-settings',
   },
-  synthesisQueueUrl: queue('bench'),
-  lifecycleQueueUrl: queue('lifecycle'),
-  guardrailQueueUrl: queue('guardrail'),
+  queueUrls: {
+    'synthesis-jobs': queue('bench'),
+    'lifecycle-jobs': queue('lifecycle'),
+    'guardrail-checks': queue('guardrail'),
+    'webhook-deliveries': queue('webhooks'),
+  },
   sessionSecret: { SESSION_SECRET_ARN: secret('bench-session') },
   email: { EMAIL_FROM: 'bench@example.com', APP_URL: 'https://bench.example.com/app/' },
   model: { ANTHROPIC_SECRET_ARN: secret('bench-anthropic') },
   defaultSynthesisHandler: 'heuristic-v1',
   synthesisRunsPerTeamPerHour: 60,
-  webhooks: {
-    queueUrl: queue('webhooks'),
-    secretKey: { WEBHOOK_SECRET_KEY_ARN: secret('bench-webhooks') },
-    eventBusName: 'bench-bus',
-  },
+  webhookSecretKey: { WEBHOOK_SECRET_KEY_ARN: secret('bench-webhooks') },
+  eventBusName: 'bench-bus',
 };
 
-const environmentOf = (access: FunctionAccess) => ({
+const environmentOf = (access: FunctionAccess, trigger?: HandlerTrigger) => ({
   ...COMMON_ENVIRONMENT,
-  ...accessEnvironment(access, SOURCES),
+  ...accessEnvironment(access, SOURCES, trigger),
 });
 
 interface BundleTarget {
@@ -146,19 +147,19 @@ function targets(outDir: string): BundleTarget[] {
       name: AUTHORIZER.entry,
       kind: 'authorizer',
       entryFile: handlerEntryPath(AUTHORIZER.entry),
-      environment: environmentOf(AUTHORIZER.access),
+      environment: environmentOf(AUTHORIZER.access, AUTHORIZER.trigger),
     },
     {
       name: SYNTHESIS_WORKER.entry,
       kind: 'worker',
       entryFile: handlerEntryPath(SYNTHESIS_WORKER.entry),
-      environment: environmentOf(SYNTHESIS_WORKER.access),
+      environment: environmentOf(SYNTHESIS_WORKER.access, SYNTHESIS_WORKER.trigger),
     },
     {
       name: DEAD_LETTER_HANDLER.entry,
       kind: 'dead-letter',
       entryFile: handlerEntryPath(DEAD_LETTER_HANDLER.entry),
-      environment: environmentOf(DEAD_LETTER_HANDLER.access),
+      environment: environmentOf(DEAD_LETTER_HANDLER.access, DEAD_LETTER_HANDLER.trigger),
     },
   ];
 }

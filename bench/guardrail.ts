@@ -9,7 +9,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { GUARDRAIL_JUDGE } from '../lambdas/functions.ts';
+import { GUARDRAIL_JUDGE, RUN_SWEEPER } from '../lambdas/functions.ts';
 import { startLocalStack } from '../local/stack.ts';
 import { pipelineWithGeneratedRun, stackApi, UNLIMITED } from './stack-api.ts';
 
@@ -30,7 +30,7 @@ export async function measureGuardrail(rollouts = 5): Promise<GuardrailFigures> 
     quiet: true,
     stateDir,
     limits: UNLIMITED,
-    sweepEveryMs: 3_600_000,
+    scheduleEveryMs: { [RUN_SWEEPER.entry]: 3_600_000 },
   });
   try {
     const team = stack.teams[0];
@@ -70,7 +70,7 @@ export async function measureGuardrail(rollouts = 5): Promise<GuardrailFigures> 
     // Count the judge's invocations: the event source calls the function's invoke each time.
     const judge = stack.functions.get(GUARDRAIL_JUDGE.entry);
     if (!judge) throw new Error(`no local function ${GUARDRAIL_JUDGE.entry}`);
-    await sleep(GUARDRAIL_JUDGE.eventSource.maxBatchingWindowSeconds * 1000 + 1_000); // the last checks above
+    await sleep(GUARDRAIL_JUDGE.trigger.maxBatchingWindowSeconds * 1000 + 1_000); // the last checks above
     let invocations = 0;
     let records = 0;
     const invoke = judge.invoke.bind(judge);
@@ -101,7 +101,7 @@ export async function measureGuardrail(rollouts = 5): Promise<GuardrailFigures> 
 
 export function formatGuardrail(f: GuardrailFigures): string {
   const worst = Math.max(...f.rolledBackMs);
-  const window = GUARDRAIL_JUDGE.eventSource.maxBatchingWindowSeconds;
+  const window = GUARDRAIL_JUDGE.trigger.maxBatchingWindowSeconds;
   return [
     `recorded → rolled back (per-batch guardrail, no sweeper) median ${median(f.rolledBackMs).toFixed(0)} ms, worst ${worst.toFixed(0)} ms of ${f.rolledBackMs.length} (target ≤ 60000 ms; the batching window is ${window} s) ${worst <= 60_000 ? 'ok' : 'MISSED'}`,
     `${f.burst.batches} batches of one rollout in ${f.burst.sendMs.toFixed(0)} ms → ${f.burst.invocations} judge invocation(s) for ${f.burst.records} checks (each invocation judges the rollout once)`,

@@ -2,10 +2,13 @@ import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { limitsFrom } from '../lambdas/limits.ts';
 import { emailSettings } from '../lib/email.ts';
-import { PipelineSynthesisStack } from '../lib/pipeline-synthesis-stack.ts';
+import { createStacks } from '../lib/stacks.ts';
 import { stageSettings } from '../lib/stage.ts';
 
-// `cdk synth -c stage=prod` retains data and protects tables; the default dev stage destroys all.
+// The stacks of one deployment: `PipelineSynthesisApi-<stage>` holds the data (tables, queues,
+// secrets, event bus, alarm topic) and `PipelineSynthesisApi-<stage>-Service` the API and the
+// functions; `npx cdk deploy --all` deploys both, the first first. `-c stage=prod` retains data and
+// protects tables; the default dev stage destroys all.
 const app = new App();
 const stage = stageSettings(String(app.node.tryGetContext('stage') ?? 'dev'));
 const defaultSynthesisHandler = String(app.node.tryGetContext('defaultSynthesisHandler') ?? 'heuristic-v1');
@@ -27,7 +30,7 @@ const email = emailSettings({
 // of lambdas/limits.ts; the defaults never get in the way of honest use.
 const limits = limitsFrom((_variable, field) => app.node.tryGetContext(field));
 
-new PipelineSynthesisStack(app, `PipelineSynthesisApi-${stage.name}`, {
+createStacks(app, `PipelineSynthesisApi-${stage.name}`, {
   stage,
   defaultSynthesisHandler,
   email,

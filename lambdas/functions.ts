@@ -1,9 +1,11 @@
 /**
- * What a function may reach (its access) and the functions that are not API operations: the
- * authorizer, the synthesis worker, the dead-letter handler and the sweeper. The API operations'
- * functions are declared by their operation modules (lambdas/operations/); the CDK stack and the
- * local stack build both kinds from these declarations, with the same grants and variables.
+ * What a function may reach (its access), and the functions that are not API operations, each
+ * declared once with its trigger in HANDLERS: a queue, a schedule, table streams, or API Gateway's
+ * authorizer call. The API operations' functions are declared by their operation modules
+ * (lambdas/operations/). The CDK stack and the local stack build both kinds from these declarations
+ * by loops, with the same grants, variables and triggers; the queues are lambdas/queues.ts.
  */
+import type { QueueName, WorkQueueName } from './queues.ts';
 import { CARRIED_EVENT_ATTRIBUTE } from './store/table-definitions.ts';
 
 /** 'write': puts, updates and deletes without reading (the relay of carried events). */
@@ -17,25 +19,24 @@ export interface FunctionAccess {
   events?: TableAccess;
   /** The settings table (a pipeline's approval rules). */
   settings?: TableAccess;
-  /** Sends synthesis jobs to the queue. */
-  sendJobs?: boolean;
+  /** The queues it sends to, by name: sqs:SendMessage on each, and each one's URL in its variable. */
+  send?: readonly WorkQueueName[];
   /**
-   * Consumes the synthesis queue (its event source grants receive, delete and visibility changes)
-   * and needs its URL as SYNTHESIS_QUEUE_URL, to hide a failed job for a backoff of seconds.
+   * Starts synthesis runs: the stack's default handler and the per-team hourly quota
+   * (DEFAULT_SYNTHESIS_HANDLER, SYNTHESIS_RUNS_PER_TEAM_PER_HOUR).
    */
-  consumesJobs?: boolean;
+  startsRuns?: boolean;
   /**
    * Signs or verifies session tokens: read access to the session signing key secret and its ARN
    * as SESSION_SECRET_ARN (never the key itself in the environment).
    */
   sessionSecret?: boolean;
-  /** Sends data-lifecycle jobs (a pipeline's deletion) to the lifecycle queue: LIFECYCLE_QUEUE_URL. */
-  sendsLifecycleJobs?: boolean;
-  /** Consumes the lifecycle queue (its event source) and re-queues a job that has more steps. */
-  consumesLifecycleJobs?: boolean;
   /** Sends email through SES: ses:SendEmail on the sender identity, EMAIL_FROM and APP_URL. */
   sendsEmail?: boolean;
-  /** Calls the model API: read access to the Anthropic API key secret and its ARN as ANTHROPIC_SECRET_ARN. */
+  /**
+   * Calls the model API: read access to the Anthropic API key secret and its ARN as
+   * ANTHROPIC_SECRET_ARN, and MODEL_PRICES when the stack sets prices.
+   */
   callsModel?: boolean;
   /**
    * Sets `lastUsedAt` on API token items of the auth table: dynamodb:UpdateItem limited to
@@ -47,47 +48,31 @@ export interface FunctionAccess {
    * and its ARN as WEBHOOK_SECRET_KEY_ARN (locally WEBHOOK_SECRET_KEY and ALLOW_LOCAL_WEBHOOK_URLS).
    */
   webhookSecretKey?: boolean;
-  /** Queues webhook deliveries (WEBHOOK_QUEUE_URL) and puts events on the event bus (EVENT_BUS_NAME). */
-  fansOutEvents?: boolean;
+  /** Puts events on the stack's event bus: events:PutEvents on it and EVENT_BUS_NAME (AWS only). */
+  putsEvents?: boolean;
+}
+
+/** Lambda's SQS event source on a queue of lambdas/queues.ts, with ReportBatchItemFailures. */
+export interface QueueTrigger {
+  queue: WorkQueueName;
+  /** The queue's dead-letter queue instead of the queue itself. */
+  deadLetters?: boolean;
+  batchSize: number;
+  maxConcurrency?: number;
+  /** Gathers records this long before invoking (SQS MaximumBatchingWindowInSeconds; batchSize may then exceed 10). */
+  maxBatchingWindowSeconds?: number;
   /**
-   * Consumes the webhook queue (its event source grants receive, delete and visibility changes)
-   * and needs its URL as WEBHOOK_QUEUE_URL, to hide a failed delivery until its next attempt.
+   * Hides a failed message for a backoff of its own (ChangeMessageVisibility), which also needs
+   * the queue's URL in its variable; without it a failed message waits out the visibility timeout.
    */
-  deliversWebhooks?: boolean;
-  /** Asks for a rollout to be judged: sqs:SendMessage on the guardrail queue, GUARDRAIL_QUEUE_URL. */
-  sendsGuardrailChecks?: boolean;
-  /**
-   * Consumes the guardrail queue (its event source grants receive and delete) and needs its URL as
-   * GUARDRAIL_QUEUE_URL, to hide a check that failed for a moment for a backoff of seconds.
-   */
-  consumesGuardrailChecks?: boolean;
+  changesVisibility?: boolean;
 }
 
 /**
- * A function that is not an API operation (lambdas/handlers/<entry>.ts): what the CDK stack (lib/)
- * and the local stack (local/functions.ts) both build it from.
+ * A DynamoDB Stream event source on the table of this id (partial batch failures, bisect, a
+ * failure destination), invoked only for records of `eventNames` and, with `newImageHas`, whose new
+ * image holds that attribute (Lambda's filter criteria on AWS, the same test in local/streams/).
  */
-export interface FunctionDefinition {
-  entry: string;
-  access: FunctionAccess;
-  /** Lambda's timeout; HTTP_FUNCTION_TIMEOUT_SECONDS when absent. */
-  timeoutSeconds?: number;
-  memoryMb?: number;
-  /** An SQS event source with ReportBatchItemFailures. */
-  eventSource?: {
-    batchSize: number;
-    maxConcurrency?: number;
-    /** Gathers records this long before invoking (SQS MaximumBatchingWindowInSeconds; batchSize may then exceed 10). */
-    maxBatchingWindowSeconds?: number;
-  };
-  /**
-   * A DynamoDB Stream event source on the table of this id (partial batch failures, bisect, DLQ),
-   * invoked only for records of `eventName` and, with `newImageHas`, whose new image holds that
-   * attribute (Lambda's filter criteria on AWS, the same test in local/streams/).
-   */
-  streamSources?: readonly StreamSourceDefinition[];
-}
-
 export interface StreamSourceDefinition {
   table: 'Events' | 'Runs' | 'Settings';
   batchSize: number;
@@ -95,6 +80,38 @@ export interface StreamSourceDefinition {
   eventNames: readonly ('INSERT' | 'MODIFY')[];
   /** …and only those whose new image holds this string attribute. */
   newImageHas?: string;
+  /** Where a batch given up on (after its retries) is recorded on AWS; the local stack retries on. */
+  onFailure: QueueName;
+}
+
+export type HandlerTrigger =
+  | QueueTrigger
+  /** An EventBridge rule `rate(n minutes)`; locally a timer of the same period. */
+  | { schedule: { everyMinutes: number } }
+  | { streams: readonly StreamSourceDefinition[] }
+  /** API Gateway calls it before every request to an operation that is not public. */
+  | { authorizer: true };
+
+/**
+ * A function that is not an API operation (lambdas/handlers/<entry>.ts): what the CDK stack (lib/)
+ * and the local stack (local/functions.ts) both build it and its trigger from.
+ */
+export interface HandlerDefinition {
+  /** Its module lambdas/handlers/<entry>.ts, its construct id (PascalCase) and its local name. */
+  entry: string;
+  /** The Lambda function's description. */
+  description: string;
+  access: FunctionAccess;
+  trigger: HandlerTrigger;
+  /** Lambda's timeout. */
+  timeoutSeconds: number;
+  /** @default DEFAULT_MEMORY_MB */
+  memoryMb?: number;
+  /**
+   * Modules the handler imports on demand, by output name, relative to the repository root: it is
+   * then bundled with code splitting, each part a file next to index.mjs (lib/bundling.ts).
+   */
+  onDemandParts?: Readonly<Record<string, string>>;
 }
 
 /** The timeout of every API operation's function: well inside API Gateway's 29 s integration timeout. */
@@ -107,31 +124,53 @@ export const DEFAULT_MEMORY_MB = 256;
  */
 export const AUTHORIZER = {
   entry: 'authorize',
+  description: 'API Gateway REQUEST authorizer: API tokens and sessions',
   access: { auth: 'read', sessionSecret: true, recordsTokenUse: true },
+  trigger: { authorizer: true },
   timeoutSeconds: 5,
-} satisfies FunctionDefinition;
+} satisfies HandlerDefinition;
 
-/** The worker's timeout; the queue's visibility timeout is six times this (AWS's guidance). */
+/** The worker's timeout; its queue's visibility timeout is six times this (AWS's guidance). */
 export const WORKER_TIMEOUT_SECONDS = 120;
-export const QUEUE_VISIBILITY_TIMEOUT_SECONDS = 6 * WORKER_TIMEOUT_SECONDS;
+/**
+ * Receives of a job before it moves to the DLQ. Failed attempts come back after a backoff of
+ * 5, 15, 45 and 135 s (lambdas/sqs/sqs-batch.ts), so five attempts span about four minutes.
+ */
+export const MAX_RECEIVE_COUNT = 5;
 
 export const SYNTHESIS_WORKER = {
   entry: 'process-synthesis-jobs',
-  access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite', consumesJobs: true, callsModel: true },
+  description: 'Generates synthesis runs from queued jobs',
+  access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite', callsModel: true },
+  // maxConcurrency bounds the concurrent model calls (and the Anthropic rate limit they share).
+  trigger: { queue: 'synthesis-jobs', batchSize: 5, maxConcurrency: 5, changesVisibility: true },
   timeoutSeconds: WORKER_TIMEOUT_SECONDS,
   memoryMb: 512,
-  // maxConcurrency bounds the concurrent model calls (and the Anthropic rate limit they share).
-  eventSource: { batchSize: 5, maxConcurrency: 5 },
-} satisfies FunctionDefinition;
+  // claude-v1 (the Anthropic SDK, Secrets Manager) is loaded by the first job that names it, the
+  // SQS client by the first job to be retried (ChangeMessageVisibility).
+  onDemandParts: {
+    'claude-v1': 'lambdas/wiring/claude-v1.ts',
+    'sqs-queue': 'lambdas/sqs/sqs-queue.ts',
+  },
+} satisfies HandlerDefinition;
 
 /** Seconds the dead-letter handler may run; its queue's visibility timeout is six times this. */
 export const DEAD_LETTER_HANDLER_TIMEOUT_SECONDS = 30;
 export const DEAD_LETTER_HANDLER = {
   entry: 'fail-dead-synthesis-jobs',
+  description: 'Marks the runs of dead-lettered synthesis jobs failed',
   access: { runs: 'readWrite', events: 'readWrite' },
+  trigger: { queue: 'synthesis-jobs', deadLetters: true, batchSize: 10 },
   timeoutSeconds: DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
-  eventSource: { batchSize: 10 },
-} satisfies FunctionDefinition;
+} satisfies HandlerDefinition;
+
+/**
+ * A run still pending or generating this long after it was created cannot finish any more: even
+ * if every attempt ran into the worker's timeout and waited out the visibility timeout, its job
+ * would be in the DLQ by now. The sweeper fails it.
+ */
+export const STUCK_RUN_AFTER_SECONDS =
+  MAX_RECEIVE_COUNT * 6 * WORKER_TIMEOUT_SECONDS + WORKER_TIMEOUT_SECONDS;
 
 /**
  * On a schedule: fails runs left pending or generating past STUCK_RUN_AFTER_SECONDS, and judges
@@ -140,10 +179,12 @@ export const DEAD_LETTER_HANDLER = {
  */
 export const RUN_SWEEPER = {
   entry: 'sweep-stuck-runs',
+  description:
+    'Fails runs left pending or generating past their bound, and judges active rollouts by their guardrails',
   access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite' },
+  trigger: { schedule: { everyMinutes: 1 } },
   timeoutSeconds: 60,
-  scheduleMinutes: 1,
-} satisfies FunctionDefinition & { scheduleMinutes: number };
+} satisfies HandlerDefinition;
 
 /** Seconds a deletion job may run; it stops in time and queues its next step. */
 export const DELETION_JOB_TIMEOUT_SECONDS = 60;
@@ -154,10 +195,11 @@ export const DELETION_JOB_TIMEOUT_SECONDS = 60;
  */
 export const PIPELINE_DELETER = {
   entry: 'delete-pipeline-data',
-  access: { runs: 'readWrite', data: 'readWrite', settings: 'write', consumesLifecycleJobs: true },
+  description: "Removes a deleted pipeline's items in bounded, re-queued steps",
+  access: { runs: 'readWrite', data: 'readWrite', settings: 'write', send: ['lifecycle-jobs'] },
+  trigger: { queue: 'lifecycle-jobs', batchSize: 1, maxConcurrency: 2 },
   timeoutSeconds: DELETION_JOB_TIMEOUT_SECONDS,
-  eventSource: { batchSize: 1, maxConcurrency: 2 },
-} satisfies FunctionDefinition;
+} satisfies HandlerDefinition;
 
 /**
  * On a schedule: applies shortened retention windows to the records already stored (a key-range
@@ -165,23 +207,11 @@ export const PIPELINE_DELETER = {
  */
 export const RETENTION_JOB = {
   entry: 'apply-retention',
-  access: { runs: 'read', data: 'readWrite', sendsLifecycleJobs: true },
+  description: 'Removes signals and executions a shortened retention window left outside it',
+  access: { runs: 'read', data: 'readWrite', send: ['lifecycle-jobs'] },
+  trigger: { schedule: { everyMinutes: 60 } },
   timeoutSeconds: 300,
-  scheduleMinutes: 60,
-} satisfies FunctionDefinition & { scheduleMinutes: number };
-
-/**
- * Receives of a job before it moves to the DLQ. Failed attempts come back after a backoff of
- * 5, 15, 45 and 135 s (lambdas/sqs/sqs-batch.ts), so five attempts span about four minutes.
- */
-export const MAX_RECEIVE_COUNT = 5;
-/**
- * A run still pending or generating this long after it was created cannot finish any more: even
- * if every attempt ran into the worker's timeout and waited out the visibility timeout, its job
- * would be in the DLQ by now. The sweeper fails it.
- */
-export const STUCK_RUN_AFTER_SECONDS =
-  MAX_RECEIVE_COUNT * QUEUE_VISIBILITY_TIMEOUT_SECONDS + WORKER_TIMEOUT_SECONDS;
+} satisfies HandlerDefinition;
 
 /**
  * The outbox reader: the events table's stream feeds it; it queues one delivery per subscribed
@@ -189,10 +219,16 @@ export const STUCK_RUN_AFTER_SECONDS =
  */
 export const EVENT_DELIVERER = {
   entry: 'deliver-events',
-  access: { data: 'read', fansOutEvents: true },
+  description: 'Fans each committed event out to its webhooks and the event bus',
+  access: { data: 'read', send: ['webhook-deliveries'], putsEvents: true },
+  // Only new events: TTL expiries (REMOVE) never invoke the function.
+  trigger: {
+    streams: [
+      { table: 'Events', batchSize: 100, eventNames: ['INSERT'], onFailure: 'event-stream-failures' },
+    ],
+  },
   timeoutSeconds: 30,
-  streamSources: [{ table: 'Events', batchSize: 100, eventNames: ['INSERT'] }],
-} satisfies FunctionDefinition;
+} satisfies HandlerDefinition;
 
 /**
  * The relay of the events that a change writing one item carries in that item (a run's reject, a
@@ -202,22 +238,32 @@ export const EVENT_DELIVERER = {
  */
 export const EVENT_RELAY = {
   entry: 'relay-carried-events',
+  description: 'Writes the events that one-item changes carry (runs, settings) into the events table',
   access: { events: 'write' },
+  // Only writes that hold an event; the function skips one whose old image held it already.
+  trigger: {
+    streams: [
+      {
+        table: 'Runs',
+        batchSize: 100,
+        eventNames: ['MODIFY'],
+        newImageHas: CARRIED_EVENT_ATTRIBUTE,
+        onFailure: 'event-stream-failures',
+      },
+      {
+        table: 'Settings',
+        batchSize: 100,
+        eventNames: ['INSERT', 'MODIFY'],
+        newImageHas: CARRIED_EVENT_ATTRIBUTE,
+        onFailure: 'event-stream-failures',
+      },
+    ],
+  },
   timeoutSeconds: 30,
-  streamSources: [
-    { table: 'Runs', batchSize: 100, eventNames: ['MODIFY'], newImageHas: CARRIED_EVENT_ATTRIBUTE },
-    {
-      table: 'Settings',
-      batchSize: 100,
-      eventNames: ['INSERT', 'MODIFY'],
-      newImageHas: CARRIED_EVENT_ATTRIBUTE,
-    },
-  ],
-} satisfies FunctionDefinition;
+} satisfies HandlerDefinition;
 
 /** Seconds one webhook batch may take: every POST of the batch runs at once, each within 10 s. */
 export const WEBHOOK_DELIVERER_TIMEOUT_SECONDS = 30;
-export const WEBHOOK_QUEUE_VISIBILITY_TIMEOUT_SECONDS = 6 * WEBHOOK_DELIVERER_TIMEOUT_SECONDS;
 /**
  * Receives of a delivery before its DLQ: the 8 scheduled attempts (webhooks/deliver.ts
  * MAX_ATTEMPTS) end the message themselves; this only catches a deliverer that keeps crashing.
@@ -227,14 +273,14 @@ export const WEBHOOK_MAX_RECEIVE_COUNT = 12;
 /** One attempt per queued delivery; a failed one waits for its next time on the schedule. */
 export const WEBHOOK_DELIVERER = {
   entry: 'deliver-webhooks',
-  access: { data: 'readWrite', webhookSecretKey: true, deliversWebhooks: true },
+  description: 'Delivers queued events to webhooks, signed, retried on schedule',
+  access: { data: 'readWrite', webhookSecretKey: true },
+  trigger: { queue: 'webhook-deliveries', batchSize: 10, maxConcurrency: 10, changesVisibility: true },
   timeoutSeconds: WEBHOOK_DELIVERER_TIMEOUT_SECONDS,
-  eventSource: { batchSize: 10, maxConcurrency: 10 },
-} satisfies FunctionDefinition;
+} satisfies HandlerDefinition;
 
 /** Seconds one guardrail batch may take: one judgement per distinct rollout it names. */
 export const GUARDRAIL_JUDGE_TIMEOUT_SECONDS = 30;
-export const GUARDRAIL_QUEUE_VISIBILITY_TIMEOUT_SECONDS = 6 * GUARDRAIL_JUDGE_TIMEOUT_SECONDS;
 
 /**
  * The per-batch guardrail (core/use-cases/guardrail-checks.ts): POST …/executions queues a check
@@ -245,8 +291,53 @@ export const GUARDRAIL_QUEUE_VISIBILITY_TIMEOUT_SECONDS = 6 * GUARDRAIL_JUDGE_TI
  */
 export const GUARDRAIL_JUDGE = {
   entry: 'judge-rollouts',
+  description: 'Judges the active rollouts that newly recorded executions name, by their guardrails',
   // Runs: the approval's touched slots, for a rollout judged before its effect was ever read.
-  access: { runs: 'read', data: 'readWrite', events: 'readWrite', consumesGuardrailChecks: true },
+  access: { runs: 'read', data: 'readWrite', events: 'readWrite' },
+  trigger: {
+    queue: 'guardrail-checks',
+    batchSize: 100,
+    maxConcurrency: 2,
+    maxBatchingWindowSeconds: 5,
+    changesVisibility: true,
+  },
   timeoutSeconds: GUARDRAIL_JUDGE_TIMEOUT_SECONDS,
-  eventSource: { batchSize: 100, maxConcurrency: 2, maxBatchingWindowSeconds: 5 },
-} satisfies FunctionDefinition;
+} satisfies HandlerDefinition;
+
+/** Every function in lambdas/handlers/, one per module. */
+export const HANDLERS: readonly HandlerDefinition[] = [
+  AUTHORIZER,
+  SYNTHESIS_WORKER,
+  DEAD_LETTER_HANDLER,
+  RUN_SWEEPER,
+  PIPELINE_DELETER,
+  RETENTION_JOB,
+  EVENT_DELIVERER,
+  EVENT_RELAY,
+  WEBHOOK_DELIVERER,
+  GUARDRAIL_JUDGE,
+];
+
+/** The queue trigger of a handler, if it has one. */
+export function queueTriggerOf(handler: HandlerDefinition): QueueTrigger | undefined {
+  return 'queue' in handler.trigger ? handler.trigger : undefined;
+}
+
+/** The stream sources of a handler (none for other triggers). */
+export function streamSourcesOf(handler: HandlerDefinition): readonly StreamSourceDefinition[] {
+  return 'streams' in handler.trigger ? handler.trigger.streams : [];
+}
+
+/** The rate of a scheduled handler, if it is one. */
+export function scheduleOf(handler: HandlerDefinition): { everyMinutes: number } | undefined {
+  return 'schedule' in handler.trigger ? handler.trigger.schedule : undefined;
+}
+
+/**
+ * The work queues whose URL a function needs: those it sends to, and the one it consumes when it
+ * hides failed messages itself.
+ */
+export function queuesWithUrl(access: FunctionAccess, trigger?: HandlerTrigger): readonly WorkQueueName[] {
+  const consumed = trigger && 'queue' in trigger && trigger.changesVisibility ? [trigger.queue] : [];
+  return [...new Set([...(access.send ?? []), ...consumed])];
+}

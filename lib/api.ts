@@ -1,6 +1,6 @@
 /**
  * The REST API construct: the stage, its access logs and web ACL, the gateway's own error
- * responses, the authorizer and one method and function per operation.
+ * responses, the authorizer, and one method per operation proxying to its module's function.
  */
 import { Duration, Stack } from 'aws-cdk-lib';
 import {
@@ -19,25 +19,19 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { AUTHORIZER } from '../lambdas/functions.ts';
 import type { AbuseLimits } from '../lambdas/limits.ts';
-import type { OperationDeclaration } from '../lambdas/operations/declaration.ts';
-import { operationFunctions } from '../lambdas/operations/functions.ts';
-import { buildScriptCommand, handlerEntryPath, onDemandParts, operationEntryPath } from './bundling.ts';
-import type { EmailSettings } from './email.ts';
+import { moduleOf, type OperationDeclaration } from '../lambdas/operations/declaration.ts';
+import { handlerEntryPath } from './bundling.ts';
 import { GATEWAY_ERRORS, gatewayErrorBody, gatewayResponseHeaders } from './gateway-errors.ts';
 import { acknowledgeNag } from './nag.ts';
+import { pascalCase } from './names.ts';
 import { RateLimits } from './rate-limits.ts';
 import { type FunctionSettings, type GrantableResources, ServiceFunction } from './service-function.ts';
 
 export interface ApiProps {
   readonly stageName: string;
-  /** The API's operations (lambdas/operations/index.ts): a method per operation, a function per module. */
-  readonly operations: readonly OperationDeclaration[];
+  /** What the authorizer may be granted. */
   readonly resources: GrantableResources;
-  /** For the `sendsEmail` functions; without `appUrl`, magic links open this API's `/app`. */
-  readonly email: EmailSettings;
   readonly settings: FunctionSettings;
-  /** Handler a synthesis request gets when its body names none. */
-  readonly defaultSynthesisHandler: string;
   readonly limits: AbuseLimits;
 }
 
@@ -62,13 +56,12 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   }),
 );
 
-/** The REST API: one method per operation and one Lambda per operation module, behind one authorizer. */
+/** The REST API: one method per operation (addOperations), behind one authorizer. */
 export class Api extends Construct {
   readonly restApi: RestApi;
   readonly rateLimits: RateLimits;
   readonly authorizerFunction: ServiceFunction;
-  /** The operations' functions by their module name. */
-  readonly operationFunctions: ReadonlyMap<string, ServiceFunction>;
+  private readonly authorizer: RequestAuthorizer;
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
@@ -118,28 +111,17 @@ export class Api extends Construct {
       });
     }
 
-    const resources: GrantableResources = {
-      ...props.resources,
-      defaultSynthesisHandler: props.defaultSynthesisHandler,
-      synthesisRunsPerTeamPerHour: props.limits.synthesisRunsPerTeamPerHour,
-      email: {
-        from: props.email.from,
-        identity: props.email.identity,
-        // Magic links open the review application this API serves at /app (operations/serve-app.ts).
-        appUrl: props.email.appUrl ?? `${this.stageUrl(props.stageName)}/app`,
-      },
-    };
-
     this.authorizerFunction = new ServiceFunction(this, 'Authorizer', {
       entryFile: handlerEntryPath(AUTHORIZER.entry),
       access: AUTHORIZER.access,
-      resources,
+      trigger: AUTHORIZER.trigger,
+      resources: props.resources,
       settings: props.settings,
-      description: 'API Gateway REQUEST authorizer: API tokens and sessions',
+      description: AUTHORIZER.description,
       timeout: Duration.seconds(AUTHORIZER.timeoutSeconds),
     });
 
-    const authorizer = new RequestAuthorizer(this, 'RequestAuthorizer', {
+    this.authorizer = new RequestAuthorizer(this, 'RequestAuthorizer', {
       handler: this.authorizerFunction.function,
       // No identity source and no result cache. With an identity source (say the Authorization
       // header) API Gateway would answer 401 itself when that header is missing, so a request
@@ -148,45 +130,32 @@ export class Api extends Construct {
       identitySources: [],
       resultsCacheTtl: Duration.seconds(0),
     });
+  }
 
-    const functions = new Map<string, ServiceFunction>();
-    const functionsScope = new Construct(this, 'Routes');
-    for (const definition of operationFunctions(props.operations)) {
-      const fn = new ServiceFunction(functionsScope, pascalCase(definition.module), {
-        entryFile: operationEntryPath(definition.module),
-        access: definition.access,
-        resources,
-        settings: props.settings,
-        description: definition.operations
-          .map((operation) => `${operation.method} ${operation.path}`)
-          .join(', '),
-        memorySize: definition.memoryMb,
-        timeout: Duration.seconds(definition.timeoutSeconds),
-        beforeBundling: definition.buildsFirst.map(buildScriptCommand),
-        onDemandParts: onDemandParts(definition.module),
-      });
-      functions.set(definition.module, fn);
-      for (const operation of definition.operations) this.addOperation(operation, fn, authorizer);
+  /** A method per operation, proxying to the function of its module (by module name). */
+  addOperations(
+    operations: readonly OperationDeclaration[],
+    functions: ReadonlyMap<string, ServiceFunction>,
+  ): void {
+    for (const operation of operations) {
+      const fn = functions.get(moduleOf(operation));
+      if (!fn) throw new Error(`No function for the module of ${operation.name}.`);
+      this.addOperation(operation, fn);
     }
-    this.operationFunctions = functions;
   }
 
   /** The operation's method, behind the authorizer unless the operation says why it is public. */
-  private addOperation(
-    operation: OperationDeclaration,
-    fn: ServiceFunction,
-    authorizer: RequestAuthorizer,
-  ): void {
+  private addOperation(operation: OperationDeclaration, fn: ServiceFunction): void {
     const name = `${operation.method} ${operation.path}`;
-    const method = this.restApi.root
-      .resourceForPath(operation.path)
-      .addMethod(
-        operation.method,
-        new LambdaIntegration(fn.function),
-        operation.public === undefined
-          ? { authorizer, authorizationType: AuthorizationType.CUSTOM }
-          : { authorizationType: AuthorizationType.NONE },
-      );
+    const method = this.restApi.root.resourceForPath(operation.path).addMethod(
+      operation.method,
+      // One invoke permission per method, scoped to it; none for the console's test invocations,
+      // which would double the stack's permissions (CloudFormation counts every resource).
+      new LambdaIntegration(fn.function, { allowTestInvoke: false }),
+      operation.public === undefined
+        ? { authorizer: this.authorizer, authorizationType: AuthorizationType.CUSTOM }
+        : { authorizationType: AuthorizationType.NONE },
+    );
     if (operation.public === undefined) {
       acknowledgeNag(
         method,
@@ -209,7 +178,7 @@ export class Api extends Construct {
    * the stage, which depends on the deployment, which depends on every method, which depends on
    * the functions, so a function environment holding it would be a dependency cycle.
    */
-  private stageUrl(stageName: string): string {
+  stageUrl(stageName: string): string {
     const stack = Stack.of(this);
     return `https://${this.restApi.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${stageName}`;
   }
@@ -228,14 +197,4 @@ export class Api extends Construct {
       "API Gateway's account-level logging role needs exactly this AWS-managed policy (AWS's documented setup); only apigateway.amazonaws.com can assume the role.",
     );
   }
-}
-
-/** `get-synthesis-run` → `GetSynthesisRun`, `DEFAULT_4XX` → `Default4xx`. */
-export function pascalCase(name: string): string {
-  return name
-    .toLowerCase()
-    .split(/[-_]/)
-    .filter((part) => part.length > 0)
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
 }

@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuildOptions } from 'esbuild';
+import { HANDLERS } from '../lambdas/functions.ts';
 
 /**
  * How every Lambda is bundled, in one place and without CDK imports: the NodejsFunction construct
@@ -12,7 +13,7 @@ import type { BuildOptions } from 'esbuild';
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const DEPS_LOCK_FILE = join(REPO_ROOT, 'package-lock.json');
 
-/** A function that is no API operation: `entry` (lambdas/functions.ts) names a file in lambdas/handlers. */
+/** A function that is no API operation: its `entry` (lambdas/functions.ts HANDLERS) names a file in lambdas/handlers. */
 export function handlerEntryPath(entry: string): string {
   return join(REPO_ROOT, 'lambdas', 'handlers', `${entry}.ts`);
 }
@@ -81,20 +82,14 @@ function absoluteAlias(): Record<string, string> {
 
 /**
  * Modules a function imports only when it needs them (`await import(...)` in its handler), each
- * built as a file of its own next to the function's index.mjs: by function entry (lambdas/functions.ts,
- * or an operation's module in lambdas/operations),
- * the part's output name (`<name>.mjs`) and its module, relative to REPO_ROOT. A single-file bundle
- * would inline a dynamic import, so these functions are bundled with code splitting
- * (splitEsbuildOptions): the handler's import of the module becomes `import("./<name>.mjs")`, and
- * the modules both halves use land in shared chunks, loaded once (one SynthesisFailure class for both).
+ * built as a file of its own next to the function's index.mjs: for a handler its declaration's
+ * `onDemandParts` (lambdas/functions.ts), for an operation module this table; by the part's output
+ * name (`<name>.mjs`) and its module, relative to REPO_ROOT. A single-file bundle would inline a
+ * dynamic import, so these functions are bundled with code splitting (splitEsbuildOptions): the
+ * handler's import of the module becomes `import("./<name>.mjs")`, and the modules both halves use
+ * land in shared chunks, loaded once (one SynthesisFailure class for both).
  */
 export const ON_DEMAND_PARTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  // claude-v1 (the Anthropic SDK, Secrets Manager) is loaded by the first job that names it, the
-  // SQS client by the first job to be retried (ChangeMessageVisibility).
-  'process-synthesis-jobs': {
-    'claude-v1': 'lambdas/wiring/claude-v1.ts',
-    'sqs-queue': 'lambdas/sqs/sqs-queue.ts',
-  },
   // The SES client (~80 KB of the bundle's ~400) by the first email: a request for an unknown or
   // throttled address sends none, and esbuild's inlining of the import (wiring/email.ts) deferred
   // only its evaluation, while every cold start still parsed it.
@@ -103,8 +98,12 @@ export const ON_DEMAND_PARTS: Readonly<Record<string, Readonly<Record<string, st
 
 /** The on-demand parts of the function named `entry`, with absolute module paths; empty for most. */
 export function onDemandParts(entry: string): Record<string, string> {
+  const declared = HANDLERS.find((handler) => handler.entry === entry)?.onDemandParts;
   return Object.fromEntries(
-    Object.entries(ON_DEMAND_PARTS[entry] ?? {}).map(([name, module]) => [name, join(REPO_ROOT, module)]),
+    Object.entries(declared ?? ON_DEMAND_PARTS[entry] ?? {}).map(([name, module]) => [
+      name,
+      join(REPO_ROOT, module),
+    ]),
   );
 }
 

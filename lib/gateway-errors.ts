@@ -36,8 +36,8 @@ export const GATEWAY_ERRORS: readonly GatewayError[] = [
     error: 'UNAUTHORIZED',
     message:
       'The credential is missing, invalid, expired or revoked. Send one Authorization: Bearer <token> header, or the session cookie.',
-    // RFC 6750. A static header cannot tell a missing token from a refused one (the authorizer's
-    // 'Unauthorized' carries no context), so no error attribute, which RFC 6750 makes optional.
+    // The bearer-token challenge. A static header cannot tell a missing token from a refused one
+    // (the authorizer's 'Unauthorized' carries no context), so no error attribute, which is optional.
     headers: { 'WWW-Authenticate': 'Bearer' },
   },
   {

@@ -1,20 +1,26 @@
-import { CfnElement, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+/**
+ * One Lambda function of the service, built from its declared access: its role, its log group, its
+ * grants and the environment variables that lead it to what it may reach.
+ */
+import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { CfnPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { accessEnvironment, tableAccess } from '../lambdas/function-environment.ts';
+import { accessEnvironment, type EnvironmentSources, tableAccess } from '../lambdas/function-environment.ts';
 import {
   DEFAULT_MEMORY_MB,
   type FunctionAccess,
+  type HandlerTrigger,
   HTTP_FUNCTION_TIMEOUT_SECONDS,
   type TableAccess,
 } from '../lambdas/functions.ts';
+import { QUEUES, type QueueName, type WorkQueueName } from '../lambdas/queues.ts';
 import { API_TOKEN_PARTITION_PREFIX } from '../lambdas/store/auth/keys.ts';
 import { AUTH_TABLE, TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
 import { DEPS_LOCK_FILE, LAMBDA_BUNDLING, REPO_ROOT, splitBuildCommand } from './bundling.ts';
@@ -28,23 +34,24 @@ import { SERVICE_NAME } from './names.ts';
 /** The stateful resources a function may be granted, as FunctionAccess names them. */
 export interface GrantableResources {
   readonly tables: ReadonlyMap<TableDefinition['id'], ITable>;
-  readonly synthesisQueue: IQueue;
-  /** The data-lifecycle queue (deletion jobs); needed by `sendsLifecycleJobs` / `consumesLifecycleJobs` functions. */
-  readonly lifecycleQueue?: IQueue;
-  /** The guardrail queue (rollouts to judge); needed by `sendsGuardrailChecks` / `consumesGuardrailChecks` functions. */
-  readonly guardrailQueue?: IQueue;
+  /** Every queue of lambdas/queues.ts, by name. */
+  readonly queues: ReadonlyMap<QueueName, { readonly queue: IQueue; readonly deadLetterQueue?: IQueue }>;
   /** The HMAC key that signs session tokens (`sessionSecret`). */
   readonly sessionSigningKey: ISecret;
+  /** The Anthropic API key secret (`callsModel`). */
+  readonly anthropicApiKey: ISecret;
+  /** The key sealing webhook secrets (`webhookSecretKey`). */
+  readonly webhookSecretKey: ISecret;
+  /** The stack's event bus (`putsEvents`). */
+  readonly eventBus: IEventBus;
   /** Absent where no function sends email; a `sendsEmail` function then fails to synthesize. */
   readonly email?: EmailSending;
-  /** The Anthropic API key secret; absent where no function calls the model. */
-  readonly anthropicApiKey?: ISecret;
+  /** MODEL_PRICES for the functions that call the model (lambdas/wiring/model-prices.ts), when set. */
+  readonly modelPrices?: string;
   /** DEFAULT_SYNTHESIS_HANDLER of the functions that start runs. */
   readonly defaultSynthesisHandler?: string;
   /** SYNTHESIS_RUNS_PER_TEAM_PER_HOUR of the functions that start runs. */
   readonly synthesisRunsPerTeamPerHour?: number;
-  /** The webhook queue, the key sealing webhook secrets and the event bus. */
-  readonly webhooks?: { readonly queue: IQueue; readonly secretKey: ISecret; readonly eventBus: IEventBus };
 }
 
 /** What a `sendsEmail` function gets: the settings with APP_URL resolved. */
@@ -62,6 +69,8 @@ export interface ServiceFunctionProps {
   /** The module Lambda runs (its `handler` export): an operation module or a file in lambdas/handlers. */
   readonly entryFile: string;
   readonly access: FunctionAccess;
+  /** A handler's trigger: a queue consumer that hides failed messages gets that queue's URL and grant. */
+  readonly trigger?: HandlerTrigger;
   readonly resources: GrantableResources;
   readonly settings: FunctionSettings;
   readonly description: string;
@@ -79,9 +88,9 @@ export interface ServiceFunctionProps {
 /**
  * One Lambda of the service with the defaults every function shares (Node 24 on Graviton, ESM
  * bundle from lib/bundling.ts, one-month logs), and exactly the access its row in
- * lambdas/functions.ts or its operation declaration names: grants on the tables and the queue, and their names and URL as
- * environment variables, the session signing key, the SES sender identity, the narrow token-use
- * write. Anything else (the worker's Anthropic key, event sources) the caller adds with grants.
+ * lambdas/functions.ts or its operation declaration names: grants on the tables, the queues and
+ * the secrets, their names, URLs and ARNs as environment variables, the SES sender identity, the
+ * narrow token-use write. Its trigger (event source, schedule) is lib/jobs.ts's.
  */
 export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
@@ -144,10 +153,11 @@ export class ServiceFunction extends Construct {
         'Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions; every other statement of this role names its resources.',
       );
     }
-    this.grantAccess(props.access, props.resources);
+    this.grantAccess(props.access, props.resources, props.trigger);
+    this.acknowledgeIndexWildcards();
   }
 
-  private grantAccess(access: FunctionAccess, resources: GrantableResources): void {
+  private grantAccess(access: FunctionAccess, resources: GrantableResources, trigger?: HandlerTrigger): void {
     const tableNames = {} as Record<TableDefinition['id'], string>;
     for (const definition of TABLE_DEFINITIONS) {
       const table = resources.tables.get(definition.id);
@@ -156,73 +166,34 @@ export class ServiceFunction extends Construct {
       if (!level) continue;
       if (!table) throw new Error(`No table '${definition.id}' to grant to ${this.node.path}.`);
       grantTable(table, this.function, level);
-      if (definition.indexes.length > 0) this.acknowledgeIndexWildcard(table);
     }
-    // The SQS event source of a `consumesJobs` function grants receive, delete and
-    // ChangeMessageVisibility; the worker needs the URL to hide a failed job for a backoff.
-    if (access.sendJobs) resources.synthesisQueue.grantSendMessages(this.function);
-    // The deletion job queues its own next step, so a consumer sends too.
-    if (access.sendsLifecycleJobs || access.consumesLifecycleJobs) {
-      if (!resources.lifecycleQueue) throw new Error(`${this.node.path} needs the lifecycle queue.`);
-      resources.lifecycleQueue.grantSendMessages(this.function);
+    const queueUrls = {} as Record<WorkQueueName, string>;
+    for (const queue of QUEUES) {
+      if (queue.kind === 'work') queueUrls[queue.name] = this.queueOf(resources, queue.name).queueUrl;
     }
-    if (access.sendsGuardrailChecks || access.consumesGuardrailChecks) {
-      if (!resources.guardrailQueue) throw new Error(`${this.node.path} needs the guardrail queue.`);
-      if (access.sendsGuardrailChecks) resources.guardrailQueue.grantSendMessages(this.function);
-      // The SQS event source grants receive and delete; hiding a failed check for a backoff needs this.
-      if (access.consumesGuardrailChecks)
-        resources.guardrailQueue.grant(this.function, 'sqs:ChangeMessageVisibility');
-    }
+    for (const name of access.send ?? []) this.queueOf(resources, name).grantSendMessages(this.function);
+    // The SQS event source grants receiving and deleting; hiding a failed message for a backoff is this.
+    const consumed = trigger && 'queue' in trigger && trigger.changesVisibility ? trigger.queue : undefined;
+    if (consumed) this.queueOf(resources, consumed).grant(this.function, 'sqs:ChangeMessageVisibility');
     // The ARN only: the handler reads the key from Secrets Manager, never from its environment.
     if (access.sessionSecret) resources.sessionSigningKey.grantRead(this.function);
     if (access.sendsEmail) this.grantSendEmail(resources.email);
     if (access.recordsTokenUse) this.grantRecordTokenUse(resources);
-    if (access.webhookSecretKey || access.fansOutEvents || access.deliversWebhooks) {
-      if (!resources.webhooks)
-        throw new Error(`${this.node.path} handles webhooks, but no webhook resources were given.`);
-      if (access.webhookSecretKey) resources.webhooks.secretKey.grantRead(this.function);
-      if (access.fansOutEvents) {
-        resources.webhooks.queue.grantSendMessages(this.function);
-        resources.webhooks.eventBus.grantPutEventsTo(this.function);
-      }
-      // The SQS event source grants receive and delete; hiding a failed delivery needs this.
-      if (access.deliversWebhooks)
-        resources.webhooks.queue.grant(this.function, 'sqs:ChangeMessageVisibility');
-    }
-    if (access.callsModel) {
-      if (!resources.anthropicApiKey)
-        throw new Error(`${this.node.path} calls the model, but no API key secret was given.`);
-      resources.anthropicApiKey.grantRead(this.function);
-    }
-    const environment = accessEnvironment(access, {
-      tableNames,
-      synthesisQueueUrl: resources.synthesisQueue.queueUrl,
-      ...(resources.lifecycleQueue ? { lifecycleQueueUrl: resources.lifecycleQueue.queueUrl } : {}),
-      ...(resources.guardrailQueue ? { guardrailQueueUrl: resources.guardrailQueue.queueUrl } : {}),
-      sessionSecret: { SESSION_SECRET_ARN: resources.sessionSigningKey.secretArn },
-      ...(resources.email
-        ? { email: { EMAIL_FROM: resources.email.from, APP_URL: resources.email.appUrl } }
-        : {}),
-      ...(resources.anthropicApiKey
-        ? { model: { ANTHROPIC_SECRET_ARN: resources.anthropicApiKey.secretArn } }
-        : {}),
-      ...(resources.defaultSynthesisHandler
-        ? { defaultSynthesisHandler: resources.defaultSynthesisHandler }
-        : {}),
-      ...(resources.synthesisRunsPerTeamPerHour
-        ? { synthesisRunsPerTeamPerHour: resources.synthesisRunsPerTeamPerHour }
-        : {}),
-      ...(resources.webhooks
-        ? {
-            webhooks: {
-              queueUrl: resources.webhooks.queue.queueUrl,
-              secretKey: { WEBHOOK_SECRET_KEY_ARN: resources.webhooks.secretKey.secretArn },
-              eventBusName: resources.webhooks.eventBus.eventBusName,
-            },
-          }
-        : {}),
-    });
+    if (access.webhookSecretKey) resources.webhookSecretKey.grantRead(this.function);
+    if (access.putsEvents) resources.eventBus.grantPutEventsTo(this.function);
+    if (access.callsModel) resources.anthropicApiKey.grantRead(this.function);
+    const environment = accessEnvironment(
+      access,
+      environmentSources(resources, tableNames, queueUrls),
+      trigger,
+    );
     for (const [name, value] of Object.entries(environment)) this.function.addEnvironment(name, value);
+  }
+
+  private queueOf(resources: GrantableResources, name: QueueName): IQueue {
+    const deployed = resources.queues.get(name);
+    if (!deployed) throw new Error(`No queue '${name}' to grant to ${this.node.path}.`);
+    return deployed.queue;
   }
 
   private grantSendEmail(email: EmailSending | undefined): void {
@@ -263,18 +234,52 @@ export class ServiceFunction extends Construct {
     );
   }
 
-  /** Table grants cover `<table ARN>/index/*` so Query can use the table's own GSIs. */
-  private acknowledgeIndexWildcard(table: ITable): void {
-    const cfnTable = table.node.defaultChild;
-    if (!(cfnTable instanceof CfnElement))
-      throw new Error(`${table.node.path} is not a table of this stack.`);
-    const logicalId = Stack.of(cfnTable).getLogicalId(cfnTable);
-    acknowledgeNag(
-      this.role,
-      `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/index/*]`,
-      `The grant on ${logicalId} includes its global secondary indexes (<table ARN>/index/*) so the function can Query them; the wildcard matches indexes of this one table only.`,
-    );
+  /**
+   * Table grants cover `<table ARN>/index/*` so Query can use the table's own GSIs: each such
+   * wildcard of this role is acknowledged as the template states it, which is known only once CDK
+   * has resolved the cross-stack references (an import of the stateful stack's table ARN), that is
+   * when the construct tree is validated.
+   */
+  private acknowledgeIndexWildcards(): void {
+    this.node.addValidation({
+      validate: () => {
+        const policy = this.role.node.tryFindChild('DefaultPolicy')?.node.defaultChild;
+        if (!(policy instanceof CfnPolicy)) return [];
+        const document = Stack.of(policy).resolve(policy.policyDocument) as {
+          Statement?: Array<{ Resource?: unknown }>;
+        };
+        for (const statement of document.Statement ?? []) {
+          const resources = [statement.Resource].flat();
+          for (const resource of resources.map(flattenReference)) {
+            if (!resource.endsWith('/index/*')) continue;
+            acknowledgeNag(
+              this.role,
+              `AwsSolutions-IAM5[Resource::${resource}]`,
+              `The grant on the table ${resource.slice(0, -'/index/*'.length)} includes its global secondary indexes (<table ARN>/index/*) so the function can Query them; the wildcard matches indexes of this one table only.`,
+            );
+          }
+        }
+        return [];
+      },
+    });
   }
+}
+
+/**
+ * A CloudFormation value as one string, the way cdk-nag names a resource in a finding: Fn::Join
+ * joined, `<Id.Attribute>` for Fn::GetAtt, `<Id>` for Ref, an import's export name.
+ */
+function flattenReference(value: unknown): string {
+  if (typeof value === 'string') return value.replace(/\$\{/g, '<').replace(/}/g, '>');
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const node = value as Record<string, unknown>;
+  const join = node['Fn::Join'];
+  if (Array.isArray(join)) return (join[1] as unknown[]).map(flattenReference).join(String(join[0]));
+  const getAtt = node['Fn::GetAtt'];
+  if (Array.isArray(getAtt)) return `<${flattenReference(getAtt[0])}.${flattenReference(getAtt[1])}>`;
+  if ('Fn::ImportValue' in node) return flattenReference(node['Fn::ImportValue']);
+  if ('Ref' in node) return `<${flattenReference(node.Ref)}>`;
+  return JSON.stringify(value);
 }
 
 /**
@@ -293,6 +298,34 @@ function commandHooks(props: ServiceFunctionProps) {
       afterBundling: (_inputDir: string, outputDir: string) =>
         split ? [splitBuildCommand(props.entryFile, parts, outputDir)] : [],
     },
+  };
+}
+
+/** What the stack gives `accessEnvironment`: its resources' names, URLs and ARNs (CDK tokens). */
+function environmentSources(
+  resources: GrantableResources,
+  tableNames: Record<TableDefinition['id'], string>,
+  queueUrls: Record<WorkQueueName, string>,
+): EnvironmentSources {
+  return {
+    tableNames,
+    queueUrls,
+    sessionSecret: { SESSION_SECRET_ARN: resources.sessionSigningKey.secretArn },
+    ...(resources.email
+      ? { email: { EMAIL_FROM: resources.email.from, APP_URL: resources.email.appUrl } }
+      : {}),
+    model: {
+      ANTHROPIC_SECRET_ARN: resources.anthropicApiKey.secretArn,
+      ...(resources.modelPrices !== undefined ? { MODEL_PRICES: resources.modelPrices } : {}),
+    },
+    ...(resources.defaultSynthesisHandler
+      ? { defaultSynthesisHandler: resources.defaultSynthesisHandler }
+      : {}),
+    ...(resources.synthesisRunsPerTeamPerHour
+      ? { synthesisRunsPerTeamPerHour: resources.synthesisRunsPerTeamPerHour }
+      : {}),
+    webhookSecretKey: { WEBHOOK_SECRET_KEY_ARN: resources.webhookSecretKey.secretArn },
+    eventBusName: resources.eventBus.eventBusName,
   };
 }
 

@@ -4,10 +4,10 @@
  *
  * DynamoDB Local has no `-host` flag: it listens on every interface, not only on 127.0.0.1.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer, Socket } from 'node:net';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
@@ -18,6 +18,7 @@ import type {
   TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import { TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
+import { guardAgainstOrphan, IS_WINDOWS, killTree } from './process-group.ts';
 
 /**
  * The AWS SDK, loaded when a request is first made rather than with this module: `npm start`
@@ -51,7 +52,6 @@ const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 const OUTPUT_TAIL_CHARS = 8_000;
 /** DynamoDB Local ignores credentials with -sharedDb, but the SDK signs every request. */
 const DUMMY_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
-const IS_WINDOWS = process.platform === 'win32';
 
 /**
  * The JVM tuned to start, not to run for days: C1 only (C2's compiler threads fought the stack's
@@ -245,52 +245,6 @@ async function waitUntilReady(
   } finally {
     client.destroy();
   }
-}
-
-function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    if (IS_WINDOWS) child.kill(signal);
-    else process.kill(-child.pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
-/**
- * Makes sure the JVM cannot outlive this process. A synchronous 'exit' listener covers normal exits
- * (an async one would never finish); a tiny watchdog shell covers deaths no listener sees (SIGKILL,
- * a crash): it blocks on a pipe from us and kills the JVM's process group when the pipe closes.
- * Returns the function that disarms both.
- */
-function guardAgainstOrphan(child: ChildProcess): () => void {
-  const onExit = () => killTree(child, 'SIGKILL');
-  process.on('exit', onExit);
-  let watchdog: ChildProcess | undefined;
-  if (!IS_WINDOWS && child.pid !== undefined) {
-    watchdog = spawn('sh', ['-c', 'read -r _; kill -s KILL -- "-$0" 2>/dev/null', String(child.pid)], {
-      stdio: ['pipe', 'ignore', 'ignore'],
-      detached: true,
-    });
-    watchdog.on('error', () => {});
-    watchdog.unref();
-    // The pipe must not keep the event loop alive; it only has to exist.
-    watchdog.stdin?.on('error', () => {});
-    if (watchdog.stdin instanceof Socket) watchdog.stdin.unref();
-  }
-  let disarmed = false;
-  return () => {
-    if (disarmed) return;
-    disarmed = true;
-    process.off('exit', onExit);
-    if (watchdog?.pid !== undefined && watchdog.exitCode === null) {
-      try {
-        process.kill(watchdog.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
-  };
 }
 
 function keySchema(partitionKey: string, sortKey: string | undefined): KeySchemaElement[] {

@@ -1,8 +1,8 @@
 /**
  * Every function the CDK stack defines, as the local stack runs it: the same handler entries,
- * timeouts and concurrency (lambdas/functions.ts and the operation declarations), the same environment variables
- * (lambdas/function-environment.ts) with local endpoints in place of AWS resources, and nothing
- * more: a function does not see another's variables.
+ * timeouts and concurrency (HANDLERS of lambdas/functions.ts and the operation declarations), the
+ * same environment variables (lambdas/function-environment.ts) with local endpoints in place of AWS
+ * resources, and nothing more: a function does not see another's variables.
  */
 import { availableParallelism } from 'node:os';
 import {
@@ -11,30 +11,26 @@ import {
   writtenTables,
 } from '../lambdas/function-environment.ts';
 import {
-  AUTHORIZER,
-  DEAD_LETTER_HANDLER,
   DEFAULT_MEMORY_MB,
-  EVENT_DELIVERER,
-  EVENT_RELAY,
-  type FunctionDefinition,
-  GUARDRAIL_JUDGE,
-  HTTP_FUNCTION_TIMEOUT_SECONDS,
-  PIPELINE_DELETER,
-  RETENTION_JOB,
-  RUN_SWEEPER,
-  SYNTHESIS_WORKER,
-  WEBHOOK_DELIVERER,
+  HANDLERS,
+  type HandlerDefinition,
+  queueTriggerOf,
+  streamSourcesOf,
 } from '../lambdas/functions.ts';
 import { type HttpMethod, moduleOf } from '../lambdas/operations/declaration.ts';
 import { operationFunctions } from '../lambdas/operations/functions.ts';
 import { OPERATIONS } from '../lambdas/operations/index.ts';
 import type { TableDefinition } from '../lambdas/store/table-definitions.ts';
-import { handlerEntryPath, operationEntryPath } from '../lib/bundling.ts';
-import { SERVICE_NAME } from '../lib/names.ts';
+import { handlerEntryPath, onDemandParts, operationEntryPath } from '../lib/bundling.ts';
+import type { TableId } from './dynamodb.ts';
+import { type LocalPlatform, platformEnvironment } from './environment.ts';
 import type { GatewayRoute } from './gateway/routing.ts';
+import { buildFunctionsCached } from './runtime/bundles.ts';
+import { LocalFunction } from './runtime/lambda-function.ts';
+import type { FunctionNode } from './runtime/node.ts';
 
 export interface LocalFunctionDefinition {
-  /** The handler entry (lambdas/handlers/<entry>.ts), also the function's local name. */
+  /** The handler entry (lambdas/handlers/<entry>.ts) or operation module, also the function's local name. */
   entry: string;
   entryFile: string;
   environment: Record<string, string>;
@@ -54,16 +50,6 @@ export interface LocalFunctionDefinition {
  */
 export const LOCAL_MAX_ENVIRONMENTS = Math.max(2, availableParallelism());
 
-/** What every local function gets besides its access: what Lambda's role and region would give. */
-export interface LocalPlatform {
-  region: string;
-  credentials: { accessKeyId: string; secretAccessKey: string };
-  dynamodbEndpoint: string;
-  sqsEndpoint: string;
-  /** POWERTOOLS log level (LOG_LEVEL); metrics lines are printed only at DEBUG. */
-  logLevel: string;
-}
-
 /** The gateway's routes: one per operation, to the function of its module. */
 export function localRoutes(operations = OPERATIONS): Array<GatewayRoute & { method: HttpMethod }> {
   return operations.map((operation) => ({
@@ -74,39 +60,33 @@ export function localRoutes(operations = OPERATIONS): Array<GatewayRoute & { met
   }));
 }
 
-/** All functions of the stack: one per operation module, the authorizer, the worker, the DLQ handler, the sweeper. */
+/**
+ * Environments of a handler: a stream shard is read by one invocation at a time; an SQS event
+ * source scales to its maxConcurrency (at least 2, as Lambda's does).
+ */
+function handlerEnvironments(handler: HandlerDefinition, maxEnvironments: number): number {
+  const streams = streamSourcesOf(handler);
+  if (streams.length > 0) return streams.length;
+  const queue = queueTriggerOf(handler);
+  return queue ? (queue.maxConcurrency ?? 2) : maxEnvironments;
+}
+
+/** All functions of the stack: one per handler of HANDLERS and one per operation module. */
 export function localFunctions(
   sources: EnvironmentSources,
   platform: LocalPlatform,
   maxEnvironments = LOCAL_MAX_ENVIRONMENTS,
 ): Map<string, LocalFunctionDefinition> {
-  const handlers: FunctionDefinition[] = [
-    AUTHORIZER,
-    SYNTHESIS_WORKER,
-    DEAD_LETTER_HANDLER,
-    RUN_SWEEPER,
-    PIPELINE_DELETER,
-    RETENTION_JOB,
-    EVENT_DELIVERER,
-    EVENT_RELAY,
-    WEBHOOK_DELIVERER,
-    GUARDRAIL_JUDGE,
-  ];
   const common = platformEnvironment(platform);
-  const handlerFunctions = handlers.map(
-    (definition): LocalFunctionDefinition => ({
-      entry: definition.entry,
-      entryFile: handlerEntryPath(definition.entry),
-      environment: { ...common, ...accessEnvironment(definition.access, sources) },
-      writes: writtenTables(definition.access),
-      timeoutMs: (definition.timeoutSeconds ?? HTTP_FUNCTION_TIMEOUT_SECONDS) * 1000,
-      memoryMb: definition.memoryMb ?? DEFAULT_MEMORY_MB,
-      // An SQS event source scales to at least 2 concurrent invocations; a stream shard is read by one.
-      maxEnvironments: definition.streamSources
-        ? definition.streamSources.length
-        : definition.eventSource
-          ? (definition.eventSource.maxConcurrency ?? 2)
-          : maxEnvironments,
+  const handlerFunctions = HANDLERS.map(
+    (handler): LocalFunctionDefinition => ({
+      entry: handler.entry,
+      entryFile: handlerEntryPath(handler.entry),
+      environment: { ...common, ...accessEnvironment(handler.access, sources, handler.trigger) },
+      writes: writtenTables(handler.access),
+      timeoutMs: handler.timeoutSeconds * 1000,
+      memoryMb: handler.memoryMb ?? DEFAULT_MEMORY_MB,
+      maxEnvironments: handlerEnvironments(handler, maxEnvironments),
     }),
   );
   const apiFunctions = operationFunctions(OPERATIONS).map(
@@ -123,17 +103,52 @@ export function localFunctions(
   return new Map([...handlerFunctions, ...apiFunctions].map((definition) => [definition.entry, definition]));
 }
 
-/** What Lambda's role and region give every function, with the local endpoints in place of AWS's. */
-function platformEnvironment(platform: LocalPlatform): Record<string, string> {
-  return {
-    POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-    LOG_LEVEL: platform.logLevel,
-    // Lambda hands every function its role's credentials in these variables.
-    AWS_ACCESS_KEY_ID: platform.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: platform.credentials.secretAccessKey,
-    // The local endpoints stand in for the region's.
-    AWS_ENDPOINT_URL_DYNAMODB: platform.dynamodbEndpoint,
-    AWS_ENDPOINT_URL_SQS: platform.sqsEndpoint,
-    ...(platform.logLevel.toUpperCase() === 'DEBUG' ? {} : { POWERTOOLS_METRICS_DISABLED: 'true' }),
-  };
+export interface StartFunctionsOptions {
+  node: FunctionNode;
+  /** Where the bundles are cached between starts. */
+  cacheDir: string;
+  region: string;
+  accountId: string;
+  log: (line: string) => void;
+  /** Called after an invocation of a function that may write `tables`: their stream readers read at once. */
+  wakeReaders: (tables: readonly TableId[]) => void;
+}
+
+/** Builds the functions' bundles and starts a local function per definition, by entry. */
+export async function startFunctions(
+  definitions: ReadonlyMap<string, LocalFunctionDefinition>,
+  options: StartFunctionsOptions,
+): Promise<Map<string, LocalFunction>> {
+  const built = await buildFunctionsCached(
+    [...definitions.values()].map((definition) => ({
+      name: definition.entry,
+      entryFile: definition.entryFile,
+      parts: onDemandParts(definition.entry),
+    })),
+    options.cacheDir,
+  );
+  const functions = new Map<string, LocalFunction>();
+  for (const definition of definitions.values()) {
+    const name = `local-${definition.entry}`;
+    functions.set(
+      definition.entry,
+      new LocalFunction({
+        name,
+        bundle: built.bundles.get(definition.entry) ?? '',
+        host: built.host,
+        execPath: options.node.execPath,
+        environment: definition.environment,
+        timeoutMs: definition.timeoutMs,
+        memoryMb: definition.memoryMb,
+        maxEnvironments: definition.maxEnvironments,
+        region: options.region,
+        accountId: options.accountId,
+        log: (line) => options.log(`[${name}] ${line}`),
+        ...(definition.writes.length > 0
+          ? { afterInvocation: () => options.wakeReaders(definition.writes) }
+          : {}),
+      }),
+    );
+  }
+  return functions;
 }

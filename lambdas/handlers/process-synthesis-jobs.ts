@@ -7,6 +7,7 @@ import { makeGenerateRun } from '../core/use-cases/generation.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../functions.ts';
 import { logger } from '../observability/logger.ts';
 import { countMetric, METRIC, recordRunFigures } from '../observability/metrics.ts';
+import type { QueueUrlVariable } from '../queues.ts';
 import { queueUrl } from '../sqs/queue-url.ts';
 import { RetryLater, sqsJobHandler } from '../sqs/sqs-batch.ts';
 import { heuristicV1 } from '../synthesis/heuristic/engine.ts';
@@ -21,7 +22,9 @@ import {
   teamSettingsStoreFromEnv,
 } from '../wiring/repositories.ts';
 
-const config = readConfig({ SYNTHESIS_QUEUE_URL: queueUrl });
+/** Its queue's URL (lambdas/queues.ts), to hide a job that will be retried. */
+const URL_VARIABLE = 'SYNTHESIS_QUEUE_URL' satisfies QueueUrlVariable;
+const config = readConfig({ [URL_VARIABLE]: queueUrl });
 
 let claudeV1: Promise<SynthesisEngine> | undefined;
 
@@ -57,7 +60,7 @@ let visibilityChanger: Promise<(record: SQSRecord, seconds: number) => Promise<v
  */
 function changeVisibility(record: SQSRecord, seconds: number): Promise<void> {
   visibilityChanger ??= import('../sqs/sqs-queue.ts').then(
-    (part) => part.makeVisibilityChanger(part.getSqsClient(), config.SYNTHESIS_QUEUE_URL),
+    (part) => part.makeVisibilityChanger(part.getSqsClient(), config[URL_VARIABLE]),
     (error: unknown) => {
       visibilityChanger = undefined;
       throw error;

@@ -20,7 +20,7 @@ export const deletePipeline = defineOperation({
   path: '/pipelines/{pipelineId}',
   summary:
     'Delete a pipeline and everything of it (admins). It answers 404 from now on; the receipt completes with the counts of what was removed.',
-  access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite', sendsLifecycleJobs: true },
+  access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite', send: ['lifecycle-jobs'] },
   params: { pipelineId: idSchema },
   response: {
     status: 202,

@@ -20,7 +20,7 @@ export const recordExecutions = defineOperation({
   path: '/pipelines/{pipelineId}/executions',
   summary: `Record up to ${LIMITS.batchSize} executions, all or nothing.`,
   // A batch of an active rollout's arms asks for the rollout to be judged (the guardrail queue).
-  access: { data: 'readWrite', sendsGuardrailChecks: true },
+  access: { data: 'readWrite', send: ['guardrail-checks'] },
   params: { pipelineId: idSchema },
   body: {
     schema: recordExecutionsBodySchema,

@@ -29,7 +29,13 @@ export const synthesizePipeline = defineOperation({
   summary:
     'Start a synthesis run (asynchronous): answers the pending run and its Location; honours Idempotency-Key.',
   // data: idempotency keys and the team's quota counter are written there.
-  access: { runs: 'readWrite', data: 'readWrite', sendJobs: true, events: 'readWrite' },
+  access: {
+    runs: 'readWrite',
+    data: 'readWrite',
+    send: ['synthesis-jobs'],
+    startsRuns: true,
+    events: 'readWrite',
+  },
   params: { pipelineId: idSchema },
   headers: {
     'idempotency-key': {

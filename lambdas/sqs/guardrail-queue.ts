@@ -4,6 +4,7 @@
  */
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { GuardrailQueue } from '../core/ports/rollouts.ts';
+import type { QueueUrlVariable } from '../queues.ts';
 import { readConfig } from '../wiring/config.ts';
 import { queueUrl } from './sqs-queue.ts';
 
@@ -22,9 +23,12 @@ export function makeSqsGuardrailQueue(client: SQSClient, url: string): Guardrail
   };
 }
 
-/** The URL at GUARDRAIL_QUEUE_URL (`sendsGuardrailChecks` or `consumesGuardrailChecks` access). */
+/** Where the guardrail queue's URL is (lambdas/queues.ts): its senders and its consumer, which hides checks. */
+const URL_VARIABLE = 'GUARDRAIL_QUEUE_URL' satisfies QueueUrlVariable;
+
+/** The guardrail queue's URL, from the environment. */
 export function guardrailQueueUrlFromEnv(): string {
-  return readConfig({ GUARDRAIL_QUEUE_URL: queueUrl }).GUARDRAIL_QUEUE_URL;
+  return readConfig({ [URL_VARIABLE]: queueUrl })[URL_VARIABLE];
 }
 
 let sendClient: SQSClient | undefined;

@@ -4,6 +4,7 @@
  */
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DeletionQueue } from '../core/lifecycle.ts';
+import type { QueueUrlVariable } from '../queues.ts';
 import { readConfig } from '../wiring/config.ts';
 import { queueUrl } from './sqs-queue.ts';
 
@@ -16,7 +17,10 @@ export function makeSqsDeletionQueue(client: SQSClient, url: string): DeletionQu
   };
 }
 
-/** The queue at LIFECYCLE_QUEUE_URL (`sendsLifecycleJobs` or `consumesLifecycleJobs` access). */
+/** Where the lifecycle queue's URL is (lambdas/queues.ts): functions whose access sends to it. */
+const URL_VARIABLE = 'LIFECYCLE_QUEUE_URL' satisfies QueueUrlVariable;
+
+/** The lifecycle queue, at its URL from the environment. */
 export function lifecycleQueueFromEnv(client: SQSClient): DeletionQueue {
-  return makeSqsDeletionQueue(client, readConfig({ LIFECYCLE_QUEUE_URL: queueUrl }).LIFECYCLE_QUEUE_URL);
+  return makeSqsDeletionQueue(client, readConfig({ [URL_VARIABLE]: queueUrl })[URL_VARIABLE]);
 }

@@ -13,15 +13,17 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type {
-  APIGatewayEventRequestContextWithAuthorizer,
-  APIGatewayProxyEvent,
-  APIGatewayRequestAuthorizerEvent,
-} from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { InvocationTimeoutError } from '../runtime/lambda-function.ts';
 import { readAuthorizerResult } from './authorizer.ts';
-import { formatRequestTime, identity, queryParameters, requestHeaders, resourceId } from './events.ts';
 import type { LocalRateLimits } from './rate-limit.ts';
+import {
+  authorizerEvent,
+  type GatewayIdentity,
+  type IncomingRequest,
+  proxyEvent,
+  readRequest,
+} from './request.ts';
 import { gatewayResponse, proxyReply, type Reply, rateLimitedResponse } from './responses.ts';
 import { type GatewayRoute, MalformedPathError, type ResourceMatch, RouteTable } from './routing.ts';
 
@@ -82,12 +84,7 @@ function describeError(error: unknown): string {
 }
 
 /** The options with their defaults filled in, and the compiled routes: what each request reads. */
-interface Gateway {
-  readonly host: string;
-  readonly stage: string;
-  readonly region: string;
-  readonly accountId: string;
-  readonly apiId: string;
+interface Gateway extends GatewayIdentity {
   readonly routes: RouteTable;
   readonly authorizerEntry: string;
   /** `options.invoke`, given up on after the integration timeout. */
@@ -95,19 +92,6 @@ interface Gateway {
   readonly quiet: boolean;
   readonly log: (line: string) => void;
   readonly rateLimits: LocalRateLimits | undefined;
-}
-
-/** What the authorizer's event and the function's event share, read from one request. */
-interface IncomingRequest {
-  readonly requestId: string;
-  readonly method: string;
-  readonly path: string;
-  readonly route: GatewayRoute;
-  readonly headers: Record<string, string>;
-  readonly multiValueHeaders: Record<string, string[]>;
-  readonly query: ReturnType<typeof queryParameters>;
-  readonly pathParameters: Record<string, string> | null;
-  readonly requestContext: APIGatewayEventRequestContextWithAuthorizer<undefined>;
 }
 
 /** Serves the routes on `host:port` like API Gateway in front of the functions. */
@@ -245,74 +229,6 @@ function matchRoute(
   return { route, pathParameters: match.pathParameters };
 }
 
-function readRequest(
-  gateway: Gateway,
-  request: IncomingMessage,
-  matched: {
-    requestId: string;
-    requestTimeEpoch: number;
-    method: string;
-    url: URL;
-    route: GatewayRoute;
-    pathParameters: Record<string, string>;
-  },
-): IncomingRequest {
-  const { requestId, requestTimeEpoch, method, url, route } = matched;
-  const path = url.pathname;
-  const { headers, multiValueHeaders } = requestHeaders(request);
-  const query = queryParameters(url.searchParams);
-  const pathParameters = Object.keys(matched.pathParameters).length > 0 ? matched.pathParameters : null;
-  const hostHeader = request.headers.host ?? `${gateway.host}`;
-  const requestContext: APIGatewayEventRequestContextWithAuthorizer<undefined> = {
-    accountId: gateway.accountId,
-    apiId: gateway.apiId,
-    authorizer: undefined,
-    domainName: hostHeader,
-    domainPrefix: hostHeader.split('.')[0] ?? hostHeader,
-    extendedRequestId: requestId,
-    httpMethod: method,
-    identity: identity(request),
-    path,
-    protocol: `HTTP/${request.httpVersion}`,
-    requestId,
-    requestTime: formatRequestTime(new Date(requestTimeEpoch)),
-    requestTimeEpoch,
-    resourceId: resourceId(route.path),
-    resourcePath: route.path,
-    stage: gateway.stage,
-  };
-  return {
-    requestId,
-    method,
-    path,
-    route,
-    headers,
-    multiValueHeaders,
-    query,
-    pathParameters,
-    requestContext,
-  };
-}
-
-function authorizerEvent(gateway: Gateway, incoming: IncomingRequest): APIGatewayRequestAuthorizerEvent {
-  const { method, path } = incoming;
-  const { region, accountId, apiId, stage } = gateway;
-  return {
-    type: 'REQUEST',
-    methodArn: `arn:aws:execute-api:${region}:${accountId}:${apiId}/${stage}/${method}/${path.replace(/^\//, '')}`,
-    resource: incoming.route.path,
-    path,
-    httpMethod: method,
-    headers: incoming.headers,
-    multiValueHeaders: incoming.multiValueHeaders,
-    pathParameters: incoming.pathParameters,
-    queryStringParameters: incoming.query.single,
-    multiValueQueryStringParameters: incoming.query.multi,
-    stageVariables: null,
-    requestContext: incoming.requestContext,
-  };
-}
-
 /** The authorizer's context for the integration, or the gateway's reply when it does not allow. */
 async function authorize(
   gateway: Gateway,
@@ -342,28 +258,6 @@ async function authorize(
   return { context: { ...verdict.context, integrationLatency: Date.now() - started } };
 }
 
-function proxyEvent(
-  incoming: IncomingRequest,
-  body: Buffer,
-  authorizer: Record<string, string | number> | undefined,
-): APIGatewayProxyEvent {
-  return {
-    resource: incoming.route.path,
-    path: incoming.path,
-    httpMethod: incoming.method,
-    headers: incoming.headers,
-    multiValueHeaders: incoming.multiValueHeaders,
-    queryStringParameters: incoming.query.single,
-    multiValueQueryStringParameters: incoming.query.multi,
-    pathParameters: incoming.pathParameters,
-    stageVariables: null,
-    // Without an authorizer the key is absent (undefined vanishes in the JSON).
-    requestContext: { ...incoming.requestContext, authorizer },
-    body: body.length === 0 ? null : body.toString('utf8'),
-    isBase64Encoded: false,
-  };
-}
-
 /** Invokes the route's function with the proxy event; its reply, or the gateway's when it fails. */
 async function integrate(
   gateway: Gateway,
@@ -389,7 +283,7 @@ async function integrate(
   return reply;
 }
 
-/** Statuses that carry no body, hence no Content-Length (RFC 9110 §8.6). */
+/** Statuses that carry no body in HTTP, hence no Content-Length. */
 const NO_BODY = new Set([204, 304]);
 
 function send(response: ServerResponse, reply: Reply): void {
@@ -408,7 +302,7 @@ function send(response: ServerResponse, reply: Reply): void {
  * cut off, so the client reads the 413 instead of a reset connection.
  */
 function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
-  // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 §6.3), a GET
+  // A request with neither Content-Length nor Transfer-Encoding has no body in HTTP/1.1, a GET
   // poll's case: no need to wait ticks for the stream's end. Resumed, the empty stream still ends.
   const { 'content-length': length, 'transfer-encoding': encoding } = request.headers;
   if (encoding === undefined && (length === undefined || length === '0')) {

@@ -1,43 +1,43 @@
 /**
  * An in-process queue with SQS standard-queue semantics for the local stack: at-least-once
  * delivery, visibility timeout and ChangeMessageVisibility, receive counts, maxReceiveCount → a
- * dead-letter queue, message attributes with SQS's MD5s, and fair queueing by message group.
+ * dead-letter queue, message retention, message attributes with SQS's MD5s (messages.ts), and
+ * fair queueing by message group.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
-import type { SQSMessageAttributes, SQSRecord } from 'aws-lambda';
-import { MAX_RECEIVE_COUNT, QUEUE_VISIBILITY_TIMEOUT_SECONDS } from '../../lambdas/functions.ts';
+import type { SQSRecord } from 'aws-lambda';
+import {
+  md5Hex,
+  md5OfMessageAttributes,
+  SqsError,
+  toEventAttributes,
+  validateBody,
+  validateMessageAttributes,
+  validateMessageGroupId,
+} from './messages.ts';
+
+export { MAX_MESSAGE_BYTES, SqsError } from './messages.ts';
 
 const DEFAULT_REGION = 'us-east-1';
 const DEFAULT_ACCOUNT_ID = '000000000000';
-/** SQS's limit since August 2025 (it was 256 KiB before). */
-export const MAX_MESSAGE_BYTES = 1024 * 1024;
+/** SQS's defaults: a 30 s visibility timeout, four days of retention. */
+const DEFAULT_VISIBILITY_TIMEOUT_MS = 30_000;
+const DEFAULT_RETENTION_MS = 4 * 24 * 3600 * 1000;
 const MAX_DELAY_SECONDS = 900;
 const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
-const MAX_MESSAGE_ATTRIBUTES = 10;
-/** SQS: 1 to 128 characters, letters, digits and punctuation. */
-const MESSAGE_GROUP_ID = /^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/;
 /** Messages sent without a MessageGroupId share one group among themselves. */
 const NO_GROUP = '';
 /** Records per receive, as SQS allows. */
 export const MAX_BATCH_ENTRIES = 10;
 
-/** An SQS-style client error; `code` is the SQS error name (e.g. `InvalidMessageContents`). */
-export class SqsError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = code;
-  }
-}
-
 export interface LocalQueueOptions {
   name: string;
-  /** Defaults to six times the worker's timeout, as the CDK stack sets it. */
+  /** @default SQS's 30 s (local/queue/queues.ts gives each queue its declared one) */
   visibilityTimeoutMs?: number;
-  /** Receives before a message moves to `deadLetterQueue`; only applies when one is given. */
+  /** A message older than this is dropped, as SQS deletes it. @default SQS's four days */
+  retentionMs?: number;
+  /** Receives before a message moves to `deadLetterQueue`: required with one, as in a redrive policy. */
   maxReceiveCount?: number;
   deadLetterQueue?: LocalQueue;
   region?: string;
@@ -98,6 +98,7 @@ export class LocalQueue {
   readonly accountId: string;
   readonly arn: string;
   readonly visibilityTimeoutMs: number;
+  readonly retentionMs: number;
   readonly maxReceiveCount: number;
   readonly deadLetterQueue: LocalQueue | undefined;
   private readonly messages = new Map<string, StoredMessage>();
@@ -108,8 +109,11 @@ export class LocalQueue {
     this.region = options.region ?? DEFAULT_REGION;
     this.accountId = options.accountId ?? DEFAULT_ACCOUNT_ID;
     this.arn = `arn:aws:sqs:${this.region}:${this.accountId}:${this.name}`;
-    this.visibilityTimeoutMs = options.visibilityTimeoutMs ?? QUEUE_VISIBILITY_TIMEOUT_SECONDS * 1000;
-    this.maxReceiveCount = options.maxReceiveCount ?? MAX_RECEIVE_COUNT;
+    this.visibilityTimeoutMs = options.visibilityTimeoutMs ?? DEFAULT_VISIBILITY_TIMEOUT_MS;
+    this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+    if (options.deadLetterQueue !== undefined && options.maxReceiveCount === undefined)
+      throw new Error(`Queue ${options.name}: a dead-letter queue needs a maxReceiveCount.`);
+    this.maxReceiveCount = options.maxReceiveCount ?? Number.POSITIVE_INFINITY;
     this.deadLetterQueue = options.deadLetterQueue;
   }
 
@@ -187,6 +191,11 @@ export class LocalQueue {
   private receivableByGroup(now: number): Map<string, StoredMessage[]> {
     const waiting = new Map<string, StoredMessage[]>();
     for (const message of [...this.messages.values()]) {
+      // SQS deletes a message its retention period has passed, received or not.
+      if (message.sentTimestamp + this.retentionMs <= now) {
+        this.messages.delete(message.messageId);
+        continue;
+      }
       if (message.visibleAt > now) continue;
       if (this.deadLetterQueue !== undefined && message.receiveCount >= this.maxReceiveCount) {
         this.moveToDeadLetterQueue(message, this.deadLetterQueue);
@@ -363,105 +372,4 @@ function fairestGroup(
     if (fairer) best = { group, inFlight: count, sentTimestamp: head.sentTimestamp };
   }
   return best?.group;
-}
-
-function validateMessageGroupId(messageGroupId: string | undefined): void {
-  if (messageGroupId === undefined || MESSAGE_GROUP_ID.test(messageGroupId)) return;
-  throw new SqsError(
-    'InvalidParameterValue',
-    'Value for parameter MessageGroupId is invalid. Reason: it must be 1 to 128 letters, digits or punctuation.',
-  );
-}
-
-function md5Hex(data: Uint8Array): string {
-  return createHash('md5').update(data).digest('hex');
-}
-
-function validateBody(body: string): void {
-  if (body.length === 0) throw new SqsError('InvalidParameterValue', 'The message body must not be empty.');
-  if (Buffer.byteLength(body, 'utf8') > MAX_MESSAGE_BYTES) {
-    throw new SqsError(
-      'InvalidParameterValue',
-      `The message body must be at most ${MAX_MESSAGE_BYTES} bytes.`,
-    );
-  }
-  if (!hasOnlyAllowedCharacters(body)) {
-    throw new SqsError('InvalidMessageContents', 'The message contains characters outside the allowed set.');
-  }
-}
-
-/** SQS accepts #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD | #x10000-#x10FFFF. */
-function hasOnlyAllowedCharacters(body: string): boolean {
-  for (const char of body) {
-    const code = char.codePointAt(0) ?? 0;
-    const allowed =
-      code === 0x9 ||
-      code === 0xa ||
-      code === 0xd ||
-      (code >= 0x20 && code <= 0xd7ff) ||
-      (code >= 0xe000 && code <= 0xfffd) ||
-      (code >= 0x10000 && code <= 0x10ffff);
-    if (!allowed) return false;
-  }
-  return true;
-}
-
-function validateMessageAttributes(attributes: Record<string, MessageAttributeValue>): void {
-  const names = Object.keys(attributes);
-  if (names.length > MAX_MESSAGE_ATTRIBUTES) {
-    throw new SqsError(
-      'InvalidParameterValue',
-      `At most ${MAX_MESSAGE_ATTRIBUTES} message attributes are allowed.`,
-    );
-  }
-  for (const [name, value] of Object.entries(attributes)) {
-    const dataType = value.DataType ?? '';
-    const isBinary = dataType.startsWith('Binary');
-    if (!/^(String|Number|Binary)(\..+)?$/.test(dataType)) {
-      throw new SqsError('InvalidParameterValue', `Message attribute ${name} has an invalid DataType.`);
-    }
-    if (isBinary ? value.BinaryValue === undefined : value.StringValue === undefined) {
-      throw new SqsError('InvalidParameterValue', `Message attribute ${name} has no value.`);
-    }
-  }
-}
-
-/** The MD5 of message attributes as SQS computes it (names sorted, length-prefixed fields). */
-export function md5OfMessageAttributes(attributes: Record<string, MessageAttributeValue>): string {
-  const parts: Buffer[] = [];
-  const lengthPrefixed = (bytes: Uint8Array) => {
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(bytes.length);
-    parts.push(length, Buffer.from(bytes));
-  };
-  for (const name of Object.keys(attributes).sort()) {
-    const value = attributes[name];
-    if (value === undefined) continue;
-    lengthPrefixed(Buffer.from(name, 'utf8'));
-    lengthPrefixed(Buffer.from(value.DataType ?? '', 'utf8'));
-    if (value.BinaryValue !== undefined) {
-      parts.push(Buffer.from([2]));
-      lengthPrefixed(value.BinaryValue);
-    } else {
-      parts.push(Buffer.from([1]));
-      lengthPrefixed(Buffer.from(value.StringValue ?? '', 'utf8'));
-    }
-  }
-  return md5Hex(Buffer.concat(parts));
-}
-
-function toEventAttributes(attributes: Record<string, MessageAttributeValue>): SQSMessageAttributes {
-  const event: SQSMessageAttributes = {};
-  for (const [name, value] of Object.entries(attributes)) {
-    event[name] = {
-      ...(value.StringValue === undefined ? {} : { stringValue: value.StringValue }),
-      ...(value.BinaryValue === undefined
-        ? {}
-        : { binaryValue: Buffer.from(value.BinaryValue).toString('base64') }),
-      stringListValues: [],
-      binaryListValues: [],
-      dataType: value.DataType ?? 'String',
-    };
-  }
-  return event;
 }

@@ -98,60 +98,112 @@ export async function startStreamSource(options: StreamSourceOptions): Promise<S
   const { Table } = await options.client.send(new DescribeTableCommand({ TableName: options.tableName }));
   const streamArn = Table?.LatestStreamArn;
   if (!streamArn) throw new Error(`Table ${options.tableName} has no stream.`);
-  let running = true;
-  const started = new Set<string>();
-  const readers: Promise<void>[] = [];
-  const pollMs = options.pollIntervalMs ?? 50;
-  const idleMaxMs = Math.max(pollMs, options.idlePollMaxMs ?? IDLE_POLL_MAX_MS);
-  const wakes = wakeSignal();
-
-  const describeShards = async () => {
-    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
-    return StreamDescription?.Shards ?? [];
+  const stream = new TableStream(streams, streamArn, options);
+  await stream.follow();
+  // New shards (DynamoDB Local rolls them over) are picked up every few seconds.
+  const discovery = setInterval(() => {
+    if (stream.running)
+      stream
+        .follow()
+        .catch((error: unknown) => options.log(`[stream ${options.tableName}] ${String(error)}`));
+  }, 5_000);
+  discovery.unref();
+  return {
+    wake: () => stream.wakes.wake(),
+    async stop() {
+      clearInterval(discovery);
+      await stream.stop();
+      streams.destroy();
+    },
   };
+}
 
-  /** An iterator at `position`: after the last record handled, at a record to retry, or the shard's start. */
-  const iteratorAt = async (shardId: string, position: { after: string } | { at: string } | 'TRIM_HORIZON') =>
-    (
-      await streams.send(
-        new GetShardIteratorCommand({
-          StreamArn: streamArn,
-          ShardId: shardId,
-          ...(position === 'TRIM_HORIZON'
-            ? { ShardIteratorType: 'TRIM_HORIZON' }
-            : 'after' in position
-              ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: position.after }
-              : { ShardIteratorType: 'AT_SEQUENCE_NUMBER', SequenceNumber: position.at }),
-        }),
-      )
-    ).ShardIterator;
+/** Where a shard is read from: after the last record handled, at a record to retry, or its start. */
+type ShardPosition = { after: string } | { at: string } | 'TRIM_HORIZON';
 
-  const readShard = async (shardId: string) => {
-    // From the shard's start: the local tables are in memory, so the stream holds only this run's events.
+/** The readers of one table's stream: one loop per shard, in order, until stop(). */
+class TableStream {
+  running = true;
+  readonly wakes = wakeSignal();
+  private readonly started = new Set<string>();
+  private readonly readers: Promise<void>[] = [];
+  private readonly pollMs: number;
+  private readonly idleMaxMs: number;
+
+  constructor(
+    private readonly streams: DynamoDBStreamsClient,
+    private readonly streamArn: string,
+    private readonly options: StreamSourceOptions,
+  ) {
+    this.pollMs = options.pollIntervalMs ?? 50;
+    this.idleMaxMs = Math.max(this.pollMs, options.idlePollMaxMs ?? IDLE_POLL_MAX_MS);
+  }
+
+  /** Starts a reader for every shard not read yet. */
+  async follow(): Promise<void> {
+    const { StreamDescription } = await this.streams.send(
+      new DescribeStreamCommand({ StreamArn: this.streamArn }),
+    );
+    for (const shard of StreamDescription?.Shards ?? []) {
+      const shardId = shard.ShardId;
+      if (!shardId || this.started.has(shardId)) continue;
+      this.started.add(shardId);
+      this.readers.push(
+        this.readShard(shardId).catch((error: unknown) =>
+          this.options.log(`[stream ${this.options.tableName}] shard ${shardId}: ${String(error)}`),
+        ),
+      );
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wakes.wake();
+    // A reader may be in a backoff wait; it ends at its next turn, the stop does not wait for it.
+    await Promise.race([Promise.all(this.readers), sleep(1_000)]);
+  }
+
+  private async iteratorAt(shardId: string, position: ShardPosition): Promise<string | undefined> {
+    const { ShardIterator } = await this.streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: this.streamArn,
+        ShardId: shardId,
+        ...(position === 'TRIM_HORIZON'
+          ? { ShardIteratorType: 'TRIM_HORIZON' }
+          : 'after' in position
+            ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: position.after }
+            : { ShardIteratorType: 'AT_SEQUENCE_NUMBER', SequenceNumber: position.at }),
+      }),
+    );
+    return ShardIterator;
+  }
+
+  /**
+   * Reads a shard from its start (the local tables are in memory, so the stream holds only this
+   * run's events) until it is closed and read to its end, or the source stops.
+   */
+  private async readShard(shardId: string): Promise<void> {
     let last: string | undefined;
     let iterator: string | undefined;
     let failures = 0;
-    let idleWaitMs = pollMs;
-    while (running) {
+    let idleWaitMs = this.pollMs;
+    while (this.running) {
       try {
-        iterator ??= await iteratorAt(shardId, last ? { after: last } : 'TRIM_HORIZON');
-        if (!iterator) return; // the shard is closed and read to its end
-        const wokenBefore = wakes.count;
-        const { Records = [], NextShardIterator } = await streams.send(
-          new GetRecordsCommand({ ShardIterator: iterator, Limit: options.batchSize }),
+        iterator ??= await this.iteratorAt(shardId, last ? { after: last } : 'TRIM_HORIZON');
+        if (!iterator) return;
+        const wokenBefore = this.wakes.count;
+        const { Records = [], NextShardIterator } = await this.streams.send(
+          new GetRecordsCommand({ ShardIterator: iterator, Limit: this.options.batchSize }),
         );
         if (Records.length === 0) {
           iterator = NextShardIterator;
           if (!iterator) return;
-          // pollMs at least between two reads, however often the table is written; then until a
-          // wake (or one that came during the read), or the idle wait.
-          await sleep(Math.min(pollMs, idleWaitMs));
-          if (idleWaitMs > pollMs && running) await wakes.wait(idleWaitMs - pollMs, wokenBefore);
-          idleWaitMs = Math.min(idleMaxMs, idleWaitMs * 2);
+          await this.waitWhileIdle(idleWaitMs, wokenBefore);
+          idleWaitMs = Math.min(this.idleMaxMs, idleWaitMs * 2);
           continue;
         }
-        idleWaitMs = pollMs;
-        const retryFrom = await invokeBatch(Records);
+        idleWaitMs = this.pollMs;
+        const retryFrom = await this.invokeBatch(Records);
         if (retryFrom === undefined) {
           failures = 0;
           last = Records.at(-1)?.dynamodb?.SequenceNumber ?? last;
@@ -164,77 +216,67 @@ export async function startStreamSource(options: StreamSourceOptions): Promise<S
         const index = Records.findIndex((record) => record.dynamodb?.SequenceNumber === retryFrom);
         if (index > 0) last = Records[index - 1]?.dynamodb?.SequenceNumber ?? last;
         await sleep(Math.min(30_000, 200 * 2 ** Math.min(failures, 8)));
-        iterator = await iteratorAt(shardId, { at: retryFrom });
+        iterator = await this.iteratorAt(shardId, { at: retryFrom });
       } catch (error) {
-        // DynamoDB Local answers an empty new shard's iterator with TrimmedDataAccessException, and an
-        // iterator expires: start again after the last record handled.
-        if (
-          (error as Error).name !== 'TrimmedDataAccessException' &&
-          (error as Error).name !== 'ExpiredIteratorException'
-        ) {
-          options.log(`[stream ${options.tableName}] shard ${shardId}: ${String(error)}`);
-        }
         iterator = undefined;
-        await sleep(pollMs * 4);
+        await this.afterReadError(shardId, error);
       }
     }
-  };
+  }
 
-  const passes = (record: StreamRecord) =>
-    options.filter === undefined ||
-    (options.filter.eventNames.some((name) => name === record.eventName) &&
-      (options.filter.newImageHas === undefined ||
-        record.dynamodb?.NewImage?.[options.filter.newImageHas]?.S !== undefined));
+  /**
+   * pollMs at least between two reads, however often the table is written; then until a wake (or
+   * one that came during the read), or the idle wait.
+   */
+  private async waitWhileIdle(idleWaitMs: number, wokenBefore: number): Promise<void> {
+    await sleep(Math.min(this.pollMs, idleWaitMs));
+    if (idleWaitMs > this.pollMs && this.running)
+      await this.wakes.wait(idleWaitMs - this.pollMs, wokenBefore);
+  }
+
+  /**
+   * DynamoDB Local answers an empty new shard's iterator with TrimmedDataAccessException, and an
+   * iterator expires: the reader starts again after the last record handled. Anything else is logged.
+   */
+  private async afterReadError(shardId: string, error: unknown): Promise<void> {
+    const name = (error as Error).name;
+    if (name !== 'TrimmedDataAccessException' && name !== 'ExpiredIteratorException') {
+      this.options.log(`[stream ${this.options.tableName}] shard ${shardId}: ${String(error)}`);
+    }
+    await sleep(this.pollMs * 4);
+  }
+
+  private passes(record: StreamRecord): boolean {
+    const { filter } = this.options;
+    return (
+      filter === undefined ||
+      (filter.eventNames.some((name) => name === record.eventName) &&
+        (filter.newImageHas === undefined ||
+          record.dynamodb?.NewImage?.[filter.newImageHas]?.S !== undefined))
+    );
+  }
 
   /** Invokes the function; the sequence number to resume at when something failed. */
-  const invokeBatch = async (all: StreamRecord[]): Promise<string | undefined> => {
+  private async invokeBatch(all: StreamRecord[]): Promise<string | undefined> {
     // As Lambda does, records the filter drops are passed over without an invocation.
-    const records = all.filter(passes);
+    const records = all.filter((record) => this.passes(record));
     if (records.length === 0) return undefined;
-    const event = { Records: records.map((record) => toLambdaRecord(record, streamArn, options.region)) };
+    const event = {
+      Records: records.map((record) => toLambdaRecord(record, this.streamArn, this.options.region)),
+    };
     try {
-      const result = (await options.invoke(event as DynamoDBStreamEvent)) as
+      const result = (await this.options.invoke(event as DynamoDBStreamEvent)) as
         | { batchItemFailures?: Array<{ itemIdentifier: string }> }
         | undefined;
       const failed = result?.batchItemFailures?.[0]?.itemIdentifier;
       return failed ? failed : undefined;
     } catch (error) {
-      options.log(
-        `[stream ${options.tableName}] ${error instanceof Error ? error.message : String(error)}; retrying the batch`,
+      this.options.log(
+        `[stream ${this.options.tableName}] ${error instanceof Error ? error.message : String(error)}; retrying the batch`,
       );
       return records[0]?.dynamodb?.SequenceNumber;
     }
-  };
-
-  const follow = async () => {
-    for (const shard of await describeShards()) {
-      if (!shard.ShardId || started.has(shard.ShardId)) continue;
-      started.add(shard.ShardId);
-      readers.push(
-        readShard(shard.ShardId).catch((error: unknown) =>
-          options.log(`[stream ${options.tableName}] shard ${shard.ShardId}: ${String(error)}`),
-        ),
-      );
-    }
-  };
-  await follow();
-  // New shards (DynamoDB Local rolls them over) are picked up every few seconds.
-  const discovery = setInterval(() => {
-    if (running)
-      follow().catch((error: unknown) => options.log(`[stream ${options.tableName}] ${String(error)}`));
-  }, 5_000);
-  discovery.unref();
-  return {
-    wake: () => wakes.wake(),
-    async stop() {
-      running = false;
-      clearInterval(discovery);
-      wakes.wake();
-      // A reader may be in a backoff wait; it ends at its next turn, the stop does not wait for it.
-      await Promise.race([Promise.all(readers), sleep(1_000)]);
-      streams.destroy();
-    },
-  };
+  }
 }
 
 /** A Streams API record as Lambda's DynamoDB event source hands it to a function. */

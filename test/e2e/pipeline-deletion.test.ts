@@ -25,7 +25,7 @@ beforeAll(async () => {
     stateDir,
     quiet: true,
     log: () => {},
-    visibilityTimeoutMs: 1_500,
+    visibilityTimeoutMs: { [PIPELINE_DELETER.trigger.queue]: 1_500 },
   });
 }, 120_000);
 

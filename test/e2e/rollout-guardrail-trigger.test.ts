@@ -8,6 +8,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RUN_SWEEPER } from '../../lambdas/functions.ts';
 import { DEMO_SLOTS } from '../../local/seed.ts';
 import { type LocalStack, startLocalStack } from '../../local/stack.ts';
 import { waitFor } from '../support/wait.ts';
@@ -16,7 +17,12 @@ let stack: LocalStack;
 
 beforeAll(async () => {
   const stateDir = await mkdtemp(path.join(tmpdir(), 'pipeline-synthesis-guardrail-trigger-'));
-  stack = await startLocalStack({ port: 0, quiet: true, stateDir, sweepEveryMs: 3_600_000 });
+  stack = await startLocalStack({
+    port: 0,
+    quiet: true,
+    stateDir,
+    scheduleEveryMs: { [RUN_SWEEPER.entry]: 3_600_000 },
+  });
 }, 120_000);
 
 afterAll(async () => {

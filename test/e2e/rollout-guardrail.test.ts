@@ -7,7 +7,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GUARDRAIL_JUDGE } from '../../lambdas/functions.ts';
+import { GUARDRAIL_JUDGE, RUN_SWEEPER } from '../../lambdas/functions.ts';
 import { DEMO_SLOTS } from '../../local/seed.ts';
 import { type LocalStack, startLocalStack } from '../../local/stack.ts';
 import { waitFor } from '../support/wait.ts';
@@ -16,7 +16,12 @@ let stack: LocalStack;
 
 beforeAll(async () => {
   const stateDir = await mkdtemp(path.join(tmpdir(), 'pipeline-synthesis-guardrail-'));
-  stack = await startLocalStack({ port: 0, quiet: true, stateDir, sweepEveryMs: 1_000 });
+  stack = await startLocalStack({
+    port: 0,
+    quiet: true,
+    stateDir,
+    scheduleEveryMs: { [RUN_SWEEPER.entry]: 1_000 },
+  });
   // The per-batch judge is down: only the sweeper can end the rollout here (it is the backstop).
   const judge = stack.functions.get(GUARDRAIL_JUDGE.entry);
   if (judge) judge.invoke = async () => Promise.reject(new Error('the guardrail judge is down'));

@@ -1,9 +1,18 @@
-import { App, CfnElement, Stack } from 'aws-cdk-lib';
+/** What the infra tests share: building the app's stacks, reading their templates, following references. */
+import { App, CfnElement, NestedStack, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
 import type { OperationDeclaration } from '../../lambdas/operations/declaration.ts';
 import { OPERATIONS } from '../../lambdas/operations/index.ts';
+import { QUEUES } from '../../lambdas/queues.ts';
+import { TABLE_DEFINITIONS } from '../../lambdas/store/table-definitions.ts';
 import type { EmailSettings } from '../../lib/email.ts';
-import { PipelineSynthesisStack } from '../../lib/pipeline-synthesis-stack.ts';
+import type { GrantableResources } from '../../lib/service-function.ts';
+import { createStacks, type PipelineSynthesisStacks } from '../../lib/stacks.ts';
 import { type StageName, stageSettings } from '../../lib/stage.ts';
 
 export interface CfnResource {
@@ -29,8 +38,9 @@ export interface BuildOptions {
   eventBusConsumerAccounts?: string[];
 }
 
-export function buildStack(app: App, id: string, options: BuildOptions): PipelineSynthesisStack {
-  return new PipelineSynthesisStack(app, id, {
+/** The app's stacks: `<id>` (stateful) and `<id>-Service`. */
+export function buildStacks(app: App, id: string, options: BuildOptions): PipelineSynthesisStacks {
+  return createStacks(app, id, {
     stage: stageSettings(options.stage),
     defaultSynthesisHandler: options.defaultSynthesisHandler ?? 'heuristic-v1',
     operations: options.operations ?? OPERATIONS,
@@ -47,12 +57,23 @@ export function testApp(outdir?: string): App {
   return new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
 }
 
-/** The construct path API Gateway gives an operation's method: `<stack>/Api/RestApi/Default/<path>/<METHOD>`. */
+/** The construct path API Gateway gives an operation's method: `<id>-Service/Api/RestApi/Default/<path>/<METHOD>`. */
 export function methodPath(
   stackId: string,
   operation: Pick<OperationDeclaration, 'method' | 'path'>,
 ): string {
-  return `${stackId}/Api/RestApi/Default${operation.path}/${operation.method}`;
+  return `${stackId}-Service/Api/RestApi/Default${operation.path}/${operation.method}`;
+}
+
+/** Every stack of the app's stacks, nested ones included, with its synthesized template. */
+export function templatesOf(stacks: PipelineSynthesisStacks): Array<{ stack: Stack; template: Template }> {
+  const nested = stacks.service.node
+    .findAll()
+    .filter((construct): construct is NestedStack => construct instanceof NestedStack);
+  return [stacks.stateful, stacks.service, ...nested].map((stack) => ({
+    stack,
+    template: Template.fromStack(stack),
+  }));
 }
 
 /** `POST /auth/login`: how an operation's method is named in descriptions and test titles. */
@@ -92,9 +113,50 @@ export function policyStatements(policy: CfnResource | undefined): PolicyStateme
   return document?.Statement ?? [];
 }
 
-/** The logical ids a CloudFormation value refers to through Ref or Fn::GetAtt. */
-export function referencedLogicalIds(value: unknown): Set<string> {
+/**
+ * What following a reference across templates needs: every logical id of the app (unique across its
+ * templates), and what each nested stack's parameters are given by the parent.
+ */
+export interface ReferenceIndex {
+  known: ReadonlySet<string>;
+  parameters: ReadonlyMap<string, unknown>;
+  /** The outputs of the nested stacks, by name: what the parent reads with Fn::GetAtt `Outputs.<name>`. */
+  outputs: ReadonlyMap<string, unknown>;
+}
+
+/** The index of an app's templates (logical ids and output names are unique across them). */
+export function referenceIndex(
+  templates: ReadonlyArray<{
+    Resources: Record<string, CfnResource>;
+    Outputs?: Record<string, { Value: unknown }>;
+  }>,
+): ReferenceIndex {
+  const parameters = new Map<string, unknown>();
+  const outputs = new Map<string, unknown>();
+  const known = new Set<string>();
+  for (const template of templates) {
+    for (const [id, resource] of Object.entries(template.Resources)) {
+      known.add(id);
+      if (resource.Type !== 'AWS::CloudFormation::Stack') continue;
+      const given = (resource.Properties?.Parameters ?? {}) as Record<string, unknown>;
+      for (const [name, value] of Object.entries(given)) parameters.set(name, value);
+    }
+    for (const [name, output] of Object.entries(template.Outputs ?? {})) outputs.set(name, output.Value);
+  }
+  return { known, parameters, outputs };
+}
+
+/**
+ * The logical ids a CloudFormation value refers to: through Ref or Fn::GetAtt in its own template,
+ * and across templates through an import of another stack's export (whose name CDK makes from the
+ * logical id it stands for), a nested stack's output (what it is) or parameter (what the parent
+ * gives it).
+ */
+export function referencedLogicalIds(value: unknown, index?: ReferenceIndex): Set<string> {
   const found = new Set<string>();
+  const across = (name: string) => {
+    for (const id of index?.known ?? []) if (name.includes(id)) found.add(id);
+  };
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) {
       for (const item of node) visit(item);
@@ -102,10 +164,18 @@ export function referencedLogicalIds(value: unknown): Set<string> {
     }
     if (node === null || typeof node !== 'object') return;
     for (const [key, child] of Object.entries(node)) {
-      if (key === 'Ref' && typeof child === 'string') found.add(child);
-      else if (key === 'Fn::GetAtt' && Array.isArray(child) && typeof child[0] === 'string')
-        found.add(child[0]);
-      else visit(child);
+      if (key === 'Ref' && typeof child === 'string') {
+        const given = index?.parameters.get(child);
+        if (given !== undefined) visit(given);
+        else found.add(child);
+      } else if (key === 'Fn::GetAtt' && Array.isArray(child) && typeof child[0] === 'string') {
+        const output =
+          typeof child[1] === 'string' && child[1].startsWith('Outputs.') ? child[1].slice(8) : '';
+        if (index?.outputs.has(output)) visit(index.outputs.get(output));
+        else found.add(child[0]);
+      } else if (key === 'Fn::ImportValue' && typeof child === 'string') {
+        across(child);
+      } else visit(child);
     }
   };
   visit(value);
@@ -130,4 +200,36 @@ export function resourcePaths(resources: Record<string, CfnResource>): Map<strin
     if (resource.Type === 'AWS::ApiGateway::Resource') pathOf(logicalId);
   }
   return paths;
+}
+
+/**
+ * Stand-ins for everything a function may be granted, in one plain stack: for the bundling tests,
+ * which build one function alone.
+ */
+export function standInResources(stack: Stack): GrantableResources {
+  const tables = new Map(
+    TABLE_DEFINITIONS.map((definition) => [
+      definition.id,
+      new Table(stack, definition.id, {
+        partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
+      }),
+    ]),
+  );
+  const queues = new Map(
+    QUEUES.map((definition) => [
+      definition.name,
+      {
+        queue: new Queue(stack, `${definition.name}-queue`),
+        deadLetterQueue: new Queue(stack, `${definition.name}-dlq`),
+      },
+    ]),
+  );
+  return {
+    tables,
+    queues,
+    sessionSigningKey: new Secret(stack, 'SigningKey'),
+    anthropicApiKey: new Secret(stack, 'AnthropicKey'),
+    webhookSecretKey: new Secret(stack, 'WebhookKey'),
+    eventBus: new EventBus(stack, 'Bus'),
+  };
 }

@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs';
 import { Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IConstruct } from 'constructs';
 import { build } from 'esbuild';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CSRF_REFUSAL_CONTEXT_KEY } from '../../lambdas/auth/csrf.ts';
 import { PASSWORD_HASHING_MEMORY_MB } from '../../lambdas/auth/password.ts';
 import {
@@ -13,12 +14,12 @@ import {
   EVENT_RELAY,
   type FunctionAccess,
   GUARDRAIL_JUDGE,
+  HANDLERS,
+  type HandlerTrigger,
   MAX_RECEIVE_COUNT,
-  PIPELINE_DELETER,
-  RETENTION_JOB,
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
-  WEBHOOK_DELIVERER,
+  scheduleOf,
   WORKER_TIMEOUT_SECONDS,
 } from '../../lambdas/functions.ts';
 import { DEFAULT_LIMITS } from '../../lambdas/limits.ts';
@@ -27,40 +28,51 @@ import { defineOperation, moduleOf } from '../../lambdas/operations/declaration.
 import { operationFunctions } from '../../lambdas/operations/functions.ts';
 import { getSynthesisRun } from '../../lambdas/operations/get-synthesis-run.ts';
 import { OPERATIONS } from '../../lambdas/operations/index.ts';
+import { QUEUES as DECLARED_QUEUES, type QueueDefinition, type QueueName } from '../../lambdas/queues.ts';
 import { TABLE_DEFINITIONS, type TableDefinition } from '../../lambdas/store/table-definitions.ts';
 import { buildScriptCommand, handlerEntryPath, operationEntryPath, REPO_ROOT } from '../../lib/bundling.ts';
 import { emailSettings, PLACEHOLDER_EMAIL_FROM } from '../../lib/email.ts';
 import { ALARM_THRESHOLDS } from '../../lib/operations.ts';
-import type { PipelineSynthesisStack } from '../../lib/pipeline-synthesis-stack.ts';
 import { SERVICE_NAME, type ServiceFunction } from '../../lib/service-function.ts';
+import type { PipelineSynthesisStacks } from '../../lib/stacks.ts';
 import { localFunctions, localRoutes } from '../../local/functions.ts';
+import type { LocalQueue } from '../../local/queue/queue.ts';
+import { type LocalQueues, startLocalQueues } from '../../local/queue/queues.ts';
+import { localTriggers } from '../../local/triggers.ts';
 import {
   actionsOf,
   type BuildOptions,
-  buildStack,
+  buildStacks,
   type CfnResource,
   logicalIdOf,
   methodKey,
   methodPath,
   type PolicyStatement,
   policyStatements,
-  referencedLogicalIds,
+  type ReferenceIndex,
+  referenceIndex,
+  referencedLogicalIds as referencesIn,
   resourcePaths,
   resourcesOf,
   statementsOfRole,
+  templatesOf,
   testApp,
 } from './helpers.ts';
 
 interface Synthesized {
-  stack: PipelineSynthesisStack;
-  template: Template;
+  stacks: PipelineSynthesisStacks;
+  /** Every resource of the app's templates (stateful, service, nested), by logical id: unique across them. */
   resources: Record<string, CfnResource>;
+  /** Every output of the app's top-level stacks, by name. */
+  outputs: Record<string, { Value: unknown }>;
+  index: ReferenceIndex;
 }
 
 interface FunctionUnderTest {
   name: string;
   fn: ServiceFunction;
   access: FunctionAccess;
+  trigger?: HandlerTrigger;
   /** Environment variables beyond the shared ones and those its access implies. */
   extraEnv: string[];
   /** Memory in MB the function should get. */
@@ -84,9 +96,28 @@ const WRITE_ACTIONS = [
 ];
 
 function synthesize(options: BuildOptions): Synthesized {
-  const stack = buildStack(testApp(), `Test-${options.stage}`, options);
-  const template = Template.fromStack(stack);
-  return { stack, template, resources: template.toJSON().Resources };
+  const stacks = buildStacks(testApp(), `Test-${options.stage}`, options);
+  const templates = templatesOf(stacks).map(
+    ({ template }) =>
+      template.toJSON() as {
+        Resources: Record<string, CfnResource>;
+        Outputs?: Record<string, { Value: unknown }>;
+      },
+  );
+  const resources = Object.assign({}, ...templates.map((template) => template.Resources)) as Record<
+    string,
+    CfnResource
+  >;
+  const outputs = Object.assign({}, ...templates.map((template) => template.Outputs ?? {}));
+  return { stacks, resources, outputs, index: referenceIndex(templates) };
+}
+
+let dev: Synthesized;
+let prod: Synthesized;
+
+/** The logical ids a value of `synthesized` refers to, across its templates. */
+function referencedLogicalIds(value: unknown, synthesized: Synthesized = dev): Set<string> {
+  return referencesIn(value, synthesized.index);
 }
 
 function resourcesOfType(synthesized: Synthesized, type: string): [string, CfnResource][] {
@@ -99,6 +130,9 @@ function propertiesOf(synthesized: Synthesized, logicalId: string): Record<strin
   return properties;
 }
 
+/** The queue table, each row of the general shape. */
+const QUEUES: readonly QueueDefinition[] = DECLARED_QUEUES;
+
 /** The operations' functions, one per module: operations that share a module share one function. */
 const OPERATION_FUNCTIONS = operationFunctions(OPERATIONS);
 
@@ -109,97 +143,60 @@ function mappingsOf(fn: IFunction): Record<string, unknown>[] {
     .filter((properties) => (properties.FunctionName as { Ref: string }).Ref === logicalIdOf(fn));
 }
 
-function functionsOf(stack: PipelineSynthesisStack): FunctionUnderTest[] {
+/** The function of a handler entry (the authorizer's is the API's). */
+function handlerFunction(stacks: PipelineSynthesisStacks, entry: string): ServiceFunction {
+  const fn =
+    entry === AUTHORIZER.entry
+      ? stacks.service.api.authorizerFunction
+      : stacks.service.jobs.functions.get(entry);
+  if (!fn) throw new Error(`No function for ${entry}`);
+  return fn;
+}
+
+function functionsOf(stacks: PipelineSynthesisStacks): FunctionUnderTest[] {
   const apiFunctions = OPERATION_FUNCTIONS.map((definition) => {
-    const fn = stack.api.operationFunctions.get(definition.module);
+    const fn = stacks.service.routeFunctions.get(definition.module);
     if (!fn) throw new Error(`No function for ${definition.module}`);
     return {
       name: definition.module,
       fn,
       access: definition.access,
-      extraEnv: definition.access.sendJobs
+      extraEnv: definition.access.startsRuns
         ? ['DEFAULT_SYNTHESIS_HANDLER', 'SYNTHESIS_RUNS_PER_TEAM_PER_HOUR']
         : [],
       memorySize: definition.memoryMb,
     };
   });
-  return [
-    ...apiFunctions,
-    {
-      name: AUTHORIZER.entry,
-      fn: stack.api.authorizerFunction,
-      access: AUTHORIZER.access,
-      extraEnv: [],
-      memorySize: DEFAULT_MEMORY_MB,
-    },
-    {
-      name: SYNTHESIS_WORKER.entry,
-      fn: stack.jobs.worker,
-      access: SYNTHESIS_WORKER.access,
-      extraEnv: ['ANTHROPIC_SECRET_ARN'],
-      memorySize: 512,
-    },
-    {
-      name: DEAD_LETTER_HANDLER.entry,
-      fn: stack.jobs.deadLetterHandler,
-      access: DEAD_LETTER_HANDLER.access,
-      extraEnv: [],
-      memorySize: DEFAULT_MEMORY_MB,
-    },
-    {
-      name: RUN_SWEEPER.entry,
-      fn: stack.jobs.sweeper,
-      access: RUN_SWEEPER.access,
-      extraEnv: [],
-      memorySize: DEFAULT_MEMORY_MB,
-    },
-    {
-      name: PIPELINE_DELETER.entry,
-      fn: stack.lifecycle.deleter,
-      access: PIPELINE_DELETER.access,
-      extraEnv: [],
-      memorySize: DEFAULT_MEMORY_MB,
-    },
-    {
-      name: EVENT_DELIVERER.entry,
-      fn: stack.eventDelivery.eventDeliverer,
-      access: EVENT_DELIVERER.access,
-      extraEnv: [],
-      memorySize: DEFAULT_MEMORY_MB,
-    },
-    {
-      name: EVENT_RELAY.entry,
-      fn: stack.eventDelivery.eventRelay,
-      access: EVENT_RELAY.access,
-      extraEnv: [],
-      memorySize: DEFAULT_MEMORY_MB,
-    },
-    {
-      name: RETENTION_JOB.entry,
-      fn: stack.lifecycle.retentionJob,
-      access: RETENTION_JOB.access,
-      extraEnv: [],
-      memorySize: DEFAULT_MEMORY_MB,
-    },
-    {
-      name: WEBHOOK_DELIVERER.entry,
-      fn: stack.eventDelivery.webhookDeliverer,
-      access: WEBHOOK_DELIVERER.access,
-      extraEnv: [],
-      memorySize: DEFAULT_MEMORY_MB,
-    },
-    {
-      name: GUARDRAIL_JUDGE.entry,
-      fn: stack.guardrails.judge,
-      access: GUARDRAIL_JUDGE.access,
-      extraEnv: [],
-      memorySize: DEFAULT_MEMORY_MB,
-    },
-  ];
+  const handlers = HANDLERS.map((handler) => ({
+    name: handler.entry,
+    fn: handlerFunction(stacks, handler.entry),
+    access: handler.access,
+    trigger: handler.trigger,
+    extraEnv: [],
+    memorySize: handler.memoryMb ?? DEFAULT_MEMORY_MB,
+  }));
+  return [...apiFunctions, ...handlers];
+}
+
+/** The deployed queue of a declared queue name. */
+function queueOf(synthesized: Synthesized, name: string) {
+  return synthesized.stacks.stateful.queue(name as QueueName);
+}
+
+/** The queue holding a declared queue's dead letters. */
+function deadLettersOf(synthesized: Synthesized, name: string) {
+  const deployed = queueOf(synthesized, name);
+  if (!deployed.deadLetterQueue) throw new Error(`Queue ${name} has no dead-letter queue.`);
+  return deployed.deadLetterQueue;
+}
+
+/** Whether `value` refers to `construct`, in its template or across templates. */
+function refersTo(value: unknown, construct: IConstruct, synthesized: Synthesized = dev): boolean {
+  return referencedLogicalIds(value, synthesized).has(logicalIdOf(construct));
 }
 
 function tableLogicalId(synthesized: Synthesized, id: TableDefinition['id']): string {
-  return logicalIdOf(synthesized.stack.stateful.table(id));
+  return logicalIdOf(synthesized.stacks.stateful.stateful.table(id));
 }
 
 function environmentOf(synthesized: Synthesized, fn: ServiceFunction): Record<string, unknown> {
@@ -240,7 +237,7 @@ function rolesWithStatement(
 ): string[] {
   return resourcesOfType(synthesized, 'AWS::IAM::Policy')
     .filter(([, policy]) => policyStatements(policy).some(matches))
-    .flatMap(([, policy]) => [...referencedLogicalIds(policy.Properties?.Roles)])
+    .flatMap(([, policy]) => [...referencedLogicalIds(policy.Properties?.Roles, synthesized)])
     .sort();
 }
 
@@ -248,9 +245,6 @@ function rolesWithStatement(
 function referencedResources(value: unknown): string[] {
   return [...referencedLogicalIds(value)].filter((id) => !id.startsWith('AWS::')).sort();
 }
-
-let dev: Synthesized;
-let prod: Synthesized;
 
 const ACME_EMAIL = emailSettings({
   from: 'signin@mail.acme.example',
@@ -333,43 +327,88 @@ describe('tables', () => {
     }
   });
 
-  it('turns on termination protection for the prod stack only', () => {
-    expect(prod.stack.terminationProtection).toBe(true);
-    expect(dev.stack.terminationProtection).toBe(false);
+  it('turns on termination protection for the prod stacks only', () => {
+    for (const stack of [prod.stacks.stateful, prod.stacks.service])
+      expect(stack.terminationProtection).toBe(true);
+    for (const stack of [dev.stacks.stateful, dev.stacks.service])
+      expect(stack.terminationProtection).toBe(false);
   });
 });
 
 describe('queues and secrets', () => {
-  it('gives the synthesis queue six worker timeouts of visibility and a redrive to the DLQ', () => {
-    const queue = propertiesOf(dev, logicalIdOf(dev.stack.stateful.synthesisQueue));
-    const redrive = queue.RedrivePolicy as { maxReceiveCount: number; deadLetterTargetArn: unknown };
+  it('creates every declared queue and a dead-letter queue for each work queue, nothing else', () => {
+    const workQueues = QUEUES.filter((queue) => queue.kind === 'work');
+
+    expect(resourcesOfType(dev, 'AWS::SQS::Queue')).toHaveLength(QUEUES.length + workQueues.length);
+    expect(
+      resourcesOfType(dev, 'AWS::SQS::Queue')
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(
+      [...dev.stacks.stateful.queues.values()]
+        .flatMap((deployed) => [
+          deployed.queue,
+          ...(deployed.deadLetterQueue ? [deployed.deadLetterQueue] : []),
+        ])
+        .map(logicalIdOf)
+        .sort(),
+    );
+  });
+
+  it.each(QUEUES.filter((queue) => queue.kind === 'work'))(
+    'gives $name its visibility timeout, retention and a redrive to its DLQ after its receive count',
+    (definition) => {
+      const deployed = queueOf(dev, definition.name);
+      const queue = propertiesOf(dev, logicalIdOf(deployed.queue));
+      const redrive = queue.RedrivePolicy as { maxReceiveCount: number; deadLetterTargetArn: unknown };
+
+      expect(queue.VisibilityTimeout).toBe(definition.visibilityTimeoutSeconds);
+      expect(queue.MessageRetentionPeriod).toBe(
+        'retentionSeconds' in definition ? definition.retentionSeconds : undefined,
+      );
+      expect(redrive.maxReceiveCount).toBe(definition.maxReceiveCount);
+      expect(redrive.deadLetterTargetArn).toEqual({
+        'Fn::GetAtt': [logicalIdOf(deadLettersOf(dev, definition.name)), 'Arn'],
+      });
+      expect(queue.SqsManagedSseEnabled).toBe(true);
+    },
+  );
+
+  it('gives the synthesis queue six worker timeouts of visibility, and its consumers a visibility within it', () => {
+    const queue = propertiesOf(dev, logicalIdOf(queueOf(dev, SYNTHESIS_WORKER.trigger.queue).queue));
 
     expect(queue.VisibilityTimeout).toBe(6 * WORKER_TIMEOUT_SECONDS);
     expect(queue.VisibilityTimeout).toBe(720);
-    expect(redrive.maxReceiveCount).toBe(MAX_RECEIVE_COUNT);
-    expect(redrive.maxReceiveCount).toBeGreaterThanOrEqual(3);
-    expect(redrive.deadLetterTargetArn).toEqual({
-      'Fn::GetAtt': [logicalIdOf(dev.stack.stateful.deadLetterQueue), 'Arn'],
-    });
-    expect(queue.SqsManagedSseEnabled).toBe(true);
+    expect((queue.RedrivePolicy as { maxReceiveCount: number }).maxReceiveCount).toBe(MAX_RECEIVE_COUNT);
+    // Lambda refuses an SQS event source whose queue hides a message for less than the function may run.
+    for (const handler of HANDLERS) {
+      if (!('queue' in handler.trigger)) continue;
+      const deployed = queueOf(dev, handler.trigger.queue);
+      const consumed = handler.trigger.deadLetters ? deployed.deadLetterQueue : deployed.queue;
+      const visibility = Number(
+        propertiesOf(dev, logicalIdOf(consumed as IConstruct)).VisibilityTimeout ?? 30,
+      );
+      expect(visibility, handler.entry).toBeGreaterThanOrEqual(6 * handler.timeoutSeconds);
+    }
   });
 
   it('keeps dead letters for 14 days, encrypted', () => {
-    const dlq = propertiesOf(dev, logicalIdOf(dev.stack.stateful.deadLetterQueue));
+    for (const deployed of dev.stacks.stateful.queues.values()) {
+      const dlq = propertiesOf(dev, logicalIdOf(deployed.deadLetterQueue ?? deployed.queue));
 
-    expect(dlq.MessageRetentionPeriod).toBe(14 * 24 * 3600);
-    expect(dlq.SqsManagedSseEnabled).toBe(true);
+      expect(dlq.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+      expect(dlq.SqsManagedSseEnabled).toBe(true);
+    }
   });
 
-  it('denies every request to either queue that does not use TLS', () => {
-    const queues = [dev.stack.stateful.synthesisQueue, dev.stack.stateful.deadLetterQueue].map(logicalIdOf);
-    for (const queueId of queues) {
+  it('denies every request to any queue that does not use TLS', () => {
+    for (const [queueId] of resourcesOfType(dev, 'AWS::SQS::Queue')) {
       const policy = resourcesOfType(dev, 'AWS::SQS::QueuePolicy').find(([, resource]) =>
         referencedLogicalIds(resource.Properties?.Queues).has(queueId),
       );
       const statements = policyStatements(policy?.[1]);
 
-      expect(statements).toContainEqual(
+      expect(statements, queueId).toContainEqual(
         expect.objectContaining({
           Effect: 'Deny',
           Action: 'sqs:*',
@@ -380,20 +419,22 @@ describe('queues and secrets', () => {
   });
 
   it('retains the queues and secrets in prod', () => {
-    const stateful = prod.stack.stateful;
+    const { stateful } = prod.stacks.stateful;
+    const queues = resourcesOfType(prod, 'AWS::SQS::Queue');
+    expect(queues.length).toBeGreaterThan(0);
+    for (const [id, queue] of queues) expect(queue.DeletionPolicy, id).toBe('Retain');
     for (const construct of [
-      stateful.synthesisQueue,
-      stateful.deadLetterQueue,
       stateful.anthropicApiKey,
       stateful.sessionSigningKey,
+      stateful.webhookSecretKey,
     ]) {
       expect(prod.resources[logicalIdOf(construct)]?.DeletionPolicy).toBe('Retain');
     }
   });
 
   it('generates the session signing key and stores only a placeholder for the Anthropic key', () => {
-    const signingKey = propertiesOf(dev, logicalIdOf(dev.stack.stateful.sessionSigningKey));
-    const anthropicKey = propertiesOf(dev, logicalIdOf(dev.stack.stateful.anthropicApiKey));
+    const signingKey = propertiesOf(dev, logicalIdOf(dev.stacks.stateful.stateful.sessionSigningKey));
+    const anthropicKey = propertiesOf(dev, logicalIdOf(dev.stacks.stateful.stateful.anthropicApiKey));
 
     expect(signingKey.GenerateSecretString).toEqual({ PasswordLength: 64, ExcludePunctuation: true });
     expect(String(anthropicKey.SecretString)).toMatch(/^REPLACE_ME/);
@@ -401,16 +442,16 @@ describe('queues and secrets', () => {
 });
 
 describe('functions', () => {
-  it('creates one function per operation module plus the authorizer, the worker, the dead-letter handler and the sweeper', () => {
+  it('creates one function per operation module and one per handler of HANDLERS', () => {
     const modules = new Set(OPERATIONS.map(moduleOf));
 
     expect(OPERATION_FUNCTIONS.map(({ module }) => module).sort()).toEqual([...modules].sort());
-    expect([...dev.stack.api.operationFunctions.keys()].sort()).toEqual([...modules].sort());
-    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(modules.size + 10);
+    expect([...dev.stacks.service.routeFunctions.keys()].sort()).toEqual([...modules].sort());
+    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(modules.size + HANDLERS.length);
   });
 
   it('runs every function on nodejs24.x, arm64, traced, logging to its own one-month log group', () => {
-    for (const { fn } of functionsOf(dev.stack)) {
+    for (const { fn } of functionsOf(dev.stacks)) {
       const properties = propertiesOf(dev, logicalIdOf(fn.function));
       const logGroupId = (properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
 
@@ -422,20 +463,22 @@ describe('functions', () => {
     }
   });
 
-  it('gives each function exactly the environment its access implies', () => {
-    for (const { name, fn, access, extraEnv } of functionsOf(dev.stack)) {
+  it('gives each function exactly the environment its access (and a consumer its trigger) implies', () => {
+    const urlVariable = new Map(
+      QUEUES.flatMap((queue) => (queue.kind === 'work' ? [[queue.name, queue.urlVariable]] : [])),
+    );
+    for (const { name, fn, access, trigger, extraEnv } of functionsOf(dev.stacks)) {
+      const hides = trigger && 'queue' in trigger && trigger.changesVisibility ? [trigger.queue] : [];
       const expected = [
         'POWERTOOLS_SERVICE_NAME',
         'LOG_LEVEL',
         ...TABLE_DEFINITIONS.filter((definition) => access[ACCESS_KEY[definition.id]]).map((d) => d.envVar),
-        ...(access.sendJobs || access.consumesJobs ? ['SYNTHESIS_QUEUE_URL'] : []),
-        ...(access.sendsLifecycleJobs || access.consumesLifecycleJobs ? ['LIFECYCLE_QUEUE_URL'] : []),
-        ...(access.sendsGuardrailChecks || access.consumesGuardrailChecks ? ['GUARDRAIL_QUEUE_URL'] : []),
+        ...[...new Set([...(access.send ?? []), ...hides])].map((queue) => urlVariable.get(queue)),
         ...(access.sessionSecret ? ['SESSION_SECRET_ARN'] : []),
         ...(access.sendsEmail ? ['EMAIL_FROM', 'APP_URL'] : []),
+        ...(access.callsModel ? ['ANTHROPIC_SECRET_ARN'] : []),
         ...(access.webhookSecretKey ? ['WEBHOOK_SECRET_KEY_ARN'] : []),
-        ...(access.fansOutEvents || access.deliversWebhooks ? ['WEBHOOK_QUEUE_URL'] : []),
-        ...(access.fansOutEvents ? ['EVENT_BUS_NAME'] : []),
+        ...(access.putsEvents ? ['EVENT_BUS_NAME'] : []),
         ...extraEnv,
       ];
 
@@ -447,19 +490,19 @@ describe('functions', () => {
     const local = localFunctions(
       {
         tableNames: { Runs: 'r', Data: 'd', Auth: 'a', Events: 'e', Settings: 's' },
-        synthesisQueueUrl: 'http://127.0.0.1:1/000000000000/q',
-        lifecycleQueueUrl: 'http://127.0.0.1:1/000000000000/lifecycle',
-        guardrailQueueUrl: 'http://127.0.0.1:1/000000000000/guardrail-checks',
+        queueUrls: {
+          'synthesis-jobs': 'http://127.0.0.1:1/000000000000/q',
+          'lifecycle-jobs': 'http://127.0.0.1:1/000000000000/lifecycle',
+          'guardrail-checks': 'http://127.0.0.1:1/000000000000/guardrail-checks',
+          'webhook-deliveries': 'http://127.0.0.1:3/000000000000/w',
+        },
         sessionSecret: { SESSION_SECRET: 'k' },
         email: { EMAIL_FROM: 'f', APP_URL: 'http://127.0.0.1:1', EMAIL_OUTBOX_DIR: '/tmp/outbox' },
         model: { ANTHROPIC_API_KEY: 'k' },
         defaultSynthesisHandler: 'heuristic-v1',
         synthesisRunsPerTeamPerHour: 500,
-        webhooks: {
-          queueUrl: 'http://127.0.0.1:3/000000000000/w',
-          secretKey: { WEBHOOK_SECRET_KEY: 'k' },
-          allowLocalUrls: true,
-        },
+        webhookSecretKey: { WEBHOOK_SECRET_KEY: 'k' },
+        allowLocalWebhookUrls: true,
       },
       {
         region: 'us-east-1',
@@ -482,7 +525,7 @@ describe('functions', () => {
       AWS_ENDPOINT_URL_SQS: null,
       POWERTOOLS_METRICS_DISABLED: null,
     };
-    const functions = functionsOf(dev.stack);
+    const functions = functionsOf(dev.stacks);
     expect([...local.keys()].sort()).toEqual([...new Set(functions.map(({ name }) => name))].sort());
     for (const { name, fn } of functions) {
       const localNames = Object.keys(local.get(name)?.environment ?? {}).flatMap((variable) => {
@@ -503,16 +546,19 @@ describe('functions', () => {
   });
 
   it('points the table and queue variables at the right resources', () => {
-    for (const { name, fn, access } of functionsOf(dev.stack)) {
+    for (const { name, fn, access } of functionsOf(dev.stacks)) {
       const environment = environmentOf(dev, fn);
       for (const definition of TABLE_DEFINITIONS) {
         if (!access[ACCESS_KEY[definition.id]]) continue;
-        expect(environment[definition.envVar], name).toEqual({ Ref: tableLogicalId(dev, definition.id) });
+        expect(referencedResources(environment[definition.envVar]), name).toEqual([
+          tableLogicalId(dev, definition.id),
+        ]);
       }
-      if (access.sendJobs || access.consumesJobs) {
-        expect(environment.SYNTHESIS_QUEUE_URL).toEqual({
-          Ref: logicalIdOf(dev.stack.stateful.synthesisQueue),
-        });
+      for (const queue of QUEUES) {
+        if (queue.kind !== 'work' || environment[queue.urlVariable] === undefined) continue;
+        expect(referencedResources(environment[queue.urlVariable]), name).toEqual([
+          logicalIdOf(queueOf(dev, queue.name).queue),
+        ]);
       }
     }
   });
@@ -522,8 +568,8 @@ describe('functions', () => {
       (operation) => operation.path === '/pipelines/{pipelineId}/synthesize',
     );
     if (!synthesize) throw new Error('no synthesize operation');
-    const devFunction = dev.stack.api.operationFunctions.get(moduleOf(synthesize));
-    const prodFunction = prod.stack.api.operationFunctions.get(moduleOf(synthesize));
+    const devFunction = dev.stacks.service.routeFunctions.get(moduleOf(synthesize));
+    const prodFunction = prod.stacks.service.routeFunctions.get(moduleOf(synthesize));
     if (!devFunction || !prodFunction) throw new Error('no synthesize function');
 
     expect(environmentOf(dev, devFunction).DEFAULT_SYNTHESIS_HANDLER).toBe('heuristic-v1');
@@ -531,57 +577,65 @@ describe('functions', () => {
   });
 
   it('gives the authorizer the session signing key ARN and the worker the Anthropic key ARN', () => {
-    expect(environmentOf(dev, dev.stack.api.authorizerFunction).SESSION_SECRET_ARN).toEqual({
-      Ref: logicalIdOf(dev.stack.stateful.sessionSigningKey),
-    });
-    expect(environmentOf(dev, dev.stack.jobs.worker).ANTHROPIC_SECRET_ARN).toEqual({
-      Ref: logicalIdOf(dev.stack.stateful.anthropicApiKey),
-    });
+    const { stateful } = dev.stacks.stateful;
+    expect(
+      refersTo(
+        environmentOf(dev, dev.stacks.service.api.authorizerFunction).SESSION_SECRET_ARN,
+        stateful.sessionSigningKey,
+      ),
+    ).toBe(true);
+    expect(
+      refersTo(
+        environmentOf(dev, handlerFunction(dev.stacks, SYNTHESIS_WORKER.entry)).ANTHROPIC_SECRET_ARN,
+        stateful.anthropicApiKey,
+      ),
+    ).toBe(true);
   });
 
   it('runs the worker for the worker timeout with 512 MB', () => {
-    const worker = propertiesOf(dev, logicalIdOf(dev.stack.jobs.worker.function));
+    const worker = propertiesOf(
+      dev,
+      logicalIdOf(handlerFunction(dev.stacks, SYNTHESIS_WORKER.entry).function),
+    );
 
     expect(worker.Timeout).toBe(WORKER_TIMEOUT_SECONDS);
     expect(worker.MemorySize).toBe(512);
   });
 
-  it('feeds the worker from the queue and the dead-letter handler from the DLQ, with partial batch failures', () => {
-    const mappings = resourcesOfType(dev, 'AWS::Lambda::EventSourceMapping').map(
-      ([, resource]) => resource.Properties ?? {},
-    );
-    const workerMapping = mappings.find(
-      (mapping) =>
-        (mapping.FunctionName as { Ref: string }).Ref === logicalIdOf(dev.stack.jobs.worker.function),
-    );
-    const deadLetterMapping = mappings.find(
-      (mapping) =>
-        (mapping.FunctionName as { Ref: string }).Ref ===
-        logicalIdOf(dev.stack.jobs.deadLetterHandler.function),
+  it.each(HANDLERS.filter((handler) => 'queue' in handler.trigger))(
+    'feeds $entry from its declared queue with its batch, concurrency and partial batch failures',
+    (handler) => {
+      if (!('queue' in handler.trigger)) throw new Error('a queue trigger');
+      const trigger = handler.trigger;
+      const mappings = mappingsOf(handlerFunction(dev.stacks, handler.entry).function);
+      const deployed = queueOf(dev, trigger.queue);
+      const source = trigger.deadLetters ? deployed.deadLetterQueue : deployed.queue;
+
+      expect(mappings).toHaveLength(1);
+      expect(referencedResources(mappings[0]?.EventSourceArn)).toEqual([logicalIdOf(source as IConstruct)]);
+      expect(mappings[0]).toMatchObject({
+        BatchSize: trigger.batchSize,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ...(trigger.maxConcurrency ? { ScalingConfig: { MaximumConcurrency: trigger.maxConcurrency } } : {}),
+        ...(trigger.maxBatchingWindowSeconds
+          ? { MaximumBatchingWindowInSeconds: trigger.maxBatchingWindowSeconds }
+          : {}),
+      });
+    },
+  );
+
+  it('has one event source mapping per queue trigger and per stream source, and no other', () => {
+    const declared = HANDLERS.reduce(
+      (count, handler) =>
+        count +
+        ('queue' in handler.trigger ? 1 : 'streams' in handler.trigger ? handler.trigger.streams.length : 0),
+      0,
     );
 
-    const deleterMapping = mappings.find(
-      (mapping) =>
-        (mapping.FunctionName as { Ref: string }).Ref === logicalIdOf(dev.stack.lifecycle.deleter.function),
-    );
-
+    expect(resourcesOfType(dev, 'AWS::Lambda::EventSourceMapping')).toHaveLength(declared);
     // The worker, the dead-letter handler, the deleter, the webhook deliverer, the guardrail judge,
     // and the events, runs and settings streams.
-    expect(mappings).toHaveLength(8);
-    expect(deleterMapping).toMatchObject({
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-      EventSourceArn: { 'Fn::GetAtt': [logicalIdOf(dev.stack.stateful.lifecycleQueue), 'Arn'] },
-    });
-    expect(workerMapping).toMatchObject({
-      BatchSize: 5,
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: 5 },
-      EventSourceArn: { 'Fn::GetAtt': [logicalIdOf(dev.stack.stateful.synthesisQueue), 'Arn'] },
-    });
-    expect(deadLetterMapping).toMatchObject({
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-      EventSourceArn: { 'Fn::GetAtt': [logicalIdOf(dev.stack.stateful.deadLetterQueue), 'Arn'] },
-    });
+    expect(declared).toBe(8);
   });
 
   it('resolves handler entries to lambdas/handlers/<entry>.ts and operation modules to lambdas/operations/<module>.ts under the repository root', () => {
@@ -591,9 +645,7 @@ describe('functions', () => {
     );
     expect(REPO_ROOT.endsWith('/lib')).toBe(false);
     // Every function's entry is a file of the repository.
-    for (const { entry } of [AUTHORIZER, SYNTHESIS_WORKER, DEAD_LETTER_HANDLER, RUN_SWEEPER]) {
-      expect(existsSync(handlerEntryPath(entry)), entry).toBe(true);
-    }
+    for (const { entry } of HANDLERS) expect(existsSync(handlerEntryPath(entry)), entry).toBe(true);
     for (const { module } of OPERATION_FUNCTIONS) {
       expect(existsSync(operationEntryPath(module)), module).toBe(true);
     }
@@ -602,16 +654,16 @@ describe('functions', () => {
 
 describe('least privilege', () => {
   it('lets each function touch only the tables it names, writing only where it may', () => {
-    for (const { name, fn, access } of functionsOf(dev.stack)) {
+    for (const { name, fn, access } of functionsOf(dev.stacks)) {
       const statements = dynamoStatements(statementsOf(dev, fn));
       const referenced = new Set(
         statements.flatMap((statement) => [...referencedLogicalIds(statement.Resource)]),
       );
       const written = tablesWrittenBy(statements);
       // A stream event source reads its table's stream (a read grant on the stream, never a write).
-      const streamed: string[] = [EVENT_DELIVERER, EVENT_RELAY]
-        .filter((definition) => definition.entry === name)
-        .flatMap((definition) => definition.streamSources.map((source) => source.table));
+      const streamed: string[] = HANDLERS.filter((handler) => handler.entry === name).flatMap((handler) =>
+        'streams' in handler.trigger ? handler.trigger.streams.map((source) => source.table) : [],
+      );
       const expectedTables = TABLE_DEFINITIONS.filter(
         (d) => access[ACCESS_KEY[d.id]] || streamed.includes(d.id),
       );
@@ -628,7 +680,7 @@ describe('least privilege', () => {
   });
 
   it('lets get-synthesis-run read runs but neither write nor queue', () => {
-    const fn = dev.stack.api.operationFunctions.get('get-synthesis-run');
+    const fn = dev.stacks.service.routeFunctions.get('get-synthesis-run');
     if (!fn) throw new Error('no get-synthesis-run function');
     const actions = statementsOf(dev, fn).flatMap(actionsOf);
 
@@ -640,7 +692,7 @@ describe('least privilege', () => {
   });
 
   it('lets the authorizer read the auth table and the session signing key, and write only token use', () => {
-    const authorizer = dev.stack.api.authorizerFunction;
+    const authorizer = dev.stacks.service.api.authorizerFunction;
     const statements = statementsOf(dev, authorizer);
     const referenced = new Set(
       statements.flatMap((statement) => [...referencedLogicalIds(statement.Resource)]),
@@ -656,48 +708,85 @@ describe('least privilege', () => {
     expect(actionsOf(writes[0] as PolicyStatement)).toEqual(['dynamodb:UpdateItem']);
     expect(writes[0]?.Condition).toBeDefined();
     expect([...referenced].sort()).toEqual(
-      [...ownLogGroup, tableLogicalId(dev, 'Auth'), logicalIdOf(dev.stack.stateful.sessionSigningKey)].sort(),
+      [
+        ...ownLogGroup,
+        tableLogicalId(dev, 'Auth'),
+        logicalIdOf(dev.stacks.stateful.stateful.sessionSigningKey),
+      ].sort(),
     );
   });
 
-  it('lets only the functions that queue jobs send to each queue', () => {
-    const queues = [
-      { queue: dev.stack.stateful.synthesisQueue, sends: (access: FunctionAccess) => access.sendJobs },
-      { queue: dev.stack.stateful.webhookQueue, sends: (access: FunctionAccess) => access.fansOutEvents },
-      {
-        queue: dev.stack.stateful.lifecycleQueue,
-        // The deleter re-queues its own next step.
-        sends: (access: FunctionAccess) => access.sendsLifecycleJobs || access.consumesLifecycleJobs,
-      },
-      {
-        queue: dev.stack.stateful.guardrailQueue,
-        sends: (access: FunctionAccess) => access.sendsGuardrailChecks,
-      },
-    ];
-    for (const { queue, sends } of queues) {
-      const queueArn = JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(queue), 'Arn'] });
-      const senders = resourcesOfType(dev, 'AWS::IAM::Policy')
-        .filter(([, policy]) => {
-          const document = JSON.stringify(policy.Properties?.PolicyDocument);
-          return document.includes('sqs:SendMessage') && document.includes(queueArn);
-        })
-        .flatMap(([, policy]) => [...referencedLogicalIds(policy.Properties?.Roles)]);
-      const expected = functionsOf(dev.stack)
-        .filter(({ access }) => sends(access))
+  it('lets only the functions whose access sends to a queue send to it, and only its consumers receive from it', () => {
+    const rolesWith = (action: string, queue: IConstruct) =>
+      rolesWithStatement(
+        dev,
+        (statement) =>
+          actionsOf(statement).includes(action) &&
+          referencedLogicalIds(statement.Resource).has(logicalIdOf(queue)),
+      );
+    const roleOf = (entry: string) => logicalIdOf(handlerFunction(dev.stacks, entry).role);
+    for (const definition of QUEUES) {
+      const deployed = queueOf(dev, definition.name);
+      // A stream source's function records a batch it gives up on in its failure queue.
+      const failing = HANDLERS.filter(
+        (handler) =>
+          'streams' in handler.trigger &&
+          handler.trigger.streams.some((source) => source.onFailure === definition.name),
+      ).map((handler) => roleOf(handler.entry));
+      const senders = functionsOf(dev.stacks)
+        .filter(({ access }) => access.send?.includes(definition.name as never))
         .map(({ fn }) => logicalIdOf(fn.role));
+      const consumers = (deadLetters: boolean) =>
+        HANDLERS.filter(
+          (handler) =>
+            'queue' in handler.trigger &&
+            handler.trigger.queue === definition.name &&
+            Boolean(handler.trigger.deadLetters) === deadLetters,
+        ).map((handler) => roleOf(handler.entry));
 
-      expect(expected.length).toBeGreaterThan(0);
-      expect(senders.sort()).toEqual(expected.sort());
+      expect(senders.length + failing.length, definition.name).toBeGreaterThan(0);
+      expect(rolesWith('sqs:SendMessage', deployed.queue), definition.name).toEqual(
+        [...senders, ...failing].sort(),
+      );
+      expect(rolesWith('sqs:ReceiveMessage', deployed.queue), definition.name).toEqual(
+        consumers(false).sort(),
+      );
+      if (deployed.deadLetterQueue) {
+        // SQS moves a message to its dead-letter queue itself: no function sends there.
+        expect(rolesWith('sqs:SendMessage', deployed.deadLetterQueue), definition.name).toEqual([]);
+        expect(rolesWith('sqs:ReceiveMessage', deployed.deadLetterQueue), definition.name).toEqual(
+          consumers(true).sort(),
+        );
+      }
     }
   });
 
-  it('lets only the worker read the Anthropic key', () => {
-    const secretId = logicalIdOf(dev.stack.stateful.anthropicApiKey);
+  it("lets only the consumers that hide failed messages change a message's visibility, on their own queue", () => {
+    for (const handler of HANDLERS) {
+      const trigger = handler.trigger;
+      if (!('queue' in trigger)) continue;
+      const statements = statementsOf(dev, handlerFunction(dev.stacks, handler.entry)).filter((statement) =>
+        actionsOf(statement).some((action) => action.startsWith('sqs:')),
+      );
+      const deployed = queueOf(dev, trigger.queue);
+      const consumed = trigger.deadLetters ? deployed.deadLetterQueue : deployed.queue;
+      for (const statement of statements.filter((each) => actionsOf(each).includes('sqs:ReceiveMessage'))) {
+        expect(referencedResources(statement.Resource), handler.entry).toEqual([
+          logicalIdOf(consumed as IConstruct),
+        ]);
+      }
+    }
+  });
+
+  it('lets only the functions that call the model (the worker) read the Anthropic key', () => {
+    const secretId = logicalIdOf(dev.stacks.stateful.stateful.anthropicApiKey);
     const readers = resourcesOfType(dev, 'AWS::IAM::Policy')
       .filter(([, policy]) => referencedLogicalIds(policy.Properties?.PolicyDocument).has(secretId))
       .flatMap(([, policy]) => [...referencedLogicalIds(policy.Properties?.Roles)]);
+    const declaring = functionsOf(dev.stacks).filter(({ access }) => access.callsModel);
 
-    expect(readers).toEqual([logicalIdOf(dev.stack.jobs.worker.role)]);
+    expect(declaring.map(({ name }) => name)).toEqual([SYNTHESIS_WORKER.entry]);
+    expect(readers).toEqual([logicalIdOf(handlerFunction(dev.stacks, SYNTHESIS_WORKER.entry).role)]);
   });
 
   it('never grants DynamoDB actions on Resource "*"', () => {
@@ -721,7 +810,7 @@ describe('least privilege', () => {
     const wildcard = statements.filter((statement) => resourcesOf(statement).includes('*'));
 
     const xray = wildcard.filter((statement) => !actionsOf(statement).includes('dynamodb:ListStreams'));
-    expect(xray.length).toBe(functionsOf(dev.stack).length);
+    expect(xray.length).toBe(functionsOf(dev.stacks).length);
     for (const statement of xray) {
       expect(actionsOf(statement).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
     }
@@ -730,7 +819,7 @@ describe('least privilege', () => {
   });
 
   it('uses no AWS-managed policy on any function role', () => {
-    for (const { fn } of functionsOf(dev.stack)) {
+    for (const { fn } of functionsOf(dev.stacks)) {
       expect(propertiesOf(dev, logicalIdOf(fn.role)).ManagedPolicyArns).toBeUndefined();
     }
   });
@@ -738,14 +827,14 @@ describe('least privilege', () => {
 
 describe('authentication', () => {
   function byName(synthesized: Synthesized, name: string): FunctionUnderTest {
-    const found = functionsOf(synthesized.stack).find((candidate) => candidate.name === name);
+    const found = functionsOf(synthesized.stacks).find((candidate) => candidate.name === name);
     if (!found) throw new Error(`no function ${name}`);
     return found;
   }
 
   it('lets exactly the functions that declare sessionSecret (the authorizer among them) read the signing key', () => {
-    const secretId = logicalIdOf(dev.stack.stateful.sessionSigningKey);
-    const declaring = functionsOf(dev.stack).filter(({ access }) => access.sessionSecret);
+    const secretId = logicalIdOf(dev.stacks.stateful.stateful.sessionSigningKey);
+    const declaring = functionsOf(dev.stacks).filter(({ access }) => access.sessionSecret);
     const readers = rolesWithStatement(dev, (statement) =>
       referencedLogicalIds(statement.Resource).has(secretId),
     );
@@ -764,11 +853,11 @@ describe('authentication', () => {
   });
 
   it('gives the signing key ARN, never a key, to the functions that sign or verify sessions', () => {
-    for (const { name, fn, access } of functionsOf(dev.stack)) {
+    for (const { name, fn, access } of functionsOf(dev.stacks)) {
       const environment = environmentOf(dev, fn);
 
-      expect(environment.SESSION_SECRET_ARN, name).toEqual(
-        access.sessionSecret ? { Ref: logicalIdOf(dev.stack.stateful.sessionSigningKey) } : undefined,
+      expect(referencedResources(environment.SESSION_SECRET_ARN), name).toEqual(
+        access.sessionSecret ? [logicalIdOf(dev.stacks.stateful.stateful.sessionSigningKey)] : [],
       );
     }
   });
@@ -794,7 +883,7 @@ describe('authentication', () => {
     );
 
     expect(
-      functionsOf(dev.stack)
+      functionsOf(dev.stacks)
         .filter(({ access }) => access.sendsEmail)
         .map(({ name }) => name),
     ).toEqual(['request-magic-link']);
@@ -824,23 +913,14 @@ describe('authentication', () => {
   it('sends from the placeholder by default, with magic links opening the review application on the API stage', () => {
     const { fn } = byName(dev, 'request-magic-link');
     const environment = environmentOf(dev, fn);
-    const restApiId = logicalIdOf(dev.stack.api.restApi);
+    const restApiId = logicalIdOf(dev.stacks.service.api.restApi);
 
     expect(environment.EMAIL_FROM).toBe(PLACEHOLDER_EMAIL_FROM);
-    expect(environment.APP_URL).toEqual({
-      'Fn::Join': [
-        '',
-        [
-          'https://',
-          { Ref: restApiId },
-          '.execute-api.',
-          { Ref: 'AWS::Region' },
-          '.',
-          { Ref: 'AWS::URLSuffix' },
-          '/dev/app',
-        ],
-      ],
-    });
+    // The function lives in a nested stack: the API's id is a parameter the service stack gives it.
+    const [, parts] = (environment.APP_URL as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
+    expect(
+      parts.map((part) => (typeof part === 'string' ? part : [...referencedLogicalIds(part)][0])),
+    ).toEqual(['https://', restApiId, '.execute-api.', 'AWS::Region', '.', 'AWS::URLSuffix', '/dev/app']);
     // Only the API itself: the stage or deployment would close a cycle through the methods.
     expect(referencedResources(environment.APP_URL)).toEqual([restApiId]);
   });
@@ -871,15 +951,17 @@ describe('authentication', () => {
 
   it('lets the authorizer update only lastUsedAt of API token items, asking for nothing back', () => {
     const authTableId = tableLogicalId(dev, 'Auth');
-    const updates = statementsOf(dev, dev.stack.api.authorizerFunction).filter((statement) =>
+    const updates = statementsOf(dev, dev.stacks.service.api.authorizerFunction).filter((statement) =>
       actionsOf(statement).includes('dynamodb:UpdateItem'),
     );
 
+    expect(updates.map((statement) => referencedResources(statement.Resource))).toEqual([[authTableId]]);
     expect(updates).toEqual([
       {
         Effect: 'Allow',
         Action: 'dynamodb:UpdateItem',
-        Resource: { 'Fn::GetAtt': [authTableId, 'Arn'] },
+        // The table's ARN, imported from the stateful stack (not its indexes, not any other table).
+        Resource: { 'Fn::ImportValue': expect.stringMatching(/:ExportsOutputFnGetAtt\w+Arn\w+$/) },
         Condition: {
           'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APITOKEN#*'] },
           'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'lastUsedAt'] },
@@ -891,7 +973,7 @@ describe('authentication', () => {
 
   it('gives UpdateItem on the auth table only to readWrite functions and the token-use grant', () => {
     const authTableId = tableLogicalId(dev, 'Auth');
-    for (const { name, fn, access } of functionsOf(dev.stack)) {
+    for (const { name, fn, access } of functionsOf(dev.stacks)) {
       const updates = statementsOf(dev, fn).filter(
         (statement) =>
           actionsOf(statement).includes('dynamodb:UpdateItem') &&
@@ -943,7 +1025,7 @@ describe('authentication', () => {
         ['change-password', 'log-in'].includes(module) ? 1024 : DEFAULT_MEMORY_MB,
       );
     }
-    for (const { name, fn, memorySize } of functionsOf(dev.stack)) {
+    for (const { name, fn, memorySize } of functionsOf(dev.stacks)) {
       expect(propertiesOf(dev, logicalIdOf(fn.function)).MemorySize, name).toBe(memorySize);
     }
     expect(propertiesOf(dev, logicalIdOf(byName(dev, 'log-in').fn.function)).MemorySize).toBe(1024);
@@ -975,7 +1057,7 @@ describe('API', () => {
       const method = created.find(
         (candidate) => candidate.path === operation.path && candidate.method === operation.method,
       );
-      const fn = dev.stack.api.operationFunctions.get(moduleOf(operation));
+      const fn = dev.stacks.service.routeFunctions.get(moduleOf(operation));
       if (!method || !fn) throw new Error(`no method or function for ${methodKey(operation)}`);
       const integration = method.properties.Integration as { Type: string; Uri: unknown };
 
@@ -989,7 +1071,7 @@ describe('API', () => {
 
   it('serves the review application at /app and /app/{proxy+} from one public function that may read nothing', () => {
     const app = methods(dev).filter((method) => method.path === '/app' || method.path === '/app/{proxy+}');
-    const serveApp = dev.stack.api.operationFunctions.get('serve-app');
+    const serveApp = dev.stacks.service.routeFunctions.get('serve-app');
     if (!serveApp) throw new Error('no serve-app function');
     const served = OPERATIONS.filter((operation) => moduleOf(operation) === 'serve-app');
 
@@ -1018,7 +1100,7 @@ describe('API', () => {
       expect(referencedLogicalIds(integration.Uri).has(logicalIdOf(serveApp.function))).toBe(true);
     }
     // The script and styles travel gzipped to browsers that accept it.
-    expect(propertiesOf(dev, logicalIdOf(dev.stack.api.restApi)).MinimumCompressionSize).toBe(1024);
+    expect(propertiesOf(dev, logicalIdOf(dev.stacks.service.api.restApi)).MinimumCompressionSize).toBe(1024);
     // No table, queue, secret or mail: only its own log stream and its traces.
     expect(statementsOf(dev, serveApp).flatMap(actionsOf).sort()).toEqual([
       'logs:CreateLogStream',
@@ -1035,7 +1117,7 @@ describe('API', () => {
   it.each(OPERATIONS.map((operation) => [methodKey(operation), operation] as const))(
     '%s has the authorizer exactly when its operation is not public',
     (_, operation) => {
-      const authorizerId = logicalIdOf(dev.stack.api.node.findChild('RequestAuthorizer'));
+      const authorizerId = logicalIdOf(dev.stacks.service.api.node.findChild('RequestAuthorizer'));
       const method = methods(dev).find((m) => m.path === operation.path && m.method === operation.method);
       if (!method) throw new Error(`no method for ${methodKey(operation)}`);
 
@@ -1087,7 +1169,7 @@ describe('API', () => {
     const operations = OPERATIONS.map((operation) =>
       operation === getSynthesisRun ? madePublic : operation,
     );
-    const stack = buildStack(testApp(), 'PublicByDeclaration', { stage: 'dev', operations });
+    const stack = buildStacks(testApp(), 'PublicByDeclaration', { stage: 'dev', operations }).service;
     const method = stack.node
       .findAll()
       .find((construct) => construct.node.path === methodPath('PublicByDeclaration', madePublic));
@@ -1121,7 +1203,7 @@ describe('API', () => {
     expect(properties.IdentitySource ?? '').toBe('');
     expect(
       referencedLogicalIds(properties.AuthorizerUri).has(
-        logicalIdOf(dev.stack.api.authorizerFunction.function),
+        logicalIdOf(dev.stacks.service.api.authorizerFunction.function),
       ),
     ).toBe(true);
   });
@@ -1170,7 +1252,7 @@ describe('API', () => {
     ]);
     const association = resourcesOfType(dev, 'AWS::WAFv2::WebACLAssociation')[0]?.[1].Properties ?? {};
     expect(referencedLogicalIds(association.WebACLArn)).toEqual(new Set([aclId]));
-    const synthesize = dev.stack.api.operationFunctions.get('synthesize-pipeline');
+    const synthesize = dev.stacks.service.routeFunctions.get('synthesize-pipeline');
     expect(environmentOf(dev, synthesize as ServiceFunction).SYNTHESIS_RUNS_PER_TEAM_PER_HOUR).toBe(
       String(DEFAULT_LIMITS.synthesisRunsPerTeamPerHour),
     );
@@ -1277,7 +1359,9 @@ describe('alarms and outputs', () => {
     const dlqAlarm = alarms.find(
       (alarm) =>
         alarm.MetricName === 'ApproximateNumberOfMessagesVisible' &&
-        referencedLogicalIds(alarm.Dimensions).has(logicalIdOf(dev.stack.stateful.deadLetterQueue)),
+        referencedLogicalIds(alarm.Dimensions).has(
+          logicalIdOf(deadLettersOf(dev, SYNTHESIS_WORKER.trigger.queue)),
+        ),
     );
     const workerAlarm = alarms.find((alarm) => alarm.MetricName === METRIC.jobErrors);
 
@@ -1287,7 +1371,7 @@ describe('alarms and outputs', () => {
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
     expect(referencedLogicalIds(dlqAlarm?.Dimensions)).toEqual(
-      new Set([logicalIdOf(dev.stack.stateful.deadLetterQueue)]),
+      new Set([logicalIdOf(deadLettersOf(dev, SYNTHESIS_WORKER.trigger.queue))]),
     );
     // Lambda's Errors metric never sees a record failed inside a partial batch response: the
     // alarm watches the count the worker emits (EMF) for every failed record.
@@ -1299,19 +1383,18 @@ describe('alarms and outputs', () => {
     });
   });
 
-  it('has the six alarms of issue 13 and the guardrail and event stream DLQ alarms, each with a reason, notifying the one alarm topic', () => {
-    const topicId = logicalIdOf(dev.stack.operations.topic);
+  it('alarms on every dead-letter queue, on each declared wait, and on the API, the authorizer and the worker, each with a reason, notifying the one alarm topic', () => {
+    const topicId = logicalIdOf(dev.stacks.stateful.alarmTopic);
     const alarms = resourcesOfType(dev, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties ?? {});
     const metricOf = (alarm: Record<string, unknown>) =>
       (alarm.MetricName as string | undefined) ??
       JSON.stringify((alarm.Metrics as Array<{ Expression?: string }>).find((m) => m.Expression)?.Expression);
+    const waits = QUEUES.filter((queue) => queue.kind === 'work' && queue.oldestMessageAlarm !== undefined);
 
     expect(alarms.map(metricOf).sort()).toEqual(
       [
-        'ApproximateAgeOfOldestMessage',
-        'ApproximateNumberOfMessagesVisible',
-        'ApproximateNumberOfMessagesVisible', // the guardrail checks' DLQ
-        'ApproximateNumberOfMessagesVisible', // the event streams' DLQ
+        ...QUEUES.map(() => 'ApproximateNumberOfMessagesVisible'),
+        ...waits.map(() => 'ApproximateAgeOfOldestMessage'),
         'Errors',
         'Latency',
         METRIC.jobErrors,
@@ -1319,6 +1402,15 @@ describe('alarms and outputs', () => {
           `IF(requests >= ${ALARM_THRESHOLDS.api5xxMinimumRequests}, 100 * errors / requests, 0)`,
         ),
       ].sort(),
+    );
+    // Each alarm on visible messages watches one queue of dead letters, and every one is watched.
+    const watched = alarms
+      .filter((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible')
+      .flatMap((alarm) => [...referencedLogicalIds(alarm.Dimensions)]);
+    expect(watched.sort()).toEqual(
+      [...dev.stacks.stateful.queues.values()]
+        .map((deployed) => logicalIdOf(deployed.deadLetterQueue ?? deployed.queue))
+        .sort(),
     );
     for (const alarm of alarms) {
       expect(String(alarm.AlarmDescription).length, metricOf(alarm)).toBeGreaterThan(40);
@@ -1329,8 +1421,11 @@ describe('alarms and outputs', () => {
     expect(latency).toMatchObject({ ExtendedStatistic: 'p99', Threshold: ALARM_THRESHOLDS.apiP99LatencyMs });
     const authorizerAlarm = alarms.find((alarm) => alarm.MetricName === 'Errors');
     expect(referencedLogicalIds(authorizerAlarm?.Dimensions)).toEqual(
-      new Set([logicalIdOf(dev.stack.api.authorizerFunction.function)]),
+      new Set([logicalIdOf(dev.stacks.service.api.authorizerFunction.function)]),
     );
+    const age = alarms.find((alarm) => alarm.MetricName === 'ApproximateAgeOfOldestMessage');
+    const [wait] = waits;
+    expect(age?.Threshold).toBe(wait?.kind === 'work' ? wait.oldestMessageAlarm?.afterSeconds : undefined);
   });
 
   it('subscribes the alarm email only when the stack is given one, to a topic CloudWatch can publish to', () => {
@@ -1340,7 +1435,7 @@ describe('alarms and outputs', () => {
     expect(subscriptions(prod)).toEqual([
       expect.objectContaining({ Protocol: 'email', Endpoint: 'ops@acme.example' }),
     ]);
-    const topic = propertiesOf(dev, logicalIdOf(dev.stack.operations.topic));
+    const topic = propertiesOf(dev, logicalIdOf(dev.stacks.stateful.alarmTopic));
     const [[keyId, key]] = resourcesOfType(dev, 'AWS::KMS::Key') as [[string, CfnResource]];
     expect(referencedLogicalIds(topic.KmsMasterKeyId)).toEqual(new Set([keyId]));
     expect(key.Properties?.EnableKeyRotation).toBe(true);
@@ -1359,47 +1454,81 @@ describe('alarms and outputs', () => {
 
   it('runs the stuck-run sweeper on a schedule', () => {
     const rules = resourcesOfType(dev, 'AWS::Events::Rule').map(([, rule]) => rule.Properties ?? {});
-    const sweeperId = logicalIdOf(dev.stack.jobs.sweeper.function);
+    const sweeperId = logicalIdOf(handlerFunction(dev.stacks, RUN_SWEEPER.entry).function);
     const rule = rules.find((candidate) =>
       (candidate.Targets as Array<{ Arn: unknown }>).some((target) =>
         referencedLogicalIds(target.Arn).has(sweeperId),
       ),
     );
 
+    const minutes = scheduleOf(RUN_SWEEPER)?.everyMinutes;
     expect(rule).toMatchObject({
       // CDK writes the singular for one minute (the sweeper also judges rollouts, every minute).
-      ScheduleExpression:
-        RUN_SWEEPER.scheduleMinutes === 1 ? 'rate(1 minute)' : `rate(${RUN_SWEEPER.scheduleMinutes} minutes)`,
+      ScheduleExpression: minutes === 1 ? 'rate(1 minute)' : `rate(${minutes} minutes)`,
       State: 'ENABLED',
     });
   });
 
-  it('outputs the API URL, the table names and the queue URL', () => {
-    const outputs = dev.template.toJSON().Outputs as Record<string, { Value: unknown }>;
+  it('runs each scheduled handler on its declared rate, and no other rule exists', () => {
+    const rules = resourcesOfType(dev, 'AWS::Events::Rule').map(([, rule]) => rule.Properties ?? {});
+    const scheduled = HANDLERS.filter((handler) => scheduleOf(handler) !== undefined);
 
-    expect(Object.keys(outputs)).toEqual(
+    expect(rules).toHaveLength(scheduled.length);
+    for (const handler of scheduled) {
+      const fnId = logicalIdOf(handlerFunction(dev.stacks, handler.entry).function);
+      const rule = rules.find((candidate) =>
+        (candidate.Targets as Array<{ Arn: unknown }>).some((target) =>
+          referencedLogicalIds(target.Arn).has(fnId),
+        ),
+      );
+      const minutes = scheduleOf(handler)?.everyMinutes;
+      // CDK writes whole hours and single units as such: rate(1 minute), rate(1 hour).
+      const expression =
+        minutes === 1
+          ? 'rate(1 minute)'
+          : minutes !== undefined && minutes % 60 === 0
+            ? `rate(${minutes / 60} hour${minutes === 60 ? '' : 's'})`
+            : `rate(${minutes} minutes)`;
+      expect(rule?.ScheduleExpression, handler.entry).toBe(expression);
+    }
+  });
+
+  it('outputs the API URL from the service stack, the table names and the queue URLs from the stateful one', () => {
+    const stateful = Template.fromStack(dev.stacks.stateful).toJSON().Outputs as Record<
+      string,
+      { Value: unknown }
+    >;
+    const service = Template.fromStack(dev.stacks.service).toJSON().Outputs as Record<
+      string,
+      { Value: unknown }
+    >;
+
+    expect(Object.keys(stateful)).toEqual(
       expect.arrayContaining([
-        'ApiUrl',
         'RunsTableName',
         'DataTableName',
         'AuthTableName',
-        'SynthesisQueueUrl',
+        'SynthesisJobsQueueUrl',
+        'AlarmTopicArn',
+        'EventBusArn',
       ]),
     );
-    expect(outputs.RunsTableName?.Value).toEqual({ Ref: tableLogicalId(dev, 'Runs') });
-    expect(outputs.AuthTableName?.Value).toEqual({ Ref: tableLogicalId(dev, 'Auth') });
-    expect(outputs.SynthesisQueueUrl?.Value).toEqual({ Ref: logicalIdOf(dev.stack.stateful.synthesisQueue) });
-    expect(JSON.stringify(outputs.ApiUrl?.Value)).toContain('execute-api');
+    expect(stateful.RunsTableName?.Value).toEqual({ Ref: tableLogicalId(dev, 'Runs') });
+    expect(stateful.AuthTableName?.Value).toEqual({ Ref: tableLogicalId(dev, 'Auth') });
+    expect(stateful.SynthesisJobsQueueUrl?.Value).toEqual({
+      Ref: logicalIdOf(queueOf(dev, SYNTHESIS_WORKER.trigger.queue).queue),
+    });
+    expect(JSON.stringify(service.ApiUrl?.Value)).toContain('execute-api');
   });
 });
 
 describe('the per-batch guardrail', () => {
-  const judgeRole = () => logicalIdOf(dev.stack.guardrails.judge.role);
-  const queueArn = () => ({ 'Fn::GetAtt': [logicalIdOf(dev.stack.stateful.guardrailQueue), 'Arn'] });
+  const judgeRole = () => logicalIdOf(handlerFunction(dev.stacks, GUARDRAIL_JUDGE.entry).role);
+  const queueId = () => logicalIdOf(queueOf(dev, GUARDRAIL_JUDGE.trigger.queue).queue);
 
   it('queues checks with a redrive to an encrypted, TLS-only DLQ that an alarm watches', () => {
-    const queue = propertiesOf(dev, logicalIdOf(dev.stack.stateful.guardrailQueue));
-    const dlqId = logicalIdOf(dev.stack.stateful.guardrailDeadLetterQueue);
+    const queue = propertiesOf(dev, logicalIdOf(queueOf(dev, GUARDRAIL_JUDGE.trigger.queue).queue));
+    const dlqId = logicalIdOf(deadLettersOf(dev, GUARDRAIL_JUDGE.trigger.queue));
 
     expect(queue).toMatchObject({
       VisibilityTimeout: 6 * GUARDRAIL_JUDGE.timeoutSeconds,
@@ -1413,7 +1542,7 @@ describe('the per-batch guardrail', () => {
       MessageRetentionPeriod: 14 * 24 * 3600,
       SqsManagedSseEnabled: true,
     });
-    for (const queueId of [logicalIdOf(dev.stack.stateful.guardrailQueue), dlqId]) {
+    for (const queueId of [logicalIdOf(queueOf(dev, GUARDRAIL_JUDGE.trigger.queue).queue), dlqId]) {
       const policy = resourcesOfType(dev, 'AWS::SQS::QueuePolicy').find(([, resource]) =>
         referencedLogicalIds(resource.Properties?.Queues).has(queueId),
       );
@@ -1426,21 +1555,21 @@ describe('the per-batch guardrail', () => {
       .find((properties) => referencedLogicalIds(properties.Dimensions).has(dlqId));
     expect(alarm).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
     expect(referencedLogicalIds(alarm?.AlarmActions)).toEqual(
-      new Set([logicalIdOf(dev.stack.operations.topic)]),
+      new Set([logicalIdOf(dev.stacks.stateful.alarmTopic)]),
     );
   });
 
   it('feeds the judge in coalesced batches: a batching window, a bounded concurrency, partial failures', () => {
-    const mapping = mappingsOf(dev.stack.guardrails.judge.function)[0];
+    const mapping = mappingsOf(handlerFunction(dev.stacks, GUARDRAIL_JUDGE.entry).function)[0];
 
+    expect(referencedResources(mapping?.EventSourceArn)).toEqual([queueId()]);
     expect(mapping).toMatchObject({
-      EventSourceArn: queueArn(),
-      BatchSize: GUARDRAIL_JUDGE.eventSource.batchSize,
-      MaximumBatchingWindowInSeconds: GUARDRAIL_JUDGE.eventSource.maxBatchingWindowSeconds,
+      BatchSize: GUARDRAIL_JUDGE.trigger.batchSize,
+      MaximumBatchingWindowInSeconds: GUARDRAIL_JUDGE.trigger.maxBatchingWindowSeconds,
       ScalingConfig: { MaximumConcurrency: 2 },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-    expect(GUARDRAIL_JUDGE.eventSource.maxBatchingWindowSeconds).toBeGreaterThan(0);
+    expect(GUARDRAIL_JUDGE.trigger.maxBatchingWindowSeconds).toBeGreaterThan(0);
   });
 
   it('lets the judge receive, delete and hide checks of its queue only, send nothing, and read runs without writing them', () => {
@@ -1452,11 +1581,12 @@ describe('the per-batch guardrail', () => {
       expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']),
     );
     expect(sqsStatements.flatMap(actionsOf)).not.toContain('sqs:SendMessage');
-    for (const statement of sqsStatements) expect(resourcesOf(statement)).toEqual([queueArn()]);
+    for (const statement of sqsStatements)
+      expect(referencedResources(statement.Resource)).toEqual([queueId()]);
     // It reads runs (an approval's touched slots) and never writes one.
     const runsTable = tableLogicalId(dev, 'Runs');
     const onRuns = statementsOfRole(dev.resources, judgeRole()).filter((statement) =>
-      JSON.stringify(resourcesOf(statement)).includes(runsTable),
+      referencedLogicalIds(statement.Resource).has(runsTable),
     );
     expect(onRuns.flatMap(actionsOf)).toContain('dynamodb:GetItem');
     for (const action of onRuns.flatMap(actionsOf))
@@ -1464,42 +1594,41 @@ describe('the per-batch guardrail', () => {
   });
 
   it('lets record-executions send checks, and nothing else about rollouts', () => {
-    const fn = dev.stack.api.operationFunctions.get('record-executions');
+    const fn = dev.stacks.service.routeFunctions.get('record-executions');
     if (!fn) throw new Error('no record-executions function');
     const sends = statementsOfRole(dev.resources, logicalIdOf(fn.role)).filter((statement) =>
       actionsOf(statement).includes('sqs:SendMessage'),
     );
 
-    expect(sends.flatMap(resourcesOf)).toEqual([queueArn()]);
-    expect(environmentOf(dev, fn)).toHaveProperty('GUARDRAIL_QUEUE_URL', {
-      Ref: logicalIdOf(dev.stack.stateful.guardrailQueue),
-    });
+    expect(sends.flatMap((statement) => referencedResources(statement.Resource))).toEqual([queueId()]);
+    expect(referencedResources(environmentOf(dev, fn).GUARDRAIL_QUEUE_URL)).toEqual([queueId()]);
   });
 });
 
 describe('event delivery', () => {
+  const failureQueueId = () => {
+    const [source] = EVENT_DELIVERER.trigger.streams;
+    if (!source) throw new Error('The event deliverer reads a stream.');
+    return logicalIdOf(queueOf(dev, source.onFailure).queue);
+  };
+
   it('streams new images of the events table into the event deliverer, with partial failures, bisect and a DLQ', () => {
     const events = propertiesOf(dev, tableLogicalId(dev, 'Events'));
     expect(events.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
-    const mapping = mappingsOf(dev.stack.eventDelivery.eventDeliverer.function)[0];
+    const mapping = mappingsOf(handlerFunction(dev.stacks, EVENT_DELIVERER.entry).function)[0];
+    expect(referencedResources(mapping?.EventSourceArn)).toEqual([tableLogicalId(dev, 'Events')]);
+    expect(JSON.stringify(mapping?.EventSourceArn)).toContain('StreamArn');
+    expect(referencedResources(mapping?.DestinationConfig)).toEqual([failureQueueId()]);
     expect(mapping).toMatchObject({
-      EventSourceArn: { 'Fn::GetAtt': [tableLogicalId(dev, 'Events'), 'StreamArn'] },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BisectBatchOnFunctionError: true,
       StartingPosition: 'TRIM_HORIZON',
-      DestinationConfig: {
-        OnFailure: {
-          Destination: {
-            'Fn::GetAtt': [logicalIdOf(dev.stack.eventDelivery.streamDeadLetterQueue), 'Arn'],
-          },
-        },
-      },
       FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'] }) }] },
     });
   });
 
   it('streams new and old images of the runs and settings tables into the relay, only writes that carry an event', () => {
-    const mappings = mappingsOf(dev.stack.eventDelivery.eventRelay.function);
+    const mappings = mappingsOf(handlerFunction(dev.stacks, EVENT_RELAY.entry).function);
     expect(mappings).toHaveLength(2);
     for (const [table, eventNames] of [
       ['Runs', ['MODIFY']],
@@ -1508,22 +1637,14 @@ describe('event delivery', () => {
       expect(propertiesOf(dev, tableLogicalId(dev, table)).StreamSpecification).toEqual({
         StreamViewType: 'NEW_AND_OLD_IMAGES',
       });
-      const mapping = mappings.find(
-        (candidate) =>
-          JSON.stringify(candidate.EventSourceArn) ===
-          JSON.stringify({ 'Fn::GetAtt': [tableLogicalId(dev, table), 'StreamArn'] }),
+      const mapping = mappings.find((candidate) =>
+        referencedLogicalIds(candidate.EventSourceArn).has(tableLogicalId(dev, table)),
       );
+      expect(referencedResources(mapping?.DestinationConfig), table).toEqual([failureQueueId()]);
       expect(mapping, table).toMatchObject({
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         BisectBatchOnFunctionError: true,
         StartingPosition: 'TRIM_HORIZON',
-        DestinationConfig: {
-          OnFailure: {
-            Destination: {
-              'Fn::GetAtt': [logicalIdOf(dev.stack.eventDelivery.streamDeadLetterQueue), 'Arn'],
-            },
-          },
-        },
         FilterCriteria: {
           Filters: [
             {
@@ -1537,21 +1658,21 @@ describe('event delivery', () => {
       });
     }
     // The relay may write events but read nothing, and touches no other table than its stream's.
-    const actions = statementsOf(dev, dev.stack.eventDelivery.eventRelay).flatMap(actionsOf);
+    const actions = statementsOf(dev, handlerFunction(dev.stacks, EVENT_RELAY.entry)).flatMap(actionsOf);
     expect(actions).toContain('dynamodb:PutItem');
     expect(actions).not.toContain('dynamodb:GetItem');
     expect(actions).not.toContain('dynamodb:Query');
   });
 
   it('lets only the event deliverer put events on the bus, and adds a bus policy only for the consumer accounts', () => {
-    const busId = logicalIdOf(dev.stack.stateful.eventBus);
+    const busId = logicalIdOf(dev.stacks.stateful.stateful.eventBus);
     const putters = rolesWithStatement(
       dev,
       (statement) =>
         actionsOf(statement).includes('events:PutEvents') &&
         referencedLogicalIds(statement.Resource).has(busId),
     );
-    expect(putters).toEqual([logicalIdOf(dev.stack.eventDelivery.eventDeliverer.role)]);
+    expect(putters).toEqual([logicalIdOf(handlerFunction(dev.stacks, EVENT_DELIVERER.entry).role)]);
     expect(resourcesOfType(dev, 'AWS::Events::EventBusPolicy')).toHaveLength(0);
 
     const shared = synthesize({ stage: 'dev', eventBusConsumerAccounts: ['111111111111'] });
@@ -1559,5 +1680,253 @@ describe('event delivery', () => {
     expect(policies).toContain('111111111111');
     expect(policies).toContain('events:creatorAccount');
     expect(() => synthesize({ stage: 'dev', eventBusConsumerAccounts: ['everyone'] })).toThrow(/12-digit/);
+  });
+});
+
+describe('the split from the single stack', () => {
+  /**
+   * The stateful resources of the single stack this app was split from, by logical id: the
+   * stateful stack keeps that stack's id and these construct paths, so a deployment made before
+   * the split updates in place and none of them is replaced. (The email subscription's id follows
+   * the address, the bus policy's exists only with consumer accounts.)
+   */
+  const KEPT: Readonly<Record<string, readonly string[]>> = {
+    'AWS::DynamoDB::Table': [
+      'StatefulRunsTableFE00F3D2',
+      'StatefulDataTable3C1A7EC3',
+      'StatefulAuthTable260DC2F6',
+      'StatefulEventsTable6756B691',
+      'StatefulSettingsTable01783B50',
+    ],
+    'AWS::SQS::Queue': [
+      'StatefulSynthesisQueue23656B15',
+      'StatefulSynthesisDeadLetterQueueAC735F2D',
+      'StatefulLifecycleQueueC27EB915',
+      'StatefulLifecycleDeadLetterQueue8DAC922B',
+      'StatefulWebhookQueueEFDD22D0',
+      'StatefulWebhookDeadLetterQueueA21DB46F',
+      'StatefulGuardrailQueueD9C150B5',
+      'StatefulGuardrailDeadLetterQueue90D660C9',
+      'EventDeliveryEventDeliveryDeadLetterQueue2A9051F3',
+    ],
+    'AWS::SQS::QueuePolicy': [
+      'StatefulSynthesisQueuePolicy6BD11D69',
+      'StatefulSynthesisDeadLetterQueuePolicy1F7BFC03',
+      'StatefulLifecycleQueuePolicy593DB1CE',
+      'StatefulLifecycleDeadLetterQueuePolicyFDDE9DA4',
+      'StatefulWebhookQueuePolicyE84C4C05',
+      'StatefulWebhookDeadLetterQueuePolicy16DB2F2B',
+      'StatefulGuardrailQueuePolicy95515EA6',
+      'StatefulGuardrailDeadLetterQueuePolicy5EC85DD8',
+      'EventDeliveryEventDeliveryDeadLetterQueuePolicy6289137B',
+    ],
+    'AWS::SecretsManager::Secret': [
+      'StatefulAnthropicApiKey2D65493C',
+      'StatefulSessionSigningKeyB810FDF1',
+      'StatefulWebhookSecretKey0A9A7951',
+    ],
+    'AWS::Events::EventBus': ['StatefulEventBusDE10CF8D'],
+    'AWS::KMS::Key': ['OperationsAlarmTopicKey52078457'],
+    'AWS::SNS::Topic': ['OperationsAlarmTopic909EF7A3'],
+    'AWS::SNS::TopicPolicy': ['OperationsAlarmTopicPolicy8B2C617C'],
+  };
+
+  it('names the stateful stack with the id it is given, and the service stack after it', () => {
+    expect(prod.stacks.stateful.stackName).toBe('Test-prod');
+    expect(prod.stacks.service.stackName).toBe('Test-prod-Service');
+    expect(prod.stacks.service.dependencies).toContain(prod.stacks.stateful);
+  });
+
+  it('keeps every stateful resource of the single-stack deployment at its logical id, in the stateful stack, retained in prod', () => {
+    const stateful = Template.fromStack(prod.stacks.stateful).toJSON().Resources as Record<
+      string,
+      CfnResource
+    >;
+    for (const [type, ids] of Object.entries(KEPT)) {
+      const inStateful = Object.entries(stateful)
+        .filter(([, resource]) => resource.Type === type)
+        .map(([id]) => id);
+
+      expect(inStateful.sort(), type).toEqual([...ids].sort());
+      // …and nowhere else: the service stack holds no data.
+      expect(resourcesOfType(prod, type).length, type).toBe(ids.length);
+      for (const id of ids) {
+        if (!type.endsWith('Policy') && !type.startsWith('AWS::SNS') && !type.startsWith('AWS::Events'))
+          expect(stateful[id]?.DeletionPolicy, id).toBe('Retain');
+      }
+    }
+  });
+});
+
+describe('CloudFormation limits', () => {
+  /** 60 % of CloudFormation's 500 resources a template. */
+  const LIMIT = 300;
+  const MORE_OPERATIONS = 20;
+
+  const countsOf = (stacks: PipelineSynthesisStacks) =>
+    new Map(
+      templatesOf(stacks).map(({ stack, template }) => [
+        stack.node.path,
+        Object.keys(template.toJSON().Resources).length,
+      ]),
+    );
+
+  /** Path prefixes of `path` that no other operation's path has: the API resources only it needs. */
+  const ownResources = (path: string) =>
+    path
+      .split('/')
+      .slice(1)
+      .map((_, index, parts) => `/${parts.slice(0, index + 1).join('/')}`)
+      .filter(
+        (prefix) =>
+          OPERATIONS.filter((operation) => `${operation.path}/`.startsWith(`${prefix}/`)).length === 1,
+      ).length;
+
+  it('keeps every template at most 300 resources, with room for 20 more operations each in a module of its own', () => {
+    const counts = countsOf(prod.stacks);
+    // What one more operation costs each template, measured: the app without one existing operation
+    // (its module's only one) of each route group, the one needing the most API resources of its own.
+    const alone = OPERATION_FUNCTIONS.filter((definition) => definition.operations.length === 1);
+    const removed = [true, false].map((underPipelines) => {
+      const candidates = alone
+        .flatMap(({ operations }) => operations)
+        .filter((operation) => operation.path.startsWith('/pipelines') === underPipelines);
+      return candidates.sort((a, b) => ownResources(b.path) - ownResources(a.path))[0];
+    });
+    const costs = removed.map((operation) => {
+      if (!operation) throw new Error('no operation to measure');
+      const without = buildStacks(testApp(), 'Test-prod', {
+        stage: 'prod',
+        defaultSynthesisHandler: 'claude-v1',
+        email: ACME_EMAIL,
+        alarmEmail: 'ops@acme.example',
+        operations: OPERATIONS.filter((candidate) => candidate !== operation),
+      });
+      const fewer = countsOf(without);
+      return new Map([...counts].map(([path, count]) => [path, count - (fewer.get(path) ?? 0)]));
+    });
+
+    for (const [path, count] of counts) {
+      const perOperation = Math.max(...costs.map((cost) => cost.get(path) ?? 0));
+      expect(count, path).toBeLessThanOrEqual(LIMIT);
+      expect(
+        count + MORE_OPERATIONS * perOperation,
+        `${path}: ${count} + ${MORE_OPERATIONS} × ${perOperation}`,
+      ).toBeLessThanOrEqual(LIMIT);
+    }
+    // The measure is real: each removed operation took a function (4 resources) from its group's
+    // nested stack, and a method, its invoke permission and its own API resources from the API's.
+    for (const [index, operation] of removed.entries()) {
+      const group = operation?.path.startsWith('/pipelines') ? 'PipelineRoutes' : 'Routes';
+      const expected = new Map([...counts.keys()].map((path) => [path, 0]));
+      expected.set('Test-prod-Service', 2 + ownResources(operation?.path ?? ''));
+      expected.set(`Test-prod-Service/${group}`, 4);
+      expect(costs[index], operation?.name).toEqual(expected);
+    }
+  }, 120_000);
+});
+
+describe('the local stack and the CDK stack, from the same lists', () => {
+  let local: LocalQueues;
+  beforeAll(async () => {
+    local = await startLocalQueues({ region: 'us-east-1', accountId: '000000000000' });
+  });
+  afterAll(() => local?.sqs.stop());
+
+  /** The CDK queue that stands where a local queue stands: the same row's queue or dead-letter queue. */
+  function cdkQueueOf(queue: LocalQueue): IConstruct {
+    for (const [name, deployed] of local.byName) {
+      const cdk = queueOf(dev, name);
+      if (deployed.queue === queue) return cdk.queue;
+      if (deployed.deadLetterQueue === queue && cdk.deadLetterQueue) return cdk.deadLetterQueue;
+    }
+    throw new Error(`local queue ${queue.name} stands for no deployed queue`);
+  }
+
+  it('has every declared queue and dead-letter queue, with the same visibility timeout, retention and receive count', () => {
+    const localQueues = [...local.byName.values()].flatMap((deployed) =>
+      deployed.deadLetterQueue ? [deployed.queue, deployed.deadLetterQueue] : [deployed.queue],
+    );
+
+    expect([...local.byName.keys()].sort()).toEqual(QUEUES.map((queue) => queue.name).sort());
+    expect(localQueues.map((queue) => logicalIdOf(cdkQueueOf(queue))).sort()).toEqual(
+      resourcesOfType(dev, 'AWS::SQS::Queue')
+        .map(([id]) => id)
+        .sort(),
+    );
+    for (const queue of localQueues) {
+      const cdk = propertiesOf(dev, logicalIdOf(cdkQueueOf(queue)));
+      const redrive = cdk.RedrivePolicy as
+        | { maxReceiveCount: number; deadLetterTargetArn: unknown }
+        | undefined;
+      // SQS's defaults where the template sets nothing: 30 s visible again, four days kept.
+      expect(queue.visibilityTimeoutMs, queue.name).toBe(Number(cdk.VisibilityTimeout ?? 30) * 1000);
+      expect(queue.retentionMs, queue.name).toBe(Number(cdk.MessageRetentionPeriod ?? 4 * 24 * 3600) * 1000);
+      expect(queue.maxReceiveCount, queue.name).toBe(redrive?.maxReceiveCount ?? Number.POSITIVE_INFINITY);
+      expect(
+        queue.deadLetterQueue ? logicalIdOf(cdkQueueOf(queue.deadLetterQueue)) : undefined,
+        queue.name,
+      ).toBe(redrive ? [...referencedLogicalIds(redrive.deadLetterTargetArn)][0] : undefined);
+    }
+  });
+
+  it('triggers every handler as the CDK stack does: the same queues and batches, the same schedules, the same stream sources', () => {
+    const triggers = localTriggers(local.byName);
+    const mappings = resourcesOfType(dev, 'AWS::Lambda::EventSourceMapping');
+    const rules = resourcesOfType(dev, 'AWS::Events::Rule').map(([, rule]) => rule.Properties ?? {});
+    let streamSources = 0;
+
+    for (const trigger of triggers) {
+      const fn = handlerFunction(dev.stacks, trigger.entry).function;
+      if (trigger.kind === 'queue') {
+        const [mapping] = mappingsOf(fn);
+        expect(referencedResources(mapping?.EventSourceArn), trigger.entry).toEqual([
+          logicalIdOf(cdkQueueOf(trigger.queue)),
+        ]);
+        expect(mapping?.BatchSize, trigger.entry).toBe(trigger.settings.batchSize);
+        expect((mapping?.ScalingConfig as { MaximumConcurrency?: number })?.MaximumConcurrency).toBe(
+          trigger.settings.maxConcurrency,
+        );
+        expect(mapping?.MaximumBatchingWindowInSeconds).toBe(trigger.settings.maxBatchingWindowSeconds);
+      } else if (trigger.kind === 'schedule') {
+        const rule = rules.find((candidate) =>
+          (candidate.Targets as Array<{ Arn: unknown }>).some((target) =>
+            referencedLogicalIds(target.Arn).has(logicalIdOf(fn)),
+          ),
+        );
+        const minutes = trigger.everyMs / 60_000;
+        expect(rule?.ScheduleExpression, trigger.entry).toMatch(
+          minutes % 60 === 0 ? `rate(${minutes / 60} hour` : `rate(${minutes} minute`,
+        );
+      } else {
+        streamSources += trigger.sources.length;
+        for (const source of trigger.sources) {
+          const mapping = mappingsOf(fn).find((candidate) =>
+            referencedLogicalIds(candidate.EventSourceArn).has(tableLogicalId(dev, source.table)),
+          );
+          expect(mapping?.BatchSize, `${trigger.entry} ${source.table}`).toBe(source.batchSize);
+          expect(
+            JSON.parse(
+              (mapping?.FilterCriteria as { Filters: [{ Pattern: string }] } | undefined)?.Filters[0]
+                .Pattern ?? '{}',
+            ),
+          ).toMatchObject({
+            eventName: [...source.eventNames],
+          });
+          expect(referencedResources(mapping?.DestinationConfig)).toEqual([
+            logicalIdOf(queueOf(dev, source.onFailure).queue),
+          ]);
+        }
+      }
+    }
+    const queueTriggers = triggers.filter((trigger) => trigger.kind === 'queue').length;
+    expect(queueTriggers + streamSources).toBe(mappings.length);
+    expect(triggers.filter((trigger) => trigger.kind === 'schedule')).toHaveLength(rules.length);
+    // Every handler but the authorizer (API Gateway's) has its trigger locally.
+    expect(triggers.map((trigger) => trigger.entry).sort()).toEqual(
+      HANDLERS.filter((handler) => !('authorizer' in handler.trigger))
+        .map((handler) => handler.entry)
+        .sort(),
+    );
   });
 });

@@ -10,15 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App, Stack } from 'aws-cdk-lib';
-import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, expect, it } from 'vitest';
 import { SYNTHESIS_WORKER } from '../../lambdas/functions.ts';
-import { TABLE_DEFINITIONS } from '../../lambdas/store/table-definitions.ts';
 import { handlerEntryPath, LAMBDA_BUNDLING, onDemandParts } from '../../lib/bundling.ts';
 import { ServiceFunction } from '../../lib/service-function.ts';
 import { stageSettings } from '../../lib/stage.ts';
+import { standInResources } from './helpers.ts';
 
 const outdir = mkdtempSync(join(tmpdir(), 'infra-worker-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -26,23 +23,10 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 it('deploys the worker as index.mjs plus claude-v1.mjs, sqs-queue.mjs and shared chunks; index.mjs loads without the parts', () => {
   const app = new App({ outdir });
   const stack = new Stack(app, 'WorkerBundle');
-  const tables = new Map(
-    TABLE_DEFINITIONS.map((definition) => [
-      definition.id,
-      new Table(stack, definition.id, {
-        partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
-      }),
-    ]),
-  );
   new ServiceFunction(stack, 'Worker', {
     entryFile: handlerEntryPath(SYNTHESIS_WORKER.entry),
     access: SYNTHESIS_WORKER.access,
-    resources: {
-      tables,
-      synthesisQueue: new Queue(stack, 'Queue'),
-      sessionSigningKey: new Secret(stack, 'SigningKey'),
-      anthropicApiKey: new Secret(stack, 'AnthropicKey'),
-    },
+    resources: standInResources(stack),
     settings: { tracing: false, removalPolicy: stageSettings('dev').removalPolicy, logLevel: 'INFO' },
     description: 'worker bundling check',
     onDemandParts: onDemandParts(SYNTHESIS_WORKER.entry),

@@ -178,7 +178,7 @@ describe('the transactional outbox on DynamoDB Local', () => {
 
     // The relay, on the runs table's real stream with the event source's filter.
     const { handler } = await import('../../../lambdas/handlers/relay-carried-events.ts');
-    const [runsSource] = EVENT_RELAY.streamSources;
+    const [runsSource] = EVENT_RELAY.trigger.streams;
     if (runsSource?.table !== 'Runs') throw new Error('the relay reads the runs stream first');
     const { table: _table, batchSize, ...filter } = runsSource;
     const invocations: DynamoDBStreamEvent[] = [];

@@ -1,0 +1,81 @@
+/**
+ * What the local stack puts where the CDK stack puts AWS resources: the local tables' names, the
+ * local queues' URLs, fresh secrets, the outbox directory for email, and what Lambda's role and
+ * region give every function (credentials, endpoints).
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { EnvironmentSources } from '../lambdas/function-environment.ts';
+import type { AbuseLimits } from '../lambdas/limits.ts';
+import type { WorkQueueName } from '../lambdas/queues.ts';
+import { SERVICE_NAME } from '../lib/names.ts';
+import type { TableNames } from './dynamodb.ts';
+
+/** What every local function gets besides its access: what Lambda's role and region would give. */
+export interface LocalPlatform {
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  dynamodbEndpoint: string;
+  sqsEndpoint: string;
+  /** POWERTOOLS log level (LOG_LEVEL); metrics lines are printed only at DEBUG. */
+  logLevel: string;
+}
+
+/** What Lambda's role and region give every function, with the local endpoints in place of AWS's. */
+export function platformEnvironment(platform: LocalPlatform): Record<string, string> {
+  return {
+    POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+    LOG_LEVEL: platform.logLevel,
+    // Lambda hands every function its role's credentials in these variables.
+    AWS_ACCESS_KEY_ID: platform.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: platform.credentials.secretAccessKey,
+    // The local endpoints stand in for the region's.
+    AWS_ENDPOINT_URL_DYNAMODB: platform.dynamodbEndpoint,
+    AWS_ENDPOINT_URL_SQS: platform.sqsEndpoint,
+    ...(platform.logLevel.toUpperCase() === 'DEBUG' ? {} : { POWERTOOLS_METRICS_DISABLED: 'true' }),
+  };
+}
+
+/** The developer's ANTHROPIC_* settings, for the functions that call the model. */
+function modelSettings(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => entry[0].startsWith('ANTHROPIC_') && entry[1] !== undefined,
+    ),
+  );
+}
+
+export interface LocalSources {
+  tableNames: TableNames;
+  queueUrls: Readonly<Record<WorkQueueName, string>>;
+  /** Where sign-in emails are written instead of sent. */
+  stateDir: string;
+  /** The gateway's URL: magic links open the review application there. */
+  gatewayUrl: string;
+  limits: AbuseLimits;
+}
+
+/** The local resources each kind of access points to (lambdas/function-environment.ts). */
+export function localEnvironmentSources(local: LocalSources): EnvironmentSources {
+  return {
+    tableNames: local.tableNames,
+    queueUrls: local.queueUrls,
+    // On AWS the signing key comes from Secrets Manager; locally a fresh one per start.
+    sessionSecret: { SESSION_SECRET: randomBytes(32).toString('base64url') },
+    email: {
+      EMAIL_FROM: 'Pipeline Synthesis <no-reply@localhost>',
+      // Magic links open the review application on this gateway.
+      APP_URL: process.env.APP_URL ?? `${local.gatewayUrl}/app`,
+      EMAIL_OUTBOX_DIR: path.join(local.stateDir, 'outbox'),
+    },
+    model: modelSettings(),
+    ...(process.env.DEFAULT_SYNTHESIS_HANDLER
+      ? { defaultSynthesisHandler: process.env.DEFAULT_SYNTHESIS_HANDLER }
+      : {}),
+    synthesisRunsPerTeamPerHour: local.limits.synthesisRunsPerTeamPerHour,
+    // On AWS the key comes from Secrets Manager; locally a fresh one per start.
+    webhookSecretKey: { WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url') },
+    allowLocalWebhookUrls: true,
+    // No EventBridge locally: no EVENT_BUS_NAME, the deliverer skips the put.
+  };
+}
