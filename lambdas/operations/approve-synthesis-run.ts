@@ -12,8 +12,8 @@ import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import {
   approvalRulesStoreFromEnv,
+  configurationVersionsFromEnv,
   pipelineRepositoryFromEnv,
-  rolloutRepositoryFromEnv,
   runRepositoryFromEnv,
 } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
@@ -40,7 +40,7 @@ export const handler = /* @__PURE__ */ operationHandler(approveSynthesisRun, () 
   const approve = makeApproveRun({
     runs: runRepositoryFromEnv(),
     pipelines: pipelineRepositoryFromEnv(),
-    rollouts: rolloutRepositoryFromEnv(),
+    rollouts: configurationVersionsFromEnv(),
     clock: systemClock,
     ids: nanoidGenerator,
     approvalRules: approvalRulesStoreFromEnv(),

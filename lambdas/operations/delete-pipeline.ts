@@ -8,9 +8,9 @@ import { lifecycleQueueFromEnv } from '../sqs/lifecycle-queue.ts';
 import { getSqsClient } from '../sqs/sqs-queue.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import {
-  deletionStoreFromEnv,
+  deletionRequestsFromEnv,
   pipelineRepositoryFromEnv,
-  runRepositoryFromEnv,
+  runHiderFromEnv,
 } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
@@ -33,11 +33,11 @@ export const deletePipeline = defineOperation({
 export const handler = /* @__PURE__ */ operationHandler(deletePipeline, () => {
   const remove = makeDeletePipeline({
     pipelines: pipelineRepositoryFromEnv(),
-    deletions: deletionStoreFromEnv(),
+    deletions: deletionRequestsFromEnv(),
     queue: lifecycleQueueFromEnv(getSqsClient()),
     clock: systemClock,
     ids: nanoidGenerator,
-    runs: runRepositoryFromEnv(),
+    runs: runHiderFromEnv(),
   });
   return async ({ principal, params, event }) => {
     const receipt = await remove(principal, params.pipelineId);

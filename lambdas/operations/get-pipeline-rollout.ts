@@ -3,7 +3,7 @@ import { idSchema } from '../core/schemas/common.ts';
 import { rolloutSchema } from '../core/schemas/rollouts.ts';
 import { makeGetRollout } from '../core/use-cases/rollouts.ts';
 import { operationHandler } from '../http/operation.ts';
-import { pipelineRepositoryFromEnv, rolloutRepositoryFromEnv } from '../wiring/repositories.ts';
+import { pipelineRepositoryFromEnv, rolloutStoreFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const getPipelineRollout = defineOperation({
@@ -20,7 +20,7 @@ export const getPipelineRollout = defineOperation({
 export const handler = /* @__PURE__ */ operationHandler(getPipelineRollout, () => {
   const get = makeGetRollout({
     pipelines: pipelineRepositoryFromEnv(),
-    rollouts: rolloutRepositoryFromEnv(),
+    rollouts: rolloutStoreFromEnv(),
   });
   return async ({ principal, params }) => ({ body: await get(principal, params.pipelineId) });
 });

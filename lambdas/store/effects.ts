@@ -12,7 +12,7 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import type { KeptEffect, RolloutRepository } from '../core/ports/rollouts.ts';
+import type { EffectStore, KeptEffect } from '../core/ports/rollouts.ts';
 import type {
   ArmWindow,
   EffectState,
@@ -85,11 +85,6 @@ function effectReaders() {
     citing: itemReader(citingSignalSchema, 'signal'),
   };
 }
-
-type EffectStore = Pick<
-  RolloutRepository,
-  'executionsRecorded' | 'citingSignalsRecorded' | 'keptEffect' | 'keepEffect'
->;
 
 /** The effect's part of the RolloutRepository adapter. */
 export function makeEffectStore(db: DynamoDBDocumentClient, tableName: string): EffectStore {

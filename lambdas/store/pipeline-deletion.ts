@@ -88,6 +88,25 @@ interface Deletions {
   readState: (item: unknown) => { seq: number; progress: Progress };
 }
 
+/**
+ * The request's side of DeletionStore: starting a deletion and reading its receipt, for the
+ * functions that answer DELETE /pipelines/{pipelineId} and GET /deletions/{id} (their bundles hold
+ * nothing of the job).
+ */
+export function makeDeletionRequests(
+  db: DynamoDBDocumentClient,
+  tables: Pick<DeletionTables, 'data' | 'events'>,
+): Pick<DeletionStore, 'start' | 'get'> {
+  const readReceipt = (item: unknown) => parseItem(deletionReceiptSchema, item, 'deletion receipt');
+  return {
+    start: (receipt, event) => startDeletion({ db, tables }, receipt, event),
+    get: async (deletionId) => {
+      const item = await load({ db, tables }, deletionId);
+      return item ? readReceipt(item) : null;
+    },
+  };
+}
+
 /** DynamoDB adapter of DeletionStore; `removals` is REMOVALS unless a test gives another table. */
 export function makeDeletionStore(
   db: DynamoDBDocumentClient,
@@ -103,19 +122,15 @@ export function makeDeletionStore(
     readState: (item) => parseItem(stateSchema, item, 'deletion progress'),
   };
   return {
-    start: (receipt, event) => startDeletion(deletions, receipt, event),
+    ...makeDeletionRequests(db, tables),
     pendingSince: (before, limit) => pendingSince(deletions, before, limit),
-    get: async (deletionId) => {
-      const item = await load(deletions, deletionId);
-      return item ? deletions.readReceipt(item) : null;
-    },
     step: (deletionId, at) => step(deletions, deletionId, at),
   };
 }
 
 /** Hides the pipeline (its item marked, its serving item gone) and stores the pending receipt with its event. */
 async function startDeletion(
-  { db, tables }: Deletions,
+  { db, tables }: { db: DynamoDBDocumentClient; tables: Pick<DeletionTables, 'data' | 'events'> },
   receipt: DeletionReceipt,
   event: DomainEvent,
 ): Promise<void> {
@@ -170,7 +185,10 @@ async function pendingSince({ db, tables }: Deletions, before: string, limit: nu
   return Items.map((item) => String(item.id));
 }
 
-async function load({ db, tables }: Deletions, deletionId: string) {
+async function load(
+  { db, tables }: { db: DynamoDBDocumentClient; tables: Pick<DeletionTables, 'data'> },
+  deletionId: string,
+) {
   const { Item } = await db.send(
     new GetCommand({ TableName: tables.data, Key: deletionKey(deletionId), ConsistentRead: true }),
   );

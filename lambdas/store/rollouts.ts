@@ -13,7 +13,7 @@ import {
 import { ConflictError } from '../core/errors.ts';
 import type { DomainEvent } from '../core/events.ts';
 import type { ApprovalPlan } from '../core/ports/review.ts';
-import type { RolloutEnd, RolloutRepository } from '../core/ports/rollouts.ts';
+import type { RolloutEnd, RolloutRepository, RolloutStore } from '../core/ports/rollouts.ts';
 import { type Activation, activationSchema } from '../core/schemas/pipelines.ts';
 import { type Rollout, rolloutSchema } from '../core/schemas/rollouts.ts';
 import { contendedTransactionItems, failedTransactionItems, putNew, refusingTooLarge } from './conditions.ts';
@@ -105,13 +105,13 @@ interface RolloutTable {
   read: { rollout: (item: unknown) => Rollout; activation: (item: unknown) => Activation };
 }
 
-/** DynamoDB adapter of RolloutRepository. */
-export function makeRolloutRepository(
+/** DynamoDB adapter of RolloutStore: a function that ends rollouts, not one that measures them, needs no more. */
+export function makeRolloutStore(
   db: DynamoDBDocumentClient,
   tableName: string,
   /** The outbox: a rollout's end writes its events there, in the same transaction. */
   eventsTable?: string,
-): RolloutRepository {
+): RolloutStore {
   const table: RolloutTable = {
     db,
     tableName,
@@ -122,7 +122,6 @@ export function makeRolloutRepository(
     },
   };
   return {
-    ...makeEffectStore(db, tableName),
     nextConfigurationVersion: (pipelineId) => nextConfigurationVersion(db, tableName, pipelineId),
     latest: (pipelineId) => latestRollout(table, pipelineId),
     get: (key) => getRollout(table, key),
@@ -131,6 +130,15 @@ export function makeRolloutRepository(
     activationOfRun: (pipelineId, activatedAt, runId) =>
       activationOfRun(table, pipelineId, activatedAt, runId),
   };
+}
+
+/** DynamoDB adapter of RolloutRepository: the rollouts and the effect's reads and kept state. */
+export function makeRolloutRepository(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  eventsTable?: string,
+): RolloutRepository {
+  return { ...makeRolloutStore(db, tableName, eventsTable), ...makeEffectStore(db, tableName) };
 }
 
 async function latestRollout(

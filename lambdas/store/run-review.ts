@@ -4,7 +4,6 @@
  */
 import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../core/errors.ts';
-import type { DomainEvent } from '../core/events.ts';
 import type { ApprovalPlan } from '../core/ports/review.ts';
 import type { RunRepository } from '../core/ports/runs.ts';
 import { statusesAllowedBefore } from '../core/run-state.ts';
@@ -19,75 +18,111 @@ export type RunReviewStore = Pick<RunRepository, 'approve' | 'reject'>;
 
 /** DynamoDB adapter of the reviewer's part of RunRepository. */
 export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables): RunReviewStore {
-  return {
-    approve: (run, decision, plan, events) => approveRun(db, tables, run, { decision, plan, events }),
-    reject: (run, decision, event) => rejectRun(db, tables, run, decision, event),
-  };
-}
-
-/** The 409 for a decision the state table forbids: it names the status the run is in. */
-async function notDecidable(
-  db: DynamoDBDocumentClient,
-  tables: RunTables,
-  runId: string,
-  wanted: 'approved' | 'rejected',
-): Promise<ConflictError> {
-  const status = (await currentRun(db, tables, runId))?.status ?? 'missing';
-  const allowed = statusesAllowedBefore(wanted).join(' or ');
-  return new ConflictError(`The run is ${status}; only a ${allowed} run can be ${wanted}.`);
-}
-
-/** What an approval writes: who decided when (and why, overriding), its plan and its events. */
-interface ApprovalWrite {
-  decision: { at: string; by: string; overrideReason?: string | null };
-  plan: ApprovalPlan;
-  events: DomainEvent[];
-}
-
-/** The run's move to approved, the plan's data-table items and the events, in one transaction. */
-async function approveRun(
-  db: DynamoDBDocumentClient,
-  tables: RunTables,
-  run: SynthesisRun,
-  { decision, plan, events }: ApprovalWrite,
-): Promise<SynthesisRun> {
-  const eventsTable = eventsTableOf(tables);
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          runApprovalUpdate(tables, run, decision, plan),
-          ...approvalDataItems(dataTableOf(tables), plan),
-          ...events.map((event) => eventPut(eventsTable, event)),
-        ],
-      }),
-    );
-  } catch (error) {
-    throw await approvalRefusal(db, tables, run, error);
+  /** The 409 for a decision the state table forbids: it names the status the run is in. */
+  async function notDecidable(runId: string, wanted: 'approved' | 'rejected'): Promise<ConflictError> {
+    const status = (await currentRun(db, tables, runId))?.status ?? 'missing';
+    const allowed = statusesAllowedBefore(wanted).join(' or ');
+    return new ConflictError(`The run is ${status}; only a ${allowed} run can be ${wanted}.`);
   }
+
   return {
-    ...run,
-    status: 'approved',
-    approvedAt: decision.at,
-    approvedBy: decision.by,
-    ...(decision.overrideReason ? { approvalOverrideReason: decision.overrideReason } : {}),
-    approvedChangeIds: plan.approvedChangeIds,
-    appliedConfigurationId: plan.appliedConfigurationId,
-    rolloutId: plan.rollout?.id ?? null,
+    async approve(run, decision, plan, events) {
+      const dataTable = dataTableOf(tables);
+      const eventsTable = eventsTableOf(tables);
+      try {
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              runApprovalUpdate(tables.runs, run, decision, plan),
+              ...approvalDataItems(dataTable, plan),
+              ...events.map((event) => eventPut(eventsTable, event)),
+            ],
+          }),
+        );
+      } catch (error) {
+        const failed = failedTransactionItems(error);
+        if (failed.includes(0)) throw await notDecidable(run.id, 'approved');
+        if (failed.includes(1)) {
+          throw new ConflictError(
+            `The pipeline's active configuration moved, or a rollout started, while this approval was made (the run's base is ${run.baseConfigurationId}); ` +
+              'nothing was changed. Reload the pipeline and approve again (with "rebase": true if the base is no longer active).',
+            { cause: error },
+          );
+        }
+        if (contendedTransactionItems(error).length > 0) {
+          throw new ConflictError(
+            'Another approval or activation of this pipeline was being written at the same moment; nothing was changed. Reload and retry.',
+            { cause: error },
+          );
+        }
+        throw error;
+      }
+      return {
+        ...run,
+        status: 'approved',
+        approvedAt: decision.at,
+        approvedBy: decision.by,
+        ...(decision.overrideReason ? { approvalOverrideReason: decision.overrideReason } : {}),
+        approvedChangeIds: plan.approvedChangeIds,
+        appliedConfigurationId: plan.appliedConfigurationId,
+        rolloutId: plan.rollout?.id ?? null,
+      };
+    },
+
+    async reject(run, decision, event) {
+      const move = moveCondition('rejected');
+      try {
+        // One item changes, so one UpdateItem writes the change and carries its event (relayed
+        // into the outbox from the runs table's stream): as atomic as a transaction, cheaper.
+        await db.send(
+          new UpdateCommand(
+            carryingEvent(
+              {
+                TableName: tables.runs,
+                Key: runKey(run.id),
+                UpdateExpression:
+                  'SET #status = :to, rejectedAt = :at, rejectedBy = :by, rejectionReason = :reason',
+                ConditionExpression: move.expression,
+                ExpressionAttributeNames: move.names,
+                ExpressionAttributeValues: {
+                  ...move.values,
+                  ':to': 'rejected',
+                  ':at': decision.at,
+                  ':by': decision.by,
+                  ':reason': decision.reason,
+                },
+              },
+              event,
+            ),
+          ),
+        );
+      } catch (error) {
+        if (isConditionFailure(error)) throw await notDecidable(run.id, 'rejected');
+        throw error;
+      }
+      // The run as the update left it: the condition held.
+      return {
+        ...run,
+        status: 'rejected',
+        rejectedAt: decision.at,
+        rejectedBy: decision.by,
+        rejectionReason: decision.reason,
+      };
+    },
   };
 }
 
 /** The run item's part of an approval: approved, by whom, with what, if the state table allows it. */
 function runApprovalUpdate(
-  tables: RunTables,
+  runsTable: string,
   run: SynthesisRun,
-  decision: ApprovalWrite['decision'],
+  decision: { at: string; by: string; overrideReason?: string | null },
   plan: ApprovalPlan,
 ) {
   const move = moveCondition('approved');
   return {
     Update: {
-      TableName: tables.runs,
+      TableName: runsTable,
       Key: runKey(run.id),
       UpdateExpression:
         'SET #status = :to, approvedAt = :at, approvedBy = :by, approvedChangeIds = :changes, ' +
@@ -105,77 +140,5 @@ function runApprovalUpdate(
         ':rollout': plan.rollout?.id ?? null,
       },
     },
-  };
-}
-
-/** What a refused approval transaction means to the reviewer: a 409 saying what moved, or the error. */
-async function approvalRefusal(
-  db: DynamoDBDocumentClient,
-  tables: RunTables,
-  run: SynthesisRun,
-  error: unknown,
-): Promise<unknown> {
-  const failed = failedTransactionItems(error);
-  if (failed.includes(0)) return notDecidable(db, tables, run.id, 'approved');
-  if (failed.includes(1)) {
-    return new ConflictError(
-      `The pipeline's active configuration moved, or a rollout started, while this approval was made (the run's base is ${run.baseConfigurationId}); ` +
-        'nothing was changed. Reload the pipeline and approve again (with "rebase": true if the base is no longer active).',
-      { cause: error },
-    );
-  }
-  if (contendedTransactionItems(error).length > 0) {
-    return new ConflictError(
-      'Another approval or activation of this pipeline was being written at the same moment; nothing was changed. Reload and retry.',
-      { cause: error },
-    );
-  }
-  return error;
-}
-
-async function rejectRun(
-  db: DynamoDBDocumentClient,
-  tables: RunTables,
-  run: SynthesisRun,
-  decision: { at: string; by: string; reason: string | null },
-  event: DomainEvent,
-): Promise<SynthesisRun> {
-  const move = moveCondition('rejected');
-  try {
-    // One item changes, so one UpdateItem writes the change and carries its event (relayed
-    // into the outbox from the runs table's stream): as atomic as a transaction, cheaper.
-    await db.send(
-      new UpdateCommand(
-        carryingEvent(
-          {
-            TableName: tables.runs,
-            Key: runKey(run.id),
-            UpdateExpression:
-              'SET #status = :to, rejectedAt = :at, rejectedBy = :by, rejectionReason = :reason',
-            ConditionExpression: move.expression,
-            ExpressionAttributeNames: move.names,
-            ExpressionAttributeValues: {
-              ...move.values,
-              ':to': 'rejected',
-              ':at': decision.at,
-              ':by': decision.by,
-              ':reason': decision.reason,
-            },
-          },
-          event,
-        ),
-      ),
-    );
-  } catch (error) {
-    if (isConditionFailure(error)) throw await notDecidable(db, tables, run.id, 'rejected');
-    throw error;
-  }
-  // The run as the update left it: the condition held.
-  return {
-    ...run,
-    status: 'rejected',
-    rejectedAt: decision.at,
-    rejectedBy: decision.by,
-    rejectionReason: decision.reason,
   };
 }

@@ -11,12 +11,10 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, ValidationError } from '../core/errors.ts';
-import type { DomainEvent } from '../core/events.ts';
 import type { PageRequest } from '../core/ports/common.ts';
 import {
   type Delivery,
   deliverySchema,
-  type WebhookRecord,
   type WebhookRepository,
   webhookRecordSchema,
 } from '../webhooks/ports.ts';
@@ -36,12 +34,10 @@ import { queryPage } from './query-page.ts';
 /** Deliveries are kept this long, then TTL removes them: a webhook's log shows its last month. */
 export const DELIVERY_RETENTION_DAYS = 30;
 
-/** What the repository's functions share: the client, the data table, the outbox, the reader. */
+/** The tables of the repository: the data table, and the outbox the changes write their events to. */
 interface WebhookTables {
-  db: DynamoDBDocumentClient;
   dataTable: string;
   eventsTable: string | undefined;
-  readWebhook: (item: unknown) => WebhookRecord;
 }
 
 function eventsTableOf(tables: WebhookTables): string {
@@ -55,166 +51,151 @@ export function makeWebhookRepository(
   dataTable: string,
   eventsTable?: string,
 ): WebhookRepository {
-  const tables: WebhookTables = {
-    db,
-    dataTable,
-    eventsTable,
-    readWebhook: itemReader(webhookRecordSchema, 'webhook'),
-  };
+  const tables: WebhookTables = { dataTable, eventsTable };
+  return { ...makeWebhookChanges(db, tables), ...makeWebhookReads(db, dataTable) };
+}
+
+/** Creating and deleting a webhook (each with its event, counted against the team's limit), disabling one. */
+function makeWebhookChanges(
+  db: DynamoDBDocumentClient,
+  tables: WebhookTables,
+): Pick<WebhookRepository, 'create' | 'remove' | 'disable'> {
+  const { dataTable } = tables;
   return {
-    create: (webhook, event, maxPerTeam) => createWebhook(tables, webhook, event, maxPerTeam),
-    list: (teamId) => listWebhooks(tables, teamId),
-    get: (teamId, webhookId) => getWebhook(tables, teamId, webhookId),
-    remove: (teamId, webhookId, event) => removeWebhook(tables, teamId, webhookId, event),
-    disable: (teamId, webhookId, at) => disableWebhook(tables, teamId, webhookId, at),
-    recordDelivery: (delivery) => recordDelivery(tables, delivery),
-    listDeliveries: (webhookId, page) => listDeliveries(tables, webhookId, page),
+    async create(webhook, event, maxPerTeam) {
+      try {
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: dataTable,
+                  Key: webhookCountKey(webhook.teamId),
+                  UpdateExpression: 'SET webhookCount = if_not_exists(webhookCount, :zero) + :one',
+                  ConditionExpression: 'attribute_not_exists(webhookCount) OR webhookCount < :max',
+                  ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': maxPerTeam },
+                },
+              },
+              putNew(dataTable, { ...webhookKey(webhook.teamId, webhook.id), ...webhook }),
+              eventPut(eventsTableOf(tables), event),
+            ],
+          }),
+        );
+      } catch (error) {
+        if (failedTransactionItems(error).includes(0)) {
+          throw new ValidationError(
+            `A team has at most ${maxPerTeam} webhooks; delete one you no longer need first.`,
+            { cause: error },
+          );
+        }
+        throw error;
+      }
+    },
+
+    async remove(teamId, webhookId, event) {
+      try {
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Delete: {
+                  TableName: dataTable,
+                  Key: webhookKey(teamId, webhookId),
+                  ConditionExpression: 'attribute_exists(pk)',
+                },
+              },
+              {
+                Update: {
+                  TableName: dataTable,
+                  Key: webhookCountKey(teamId),
+                  UpdateExpression: 'SET webhookCount = webhookCount - :one',
+                  ConditionExpression: 'webhookCount > :zero',
+                  ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+                },
+              },
+              eventPut(eventsTableOf(tables), event),
+            ],
+          }),
+        );
+      } catch (error) {
+        if (failedTransactionItems(error).includes(0)) {
+          throw new NotFoundError(`Webhook ${webhookId} does not exist.`, { cause: error });
+        }
+        throw error;
+      }
+    },
+
+    async disable(teamId, webhookId, at) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: dataTable,
+            Key: webhookKey(teamId, webhookId),
+            UpdateExpression: 'SET disabledAt = :at',
+            ConditionExpression:
+              'attribute_exists(pk) AND (attribute_not_exists(disabledAt) OR disabledAt = :null)',
+            ExpressionAttributeValues: { ':at': at, ':null': null },
+          }),
+        );
+      } catch (error) {
+        // Deleted meanwhile, or already disabled: nothing to do.
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
   };
 }
 
-/** Stores the webhook with its event, counted against the team's limit in the same transaction. */
-async function createWebhook(
-  tables: WebhookTables,
-  webhook: WebhookRecord,
-  event: DomainEvent,
-  maxPerTeam: number,
-): Promise<void> {
-  const { db, dataTable } = tables;
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: dataTable,
-              Key: webhookCountKey(webhook.teamId),
-              UpdateExpression: 'SET webhookCount = if_not_exists(webhookCount, :zero) + :one',
-              ConditionExpression: 'attribute_not_exists(webhookCount) OR webhookCount < :max',
-              ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': maxPerTeam },
-            },
-          },
-          putNew(dataTable, { ...webhookKey(webhook.teamId, webhook.id), ...webhook }),
-          eventPut(eventsTableOf(tables), event),
-        ],
-      }),
-    );
-  } catch (error) {
-    if (failedTransactionItems(error).includes(0)) {
-      throw new ValidationError(
-        `A team has at most ${maxPerTeam} webhooks; delete one you no longer need first.`,
-        {
-          cause: error,
-        },
+/** A team's webhooks, one of them, and a webhook's deliveries (recorded, and listed a page at a time). */
+function makeWebhookReads(
+  db: DynamoDBDocumentClient,
+  dataTable: string,
+): Pick<WebhookRepository, 'list' | 'get' | 'recordDelivery' | 'listDeliveries'> {
+  const readWebhook = itemReader(webhookRecordSchema, 'webhook');
+  return {
+    async list(teamId) {
+      const { Items = [] } = await db.send(
+        new QueryCommand({
+          TableName: dataTable,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': teamWebhooksPartition(teamId), ':prefix': WEBHOOK_PREFIX },
+          ConsistentRead: true,
+        }),
       );
-    }
-    throw error;
-  }
-}
-
-async function listWebhooks({ db, dataTable, readWebhook }: WebhookTables, teamId: string) {
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: dataTable,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': teamWebhooksPartition(teamId), ':prefix': WEBHOOK_PREFIX },
-      ConsistentRead: true,
-    }),
-  );
-  return Items.map(readWebhook).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-}
-
-async function getWebhook({ db, dataTable }: WebhookTables, teamId: string, webhookId: string) {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: dataTable, Key: webhookKey(teamId, webhookId), ConsistentRead: true }),
-  );
-  return Item ? parseItem(webhookRecordSchema, Item, 'webhook') : null;
-}
-
-/** Deletes the webhook with its event, uncounted from the team's limit in the same transaction. */
-async function removeWebhook(
-  tables: WebhookTables,
-  teamId: string,
-  webhookId: string,
-  event: DomainEvent,
-): Promise<void> {
-  const { db, dataTable } = tables;
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: dataTable,
-              Key: webhookKey(teamId, webhookId),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
-          },
-          {
-            Update: {
-              TableName: dataTable,
-              Key: webhookCountKey(teamId),
-              UpdateExpression: 'SET webhookCount = webhookCount - :one',
-              ConditionExpression: 'webhookCount > :zero',
-              ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-            },
-          },
-          eventPut(eventsTableOf(tables), event),
-        ],
-      }),
-    );
-  } catch (error) {
-    if (failedTransactionItems(error).includes(0)) {
-      throw new NotFoundError(`Webhook ${webhookId} does not exist.`, { cause: error });
-    }
-    throw error;
-  }
-}
-
-async function disableWebhook(
-  { db, dataTable }: WebhookTables,
-  teamId: string,
-  webhookId: string,
-  at: string,
-) {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: dataTable,
-        Key: webhookKey(teamId, webhookId),
-        UpdateExpression: 'SET disabledAt = :at',
-        ConditionExpression:
-          'attribute_exists(pk) AND (attribute_not_exists(disabledAt) OR disabledAt = :null)',
-        ExpressionAttributeValues: { ':at': at, ':null': null },
-      }),
-    );
-  } catch (error) {
-    // Deleted meanwhile, or already disabled: nothing to do.
-    if (!isConditionFailure(error)) throw error;
-  }
-}
-
-async function recordDelivery({ db, dataTable }: WebhookTables, delivery: Delivery) {
-  await db.send(
-    new PutCommand({
-      TableName: dataTable,
-      Item: {
-        ...deliveryKey(delivery),
-        ...delivery,
-        expiresAtEpoch: Math.ceil(Date.parse(delivery.attemptedAt) / 1000) + DELIVERY_RETENTION_DAYS * 86_400,
-      },
-    }),
-  );
-}
-
-function listDeliveries({ db, dataTable }: WebhookTables, webhookId: string, page: PageRequest) {
-  return queryPage(
-    db,
-    {
-      tableName: dataTable,
-      partition: { name: 'pk', value: webhookDeliveriesPartition(webhookId) },
-      cursorAttributes: ['pk', 'sk'],
+      return Items.map(readWebhook).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
     },
-    page,
-    itemReader(deliverySchema, 'webhook delivery'),
-  );
+
+    async get(teamId, webhookId) {
+      const { Item } = await db.send(
+        new GetCommand({ TableName: dataTable, Key: webhookKey(teamId, webhookId), ConsistentRead: true }),
+      );
+      return Item ? parseItem(webhookRecordSchema, Item, 'webhook') : null;
+    },
+
+    async recordDelivery(delivery: Delivery) {
+      await db.send(
+        new PutCommand({
+          TableName: dataTable,
+          Item: {
+            ...deliveryKey(delivery),
+            ...delivery,
+            expiresAtEpoch:
+              Math.ceil(Date.parse(delivery.attemptedAt) / 1000) + DELIVERY_RETENTION_DAYS * 86_400,
+          },
+        }),
+      );
+    },
+
+    listDeliveries(webhookId: string, page: PageRequest) {
+      return queryPage(
+        db,
+        {
+          tableName: dataTable,
+          partition: { name: 'pk', value: webhookDeliveriesPartition(webhookId) },
+          cursorAttributes: ['pk', 'sk'],
+        },
+        page,
+        itemReader(deliverySchema, 'webhook delivery'),
+      );
+    },
+  };
 }

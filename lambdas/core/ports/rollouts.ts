@@ -29,8 +29,8 @@ export interface KeptEffect {
   version: number;
 }
 
-/** Rollouts, and the bounded reads the effect of an approval needs. */
-export interface RolloutRepository {
+/** Rollouts: a pipeline's latest, one by its key, ending one, the active ones; and configuration versions. */
+export interface RolloutStore {
   /** The next configuration version of the pipeline (its atomic counter). */
   nextConfigurationVersion(pipelineId: string): Promise<number>;
   /** The pipeline's active rollout or, when none is active, its latest; null when it never had one. */
@@ -43,6 +43,12 @@ export interface RolloutRepository {
   end(rollout: Rollout, end: RolloutEnd): Promise<Rollout>;
   /** Active rollouts of every pipeline, oldest first, at most `limit`. */
   listActive(limit: number): Promise<Rollout[]>;
+  /** The activation recorded at `activatedAt` for a run's approval, or null. */
+  activationOfRun(pipelineId: string, activatedAt: string, runId: string): Promise<Activation | null>;
+}
+
+/** The bounded reads the effect of an approval needs, and its kept state. */
+export interface EffectStore {
   /**
    * Executions that ran a configuration recorded after `after` (a recording key or time, exclusive)
    * and before `recordedBefore`, started within the window's start bounds, newest recorded first,
@@ -68,9 +74,10 @@ export interface RolloutRepository {
     readVersion: number | null,
     expiresAtEpoch: number,
   ): Promise<boolean>;
-  /** The activation recorded at `activatedAt` for a run's approval, or null. */
-  activationOfRun(pipelineId: string, activatedAt: string, runId: string): Promise<Activation | null>;
 }
+
+/** Rollouts and the effect's reads: what measuring and judging a rollout needs. */
+export type RolloutRepository = RolloutStore & EffectStore;
 
 /** What the guardrail queue carries: judge this pipeline's rollout (if it is still active). */
 export interface GuardrailCheck {

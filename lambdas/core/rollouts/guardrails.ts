@@ -16,15 +16,14 @@ export interface GuardrailPolicy {
   flag: 'autoRollback' | 'autoPromote';
   /** The verdicts of the measured effect it acts on. */
   actsOn: readonly Verdict[];
-  /** How it ends the rollout, and the words its reason uses. */
+  /** How it ends the rollout. */
   ends: 'rolled_back' | 'promoted';
-  done: string;
 }
 
 /** Every guardrail, in the order the judge looks at them (their verdicts do not overlap). */
 export const GUARDRAIL_POLICIES: readonly GuardrailPolicy[] = [
-  { flag: 'autoRollback', actsOn: ['worse'], ends: 'rolled_back', done: 'rolled back' },
-  { flag: 'autoPromote', actsOn: ['improved', 'no_significant_change'], ends: 'promoted', done: 'promoted' },
+  { flag: 'autoRollback', actsOn: ['worse'], ends: 'rolled_back' },
+  { flag: 'autoPromote', actsOn: ['improved', 'no_significant_change'], ends: 'promoted' },
 ];
 
 /** The guardrails a rollout has on: none for a rollout that is no longer active. */

@@ -5,28 +5,34 @@
 import * as z from 'zod/mini';
 import '../zod-locale.ts';
 
+/*
+ * The limits as plain constants, which the schemas read: esbuild keeps a top-level statement whose
+ * arguments read a property (LIMITS.x, a shape) or build a string from a value (it may run code),
+ * so such a schema, and all it is built from, would be bundled and built at the cold start of every
+ * function importing its module, used or not.
+ */
+export const BATCH_SIZE = 100;
+export const SLOTS_PER_CONFIGURATION = 50;
+export const NAME_LENGTH = 200;
+export const MESSAGE_LENGTH = 4_000;
+export const SETTINGS_BYTES = 16_000;
+/** An execution's `input`, serialized as JSON (UTF-8). */
+export const INPUT_BYTES = 16_384;
+/** Results a runner may post in one request. */
+export const EVALUATION_BATCH = 100;
+
 /** Limits every edge enforces; documented in the README. */
 export const LIMITS = {
-  batchSize: 100,
-  slotsPerConfiguration: 50,
-  nameLength: 200,
-  messageLength: 4_000,
-  settingsBytes: 16_000,
-  /** An execution's `input`, serialized as JSON (UTF-8). */
-  inputBytes: 16_384,
-  /** Results a runner may post in one request. */
-  evaluationBatch: 100,
+  batchSize: BATCH_SIZE,
+  slotsPerConfiguration: SLOTS_PER_CONFIGURATION,
+  nameLength: NAME_LENGTH,
+  messageLength: MESSAGE_LENGTH,
+  settingsBytes: SETTINGS_BYTES,
+  inputBytes: INPUT_BYTES,
+  evaluationBatch: EVALUATION_BATCH,
   bodyBytes: 1_000_000,
   pageSize: 100,
 } as const;
-
-/*
- * Each module of schemas takes the limits as plain constants (\`const { batchSize } = LIMITS\`)
- * for its schemas, which read no property (LIMITS.x, a shape) and build no string from a value in
- * their arguments: esbuild keeps a top-level statement that does either (it may run code), so such
- * a schema, and all it is built from, would be bundled and built at the cold start of every
- * function importing its module, used or not.
- */
 
 /** Server ids are nanoids; client-supplied ids share their alphabet. */
 export const idSchema = /* @__PURE__ */ z

@@ -5,17 +5,15 @@
 import * as z from 'zod/mini';
 import {
   boundedNumber,
+  EVALUATION_BATCH,
   idSchema,
-  LIMITS,
+  MESSAGE_LENGTH,
   minInt,
   runIdSchema,
   shortString,
   timestampSchema,
 } from './common.ts';
 import { configurationSchema } from './pipelines.ts';
-
-// The limits as plain constants, as common.ts explains.
-const { messageLength, evaluationBatch } = LIMITS;
 
 export const evaluationArmSchema = /* @__PURE__ */ z.enum(['base', 'candidate']);
 export type EvaluationArm = z.infer<typeof evaluationArmSchema>;
@@ -53,7 +51,7 @@ export const evaluationResultSchema = /* @__PURE__ */ z.strictObject({
   score: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.number()),
   durationMs: /* @__PURE__ */ z.optional(/* @__PURE__ */ boundedNumber(0, 86_400_000)),
   costUsd: /* @__PURE__ */ z.optional(/* @__PURE__ */ boundedNumber(0, 1_000_000)),
-  detail: /* @__PURE__ */ z.optional(/* @__PURE__ */ shortString(messageLength)),
+  detail: /* @__PURE__ */ z.optional(/* @__PURE__ */ shortString(MESSAGE_LENGTH)),
 });
 export type EvaluationResult = z.infer<typeof evaluationResultSchema>;
 
@@ -93,7 +91,7 @@ export type EvaluationSet = z.infer<typeof evaluationSetSchema>;
 export const recordEvaluationsBodySchema = /* @__PURE__ */ z.strictObject({
   results: /* @__PURE__ */ z.array(evaluationResultSchema).check(
     /* @__PURE__ */ z.minLength(1),
-    /* @__PURE__ */ z.maxLength(evaluationBatch),
+    /* @__PURE__ */ z.maxLength(EVALUATION_BATCH),
     /* @__PURE__ */ z.refine(
       (results) => new Set(results.map((r) => `${r.executionId}#${r.arm}`)).size === results.length,
       {

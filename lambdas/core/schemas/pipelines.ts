@@ -9,8 +9,11 @@ import {
   boundedString,
   emptyKeyPath,
   idSchema,
-  LIMITS,
+  MESSAGE_LENGTH,
   minInt,
+  NAME_LENGTH,
+  SETTINGS_BYTES,
+  SLOTS_PER_CONFIGURATION,
   shortString,
   slotKindSchema,
   timestampSchema,
@@ -18,14 +21,11 @@ import {
 } from './common.ts';
 import { rolloutSchema } from './rollouts.ts';
 
-// The limits as plain constants, as common.ts explains.
-const { slotsPerConfiguration, nameLength, messageLength, settingsBytes } = LIMITS;
-
 const jsonObjectSchema = /* @__PURE__ */ z
   .record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown())
   .check(
-    /* @__PURE__ */ z.refine((value) => JSON.stringify(value).length <= settingsBytes, {
-      error: () => `must serialize to at most ${settingsBytes} bytes`,
+    /* @__PURE__ */ z.refine((value) => JSON.stringify(value).length <= SETTINGS_BYTES, {
+      error: () => `must serialize to at most ${SETTINGS_BYTES} bytes`,
     }),
     /* @__PURE__ */ z.check((ctx) => {
       const path = emptyKeyPath(ctx.value);
@@ -60,7 +60,7 @@ export const slotSettingsSchema = /* @__PURE__ */ z.pipe(jsonObjectSchema, known
 
 export const slotSchema = /* @__PURE__ */ z.object({
   id: idSchema,
-  name: /* @__PURE__ */ boundedString(1, nameLength),
+  name: /* @__PURE__ */ boundedString(1, NAME_LENGTH),
   kind: slotKindSchema,
   settings: slotSettingsSchema,
 });
@@ -68,7 +68,7 @@ export type Slot = z.infer<typeof slotSchema>;
 
 const slotsSchema = /* @__PURE__ */ z.array(slotSchema).check(
   /* @__PURE__ */ z.minLength(1),
-  /* @__PURE__ */ z.maxLength(slotsPerConfiguration),
+  /* @__PURE__ */ z.maxLength(SLOTS_PER_CONFIGURATION),
   /* @__PURE__ */ z.refine((slots) => new Set(slots.map((slot) => slot.id)).size === slots.length, {
     message: 'slot ids must be unique',
   }),
@@ -77,7 +77,7 @@ const slotsSchema = /* @__PURE__ */ z.array(slotSchema).check(
 export const pipelineSchema = /* @__PURE__ */ z.object({
   id: idSchema,
   teamId: idSchema,
-  name: /* @__PURE__ */ boundedString(1, nameLength),
+  name: /* @__PURE__ */ boundedString(1, NAME_LENGTH),
   activeConfigurationId: idSchema,
   createdAt: timestampSchema,
   /** The active rollout, or null; the store always answers it (optional so a new pipeline needs none). */
@@ -100,13 +100,13 @@ export const configurationSchema = /* @__PURE__ */ z.object({
 export type Configuration = z.infer<typeof configurationSchema>;
 
 export const createPipelineBodySchema = /* @__PURE__ */ z.strictObject({
-  name: /* @__PURE__ */ trimmedString(1, nameLength),
+  name: /* @__PURE__ */ trimmedString(1, NAME_LENGTH),
   slots: slotsSchema,
 });
 export type CreatePipelineBody = z.infer<typeof createPipelineBodySchema>;
 
 export const activateBodySchema = /* @__PURE__ */ z.strictObject({
-  reason: /* @__PURE__ */ z.optional(/* @__PURE__ */ trimmedString(1, messageLength)),
+  reason: /* @__PURE__ */ z.optional(/* @__PURE__ */ trimmedString(1, MESSAGE_LENGTH)),
 });
 
 /** One change of a pipeline's active configuration: the history a reviewer reads. */

@@ -4,21 +4,21 @@
  */
 import * as z from 'zod/mini';
 import {
+  BATCH_SIZE,
   boundedInt,
   boundedString,
   emptyKeyPath,
   eventTimestampSchema,
   hasUniqueIds,
+  INPUT_BYTES,
   idSchema,
   jsonBytes,
-  LIMITS,
+  MESSAGE_LENGTH,
+  SLOTS_PER_CONFIGURATION,
   shortString,
   slotKindSchema,
   timestampSchema,
 } from './common.ts';
-
-// The limits as plain constants, as common.ts explains.
-const { batchSize, slotsPerConfiguration, messageLength, inputBytes } = LIMITS;
 
 export const severitySchema = /* @__PURE__ */ z.enum(['info', 'warning', 'critical']);
 export type Severity = z.infer<typeof severitySchema>;
@@ -28,7 +28,7 @@ export const signalSchema = /* @__PURE__ */ z.object({
   pipelineId: idSchema,
   kind: slotKindSchema,
   severity: severitySchema,
-  message: /* @__PURE__ */ boundedString(1, messageLength),
+  message: /* @__PURE__ */ boundedString(1, MESSAGE_LENGTH),
   slotId: /* @__PURE__ */ z.optional(idSchema),
   executionId: /* @__PURE__ */ z.optional(idSchema),
   // z.number() refuses Infinity and NaN already (classic zod's .finite() was a no-op).
@@ -41,7 +41,7 @@ export const slotResultSchema = /* @__PURE__ */ z.object({
   slotId: idSchema,
   status: /* @__PURE__ */ z.enum(['succeeded', 'failed']),
   durationMs: /* @__PURE__ */ boundedInt(0, 86_400_000),
-  error: /* @__PURE__ */ z.optional(/* @__PURE__ */ shortString(messageLength)),
+  error: /* @__PURE__ */ z.optional(/* @__PURE__ */ shortString(MESSAGE_LENGTH)),
 });
 
 /**
@@ -49,9 +49,9 @@ export const slotResultSchema = /* @__PURE__ */ z.object({
  * LIMITS.inputBytes serialized, with no empty key (DynamoDB cannot store one).
  */
 export const executionInputValueSchema = /* @__PURE__ */ z.unknown().check(
-  /* @__PURE__ */ z.refine((value) => value !== undefined && jsonBytes(value) <= inputBytes, {
+  /* @__PURE__ */ z.refine((value) => value !== undefined && jsonBytes(value) <= INPUT_BYTES, {
     error: () =>
-      `must serialize to at most ${inputBytes} bytes of JSON (16 KB): keep what the runner needs to replay the run`,
+      `must serialize to at most ${INPUT_BYTES} bytes of JSON (16 KB): keep what the runner needs to replay the run`,
   }),
   /* @__PURE__ */ z.check((ctx) => {
     const path = emptyKeyPath(ctx.value);
@@ -72,9 +72,9 @@ export const executionSchema = /* @__PURE__ */ z.object({
   status: /* @__PURE__ */ z.enum(['succeeded', 'failed']),
   durationMs: /* @__PURE__ */ boundedInt(0, 86_400_000),
   startedAt: timestampSchema,
-  error: /* @__PURE__ */ z.optional(/* @__PURE__ */ shortString(messageLength)),
+  error: /* @__PURE__ */ z.optional(/* @__PURE__ */ shortString(MESSAGE_LENGTH)),
   slotResults: /* @__PURE__ */ z.optional(
-    /* @__PURE__ */ z.array(slotResultSchema).check(/* @__PURE__ */ z.maxLength(slotsPerConfiguration)),
+    /* @__PURE__ */ z.array(slotResultSchema).check(/* @__PURE__ */ z.maxLength(SLOTS_PER_CONFIGURATION)),
   ),
   /** What the run was given (any JSON, ≤ 16 KB), for replaying a proposal on it. */
   input: /* @__PURE__ */ z.optional(executionInputValueSchema),
@@ -102,7 +102,7 @@ export const recordSignalsBodySchema = /* @__PURE__ */ z.strictObject({
     .array(signalInputSchema)
     .check(
       /* @__PURE__ */ z.minLength(1),
-      /* @__PURE__ */ z.maxLength(batchSize),
+      /* @__PURE__ */ z.maxLength(BATCH_SIZE),
       /* @__PURE__ */ z.refine(hasUniqueIds, { message: 'signal ids in a batch must be unique' }),
     ),
 });
@@ -115,7 +115,7 @@ export const executionInputSchema = /* @__PURE__ */ (() => {
     configurationId: z.optional(executionFields.configurationId),
     startedAt: z.optional(eventTimestampSchema),
     slotResults: z.optional(
-      z.array(z.strictObject(slotResultSchema.shape)).check(z.maxLength(slotsPerConfiguration)),
+      z.array(z.strictObject(slotResultSchema.shape)).check(z.maxLength(SLOTS_PER_CONFIGURATION)),
     ),
   });
 })();
@@ -126,7 +126,7 @@ export const recordExecutionsBodySchema = /* @__PURE__ */ z.strictObject({
     .array(executionInputSchema)
     .check(
       /* @__PURE__ */ z.minLength(1),
-      /* @__PURE__ */ z.maxLength(batchSize),
+      /* @__PURE__ */ z.maxLength(BATCH_SIZE),
       /* @__PURE__ */ z.refine(hasUniqueIds, { message: 'execution ids in a batch must be unique' }),
     ),
 });

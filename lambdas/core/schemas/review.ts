@@ -2,14 +2,18 @@
  * A reviewer's decisions: the approve and reject bodies, and a pipeline's approval rules.
  */
 import * as z from 'zod/mini';
-import { boundedInt, boundedString, idSchema, LIMITS, timestampSchema, trimmedString } from './common.ts';
+import {
+  boundedInt,
+  boundedString,
+  idSchema,
+  MESSAGE_LENGTH,
+  timestampSchema,
+  trimmedString,
+} from './common.ts';
 import { rolloutSettingsSchema } from './rollouts.ts';
 
-// The limits as plain constants, as common.ts explains.
-const { messageLength } = LIMITS;
-
 export const rejectBodySchema = /* @__PURE__ */ z.strictObject({
-  reason: /* @__PURE__ */ z.optional(/* @__PURE__ */ trimmedString(1, messageLength)),
+  reason: /* @__PURE__ */ z.optional(/* @__PURE__ */ trimmedString(1, MESSAGE_LENGTH)),
 });
 
 /** A pipeline's approval rules; a pipeline without stored rules has APPROVAL_RULE_DEFAULTS. */
@@ -55,7 +59,7 @@ export const approveBodySchema = /* @__PURE__ */ z.strictObject({
   rollout: /* @__PURE__ */ z.optional(rolloutSettingsSchema),
   /** An admin's reason to approve although the evaluation rules fail (never the self-approval rule). */
   override: /* @__PURE__ */ z.optional(
-    /* @__PURE__ */ z.strictObject({ reason: /* @__PURE__ */ trimmedString(1, messageLength) }),
+    /* @__PURE__ */ z.strictObject({ reason: /* @__PURE__ */ trimmedString(1, MESSAGE_LENGTH) }),
   ),
 });
 export type ApproveBody = z.infer<typeof approveBodySchema>;

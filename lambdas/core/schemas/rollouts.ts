@@ -3,10 +3,7 @@
  * rollout serves and judges it, and the effect of an approval measured on two arms.
  */
 import * as z from 'zod/mini';
-import { boundedInt, idSchema, LIMITS, timestampSchema, trimmedString } from './common.ts';
-
-// The limits as plain constants, as common.ts explains.
-const { messageLength } = LIMITS;
+import { boundedInt, idSchema, MESSAGE_LENGTH, timestampSchema, trimmedString } from './common.ts';
 
 /** A candidate served to part of a pipeline's traffic, judged by its guardrails until it is promoted or rolled back. */
 export const rolloutSchema = /* @__PURE__ */ z.object({
@@ -39,7 +36,7 @@ export const rolloutSettingsSchema = /* @__PURE__ */ z.strictObject({
 export type RolloutSettings = z.infer<typeof rolloutSettingsSchema>;
 
 export const endRolloutBodySchema = /* @__PURE__ */ z.strictObject({
-  reason: /* @__PURE__ */ z.optional(/* @__PURE__ */ trimmedString(1, messageLength)),
+  reason: /* @__PURE__ */ z.optional(/* @__PURE__ */ trimmedString(1, MESSAGE_LENGTH)),
 });
 
 const durationsSchema = /* @__PURE__ */ z.nullable(

@@ -8,7 +8,7 @@ import { type Actor, actorOf, newEvent, runEvent } from '../events.ts';
 import type { Clock, IdGenerator } from '../ports/common.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
 import type { ApprovalPlan, ApprovalRulesStore } from '../ports/review.ts';
-import type { RolloutRepository } from '../ports/rollouts.ts';
+import type { RolloutStore } from '../ports/rollouts.ts';
 import type { RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
 import type { Activation, Configuration, Pipeline } from '../schemas/pipelines.ts';
@@ -25,7 +25,7 @@ export interface ApproveDeps {
   runs: RunRepository;
   pipelines: PipelineRepository;
   /** Configuration versions: an approval that applies some changes, or rebases, makes a new one. */
-  rollouts: Pick<RolloutRepository, 'nextConfigurationVersion'>;
+  rollouts: Pick<RolloutStore, 'nextConfigurationVersion'>;
   clock: Clock;
   ids: IdGenerator;
   /** The pipelines' approval rules; approve enforces them. */

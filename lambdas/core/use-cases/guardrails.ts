@@ -5,6 +5,7 @@
  */
 import { ConflictError } from '../errors.ts';
 import { SYSTEM_ACTOR } from '../events.ts';
+import type { RolloutRepository } from '../ports/rollouts.ts';
 import type { RunRepository } from '../ports/runs.ts';
 import { describeArms } from '../rollouts/effect.ts';
 import { policyActingOn } from '../rollouts/guardrails.ts';
@@ -26,7 +27,9 @@ export interface GuardrailOutcome {
  * What judging a rollout needs; `runs` gives a rollout judged before its effect was ever read the
  * figures of its touched slots too.
  */
-export type JudgeDeps = Pick<RolloutDeps, 'pipelines' | 'rollouts' | 'clock' | 'ids'> & {
+export type JudgeDeps = Pick<RolloutDeps, 'pipelines' | 'clock' | 'ids'> & {
+  /** The rollouts, and the effect's reads the judge measures them with. */
+  rollouts: RolloutRepository;
   runs: RunRepository;
 };
 
@@ -70,7 +73,7 @@ export async function judgeRollout(deps: JudgeDeps, rollout: Rollout): Promise<G
   const policy = policyActingOn(rollout, figures.verdict);
   const base = { rolloutId: rollout.id, pipelineId: rollout.pipelineId };
   if (!policy) return { ...base, action: 'kept', reason: figures.verdict };
-  const reason = `Guardrail: ${figures.verdict.replaceAll('_', ' ')}: ${describeArms(figures)}; ${policy.done} automatically.`;
+  const reason = `Guardrail: ${figures.verdict.replaceAll('_', ' ')}: ${describeArms(figures)}; ${policy.ends.replace('_', ' ')} automatically.`;
   try {
     await endRollout(deps, rollout, policy.ends, SYSTEM_ACTOR, reason);
     return { ...base, action: policy.ends, reason };

@@ -142,7 +142,7 @@ export function makeApplyRetention({ retention, settings, clock, teamsPerRun = 1
 
 export interface DeletePipelineDeps {
   pipelines: PipelineRepository;
-  deletions: DeletionStore;
+  deletions: Pick<DeletionStore, 'start'>;
   queue: DeletionQueue;
   clock: Clock;
   ids: IdGenerator;
@@ -185,7 +185,7 @@ export function makeDeletePipeline({ pipelines, deletions, queue, clock, ids, ru
 }
 
 /** A deletion's receipt, for the team that requested it. */
-export function makeGetDeletion({ deletions }: { deletions: DeletionStore }) {
+export function makeGetDeletion({ deletions }: { deletions: Pick<DeletionStore, 'get'> }) {
   return async (principal: Principal, deletionId: string): Promise<DeletionReceipt> => {
     const receipt = await deletions.get(deletionId);
     if (!receipt) throw new NotFoundError(`Deletion ${deletionId} does not exist.`);
@@ -198,7 +198,13 @@ export function makeGetDeletion({ deletions }: { deletions: DeletionStore }) {
  * The deletion job: bounded steps until `shouldStop` (the function's time running out), then
  * `continued` when there is more to do (the caller queues the job again).
  */
-export function makeRunDeletion({ deletions, clock }: { deletions: DeletionStore; clock: Clock }) {
+export function makeRunDeletion({
+  deletions,
+  clock,
+}: {
+  deletions: Pick<DeletionStore, 'step'>;
+  clock: Clock;
+}) {
   return async (deletionId: string, shouldStop: () => boolean) => {
     for (;;) {
       const { done, receipt } = await deletions.step(deletionId, clock.now().toISOString());

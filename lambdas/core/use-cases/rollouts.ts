@@ -6,7 +6,7 @@ import { ConflictError, NotFoundError } from '../errors.ts';
 import { type Actor, actorOf, newEvent } from '../events.ts';
 import type { Clock, IdGenerator } from '../ports/common.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
-import type { RolloutRepository } from '../ports/rollouts.ts';
+import type { RolloutStore } from '../ports/rollouts.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
 import type { Activation, Configuration } from '../schemas/pipelines.ts';
 import type { Rollout } from '../schemas/rollouts.ts';
@@ -14,7 +14,7 @@ import { loadOwnedPipeline } from './pipelines.ts';
 
 export interface RolloutDeps {
   pipelines: PipelineRepository;
-  rollouts: RolloutRepository;
+  rollouts: RolloutStore;
   clock: Clock;
   ids: IdGenerator;
 }

@@ -36,7 +36,7 @@ describe('the guardrail policies', () => {
   it('autoRollback rolls a worse candidate back, and acts on no other verdict', () => {
     const guarded = rollout({ autoRollback: true });
     expect(policyActingOn(guarded, 'worse')).toEqual(policy('autoRollback'));
-    expect(policy('autoRollback')).toMatchObject({ ends: 'rolled_back', done: 'rolled back' });
+    expect(policy('autoRollback')).toMatchObject({ ends: 'rolled_back' });
     for (const verdict of ['improved', 'no_significant_change', 'not_enough_data'] as const) {
       expect(policyActingOn(guarded, verdict), verdict).toBeNull();
     }
@@ -46,7 +46,7 @@ describe('the guardrail policies', () => {
     const guarded = rollout({ autoPromote: true });
     expect(policyActingOn(guarded, 'improved')).toEqual(policy('autoPromote'));
     expect(policyActingOn(guarded, 'no_significant_change')).toEqual(policy('autoPromote'));
-    expect(policy('autoPromote')).toMatchObject({ ends: 'promoted', done: 'promoted' });
+    expect(policy('autoPromote')).toMatchObject({ ends: 'promoted' });
     expect(policyActingOn(guarded, 'worse')).toBeNull();
     expect(policyActingOn(guarded, 'not_enough_data')).toBeNull();
   });
