@@ -2,8 +2,9 @@
  * The diagnosis table of `npm run bench`: pipelines built with known injected faults, run through
  * heuristic-v1 and scored by code (fault found, unrelated changes, healthy changes, evidence flags).
  */
-import type { SynthesisContext, SynthesisProposal } from '../lambdas/core/ports.ts';
-import type { Execution, Signal, Slot } from '../lambdas/core/schemas.ts';
+import type { SynthesisContext, SynthesisProposal } from '../lambdas/core/ports/synthesis.ts';
+import type { Slot } from '../lambdas/core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../lambdas/core/schemas/records.ts';
 import { synthesizeHeuristically } from '../lambdas/synthesis/heuristic/engine.ts';
 
 /** A fault is found when this slot's setting moved this way ('changed' for text such as instructions). */

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { buildCli, CLI_BIN } from '../cli/build.ts';
 import { summarizeEvaluation } from '../lambdas/core/evaluation.ts';
+import { newEvent, SYSTEM_ACTOR } from '../lambdas/core/events.ts';
 import { DEFAULT_LIMITS } from '../lambdas/limits.ts';
 import { makeEvaluationStore } from '../lambdas/store/evaluations.ts';
 import { createDocumentClient } from '../lambdas/wiring/aws.ts';
@@ -207,8 +208,22 @@ export async function measureEvaluation(): Promise<EvaluationFigures> {
         },
       ]);
       for (let i = 0; i < results.length; i += 100) {
-        await evaluations.recordResults(run.id, results.slice(i, i + 100), (all) =>
-          summarizeEvaluation(caseIds, all, new Date().toISOString()),
+        await evaluations.recordResults(
+          run.id,
+          results.slice(i, i + 100),
+          (all) => summarizeEvaluation(caseIds, all, new Date().toISOString()),
+          (sequence) =>
+            newEvent(
+              'synthesis_run.evaluated',
+              {
+                teamId: run.teamId,
+                pipelineId: run.pipelineId,
+                runId: run.id,
+                status: 'generated',
+                actor: SYSTEM_ACTOR,
+              },
+              { at, key: `${run.id}_${sequence}` },
+            ),
         );
       }
       return run.id as string;

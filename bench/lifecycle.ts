@@ -9,6 +9,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { newEvent, SYSTEM_ACTOR } from '../lambdas/core/events.ts';
 import { emptyDeletionCounts } from '../lambdas/core/lifecycle.ts';
 import { makeRunDeletion } from '../lambdas/core/use-cases/lifecycle.ts';
 import { makeExportStore } from '../lambdas/store/export.ts';
@@ -160,7 +161,7 @@ export async function measureLifecycle(records = Number(process.env.BENCH_LIFECY
     });
     const db = createDocumentClient(client);
     const names = await createTables(client, 'bench-');
-    const tables = { data: names.Data, runs: names.Runs, settings: names.Settings };
+    const tables = { data: names.Data, runs: names.Runs, settings: names.Settings, events: names.Events };
 
     // The baseline first, on a pipeline of the same shape.
     await fill(db, names, 'baseline', records, true);
@@ -181,7 +182,14 @@ export async function measureLifecycle(records = Number(process.env.BENCH_LIFECY
       counts: emptyDeletionCounts(),
     };
     started = performance.now();
-    await deletions.start(receipt);
+    await deletions.start(
+      receipt,
+      newEvent(
+        'pipeline.deleted',
+        { teamId: 'bench', pipelineId: 'deleted', status: 'pending', actor: SYSTEM_ACTOR },
+        { at: receipt.requestedAt, key: receipt.id },
+      ),
+    );
     const run = makeRunDeletion({ deletions, clock: { now: () => new Date() } });
     const outcome = await run(receipt.id, () => false);
     const deletionMs = performance.now() - started;

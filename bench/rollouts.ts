@@ -16,11 +16,12 @@ import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SETTLE_MS } from '../lambdas/core/rollouts/effect-state.ts';
-import { makeGetEffect } from '../lambdas/core/use-cases/rollouts.ts';
+import { makeGetEffect } from '../lambdas/core/use-cases/effect.ts';
 import { makeRolloutRepository } from '../lambdas/store/rollouts.ts';
 import { makeRunRepository } from '../lambdas/store/runs.ts';
 import { makeTeamSettingsStore } from '../lambdas/store/team-settings.ts';
 import { systemClock } from '../lambdas/wiring/clock.ts';
+import { makeRecentEffectStates } from '../lambdas/wiring/recent-effect-states.ts';
 import { startLocalStack } from '../local/stack.ts';
 import { pipelineWithGeneratedRun, stackApi, UNLIMITED } from './stack-api.ts';
 
@@ -188,6 +189,7 @@ export async function measureRollouts(): Promise<RolloutFigures> {
       rollouts: makeRolloutRepository(counting.db, stack.tables.Data, stack.tables.Events),
       settings: makeTeamSettingsStore(counting.db, stack.tables.Data),
       clock: systemClock,
+      recentStates: makeRecentEffectStates(),
     });
     const principal = {
       principalId: 'bench',

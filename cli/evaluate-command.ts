@@ -225,27 +225,51 @@ export function addEvaluateCommand(program: Command, io: Io): void {
       parseTimeout,
       DEFAULT_TIMEOUT_PER_CASE_SECONDS,
     )
-    .action(
-      async (
-        runId: string,
-        options: { exec: string; concurrency?: number; timeoutPerCase: number },
-        command: Command,
-      ) => {
-        const context = contextOf(io, command);
-        await evaluate(context, runId, options);
-      },
-    );
+    .action(async (runId: string, options: EvaluateOptions, command: Command) => {
+      const context = contextOf(io, command);
+      await evaluate(context, runId, options);
+    });
 }
 
-async function evaluate(
-  context: Context,
-  runId: string,
-  options: { exec: string; concurrency?: number; timeoutPerCase: number },
-): Promise<void> {
+type EvaluateOptions = { exec: string; concurrency?: number; timeoutPerCase: number };
+
+async function evaluate(context: Context, runId: string, options: EvaluateOptions): Promise<void> {
   const set = await call(
     context.client.GET('/synthesis-runs/{id}/evaluation-set', { params: { path: { id: runId } } }),
     context.apiUrl,
   );
+  const poster = new ResultPoster(context, runId);
+  const replayed = await replay(context, set, options, poster);
+  if (poster.failure) throw poster.failure;
+  const summary = poster.summary;
+  context.print(
+    {
+      runId,
+      evaluation: summary ?? null,
+      results: [...replayed.results.values()],
+      requests: poster.requests + 1,
+    },
+    () => describeEvaluation(set, replayed.results, summary),
+  );
+  if (context.io.interrupt.aborted) {
+    throw new CliFailure(
+      EXIT.interrupted,
+      `Stopped: ${replayed.done} of ${replayed.runs} runs finished and were posted. Run the command again to replay the rest.`,
+    );
+  }
+  if (summary && summary.regressed.length > 0) {
+    throw new CliFailure(
+      EXIT.regressed,
+      `${plural(summary.regressed.length, 'case')} regressed: ${summary.regressed.join(', ')}`,
+    );
+  }
+}
+
+/**
+ * Runs the runner once per case and arm, `concurrency` at once, posting each result as it comes
+ * and noting progress every 5 %; Ctrl-C stops the runners and posts what finished.
+ */
+async function replay(context: Context, set: EvaluationSet, options: EvaluateOptions, poster: ResultPoster) {
   const tasks = set.cases.flatMap((evaluationCase) =>
     (['base', 'candidate'] as const).map((arm) => ({ evaluationCase, arm })),
   );
@@ -253,7 +277,6 @@ async function evaluate(
   context.note(
     `Replaying ${plural(set.cases.length, 'case')} on base (version ${set.baseConfiguration.version}) and candidate (version ${set.candidateConfiguration.version}): ${tasks.length} runs, ${concurrency} at once.`,
   );
-  const poster = new ResultPoster(context, runId);
   const results = new Map<string, CaseResult>();
   const running = new Set<Running>();
   const interrupt = context.io.interrupt;
@@ -299,8 +322,15 @@ async function evaluate(
     interrupt.removeEventListener('abort', stopAll);
     await poster.flush();
   }
-  if (poster.failure) throw poster.failure;
-  const summary = poster.summary;
+  return { results, done, runs: tasks.length };
+}
+
+/** The table of cases (each arm's mark, the verdict, the first line of a failure) and the summary in words. */
+function describeEvaluation(
+  set: EvaluationSet,
+  results: Map<string, CaseResult>,
+  summary: ResultPoster['summary'],
+): string {
   const rows = set.cases.map((evaluationCase: EvaluationCase) => {
     const base = results.get(`${evaluationCase.executionId}#base`);
     const candidate = results.get(`${evaluationCase.executionId}#candidate`);
@@ -320,33 +350,15 @@ async function evaluate(
         ?.slice(0, 80),
     };
   });
-  context.print(
-    { runId, evaluation: summary ?? null, results: [...results.values()], requests: poster.requests + 1 },
-    () =>
-      [
-        table(rows, ['execution', 'reason', 'base', 'candidate', 'verdict', 'detail']),
-        '',
-        summary
-          ? `Evaluated ${summary.evaluated} of ${summary.cases} cases: base ${summary.base.passed} passed, candidate ${summary.candidate.passed} passed; ${summary.fixed.length} fixed, ${summary.regressed.length} regressed.` +
-            (summary.durationMsDelta === null
-              ? ''
-              : ` Duration ${signed(summary.durationMsDelta)} ms a case.`) +
-            (summary.costUsdDelta === null ? '' : ` Cost ${signed(summary.costUsdDelta)} USD a case.`)
-          : 'No result was posted.',
-      ].join('\n'),
-  );
-  if (interrupt.aborted) {
-    throw new CliFailure(
-      EXIT.interrupted,
-      `Stopped: ${done} of ${tasks.length} runs finished and were posted. Run the command again to replay the rest.`,
-    );
-  }
-  if (summary && summary.regressed.length > 0) {
-    throw new CliFailure(
-      EXIT.regressed,
-      `${plural(summary.regressed.length, 'case')} regressed: ${summary.regressed.join(', ')}`,
-    );
-  }
+  return [
+    table(rows, ['execution', 'reason', 'base', 'candidate', 'verdict', 'detail']),
+    '',
+    summary
+      ? `Evaluated ${summary.evaluated} of ${summary.cases} cases: base ${summary.base.passed} passed, candidate ${summary.candidate.passed} passed; ${summary.fixed.length} fixed, ${summary.regressed.length} regressed.` +
+        (summary.durationMsDelta === null ? '' : ` Duration ${signed(summary.durationMsDelta)} ms a case.`) +
+        (summary.costUsdDelta === null ? '' : ` Cost ${signed(summary.costUsdDelta)} USD a case.`)
+      : 'No result was posted.',
+  ].join('\n');
 }
 
 const signed = (value: number) => `${value >= 0 ? '+' : ''}${Math.round(value * 1000) / 1000}`;

@@ -21,7 +21,7 @@ import {
   type TableAccess,
 } from '../lambdas/functions.ts';
 import { QUEUES, type QueueName, type WorkQueueName } from '../lambdas/queues.ts';
-import { API_TOKEN_PARTITION_PREFIX } from '../lambdas/store/keys.ts';
+import { API_TOKEN_PARTITION_PREFIX } from '../lambdas/store/auth/keys.ts';
 import { AUTH_TABLE, TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
 import { DEPS_LOCK_FILE, LAMBDA_BUNDLING, REPO_ROOT, splitBuildCommand } from './bundling.ts';
 import { type EmailSettings, sesIdentityArn } from './email.ts';

@@ -1,13 +1,15 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { makeBootstrapTeam } from '../lambdas/auth/bootstrap.ts';
 import type { Principal } from '../lambdas/core/principal.ts';
-import type { ExecutionInput, SignalInput, Slot } from '../lambdas/core/schemas.ts';
+import type { Slot } from '../lambdas/core/schemas/pipelines.ts';
+import type { ExecutionInput, SignalInput } from '../lambdas/core/schemas/records.ts';
 import {
   makeCreatePipeline,
   makeRecordExecutions,
   makeRecordSignals,
 } from '../lambdas/core/use-cases/pipelines.ts';
 import { makePipelineRepository } from '../lambdas/store/pipelines.ts';
+import { makeTeamSettingsStore } from '../lambdas/store/team-settings.ts';
 import { nanoidGenerator, systemClock } from '../lambdas/wiring/clock.ts';
 import { makeAuthRepository } from '../lambdas/wiring/repositories.ts';
 import type { SEED_USERS, SeedPassword } from './early.ts';
@@ -117,7 +119,19 @@ export async function seedLocalData(
 ) {
   const auth = makeAuthRepository(db, tables.auth, tables.events);
   const pipelines = makePipelineRepository(db, tables.data, tables.events);
-  const deps = { pipelines, clock: systemClock, ids: nanoidGenerator };
+  const deps = {
+    pipelines,
+    clock: systemClock,
+    ids: nanoidGenerator,
+    settings: makeTeamSettingsStore(db, tables.data, tables.events),
+    // A seeded pipeline has no rollout: recording its executions never asks for a judgement.
+    guardrails: {
+      queue: { send: () => Promise.reject(new Error('A seeded pipeline has no rollout to judge.')) },
+      unsent: (_check: unknown, error: unknown) => {
+        throw error;
+      },
+    },
+  };
   const bootstrap = makeBootstrapTeam({ auth, clock: systemClock, ids: nanoidGenerator });
   const createPipeline = makeCreatePipeline(deps);
   const recordSignals = makeRecordSignals(deps);

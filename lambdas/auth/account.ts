@@ -5,7 +5,7 @@
  */
 
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../core/errors.ts';
-import type { Clock } from '../core/ports.ts';
+import type { Clock } from '../core/ports/common.ts';
 import type { Principal } from '../core/principal.ts';
 import { revokedEvent } from './api-tokens.ts';
 import { loginAttemptKey } from './login.ts';

@@ -4,9 +4,9 @@
  */
 import { ForbiddenError, NotFoundError, ValidationError } from '../core/errors.ts';
 import { type Actor, actorOf, newEvent } from '../core/events.ts';
-import type { Clock, IdGenerator, PageRequest } from '../core/ports.ts';
+import type { Clock, IdGenerator, PageRequest } from '../core/ports/common.ts';
 import type { Principal } from '../core/principal.ts';
-import type { Page } from '../core/schemas.ts';
+import type { Page } from '../core/schemas/common.ts';
 import { generateApiToken, hashApiToken, tokenHint } from './api-token.ts';
 import type { ApiTokenRecord, AuthRepository } from './ports.ts';
 

@@ -3,7 +3,7 @@
  * caller, or a 401: what the Lambda authorizer runs, with a short cache for API tokens.
  */
 import { UnauthorizedError } from '../core/errors.ts';
-import type { Clock } from '../core/ports.ts';
+import type { Clock } from '../core/ports/common.ts';
 import type { Principal } from '../core/principal.ts';
 import { hashApiToken, isWellFormedApiToken } from './api-token.ts';
 import type { AuditLog, AuthRepository } from './ports.ts';

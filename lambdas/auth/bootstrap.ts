@@ -3,7 +3,7 @@
  * way in on a fresh deployment (local/bootstrap.ts, local/seed.ts) and the API tests' setup.
  */
 import { newEvent, SYSTEM_ACTOR } from '../core/events.ts';
-import type { Clock, IdGenerator } from '../core/ports.ts';
+import type { Clock, IdGenerator } from '../core/ports/common.ts';
 import type { Role } from '../core/principal.ts';
 import { generateApiToken, hashApiToken, tokenHint } from './api-token.ts';
 import { assertPasswordAcceptable, hashPassword } from './password.ts';

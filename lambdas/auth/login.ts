@@ -3,7 +3,7 @@
  * one 401 for a wrong email and a wrong password alike.
  */
 import { RateLimitedError, UnauthorizedError } from '../core/errors.ts';
-import type { Clock } from '../core/ports.ts';
+import type { Clock } from '../core/ports/common.ts';
 import { normalizeEmail } from './email-address.ts';
 import { UNMATCHABLE_PASSWORD_HASH, verifyPassword } from './password.ts';
 import type { AttemptLimit, AuditLog, AuthRepository, SessionMethod, User } from './ports.ts';

@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UnauthorizedError } from '../core/errors.ts';
-import type { Clock } from '../core/ports.ts';
+import type { Clock } from '../core/ports/common.ts';
 import { normalizeEmail } from './email-address.ts';
 import type { AttemptLimit, AuditLog, AuthRepository, EmailSender, SessionMethod, User } from './ports.ts';
 import { generateSecret, hashSecret, isWellFormedSecret } from './secret-token.ts';

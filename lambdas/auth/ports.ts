@@ -3,9 +3,9 @@
  * that stores them (store/auth on DynamoDB), the email sender and the audit log.
  */
 import type { DomainEvent } from '../core/events.ts';
-import type { PageRequest } from '../core/ports.ts';
+import type { PageRequest } from '../core/ports/common.ts';
 import type { Role } from '../core/principal.ts';
-import type { Page } from '../core/schemas.ts';
+import type { Page } from '../core/schemas/common.ts';
 
 export interface Team {
   teamId: string;

@@ -3,7 +3,7 @@
  * parse before calling the use cases.
  */
 import * as z from 'zod/mini';
-import { idSchema, timestampSchema } from '../core/schemas.ts';
+import { idSchema, timestampSchema } from '../core/schemas/common.ts';
 
 /** Request bodies of the auth and token endpoints. Lengths bound the work a request can cause. */
 

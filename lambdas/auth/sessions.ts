@@ -3,7 +3,7 @@
  * (with reuse detection that ends the whole family), and ending it on logout.
  */
 import { ForbiddenError, UnauthorizedError } from '../core/errors.ts';
-import type { Clock, IdGenerator } from '../core/ports.ts';
+import type { Clock, IdGenerator } from '../core/ports/common.ts';
 import type { Role } from '../core/principal.ts';
 import type { AuditLog, AuthRepository, SessionMethod, User } from './ports.ts';
 import { deriveSecret, generateSecret, hashSecret, isWellFormedSecret } from './secret-token.ts';

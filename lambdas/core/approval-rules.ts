@@ -2,7 +2,9 @@
  * A pipeline's approval rules as a table of small named checks: which rules an approval breaks,
  * and which of them an admin's override may pass (the evaluation rules, never self-approval).
  */
-import type { ApprovalRules, EvaluationSummary } from './schemas.ts';
+
+import type { EvaluationSummary } from './schemas/evaluation.ts';
+import type { ApprovalRules } from './schemas/review.ts';
 
 export type ApprovalRuleName =
   | 'requireEvaluation'

@@ -2,7 +2,7 @@
  * Checking a proposal before approval, the pure part: which recorded executions make the
  * evaluation set, and what a run's results add up to (fixed, regressed, pass counts, deltas).
  */
-import type { EvaluationSummary, StoredEvaluationResult } from './schemas.ts';
+import type { EvaluationSummary, StoredEvaluationResult } from './schemas/evaluation.ts';
 
 export const EVALUATION_SET_LIMITS = {
   /** Failed executions added to the cited ones. */

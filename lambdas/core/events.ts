@@ -1,5 +1,5 @@
 /*
- * Events (DESIGN.md §8): what a state change tells webhooks, EventBridge and the audit log. The use
+ * Events: what a state change tells webhooks, EventBridge and the audit log. The use
  * cases build one with `newEvent` and hand it to the store, which writes it in the same transaction
  * as the change (store/events.ts `eventPut`): an event exists exactly when its change committed.
  */

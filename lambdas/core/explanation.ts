@@ -2,7 +2,7 @@
  * The legacy `explanation` and `warnings` of a run, rendered from its diagnosis, changes and
  * structured warnings for clients of the first API version.
  */
-import type { Change, Diagnosis, StructuredWarning } from './schemas.ts';
+import type { Change, Diagnosis, StructuredWarning } from './schemas/runs.ts';
 
 /** How many cited execution ids the explanation names before it only counts the rest. */
 const NAMED_EXECUTIONS = 5;

@@ -1,5 +1,5 @@
 /*
- * Data lifecycle (DESIGN.md §9): a team's retention windows, the receipt of a pipeline's deletion,
+ * Data lifecycle: a team's retention windows, the receipt of a pipeline's deletion,
  * their schemas and the ports their stores implement, and the window arithmetic every read of
  * signals and executions shares.
  */
@@ -7,8 +7,8 @@
 import * as z from 'zod/mini';
 import { ValidationError } from './errors.ts';
 import type { DomainEvent } from './events.ts';
-import type { Execution, Signal } from './schemas.ts';
-import { idSchema, timestampSchema } from './schemas.ts';
+import { idSchema, timestampSchema } from './schemas/common.ts';
+import type { Execution, Signal } from './schemas/records.ts';
 
 export const RETENTION_DAYS = { min: 1, max: 3650, default: 90 } as const;
 const DAY_MS = 86_400_000;
@@ -100,7 +100,7 @@ export interface TeamSettingsStore {
    * Stores the settings; when a window is shorter than `previous`, in the same transaction, marks
    * the team due for the retention job (which removes the records now outside it).
    */
-  put(settings: TeamSettings, previous: TeamSettings, event?: DomainEvent): Promise<void>;
+  put(settings: TeamSettings, previous: TeamSettings, event: DomainEvent): Promise<void>;
 }
 
 /* ---- the retention job ---- */
@@ -178,7 +178,7 @@ export interface DeletionStore {
    * pending receipt, in one transaction; a pipeline already deleted is a ConflictError.
    */
   /** Hides the pipeline and stores the receipt; `event` (pipeline.deleted) is written with them. */
-  start(receipt: DeletionReceipt, event?: DomainEvent): Promise<void>;
+  start(receipt: DeletionReceipt, event: DomainEvent): Promise<void>;
   get(deletionId: string): Promise<DeletionReceipt | null>;
   /** Ids of deletions still pending that were requested before `before` (a stalled job's). */
   pendingSince(before: string, limit: number): Promise<string[]>;

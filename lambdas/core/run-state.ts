@@ -2,7 +2,7 @@
  * The run's status rules, in one table: every status write of the run store is conditioned on it
  * (store/run-table.ts moveCondition), and a new run starts from newPendingRun.
  */
-import { type RunStatus, runStatusSchema, type SynthesisRun } from './schemas.ts';
+import { type RunStatus, runStatusSchema, type SynthesisRun } from './schemas/runs.ts';
 
 /**
  * The run state machine. `generating → generating` is a re-claim of a run whose worker died

@@ -9,15 +9,21 @@ import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { domainEventSchema } from '../core/events.ts';
 import { logger } from '../observability/logger.ts';
 import { makeFanOut } from '../webhooks/deliver.ts';
-import { deliveryQueueFromEnv, eventBusFromEnv, webhookRepositoryFromEnv } from '../wiring/webhooks.ts';
+import {
+  deliveryQueueFromEnv,
+  eventBusFromEnv,
+  NO_EVENT_BUS,
+  webhookRepositoryFromEnv,
+} from '../wiring/webhooks.ts';
 
 const publish = eventBusFromEnv();
 const fanOut = makeFanOut({
   webhooks: webhookRepositoryFromEnv(),
   enqueue: deliveryQueueFromEnv().enqueue,
-  ...(publish ? { publish } : {}),
+  publish,
 });
-if (!publish) logger.info('no EVENT_BUS_NAME: events are not put on an event bus (the local stack has none)');
+if (publish === NO_EVENT_BUS)
+  logger.info('no EVENT_BUS_NAME: events are not put on an event bus (the local stack has none)');
 
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   for (const record of event.Records) {

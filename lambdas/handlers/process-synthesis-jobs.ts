@@ -2,7 +2,7 @@
    the stores and the queue, and generates each job's run with its fault classification. */
 import type { SQSRecord } from 'aws-lambda';
 import { SynthesisFailure } from '../core/errors.ts';
-import type { SynthesisEngine } from '../core/ports.ts';
+import type { SynthesisEngine } from '../core/ports/synthesis.ts';
 import { makeGenerateRun } from '../core/use-cases/generation.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../functions.ts';
 import { logger } from '../observability/logger.ts';

@@ -1,10 +1,10 @@
 /*
  * The scheduled sweeper: fails runs left pending or generating longer than any retry of
- * their job takes, and logs each one; and the rollouts' guardrail pass (core/use-cases/rollouts.ts).
+ * their job takes, and logs each one; and the rollouts' guardrail pass (core/use-cases/guardrails.ts).
  */
 import type { ScheduledEvent } from 'aws-lambda';
 import { makeSweepStuckRuns } from '../core/use-cases/generation.ts';
-import { makeJudgeRollouts } from '../core/use-cases/rollouts.ts';
+import { makeJudgeRollouts } from '../core/use-cases/guardrails.ts';
 import { STUCK_RUN_AFTER_SECONDS } from '../functions.ts';
 import { logger } from '../observability/logger.ts';
 import { countMetric, METRIC } from '../observability/metrics.ts';

@@ -5,7 +5,7 @@
 import * as z from 'zod/mini';
 import { NotFoundError, PayloadTooLargeError, UnauthorizedError, ValidationError } from '../core/errors.ts';
 import { type Principal, principalSchema } from '../core/principal.ts';
-import { LIMITS } from '../core/schemas.ts';
+import { LIMITS } from '../core/schemas/common.ts';
 import '../core/zod-locale.ts';
 import type { ParameterSpec } from '../operations/declaration.ts';
 import { findHeader } from './headers.ts';

@@ -1,6 +1,8 @@
 /* POST /pipelines/{pipelineId}/configurations/{configurationId}/activate {reason?}: roll back or forward. */
-import { activateBodySchema, activationSchema, idSchema } from '../core/schemas.ts';
-import { makeActivateConfiguration } from '../core/use-cases/review.ts';
+
+import { idSchema } from '../core/schemas/common.ts';
+import { activateBodySchema, activationSchema } from '../core/schemas/pipelines.ts';
+import { makeActivateConfiguration } from '../core/use-cases/activations.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import { pipelineRepositoryFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';

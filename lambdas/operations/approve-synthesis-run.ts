@@ -3,14 +3,17 @@
  * active configuration (or start a rollout), atomically, when the pipeline's approval rules allow it
  * (an admin's `override` passes its evaluation rules).
  */
-import { approveBodySchema, runIdSchema, synthesisRunSchema } from '../core/schemas.ts';
-import { makeApproveRun } from '../core/use-cases/review.ts';
+
+import { runIdSchema } from '../core/schemas/common.ts';
+import { approveBodySchema } from '../core/schemas/review.ts';
+import { synthesisRunSchema } from '../core/schemas/runs.ts';
+import { makeApproveRun } from '../core/use-cases/approval.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import {
   approvalRulesStoreFromEnv,
+  configurationVersionsFromEnv,
   pipelineRepositoryFromEnv,
-  rolloutRepositoryFromEnv,
   runRepositoryFromEnv,
 } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
@@ -37,7 +40,7 @@ export const handler = /* @__PURE__ */ operationHandler(approveSynthesisRun, () 
   const approve = makeApproveRun({
     runs: runRepositoryFromEnv(),
     pipelines: pipelineRepositoryFromEnv(),
-    rollouts: rolloutRepositoryFromEnv(),
+    rollouts: configurationVersionsFromEnv(),
     clock: systemClock,
     ids: nanoidGenerator,
     approvalRules: approvalRulesStoreFromEnv(),

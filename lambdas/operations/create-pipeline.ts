@@ -1,5 +1,5 @@
 /* POST /pipelines: creates a pipeline with its first configuration (version 1). */
-import { createPipelineBodySchema, pipelineSchema } from '../core/schemas.ts';
+import { createPipelineBodySchema, pipelineSchema } from '../core/schemas/pipelines.ts';
 import { makeCreatePipeline } from '../core/use-cases/pipelines.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';

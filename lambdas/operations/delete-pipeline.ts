@@ -1,6 +1,6 @@
 /* DELETE /pipelines/{pipelineId}: 202 with the deletion's receipt; a queued job removes everything of it. */
 import { deletionReceiptSchema } from '../core/lifecycle.ts';
-import { idSchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
 import { makeDeletePipeline } from '../core/use-cases/lifecycle.ts';
 import { operationHandler } from '../http/operation.ts';
 import { locationOf } from '../http/response.ts';
@@ -8,9 +8,9 @@ import { lifecycleQueueFromEnv } from '../sqs/lifecycle-queue.ts';
 import { getSqsClient } from '../sqs/sqs-queue.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import {
-  deletionStoreFromEnv,
+  deletionRequestsFromEnv,
   pipelineRepositoryFromEnv,
-  runRepositoryFromEnv,
+  runHiderFromEnv,
 } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
@@ -33,11 +33,11 @@ export const deletePipeline = defineOperation({
 export const handler = /* @__PURE__ */ operationHandler(deletePipeline, () => {
   const remove = makeDeletePipeline({
     pipelines: pipelineRepositoryFromEnv(),
-    deletions: deletionStoreFromEnv(),
+    deletions: deletionRequestsFromEnv(),
     queue: lifecycleQueueFromEnv(getSqsClient()),
     clock: systemClock,
     ids: nanoidGenerator,
-    runs: runRepositoryFromEnv(),
+    runs: runHiderFromEnv(),
   });
   return async ({ principal, params, event }) => {
     const receipt = await remove(principal, params.pipelineId);

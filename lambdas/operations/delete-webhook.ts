@@ -1,5 +1,5 @@
 /* DELETE /webhooks/{id}: 204; nothing more is sent to it, not even events already queued. */
-import { idSchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
 import { operationHandler } from '../http/operation.ts';
 import { makeDeleteWebhook } from '../webhooks/webhooks.ts';
 import { systemClock } from '../wiring/clock.ts';

@@ -3,7 +3,7 @@
  * 5 MB, `{"type", "record"}` a line, the next page in `Link: <…>; rel="next"`.
  */
 import * as z from 'zod/mini';
-import { idSchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
 import { makeExportPipeline } from '../core/use-cases/lifecycle.ts';
 import { operationHandler } from '../http/operation.ts';
 import { locationOf } from '../http/response.ts';

@@ -1,5 +1,6 @@
 /* GET /pipelines/{pipelineId}/approval-rules: the rules approving a run of the pipeline must pass. */
-import { idSchema, storedApprovalRulesSchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
+import { storedApprovalRulesSchema } from '../core/schemas/review.ts';
 import { makeGetApprovalRules } from '../core/use-cases/approval-rules.ts';
 import { operationHandler } from '../http/operation.ts';
 import { approvalRulesStoreFromEnv, pipelineRepositoryFromEnv } from '../wiring/repositories.ts';

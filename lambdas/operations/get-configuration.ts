@@ -1,5 +1,7 @@
 /* GET /pipelines/{pipelineId}/configurations/{configurationId}: one immutable configuration. */
-import { configurationSchema, idSchema } from '../core/schemas.ts';
+
+import { idSchema } from '../core/schemas/common.ts';
+import { configurationSchema } from '../core/schemas/pipelines.ts';
 import { makeGetConfiguration } from '../core/use-cases/pipelines.ts';
 import { operationHandler } from '../http/operation.ts';
 import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';

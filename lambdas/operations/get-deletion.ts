@@ -1,9 +1,9 @@
 /* GET /deletions/{id}: a pipeline deletion's receipt (pending, then completed with its counts). */
 import { deletionReceiptSchema } from '../core/lifecycle.ts';
-import { idSchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
 import { makeGetDeletion } from '../core/use-cases/lifecycle.ts';
 import { operationHandler } from '../http/operation.ts';
-import { deletionStoreFromEnv } from '../wiring/repositories.ts';
+import { deletionRequestsFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const getDeletion = defineOperation({
@@ -18,6 +18,6 @@ export const getDeletion = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(getDeletion, () => {
-  const get = makeGetDeletion({ deletions: deletionStoreFromEnv() });
+  const get = makeGetDeletion({ deletions: deletionRequestsFromEnv() });
   return async ({ principal, params }) => ({ body: await get(principal, params.id) });
 });

@@ -1,8 +1,9 @@
 /* GET /pipelines/{pipelineId}/rollout: the pipeline's active rollout, or its latest. */
-import { idSchema, rolloutSchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
+import { rolloutSchema } from '../core/schemas/rollouts.ts';
 import { makeGetRollout } from '../core/use-cases/rollouts.ts';
 import { operationHandler } from '../http/operation.ts';
-import { pipelineRepositoryFromEnv, rolloutRepositoryFromEnv } from '../wiring/repositories.ts';
+import { pipelineRepositoryFromEnv, rolloutStoreFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const getPipelineRollout = defineOperation({
@@ -19,7 +20,7 @@ export const getPipelineRollout = defineOperation({
 export const handler = /* @__PURE__ */ operationHandler(getPipelineRollout, () => {
   const get = makeGetRollout({
     pipelines: pipelineRepositoryFromEnv(),
-    rollouts: rolloutRepositoryFromEnv(),
+    rollouts: rolloutStoreFromEnv(),
   });
   return async ({ principal, params }) => ({ body: await get(principal, params.pipelineId) });
 });

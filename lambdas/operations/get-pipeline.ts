@@ -1,5 +1,6 @@
 /* GET /pipelines/{pipelineId}: one pipeline of the caller's team. */
-import { idSchema, pipelineSchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
+import { pipelineSchema } from '../core/schemas/pipelines.ts';
 import { makeGetPipeline } from '../core/use-cases/pipelines.ts';
 import { operationHandler } from '../http/operation.ts';
 import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';

@@ -4,8 +4,9 @@
  * the configuration, skipped when If-None-Match already names the answer (304).
  */
 import * as z from 'zod/mini';
-import { idSchema, routingKeySchema, servingConfigurationSchema } from '../core/schemas.ts';
-import { makeServeConfiguration } from '../core/use-cases/rollouts.ts';
+import { idSchema } from '../core/schemas/common.ts';
+import { routingKeySchema, servingConfigurationSchema } from '../core/schemas/pipelines.ts';
+import { makeServeConfiguration } from '../core/use-cases/serving.ts';
 import { operationHandler } from '../http/operation.ts';
 import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';

@@ -1,5 +1,5 @@
 /* GET /synthesis-runs/{id}/diff: base and proposed configurations compared slot by slot. */
-import { runIdSchema } from '../core/schemas.ts';
+import { runIdSchema } from '../core/schemas/common.ts';
 import { makeDiffRun } from '../core/use-cases/review.ts';
 import { operationHandler } from '../http/operation.ts';
 import { pipelineRepositoryFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';

@@ -1,10 +1,12 @@
 /* GET /synthesis-runs/{id}/effect: what an approved run's changes did, measured on executions. */
-import { effectSchema, runIdSchema } from '../core/schemas.ts';
-import { makeGetEffect } from '../core/use-cases/rollouts.ts';
+
+import { runIdSchema } from '../core/schemas/common.ts';
+import { effectSchema } from '../core/schemas/rollouts.ts';
+import { makeGetEffect } from '../core/use-cases/effect.ts';
 import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';
+import { makeRecentEffectStates } from '../wiring/recent-effect-states.ts';
 import {
-  pipelineRepositoryFromEnv,
   rolloutRepositoryFromEnv,
   runRepositoryFromEnv,
   teamSettingsStoreFromEnv,
@@ -30,8 +32,8 @@ export const handler = /* @__PURE__ */ operationHandler(getSynthesisRunEffect, (
     runs: runRepositoryFromEnv(),
     rollouts: rolloutRepositoryFromEnv(),
     clock: systemClock,
-    pipelines: pipelineRepositoryFromEnv(),
     settings: teamSettingsStoreFromEnv(),
+    recentStates: makeRecentEffectStates(),
   });
   return async ({ principal, params }) => ({ body: await effect(principal, params.id) });
 });

@@ -1,5 +1,7 @@
 /* GET /synthesis-runs/{id}/evaluation-set: the cases a runner replays, chosen once for the run. */
-import { evaluationSetSchema, runIdSchema } from '../core/schemas.ts';
+
+import { runIdSchema } from '../core/schemas/common.ts';
+import { evaluationSetSchema } from '../core/schemas/evaluation.ts';
 import { makeGetEvaluationSet } from '../core/use-cases/evaluation.ts';
 import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';

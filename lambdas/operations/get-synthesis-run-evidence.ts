@@ -1,12 +1,12 @@
 /* GET /synthesis-runs/{id}/evidence: the signals and executions the run's findings cite. */
 import * as z from 'zod/mini';
-import { executionSchema, runIdSchema, signalSchema } from '../core/schemas.ts';
+import { runIdSchema } from '../core/schemas/common.ts';
+import { executionSchema, signalSchema } from '../core/schemas/records.ts';
 import { makeGetRunEvidence } from '../core/use-cases/synthesis.ts';
 import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';
 import {
   evidenceStoreFromEnv,
-  pipelineRepositoryFromEnv,
   runRepositoryFromEnv,
   teamSettingsStoreFromEnv,
 } from '../wiring/repositories.ts';
@@ -31,8 +31,8 @@ export const handler = /* @__PURE__ */ operationHandler(getSynthesisRunEvidence,
   const getEvidence = makeGetRunEvidence({
     runs: runRepositoryFromEnv(),
     evidence: evidenceStoreFromEnv(),
-    pipelines: pipelineRepositoryFromEnv(),
-    retention: { settings: teamSettingsStoreFromEnv(), clock: systemClock },
+    settings: teamSettingsStoreFromEnv(),
+    clock: systemClock,
   });
   return async ({ principal, params }) => ({ body: await getEvidence(principal, params.id) });
 });

@@ -1,5 +1,6 @@
 /* GET /synthesis-runs/{id}: the run, for polling. */
-import { runIdSchema, synthesisRunSchema } from '../core/schemas.ts';
+import { runIdSchema } from '../core/schemas/common.ts';
+import { synthesisRunSchema } from '../core/schemas/runs.ts';
 import { makeGetSynthesisRun } from '../core/use-cases/synthesis.ts';
 import { operationHandler } from '../http/operation.ts';
 import { runRepositoryFromEnv } from '../wiring/repositories.ts';

@@ -1,6 +1,6 @@
 /* GET /teams/{teamId}/settings: the team's retention windows (any member of the team). */
 import { teamSettingsSchema } from '../core/lifecycle.ts';
-import { idSchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
 import { makeGetTeamSettings } from '../core/use-cases/lifecycle.ts';
 import { operationHandler } from '../http/operation.ts';
 import { teamSettingsStoreFromEnv } from '../wiring/repositories.ts';

@@ -1,6 +1,8 @@
 /* GET /pipelines/{pipelineId}/activations?limit&cursor: which configuration was active when, newest first. */
-import { activationSchema, idSchema } from '../core/schemas.ts';
-import { makeListActivations } from '../core/use-cases/review.ts';
+
+import { idSchema } from '../core/schemas/common.ts';
+import { activationSchema } from '../core/schemas/pipelines.ts';
+import { makeListActivations } from '../core/use-cases/activations.ts';
 import { operationHandler } from '../http/operation.ts';
 import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';

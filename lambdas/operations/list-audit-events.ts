@@ -1,7 +1,7 @@
 /* GET /audit-events?pipelineId&type&limit&cursor: the team's events with their actors, newest first. */
 import * as z from 'zod/mini';
 import { domainEventSchema, EVENT_TYPES, eventTypeSchema } from '../core/events.ts';
-import { idSchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
 import { makeListAuditEvents } from '../core/use-cases/audit.ts';
 import { operationHandler } from '../http/operation.ts';
 import { auditLogFromEnv } from '../wiring/webhooks.ts';

@@ -1,5 +1,5 @@
 /* GET /pipelines?limit&cursor: the team's pipelines, newest first. */
-import { pipelineSchema } from '../core/schemas.ts';
+import { pipelineSchema } from '../core/schemas/pipelines.ts';
 import { makeListPipelines } from '../core/use-cases/pipelines.ts';
 import { operationHandler } from '../http/operation.ts';
 import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';

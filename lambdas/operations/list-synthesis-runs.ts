@@ -1,6 +1,7 @@
 /* GET /pipelines/{pipelineId}/synthesis-runs?status&limit&cursor: a pipeline's runs, newest first. */
 import * as z from 'zod/mini';
-import { idSchema, runStatusSchema, synthesisRunSchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
+import { runStatusSchema, synthesisRunSchema } from '../core/schemas/runs.ts';
 import { makeListRuns } from '../core/use-cases/review.ts';
 import { operationHandler } from '../http/operation.ts';
 import { pipelineRepositoryFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';

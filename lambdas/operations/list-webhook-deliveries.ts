@@ -1,5 +1,5 @@
 /* GET /webhooks/{id}/deliveries?limit&cursor: a webhook's delivery attempts, newest first (kept 30 days). */
-import { idSchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
 import { operationHandler } from '../http/operation.ts';
 import { deliverySchema } from '../webhooks/ports.ts';
 import { makeListDeliveries } from '../webhooks/webhooks.ts';

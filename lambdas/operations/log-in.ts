@@ -2,7 +2,7 @@
 import { makeLogin } from '../auth/login.ts';
 import { PASSWORD_HASHING_MEMORY_MB } from '../auth/password.ts';
 import { loginBodySchema } from '../auth/schemas.ts';
-import type { Clock } from '../core/ports.ts';
+import type { Clock } from '../core/ports/common.ts';
 import { operationHandler } from '../http/operation.ts';
 import { assertCsrfSafe, sessionReply } from '../http/session-http.ts';
 import { auditLog, sessionServices } from '../wiring/auth-services.ts';

@@ -2,7 +2,7 @@
  * The query parameters of every list operation: `limit` and the opaque `cursor` of the page before.
  */
 import * as z from 'zod/mini';
-import { LIMITS } from '../core/schemas.ts';
+import { LIMITS } from '../core/schemas/common.ts';
 import type { ParameterSpec } from './declaration.ts';
 
 /** `limit`: an integer from 1 to LIMITS.pageSize, 20 when absent. */

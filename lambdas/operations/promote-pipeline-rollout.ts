@@ -1,9 +1,11 @@
 /* POST /pipelines/{pipelineId}/rollout/promote {reason?}: ends the active rollout; activates its candidate for all traffic (an activation of source "rollout"). */
-import { endRolloutBodySchema, idSchema, rolloutSchema } from '../core/schemas.ts';
+
+import { idSchema } from '../core/schemas/common.ts';
+import { endRolloutBodySchema, rolloutSchema } from '../core/schemas/rollouts.ts';
 import { makeEndRollout } from '../core/use-cases/rollouts.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
-import { pipelineRepositoryFromEnv, rolloutRepositoryFromEnv } from '../wiring/repositories.ts';
+import { pipelineRepositoryFromEnv, rolloutStoreFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const promotePipelineRollout = defineOperation({
@@ -27,7 +29,7 @@ export const handler = /* @__PURE__ */ operationHandler(promotePipelineRollout, 
   const end = makeEndRollout(
     {
       pipelines: pipelineRepositoryFromEnv(),
-      rollouts: rolloutRepositoryFromEnv(),
+      rollouts: rolloutStoreFromEnv(),
       clock: systemClock,
       ids: nanoidGenerator,
     },

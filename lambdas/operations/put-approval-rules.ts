@@ -1,5 +1,7 @@
 /* PUT /pipelines/{pipelineId}/approval-rules: an admin replaces the pipeline's approval rules. */
-import { approvalRulesSchema, idSchema, storedApprovalRulesSchema } from '../core/schemas.ts';
+
+import { idSchema } from '../core/schemas/common.ts';
+import { approvalRulesSchema, storedApprovalRulesSchema } from '../core/schemas/review.ts';
 import { makePutApprovalRules } from '../core/use-cases/approval-rules.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';

@@ -1,6 +1,7 @@
 /* POST /pipelines/{pipelineId}/executions {executions}: records a batch, all or nothing. */
 import * as z from 'zod/mini';
-import { executionSchema, idSchema, LIMITS, recordExecutionsBodySchema } from '../core/schemas.ts';
+import { idSchema, LIMITS } from '../core/schemas/common.ts';
+import { executionSchema, recordExecutionsBodySchema } from '../core/schemas/records.ts';
 import { makeRecordExecutions } from '../core/use-cases/pipelines.ts';
 import { operationHandler } from '../http/operation.ts';
 import { logger } from '../observability/logger.ts';

@@ -1,6 +1,7 @@
 /* POST /pipelines/{pipelineId}/signals {signals}: records a batch, all or nothing. */
 import * as z from 'zod/mini';
-import { idSchema, LIMITS, recordSignalsBodySchema, signalSchema } from '../core/schemas.ts';
+import { idSchema, LIMITS } from '../core/schemas/common.ts';
+import { recordSignalsBodySchema, signalSchema } from '../core/schemas/records.ts';
 import { makeRecordSignals } from '../core/use-cases/pipelines.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';

@@ -1,19 +1,11 @@
 /* POST /synthesis-runs/{id}/evaluations {results}: a runner's results; the run's summary is rewritten. */
 import * as z from 'zod/mini';
-import {
-  evaluationSummarySchema,
-  LIMITS,
-  recordEvaluationsBodySchema,
-  runIdSchema,
-} from '../core/schemas.ts';
+import { LIMITS, runIdSchema } from '../core/schemas/common.ts';
+import { evaluationSummarySchema, recordEvaluationsBodySchema } from '../core/schemas/evaluation.ts';
 import { makeRecordEvaluations } from '../core/use-cases/evaluation.ts';
 import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';
-import {
-  evaluationStoreFromEnv,
-  pipelineRepositoryFromEnv,
-  runRepositoryFromEnv,
-} from '../wiring/repositories.ts';
+import { evaluationStoreFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const recordSynthesisRunEvaluations = defineOperation({
@@ -40,7 +32,6 @@ export const recordSynthesisRunEvaluations = defineOperation({
 export const handler = /* @__PURE__ */ operationHandler(recordSynthesisRunEvaluations, () => {
   const record = makeRecordEvaluations({
     runs: runRepositoryFromEnv(),
-    pipelines: pipelineRepositoryFromEnv(),
     evaluations: evaluationStoreFromEnv(),
     clock: systemClock,
   });

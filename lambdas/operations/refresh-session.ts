@@ -5,7 +5,7 @@
 import { refreshBodySchema } from '../auth/schemas.ts';
 import { makeRefreshSession, REFRESH_TOKEN_PREFIX } from '../auth/sessions.ts';
 import { UnauthorizedError } from '../core/errors.ts';
-import type { Clock } from '../core/ports.ts';
+import type { Clock } from '../core/ports/common.ts';
 import { operationHandler } from '../http/operation.ts';
 import { REFRESH_COOKIE, requestCookie } from '../http/session-cookies.ts';
 import { assertCsrfSafe, sessionReply } from '../http/session-http.ts';

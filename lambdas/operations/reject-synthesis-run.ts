@@ -1,9 +1,12 @@
 /* POST /synthesis-runs/{id}/reject {reason?}: a reviewer turns a generated run down. */
-import { rejectBodySchema, runIdSchema, synthesisRunSchema } from '../core/schemas.ts';
+
+import { runIdSchema } from '../core/schemas/common.ts';
+import { rejectBodySchema } from '../core/schemas/review.ts';
+import { synthesisRunSchema } from '../core/schemas/runs.ts';
 import { makeRejectRun } from '../core/use-cases/review.ts';
 import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';
-import { pipelineRepositoryFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
+import { runRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const rejectSynthesisRun = defineOperation({
@@ -23,10 +26,6 @@ export const rejectSynthesisRun = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(rejectSynthesisRun, () => {
-  const reject = makeRejectRun({
-    runs: runRepositoryFromEnv(),
-    clock: systemClock,
-    pipelines: pipelineRepositoryFromEnv(),
-  });
+  const reject = makeRejectRun({ runs: runRepositoryFromEnv(), clock: systemClock });
   return async ({ principal, params, body }) => ({ body: await reject(principal, params.id, body.reason) });
 });

@@ -1,6 +1,6 @@
 /* DELETE /api-tokens/{id}: 204; the token stops working within the revocation bound. */
 import { makeRevokeApiToken } from '../auth/api-tokens.ts';
-import { idSchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
 import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';
 import { authRepositoryFromEnv } from '../wiring/repositories.ts';

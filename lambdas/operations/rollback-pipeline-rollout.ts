@@ -1,9 +1,11 @@
 /* POST /pipelines/{pipelineId}/rollout/rollback {reason?}: ends the active rollout; the base stays active. */
-import { endRolloutBodySchema, idSchema, rolloutSchema } from '../core/schemas.ts';
+
+import { idSchema } from '../core/schemas/common.ts';
+import { endRolloutBodySchema, rolloutSchema } from '../core/schemas/rollouts.ts';
 import { makeEndRollout } from '../core/use-cases/rollouts.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
-import { pipelineRepositoryFromEnv, rolloutRepositoryFromEnv } from '../wiring/repositories.ts';
+import { pipelineRepositoryFromEnv, rolloutStoreFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const rollbackPipelineRollout = defineOperation({
@@ -26,7 +28,7 @@ export const handler = /* @__PURE__ */ operationHandler(rollbackPipelineRollout,
   const end = makeEndRollout(
     {
       pipelines: pipelineRepositoryFromEnv(),
-      rollouts: rolloutRepositoryFromEnv(),
+      rollouts: rolloutStoreFromEnv(),
       clock: systemClock,
       ids: nanoidGenerator,
     },

@@ -3,7 +3,8 @@
  * idempotently and within the team's hourly quota.
  */
 import * as z from 'zod/mini';
-import { idempotencyKeySchema, idSchema, synthesisRunSchema, synthesizeBodySchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
+import { idempotencyKeySchema, synthesisRunSchema, synthesizeBodySchema } from '../core/schemas/runs.ts';
 import { defaultSynthesisHandler } from '../core/synthesis-handlers.ts';
 import { makeStartSynthesis } from '../core/use-cases/synthesis.ts';
 import { operationHandler } from '../http/operation.ts';

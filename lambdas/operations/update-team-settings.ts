@@ -1,6 +1,6 @@
 /* PATCH /teams/{teamId}/settings: change the team's retention windows (admins). */
 import { teamSettingsSchema, updateTeamSettingsBodySchema } from '../core/lifecycle.ts';
-import { idSchema } from '../core/schemas.ts';
+import { idSchema } from '../core/schemas/common.ts';
 import { makeUpdateTeamSettings } from '../core/use-cases/lifecycle.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';

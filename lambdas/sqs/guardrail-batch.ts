@@ -7,7 +7,7 @@
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ApiError } from '../core/errors.ts';
-import type { GuardrailCheck } from '../core/ports.ts';
+import type { GuardrailCheck } from '../core/ports/rollouts.ts';
 import { type CheckResult, checkKey, guardrailCheckSchema } from '../core/use-cases/guardrail-checks.ts';
 import { logger } from '../observability/logger.ts';
 

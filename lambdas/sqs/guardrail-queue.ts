@@ -3,7 +3,7 @@
  * judged (lambdas/handlers/judge-rollouts.ts), and the queue's URL setting.
  */
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { GuardrailQueue } from '../core/ports.ts';
+import type { GuardrailQueue } from '../core/ports/rollouts.ts';
 import type { QueueUrlVariable } from '../queues.ts';
 import { readConfig } from '../wiring/config.ts';
 import { queueUrl } from './sqs-queue.ts';

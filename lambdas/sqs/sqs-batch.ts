@@ -6,7 +6,7 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { type SynthesisJob, synthesisJobSchema } from '../core/schemas.ts';
+import { type SynthesisJob, synthesisJobSchema } from '../core/schemas/runs.ts';
 import { logger } from '../observability/logger.ts';
 import { countMetric, METRIC } from '../observability/metrics.ts';
 

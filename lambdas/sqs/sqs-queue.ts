@@ -4,7 +4,7 @@
  */
 import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import type { JobQueue } from '../core/ports.ts';
+import type { JobQueue } from '../core/ports/runs.ts';
 
 export { queueUrl } from './queue-url.ts';
 

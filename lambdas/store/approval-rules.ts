@@ -6,8 +6,8 @@
  * settings item and used when there is none, so an upgrade never loosens a pipeline's rules.
  */
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { ApprovalRulesStore } from '../core/ports.ts';
-import { storedApprovalRulesSchema } from '../core/schemas.ts';
+import type { ApprovalRulesStore } from '../core/ports/review.ts';
+import { storedApprovalRulesSchema } from '../core/schemas/review.ts';
 import { CARRIED_EVENT_ATTRIBUTE, carriedEventValue } from './events.ts';
 import { itemReader } from './items.ts';
 import { approvalRulesKey } from './keys.ts';

@@ -16,7 +16,7 @@ import {
   type KeptSignal,
   mergeByKey,
 } from '../core/rollouts/effect-state.ts';
-import type { Severity } from '../core/schemas.ts';
+import type { Severity } from '../core/schemas/records.ts';
 
 /** The largest encoded state kept: an item holds 400 KB with its effect, keys and attribute names. */
 export const KEPT_STATE_BYTES = 380_000;

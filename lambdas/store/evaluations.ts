@@ -15,13 +15,10 @@ import {
 import * as z from 'zod/mini';
 import { ConflictError } from '../core/errors.ts';
 import type { ExecutionStub } from '../core/evaluation.ts';
-import type { EvaluationStore, StoredEvaluationSet } from '../core/ports.ts';
-import {
-  type Execution,
-  executionSchema,
-  storedEvaluationResultSchema,
-  timestampSchema,
-} from '../core/schemas.ts';
+import type { EvaluationStore, StoredEvaluationSet } from '../core/ports/evaluation.ts';
+import { timestampSchema } from '../core/schemas/common.ts';
+import { storedEvaluationResultSchema } from '../core/schemas/evaluation.ts';
+import { type Execution, executionSchema } from '../core/schemas/records.ts';
 import { isConditionFailure } from './conditions.ts';
 import { carryingEvent } from './events.ts';
 import { itemReader } from './items.ts';
@@ -71,10 +68,19 @@ const pause = (round: number) => new Promise((resolve) => setTimeout(resolve, 50
 
 /** DynamoDB adapter of EvaluationStore. */
 export function makeEvaluationStore(db: DynamoDBDocumentClient, tables: EvaluationTables): EvaluationStore {
+  return {
+    ...makeEvaluationSets(db, tables),
+    ...makeExecutionReads(db, tables),
+    ...makeEvaluationResults(db, tables),
+  };
+}
+
+/** A run's evaluation set, chosen once. */
+function makeEvaluationSets(
+  db: DynamoDBDocumentClient,
+  tables: EvaluationTables,
+): Pick<EvaluationStore, 'getSet' | 'saveSetOnce'> {
   const readSet = itemReader(setSchema, 'evaluation set');
-  const readStub = itemReader(stubSchema, 'execution');
-  const readExecution = itemReader(executionSchema, 'execution');
-  const readResult = itemReader(storedEvaluationResultSchema, 'evaluation result');
 
   async function getSet(runId: string): Promise<StoredEvaluationSet | null> {
     const { Item } = await db.send(
@@ -82,6 +88,42 @@ export function makeEvaluationStore(db: DynamoDBDocumentClient, tables: Evaluati
     );
     return Item ? readSet(Item) : null;
   }
+
+  return {
+    getSet,
+
+    async saveSetOnce(runId, set) {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tables.data,
+            Item: { ...evaluationSetKey(runId), ...set },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return set;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        const stored = await getSet(runId);
+        if (!stored) throw error;
+        return stored;
+      }
+    },
+  };
+}
+
+/** The executions a set's cases are chosen from (sampled over the history) and read back as. */
+function makeExecutionReads(
+  db: DynamoDBDocumentClient,
+  tables: EvaluationTables,
+): Pick<EvaluationStore, 'sampleExecutions' | 'loadExecutions'> {
+  const readStub = itemReader(stubSchema, 'execution');
+  const readExecution = itemReader(executionSchema, 'execution');
+
+  /**
+   * One end of the pipeline's execution history since `since` (its sort key), or null when it has
+   * none: an execution outside the retention window is never read.
+
 
   /**
    * One end of the pipeline's execution history since `since` (its sort key), or null when it has
@@ -117,28 +159,7 @@ export function makeEvaluationStore(db: DynamoDBDocumentClient, tables: Evaluati
   }
 
   return {
-    getSet,
-    listResults: (runId) => allResults(runId),
-
-    async saveSetOnce(runId, set) {
-      try {
-        await db.send(
-          new PutCommand({
-            TableName: tables.data,
-            Item: { ...evaluationSetKey(runId), ...set },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        );
-        return set;
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        const stored = await getSet(runId);
-        if (!stored) throw error;
-        return stored;
-      }
-    },
-
-    async sampleExecutions(pipelineId, since = '') {
+    async sampleExecutions(pipelineId, since) {
       const [oldest, newest] = await Promise.all([
         edge(pipelineId, false, since),
         edge(pipelineId, true, since),
@@ -176,24 +197,27 @@ export function makeEvaluationStore(db: DynamoDBDocumentClient, tables: Evaluati
       }
       return found;
     },
+  };
+}
+
+/** A run's results (one item per case and arm) and the summary the run carries. */
+function makeEvaluationResults(
+  db: DynamoDBDocumentClient,
+  tables: EvaluationTables,
+): Pick<EvaluationStore, 'listResults' | 'recordResults'> {
+  const readResult = itemReader(storedEvaluationResultSchema, 'evaluation result');
+  return {
+    listResults: (runId) => allResults(runId),
 
     async recordResults(runId, results, summarize, eventOf) {
-      const items = results.map((result) => ({
-        ...evaluationResultKey(runId, result.executionId, result.arm),
-        ...result,
-      }));
-      for (let at = 0; at < items.length; at += WRITE_BATCH) {
-        let requests = items.slice(at, at + WRITE_BATCH).map((Item) => ({ PutRequest: { Item } }));
-        for (let round = 0; requests.length > 0; round++) {
-          if (round >= MAX_ROUNDS)
-            throw new Error('DynamoDB left evaluation results unwritten; try again later.');
-          const { UnprocessedItems } = await db.send(
-            new BatchWriteCommand({ RequestItems: { [tables.data]: requests } }),
-          );
-          requests = (UnprocessedItems?.[tables.data] ?? []) as typeof requests;
-          if (requests.length > 0) await pause(round);
-        }
-      }
+      await putAll(
+        db,
+        tables.data,
+        results.map((result) => ({
+          ...evaluationResultKey(runId, result.executionId, result.arm),
+          ...result,
+        })),
+      );
       // Every writer counts itself after its results are stored; only the writer holding the
       // highest count may store the summary, and it reads the results after every lower count's
       // results were written: the summary it writes sums them all, whatever the interleaving.
@@ -218,7 +242,7 @@ export function makeEvaluationStore(db: DynamoDBDocumentClient, tables: Evaluati
                   ':generated': 'generated',
                 },
               },
-              eventOf?.(sequence),
+              eventOf(sequence),
             ),
           ),
         );
@@ -274,5 +298,21 @@ export function makeEvaluationStore(db: DynamoDBDocumentClient, tables: Evaluati
       start = page.LastEvaluatedKey;
     } while (start);
     return results;
+  }
+}
+
+/** Puts the items, 25 a batch, until DynamoDB has processed every one. */
+async function putAll(db: DynamoDBDocumentClient, table: string, items: Array<Record<string, unknown>>) {
+  for (let at = 0; at < items.length; at += WRITE_BATCH) {
+    let requests = items.slice(at, at + WRITE_BATCH).map((Item) => ({ PutRequest: { Item } }));
+    for (let round = 0; requests.length > 0; round++) {
+      if (round >= MAX_ROUNDS)
+        throw new Error('DynamoDB left evaluation results unwritten; try again later.');
+      const { UnprocessedItems } = await db.send(
+        new BatchWriteCommand({ RequestItems: { [table]: requests } }),
+      );
+      requests = (UnprocessedItems?.[table] ?? []) as typeof requests;
+      if (requests.length > 0) await pause(round);
+    }
   }
 }

@@ -1,26 +1,21 @@
 /*
- * The events table (keys: store/keys.ts): the transaction item that writes an event with its change
+ * The events table (keys: store/event-keys.ts): the transaction item that writes an event with its change
  * (`eventPut`, the outbox), the event a one-item change carries in its own item (`carriedEvent`,
  * relayed here from the item's stream), and the team's audit log read back newest first.
  */
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type DomainEvent, domainEventSchema, type EventType } from '../core/events.ts';
-import type { PageRequest } from '../core/ports.ts';
-import type { Page } from '../core/schemas.ts';
+import type { PageRequest } from '../core/ports/common.ts';
+import type { Page } from '../core/schemas/common.ts';
 import type { AuditLog } from '../core/use-cases/audit.ts';
 import { isConditionFailure, putNew } from './conditions.ts';
+import { eventIndexKey, eventKey, pipelineEventsPartition, teamEventsPartition } from './event-keys.ts';
 import { itemReader } from './items.ts';
-import {
-  eventIndexKey,
-  eventKey,
-  KEY_ATTRIBUTES,
-  pipelineEventsPartition,
-  teamEventsPartition,
-} from './keys.ts';
+import { KEY_ATTRIBUTES } from './keys.ts';
 import { queryPage } from './query-page.ts';
 import { CARRIED_EVENT_ATTRIBUTE } from './table-definitions.ts';
 
-/** The audit log keeps an event this long (DESIGN.md §8), then TTL removes it. */
+/** The audit log keeps an event this long (a year and a month), then TTL removes it. */
 export const EVENT_RETENTION_DAYS = 400;
 
 /** Standard Webhooks payloads stay small; ours hold ids and states only, far below this. */

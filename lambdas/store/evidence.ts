@@ -7,8 +7,8 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { expiryEpoch } from '../core/lifecycle.ts';
-import type { EvidenceStore } from '../core/ports.ts';
-import { type Execution, executionSchema, type Signal, signalSchema } from '../core/schemas.ts';
+import type { EvidenceStore } from '../core/ports/runs.ts';
+import { type Execution, executionSchema, type Signal, signalSchema } from '../core/schemas/records.ts';
 import { deleteKeys } from './batch-delete.ts';
 import { itemReader } from './items.ts';
 import { evidenceKey, evidencePartition } from './keys.ts';

@@ -9,15 +9,10 @@ import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/
 import * as z from 'zod/mini';
 import { ValidationError } from '../core/errors.ts';
 import type { ExportPage, ExportStore, RetentionWindow } from '../core/lifecycle.ts';
-import {
-  activationSchema,
-  configurationSchema,
-  executionSchema,
-  pipelineSchema,
-  rolloutSchema,
-  signalSchema,
-  synthesisRunSchema,
-} from '../core/schemas.ts';
+import { activationSchema, configurationSchema, pipelineSchema } from '../core/schemas/pipelines.ts';
+import { executionSchema, signalSchema } from '../core/schemas/records.ts';
+import { rolloutSchema } from '../core/schemas/rollouts.ts';
+import { synthesisRunSchema } from '../core/schemas/runs.ts';
 import {
   ACTIVATION_PREFIX,
   CONFIGURATION_PREFIX,
@@ -27,7 +22,7 @@ import {
   ROLLOUT_PREFIX,
   signalsPartition,
 } from './keys.ts';
-import type { DeletionTables } from './pipeline-deletion.ts';
+import type { DeletionTables } from './removals.ts';
 
 type Key = Record<string, string>;
 

@@ -10,7 +10,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import type { IdempotencyRecord, IdempotencyStore } from '../core/ports.ts';
+import type { IdempotencyRecord, IdempotencyStore } from '../core/ports/runs.ts';
 import { isConditionFailure } from './conditions.ts';
 import { parseItem } from './items.ts';
 import { idempotencyIndexKey, idempotencyKey } from './keys.ts';

@@ -1,8 +1,11 @@
 /*
- * Every key of every item in the tables, built in one place: the stores, the local stack and the
- * tests read and write items only through these builders, so a key pattern cannot drift.
+ * Every key of the runs and data tables, built in one place (the auth table's in store/auth/keys.ts,
+ * the events table's in store/event-keys.ts): the stores, the local stack and the tests read and
+ * write items only through these builders, so a key pattern cannot drift.
  */
-import type { Activation, Execution, Rollout, Signal } from '../core/schemas.ts';
+import type { Activation } from '../core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../core/schemas/records.ts';
+import type { Rollout } from '../core/schemas/rollouts.ts';
 
 /** The attributes that place an item in the table and gsi1 (a gsi1 page's cursor carries exactly these). */
 export const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
@@ -280,121 +283,6 @@ export const quotaKey = (key: string, windowStart: string): ItemKey => ({
   pk: `QUOTA#${key}#${windowStart}`,
   sk: 'QUOTA',
 });
-
-/*
- * Auth table. No secret is stored: tokens by their SHA-256 only, passwords as scrypt.
- *   team          pk TEAM#<teamId>            sk TEAM
- *   user          pk USER#<userId>            sk USER
- *   email         pk EMAIL#<lower-case>       sk EMAIL        (uniqueness and login lookup)
- *   membership    pk USER#<userId>            sk TEAM#<teamId> gsi1 TEAM#<teamId>#MEMBERS / <userId>
- *   api token     pk APITOKEN#<sha256>        sk APITOKEN     gsi1 USER#<userId>#APITOKENS / <createdAt>#<tokenId>
- *   api token id  pk APITOKENID#<tokenId>     sk APITOKENID   → tokenHash (for revoking by id)
- *   session       pk SESSION#<sessionId>      sk SESSION      gsi1 USER#<userId>#SESSIONS / <createdAt>#<sessionId>
- *   refresh token pk REFRESH#<sha256>         sk REFRESH      (kept after use until the session ends: reuse detection)
- *   magic link    pk MAGICLINK#<sha256>       sk MAGICLINK
- *   attempts      pk ATTEMPTS#<key>           sk ATTEMPTS     (login, password-change and magic-link throttling)
- */
-
-export const teamKey = (teamId: string): ItemKey => ({ pk: `TEAM#${teamId}`, sk: 'TEAM' });
-
-/** The user's partition: the user and their memberships. */
-export const userPartition = (userId: string) => `USER#${userId}`;
-
-export const userKey = (userId: string): ItemKey => ({ pk: userPartition(userId), sk: 'USER' });
-
-/** Expects the normalized (lower-case) address. */
-export const emailKey = (normalizedEmail: string): ItemKey => ({
-  pk: `EMAIL#${normalizedEmail}`,
-  sk: 'EMAIL',
-});
-
-/** A user's memberships share the user's partition; their sort keys start so. */
-export const MEMBERSHIP_PREFIX = 'TEAM#';
-
-export const membershipKey = (userId: string, teamId: string): ItemKey => ({
-  pk: userPartition(userId),
-  sk: `${MEMBERSHIP_PREFIX}${teamId}`,
-});
-
-export const membershipIndexKey = (membership: { userId: string; teamId: string }): IndexKey => ({
-  gsi1pk: `TEAM#${membership.teamId}#MEMBERS`,
-  gsi1sk: membership.userId,
-});
-
-/** Every API token item's pk starts so: the authorizer's write grant is limited to these items. */
-export const API_TOKEN_PARTITION_PREFIX = 'APITOKEN#';
-
-export const apiTokenKey = (tokenHash: string): ItemKey => ({
-  pk: `${API_TOKEN_PARTITION_PREFIX}${tokenHash}`,
-  sk: 'APITOKEN',
-});
-
-export const apiTokenIdKey = (tokenId: string): ItemKey => ({
-  pk: `APITOKENID#${tokenId}`,
-  sk: 'APITOKENID',
-});
-
-/** The gsi1 partition that lists a user's API tokens, newest first. */
-export const userApiTokensPartition = (userId: string) => `${userPartition(userId)}#APITOKENS`;
-
-export const apiTokenIndexKey = (token: {
-  userId: string;
-  createdAt: string;
-  tokenId: string;
-}): IndexKey => ({
-  gsi1pk: userApiTokensPartition(token.userId),
-  gsi1sk: `${token.createdAt}#${token.tokenId}`,
-});
-
-export const sessionKey = (sessionId: string): ItemKey => ({ pk: `SESSION#${sessionId}`, sk: 'SESSION' });
-
-/** The gsi1 partition that lists a user's sessions. */
-export const userSessionsPartition = (userId: string) => `${userPartition(userId)}#SESSIONS`;
-
-export const sessionIndexKey = (session: {
-  userId: string;
-  createdAt: string;
-  sessionId: string;
-}): IndexKey => ({
-  gsi1pk: userSessionsPartition(session.userId),
-  gsi1sk: `${session.createdAt}#${session.sessionId}`,
-});
-
-export const refreshTokenKey = (tokenHash: string): ItemKey => ({
-  pk: `REFRESH#${tokenHash}`,
-  sk: 'REFRESH',
-});
-
-export const magicLinkKey = (tokenHash: string): ItemKey => ({
-  pk: `MAGICLINK#${tokenHash}`,
-  sk: 'MAGICLINK',
-});
-
-export const attemptsKey = (key: string): ItemKey => ({ pk: `ATTEMPTS#${key}`, sk: 'ATTEMPTS' });
-
-/*
- * Events table: the outbox and the audit log (store/events.ts).
- *   event    pk TEAM#<teamId>#EVENTS   sk <timestamp>#<eventId>   gsi1 PIPELINE#<pipelineId>#EVENTS / <timestamp>#<eventId>
- * A team's partition newest first is its audit log; the index narrows it to one pipeline.
- */
-
-export const teamEventsPartition = (teamId: string) => `TEAM#${teamId}#EVENTS`;
-
-export const pipelineEventsPartition = (pipelineId: string) => `PIPELINE#${pipelineId}#EVENTS`;
-
-export const eventKey = (event: { id: string; timestamp: string; data: { teamId: string } }): ItemKey => ({
-  pk: teamEventsPartition(event.data.teamId),
-  sk: `${event.timestamp}#${event.id}`,
-});
-
-export const eventIndexKey = (event: {
-  id: string;
-  timestamp: string;
-  data: { pipelineId?: string | undefined };
-}): IndexKey | Record<string, never> =>
-  event.data.pipelineId
-    ? { gsi1pk: pipelineEventsPartition(event.data.pipelineId), gsi1sk: `${event.timestamp}#${event.id}` }
-    : {};
 
 /*
  * Webhooks, in the data table (store/webhooks.ts):

@@ -1,11 +1,11 @@
 /*
  * One page of one partition (of a table or an index), newest first, with its cursor: how every
- * list endpoint reads DynamoDB; and every page of a query, for the writes that must reach all of
- * a user's records.
+ * list endpoint reads DynamoDB; the newest items of a query up to a bound; and every page of a
+ * query, for the writes that must reach all of a user's records.
  */
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { PageRequest } from '../core/ports.ts';
-import type { Page } from '../core/schemas.ts';
+import type { PageRequest } from '../core/ports/common.ts';
+import type { Page } from '../core/schemas/common.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 
 export interface PageQuery {
@@ -69,4 +69,32 @@ export async function queryAll<T>(
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return found;
+}
+
+/** The most pages one bounded read follows: an effect arm or signal window stops there whatever the history. */
+export const MAX_QUERY_PAGES = 20;
+
+/** Up to `limit` items of one Query, newest first, following pages (a page holds at most 1 MB). */
+export async function queryNewest<T>(
+  db: DynamoDBDocumentClient,
+  input: QueryCommandInput,
+  limit: number,
+  parse: (item: Record<string, unknown>) => T,
+): Promise<T[]> {
+  const items: T[] = [];
+  let start: Record<string, unknown> | undefined;
+  for (let page = 0; page < MAX_QUERY_PAGES && items.length < limit; page++) {
+    const { Items = [], LastEvaluatedKey } = await db.send(
+      new QueryCommand({
+        ...input,
+        ScanIndexForward: false,
+        Limit: limit - items.length,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    items.push(...Items.map(parse));
+    if (!LastEvaluatedKey) break;
+    start = LastEvaluatedKey;
+  }
+  return items;
 }

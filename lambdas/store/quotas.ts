@@ -3,7 +3,7 @@
  * the count being under the limit, expired by TTL an hour after the window.
  */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { QuotaStore } from '../core/ports.ts';
+import type { QuotaStore } from '../core/ports/runs.ts';
 import { isConditionFailure } from './conditions.ts';
 import { quotaKey } from './keys.ts';
 

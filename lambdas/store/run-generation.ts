@@ -5,12 +5,14 @@
 import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, PayloadTooLargeError } from '../core/errors.ts';
 import type { DomainEvent } from '../core/events.ts';
-import type { ClaimResult, RunRepository, SynthesisUsage } from '../core/ports.ts';
-import type { Configuration, RunStatus, SynthesisRun } from '../core/schemas.ts';
+import type { ClaimResult, RunRepository } from '../core/ports/runs.ts';
+import type { SynthesisUsage } from '../core/ports/synthesis.ts';
+import type { Configuration } from '../core/schemas/pipelines.ts';
+import type { RunStatus, SynthesisRun } from '../core/schemas/runs.ts';
 import { failedTransactionItems, isConditionFailure, isItemTooLarge, putNew } from './conditions.ts';
 import { eventPut } from './events.ts';
 import { runKey } from './keys.ts';
-import { configurationItem, nextConfigurationVersion } from './pipelines.ts';
+import { configurationItem, nextConfigurationVersion } from './pipeline-writes.ts';
 import { currentRun, dataTableOf, eventsTableOf, moveCondition, type RunTables, toRun } from './run-table.ts';
 
 export type RunGenerationStore = Pick<

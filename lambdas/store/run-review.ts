@@ -4,9 +4,10 @@
  */
 import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../core/errors.ts';
-import type { RunRepository } from '../core/ports.ts';
+import type { ApprovalPlan } from '../core/ports/review.ts';
+import type { RunRepository } from '../core/ports/runs.ts';
 import { statusesAllowedBefore } from '../core/run-state.ts';
-import type { SynthesisRun } from '../core/schemas.ts';
+import type { SynthesisRun } from '../core/schemas/runs.ts';
 import { contendedTransactionItems, failedTransactionItems, isConditionFailure } from './conditions.ts';
 import { carryingEvent, eventPut } from './events.ts';
 import { runKey } from './keys.ts';
@@ -28,48 +29,16 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
     async approve(run, decision, plan, events) {
       const dataTable = dataTableOf(tables);
       const eventsTable = eventsTableOf(tables);
-      const approved: SynthesisRun = {
-        ...run,
-        status: 'approved',
-        approvedAt: decision.at,
-        approvedBy: decision.by,
-        ...(decision.overrideReason ? { approvalOverrideReason: decision.overrideReason } : {}),
-        approvedChangeIds: plan.approvedChangeIds,
-        appliedConfigurationId: plan.appliedConfigurationId,
-        rolloutId: plan.rollout?.id ?? null,
-      };
-      const move = moveCondition('approved');
       try {
         await db.send(
           new TransactWriteCommand({
             TransactItems: [
-              {
-                Update: {
-                  TableName: tables.runs,
-                  Key: runKey(run.id),
-                  UpdateExpression:
-                    'SET #status = :to, approvedAt = :at, approvedBy = :by, approvedChangeIds = :changes, ' +
-                    `appliedConfigurationId = :applied, rolloutId = :rollout${decision.overrideReason ? ', approvalOverrideReason = :override' : ''}`,
-                  ConditionExpression: move.expression,
-                  ExpressionAttributeNames: move.names,
-                  ExpressionAttributeValues: {
-                    ...move.values,
-                    ':to': 'approved',
-                    ':at': decision.at,
-                    ':by': decision.by,
-                    ...(decision.overrideReason ? { ':override': decision.overrideReason } : {}),
-                    ':changes': plan.approvedChangeIds,
-                    ':applied': plan.appliedConfigurationId,
-                    ':rollout': plan.rollout?.id ?? null,
-                  },
-                },
-              },
+              runApprovalUpdate(tables.runs, run, decision, plan),
               ...approvalDataItems(dataTable, plan),
               ...events.map((event) => eventPut(eventsTable, event)),
             ],
           }),
         );
-        return approved;
       } catch (error) {
         const failed = failedTransactionItems(error);
         if (failed.includes(0)) throw await notDecidable(run.id, 'approved');
@@ -88,6 +57,16 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
         }
         throw error;
       }
+      return {
+        ...run,
+        status: 'approved',
+        approvedAt: decision.at,
+        approvedBy: decision.by,
+        ...(decision.overrideReason ? { approvalOverrideReason: decision.overrideReason } : {}),
+        approvedChangeIds: plan.approvedChangeIds,
+        appliedConfigurationId: plan.appliedConfigurationId,
+        rolloutId: plan.rollout?.id ?? null,
+      };
     },
 
     async reject(run, decision, event) {
@@ -129,6 +108,37 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
         rejectedBy: decision.by,
         rejectionReason: decision.reason,
       };
+    },
+  };
+}
+
+/** The run item's part of an approval: approved, by whom, with what, if the state table allows it. */
+function runApprovalUpdate(
+  runsTable: string,
+  run: SynthesisRun,
+  decision: { at: string; by: string; overrideReason?: string | null },
+  plan: ApprovalPlan,
+) {
+  const move = moveCondition('approved');
+  return {
+    Update: {
+      TableName: runsTable,
+      Key: runKey(run.id),
+      UpdateExpression:
+        'SET #status = :to, approvedAt = :at, approvedBy = :by, approvedChangeIds = :changes, ' +
+        `appliedConfigurationId = :applied, rolloutId = :rollout${decision.overrideReason ? ', approvalOverrideReason = :override' : ''}`,
+      ConditionExpression: move.expression,
+      ExpressionAttributeNames: move.names,
+      ExpressionAttributeValues: {
+        ...move.values,
+        ':to': 'approved',
+        ':at': decision.at,
+        ':by': decision.by,
+        ...(decision.overrideReason ? { ':override': decision.overrideReason } : {}),
+        ':changes': plan.approvedChangeIds,
+        ':applied': plan.appliedConfigurationId,
+        ':rollout': plan.rollout?.id ?? null,
+      },
     },
   };
 }

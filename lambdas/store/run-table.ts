@@ -4,7 +4,7 @@
  */
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { statusesAllowedBefore } from '../core/run-state.ts';
-import { type RunStatus, type SynthesisRun, synthesisRunSchema } from '../core/schemas.ts';
+import { type RunStatus, type SynthesisRun, synthesisRunSchema } from '../core/schemas/runs.ts';
 import { parseItem } from './items.ts';
 import { runKey } from './keys.ts';
 

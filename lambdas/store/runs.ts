@@ -10,8 +10,10 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../core/errors.ts';
-import type { PageRequest, RunRepository } from '../core/ports.ts';
-import type { Page, SynthesisRun } from '../core/schemas.ts';
+import type { PageRequest } from '../core/ports/common.ts';
+import type { RunRepository } from '../core/ports/runs.ts';
+import type { Page } from '../core/schemas/common.ts';
+import type { SynthesisRun } from '../core/schemas/runs.ts';
 import { isConditionFailure } from './conditions.ts';
 import { runKey } from './keys.ts';
 import { queryPage } from './query-page.ts';
@@ -32,7 +34,74 @@ export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables)
   return {
     ...makeRunGenerationStore(db, tables),
     ...makeRunReviewStore(db, tables),
+    ...makeRunReads(db, tables),
+    ...makeRunWrites(db, tables),
+  };
+}
 
+/** A run by id (as stored, or as the API shows it), the sweeper's stale runs, a pipeline's runs. */
+function makeRunReads(
+  db: DynamoDBDocumentClient,
+  tables: RunTables,
+): Pick<RunRepository, 'get' | 'getVisible' | 'listStale' | 'listByPipeline'> {
+  const item = async (id: string) =>
+    (await db.send(new GetCommand({ TableName: tables.runs, Key: runKey(id) }))).Item;
+  return {
+    async get(id) {
+      const found = await item(id);
+      return found ? toRun(found) : null;
+    },
+
+    async getVisible(id) {
+      const found = await item(id);
+      return found && found.pipelineDeletedAt === undefined ? toRun(found) : null;
+    },
+
+    async listStale(status, createdBefore, limit) {
+      const { Items = [] } = await db.send(
+        new QueryCommand({
+          TableName: tables.runs,
+          IndexName: STATUS_INDEX,
+          KeyConditionExpression: '#status = :status AND createdAt < :before',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':status': status, ':before': createdBefore },
+          Limit: limit,
+        }),
+      );
+      return Items.map(toRun);
+    },
+
+    listByPipeline(pipelineId: string, page: PageRequest, filter = {}): Promise<Page<SynthesisRun>> {
+      return queryPage(
+        db,
+        {
+          tableName: tables.runs,
+          indexName: RUN_INDEX,
+          partition: { name: 'pipelineId', value: pipelineId },
+          cursorAttributes: ['id', 'pipelineId', 'createdAt'],
+          ...(filter.status
+            ? {
+                filter: {
+                  expression: '#status = :status',
+                  names: { '#status': 'status' },
+                  values: { ':status': filter.status },
+                },
+              }
+            : {}),
+        },
+        page,
+        toRun,
+      );
+    },
+  };
+}
+
+/** Creating a run, and hiding a deleted pipeline's runs (the deleting function needs only this part). */
+export function makeRunWrites(
+  db: DynamoDBDocumentClient,
+  tables: Pick<RunTables, 'runs'>,
+): Pick<RunRepository, 'create' | 'hidePipelineRuns'> {
+  return {
     async create(run) {
       try {
         await db.send(
@@ -47,16 +116,6 @@ export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables)
           throw new ConflictError(`A synthesis run with id ${run.id} already exists.`);
         throw error;
       }
-    },
-
-    async get(id) {
-      const { Item } = await db.send(new GetCommand({ TableName: tables.runs, Key: runKey(id) }));
-      return Item ? toRun(Item) : null;
-    },
-
-    async getVisible(id) {
-      const { Item } = await db.send(new GetCommand({ TableName: tables.runs, Key: runKey(id) }));
-      return Item && Item.pipelineDeletedAt === undefined ? toRun(Item) : null;
     },
 
     async hidePipelineRuns(pipelineId, at) {
@@ -102,43 +161,6 @@ export function makeRunRepository(db: DynamoDBDocumentClient, tables: RunTables)
         start = page.LastEvaluatedKey;
       } while (start);
       return hidden;
-    },
-
-    async listStale(status, createdBefore, limit) {
-      const { Items = [] } = await db.send(
-        new QueryCommand({
-          TableName: tables.runs,
-          IndexName: STATUS_INDEX,
-          KeyConditionExpression: '#status = :status AND createdAt < :before',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':status': status, ':before': createdBefore },
-          Limit: limit,
-        }),
-      );
-      return Items.map(toRun);
-    },
-
-    listByPipeline(pipelineId: string, page: PageRequest, filter = {}): Promise<Page<SynthesisRun>> {
-      return queryPage(
-        db,
-        {
-          tableName: tables.runs,
-          indexName: RUN_INDEX,
-          partition: { name: 'pipelineId', value: pipelineId },
-          cursorAttributes: ['id', 'pipelineId', 'createdAt'],
-          ...(filter.status
-            ? {
-                filter: {
-                  expression: '#status = :status',
-                  names: { '#status': 'status' },
-                  values: { ':status': filter.status },
-                },
-              }
-            : {}),
-        },
-        page,
-        toRun,
-      );
     },
   };
 }

@@ -11,7 +11,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, ValidationError } from '../core/errors.ts';
-import type { PageRequest } from '../core/ports.ts';
+import type { PageRequest } from '../core/ports/common.ts';
 import {
   type Delivery,
   deliverySchema,
@@ -31,11 +31,11 @@ import {
 } from './keys.ts';
 import { queryPage } from './query-page.ts';
 
-/** Deliveries are kept this long (DESIGN.md §8), then TTL removes them. */
+/** Deliveries are kept this long, then TTL removes them: a webhook's log shows its last month. */
 export const DELIVERY_RETENTION_DAYS = 30;
 
+/** The tables of the repository: the data table, and the outbox the changes write their events to. */
 interface WebhookTables {
-  db: DynamoDBDocumentClient;
   dataTable: string;
   eventsTable: string | undefined;
 }
@@ -51,8 +51,16 @@ export function makeWebhookRepository(
   dataTable: string,
   eventsTable?: string,
 ): WebhookRepository {
-  const tables: WebhookTables = { db, dataTable, eventsTable };
-  const readWebhook = itemReader(webhookRecordSchema, 'webhook');
+  const tables: WebhookTables = { dataTable, eventsTable };
+  return { ...makeWebhookChanges(db, tables), ...makeWebhookReads(db, dataTable) };
+}
+
+/** Creating and deleting a webhook (each with its event, counted against the team's limit), disabling one. */
+function makeWebhookChanges(
+  db: DynamoDBDocumentClient,
+  tables: WebhookTables,
+): Pick<WebhookRepository, 'create' | 'remove' | 'disable'> {
+  const { dataTable } = tables;
   return {
     async create(webhook, event, maxPerTeam) {
       try {
@@ -82,25 +90,6 @@ export function makeWebhookRepository(
         }
         throw error;
       }
-    },
-
-    async list(teamId) {
-      const { Items = [] } = await db.send(
-        new QueryCommand({
-          TableName: dataTable,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': teamWebhooksPartition(teamId), ':prefix': WEBHOOK_PREFIX },
-          ConsistentRead: true,
-        }),
-      );
-      return Items.map(readWebhook).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-    },
-
-    async get(teamId, webhookId) {
-      const { Item } = await db.send(
-        new GetCommand({ TableName: dataTable, Key: webhookKey(teamId, webhookId), ConsistentRead: true }),
-      );
-      return Item ? parseItem(webhookRecordSchema, Item, 'webhook') : null;
     },
 
     async remove(teamId, webhookId, event) {
@@ -152,6 +141,34 @@ export function makeWebhookRepository(
         // Deleted meanwhile, or already disabled: nothing to do.
         if (!isConditionFailure(error)) throw error;
       }
+    },
+  };
+}
+
+/** A team's webhooks, one of them, and a webhook's deliveries (recorded, and listed a page at a time). */
+function makeWebhookReads(
+  db: DynamoDBDocumentClient,
+  dataTable: string,
+): Pick<WebhookRepository, 'list' | 'get' | 'recordDelivery' | 'listDeliveries'> {
+  const readWebhook = itemReader(webhookRecordSchema, 'webhook');
+  return {
+    async list(teamId) {
+      const { Items = [] } = await db.send(
+        new QueryCommand({
+          TableName: dataTable,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': teamWebhooksPartition(teamId), ':prefix': WEBHOOK_PREFIX },
+          ConsistentRead: true,
+        }),
+      );
+      return Items.map(readWebhook).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    },
+
+    async get(teamId, webhookId) {
+      const { Item } = await db.send(
+        new GetCommand({ TableName: dataTable, Key: webhookKey(teamId, webhookId), ConsistentRead: true }),
+      );
+      return Item ? parseItem(webhookRecordSchema, Item, 'webhook') : null;
     },
 
     async recordDelivery(delivery: Delivery) {

@@ -1,6 +1,8 @@
 /* How sure a proposal may claim to be: the confidence score from support, severity and
    corroboration, and the thin/contradicted evidence assessment that lowers it and warns. */
-import type { Change, Confidence, Execution, Signal, StructuredWarning } from '../core/schemas.ts';
+
+import type { Execution, Signal } from '../core/schemas/records.ts';
+import type { Change, Confidence, StructuredWarning } from '../core/schemas/runs.ts';
 import { signalRepeatKey } from './evidence/signals.ts';
 
 /**

@@ -1,7 +1,7 @@
 /* The draft every synthesis handler produces (findings, changes, warnings) and its limits:
    the schema the model's tool input and heuristic-v1's output are both checked against. */
 import * as z from 'zod/mini';
-import { emptyKeyPath, LIMITS } from '../core/schemas.ts';
+import { emptyKeyPath, LIMITS } from '../core/schemas/common.ts';
 import { findForbiddenKey } from './merge-patch.ts';
 
 /**

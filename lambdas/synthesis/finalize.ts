@@ -1,14 +1,9 @@
 /* Turns any handler's draft into the stored proposal: ids resolved to real signals and runs,
    unknown references and invalid patches dropped with warnings (the tables in drops/), confidence scored. */
-import type { SynthesisProposal } from '../core/ports.ts';
-import type {
-  Change,
-  Configuration,
-  Execution,
-  Finding,
-  Signal,
-  StructuredWarning,
-} from '../core/schemas.ts';
+import type { SynthesisProposal } from '../core/ports/synthesis.ts';
+import type { Configuration } from '../core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../core/schemas/records.ts';
+import type { Change, Finding, StructuredWarning } from '../core/schemas/runs.ts';
 import { assessEvidence, scoreConfidence } from './confidence.ts';
 import type { SynthesisDraft } from './draft.ts';
 import { CHANGE_RULES, underReview as changeUnderReview } from './drops/changes.ts';

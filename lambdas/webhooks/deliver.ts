@@ -1,11 +1,11 @@
 /*
  * Delivery of events: the fan-out (one outbox event → one queued delivery per subscribed webhook,
  * and the event bus), and one delivery attempt (signed POST to the checked address, recorded,
- * retried on DESIGN.md §8's schedule, a 410 disables the webhook, a deleted webhook gets nothing).
+ * retried after RETRY_DELAYS_SECONDS, a 410 disables the webhook, a deleted webhook gets nothing).
  */
 import * as z from 'zod/mini';
 import { type DomainEvent, domainEventSchema, envelopeOf } from '../core/events.ts';
-import type { Clock, IdGenerator } from '../core/ports.ts';
+import type { Clock, IdGenerator } from '../core/ports/common.ts';
 import type { Delivery, SecretKeyProvider, WebhookRepository } from './ports.ts';
 import type { PostResult } from './post.ts';
 import { openSecret, signWebhook } from './secret.ts';
@@ -27,8 +27,8 @@ export interface FanOutDeps {
   webhooks: Pick<WebhookRepository, 'list'>;
   /** Queues the deliveries (SQS on AWS, the local queue locally). */
   enqueue: (messages: DeliveryMessage[]) => Promise<void>;
-  /** Puts the event on the stack's event bus; absent where there is none (the local stack). */
-  publish?: (events: DomainEvent[]) => Promise<void>;
+  /** Puts the event on the stack's event bus (where there is none, the root passes one that puts nothing). */
+  publish: (events: DomainEvent[]) => Promise<void>;
 }
 
 /** One event from the outbox to every webhook of its team that wants it, and to the bus. */
@@ -45,7 +45,7 @@ export function makeFanOut({ webhooks, enqueue, publish }: FanOutDeps) {
       targets.length > 0
         ? enqueue(targets.map((webhook) => ({ teamId: event.data.teamId, webhookId: webhook.id, event })))
         : undefined,
-      publish?.([event]),
+      publish([event]),
     ]);
     return targets.length;
   };

@@ -4,8 +4,8 @@
  */
 import * as z from 'zod/mini';
 import { type DomainEvent, eventTypeSchema } from '../core/events.ts';
-import type { PageRequest } from '../core/ports.ts';
-import type { Page } from '../core/schemas.ts';
+import type { PageRequest } from '../core/ports/common.ts';
+import type { Page } from '../core/schemas/common.ts';
 
 /** A team's webhook as stored: the secret only sealed (AES-256-GCM), never in plaintext. */
 export const webhookRecordSchema = z.object({

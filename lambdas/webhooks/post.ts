@@ -8,7 +8,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { CheckedTarget } from './url-guard.ts';
 
-/** A 2xx within this is delivered; anything slower counts as failed (DESIGN.md §8). */
+/** A 2xx within this is delivered; anything slower counts as failed (and is retried). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
 export type PostResult = { status: number } | { error: string };

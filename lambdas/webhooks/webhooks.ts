@@ -5,14 +5,14 @@
 import * as z from 'zod/mini';
 import { NotFoundError } from '../core/errors.ts';
 import { actorOf, EVENT_TYPES, eventTypeSchema, newEvent } from '../core/events.ts';
-import type { Clock, IdGenerator, PageRequest } from '../core/ports.ts';
+import type { Clock, IdGenerator, PageRequest } from '../core/ports/common.ts';
 import { assertCanWrite, type Principal } from '../core/principal.ts';
-import type { Page } from '../core/schemas.ts';
+import type { Page } from '../core/schemas/common.ts';
 import type { Delivery, SecretKeyProvider, WebhookRecord, WebhookRepository } from './ports.ts';
 import { generateWebhookSecret, sealSecret } from './secret.ts';
 import type { CheckedTarget } from './url-guard.ts';
 
-/** At most this many webhooks a team (DESIGN.md §8 leaves the number to us; the issue says 20). */
+/** At most this many webhooks a team: every event fans out to each, so the number bounds a delivery burst. */
 export const MAX_WEBHOOKS_PER_TEAM = 20;
 
 export const createWebhookBodySchema = z.object({

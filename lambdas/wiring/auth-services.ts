@@ -4,7 +4,7 @@
  */
 import type { AuditLog } from '../auth/ports.ts';
 import { makeStartSession, type SessionDeps } from '../auth/sessions.ts';
-import type { Clock } from '../core/ports.ts';
+import type { Clock } from '../core/ports/common.ts';
 import { logger } from '../observability/logger.ts';
 import { nanoidGenerator, systemClock } from './clock.ts';
 import { authRepositoryFromEnv } from './repositories.ts';

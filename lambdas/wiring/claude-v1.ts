@@ -3,7 +3,7 @@
  * (the Anthropic SDK, Secrets Manager). Bundled as claude-v1.mjs next to the worker's index.mjs and
  * imported the first time a claude-v1 job arrives, so heuristic-v1 jobs and cold starts skip it.
  */
-import type { SynthesisEngine } from '../core/ports.ts';
+import type { SynthesisEngine } from '../core/ports/synthesis.ts';
 import { createClaudeV1 } from '../synthesis/claude/engine.ts';
 import { anthropicSettingsFromEnv } from './anthropic.ts';
 

@@ -3,7 +3,7 @@
  * ports (tests pass their own).
  */
 import { nanoid } from 'nanoid';
-import type { Clock, IdGenerator } from '../core/ports.ts';
+import type { Clock, IdGenerator } from '../core/ports/common.ts';
 
 export const systemClock: Clock = { now: () => new Date() };
 

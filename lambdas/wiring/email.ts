@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import * as z from 'zod/mini';
 import type { EmailSender } from '../auth/ports.ts';
-import type { Clock } from '../core/ports.ts';
+import type { Clock } from '../core/ports/common.ts';
 import { readConfig } from './config.ts';
 
 /** Amazon SES (v2) adapter: plain-text mail from the verified identity `from`. */

@@ -17,12 +17,13 @@ import { relayCarriedEvent } from '../store/events.ts';
 import { makeEvidenceStore } from '../store/evidence.ts';
 import { makeExportStore } from '../store/export.ts';
 import { makeIdempotencyStore } from '../store/idempotency.ts';
-import { makeDeletionStore } from '../store/pipeline-deletion.ts';
+import { makeDeletionRequests, makeDeletionStore } from '../store/pipeline-deletion.ts';
+import { nextConfigurationVersion } from '../store/pipeline-writes.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
 import { makeQuotaStore } from '../store/quotas.ts';
 import { makeRetentionStore } from '../store/retention.ts';
-import { makeRolloutRepository } from '../store/rollouts.ts';
-import { makeRunRepository } from '../store/runs.ts';
+import { makeRolloutRepository, makeRolloutStore } from '../store/rollouts.ts';
+import { makeRunRepository, makeRunWrites } from '../store/runs.ts';
 import { makeTeamSettingsStore } from '../store/team-settings.ts';
 import { getDocumentClient } from './aws.ts';
 import { readConfig, tableName } from './config.ts';
@@ -54,6 +55,21 @@ export function pipelineRepositoryFromEnv() {
 export function rolloutRepositoryFromEnv() {
   const config = readConfig({ DATA_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
   return makeRolloutRepository(getDocumentClient(), config.DATA_TABLE, config.EVENTS_TABLE);
+}
+
+/** The rollouts alone, for a function that shows or ends them: its bundle holds no effect reads. */
+export function rolloutStoreFromEnv() {
+  const config = readConfig({ DATA_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
+  return makeRolloutStore(getDocumentClient(), config.DATA_TABLE, config.EVENTS_TABLE);
+}
+
+/** A pipeline's configuration versions (its atomic counter), for an approval that makes a configuration. */
+export function configurationVersionsFromEnv() {
+  const db = getDocumentClient();
+  const { DATA_TABLE } = readConfig({ DATA_TABLE: tableName });
+  return {
+    nextConfigurationVersion: (pipelineId: string) => nextConfigurationVersion(db, DATA_TABLE, pipelineId),
+  };
 }
 
 /** The auth table's stores, one per aggregate, composed into the one AuthRepository port. */
@@ -94,6 +110,17 @@ export function evidenceStoreFromEnv() {
 export function teamSettingsStoreFromEnv() {
   const config = readConfig({ DATA_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
   return makeTeamSettingsStore(getDocumentClient(), config.DATA_TABLE, config.EVENTS_TABLE);
+}
+
+/** Starting a deletion and reading its receipt: what the API's functions need of deletions. */
+export function deletionRequestsFromEnv() {
+  const config = readConfig({ DATA_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
+  return makeDeletionRequests(getDocumentClient(), { data: config.DATA_TABLE, events: config.EVENTS_TABLE });
+}
+
+/** Hiding a pipeline's runs at its deletion: what the deleting function needs of the runs table. */
+export function runHiderFromEnv() {
+  return makeRunWrites(getDocumentClient(), { runs: readConfig({ RUNS_TABLE: tableName }).RUNS_TABLE });
 }
 
 export function deletionStoreFromEnv() {

@@ -89,13 +89,13 @@ export function deliveryQueueFromEnv() {
 /** The source every event carries on the bus. */
 export const EVENT_SOURCE = 'pipeline-synthesis';
 
-/**
- * Puts events on the stack's custom bus (EVENT_BUS_NAME); undefined where there is no bus (the
- * local stack has no EventBridge: it skips the put, see the README).
- */
+/** Where there is no bus (the local stack has no EventBridge), events are put nowhere. */
+export const NO_EVENT_BUS = async (_events: DomainEvent[]): Promise<void> => {};
+
+/** Puts events on the stack's custom bus (EVENT_BUS_NAME); NO_EVENT_BUS where there is none. */
 export function eventBusFromEnv(env: NodeJS.ProcessEnv = process.env) {
   const busName = env.EVENT_BUS_NAME;
-  if (!busName) return undefined;
+  if (!busName) return NO_EVENT_BUS;
   const client = new EventBridgeClient({});
   return async (events: DomainEvent[]) => {
     const { FailedEntryCount = 0 } = await client.send(

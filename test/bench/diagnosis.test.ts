@@ -1,7 +1,7 @@
 /** The diagnosis bench's scorer: it must see a missed fault, an unrelated change and a change on a healthy pipeline. */
 import { describe, expect, it } from 'vitest';
 import { type DiagnosisCase, diagnosisCases, scoreDiagnosis } from '../../bench/diagnosis.ts';
-import type { SynthesisProposal } from '../../lambdas/core/ports.ts';
+import type { SynthesisProposal } from '../../lambdas/core/ports/synthesis.ts';
 
 const caseNamed = (name: string): DiagnosisCase => {
   const found = diagnosisCases().find((candidate) => candidate.name === name);

@@ -2,8 +2,7 @@
  * The application's frame: who is signed in (GET /me), the session's life (sign in, refresh,
  * sign out, another tab signing out), the header with team switch, and the page for the address.
  */
-import { createContext } from 'preact';
-import { useContext, useEffect, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, client, knowsSessionExpiry, onSignedOut, refreshSession, signOut } from './api.ts';
 import { EventsPage } from './pages/events.tsx';
 import { PipelinePage } from './pages/pipeline.tsx';
@@ -13,16 +12,9 @@ import { MagicLinkPage, SignInPage } from './pages/sign-in.tsx';
 import { TeamSettingsPage } from './pages/team-settings.tsx';
 import { TokensPage } from './pages/tokens.tsx';
 import { Link, navigate, Routes, route, useLocation } from './router.tsx';
-import type { Me, Role } from './types.ts';
+import { type Session, SessionContext, sessionOf } from './session.ts';
+import type { Me } from './types.ts';
 import { ErrorNotice, Loading, useTitle } from './ui.tsx';
-
-export interface Session {
-  me: Me;
-  role: Role;
-  teamId: string;
-  teamName: string;
-  canWrite: boolean;
-}
 
 /** The pages of a signed-in person, by address under the application. */
 const ROUTES = [
@@ -34,25 +26,11 @@ const ROUTES = [
   route({ pattern: '/settings/events', page: EventsPage }),
 ];
 
-const SessionContext = createContext<Session | null>(null);
-
-export function useSession(): Session {
-  const session = useContext(SessionContext);
-  if (!session) throw new Error('useSession outside a signed-in page');
-  return session;
-}
-
 type State =
   | { status: 'loading' }
   | { status: 'failed'; error: unknown }
   | { status: 'signed-out'; notice?: string }
   | { status: 'signed-in'; me: Me };
-
-function sessionOf(me: Me): Session {
-  const { teamId, role } = me.authentication;
-  const teamName = me.teams.find((team) => team.id === teamId)?.name ?? teamId;
-  return { me, role, teamId, teamName, canWrite: role !== 'viewer' };
-}
 
 export function App() {
   const location = useLocation();

@@ -1,11 +1,11 @@
 /*
- * The maintained measure of an approval's effect (DESIGN.md §7 "The measured effect"): per arm, the
+ * The maintained measure of an approval's effect (effect.ts counts it): per arm, the
  * newest ≤ 1,000 executions recorded in its window, each reduced to what the figures need (failed,
  * duration, the touched slots' results, the signals citing it), and a recording mark. A fresh
  * measurement merges only what was recorded after the mark, drops the oldest beyond 1,000 and
  * counts again in memory (measureEffect). Pure: the use case reads, the store keeps it.
  */
-import type { Execution, Severity, Signal } from '../schemas.ts';
+import type { Execution, Severity, Signal } from '../schemas/records.ts';
 import { EFFECT_ARM_LIMIT, type EffectFigures, measureEffect } from './effect.ts';
 
 /** Which executions of a configuration an arm counts: by recording time, and by start time. */

@@ -1,9 +1,9 @@
 /*
- * The measured effect of an approval (DESIGN.md §7 "The measured effect"): two arms of
+ * The measured effect of an approval (GET /synthesis-runs/{id}/effect): two arms of
  * executions, their failure rates compared, per touched slot from `slotResults`, and the signals
  * citing each arm's executions. Pure: the use case reads the executions, this counts them.
  */
-import type { Execution, Signal } from '../schemas.ts';
+import type { Execution, Signal } from '../schemas/records.ts';
 
 /** What the figures read of an execution, and of a signal (the executions' own records or kept ones). */
 type Measured = Pick<Execution, 'id' | 'status' | 'durationMs' | 'startedAt' | 'slotResults'>;

@@ -2,15 +2,17 @@
 import { failingRules } from '../approval-rules.ts';
 import { ConflictError, ForbiddenError } from '../errors.ts';
 import { actorOf, newEvent } from '../events.ts';
-import type { ApprovalRulesStore, Clock, IdGenerator, PipelineRepository } from '../ports.ts';
+import type { Clock, IdGenerator } from '../ports/common.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { ApprovalRulesStore } from '../ports/review.ts';
 import type { Principal } from '../principal.ts';
 import {
   APPROVAL_RULE_DEFAULTS,
   type ApprovalRules,
   type ApproveBody,
   type StoredApprovalRules,
-  type SynthesisRun,
-} from '../schemas.ts';
+} from '../schemas/review.ts';
+import type { SynthesisRun } from '../schemas/runs.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
 
 export interface ApprovalRulesDeps {
@@ -18,7 +20,7 @@ export interface ApprovalRulesDeps {
   approvalRules: ApprovalRulesStore;
   clock: Clock;
   /** Names each approval_rules.updated event (a change that repeats needs a fresh id each time). */
-  ids?: IdGenerator;
+  ids: IdGenerator;
 }
 
 /** The rules in force for a pipeline: the stored ones, else the defaults. */
@@ -34,7 +36,10 @@ async function rulesInForce(store: ApprovalRulesStore, pipelineId: string): Prom
 }
 
 /** The pipeline's approval rules (its team's members may read them). */
-export function makeGetApprovalRules({ pipelines, approvalRules }: Omit<ApprovalRulesDeps, 'clock'>) {
+export function makeGetApprovalRules({
+  pipelines,
+  approvalRules,
+}: Pick<ApprovalRulesDeps, 'pipelines' | 'approvalRules'>) {
   return async (principal: Principal, pipelineId: string): Promise<StoredApprovalRules> => {
     await loadOwnedPipeline(pipelines, principal, pipelineId);
     return rulesInForce(approvalRules, pipelineId);
@@ -63,7 +68,7 @@ export function makePutApprovalRules({ pipelines, approvalRules, clock, ids }: A
       newEvent(
         'approval_rules.updated',
         { teamId: principal.teamId, pipelineId, actor: actorOf(principal) },
-        { at: stored.updatedAt ?? '', key: ids?.newId() ?? `${pipelineId}_${stored.updatedAt}` },
+        { at: stored.updatedAt ?? '', key: ids.newId() },
       ),
     );
     return stored;

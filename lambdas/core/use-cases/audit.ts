@@ -1,9 +1,9 @@
 /* The audit log: the team's events with their actors, newest first; admins and members read it. */
 import { ForbiddenError } from '../errors.ts';
 import type { DomainEvent, EventType } from '../events.ts';
-import type { PageRequest } from '../ports.ts';
+import type { PageRequest } from '../ports/common.ts';
 import type { Principal } from '../principal.ts';
-import type { Page } from '../schemas.ts';
+import type { Page } from '../schemas/common.ts';
 
 export interface AuditLog {
   /** The team's events, newest first, optionally of one pipeline and one type. */
@@ -14,7 +14,7 @@ export interface AuditLog {
   ): Promise<Page<DomainEvent>>;
 }
 
-/** The caller's team's audit log; viewers may not read it (DESIGN.md §8). */
+/** The caller's team's audit log; viewers may not read it (it names who did what). */
 export function makeListAuditEvents({ audit }: { audit: AuditLog }) {
   return async (
     principal: Principal,

@@ -4,16 +4,19 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import { chooseEvaluationCases, summarizeEvaluation } from '../evaluation.ts';
 import { actorOf, newEvent } from '../events.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
-import type { Clock, EvaluationStore, EvidenceStore, PipelineRepository, RunRepository } from '../ports.ts';
+import type { Clock } from '../ports/common.ts';
+import type { EvaluationStore } from '../ports/evaluation.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { EvidenceStore, RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
 import type {
   EvaluationCase,
   EvaluationResult,
   EvaluationSet,
   EvaluationSummary,
-  Execution,
-  SynthesisRun,
-} from '../schemas.ts';
+} from '../schemas/evaluation.ts';
+import type { Execution } from '../schemas/records.ts';
+import type { SynthesisRun } from '../schemas/runs.ts';
 import { makeGetSynthesisRun } from './synthesis.ts';
 
 export interface EvaluationDeps {
@@ -22,8 +25,8 @@ export interface EvaluationDeps {
   evidence: EvidenceStore;
   evaluations: EvaluationStore;
   clock: Clock;
-  /** With it, executions now outside the team's retention window are neither chosen nor shown. */
-  settings?: TeamSettingsStore;
+  /** The teams' retention windows: executions now outside them are neither chosen nor shown. */
+  settings: TeamSettingsStore;
 }
 
 function notGenerated(run: SynthesisRun, what: string): ConflictError {
@@ -42,12 +45,10 @@ export function makeGetEvaluationSet({
   clock,
   settings,
 }: EvaluationDeps) {
-  const getRun = makeGetSynthesisRun({ runs, pipelines });
+  const getRun = makeGetSynthesisRun({ runs });
   return async (principal: Principal, runId: string): Promise<EvaluationSet> => {
     const run = await getRun(principal, runId);
-    const since = settings
-      ? retentionWindow(await settings.get(run.teamId), clock.now()).executionsSince
-      : '';
+    const since = retentionWindow(await settings.get(run.teamId), clock.now()).executionsSince;
     const [stored, cited] = await Promise.all([
       evaluations.getSet(runId),
       evidence
@@ -115,11 +116,10 @@ export function makeGetEvaluationSet({
  */
 export function makeRecordEvaluations({
   runs,
-  pipelines,
   evaluations,
   clock,
-}: Pick<EvaluationDeps, 'runs' | 'evaluations' | 'clock'> & Partial<Pick<EvaluationDeps, 'pipelines'>>) {
-  const getRun = makeGetSynthesisRun({ runs, ...(pipelines ? { pipelines } : {}) });
+}: Pick<EvaluationDeps, 'runs' | 'evaluations' | 'clock'>) {
+  const getRun = makeGetSynthesisRun({ runs });
   return async (
     principal: Principal,
     runId: string,

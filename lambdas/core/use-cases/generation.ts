@@ -6,21 +6,19 @@ import { ApiError, ConflictError, SynthesisFailure, TransientSynthesisError } fr
 import { runEvent, SYSTEM_ACTOR } from '../events.ts';
 import { legacyWarnings, renderExplanation } from '../explanation.ts';
 import type { TeamSettingsStore } from '../lifecycle.ts';
-import { DEFAULT_MODEL_PRICES, type ModelPrices, withCost } from '../model-pricing.ts';
+import { type ModelPrices, withCost } from '../model-pricing.ts';
+import type { Clock, IdGenerator } from '../ports/common.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { EvidenceStore, RunRepository } from '../ports/runs.ts';
 import {
-  type Clock,
-  type EvidenceStore,
   EXECUTION_WINDOW,
-  type IdGenerator,
-  type PipelineRepository,
-  type RunRepository,
   SIGNAL_WINDOW,
   type SynthesisContext,
   type SynthesisEngine,
   type SynthesisProposal,
   type SynthesisUsage,
-} from '../ports.ts';
-import type { SynthesisJob, SynthesisRun } from '../schemas.ts';
+} from '../ports/synthesis.ts';
+import type { SynthesisJob, SynthesisRun } from '../schemas/runs.ts';
 import { makeReadWindowedEvidence } from './lifecycle.ts';
 
 /** Whether an error that is not one of ours may pass if the job is tried again later. */
@@ -37,10 +35,10 @@ export interface GenerateRunDeps {
   leaseMs: number;
   /** Recognizes infrastructure faults worth a retry (throttling, 5xx, timeouts, network). */
   isTransient: IsTransient;
-  /** Prices of model tokens, for the run's `usage.costUsd`. @default DEFAULT_MODEL_PRICES */
-  prices?: ModelPrices;
-  /** The teams' retention windows: nothing older is read (no window bound without it). */
-  settings?: TeamSettingsStore;
+  /** Prices of model tokens, for the run's `usage.costUsd` (DEFAULT_MODEL_PRICES unless configured). */
+  prices: ModelPrices;
+  /** The teams' retention windows: nothing older is read, and the cited copies expire with them. */
+  settings: TeamSettingsStore;
 }
 
 /** What became of one job. Only `retry` asks the queue to deliver the job again. */
@@ -136,15 +134,10 @@ async function readEvidence(
     throw new SynthesisFailure(`Base configuration ${run.baseConfigurationId} no longer exists.`);
   }
   const [{ signals, executions }, activations] = await Promise.all([
-    settings
-      ? makeReadWindowedEvidence({ pipelines, settings, clock })(pipeline, {
-          signals: SIGNAL_WINDOW,
-          executions: EXECUTION_WINDOW,
-        })
-      : Promise.all([
-          pipelines.recentSignals(run.pipelineId, SIGNAL_WINDOW),
-          pipelines.recentExecutions(run.pipelineId, EXECUTION_WINDOW),
-        ]).then(([signals, executions]) => ({ signals, executions })),
+    makeReadWindowedEvidence({ pipelines, settings, clock })(pipeline, {
+      signals: SIGNAL_WINDOW,
+      executions: EXECUTION_WINDOW,
+    }),
     pipelines.listActivations(run.pipelineId, { limit: 1 }),
   ]);
   // When the base became active, and what it replaced: evidence older than that is about an
@@ -175,12 +168,11 @@ async function storeProposal(
   proposal: SynthesisProposal,
   lease: string,
 ): Promise<SynthesisRun> {
-  const team = deps.settings ? await deps.settings.get(context.pipeline.teamId) : undefined;
-  await deps.evidence.save(
-    run.id,
-    citedEvidence(context, proposal),
-    team && { signalDays: team.signalRetentionDays, executionDays: team.executionRetentionDays },
-  );
+  const team = await deps.settings.get(context.pipeline.teamId);
+  await deps.evidence.save(run.id, citedEvidence(context, proposal), {
+    signalDays: team.signalRetentionDays,
+    executionDays: team.executionRetentionDays,
+  });
   const completedAt = deps.clock.now().toISOString();
   const proposedConfigurationId = deps.ids.newId();
   const generated: SynthesisRun = {
@@ -205,7 +197,7 @@ async function storeProposal(
   } catch (error) {
     // A deletion that landed after the check above: the run's copies go, and the run fails.
     if (!(await deps.pipelines.getPipeline(run.pipelineId))) {
-      await deps.evidence.remove?.(run.id);
+      await deps.evidence.remove(run.id);
       throw new SynthesisFailure(`Pipeline ${run.pipelineId} was deleted while the run was generating.`, {
         usage: proposal.usage,
       });
@@ -296,9 +288,9 @@ async function failRun(
   return { outcome: 'failed', run: failed ?? run, error };
 }
 
-/** The usage with its cost at the deps' prices (the default ones when none are given). */
+/** The usage with its cost at the deps' prices. */
 function priced(deps: GenerateRunDeps, usage: SynthesisUsage | undefined) {
-  return usage && withCost(usage, deps.prices ?? DEFAULT_MODEL_PRICES);
+  return usage && withCost(usage, deps.prices);
 }
 
 /** The signals and executions the proposal's findings cite, taken from the windows the run read. */

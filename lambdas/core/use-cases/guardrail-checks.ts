@@ -4,9 +4,9 @@
  * rollouts its batch names, each once, with the same judge as the sweeper's pass (judgeRollout).
  */
 import * as z from 'zod/mini';
-import type { GuardrailCheck } from '../ports.ts';
-import { idSchema } from '../schemas.ts';
-import { type GuardrailOutcome, type JudgeDeps, judgeRollout } from './rollouts.ts';
+import type { GuardrailCheck } from '../ports/rollouts.ts';
+import { idSchema } from '../schemas/common.ts';
+import { type GuardrailOutcome, type JudgeDeps, judgeRollout } from './guardrails.ts';
 
 /** Checks naming the same rollout of the same pipeline ask for one judgement. */
 export const checkKey = (check: GuardrailCheck) => `${check.pipelineId}/${check.rolloutId}`;

@@ -1,5 +1,5 @@
 /*
- * Data lifecycle use cases (DESIGN.md §9): a team's retention windows, the retention job, reading
+ * Data lifecycle use cases: a team's retention windows, the retention job, reading
  * a pipeline's records inside the windows, deleting a pipeline and reading its receipt, and the
  * deletion job's steps.
  */
@@ -19,9 +19,11 @@ import {
   type TeamSettingsStore,
   type WindowedEvidence,
 } from '../lifecycle.ts';
-import type { Clock, IdGenerator, PipelineRepository, RunRepository } from '../ports.ts';
+import type { Clock, IdGenerator } from '../ports/common.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { RunRepository } from '../ports/runs.ts';
 import { assertSameTeam, type Principal } from '../principal.ts';
-import type { Pipeline } from '../schemas.ts';
+import type { Pipeline } from '../schemas/pipelines.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
 
 /** Only a team's admins change its settings or delete its pipelines. */
@@ -48,7 +50,7 @@ export function makeUpdateTeamSettings({
   settings: TeamSettingsStore;
   clock: Clock;
   /** Names each team_settings.updated event (a change that repeats needs a fresh id each time). */
-  ids?: IdGenerator;
+  ids: IdGenerator;
 }) {
   return async (principal: Principal, teamId: string, patch: TeamSettingsPatch): Promise<TeamSettings> => {
     assertSameTeam(principal, teamId);
@@ -67,11 +69,7 @@ export function makeUpdateTeamSettings({
     await settings.put(
       next,
       previous,
-      newEvent(
-        'team_settings.updated',
-        { teamId, actor: actorOf(principal) },
-        { at, key: ids?.newId() ?? `${teamId}_${at}` },
-      ),
+      newEvent('team_settings.updated', { teamId, actor: actorOf(principal) }, { at, key: ids.newId() }),
     );
     return next;
   };
@@ -144,12 +142,12 @@ export function makeApplyRetention({ retention, settings, clock, teamsPerRun = 1
 
 export interface DeletePipelineDeps {
   pipelines: PipelineRepository;
-  deletions: DeletionStore;
+  deletions: Pick<DeletionStore, 'start'>;
   queue: DeletionQueue;
   clock: Clock;
   ids: IdGenerator;
   /** Hides the pipeline's runs before the receipt is answered, so a poll of one is a 404 at once. */
-  runs?: Pick<RunRepository, 'hidePipelineRuns'>;
+  runs: Pick<RunRepository, 'hidePipelineRuns'>;
 }
 
 /** Deletes a pipeline (admins): it answers 404 from now on, and a queued job removes everything of it. */
@@ -181,13 +179,13 @@ export function makeDeletePipeline({ pipelines, deletions, queue, clock, ids, ru
     await queue.send({ deletionId: receipt.id });
     // Its runs are hidden on the runs themselves (a poll reads only its run) before the receipt
     // is answered; the job is queued first, so a fault here still leaves them to be removed.
-    await runs?.hidePipelineRuns?.(pipeline.id, receipt.requestedAt);
+    await runs.hidePipelineRuns(pipeline.id, receipt.requestedAt);
     return receipt;
   };
 }
 
 /** A deletion's receipt, for the team that requested it. */
-export function makeGetDeletion({ deletions }: { deletions: DeletionStore }) {
+export function makeGetDeletion({ deletions }: { deletions: Pick<DeletionStore, 'get'> }) {
   return async (principal: Principal, deletionId: string): Promise<DeletionReceipt> => {
     const receipt = await deletions.get(deletionId);
     if (!receipt) throw new NotFoundError(`Deletion ${deletionId} does not exist.`);
@@ -200,7 +198,13 @@ export function makeGetDeletion({ deletions }: { deletions: DeletionStore }) {
  * The deletion job: bounded steps until `shouldStop` (the function's time running out), then
  * `continued` when there is more to do (the caller queues the job again).
  */
-export function makeRunDeletion({ deletions, clock }: { deletions: DeletionStore; clock: Clock }) {
+export function makeRunDeletion({
+  deletions,
+  clock,
+}: {
+  deletions: Pick<DeletionStore, 'step'>;
+  clock: Clock;
+}) {
   return async (deletionId: string, shouldStop: () => boolean) => {
     for (;;) {
       const { done, receipt } = await deletions.step(deletionId, clock.now().toISOString());
@@ -210,7 +214,7 @@ export function makeRunDeletion({ deletions, clock }: { deletions: DeletionStore
   };
 }
 
-/** Lambda answers at most 6 MB; a page stays under 5 MB (DESIGN.md §9). */
+/** Lambda answers at most 6 MB: a page stays under 5 MB, leaving room for the rest of the response. */
 export const EXPORT_PAGE_BYTES = 5 * 1024 * 1024;
 
 export interface ExportDeps {

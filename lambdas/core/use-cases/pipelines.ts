@@ -2,45 +2,39 @@
    record signals and executions for the team that owns the pipeline. */
 import { NotFoundError } from '../errors.ts';
 import { assertInsideWindow, retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
-import type {
-  Clock,
-  GuardrailCheck,
-  GuardrailQueue,
-  IdGenerator,
-  PageRequest,
-  PipelineRepository,
-} from '../ports.ts';
+import type { Clock, IdGenerator, PageRequest } from '../ports/common.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { GuardrailCheck, GuardrailQueue } from '../ports/rollouts.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
-import type {
-  Configuration,
-  CreatePipelineBody,
-  Execution,
-  ExecutionInput,
-  Pipeline,
-  Signal,
-  SignalInput,
-} from '../schemas.ts';
+import { guardrailCheckOf } from '../rollouts/guardrails.ts';
+import type { Configuration, CreatePipelineBody, Pipeline } from '../schemas/pipelines.ts';
+import type { Execution, ExecutionInput, Signal, SignalInput } from '../schemas/records.ts';
 
 export interface PipelineDeps {
   pipelines: PipelineRepository;
   clock: Clock;
   ids: IdGenerator;
-  /** The team's retention windows: records outside them are refused, and expire with them. */
-  settings?: TeamSettingsStore;
-  /**
-   * Recording executions of an active rollout's arms asks for the rollout to be judged (one message
-   * a batch, sent while the batch is written). Without it only the sweeper judges rollouts.
-   */
-  guardrails?: {
+}
+
+/** What recording needs: the team's retention windows (records outside them are refused, and expire with them). */
+export interface RecordDeps extends PipelineDeps {
+  settings: TeamSettingsStore;
+}
+
+/**
+ * What recording executions needs besides: recording executions of an active rollout's arms asks
+ * for the rollout to be judged (one message a batch, sent while the batch is written).
+ */
+export interface RecordExecutionsDeps extends RecordDeps {
+  guardrails: {
     queue: GuardrailQueue;
     /** A send that failed: the recording still succeeds (the sweeper is the backstop); log it once. */
     unsent: (check: GuardrailCheck, error: unknown) => void;
   };
 }
 
-/** The team's windows when the deps have them: the record's own window is checked and set as its TTL. */
-async function windowOf(settings: TeamSettingsStore | undefined, teamId: string, now: Date) {
-  if (!settings) return undefined;
+/** The team's settings and windows: a record's own window is checked and set as its TTL. */
+async function windowOf(settings: TeamSettingsStore, teamId: string, now: Date) {
   const team = await settings.get(teamId);
   return { team, window: retentionWindow(team, now) };
 }
@@ -55,6 +49,19 @@ export async function loadOwnedPipeline(
   if (!pipeline) throw new NotFoundError(`Pipeline ${pipelineId} does not exist.`);
   assertSameTeam(principal, pipeline.teamId);
   return pipeline;
+}
+
+/** A configuration of the pipeline (404 when it does not exist). */
+export async function loadConfiguration(
+  pipelines: PipelineRepository,
+  pipelineId: string,
+  configurationId: string,
+): Promise<Configuration> {
+  const configuration = await pipelines.getConfiguration(pipelineId, configurationId);
+  if (!configuration) {
+    throw new NotFoundError(`Configuration ${configurationId} of pipeline ${pipelineId} does not exist.`);
+  }
+  return configuration;
 }
 
 /** Creates a pipeline with its first configuration (version 1). */
@@ -103,16 +110,12 @@ export function makeGetConfiguration({ pipelines }: Pick<PipelineDeps, 'pipeline
     configurationId: string,
   ): Promise<Configuration> => {
     await loadOwnedPipeline(pipelines, principal, pipelineId);
-    const configuration = await pipelines.getConfiguration(pipelineId, configurationId);
-    if (!configuration) {
-      throw new NotFoundError(`Configuration ${configurationId} of pipeline ${pipelineId} does not exist.`);
-    }
-    return configuration;
+    return loadConfiguration(pipelines, pipelineId, configurationId);
   };
 }
 
 /** Records a batch of signals, all or nothing; the server fills in ids and times not given. */
-export function makeRecordSignals({ pipelines, clock, ids, settings }: PipelineDeps) {
+export function makeRecordSignals({ pipelines, clock, ids, settings }: RecordDeps) {
   return async (principal: Principal, pipelineId: string, inputs: SignalInput[]): Promise<Signal[]> => {
     assertCanWrite(principal);
     const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
@@ -125,34 +128,19 @@ export function makeRecordSignals({ pipelines, clock, ids, settings }: PipelineD
       pipelineId,
     }));
     const retention = await windowOf(settings, pipeline.teamId, at);
-    if (retention) {
-      assertInsideWindow(
-        signals.map((signal) => ({ id: signal.id, at: signal.occurredAt })),
-        retention.window.signalsSince,
-        { what: 'signal', days: retention.team.signalRetentionDays, field: 'occurredAt' },
-      );
-    }
-    await pipelines.recordSignals(signals, retention?.team.signalRetentionDays);
+    assertInsideWindow(
+      signals.map((signal) => ({ id: signal.id, at: signal.occurredAt })),
+      retention.window.signalsSince,
+      { what: 'signal', days: retention.team.signalRetentionDays, field: 'occurredAt' },
+    );
+    await pipelines.recordSignals(signals, retention.team.signalRetentionDays);
     return signals;
   };
 }
 
-/** Records a batch of executions; an execution without a configuration ran the active one. */
-/**
- * The guardrail check a batch asks for: only while the pipeline has an active rollout with a
- * guardrail to apply (autoRollback or autoPromote) and the batch ran its base or its candidate.
- */
-export function guardrailCheckOf(pipeline: Pipeline, executions: Execution[]): GuardrailCheck | null {
-  const rollout = pipeline.rollout;
-  if (rollout?.status !== 'active' || !(rollout.autoRollback || rollout.autoPromote)) return null;
-  const arms = [rollout.baseConfigurationId, rollout.candidateConfigurationId];
-  if (!executions.some((execution) => arms.includes(execution.configurationId ?? ''))) return null;
-  return { pipelineId: pipeline.id, rolloutId: rollout.id };
-}
-
 /** Sends the check; a refused send is reported, never thrown (it must not fail the recording). */
 async function askForJudgement(
-  guardrails: NonNullable<PipelineDeps['guardrails']>,
+  guardrails: RecordExecutionsDeps['guardrails'],
   check: GuardrailCheck,
   teamId: string,
 ): Promise<void> {
@@ -163,7 +151,8 @@ async function askForJudgement(
   }
 }
 
-export function makeRecordExecutions({ pipelines, clock, ids, settings, guardrails }: PipelineDeps) {
+/** Records a batch of executions; an execution without a configuration ran the active one. */
+export function makeRecordExecutions({ pipelines, clock, ids, settings, guardrails }: RecordExecutionsDeps) {
   return async (principal: Principal, pipelineId: string, inputs: ExecutionInput[]): Promise<Execution[]> => {
     assertCanWrite(principal);
     const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
@@ -177,18 +166,16 @@ export function makeRecordExecutions({ pipelines, clock, ids, settings, guardrai
       pipelineId,
     }));
     const retention = await windowOf(settings, pipeline.teamId, at);
-    if (retention) {
-      assertInsideWindow(
-        executions.map((execution) => ({ id: execution.id, at: execution.startedAt })),
-        retention.window.executionsSince,
-        { what: 'execution', days: retention.team.executionRetentionDays, field: 'startedAt' },
-      );
-    }
-    const check = guardrails ? guardrailCheckOf(pipeline, executions) : null;
+    assertInsideWindow(
+      executions.map((execution) => ({ id: execution.id, at: execution.startedAt })),
+      retention.window.executionsSince,
+      { what: 'execution', days: retention.team.executionRetentionDays, field: 'startedAt' },
+    );
+    const check = guardrailCheckOf(pipeline, executions);
     // The check travels while the batch is written: the answer waits for the slower of the two.
     await Promise.all([
-      pipelines.recordExecutions(executions, retention?.team.executionRetentionDays),
-      guardrails && check ? askForJudgement(guardrails, check, pipeline.teamId) : undefined,
+      pipelines.recordExecutions(executions, retention.team.executionRetentionDays),
+      check ? askForJudgement(guardrails, check, pipeline.teamId) : undefined,
     ]);
     return executions;
   };

@@ -11,19 +11,12 @@ import {
 } from '../errors.ts';
 import { runEvent, SYSTEM_ACTOR } from '../events.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
-import type {
-  Clock,
-  EvidenceStore,
-  IdempotencyStore,
-  IdGenerator,
-  JobQueue,
-  PipelineRepository,
-  QuotaStore,
-  RunRepository,
-} from '../ports.ts';
+import type { Clock, IdGenerator } from '../ports/common.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { EvidenceStore, IdempotencyStore, JobQueue, QuotaStore, RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
 import { newPendingRun } from '../run-state.ts';
-import type { SynthesisRun } from '../schemas.ts';
+import type { SynthesisRun } from '../schemas/runs.ts';
 import { isSynthesisHandlerName, SYNTHESIS_HANDLER_NAMES } from '../synthesis-handlers.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
 
@@ -34,12 +27,12 @@ export interface StartSynthesisDeps {
   clock: Clock;
   ids: IdGenerator;
   defaultHandler: string;
-  /** Without it, Idempotency-Key is not honoured. */
-  idempotency?: IdempotencyStore;
+  /** Where Idempotency-Keys are kept: a repeated request answers the run the first one started. */
+  idempotency: IdempotencyStore;
   /** Told of every run started and queued (not of an Idempotency-Key replay): the runs-started metric. */
   onStarted?: (run: SynthesisRun) => void;
-  /** Runs a team may start per clock hour; without it, no quota. */
-  quota?: { store: QuotaStore; runsPerTeamPerHour: number };
+  /** Runs a team may start per clock hour. */
+  quota: { store: QuotaStore; runsPerTeamPerHour: number };
 }
 
 const HOUR_MS = 3_600_000;
@@ -64,7 +57,7 @@ export function makeStartSynthesis(deps: StartSynthesisDeps) {
     assertCanWrite(principal);
     const request: KeyedRequest = {
       scope: principal.teamId,
-      key: deps.idempotency ? idempotencyKey : undefined,
+      key: idempotencyKey,
       requestHash: createHash('sha256')
         .update(JSON.stringify([pipelineId, body.synthesisHandler ?? null]))
         .digest('hex'),
@@ -97,7 +90,7 @@ export function makeStartSynthesis(deps: StartSynthesisDeps) {
   };
 }
 
-/** A start request as its Idempotency-Key sees it; `key` is absent when keys are not honoured. */
+/** A start request as its Idempotency-Key sees it; `key` is absent when the request sent none. */
 interface KeyedRequest {
   scope: string;
   key: string | undefined;
@@ -110,8 +103,7 @@ async function replayIdempotent(
   { scope, requestHash }: KeyedRequest,
   key: string,
 ): Promise<SynthesisRun | null> {
-  // Stryker disable next-line OptionalChaining: replay runs only with a key, and a key is only taken when the store exists
-  const record = await idempotency?.find(scope, key);
+  const record = await idempotency.find(scope, key);
   if (!record || record.expiresAt <= clock.now().toISOString()) return null;
   if (record.requestHash !== requestHash) {
     throw new ConflictError(
@@ -140,7 +132,6 @@ function knownHandler(synthesisHandler: string) {
 
 /** Counts the run against the team's quota of this clock hour; over it, a QuotaExceededError. */
 async function consumeQuota({ quota, clock }: StartSynthesisDeps, teamId: string): Promise<void> {
-  if (!quota) return;
   const now = clock.now().getTime();
   const start = Math.floor(now / HOUR_MS) * HOUR_MS;
   const window = { start: new Date(start).toISOString(), end: new Date(start + HOUR_MS).toISOString() };
@@ -162,7 +153,7 @@ async function reserveKey(
 ): Promise<SynthesisRun | null> {
   const { key, scope, requestHash } = request;
   const { idempotency } = deps;
-  if (key && idempotency) {
+  if (key) {
     const expiresAt = new Date(Date.parse(run.createdAt) + IDEMPOTENCY_RESERVATION_MS).toISOString();
     const reserved = await idempotency.reserve(
       scope,
@@ -193,8 +184,7 @@ async function queueJob(
     const at = clock.now().toISOString();
     await runs.fail(run.id, reason, at, ['pending'], undefined, runEvent(run, 'failed', at, SYSTEM_ACTOR));
     // The key must not pin the caller to a run that never started: a retry may try again.
-    // Stryker disable next-line OptionalChaining: a key is only taken when the store exists
-    if (key) await idempotency?.release(scope, key);
+    if (key) await idempotency.release(scope, key);
     throw new ServiceUnavailableError(
       'The synthesis job could not be queued: the queue did not accept it. Retry the request after the time Retry-After gives.',
       { cause: error },
@@ -208,30 +198,21 @@ async function confirmKey(
   { key, scope }: KeyedRequest,
   run: SynthesisRun,
 ): Promise<void> {
-  // Stryker disable next-line LogicalOperator: without a key, confirm's condition (runId = this run) matches no record and changes nothing
-  if (key && idempotency) {
+  // Stryker disable next-line ConditionalExpression: without a key, confirm's condition (runId = this run) matches no record and changes nothing
+  if (key) {
     const keepUntil = new Date(Date.parse(run.createdAt) + IDEMPOTENCY_KEY_TTL_MS).toISOString();
     await idempotency.confirm(scope, key, run.id, keepUntil);
   }
 }
 
-/** One run of the caller's team. */
-export function makeGetSynthesisRun({
-  runs,
-  pipelines,
-}: {
-  runs: RunRepository;
-  /** With it, a run of a deleted pipeline is a 404 from the moment of the deletion. */
-  pipelines?: PipelineRepository;
-}) {
+/** One run of the caller's team (404 once its pipeline is deleted). */
+export function makeGetSynthesisRun({ runs }: { runs: RunRepository }) {
   return async (principal: Principal, runId: string): Promise<SynthesisRun> => {
-    // A run of a deleted pipeline is hidden on the run itself: one read, as a poll should be.
-    const run = await (runs.getVisible ? runs.getVisible(runId) : runs.get(runId));
+    // A run of a deleted pipeline is hidden on the run itself (the deletion hides every run of
+    // the pipeline before it answers): one read, as a poll should be.
+    const run = await runs.getVisible(runId);
     if (!run) throw new NotFoundError(`Synthesis run ${runId} does not exist.`);
     assertSameTeam(principal, run.teamId);
-    if (pipelines && !(await pipelines.getPipeline(run.pipelineId))) {
-      throw new NotFoundError(`Synthesis run ${runId} does not exist: its pipeline was deleted.`);
-    }
     return run;
   };
 }
@@ -240,21 +221,20 @@ export function makeGetSynthesisRun({
 export function makeGetRunEvidence({
   runs,
   evidence,
-  pipelines,
-  retention,
+  settings,
+  clock,
 }: {
   runs: RunRepository;
   evidence: EvidenceStore;
-  pipelines?: PipelineRepository;
-  /** With it, cited records now outside the team's retention windows are left out. */
-  retention?: { settings: TeamSettingsStore; clock: Clock };
+  /** The teams' retention windows: cited records now outside them are left out. */
+  settings: TeamSettingsStore;
+  clock: Clock;
 }) {
-  const getRun = makeGetSynthesisRun({ runs, ...(pipelines ? { pipelines } : {}) });
+  const getRun = makeGetSynthesisRun({ runs });
   return async (principal: Principal, runId: string) => {
     const run = await getRun(principal, runId);
     const cited = await evidence.load(runId);
-    if (!retention) return cited;
-    const window = retentionWindow(await retention.settings.get(run.teamId), retention.clock.now());
+    const window = retentionWindow(await settings.get(run.teamId), clock.now());
     return {
       signals: cited.signals.filter((signal) => signal.occurredAt >= window.signalsSince),
       executions: cited.executions.filter((execution) => execution.startedAt >= window.executionsSince),

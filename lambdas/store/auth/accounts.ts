@@ -16,6 +16,7 @@ import { ConflictError } from '../../core/errors.ts';
 import { roleSchema } from '../../core/principal.ts';
 import { failedTransactionItems, putNew } from '../conditions.ts';
 import { itemReader } from '../items.ts';
+import { type AuthTable, getItem } from './auth-table.ts';
 import {
   emailKey,
   MEMBERSHIP_PREFIX,
@@ -24,8 +25,7 @@ import {
   teamKey,
   userKey,
   userPartition,
-} from '../keys.ts';
-import { type AuthTable, getItem } from './auth-table.ts';
+} from './keys.ts';
 
 export type AccountStore = Pick<
   AuthRepository,

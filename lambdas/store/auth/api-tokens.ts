@@ -6,19 +6,14 @@ import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { ApiTokenRecord, AuthRepository } from '../../auth/ports.ts';
 import type { DomainEvent } from '../../core/events.ts';
-import type { PageRequest } from '../../core/ports.ts';
+import type { PageRequest } from '../../core/ports/common.ts';
 import { failedTransactionItems, isConditionFailure, putNew } from '../conditions.ts';
 import { eventPut } from '../events.ts';
 import { itemReader } from '../items.ts';
-import {
-  apiTokenIdKey,
-  apiTokenIndexKey,
-  apiTokenKey,
-  KEY_ATTRIBUTES,
-  userApiTokensPartition,
-} from '../keys.ts';
+import { KEY_ATTRIBUTES } from '../keys.ts';
 import { queryAll, queryPage } from '../query-page.ts';
 import { type AuthTable, epochSeconds, eventsTableOf, getItem } from './auth-table.ts';
+import { apiTokenIdKey, apiTokenIndexKey, apiTokenKey, userApiTokensPartition } from './keys.ts';
 
 export type ApiTokenStore = Pick<
   AuthRepository,

@@ -6,8 +6,8 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import * as z from 'zod/mini';
 import type { AuthRepository } from '../../auth/ports.ts';
 import { isConditionFailure } from '../conditions.ts';
-import { attemptsKey } from '../keys.ts';
 import { type AuthTable, epochSeconds, getItem } from './auth-table.ts';
+import { attemptsKey } from './keys.ts';
 
 export type AttemptStore = Pick<AuthRepository, 'reserveAttempt' | 'clearAttempts'>;
 

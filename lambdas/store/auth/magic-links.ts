@@ -7,8 +7,8 @@ import * as z from 'zod/mini';
 import type { AuthRepository, MagicLinkRecord } from '../../auth/ports.ts';
 import { isConditionFailure } from '../conditions.ts';
 import { parseItem } from '../items.ts';
-import { magicLinkKey } from '../keys.ts';
 import { type AuthTable, epochSeconds } from './auth-table.ts';
+import { magicLinkKey } from './keys.ts';
 
 export type MagicLinkStore = Pick<AuthRepository, 'createMagicLink' | 'consumeMagicLink'>;
 

@@ -7,9 +7,9 @@ import * as z from 'zod/mini';
 import type { AuthRepository, RefreshTokenRecord, RotationOutcome, SessionRecord } from '../../auth/ports.ts';
 import { failedTransactionItems, isConditionFailure, putNew } from '../conditions.ts';
 import { itemReader } from '../items.ts';
-import { refreshTokenKey, sessionIndexKey, sessionKey, userSessionsPartition } from '../keys.ts';
 import { queryAll } from '../query-page.ts';
 import { type AuthTable, epochSeconds, getItem } from './auth-table.ts';
+import { refreshTokenKey, sessionIndexKey, sessionKey, userSessionsPartition } from './keys.ts';
 
 export type SessionStore = Pick<
   AuthRepository,

@@ -9,7 +9,7 @@ import type {
   SynthesisEngine,
   SynthesisProposal,
   SynthesisUsage,
-} from '../../core/ports.ts';
+} from '../../core/ports/synthesis.ts';
 import { finalizeProposal } from '../finalize.ts';
 import { shorten } from '../text-budget.ts';
 import { buildSynthesisPrompt } from './prompt.ts';

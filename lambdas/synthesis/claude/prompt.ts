@@ -4,8 +4,9 @@
  * bound on its size.
  */
 
-import { SIGNAL_WINDOW, type SynthesisContext } from '../../core/ports.ts';
-import type { Execution, Signal, Slot } from '../../core/schemas.ts';
+import { SIGNAL_WINDOW, type SynthesisContext } from '../../core/ports/synthesis.ts';
+import type { Slot } from '../../core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../core/schemas/records.ts';
 import { configurationInForce } from '../evidence/configuration-in-force.ts';
 import { renderShownExecutions, summarizeHistory } from '../evidence/history-summary.ts';
 import { countRepeats, selectShownSignals, signalRepeatKey } from '../evidence/signals.ts';

@@ -4,7 +4,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { z } from 'zod';
-import type { StructuredWarning } from '../../core/schemas.ts';
+import type { StructuredWarning } from '../../core/schemas/runs.ts';
 import { type SynthesisDraft, synthesisDraftSchema } from '../draft.ts';
 import { REDACTED } from '../redact.ts';
 import { shorten, TRUNCATION_MARKER } from '../text-budget.ts';

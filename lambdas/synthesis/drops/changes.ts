@@ -4,7 +4,7 @@
  * and changes something.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { slotSettingsSchema } from '../../core/schemas.ts';
+import { slotSettingsSchema } from '../../core/schemas/pipelines.ts';
 import type { DraftChange } from '../draft.ts';
 import { applyMergePatch, type JsonObject, mergePatchRefusal } from '../merge-patch.ts';
 import { type DropRule, listOf, plural } from './rule.ts';

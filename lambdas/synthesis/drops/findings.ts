@@ -2,7 +2,7 @@
  * The drop rules for a draft's findings: signal and run numbers that name nothing shown are
  * dropped, and so is a finding left citing nothing a reviewer could check.
  */
-import type { Execution, Signal } from '../../core/schemas.ts';
+import type { Execution, Signal } from '../../core/schemas/records.ts';
 import type { DraftFinding } from '../draft.ts';
 import { type DropRule, listOf, plural } from './rule.ts';
 

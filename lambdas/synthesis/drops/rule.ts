@@ -2,7 +2,7 @@
  * The shape of a row of finalizeProposal's drop tables: a warning type and a small pure function
  * that keeps one part of a draft (perhaps citing less) or drops it, and says what it dropped.
  */
-import type { StructuredWarning } from '../../core/schemas.ts';
+import type { StructuredWarning } from '../../core/schemas/runs.ts';
 
 /** Warning types the code adds when it has to drop part of a draft: one per drop rule. */
 export const DROP_WARNING_TYPES = [

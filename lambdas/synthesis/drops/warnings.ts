@@ -1,5 +1,5 @@
 /** The drop rule for a draft's warnings: links to changes the proposal does not keep are removed. */
-import type { StructuredWarning } from '../../core/schemas.ts';
+import type { StructuredWarning } from '../../core/schemas/runs.ts';
 import { type DropRule, listOf, plural } from './rule.ts';
 
 export interface WarningContext {

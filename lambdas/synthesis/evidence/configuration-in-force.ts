@@ -4,8 +4,9 @@
  * about an earlier configuration. Such evidence alone never justifies changing a setting that the
  * last activation changed: the change it asked for may be exactly that one. Shared by every handler.
  */
-import type { SynthesisContext } from '../../core/ports.ts';
-import type { Configuration, Execution, Signal } from '../../core/schemas.ts';
+import type { SynthesisContext } from '../../core/ports/synthesis.ts';
+import type { Configuration } from '../../core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../core/schemas/records.ts';
 
 export interface ConfigurationInForce {
   /** True when the record was made under an earlier configuration. */

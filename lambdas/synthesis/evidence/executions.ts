@@ -2,7 +2,7 @@
  * The runs a synthesis reads: the order every handler numbers them in ([E1] is the newest), the
  * selection a prompt lists for citing, and the percentile of their durations.
  */
-import type { Execution } from '../../core/schemas.ts';
+import type { Execution } from '../../core/schemas/records.ts';
 
 export const SHOWN_EXECUTIONS_LIMITS = {
   /** Runs listed one per line and numbered [E1], [E2], … for findings to cite. */

@@ -3,7 +3,9 @@
  * per slot; and the shown runs one per line, numbered [E1], [E2], … for findings to cite. Every
  * text from the pipeline is written through escapePromptData.
  */
-import type { Execution, Slot } from '../../core/schemas.ts';
+
+import type { Slot } from '../../core/schemas/pipelines.ts';
+import type { Execution } from '../../core/schemas/records.ts';
 import { escapePromptData, promptJson } from '../prompt-escape.ts';
 import { redactSettings, redactText } from '../redact.ts';
 import { byteLength, shorten } from '../text-budget.ts';

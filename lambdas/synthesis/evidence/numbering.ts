@@ -2,7 +2,7 @@
  * The references a draft cites: signal [n] is the n-th shown signal (any repeat of it maps there),
  * run [En] the n-th shown run. Lists of references come out distinct and in ascending order.
  */
-import type { Execution, Signal } from '../../core/schemas.ts';
+import type { Execution, Signal } from '../../core/schemas/records.ts';
 import { signalRepeatKey } from './signals.ts';
 
 export interface Numbering {

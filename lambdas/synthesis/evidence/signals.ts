@@ -2,7 +2,7 @@
  * The signals a synthesis shows: repeats of one report counted once, the rest numbered [1], [2], …
  * most severe first, then newest. Shared by every handler, so their references mean the same.
  */
-import type { Severity, Signal } from '../../core/schemas.ts';
+import type { Severity, Signal } from '../../core/schemas/records.ts';
 
 /** How many distinct signals a synthesis shows and numbers. */
 export const SHOWN_SIGNALS = 50;

@@ -2,7 +2,7 @@
  * Detection shared by heuristic-v1's rules: gathering one fault's evidence per slot from the window,
  * the p90 a slot's runs took, and the order findings are reported in (strongest first).
  */
-import type { Slot } from '../../core/schemas.ts';
+import type { Slot } from '../../core/schemas/pipelines.ts';
 import { percentile } from '../evidence/executions.ts';
 import { severityRank } from '../evidence/signals.ts';
 import { HEURISTIC_V1_LIMITS as L } from './limits.ts';

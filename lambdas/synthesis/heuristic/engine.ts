@@ -2,8 +2,9 @@
  * heuristic-v1: a deterministic, offline synthesis composed from the table of fault rules. Its draft
  * numbers references as a model's would, and finalizeProposal checks it the same way.
  */
-import type { SynthesisContext, SynthesisEngine, SynthesisProposal } from '../../core/ports.ts';
-import type { Execution, Signal, Slot } from '../../core/schemas.ts';
+import type { SynthesisContext, SynthesisEngine, SynthesisProposal } from '../../core/ports/synthesis.ts';
+import type { Slot } from '../../core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../core/schemas/records.ts';
 import { DRAFT_LIMITS, type DraftFinding, type SynthesisDraft, synthesisDraftSchema } from '../draft.ts';
 import { type ConfigurationInForce, configurationInForce } from '../evidence/configuration-in-force.ts';
 import { newestFirst } from '../evidence/executions.ts';

@@ -2,7 +2,7 @@
  * Builds heuristic-v1's changes from its findings: each rule's actions in turn, against the settings
  * as changed so far; one change per action and slot, cited by every finding that asks for it.
  */
-import type { Slot } from '../../core/schemas.ts';
+import type { Slot } from '../../core/schemas/pipelines.ts';
 import type { DraftChange } from '../draft.ts';
 import { applyMergePatch, type JsonObject } from '../merge-patch.ts';
 import type { Finding } from './detect.ts';

@@ -2,7 +2,7 @@
  * The text of heuristic-v1's draft: each finding's description, the summary, and the warnings
  * about thin evidence, guessed, conflicting or missing changes, left-out findings and stale signals.
  */
-import type { Slot } from '../../core/schemas.ts';
+import type { Slot } from '../../core/schemas/pipelines.ts';
 import { DRAFT_LIMITS, type DraftWarning } from '../draft.ts';
 import type { Finding } from './detect.ts';
 import { HEURISTIC_V1_LIMITS as L } from './limits.ts';

@@ -2,7 +2,9 @@
  * The shape of a row of heuristic-v1's rule table: a fault, how it is recognised in the evidence,
  * and the changes that answer a finding of it. Also the evidence a rule reads and returns.
  */
-import type { Execution, Signal, Slot } from '../../core/schemas.ts';
+
+import type { Slot } from '../../core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../core/schemas/records.ts';
 import type { JsonObject } from '../merge-patch.ts';
 
 export type Fault = 'truncation' | 'timeout' | 'format' | 'transient' | 'latency' | 'quality' | 'error';

@@ -2,7 +2,7 @@
  * Which slot a rule's change patches: the finding's own slot when it fits, else the fitting slot
  * nearest to it in the configuration, a guess when there were several to choose from.
  */
-import type { Slot } from '../../core/schemas.ts';
+import type { Slot } from '../../core/schemas/pipelines.ts';
 import type { Action, FaultEvidence } from './rule.ts';
 
 export type Target = { slot: Slot; slotGuess?: string };

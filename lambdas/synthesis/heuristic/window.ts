@@ -2,8 +2,9 @@
  * Reads the evidence window for heuristic-v1's rules: names the fault of every signal and failed
  * run by the first rule whose pattern matches, and counts each slot's runs, durations and failures.
  */
-import type { SynthesisContext } from '../../core/ports.ts';
-import type { Execution, Signal, Slot } from '../../core/schemas.ts';
+import type { SynthesisContext } from '../../core/ports/synthesis.ts';
+import type { Slot } from '../../core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../core/schemas/records.ts';
 import type { Fault, FaultRule, FaultWindow, SlotRuns } from './rule.ts';
 
 /** The fault of the first rule whose pattern matches: the table's order decides, so "timed out" is never an "error". */

@@ -3,7 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateApiToken, hashApiToken } from '../../../lambdas/auth/api-token.ts';
-import { apiTokenKey } from '../../../lambdas/store/keys.ts';
+import { apiTokenKey } from '../../../lambdas/store/auth/keys.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { type Caller, createCaller, setUpApiEnvironment } from './harness.ts';
 

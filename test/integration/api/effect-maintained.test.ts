@@ -11,7 +11,7 @@ import { DeleteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk
 import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeJudgeRollouts } from '../../../lambdas/core/use-cases/rollouts.ts';
+import { makeJudgeRollouts } from '../../../lambdas/core/use-cases/guardrails.ts';
 import { effectCacheKey, effectStateKey } from '../../../lambdas/store/keys.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRolloutRepository } from '../../../lambdas/store/rollouts.ts';

@@ -1,11 +1,12 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { JobQueue } from '../../../lambdas/core/ports.ts';
-import type { SynthesisJob } from '../../../lambdas/core/schemas.ts';
+import type { JobQueue } from '../../../lambdas/core/ports/runs.ts';
+import type { SynthesisJob } from '../../../lambdas/core/schemas/runs.ts';
 import { IDEMPOTENCY_RESERVATION_MS, makeStartSynthesis } from '../../../lambdas/core/use-cases/synthesis.ts';
 import { makeIdempotencyStore } from '../../../lambdas/store/idempotency.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
+import { makeQuotaStore } from '../../../lambdas/store/quotas.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import { nanoidGenerator } from '../../../lambdas/wiring/clock.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
@@ -38,6 +39,7 @@ function setUp() {
     ids: nanoidGenerator,
     defaultHandler: 'heuristic-v1',
     idempotency,
+    quota: { store: makeQuotaStore(db, names.Data), runsPerTeamPerHour: 1_000 },
   });
   return {
     start,

@@ -16,7 +16,8 @@ import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Execution, Signal } from '../../../lambdas/core/schemas.ts';
+import { RETENTION_DAYS } from '../../../lambdas/core/lifecycle.ts';
+import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';
 import { listTeamEvents } from '../../../lambdas/store/events.ts';
 import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
 import { makeExportStore } from '../../../lambdas/store/export.ts';
@@ -279,15 +280,18 @@ describe('retention', () => {
     const pipeline = await createPipeline(caller);
     const repository = makePipelineRepository(db, names.Data);
     // Recorded while the window was 90 days.
-    await repository.recordSignals([
-      signal(pipeline.id, daysAgo(40), 'old-1'),
-      signal(pipeline.id, daysAgo(20), 'old-2'),
-      signal(pipeline.id, daysAgo(1), 'new-1'),
-    ]);
-    await repository.recordExecutions([
-      execution(pipeline.id, daysAgo(40), 'old-e'),
-      execution(pipeline.id, daysAgo(1), 'new-e'),
-    ]);
+    await repository.recordSignals(
+      [
+        signal(pipeline.id, daysAgo(40), 'old-1'),
+        signal(pipeline.id, daysAgo(20), 'old-2'),
+        signal(pipeline.id, daysAgo(1), 'new-1'),
+      ],
+      RETENTION_DAYS.default,
+    );
+    await repository.recordExecutions(
+      [execution(pipeline.id, daysAgo(40), 'old-e'), execution(pipeline.id, daysAgo(1), 'new-e')],
+      RETENTION_DAYS.default,
+    );
 
     expect(
       (await patchSettings(caller, { signalRetentionDays: 10, executionRetentionDays: 30 })).status,
@@ -339,10 +343,10 @@ describe('evidence copies', () => {
   it('are removed whole when a run takes them back (its pipeline was deleted as it generated)', async () => {
     const evidence = makeEvidenceStore(db, names.Data);
     const signals = Array.from({ length: 60 }, (_, i) => signal('p', daysAgo(1), `taken-${i}`));
-    await evidence.save('run-taken-back', { signals, executions: [] });
+    await evidence.save('run-taken-back', { signals, executions: [] }, { signalDays: 90, executionDays: 90 });
     expect((await evidence.load('run-taken-back')).signals).toHaveLength(60);
 
-    await evidence.remove?.('run-taken-back');
+    await evidence.remove('run-taken-back');
 
     expect(await evidence.load('run-taken-back')).toEqual({ signals: [], executions: [] });
   });
@@ -373,6 +377,7 @@ describe('deleting a pipeline', () => {
         Array.from({ length: Math.min(100, signals - start) }, (_, i) =>
           signal(pipeline.id, new Date(Date.now() - (start + i) * 1000).toISOString()),
         ),
+        RETENTION_DAYS.default,
       );
     }
     for (let start = 0; start < executions; start += 100) {
@@ -380,6 +385,7 @@ describe('deleting a pipeline', () => {
         Array.from({ length: Math.min(100, executions - start) }, (_, i) =>
           execution(pipeline.id, new Date(Date.now() - (start + i) * 1000).toISOString()),
         ),
+        RETENTION_DAYS.default,
       );
     }
     const idempotencyKey = `key-${nanoid()}`;
@@ -618,11 +624,11 @@ describe('exporting a pipeline', () => {
   it('answers NDJSON with every record as the API shows it, in order, and 404 once deleted', async () => {
     const pipeline = await createPipeline();
     const repository = makePipelineRepository(db, names.Data);
-    await repository.recordSignals([
-      signal(pipeline.id, daysAgo(1), 's-1'),
-      signal(pipeline.id, daysAgo(200), 's-old'),
-    ]);
-    await repository.recordExecutions([execution(pipeline.id, daysAgo(1), 'e-1')]);
+    await repository.recordSignals(
+      [signal(pipeline.id, daysAgo(1), 's-1'), signal(pipeline.id, daysAgo(200), 's-old')],
+      RETENTION_DAYS.default,
+    );
+    await repository.recordExecutions([execution(pipeline.id, daysAgo(1), 'e-1')], RETENTION_DAYS.default);
 
     const page = await exportPage(pipeline.id);
     expect(page.statusCode).toBe(200);
@@ -660,6 +666,7 @@ describe('exporting a pipeline', () => {
       Array.from({ length: 60 }, (_, i) =>
         signal(pipeline.id, new Date(base + i * 1000).toISOString(), `s-${i}`),
       ),
+      RETENTION_DAYS.default,
     );
     // Small pages (about 2 KB) so that 60 signals take many.
     const store = makeExportStore(db, { data: names.Data, runs: names.Runs });
@@ -674,10 +681,13 @@ describe('exporting a pipeline', () => {
       cursor = page.nextCursor ?? undefined;
       if (pages++ === 2) {
         // Written meanwhile, before and after the page sequence's position.
-        await repository.recordSignals([
-          signal(pipeline.id, new Date(base - 1000).toISOString(), 'late-early'),
-          signal(pipeline.id, new Date(base + 100_000).toISOString(), 'late-after'),
-        ]);
+        await repository.recordSignals(
+          [
+            signal(pipeline.id, new Date(base - 1000).toISOString(), 'late-early'),
+            signal(pipeline.id, new Date(base + 100_000).toISOString(), 'late-after'),
+          ],
+          RETENTION_DAYS.default,
+        );
       }
     } while (cursor);
     expect(pages).toBeGreaterThan(3);

@@ -1,9 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { QuotaExceededError } from '../../../lambdas/core/errors.ts';
-import type { JobQueue } from '../../../lambdas/core/ports.ts';
+import type { JobQueue } from '../../../lambdas/core/ports/runs.ts';
 import { makeStartSynthesis } from '../../../lambdas/core/use-cases/synthesis.ts';
 import { errorResponse } from '../../../lambdas/http/errors.ts';
+import { makeIdempotencyStore } from '../../../lambdas/store/idempotency.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeQuotaStore } from '../../../lambdas/store/quotas.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
@@ -34,6 +35,7 @@ function starter(now: () => number, runsPerTeamPerHour: number) {
     ids: nanoidGenerator,
     defaultHandler: 'heuristic-v1',
     quota: { store: makeQuotaStore(db, names.Data), runsPerTeamPerHour },
+    idempotency: makeIdempotencyStore(db, names.Data),
   });
   return { start, sent, runs };
 }

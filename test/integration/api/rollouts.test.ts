@@ -8,7 +8,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeJudgeRollouts } from '../../../lambdas/core/use-cases/rollouts.ts';
+import { makeJudgeRollouts } from '../../../lambdas/core/use-cases/guardrails.ts';
 import { listTeamEvents } from '../../../lambdas/store/events.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRolloutRepository } from '../../../lambdas/store/rollouts.ts';
@@ -365,6 +365,12 @@ describe('rebasing', () => {
             activatedBy: admin.principal.userId,
           },
           rollout: null,
+          serving: {
+            pipelineId: pipeline.id,
+            teamId: run.teamId,
+            active: { ...base, id: newConfigurationId, version: 9, createdAt: at },
+            rollout: null,
+          },
         },
         [],
       ),
@@ -522,6 +528,7 @@ describe('rollouts', () => {
     const judge = makeJudgeRollouts({
       pipelines: makePipelineRepository(db, names.Data),
       rollouts: makeRolloutRepository(db, names.Data, names.Events),
+      runs: makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events }),
       clock: systemClock,
       ids: nanoidGenerator,
     });
@@ -553,6 +560,7 @@ describe('rollouts', () => {
     const judge = makeJudgeRollouts({
       pipelines: makePipelineRepository(db, names.Data),
       rollouts: makeRolloutRepository(db, names.Data, names.Events),
+      runs: makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events }),
       clock: systemClock,
       ids: nanoidGenerator,
     });

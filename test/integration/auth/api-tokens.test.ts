@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { userApiTokensPartition } from '../../../lambdas/store/keys.ts';
+import { userApiTokensPartition } from '../../../lambdas/store/auth/keys.ts';
 import { makeAuthRepository } from '../../../lambdas/wiring/repositories.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import {

@@ -11,7 +11,7 @@ import type {
 } from 'aws-lambda';
 import { nanoid } from 'nanoid';
 import { makeBootstrapTeam } from '../../../lambdas/auth/bootstrap.ts';
-import type { Clock } from '../../../lambdas/core/ports.ts';
+import type { Clock } from '../../../lambdas/core/ports/common.ts';
 import type { Role } from '../../../lambdas/core/principal.ts';
 import type { HttpMethod } from '../../../lambdas/operations/declaration.ts';
 import { nanoidGenerator, systemClock } from '../../../lambdas/wiring/clock.ts';

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REFRESH_REUSE_INTERVAL_MS } from '../../../lambdas/auth/sessions.ts';
-import type { Clock } from '../../../lambdas/core/ports.ts';
+import type { Clock } from '../../../lambdas/core/ports/common.ts';
 import { logIn as logInOperation } from '../../../lambdas/operations/log-in.ts';
 import { makeAuthRepository } from '../../../lambdas/wiring/repositories.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';

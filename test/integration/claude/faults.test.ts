@@ -1,12 +1,9 @@
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SynthesisEngine } from '../../../lambdas/core/ports.ts';
+import type { SynthesisEngine } from '../../../lambdas/core/ports/synthesis.ts';
 import { makeGenerateRun } from '../../../lambdas/core/use-cases/generation.ts';
 import { MAX_RECEIVE_COUNT, WORKER_TIMEOUT_SECONDS } from '../../../lambdas/functions.ts';
-import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
-import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
-import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import { nanoidGenerator } from '../../../lambdas/wiring/clock.ts';
 import { isTransientFault } from '../../../lambdas/wiring/faults.ts';
 import {
@@ -25,7 +22,7 @@ import {
   sqsEvent,
   TEST_QUEUE_URL,
 } from '../api/harness.ts';
-import { type ClaudeTestBed, goodDraft, seedPendingRun } from './fixtures.ts';
+import { type ClaudeTestBed, goodDraft, seedPendingRun, testBed } from './fixtures.ts';
 
 /**
  * The worker's fault handling end to end: the real handler module on DynamoDB Local, claude-v1
@@ -51,11 +48,7 @@ beforeAll(async () => {
     POWERTOOLS_LOG_LEVEL: 'INFO',
     POWERTOOLS_METRICS_DISABLED: 'false',
   });
-  bed = {
-    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events }),
-    pipelines: makePipelineRepository(db, names.Data, names.Events),
-    evidence: makeEvidenceStore(db, names.Data),
-  };
+  bed = testBed(db, names);
   worker = (await import('../../../lambdas/handlers/process-synthesis-jobs.ts')).handler as SqsLambda;
   deadLetters = (await import('../../../lambdas/handlers/fail-dead-synthesis-jobs.ts')).handler as SqsLambda;
 });

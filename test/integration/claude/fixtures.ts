@@ -1,30 +1,26 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { inject } from 'vitest';
-import type {
-  EvidenceStore,
-  PipelineRepository,
-  RunRepository,
-  SynthesisEngine,
-} from '../../../lambdas/core/ports.ts';
+import { RETENTION_DAYS, type TeamSettingsStore } from '../../../lambdas/core/lifecycle.ts';
+import { DEFAULT_MODEL_PRICES, type ModelPrices } from '../../../lambdas/core/model-pricing.ts';
+import type { PipelineRepository } from '../../../lambdas/core/ports/pipelines.ts';
+import type { EvidenceStore, RunRepository } from '../../../lambdas/core/ports/runs.ts';
+import type { SynthesisEngine } from '../../../lambdas/core/ports/synthesis.ts';
 import { newPendingRun } from '../../../lambdas/core/run-state.ts';
-import type {
-  Configuration,
-  Execution,
-  Pipeline,
-  Signal,
-  Slot,
-  SynthesisRun,
-} from '../../../lambdas/core/schemas.ts';
+import type { Configuration, Pipeline, Slot } from '../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';
+import type { SynthesisRun } from '../../../lambdas/core/schemas/runs.ts';
 import { makeGenerateRun } from '../../../lambdas/core/use-cases/generation.ts';
 import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
+import { makeTeamSettingsStore } from '../../../lambdas/store/team-settings.ts';
 import type { SynthesisDraft } from '../../../lambdas/synthesis/draft.ts';
 import { createDocumentClient } from '../../../lambdas/wiring/aws.ts';
 import { nanoidGenerator, systemClock } from '../../../lambdas/wiring/clock.ts';
 import { isTransientFault } from '../../../lambdas/wiring/faults.ts';
-import { createTables } from '../../../local/dynamodb.ts';
+import { createTables, type TableNames } from '../../../local/dynamodb.ts';
 import { ANTHROPIC_KEY_PREFIX } from '../../support/fake-secrets.ts';
 
 /** Secrets planted in the fixture pipeline: none of them may reach the model. */
@@ -164,6 +160,8 @@ export interface ClaudeTestBed {
   runs: RunRepository;
   pipelines: PipelineRepository;
   evidence: EvidenceStore;
+  settings: TeamSettingsStore;
+  prices: ModelPrices;
 }
 
 /** Fresh tables on the shared DynamoDB Local and the real store adapters over them. */
@@ -174,11 +172,17 @@ export async function setUpStore(): Promise<ClaudeTestBed> {
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   const names = await createTables(client, `c${nanoid(8).replace(/[^A-Za-z0-9]/g, 'x')}-`);
-  const db = createDocumentClient(client);
+  return testBed(createDocumentClient(client), names);
+}
+
+/** The real store adapters over the tables named, with the default prices of model tokens. */
+export function testBed(db: DynamoDBDocumentClient, names: TableNames): ClaudeTestBed {
   return {
     runs: makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events }),
     pipelines: makePipelineRepository(db, names.Data, names.Events),
     evidence: makeEvidenceStore(db, names.Data),
+    settings: makeTeamSettingsStore(db, names.Data, names.Events),
+    prices: DEFAULT_MODEL_PRICES,
   };
 }
 
@@ -208,8 +212,11 @@ export async function seedPendingRun(bed: ClaudeTestBed, synthesisHandler = 'cla
     createdBy: 'user-1',
   };
   await bed.pipelines.createPipeline(pipeline, configuration);
-  await bed.pipelines.recordSignals(fixtureSignals(pipeline.id));
-  await bed.pipelines.recordExecutions(fixtureExecutions(pipeline.id, configuration.id));
+  await bed.pipelines.recordSignals(fixtureSignals(pipeline.id), RETENTION_DAYS.default);
+  await bed.pipelines.recordExecutions(
+    fixtureExecutions(pipeline.id, configuration.id),
+    RETENTION_DAYS.default,
+  );
   const run = newPendingRun({
     id: nanoid(),
     pipelineId: pipeline.id,
@@ -227,9 +234,7 @@ export async function seedPendingRun(bed: ClaudeTestBed, synthesisHandler = 'cla
 /** makeGenerateRun over the real store with the given engine as claude-v1. */
 export function generatorWith(bed: ClaudeTestBed, engine: SynthesisEngine) {
   return makeGenerateRun({
-    runs: bed.runs,
-    pipelines: bed.pipelines,
-    evidence: bed.evidence,
+    ...bed,
     engines: { 'claude-v1': engine },
     clock: systemClock,
     ids: nanoidGenerator,

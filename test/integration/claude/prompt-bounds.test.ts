@@ -1,21 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  EXECUTION_WINDOW,
-  type PipelineRepository,
-  type RunRepository,
-  SIGNAL_WINDOW,
-} from '../../../lambdas/core/ports.ts';
+import { defaultTeamSettings } from '../../../lambdas/core/lifecycle.ts';
+import { DEFAULT_MODEL_PRICES } from '../../../lambdas/core/model-pricing.ts';
+import type { PipelineRepository } from '../../../lambdas/core/ports/pipelines.ts';
+import type { RunRepository } from '../../../lambdas/core/ports/runs.ts';
+import { EXECUTION_WINDOW, SIGNAL_WINDOW } from '../../../lambdas/core/ports/synthesis.ts';
 import { newPendingRun } from '../../../lambdas/core/run-state.ts';
-import type {
-  Configuration,
-  Execution,
-  Pipeline,
-  Severity,
-  Signal,
-  Slot,
-  SynthesisRun,
-} from '../../../lambdas/core/schemas.ts';
-import { LIMITS } from '../../../lambdas/core/schemas.ts';
+import { LIMITS } from '../../../lambdas/core/schemas/common.ts';
+import type { Configuration, Pipeline, Slot } from '../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution, Severity, Signal } from '../../../lambdas/core/schemas/records.ts';
+import type { SynthesisRun } from '../../../lambdas/core/schemas/runs.ts';
 import { makeGenerateRun } from '../../../lambdas/core/use-cases/generation.ts';
 import { createClaudeV1 } from '../../../lambdas/synthesis/claude/engine.ts';
 import { PROMPT_LIMITS } from '../../../lambdas/synthesis/claude/prompt.ts';
@@ -187,7 +180,14 @@ async function measure(slots: Slot[], total: number, messageBytes: number) {
   const generateRun = makeGenerateRun({
     runs,
     pipelines: store.pipelines,
-    evidence: { save: async () => undefined, load: async () => ({ signals: [], executions: [] }) },
+    evidence: {
+      save: async () => undefined,
+      load: async () => ({ signals: [], executions: [] }),
+      remove: async () => undefined,
+    },
+    // The team's default windows: the counting store answers from its whole history regardless.
+    settings: { get: async (teamId) => defaultTeamSettings(teamId), put: async () => undefined },
+    prices: DEFAULT_MODEL_PRICES,
     engines: { 'claude-v1': engine },
     clock: systemClock,
     ids: nanoidGenerator,

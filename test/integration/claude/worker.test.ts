@@ -2,9 +2,6 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
-import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
-import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import {
   type AnthropicFake,
   startAnthropicFake,
@@ -22,7 +19,7 @@ import {
   setUpApiEnvironment,
   sqsEvent,
 } from '../api/harness.ts';
-import { type ClaudeTestBed, goodDraft, seedPendingRun } from './fixtures.ts';
+import { type ClaudeTestBed, goodDraft, seedPendingRun, testBed } from './fixtures.ts';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:anthropic-api-key-AbCdEf';
 const OLD_KEY = `${ANTHROPIC_KEY_PREFIX}rotated-away-0000000000`;
@@ -47,11 +44,7 @@ beforeAll(async () => {
     ANTHROPIC_TIME_BUDGET_MS: '5000',
     ANTHROPIC_REQUEST_TIMEOUT_MS: '2000',
   }));
-  bed = {
-    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events }),
-    pipelines: makePipelineRepository(db, names.Data, names.Events),
-    evidence: makeEvidenceStore(db, names.Data),
-  };
+  bed = testBed(db, names);
   worker = (await import('../../../lambdas/handlers/process-synthesis-jobs.ts')).handler as SqsLambda;
 });
 afterAll(async () => {

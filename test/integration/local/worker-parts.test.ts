@@ -9,9 +9,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SYNTHESIS_WORKER } from '../../../lambdas/functions.ts';
-import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
-import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
-import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import { createDocumentClient } from '../../../lambdas/wiring/aws.ts';
 import { handlerEntryPath, onDemandParts } from '../../../lib/bundling.ts';
 import { buildFunctions } from '../../../local/runtime/bundles.ts';
@@ -19,7 +16,7 @@ import { LocalFunction } from '../../../local/runtime/lambda-function.ts';
 import { functionNode } from '../../../local/runtime/node.ts';
 import { createTestTables, testDynamoClient } from '../../support/dynamodb.ts';
 import { sqsEvent } from '../api/harness.ts';
-import { type ClaudeTestBed, seedPendingRun } from '../claude/fixtures.ts';
+import { type ClaudeTestBed, seedPendingRun, testBed } from '../claude/fixtures.ts';
 
 let outDir: string;
 let workerDir: string;
@@ -44,11 +41,7 @@ beforeAll(async () => {
   const client = testDynamoClient();
   const { names, env } = await createTestTables(client);
   const db = createDocumentClient(client);
-  bed = {
-    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events }),
-    pipelines: makePipelineRepository(db, names.Data, names.Events),
-    evidence: makeEvidenceStore(db, names.Data),
-  };
+  bed = testBed(db, names);
   worker = new LocalFunction({
     name: 'test-worker',
     bundle,

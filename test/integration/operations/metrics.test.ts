@@ -2,9 +2,6 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
-import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
-import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
 import {
   type AnthropicFake,
@@ -25,7 +22,7 @@ import {
   setUpApiEnvironment,
   sqsEvent,
 } from '../api/harness.ts';
-import { type ClaudeTestBed, goodDraft, seedPendingRun } from '../claude/fixtures.ts';
+import { type ClaudeTestBed, goodDraft, seedPendingRun, testBed } from '../claude/fixtures.ts';
 
 /**
  * The figures operations watch, as the real handlers emit them (EMF lines on stdout): runs started
@@ -54,11 +51,7 @@ beforeAll(async () => {
     // A deployment's own prices: $2 per million input tokens, $10 per million output tokens.
     MODEL_PRICES: JSON.stringify({ [MODEL]: { inputPerMillionUsd: 2, outputPerMillionUsd: 10 } }),
   });
-  bed = {
-    runs: makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events }),
-    pipelines: makePipelineRepository(db, names.Data, names.Events),
-    evidence: makeEvidenceStore(db, names.Data),
-  };
+  bed = testBed(db, names);
   caller = await createCaller(db, names);
   http = (await loadHandlers(['create-pipeline', 'synthesize-pipeline'])) as Record<string, HttpLambda>;
   worker = (await import('../../../lambdas/handlers/process-synthesis-jobs.ts')).handler as SqsLambda;

@@ -1,6 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { describe, expect, it } from 'vitest';
+import { newEvent } from '../../../lambdas/core/events.ts';
 import { approvalRulesKey } from '../../../lambdas/store/keys.ts';
 import { approvalRulesStoreFromEnv } from '../../../lambdas/wiring/repositories.ts';
 import { setUpApiEnvironment } from '../api/harness.ts';
@@ -33,7 +34,14 @@ describe('approval rules across the move to the settings table', () => {
       allowApiTokens: true,
       updatedAt: '2026-11-25T00:00:00.000Z',
     };
-    await store.put(replaced);
+    await store.put(
+      replaced,
+      newEvent(
+        'approval_rules.updated',
+        { teamId: 'team-1', pipelineId, actor: { userId: 'u2', credential: 'session' } },
+        { at: replaced.updatedAt, key: nanoid() },
+      ),
+    );
     expect(await store.get(pipelineId)).toEqual(replaced);
   });
 });

@@ -5,9 +5,11 @@ import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { hashApiToken } from '../../../lambdas/auth/api-token.ts';
 import { newEvent, runEvent, SYSTEM_ACTOR } from '../../../lambdas/core/events.ts';
-import type { ApprovalPlan, RunRepository } from '../../../lambdas/core/ports.ts';
+import type { ApprovalPlan } from '../../../lambdas/core/ports/review.ts';
+import type { RunRepository } from '../../../lambdas/core/ports/runs.ts';
 import { newPendingRun } from '../../../lambdas/core/run-state.ts';
-import type { Activation, SynthesisRun } from '../../../lambdas/core/schemas.ts';
+import type { Activation, ServingState } from '../../../lambdas/core/schemas/pipelines.ts';
+import type { SynthesisRun } from '../../../lambdas/core/schemas/runs.ts';
 import { EVENT_RELAY } from '../../../lambdas/functions.ts';
 import { CARRIED_EVENT_ATTRIBUTE, listTeamEvents } from '../../../lambdas/store/events.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
@@ -284,15 +286,15 @@ describe('the transactional outbox on DynamoDB Local', () => {
       { teamId, pipelineId, configurationId: 'c1', actor: REVIEWER },
       { at, key: rollback.id },
     );
-    await expect(pipelines.activateConfiguration(rollback, event)).rejects.toMatchObject({
-      code: 'CONFLICT',
-    });
+    await expect(pipelines.activateConfiguration(rollback, event, servingOf(rollback))).rejects.toMatchObject(
+      {
+        code: 'CONFLICT',
+      },
+    );
     expect(await eventsOf(teamId, { type: 'configuration.activated' })).toEqual([]);
     await runs.approve(run, { at, by: 'u2' }, planOf(activation), []);
-    await pipelines.activateConfiguration(
-      { ...rollback, previousConfigurationId: activation.configurationId },
-      event,
-    );
+    const restored = { ...rollback, previousConfigurationId: activation.configurationId };
+    await pipelines.activateConfiguration(restored, event, servingOf(restored));
     expect(await eventsOf(teamId, { type: 'configuration.activated' })).toEqual([event]);
   });
 
@@ -356,6 +358,25 @@ function planOf(activation: Activation): ApprovalPlan {
     appliedConfigurationId: activation.configurationId,
     newConfiguration: null,
     activation,
+    rollout: null,
+    serving: servingOf(activation),
+  };
+}
+
+/** What serving reads once `activation` is made (the team is the serving item's, not read here). */
+function servingOf(activation: Activation): ServingState {
+  return {
+    pipelineId: activation.pipelineId,
+    teamId: 'team-of-the-pipeline',
+    active: {
+      id: activation.configurationId,
+      pipelineId: activation.pipelineId,
+      version: activation.version,
+      slots: [{ id: 's', name: 's', kind: 'model', settings: {} }],
+      source: 'manual',
+      createdAt: activation.activatedAt,
+      createdBy: 'u1',
+    },
     rollout: null,
   };
 }

@@ -3,14 +3,9 @@ import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuthRepository } from '../../../lambdas/auth/ports.ts';
+import { apiTokenKey, sessionKey, userKey } from '../../../lambdas/store/auth/keys.ts';
 import { makeIdempotencyStore } from '../../../lambdas/store/idempotency.ts';
-import {
-  apiTokenKey,
-  idempotencyKey,
-  pipelineKey,
-  sessionKey,
-  userKey,
-} from '../../../lambdas/store/keys.ts';
+import { idempotencyKey, pipelineKey } from '../../../lambdas/store/keys.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeAuthRepository } from '../../../lambdas/wiring/repositories.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';

@@ -5,11 +5,15 @@
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { PipelineRepository } from '../../../lambdas/core/ports.ts';
-import type { Execution, Signal } from '../../../lambdas/core/schemas.ts';
+import { RETENTION_DAYS } from '../../../lambdas/core/lifecycle.ts';
+import type { PipelineRepository } from '../../../lambdas/core/ports/pipelines.ts';
+import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { setUpApiEnvironment } from '../api/harness.ts';
+
+/** The lower bound of a read of every record (no record is dated before 2000). */
+const WHOLE_HISTORY = '2000-01-01T00:00:00.000Z';
 
 let db: DynamoDBDocumentClient;
 let names: TableNames;
@@ -43,7 +47,7 @@ const execution = (pipelineId: string, id: string, startedAt = T1): Execution =>
 
 /** The ids of the pipeline's stored signals, each as often as it is stored. */
 const storedSignalIds = async (pipelineId: string) =>
-  (await pipelines.recentSignals(pipelineId, 200)).map((stored) => stored.id).sort();
+  (await pipelines.recentSignals(pipelineId, 200, WHOLE_HISTORY)).map((stored) => stored.id).sort();
 
 /** A client whose request dies right after its first transaction (a Lambda timeout, a crash). */
 function dyingAfterFirstTransaction(): DynamoDBDocumentClient {
@@ -59,13 +63,15 @@ function dyingAfterFirstTransaction(): DynamoDBDocumentClient {
 describe('a signal id in its pipeline', () => {
   it('is a 409 naming the ids when sent again with another time, and nothing of that batch is stored', async () => {
     const pipelineId = nanoid();
-    await pipelines.recordSignals([signal(pipelineId, 'sig-a'), signal(pipelineId, 'sig-b')]);
+    await pipelines.recordSignals(
+      [signal(pipelineId, 'sig-a'), signal(pipelineId, 'sig-b')],
+      RETENTION_DAYS.default,
+    );
 
-    const refused = pipelines.recordSignals([
-      signal(pipelineId, 'sig-new'),
-      signal(pipelineId, 'sig-a', T2),
-      signal(pipelineId, 'sig-b', T2),
-    ]);
+    const refused = pipelines.recordSignals(
+      [signal(pipelineId, 'sig-new'), signal(pipelineId, 'sig-a', T2), signal(pipelineId, 'sig-b', T2)],
+      RETENTION_DAYS.default,
+    );
 
     await expect(refused).rejects.toMatchObject({
       statusCode: 409,
@@ -75,15 +81,17 @@ describe('a signal id in its pipeline', () => {
     });
     expect(await storedSignalIds(pipelineId)).toEqual(['sig-a', 'sig-b']);
     // Nothing of the refused batch holds an id: sig-new can still be recorded, at any time.
-    await pipelines.recordSignals([signal(pipelineId, 'sig-new', T2)]);
+    await pipelines.recordSignals([signal(pipelineId, 'sig-new', T2)], RETENTION_DAYS.default);
     expect(await storedSignalIds(pipelineId)).toEqual(['sig-a', 'sig-b', 'sig-new']);
   });
 
   it('is still a 409 "already recorded" when sent again with the same time', async () => {
     const pipelineId = nanoid();
-    await pipelines.recordSignals([signal(pipelineId, 'sig-a')]);
+    await pipelines.recordSignals([signal(pipelineId, 'sig-a')], RETENTION_DAYS.default);
 
-    await expect(pipelines.recordSignals([signal(pipelineId, 'sig-a')])).rejects.toMatchObject({
+    await expect(
+      pipelines.recordSignals([signal(pipelineId, 'sig-a')], RETENTION_DAYS.default),
+    ).rejects.toMatchObject({
       statusCode: 409,
       message: 'These signals are already recorded: sig-a. Nothing in the batch was recorded.',
     });
@@ -92,8 +100,8 @@ describe('a signal id in its pipeline', () => {
 
   it('may be used in another pipeline', async () => {
     const [first, second] = [nanoid(), nanoid()];
-    await pipelines.recordSignals([signal(first, 'sig-a')]);
-    await pipelines.recordSignals([signal(second, 'sig-a', T2)]);
+    await pipelines.recordSignals([signal(first, 'sig-a')], RETENTION_DAYS.default);
+    await pipelines.recordSignals([signal(second, 'sig-a', T2)], RETENTION_DAYS.default);
     expect(await storedSignalIds(second)).toEqual(['sig-a']);
   });
 
@@ -101,10 +109,10 @@ describe('a signal id in its pipeline', () => {
     const pipelineId = nanoid();
     const batch = [signal(pipelineId, 'sig-a'), signal(pipelineId, 'sig-b', T2)];
     const dying = makePipelineRepository(dyingAfterFirstTransaction(), names.Data, names.Events);
-    await expect(dying.recordSignals(batch)).rejects.toThrow('the Lambda died here');
+    await expect(dying.recordSignals(batch, RETENTION_DAYS.default)).rejects.toThrow('the Lambda died here');
     expect(await storedSignalIds(pipelineId)).toEqual([]);
 
-    await pipelines.recordSignals(batch);
+    await pipelines.recordSignals(batch, RETENTION_DAYS.default);
 
     expect(await storedSignalIds(pipelineId)).toEqual(['sig-a', 'sig-b']);
   });
@@ -115,8 +123,8 @@ describe('a signal id in its pipeline', () => {
 
     const outcomes = await Promise.allSettled(
       ids.flatMap((id) => [
-        pipelines.recordSignals([signal(pipelineId, id, T1)]),
-        pipelines.recordSignals([signal(pipelineId, id, T2)]),
+        pipelines.recordSignals([signal(pipelineId, id, T1)], RETENTION_DAYS.default),
+        pipelines.recordSignals([signal(pipelineId, id, T2)], RETENTION_DAYS.default),
       ]),
     );
 
@@ -130,15 +138,20 @@ describe('a signal id in its pipeline', () => {
 describe('an execution id in its pipeline', () => {
   it('is a 409 naming the id when sent again with another start, and nothing of that batch is stored', async () => {
     const pipelineId = nanoid();
-    await pipelines.recordExecutions([execution(pipelineId, 'run-a')]);
+    await pipelines.recordExecutions([execution(pipelineId, 'run-a')], RETENTION_DAYS.default);
 
     await expect(
-      pipelines.recordExecutions([execution(pipelineId, 'run-new'), execution(pipelineId, 'run-a', T2)]),
+      pipelines.recordExecutions(
+        [execution(pipelineId, 'run-new'), execution(pipelineId, 'run-a', T2)],
+        RETENTION_DAYS.default,
+      ),
     ).rejects.toMatchObject({
       statusCode: 409,
       message: expect.stringContaining('already recorded in this pipeline with another time: run-a.'),
     });
-    const stored = (await pipelines.recentExecutions(pipelineId, 200)).map((stored) => stored.id);
+    const stored = (await pipelines.recentExecutions(pipelineId, 200, WHOLE_HISTORY)).map(
+      (stored) => stored.id,
+    );
     expect(stored).toEqual(['run-a']);
   });
 
@@ -146,10 +159,14 @@ describe('an execution id in its pipeline', () => {
     const pipelineId = nanoid();
     const batch = [execution(pipelineId, 'run-a')];
     const dying = makePipelineRepository(dyingAfterFirstTransaction(), names.Data, names.Events);
-    await expect(dying.recordExecutions(batch)).rejects.toThrow('the Lambda died here');
+    await expect(dying.recordExecutions(batch, RETENTION_DAYS.default)).rejects.toThrow(
+      'the Lambda died here',
+    );
 
-    await pipelines.recordExecutions(batch);
+    await pipelines.recordExecutions(batch, RETENTION_DAYS.default);
 
-    expect((await pipelines.recentExecutions(pipelineId, 200)).map((stored) => stored.id)).toEqual(['run-a']);
+    expect(
+      (await pipelines.recentExecutions(pipelineId, 200, WHOLE_HISTORY)).map((stored) => stored.id),
+    ).toEqual(['run-a']);
   });
 });

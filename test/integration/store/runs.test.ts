@@ -2,13 +2,19 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runEvent, SYSTEM_ACTOR } from '../../../lambdas/core/events.ts';
-import type { ApprovalPlan, RunRepository } from '../../../lambdas/core/ports.ts';
+import { RETENTION_DAYS } from '../../../lambdas/core/lifecycle.ts';
+import type { ApprovalPlan } from '../../../lambdas/core/ports/review.ts';
+import type { RunRepository } from '../../../lambdas/core/ports/runs.ts';
 import { newPendingRun } from '../../../lambdas/core/run-state.ts';
-import type { Activation, SynthesisRun } from '../../../lambdas/core/schemas.ts';
+import type { Activation } from '../../../lambdas/core/schemas/pipelines.ts';
+import type { SynthesisRun } from '../../../lambdas/core/schemas/runs.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { setUpApiEnvironment } from '../api/harness.ts';
+
+/** The lower bound of a read of every record (no record is dated before 2000). */
+const WHOLE_HISTORY = '2000-01-01T00:00:00.000Z';
 
 let db: DynamoDBDocumentClient;
 let names: TableNames;
@@ -250,13 +256,27 @@ async function runIn(status: 'pending' | 'generated' | 'approved' | 'failed') {
   return { run: current, activation, pipelines, pipelineId };
 }
 
-/** An approval of every change that activates the proposal as it is. */
+/** An approval of every change that activates the proposal as it is (serving it to every caller). */
 const planOf = (activation: Activation): ApprovalPlan => ({
   approvedChangeIds: [],
   appliedConfigurationId: activation.configurationId,
   newConfiguration: null,
   activation,
   rollout: null,
+  serving: {
+    pipelineId: activation.pipelineId,
+    teamId: 't1',
+    active: {
+      id: activation.configurationId,
+      pipelineId: activation.pipelineId,
+      version: activation.version,
+      slots: [{ id: 's', name: 's', kind: 'model', settings: { temperature: 0 } }],
+      source: 'synthesis',
+      createdAt: activation.activatedAt,
+      createdBy: 'u1',
+    },
+    rollout: null,
+  },
 });
 
 describe('moves the run state table forbids, on DynamoDB Local', () => {
@@ -383,9 +403,9 @@ describe('pipeline repository on DynamoDB Local', () => {
       message: `m${i}`,
       occurredAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
     }));
-    await pipelines.recordSignals(signals.slice(0, 30));
-    await pipelines.recordSignals(signals.slice(30));
-    const recent = await pipelines.recentSignals(pipelineId, 5);
+    await pipelines.recordSignals(signals.slice(0, 30), RETENTION_DAYS.default);
+    await pipelines.recordSignals(signals.slice(30), RETENTION_DAYS.default);
+    const recent = await pipelines.recentSignals(pipelineId, 5, WHOLE_HISTORY);
     expect(recent.map((signal) => signal.id)).toEqual(['s059', 's058', 's057', 's056', 's055']);
   });
 });

@@ -16,7 +16,7 @@ import type {
   User,
 } from '../../../lambdas/auth/ports.ts';
 import { ApiError, ConflictError } from '../../../lambdas/core/errors.ts';
-import type { Clock, IdGenerator } from '../../../lambdas/core/ports.ts';
+import type { Clock, IdGenerator } from '../../../lambdas/core/ports/common.ts';
 
 /** What DynamoDB answers when a write's condition fails (the adapter lets some of these through). */
 export class ConditionFailed extends Error {

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ApprovalAttempt, failingRules } from '../../../lambdas/core/approval-rules.ts';
-import {
-  APPROVAL_RULE_DEFAULTS,
-  type ApprovalRules,
-  type EvaluationSummary,
-} from '../../../lambdas/core/schemas.ts';
+import type { EvaluationSummary } from '../../../lambdas/core/schemas/evaluation.ts';
+import { APPROVAL_RULE_DEFAULTS, type ApprovalRules } from '../../../lambdas/core/schemas/review.ts';
 
 const evaluation = (over: Partial<EvaluationSummary> = {}): EvaluationSummary => ({
   cases: 10,

@@ -5,7 +5,7 @@ import {
   spreadPick,
   summarizeEvaluation,
 } from '../../../lambdas/core/evaluation.ts';
-import type { StoredEvaluationResult } from '../../../lambdas/core/schemas.ts';
+import type { StoredEvaluationResult } from '../../../lambdas/core/schemas/evaluation.ts';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();
 const stub = (id: string, status: ExecutionStub['status'], minute: number): ExecutionStub => ({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LIMITS, recordExecutionsBodySchema } from '../../../lambdas/core/schemas.ts';
+import { LIMITS } from '../../../lambdas/core/schemas/common.ts';
+import { recordExecutionsBodySchema } from '../../../lambdas/core/schemas/records.ts';
 
 const withInput = (input: unknown) => ({ executions: [{ status: 'succeeded', durationMs: 1, input }] });
 /** A JSON string value whose serialization ({"q":"…"}) takes exactly `bytes` bytes. */

@@ -1,7 +1,7 @@
 /** The run's status rules: which statuses each move starts from (the store's write conditions), and a new run. */
 import { describe, expect, it } from 'vitest';
 import { newPendingRun, statusesAllowedBefore } from '../../../lambdas/core/run-state.ts';
-import { type RunStatus, synthesisRunSchema } from '../../../lambdas/core/schemas.ts';
+import { type RunStatus, synthesisRunSchema } from '../../../lambdas/core/schemas/runs.ts';
 
 describe('the run state table', () => {
   it.each<[RunStatus, RunStatus[]]>([

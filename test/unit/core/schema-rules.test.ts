@@ -1,13 +1,11 @@
 /** The rules of the request schemas at their edges: event dates, settings size, unique ids in a batch. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { emptyKeyPath, LIMITS, MAX_FUTURE_SKEW_MS } from '../../../lambdas/core/schemas/common.ts';
+import { createPipelineBodySchema } from '../../../lambdas/core/schemas/pipelines.ts';
 import {
-  createPipelineBodySchema,
-  emptyKeyPath,
-  LIMITS,
-  MAX_FUTURE_SKEW_MS,
   recordExecutionsBodySchema,
   recordSignalsBodySchema,
-} from '../../../lambdas/core/schemas.ts';
+} from '../../../lambdas/core/schemas/records.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 const signal = (fields: Record<string, unknown> = {}) => ({

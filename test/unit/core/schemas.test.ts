@@ -1,7 +1,7 @@
 /** Stored runs written before findings cited executions still parse, with empty execution evidence. */
 import { describe, expect, it } from 'vitest';
 import { newPendingRun } from '../../../lambdas/core/run-state.ts';
-import { synthesisRunSchema } from '../../../lambdas/core/schemas.ts';
+import { synthesisRunSchema } from '../../../lambdas/core/schemas/runs.ts';
 
 describe('synthesisRunSchema', () => {
   it('reads a run stored before executionIds and analyzedExecutionIds existed', () => {

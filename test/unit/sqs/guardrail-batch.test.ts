@@ -1,7 +1,7 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { NotFoundError } from '../../../lambdas/core/errors.ts';
-import type { GuardrailCheck } from '../../../lambdas/core/ports.ts';
+import type { GuardrailCheck } from '../../../lambdas/core/ports/rollouts.ts';
 import type { CheckResult } from '../../../lambdas/core/use-cases/guardrail-checks.ts';
 import { guardrailBackoffSeconds, guardrailBatchHandler } from '../../../lambdas/sqs/guardrail-batch.ts';
 

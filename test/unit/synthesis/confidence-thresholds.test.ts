@@ -3,7 +3,7 @@
  * so that moving a threshold by one, or comparing with > instead of >=, changes an outcome here.
  */
 import { describe, expect, it } from 'vitest';
-import type { Execution, Severity, Signal } from '../../../lambdas/core/schemas.ts';
+import type { Execution, Severity, Signal } from '../../../lambdas/core/schemas/records.ts';
 import {
   assessEvidence,
   CONFIDENCE_RULE,

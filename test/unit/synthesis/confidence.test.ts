@@ -1,6 +1,6 @@
 /** The evidence rule: thin and contradicted evidence is flagged, names the changes it weakens, and makes confidence low. */
 import { describe, expect, it } from 'vitest';
-import type { Execution, Signal } from '../../../lambdas/core/schemas.ts';
+import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';
 import {
   assessEvidence,
   EVIDENCE_RULE,

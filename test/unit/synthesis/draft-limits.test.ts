@@ -1,6 +1,6 @@
 /** The draft's limits at their edges, and the errors a model is shown when its ids are out of order. */
 import { describe, expect, it } from 'vitest';
-import { LIMITS } from '../../../lambdas/core/schemas.ts';
+import { LIMITS } from '../../../lambdas/core/schemas/common.ts';
 import { type SynthesisDraft, synthesisDraftSchema } from '../../../lambdas/synthesis/draft.ts';
 
 const draftWith = (changes: SynthesisDraft['changes'], findingIds: string[] = ['1']): SynthesisDraft => ({

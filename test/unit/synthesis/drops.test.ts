@@ -1,6 +1,6 @@
 /** finalizeProposal's drop tables, one rule at a time: what each keeps, what it drops, and the warning it writes. */
 import { describe, expect, it } from 'vitest';
-import type { Execution, Signal } from '../../../lambdas/core/schemas.ts';
+import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';
 import type { DraftChange } from '../../../lambdas/synthesis/draft.ts';
 import {
   CHANGE_RULES,

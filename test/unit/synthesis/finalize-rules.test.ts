@@ -1,6 +1,8 @@
 /** The warnings finalizeProposal writes when it drops part of a draft, word for word in the singular and the plural. */
 import { describe, expect, it } from 'vitest';
-import type { Configuration, Execution, Signal, StructuredWarning } from '../../../lambdas/core/schemas.ts';
+import type { Configuration } from '../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';
+import type { StructuredWarning } from '../../../lambdas/core/schemas/runs.ts';
 import type { DraftChange, DraftFinding, SynthesisDraft } from '../../../lambdas/synthesis/draft.ts';
 import { type FinalizeOptions, finalizeProposal } from '../../../lambdas/synthesis/finalize.ts';
 

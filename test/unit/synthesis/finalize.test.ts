@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Configuration, Execution, Severity, Signal, Slot } from '../../../lambdas/core/schemas.ts';
+import type { Configuration, Slot } from '../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution, Severity, Signal } from '../../../lambdas/core/schemas/records.ts';
 import type { DraftChange, DraftFinding, SynthesisDraft } from '../../../lambdas/synthesis/draft.ts';
 import { finalizeProposal } from '../../../lambdas/synthesis/finalize.ts';
 

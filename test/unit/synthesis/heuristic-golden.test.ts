@@ -4,8 +4,9 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { SynthesisContext, SynthesisProposal } from '../../../lambdas/core/ports.ts';
-import type { Execution, Signal, Slot } from '../../../lambdas/core/schemas.ts';
+import type { SynthesisContext, SynthesisProposal } from '../../../lambdas/core/ports/synthesis.ts';
+import type { Slot } from '../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';
 import { synthesizeHeuristically } from '../../../lambdas/synthesis/heuristic/engine.ts';
 
 const GOLDEN = new URL('./golden/heuristic-v1.json', import.meta.url);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { SynthesisContext, SynthesisProposal } from '../../../lambdas/core/ports.ts';
-import type { Configuration, Execution, Signal, Slot } from '../../../lambdas/core/schemas.ts';
-import { slotSettingsSchema } from '../../../lambdas/core/schemas.ts';
+import type { SynthesisContext, SynthesisProposal } from '../../../lambdas/core/ports/synthesis.ts';
+import type { Configuration, Slot } from '../../../lambdas/core/schemas/pipelines.ts';
+import { slotSettingsSchema } from '../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';
 import { selectShownSignals } from '../../../lambdas/synthesis/evidence/signals.ts';
 import { SIGNAL_IDS_PER_FINDING } from '../../../lambdas/synthesis/finalize.ts';
 import { heuristicV1, synthesizeHeuristically } from '../../../lambdas/synthesis/heuristic/engine.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SIGNAL_WINDOW, type SynthesisContext } from '../../../lambdas/core/ports.ts';
-import type { Execution, Signal, Slot } from '../../../lambdas/core/schemas.ts';
+import { SIGNAL_WINDOW, type SynthesisContext } from '../../../lambdas/core/ports/synthesis.ts';
+import type { Slot } from '../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';
 import {
   buildSynthesisPrompt,
   PROMPT_LIMITS,

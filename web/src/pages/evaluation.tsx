@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import type { ResponseBody } from '../../../cli/client.ts';
 import { type FailingRule, failingRules } from '../../../lambdas/core/approval-rules.ts';
 import { api, client } from '../api.ts';
-import { useSession } from '../app.tsx';
+import { useSession } from '../session.ts';
 import type { Run } from '../types.ts';
 import { ErrorNotice, Loading, useLoad } from '../ui.tsx';
 

@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import type { ResponseBody } from '../../../cli/client.ts';
 import { api, client } from '../api.ts';
-import { useSession } from '../app.tsx';
+import { useSession } from '../session.ts';
 import { ConfirmDialog, ErrorNotice, Time, useTitle } from '../ui.tsx';
 import { PagedItems, useConfirmedRemoval, usePagedList } from './pipelines.tsx';
 

@@ -5,9 +5,9 @@
 import { useState } from 'preact/hooks';
 import { SYNTHESIS_HANDLER_NAMES } from '../../../lambdas/core/synthesis-handlers.ts';
 import { api, client } from '../api.ts';
-import { useSession } from '../app.tsx';
 import { formatValue } from '../format.ts';
 import { Link, navigate } from '../router.tsx';
+import { useSession } from '../session.ts';
 import type { Activation, Configuration, Pipeline, Run } from '../types.ts';
 import { ConfirmDialog, ErrorNotice, Loading, Time, useLoad, useTitle } from '../ui.tsx';
 import { DeletePipeline, DeletionReceipt } from './delete-pipeline.tsx';

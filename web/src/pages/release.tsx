@@ -1,12 +1,12 @@
 /**
- * Closing the loop on a run (DESIGN.md §7): the approve form (a checkbox per change, rebase, a
+ * Closing the loop on a run (approve, roll out, measure): the approve form (a checkbox per change, rebase, a
  * rollout's percent and guardrails), a rebase's conflicts in words, the rollout panel (arms, live
  * counts, promote, roll back) and the measured effect with a small chart readable at 375 px.
  */
 import { useState } from 'preact/hooks';
 import { ApiError, api, client } from '../api.ts';
-import { useSession } from '../app.tsx';
 import { formatValue } from '../format.ts';
+import { useSession } from '../session.ts';
 import type { Effect, Run } from '../types.ts';
 import { ErrorNotice, Loading, Time, useLoad } from '../ui.tsx';
 

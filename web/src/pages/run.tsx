@@ -4,11 +4,11 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, client } from '../api.ts';
-import { useSession } from '../app.tsx';
 import { type ConflictExplanation, explainConflict } from '../conflict.ts';
 import { between, formatCount } from '../format.ts';
 import { isSettled, nextPollDelay } from '../poll.ts';
 import { Link } from '../router.tsx';
+import { useSession } from '../session.ts';
 import type { Pipeline, Run, RunDiff } from '../types.ts';
 import { ErrorNotice, Loading, Time, useLoad, useTitle } from '../ui.tsx';
 import { ApprovalGateNotice, EvaluationSection, useApprovalGate } from './evaluation.tsx';

@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, client } from '../api.ts';
-import { useSession } from '../app.tsx';
+import { useSession } from '../session.ts';
 import { ErrorNotice, Loading, Time, useLoad, useTitle } from '../ui.tsx';
 
 export function TeamSettingsPage() {

@@ -4,7 +4,7 @@
  */
 import { useRef, useState } from 'preact/hooks';
 import { api, client } from '../api.ts';
-import { useSession } from '../app.tsx';
+import { useSession } from '../session.ts';
 import type { ApiToken, CreatedApiToken, Me } from '../types.ts';
 import { ConfirmDialog, ErrorNotice, Time, useTitle } from '../ui.tsx';
 import { PagedItems, useConfirmedRemoval, usePagedList } from './pipelines.tsx';

@@ -3,7 +3,7 @@
  * (doubled, or a default when unset), up to a cap.
  */
 
-import type { Slot } from '../../../core/schemas.ts';
+import type { Slot } from '../../../core/schemas/pipelines.ts';
 import type { JsonObject } from '../../merge-patch.ts';
 import { collectFaultEvidence } from '../detect.ts';
 import { HEURISTIC_V1_LIMITS as L } from '../limits.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { measureEffect } from '../../../../lambdas/core/rollouts/effect.ts';
 import { compareProportions, normalCdf, percentile } from '../../../../lambdas/core/rollouts/statistics.ts';
-import type { Execution } from '../../../../lambdas/core/schemas.ts';
+import type { Execution } from '../../../../lambdas/core/schemas/records.ts';
 
 describe('the two-proportion z-test and its interval', () => {
   // Known values: R's prop.test(c(200, 150), c(1000, 1000), correct = FALSE) gives

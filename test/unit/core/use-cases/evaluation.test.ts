@@ -1,21 +1,16 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, ForbiddenError, ValidationError } from '../../../../lambdas/core/errors.ts';
 import type { ExecutionStub } from '../../../../lambdas/core/evaluation.ts';
+import type { EvaluationStore, StoredEvaluationSet } from '../../../../lambdas/core/ports/evaluation.ts';
 import type {
-  ApprovalRulesStore,
-  EvaluationStore,
-  StoredEvaluationSet,
-} from '../../../../lambdas/core/ports.ts';
-import {
-  APPROVAL_RULE_DEFAULTS,
-  type Configuration,
-  type EvaluationSummary,
-  type Execution,
-  type Pipeline,
-  type StoredApprovalRules,
-  type StoredEvaluationResult,
-  type SynthesisRun,
-} from '../../../../lambdas/core/schemas.ts';
+  EvaluationSummary,
+  StoredEvaluationResult,
+} from '../../../../lambdas/core/schemas/evaluation.ts';
+import type { Configuration, Pipeline } from '../../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution } from '../../../../lambdas/core/schemas/records.ts';
+import { APPROVAL_RULE_DEFAULTS } from '../../../../lambdas/core/schemas/review.ts';
+import type { SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
+import { makeApproveRun } from '../../../../lambdas/core/use-cases/approval.ts';
 import {
   enforceApprovalRules,
   makeGetApprovalRules,
@@ -25,8 +20,16 @@ import {
   makeGetEvaluationSet,
   makeRecordEvaluations,
 } from '../../../../lambdas/core/use-cases/evaluation.ts';
-import { makeApproveRun } from '../../../../lambdas/core/use-cases/review.ts';
-import { makeWorld, pendingRun, principal, rejection, SLOTS, seedPipeline, type World } from './fakes.ts';
+import {
+  type FakeApprovalRulesStore,
+  makeWorld,
+  pendingRun,
+  principal,
+  rejection,
+  SLOTS,
+  seedPipeline,
+  type World,
+} from './fakes.ts';
 
 /** The evaluation store as the DynamoDB adapter behaves: a set is written once, results replace per case and arm. */
 class FakeEvaluationStore implements EvaluationStore {
@@ -64,26 +67,16 @@ class FakeEvaluationStore implements EvaluationStore {
   }
 }
 
-class FakeRulesStore implements ApprovalRulesStore {
-  readonly rules = new Map<string, StoredApprovalRules>();
-  async get(pipelineId: string) {
-    return this.rules.get(pipelineId) ?? null;
-  }
-  async put(rules: StoredApprovalRules) {
-    this.rules.set(rules.pipelineId, rules);
-  }
-}
-
 let world: World;
 let pipeline: Pipeline;
 let base: Configuration;
 let evaluations: FakeEvaluationStore;
-let rulesStore: FakeRulesStore;
+let rulesStore: FakeApprovalRulesStore;
 beforeEach(async () => {
   world = makeWorld('2025-06-02T10:00:00.000Z');
   ({ pipeline, configuration: base } = await seedPipeline(world));
   evaluations = new FakeEvaluationStore();
-  rulesStore = new FakeRulesStore();
+  rulesStore = world.approvalRules;
 });
 
 const ada = principal();
@@ -203,7 +196,12 @@ describe('recording results', () => {
 });
 
 describe('approval rules', () => {
-  const rulesDeps = () => ({ pipelines: world.pipelines, approvalRules: rulesStore, clock: world.clock });
+  const rulesDeps = () => ({
+    pipelines: world.pipelines,
+    approvalRules: rulesStore,
+    clock: world.clock,
+    ids: world.ids,
+  });
 
   it('read as the defaults until an admin puts others; a member may not', async () => {
     expect(await makeGetApprovalRules(rulesDeps())(viewer, pipeline.id)).toEqual({
@@ -226,7 +224,7 @@ describe('approval rules', () => {
 
   it('refuse an API token where a person must approve, and an override from a non-admin', async () => {
     const run = seedRun();
-    await rulesStore.put({
+    rulesStore.rules.set(pipeline.id, {
       ...APPROVAL_RULE_DEFAULTS,
       allowApiTokens: false,
       pipelineId: pipeline.id,
@@ -245,7 +243,7 @@ describe('approval rules', () => {
 
   it('make approve a 409 naming the failing rules, changing nothing; an admin override approves and is kept', async () => {
     const run = seedRun({ triggeredBy: 'user-ada' });
-    await rulesStore.put({
+    rulesStore.rules.set(pipeline.id, {
       ...APPROVAL_RULE_DEFAULTS,
       requireEvaluation: true,
       forbidSelfApproval: true,

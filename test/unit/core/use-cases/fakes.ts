@@ -1,42 +1,56 @@
 /**
- * In-memory fakes of the ports in lambdas/core/ports.ts for the use-case unit tests. They keep the
+ * In-memory fakes of the ports in lambdas/core/ports/ for the use-case unit tests. They keep the
  * conditional semantics of the DynamoDB adapters in lambdas/store (a claim only takes a pending run
  * or a generating one whose lease is stale, versions come from a per-pipeline counter, a decision on
  * a run that is not generated is a 409 naming its status, items are parsed on the way out...).
  */
 import { ConflictError, NotFoundError } from '../../../../lambdas/core/errors.ts';
+import type { DomainEvent } from '../../../../lambdas/core/events.ts';
+import {
+  defaultTeamSettings,
+  type TeamSettings,
+  type TeamSettingsStore,
+} from '../../../../lambdas/core/lifecycle.ts';
+import { DEFAULT_MODEL_PRICES } from '../../../../lambdas/core/model-pricing.ts';
+import type { Clock, IdGenerator, PageRequest } from '../../../../lambdas/core/ports/common.ts';
+import type { PipelineRepository } from '../../../../lambdas/core/ports/pipelines.ts';
+import type { ApprovalPlan, ApprovalRulesStore } from '../../../../lambdas/core/ports/review.ts';
+import type { GuardrailCheck, GuardrailQueue } from '../../../../lambdas/core/ports/rollouts.ts';
 import type {
-  ApprovalPlan,
-  Clock,
   EvidenceStore,
   IdempotencyRecord,
   IdempotencyStore,
-  IdGenerator,
   JobQueue,
-  PageRequest,
-  PipelineRepository,
   QuotaStore,
   RunRepository,
-  SynthesisUsage,
-} from '../../../../lambdas/core/ports.ts';
+} from '../../../../lambdas/core/ports/runs.ts';
+import type { SynthesisUsage } from '../../../../lambdas/core/ports/synthesis.ts';
 import type { Principal } from '../../../../lambdas/core/principal.ts';
 import { newPendingRun } from '../../../../lambdas/core/run-state.ts';
+import type { Page } from '../../../../lambdas/core/schemas/common.ts';
 import {
   type Activation,
   activationSchema,
   type Configuration,
   configurationSchema,
-  type Execution,
-  executionSchema,
-  type Page,
   type Pipeline,
   pipelineSchema,
+  type ServingState,
+  servingStateSchema,
+} from '../../../../lambdas/core/schemas/pipelines.ts';
+import {
+  type Execution,
+  executionSchema,
   type Signal,
+  signalSchema,
+} from '../../../../lambdas/core/schemas/records.ts';
+import type { StoredApprovalRules } from '../../../../lambdas/core/schemas/review.ts';
+import {
   type SynthesisJob,
   type SynthesisRun,
-  signalSchema,
   synthesisRunSchema,
-} from '../../../../lambdas/core/schemas.ts';
+} from '../../../../lambdas/core/schemas/runs.ts';
+import { makeRecentEffectStates } from '../../../../lambdas/wiring/recent-effect-states.ts';
 
 /** A clock that stands still until a test moves it. */
 export class FakeClock implements Clock {
@@ -84,6 +98,8 @@ export class FakePipelineRepository implements PipelineRepository {
   readonly signals = new Map<string, Signal>();
   readonly executions = new Map<string, Execution>();
   readonly activations: Activation[] = [];
+  /** The serving items: what serving reads in one GetItem, rewritten with every activation. */
+  readonly serving = new Map<string, ServingState>();
 
   private configurationKey(pipelineId: string, configurationId: string) {
     return `${pipelineId}#${configurationId}`;
@@ -99,6 +115,17 @@ export class FakePipelineRepository implements PipelineRepository {
       latestConfigurationVersion: configuration.version,
     });
     this.configurations.set(configurationKey, structuredClone(configuration));
+    this.serving.set(pipeline.id, {
+      pipelineId: pipeline.id,
+      teamId: pipeline.teamId,
+      active: structuredClone(configuration),
+      rollout: null,
+    });
+  }
+
+  async getServingState(pipelineId: string): Promise<ServingState | null> {
+    const state = this.serving.get(pipelineId);
+    return state ? servingStateSchema.parse(structuredClone(state)) : null;
   }
 
   async getPipeline(id: string): Promise<Pipeline | null> {
@@ -220,7 +247,11 @@ export class FakePipelineRepository implements PipelineRepository {
     this.activations.push(structuredClone(activation));
   }
 
-  async activateConfiguration(activation: Activation): Promise<void> {
+  async activateConfiguration(
+    activation: Activation,
+    _event: DomainEvent,
+    serving: ServingState,
+  ): Promise<void> {
     if (!this.moveActive(activation)) {
       throw new ConflictError(
         'The active configuration changed while this request was made; reload and retry.',
@@ -230,6 +261,7 @@ export class FakePipelineRepository implements PipelineRepository {
       throw new ConflictError(`Configuration ${activation.configurationId} does not exist.`);
     }
     this.commitActivation(activation);
+    this.serving.set(activation.pipelineId, structuredClone(serving));
   }
 
   async listActivations(pipelineId: string, request: PageRequest): Promise<Page<Activation>> {
@@ -249,6 +281,8 @@ const FAILABLE: readonly SynthesisRun['status'][] = ['pending', 'generating'];
 /** The runs table; completeGenerated and approve also write the data table (the pipeline fake). */
 export class FakeRunRepository implements RunRepository {
   readonly runs = new Map<string, SynthesisRun>();
+  /** Runs hidden by their pipeline's deletion (the adapter's pipelineDeletedAt). */
+  readonly hidden = new Set<string>();
 
   constructor(private readonly data: FakePipelineRepository) {}
 
@@ -260,6 +294,16 @@ export class FakeRunRepository implements RunRepository {
   /** Puts a run as it is, the way a test seeds the table. */
   seed(run: SynthesisRun): void {
     this.runs.set(run.id, structuredClone(run));
+  }
+
+  async getVisible(id: string): Promise<SynthesisRun | null> {
+    return this.hidden.has(id) ? null : this.read(id);
+  }
+
+  async hidePipelineRuns(pipelineId: string): Promise<number> {
+    const ids = [...this.runs.values()].filter((run) => run.pipelineId === pipelineId).map((run) => run.id);
+    for (const id of ids) this.hidden.add(id);
+    return ids.length;
   }
 
   async create(run: SynthesisRun): Promise<void> {
@@ -384,6 +428,7 @@ export class FakeRunRepository implements RunRepository {
     Object.assign(stored, approved);
     if (plan.newConfiguration) this.data.seedConfiguration(plan.newConfiguration);
     this.data.commitActivation(activation);
+    this.data.serving.set(run.pipelineId, structuredClone(plan.serving));
     return approved;
   }
 
@@ -481,9 +526,52 @@ export class FakeJobQueue implements JobQueue {
   }
 }
 
+/** The teams' settings (the defaults until a team stores its own) and the events written with them. */
+export class FakeTeamSettingsStore implements TeamSettingsStore {
+  readonly byTeam = new Map<string, TeamSettings>();
+  readonly events: DomainEvent[] = [];
+
+  async get(teamId: string): Promise<TeamSettings> {
+    return structuredClone(this.byTeam.get(teamId) ?? defaultTeamSettings(teamId));
+  }
+
+  async put(settings: TeamSettings, _previous: TeamSettings, event: DomainEvent): Promise<void> {
+    this.byTeam.set(settings.teamId, structuredClone(settings));
+    this.events.push(event);
+  }
+}
+
+/** The pipelines' approval rules (none stored until a test puts some) and the events written with them. */
+export class FakeApprovalRulesStore implements ApprovalRulesStore {
+  readonly rules = new Map<string, StoredApprovalRules>();
+  readonly events: DomainEvent[] = [];
+
+  async get(pipelineId: string): Promise<StoredApprovalRules | null> {
+    return structuredClone(this.rules.get(pipelineId) ?? null);
+  }
+
+  async put(rules: StoredApprovalRules, event: DomainEvent): Promise<void> {
+    this.rules.set(rules.pipelineId, structuredClone(rules));
+    this.events.push(event);
+  }
+}
+
+/** The guardrail checks sent, in order, and those whose send failed (the use case reports them). */
+export class FakeGuardrailQueue implements GuardrailQueue {
+  readonly sent: Array<{ check: GuardrailCheck; teamId: string }> = [];
+  readonly unsent: Array<{ check: GuardrailCheck; error: unknown }> = [];
+  failWith: Error | undefined;
+
+  async send(check: GuardrailCheck, teamId: string): Promise<void> {
+    this.sent.push({ check: { ...check }, teamId });
+    if (this.failWith) throw this.failWith;
+  }
+}
+
 /** Every fake, sharing one data table. */
 export function makeWorld(start?: string) {
   const pipelines = new FakePipelineRepository();
+  const guardrailQueue = new FakeGuardrailQueue();
   return {
     pipelines,
     rollouts: pipelines,
@@ -492,8 +580,17 @@ export function makeWorld(start?: string) {
     idempotency: new FakeIdempotencyStore(),
     quota: new FakeQuotaStore(),
     queue: new FakeJobQueue(),
+    settings: new FakeTeamSettingsStore(),
+    approvalRules: new FakeApprovalRulesStore(),
+    guardrailQueue,
+    guardrails: {
+      queue: guardrailQueue,
+      unsent: (check: GuardrailCheck, error: unknown) => guardrailQueue.unsent.push({ check, error }),
+    },
+    recentStates: makeRecentEffectStates(),
     clock: new FakeClock(start),
     ids: new SequentialIds(),
+    prices: DEFAULT_MODEL_PRICES,
   };
 }
 export type World = ReturnType<typeof makeWorld>;

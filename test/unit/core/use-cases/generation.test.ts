@@ -4,14 +4,14 @@ import {
   SynthesisFailure,
   TransientSynthesisError,
 } from '../../../../lambdas/core/errors.ts';
-import type { SynthesisContext, SynthesisEngine, SynthesisProposal } from '../../../../lambdas/core/ports.ts';
 import type {
-  Configuration,
-  Execution,
-  Pipeline,
-  Signal,
-  SynthesisRun,
-} from '../../../../lambdas/core/schemas.ts';
+  SynthesisContext,
+  SynthesisEngine,
+  SynthesisProposal,
+} from '../../../../lambdas/core/ports/synthesis.ts';
+import type { Configuration, Pipeline } from '../../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../../../lambdas/core/schemas/records.ts';
+import type { SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
 import {
   type GenerateRunDeps,
   makeFailDeadJob,
@@ -107,6 +107,8 @@ function generator(heuristic: SynthesisEngine, overrides: Partial<GenerateRunDep
     ids: world.ids,
     leaseMs: LEASE_MS,
     isTransient: isThrottling,
+    prices: world.prices,
+    settings: world.settings,
     ...overrides,
   });
 }

@@ -1,10 +1,13 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConflictError } from '../../../../lambdas/core/errors.ts';
-import type { GuardrailCheck, RolloutRepository } from '../../../../lambdas/core/ports.ts';
-import type { Execution, Pipeline, Rollout } from '../../../../lambdas/core/schemas.ts';
+import type { GuardrailCheck, RolloutRepository } from '../../../../lambdas/core/ports/rollouts.ts';
+import type { Pipeline } from '../../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution } from '../../../../lambdas/core/schemas/records.ts';
+import type { Rollout } from '../../../../lambdas/core/schemas/rollouts.ts';
 import { makeJudgeNamedRollouts } from '../../../../lambdas/core/use-cases/guardrail-checks.ts';
+import { GUARDRAIL_BATCH, makeJudgeRollouts } from '../../../../lambdas/core/use-cases/guardrails.ts';
 import { makeRecordExecutions } from '../../../../lambdas/core/use-cases/pipelines.ts';
-import { makeWorld, principal, SLOTS, seedPipeline, type World } from './fakes.ts';
+import { makeWorld, pendingRun, principal, SLOTS, seedPipeline, type World } from './fakes.ts';
 
 let world: World;
 beforeEach(() => {
@@ -244,5 +247,111 @@ describe('judging the rollouts a batch of checks names', () => {
     expect(await makeJudgeNamedRollouts({ ...world, rollouts: failing.store })([check])).toEqual([
       { check, error: throttled },
     ]);
+  });
+});
+
+describe('the per-batch check and the judge', () => {
+  /** Arms that make the measured effect come out as each verdict (30 executions an arm at least). */
+  const VERDICTS = {
+    worse: { base: [40, 0], candidate: [40, 20] },
+    improved: { base: [40, 20], candidate: [40, 0] },
+    no_significant_change: { base: [40, 2], candidate: [40, 2] },
+    not_enough_data: { base: [10, 0], candidate: [10, 9] },
+  } satisfies Record<string, { base: [number, number]; candidate: [number, number] }>;
+  const FLAGS = [
+    { autoRollback: false, autoPromote: false },
+    { autoRollback: true, autoPromote: false },
+    { autoRollback: false, autoPromote: true },
+    { autoRollback: true, autoPromote: true },
+  ];
+
+  it('asks for a judgement exactly when some verdict would make the judge end the rollout', async () => {
+    for (const flags of FLAGS) {
+      // Arrange: the rollout with these guardrails, judged once on arms of every verdict.
+      const actions: string[] = [];
+      for (const [verdict, arms] of Object.entries(VERDICTS)) {
+        world = makeWorld('2025-06-02T10:00:00.000Z');
+        const { pipeline, rollout } = await pipelineInRollout(flags);
+        seedCandidate(pipeline);
+        const { store } = armsStore(arms);
+
+        // Act
+        const [result] = await makeJudgeNamedRollouts({ ...world, rollouts: store })([
+          { pipelineId: pipeline.id, rolloutId: rollout.id },
+        ]);
+
+        const outcome = result && 'outcome' in result ? result.outcome : undefined;
+        // A kept rollout says the verdict it was kept on, an ended one the verdict in words: the arms made the verdict meant.
+        if (outcome?.action === 'kept') expect(outcome.reason, JSON.stringify(flags)).toBe(verdict);
+        else expect(outcome?.reason).toMatch(new RegExp(`^Guardrail: ${verdict.replaceAll('_', ' ')}: `));
+        actions.push(outcome?.action ?? 'error');
+      }
+      const judgeActs = actions.some((action) => action === 'promoted' || action === 'rolled_back');
+      const { pipeline } = await pipelineInRollout(flags);
+      const q = queue();
+      await makeRecordExecutions({ ...world, guardrails: q.guardrails })(ada, pipeline.id, [
+        { status: 'failed', durationMs: 10 },
+      ]);
+
+      // Assert: the batch asked exactly when the judge could act, and the judge acted as its flags say.
+      expect(q.sent.length === 1, JSON.stringify({ flags, actions })).toBe(judgeActs);
+      expect(actions, JSON.stringify(flags)).toEqual([
+        flags.autoRollback ? 'rolled_back' : 'kept',
+        flags.autoPromote ? 'promoted' : 'kept',
+        flags.autoPromote ? 'promoted' : 'kept',
+        'kept',
+      ]);
+    }
+  });
+});
+
+describe("the sweeper's pass", () => {
+  it('judges every active rollout the store lists, with the figures of the slots its run touched', async () => {
+    const runId = 'run1approvedxxxxxxxxx';
+    const { pipeline, rollout } = await pipelineInRollout({ synthesisRunId: runId });
+    seedCandidate(pipeline);
+    const second = await pipelineInRollout({ id: 'rollout-2', autoRollback: false });
+    const run = pendingRun({
+      id: runId,
+      pipelineId: pipeline.id,
+      baseConfigurationId: pipeline.activeConfigurationId,
+      createdAt: '2025-06-02T08:00:00.000Z',
+      status: 'approved',
+      changes: [
+        {
+          id: 'c1',
+          slotId: 'model',
+          description: 'd',
+          rationale: 'r',
+          findingIds: [],
+          patch: { temperature: 0.2 },
+        },
+      ],
+    });
+    world.runs.seed(run);
+    const { store, ends } = armsStore({ base: [40, 0], candidate: [40, 20] });
+    const kept: unknown[] = [];
+    const active = [rollout, second.rollout];
+    const judge = makeJudgeRollouts({
+      ...world,
+      rollouts: Object.assign(store, {
+        listActive: async (limit: number) => (limit === GUARDRAIL_BATCH ? active : []),
+        keepEffect: async (_pipelineId: string, effect: unknown) => {
+          kept.push(effect);
+          return true;
+        },
+      }),
+    });
+
+    const outcomes = await judge();
+
+    expect(outcomes.map((outcome) => [outcome.rolloutId, outcome.action])).toEqual([
+      ['rollout-1', 'rolled_back'],
+      ['rollout-2', 'kept'],
+    ]);
+    expect(ends).toHaveBeenCalledTimes(1);
+    // The first rollout's run touched the model slot: its figures are kept with the effect.
+    expect(kept[0]).toMatchObject({ effect: { slots: [{ slotId: 'model' }] } });
+    expect(kept[1]).toMatchObject({ effect: { slots: [] } });
   });
 });

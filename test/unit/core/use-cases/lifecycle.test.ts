@@ -13,11 +13,11 @@ import {
   expiryEpoch,
   type RetentionStore,
   retentionWindow,
-  type TeamSettings,
-  type TeamSettingsStore,
   updateTeamSettingsBodySchema,
 } from '../../../../lambdas/core/lifecycle.ts';
-import type { Configuration, Pipeline, Signal, SynthesisRun } from '../../../../lambdas/core/schemas.ts';
+import type { Configuration, Pipeline } from '../../../../lambdas/core/schemas/pipelines.ts';
+import type { Signal } from '../../../../lambdas/core/schemas/records.ts';
+import type { SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
 import { makeGenerateRun } from '../../../../lambdas/core/use-cases/generation.ts';
 import {
   makeApplyRetention,
@@ -27,30 +27,30 @@ import {
   makeUpdateTeamSettings,
 } from '../../../../lambdas/core/use-cases/lifecycle.ts';
 import { makeRecordSignals } from '../../../../lambdas/core/use-cases/pipelines.ts';
+import { makeRejectRun } from '../../../../lambdas/core/use-cases/review.ts';
+import { makeGetRunEvidence, makeGetSynthesisRun } from '../../../../lambdas/core/use-cases/synthesis.ts';
 import { heuristicV1 } from '../../../../lambdas/synthesis/heuristic/engine.ts';
-import { makeWorld, pendingRun, principal, rejection, seedPipeline, type World } from './fakes.ts';
+import {
+  type FakeTeamSettingsStore,
+  makeWorld,
+  pendingRun,
+  principal,
+  rejection,
+  seedPipeline,
+  type World,
+} from './fakes.ts';
 
 const T0 = '2025-06-02T10:00:00.000Z';
 const DAY_MS = 86_400_000;
 
-class FakeSettings implements TeamSettingsStore {
-  readonly byTeam = new Map<string, TeamSettings>();
-  async get(teamId: string) {
-    return this.byTeam.get(teamId) ?? defaultTeamSettings(teamId);
-  }
-  async put(settings: TeamSettings) {
-    this.byTeam.set(settings.teamId, settings);
-  }
-}
-
 let world: World;
 let pipeline: Pipeline;
 let base: Configuration;
-let settings: FakeSettings;
+let settings: FakeTeamSettingsStore;
 beforeEach(async () => {
   world = makeWorld(T0);
   ({ pipeline, configuration: base } = await seedPipeline(world));
-  settings = new FakeSettings();
+  settings = world.settings;
 });
 
 const daysBefore = (days: number) => new Date(Date.parse(T0) - days * DAY_MS).toISOString();
@@ -86,6 +86,7 @@ const generator = (engine = heuristicV1) =>
     leaseMs: 60_000,
     isTransient: () => false,
     settings,
+    prices: world.prices,
   });
 
 describe('synthesis inside the retention window', () => {
@@ -154,7 +155,7 @@ describe('team settings', () => {
   });
 
   it('are changed by admins of the team only', async () => {
-    const update = makeUpdateTeamSettings({ settings, clock: world.clock });
+    const update = makeUpdateTeamSettings({ settings, clock: world.clock, ids: world.ids });
     const teamId = pipeline.teamId;
     expect((await rejection(update(principal({ teamId, role: 'member' }), teamId, {}))).statusCode).toBe(403);
     expect(
@@ -323,6 +324,7 @@ describe('deleting a pipeline', () => {
       queue: { send: async (job) => void sent.push(job) },
       clock: world.clock,
       ids: world.ids,
+      runs: world.runs,
     });
     const teamId = pipeline.teamId;
     expect((await rejection(remove(principal({ teamId, role: 'member' }), pipeline.id))).statusCode).toBe(
@@ -348,6 +350,35 @@ describe('deleting a pipeline', () => {
     expect(await get(principal({ teamId, role: 'viewer' }), receipt.id)).toEqual(receipt);
     expect((await rejection(get(principal({ teamId: 'other' }), receipt.id))).statusCode).toBe(403);
     expect((await rejection(get(principal({ teamId }), 'missing'))).statusCode).toBe(404);
+  });
+
+  it("hides the pipeline's runs before it answers: reading, rejecting or showing the evidence of one is a 404", async () => {
+    const { store } = fakeDeletions();
+    const run = seedRun();
+    const other = await seedPipeline(world);
+    const kept = pendingRun({
+      id: world.ids.newId(),
+      pipelineId: other.pipeline.id,
+      baseConfigurationId: other.configuration.id,
+      createdAt: T0,
+    });
+    world.runs.seed(kept);
+    const admin = principal({ teamId: pipeline.teamId, role: 'admin' });
+    const remove = makeDeletePipeline({ ...world, deletions: store, queue: { send: async () => {} } });
+
+    await remove(admin, pipeline.id);
+
+    const reads = [
+      makeGetSynthesisRun(world)(admin, run.id),
+      makeRejectRun(world)(admin, run.id, undefined),
+      makeGetRunEvidence(world)(admin, run.id),
+    ];
+    for (const read of reads) {
+      const error = await rejection(read);
+      expect(error.statusCode).toBe(404);
+      expect(error.message).toBe(`Synthesis run ${run.id} does not exist.`);
+    }
+    expect((await makeGetSynthesisRun(world)(admin, kept.id)).id).toBe(kept.id);
   });
 
   it('runs steps until the receipt completes, or until its time runs short', async () => {

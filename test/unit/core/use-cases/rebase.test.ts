@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Change, Configuration } from '../../../../lambdas/core/schemas.ts';
-import { applyChanges, rebaseConflicts } from '../../../../lambdas/core/use-cases/review.ts';
+import type { Configuration } from '../../../../lambdas/core/schemas/pipelines.ts';
+import type { Change } from '../../../../lambdas/core/schemas/runs.ts';
+import { applyChanges, rebaseConflicts } from '../../../../lambdas/core/use-cases/rebase.ts';
 
 const configuration = (
   id: string,

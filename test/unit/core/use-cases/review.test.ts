@@ -1,20 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../../../lambdas/core/errors.ts';
-import type {
-  Change,
-  Configuration,
-  Pipeline,
-  Slot,
-  SynthesisRun,
-} from '../../../../lambdas/core/schemas.ts';
+import type { Configuration, Pipeline, Slot } from '../../../../lambdas/core/schemas/pipelines.ts';
+import type { Change, SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
 import {
   makeActivateConfiguration,
-  makeApproveRun,
-  makeDiffRun,
   makeListActivations,
-  makeListRuns,
-  makeRejectRun,
-} from '../../../../lambdas/core/use-cases/review.ts';
+} from '../../../../lambdas/core/use-cases/activations.ts';
+import { makeApproveRun } from '../../../../lambdas/core/use-cases/approval.ts';
+import { makeDiffRun, makeListRuns, makeRejectRun } from '../../../../lambdas/core/use-cases/review.ts';
 import { makeWorld, pendingRun, principal, rejection, SLOTS, seedPipeline, type World } from './fakes.ts';
 
 const T0 = '2025-06-02T10:00:00.000Z';

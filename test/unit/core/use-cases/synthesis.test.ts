@@ -7,7 +7,7 @@ import {
   ServiceUnavailableError,
   ValidationError,
 } from '../../../../lambdas/core/errors.ts';
-import type { SynthesisRun } from '../../../../lambdas/core/schemas.ts';
+import type { SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
 import {
   makeGetRunEvidence,
   makeGetSynthesisRun,
@@ -39,6 +39,7 @@ function start(overrides: Partial<StartSynthesisDeps> = {}) {
     ids: world.ids,
     defaultHandler: 'heuristic-v1',
     idempotency: world.idempotency,
+    quota: { store: world.quota, runsPerTeamPerHour: 1_000 },
     onStarted: (run) => started.push(run),
     ...overrides,
   });
@@ -185,16 +186,6 @@ describe('Idempotency-Key', () => {
     const second = await start()(eve, theirs.pipeline.id, {}, 'key-1');
     expect(second.id).not.toBe(first.id);
     expect(second.teamId).toBe('team-b');
-  });
-
-  it('is ignored when the deployment keeps no idempotency store', async () => {
-    const { pipeline } = await seedPipeline(world);
-    const withoutStore = start({ idempotency: undefined });
-    const first = await withoutStore(ada, pipeline.id, {}, 'key-1');
-    const second = await withoutStore(ada, pipeline.id, {}, 'key-1');
-    expect(second.id).not.toBe(first.id);
-    expect(world.queue.sent).toHaveLength(2);
-    expect(world.idempotency.records.size).toBe(0);
   });
 
   it('is remembered 24 hours after the run was created, and then starts a new run', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, vi } from 'vitest';
-import type { SynthesisContext } from '../../../../lambdas/core/ports.ts';
-import type { Execution, Signal, Slot } from '../../../../lambdas/core/schemas.ts';
+import type { SynthesisContext } from '../../../../lambdas/core/ports/synthesis.ts';
+import type { Slot } from '../../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../../../lambdas/core/schemas/records.ts';
 import {
   type ApiKeySource,
   type ClaudeV1Options,

@@ -5,8 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { SynthesisContext } from '../../../../lambdas/core/ports.ts';
-import type { Execution, Signal, Slot } from '../../../../lambdas/core/schemas.ts';
+import type { SynthesisContext } from '../../../../lambdas/core/ports/synthesis.ts';
+import type { Slot } from '../../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../../../lambdas/core/schemas/records.ts';
 import {
   buildSynthesisPrompt,
   PROMPT_LIMITS,

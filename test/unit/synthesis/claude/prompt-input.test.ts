@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Execution } from '../../../../lambdas/core/schemas.ts';
+import type { Execution } from '../../../../lambdas/core/schemas/records.ts';
 import { buildSynthesisPrompt } from '../../../../lambdas/synthesis/claude/prompt.ts';
 import { context } from './harness.ts';
 

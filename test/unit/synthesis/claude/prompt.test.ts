@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Signal, Slot } from '../../../../lambdas/core/schemas.ts';
+import type { Slot } from '../../../../lambdas/core/schemas/pipelines.ts';
+import type { Signal } from '../../../../lambdas/core/schemas/records.ts';
 import {
   buildSynthesisPrompt,
   FRAMING_BYTES,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Execution, Slot } from '../../../../lambdas/core/schemas.ts';
+import type { Slot } from '../../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution } from '../../../../lambdas/core/schemas/records.ts';
 import { percentile } from '../../../../lambdas/synthesis/evidence/executions.ts';
 import {
   errorKind,

@@ -1,6 +1,6 @@
 /** Which signals and runs a synthesis shows, in which order, and the references that number them. */
 import { describe, expect, it } from 'vitest';
-import type { Execution, Signal } from '../../../../lambdas/core/schemas.ts';
+import type { Execution, Signal } from '../../../../lambdas/core/schemas/records.ts';
 import {
   newestFirst,
   percentile,

@@ -1,6 +1,7 @@
 /** Small builders for the heuristic's unit tests: slots, signals, runs, a context and its window. */
-import type { SynthesisContext } from '../../../../lambdas/core/ports.ts';
-import type { Execution, Signal, Slot } from '../../../../lambdas/core/schemas.ts';
+import type { SynthesisContext } from '../../../../lambdas/core/ports/synthesis.ts';
+import type { Slot } from '../../../../lambdas/core/schemas/pipelines.ts';
+import type { Execution, Signal } from '../../../../lambdas/core/schemas/records.ts';
 import { type Finding, noEvidence } from '../../../../lambdas/synthesis/heuristic/detect.ts';
 import type {
   Action,

@@ -1,0 +1,37 @@
+/* The port of pipelines, their configurations and activations, and the records they receive. */
+import type { DomainEvent } from '../events.ts';
+import type { Page } from '../schemas/common.ts';
+import type { Activation, Configuration, Pipeline, ServingState } from '../schemas/pipelines.ts';
+import type { Execution, Signal } from '../schemas/records.ts';
+import type { PageRequest } from './common.ts';
+
+export interface PipelineRepository {
+  /** Stores the pipeline and its first configuration together. */
+  createPipeline(pipeline: Pipeline, configuration: Configuration): Promise<void>;
+  /** What serving needs, in one read; null for a pipeline stored before it was kept. */
+  getServingState(pipelineId: string): Promise<ServingState | null>;
+  getPipeline(id: string): Promise<Pipeline | null>;
+  listPipelines(teamId: string, page: PageRequest): Promise<Page<Pipeline>>;
+  getConfiguration(pipelineId: string, configurationId: string): Promise<Configuration | null>;
+  /**
+   * All or nothing: an id names one signal of a pipeline, so a signal whose id is already recorded
+   * there (with any time) is a ConflictError naming it, and nothing of the batch is stored.
+   */
+  recordSignals(signals: Signal[], retentionDays: number): Promise<void>;
+  /** As recordSignals: an execution id names one execution of its pipeline. */
+  recordExecutions(executions: Execution[], retentionDays: number): Promise<void>;
+  /**
+   * The newest `limit` signals, newest first: one bounded Query, whatever the history size.
+   * Nothing older than `since` (the retention window's lower bound, core/lifecycle.ts) is read.
+   */
+  recentSignals(pipelineId: string, limit: number, since: string): Promise<Signal[]>;
+  recentExecutions(pipelineId: string, limit: number, since: string): Promise<Execution[]>;
+  /**
+   * Makes `activation.configurationId` active, on the condition that the active one is still
+   * `activation.previousConfigurationId`; records the activation, its event and what serving
+   * reads afterwards. A ConflictError otherwise.
+   */
+  activateConfiguration(activation: Activation, event: DomainEvent, serving: ServingState): Promise<void>;
+  /** The pipeline's activations, newest first. */
+  listActivations(pipelineId: string, page: PageRequest): Promise<Page<Activation>>;
+}

@@ -1,0 +1,50 @@
+/*
+ * A rollout's guardrails as a table of policies: which flag turns each on, the verdicts it acts on
+ * and how it ends the rollout. The judge (use-cases/guardrails.ts) and the per-batch check that
+ * asks for a judgement (guardrailCheckOf, on POST …/executions) both read the policies a rollout
+ * has on through policiesOn, so a batch asks exactly when a verdict could make the judge act.
+ */
+import type { GuardrailCheck } from '../ports/rollouts.ts';
+import type { Pipeline } from '../schemas/pipelines.ts';
+import type { Execution } from '../schemas/records.ts';
+import type { Rollout } from '../schemas/rollouts.ts';
+import type { Verdict } from './effect.ts';
+
+/** One guardrail a rollout may carry. */
+export interface GuardrailPolicy {
+  /** The rollout's flag that turns it on. */
+  flag: 'autoRollback' | 'autoPromote';
+  /** The verdicts of the measured effect it acts on. */
+  actsOn: readonly Verdict[];
+  /** How it ends the rollout. */
+  ends: 'rolled_back' | 'promoted';
+}
+
+/** Every guardrail, in the order the judge looks at them (their verdicts do not overlap). */
+export const GUARDRAIL_POLICIES: readonly GuardrailPolicy[] = [
+  { flag: 'autoRollback', actsOn: ['worse'], ends: 'rolled_back' },
+  { flag: 'autoPromote', actsOn: ['improved', 'no_significant_change'], ends: 'promoted' },
+];
+
+/** The guardrails a rollout has on: none for a rollout that is no longer active. */
+export function policiesOn(rollout: Rollout): GuardrailPolicy[] {
+  if (rollout.status !== 'active') return [];
+  return GUARDRAIL_POLICIES.filter((policy) => rollout[policy.flag]);
+}
+
+/** The guardrail of the rollout that acts on `verdict`, or null when none does. */
+export function policyActingOn(rollout: Rollout, verdict: Verdict): GuardrailPolicy | null {
+  return policiesOn(rollout).find((policy) => policy.actsOn.includes(verdict)) ?? null;
+}
+
+/**
+ * The guardrail check a batch asks for: only while the pipeline has an active rollout with a
+ * guardrail on and the batch ran its base or its candidate.
+ */
+export function guardrailCheckOf(pipeline: Pipeline, executions: Execution[]): GuardrailCheck | null {
+  const rollout = pipeline.rollout;
+  if (!rollout || policiesOn(rollout).length === 0) return null;
+  const arms = [rollout.baseConfigurationId, rollout.candidateConfigurationId];
+  if (!executions.some((execution) => arms.includes(execution.configurationId))) return null;
+  return { pipelineId: pipeline.id, rolloutId: rollout.id };
+}

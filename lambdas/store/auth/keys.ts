@@ -1,0 +1,96 @@
+/*
+ * Every key of the auth table, built in one place (as store/keys.ts builds the other tables'):
+ * the auth stores, the local stack and the tests read and write its items only through these.
+ */
+import type { IndexKey, ItemKey } from '../keys.ts';
+
+/*
+ * Auth table. No secret is stored: tokens by their SHA-256 only, passwords as scrypt.
+ *   team          pk TEAM#<teamId>            sk TEAM
+ *   user          pk USER#<userId>            sk USER
+ *   email         pk EMAIL#<lower-case>       sk EMAIL        (uniqueness and login lookup)
+ *   membership    pk USER#<userId>            sk TEAM#<teamId> gsi1 TEAM#<teamId>#MEMBERS / <userId>
+ *   api token     pk APITOKEN#<sha256>        sk APITOKEN     gsi1 USER#<userId>#APITOKENS / <createdAt>#<tokenId>
+ *   api token id  pk APITOKENID#<tokenId>     sk APITOKENID   → tokenHash (for revoking by id)
+ *   session       pk SESSION#<sessionId>      sk SESSION      gsi1 USER#<userId>#SESSIONS / <createdAt>#<sessionId>
+ *   refresh token pk REFRESH#<sha256>         sk REFRESH      (kept after use until the session ends: reuse detection)
+ *   magic link    pk MAGICLINK#<sha256>       sk MAGICLINK
+ *   attempts      pk ATTEMPTS#<key>           sk ATTEMPTS     (login, password-change and magic-link throttling)
+ */
+
+export const teamKey = (teamId: string): ItemKey => ({ pk: `TEAM#${teamId}`, sk: 'TEAM' });
+
+/** The user's partition: the user and their memberships. */
+export const userPartition = (userId: string) => `USER#${userId}`;
+
+export const userKey = (userId: string): ItemKey => ({ pk: userPartition(userId), sk: 'USER' });
+
+/** Expects the normalized (lower-case) address. */
+export const emailKey = (normalizedEmail: string): ItemKey => ({
+  pk: `EMAIL#${normalizedEmail}`,
+  sk: 'EMAIL',
+});
+
+/** A user's memberships share the user's partition; their sort keys start so. */
+export const MEMBERSHIP_PREFIX = 'TEAM#';
+
+export const membershipKey = (userId: string, teamId: string): ItemKey => ({
+  pk: userPartition(userId),
+  sk: `${MEMBERSHIP_PREFIX}${teamId}`,
+});
+
+export const membershipIndexKey = (membership: { userId: string; teamId: string }): IndexKey => ({
+  gsi1pk: `TEAM#${membership.teamId}#MEMBERS`,
+  gsi1sk: membership.userId,
+});
+
+/** Every API token item's pk starts so: the authorizer's write grant is limited to these items. */
+export const API_TOKEN_PARTITION_PREFIX = 'APITOKEN#';
+
+export const apiTokenKey = (tokenHash: string): ItemKey => ({
+  pk: `${API_TOKEN_PARTITION_PREFIX}${tokenHash}`,
+  sk: 'APITOKEN',
+});
+
+export const apiTokenIdKey = (tokenId: string): ItemKey => ({
+  pk: `APITOKENID#${tokenId}`,
+  sk: 'APITOKENID',
+});
+
+/** The gsi1 partition that lists a user's API tokens, newest first. */
+export const userApiTokensPartition = (userId: string) => `${userPartition(userId)}#APITOKENS`;
+
+export const apiTokenIndexKey = (token: {
+  userId: string;
+  createdAt: string;
+  tokenId: string;
+}): IndexKey => ({
+  gsi1pk: userApiTokensPartition(token.userId),
+  gsi1sk: `${token.createdAt}#${token.tokenId}`,
+});
+
+export const sessionKey = (sessionId: string): ItemKey => ({ pk: `SESSION#${sessionId}`, sk: 'SESSION' });
+
+/** The gsi1 partition that lists a user's sessions. */
+export const userSessionsPartition = (userId: string) => `${userPartition(userId)}#SESSIONS`;
+
+export const sessionIndexKey = (session: {
+  userId: string;
+  createdAt: string;
+  sessionId: string;
+}): IndexKey => ({
+  gsi1pk: userSessionsPartition(session.userId),
+  gsi1sk: `${session.createdAt}#${session.sessionId}`,
+});
+
+export const refreshTokenKey = (tokenHash: string): ItemKey => ({
+  pk: `REFRESH#${tokenHash}`,
+  sk: 'REFRESH',
+});
+
+export const magicLinkKey = (tokenHash: string): ItemKey => ({
+  pk: `MAGICLINK#${tokenHash}`,
+  sk: 'MAGICLINK',
+});
+
+export const attemptsKey = (key: string): ItemKey => ({ pk: `ATTEMPTS#${key}`, sk: 'ATTEMPTS' });

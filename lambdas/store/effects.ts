@@ -1,0 +1,297 @@
+/*
+ * An approval's effect in the data table (keys: store/keys.ts): the bounded reads that measure it
+ * (executions by configuration and citing signals by recording time, on gsi2) and the kept effect
+ * (a small item with the delta since a snapshot of the whole state). Part of the RolloutRepository
+ * adapter (store/rollouts.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import type { EffectStore, KeptEffect } from '../core/ports/rollouts.ts';
+import type {
+  ArmWindow,
+  EffectState,
+  RecordedExecution,
+  RecordedSignal,
+} from '../core/rollouts/effect-state.ts';
+import { executionSchema, signalSchema } from '../core/schemas/records.ts';
+import { effectSchema } from '../core/schemas/rollouts.ts';
+import { contendedTransactionItems, failedTransactionItems, isConditionFailure } from './conditions.ts';
+import { applyEffectDelta, decodeEffectState, encodeEffectDelta, encodeEffectState } from './effect-state.ts';
+import { itemReader } from './items.ts';
+import {
+  citingSignalsPartition,
+  configurationExecutionsPartition,
+  effectCacheKey,
+  effectStateKey,
+  type ItemKey,
+} from './keys.ts';
+import { queryNewest } from './query-page.ts';
+
+/** What the effect reads of an execution (projected), and of a signal citing one. */
+const measuredExecutionSchema = /* @__PURE__ */ z.pick(executionSchema, {
+  id: true,
+  status: true,
+  durationMs: true,
+  startedAt: true,
+  slotResults: true,
+});
+// In a function marked pure: a shape read in the arguments would keep it (and signalSchema) in every bundle.
+const citingSignalSchema = /* @__PURE__ */ (() =>
+  z.object({
+    ...z.pick(signalSchema, { id: true, severity: true, occurredAt: true }).shape,
+    executionId: z.string(),
+  }))();
+
+/**
+ * The effect snapshots this execution environment last read or wrote, by table, pipeline and run
+ * (a warm Lambda's next measurement then reads only the small effect item). A few, newest kept.
+ */
+const snapshots = new Map<string, { snapshot: string; state: EffectState }>();
+const SNAPSHOTS_KEPT = 16;
+
+function remember(key: string, snapshot: { snapshot: string; state: EffectState }) {
+  snapshots.delete(key);
+  snapshots.set(key, snapshot);
+  while (snapshots.size > SNAPSHOTS_KEPT) {
+    const oldest = snapshots.keys().next().value;
+    if (oldest === undefined) break;
+    snapshots.delete(oldest);
+  }
+}
+
+/** A snapshot outlives its effect item's TTL by this much (the effect item names it). */
+const SNAPSHOT_EXTRA_SECONDS = 3_600;
+
+/** Below every recording key (DynamoDB refuses an empty string in a key condition). */
+const RECORDING_FLOOR = '0';
+
+/** The client, the data table and the readers the effect's functions share. */
+interface EffectTable {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+  read: ReturnType<typeof effectReaders>;
+}
+
+function effectReaders() {
+  return {
+    effect: itemReader(effectSchema, 'effect'),
+    measured: itemReader(measuredExecutionSchema, 'execution'),
+    citing: itemReader(citingSignalSchema, 'signal'),
+  };
+}
+
+/** The effect's part of the RolloutRepository adapter. */
+export function makeEffectStore(db: DynamoDBDocumentClient, tableName: string): EffectStore {
+  const table: EffectTable = { db, tableName, read: effectReaders() };
+  return {
+    executionsRecorded: (pipelineId, window, limit) => executionsRecorded(table, pipelineId, window, limit),
+    citingSignalsRecorded: (pipelineId, after, limit) =>
+      citingSignalsRecorded(table, pipelineId, after, limit),
+    keptEffect: (pipelineId, runId) => keptEffect(table, pipelineId, runId),
+    keepEffect: (pipelineId, kept, readVersion, expiresAtEpoch) =>
+      keepEffect(table, pipelineId, kept, readVersion, expiresAtEpoch),
+  };
+}
+
+function executionsRecorded(
+  { db, tableName, read }: EffectTable,
+  pipelineId: string,
+  window: ArmWindow & { after: string },
+  limit: number,
+): Promise<RecordedExecution[]> {
+  // Marks and window bounds are bare times, which no `<recordedAt>#<id>` key equals: BETWEEN is exact.
+  const values: Record<string, string> = {
+    ':pk': configurationExecutionsPartition(pipelineId, window.configurationId),
+    ':after': window.after || RECORDING_FLOOR,
+  };
+  let range = ' AND gsi2sk > :after';
+  if (window.recordedBefore !== undefined) {
+    range = ' AND gsi2sk BETWEEN :after AND :before';
+    values[':before'] = window.recordedBefore;
+  }
+  const filters: string[] = [];
+  if (window.startedFrom !== undefined) {
+    filters.push('startedAt >= :startedFrom');
+    values[':startedFrom'] = window.startedFrom;
+  }
+  if (window.startedBefore !== undefined) {
+    filters.push('startedAt < :startedBefore');
+    values[':startedBefore'] = window.startedBefore;
+  }
+  return queryNewest<RecordedExecution>(
+    db,
+    {
+      TableName: tableName,
+      IndexName: 'gsi2',
+      KeyConditionExpression: `gsi2pk = :pk${range}`,
+      ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+      // What the figures need only: an execution's input (up to 16 KB) is never read here.
+      ProjectionExpression:
+        'gsi2sk, id, pipelineId, configurationId, #status, durationMs, startedAt, slotResults',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: values,
+    },
+    limit,
+    (item) => ({ key: String(item.gsi2sk), execution: read.measured(item) }),
+  );
+}
+
+function citingSignalsRecorded(
+  { db, tableName, read }: EffectTable,
+  pipelineId: string,
+  after: string,
+  limit: number,
+): Promise<RecordedSignal[]> {
+  return queryNewest<RecordedSignal>(
+    db,
+    {
+      TableName: tableName,
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk > :after',
+      ProjectionExpression: 'gsi2sk, id, executionId, severity, occurredAt',
+      ExpressionAttributeValues: {
+        ':pk': citingSignalsPartition(pipelineId),
+        ':after': after || RECORDING_FLOOR,
+      },
+    },
+    limit,
+    (item) => ({ key: String(item.gsi2sk), signal: read.citing(item) }),
+  );
+}
+
+async function keptEffect(
+  { db, tableName, read }: EffectTable,
+  pipelineId: string,
+  runId: string,
+): Promise<KeptEffect | null> {
+  const key = `${tableName}#${pipelineId}#${runId}`;
+  const cached = snapshots.get(key);
+  const getItem = (itemKey: ItemKey) =>
+    db.send(new GetCommand({ TableName: tableName, Key: itemKey, ConsistentRead: true }));
+  // The snapshot is read only when this environment does not hold the one the effect item names.
+  const [{ Item }, fetched] = await Promise.all([
+    getItem(effectCacheKey(pipelineId, runId)),
+    cached ? null : getItem(effectStateKey(pipelineId, runId)),
+  ]);
+  if (!Item || typeof Item.version !== 'number' || Item.effect === undefined) return null;
+  const kept = { effect: read.effect(Item.effect), version: Item.version };
+  if (typeof Item.snapshot !== 'string') return { ...kept, state: null };
+  let snapshot = cached?.snapshot === Item.snapshot ? cached : null;
+  if (!snapshot) {
+    const stored = fetched ?? (await getItem(effectStateKey(pipelineId, runId)));
+    const state = stored.Item?.snapshot === Item.snapshot ? decodeEffectState(stored.Item?.state) : null;
+    if (!state) return { ...kept, state: null };
+    snapshot = { snapshot: Item.snapshot, state };
+    remember(key, snapshot);
+  }
+  return { ...kept, state: applyEffectDelta(snapshot.state, Item.delta) };
+}
+
+/** The effect item's content and the condition on the version read, for every way of keeping it. */
+interface KeptHead {
+  item: Record<string, unknown>;
+  condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> };
+}
+
+async function keepEffect(
+  table: EffectTable,
+  pipelineId: string,
+  kept: Omit<KeptEffect, 'version'>,
+  readVersion: number | null,
+  expiresAtEpoch: number,
+): Promise<boolean> {
+  const key = `${table.tableName}#${pipelineId}#${kept.effect.runId}`;
+  const head: KeptHead = {
+    item: {
+      ...effectCacheKey(pipelineId, kept.effect.runId),
+      effect: kept.effect,
+      version: (readVersion ?? 0) + 1,
+      expiresAtEpoch,
+    },
+    condition:
+      readVersion === null
+        ? { ConditionExpression: 'attribute_not_exists(pk)' }
+        : {
+            ConditionExpression: 'version = :version',
+            ExpressionAttributeValues: { ':version': readVersion },
+          },
+  };
+  const cached = snapshots.get(key);
+  const delta = kept.state && cached ? encodeEffectDelta(kept.state, cached.state) : null;
+  const whole = kept.state && delta === null ? encodeEffectState(kept.state) : null;
+  try {
+    if (delta !== null && cached) {
+      // Most measurements: only the small effect item, with the delta since the snapshot.
+      await putHead(table, head, { snapshot: cached.snapshot, delta });
+    } else if (kept.state && whole !== null) {
+      const stateKey = effectStateKey(pipelineId, kept.effect.runId);
+      const snapshot = await putSnapshot(table, head, {
+        key: stateKey,
+        state: kept.state,
+        whole,
+        expiresAtEpoch,
+      });
+      remember(key, { snapshot, state: kept.state });
+    } else {
+      // No state, or one too large for an item: the answer alone (the next measurement starts afresh).
+      await putHead(table, head, {});
+    }
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error) || failedTransactionItems(error).length > 0) return false;
+    if (contendedTransactionItems(error).length > 0) return false;
+    throw error;
+  }
+}
+
+/** The effect item alone, with what it says of the state (the snapshot it names and the delta since). */
+async function putHead({ db, tableName }: EffectTable, head: KeptHead, state: Record<string, unknown>) {
+  await db.send(
+    new PutCommand({ TableName: tableName, Item: { ...head.item, ...state }, ...head.condition }),
+  );
+}
+
+/** A new snapshot of the whole state and the effect item naming it, at once; answers the snapshot's name. */
+async function putSnapshot(
+  { db, tableName }: EffectTable,
+  head: KeptHead,
+  {
+    key,
+    state,
+    whole,
+    expiresAtEpoch,
+  }: { key: ItemKey; state: EffectState; whole: string; expiresAtEpoch: number },
+): Promise<string> {
+  const snapshot = randomUUID();
+  await db.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: tableName,
+            Item: { ...head.item, snapshot, delta: encodeEffectDelta(state, state) },
+            ...head.condition,
+          },
+        },
+        {
+          Put: {
+            TableName: tableName,
+            Item: {
+              ...key,
+              snapshot,
+              state: whole,
+              expiresAtEpoch: expiresAtEpoch + SNAPSHOT_EXTRA_SECONDS,
+            },
+          },
+        },
+      ],
+    }),
+  );
+  return snapshot;
+}

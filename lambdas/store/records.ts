@@ -1,0 +1,186 @@
+/*
+ * A pipeline's signals and executions in the data table: a batch recorded all or none with each id
+ * once in its pipeline (markers first, then the records, each with its TTL), and the newest of
+ * them from a window's lower bound.
+ */
+import { type DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ConflictError } from '../core/errors.ts';
+import { expiryEpoch } from '../core/lifecycle.ts';
+import type { Execution, Signal } from '../core/schemas/records.ts';
+import { contendedTransactionItems, failedTransactionItems, putNew, refusingTooLarge } from './conditions.ts';
+import {
+  executionIdKey,
+  executionIndexKey,
+  executionKey,
+  type ItemKey,
+  signalIdKey,
+  signalIndexKey,
+  signalKey,
+} from './keys.ts';
+
+/** The data table the records are written to and read from. */
+export interface RecordTable {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+}
+
+/** A record to store, with the marker that holds its id in the pipeline and its time. */
+interface NewRecord {
+  id: string;
+  item: Record<string, unknown>;
+  idMarker: ItemKey;
+  recordTime: string;
+}
+
+/** The TTL attribute of a record (and its id marker) kept `retentionDays` after its time. */
+function expiry(recordTime: string, retentionDays: number) {
+  return { expiresAtEpoch: expiryEpoch(recordTime, retentionDays) };
+}
+
+function newSignal(signal: Signal, retentionDays: number, recordedAt: string): NewRecord {
+  const ttl = expiry(signal.occurredAt, retentionDays);
+  return {
+    id: signal.id,
+    item: { ...signalKey(signal), ...signalIndexKey(signal, recordedAt), ...signal, ...ttl },
+    idMarker: { ...signalIdKey(signal.pipelineId, signal.id), ...ttl },
+    recordTime: signal.occurredAt,
+  };
+}
+
+function newExecution(execution: Execution, retentionDays: number, recordedAt: string): NewRecord {
+  const ttl = expiry(execution.startedAt, retentionDays);
+  return {
+    id: execution.id,
+    item: { ...executionKey(execution), ...executionIndexKey(execution, recordedAt), ...execution, ...ttl },
+    idMarker: { ...executionIdKey(execution.pipelineId, execution.id), ...ttl },
+    recordTime: execution.startedAt,
+  };
+}
+
+/** Records a batch of signals (the recording time is the server's, taken as the batch is written). */
+export function recordSignals(table: RecordTable, signals: Signal[], retentionDays: number): Promise<void> {
+  return recordAllNew(
+    table,
+    (recordedAt) => signals.map((signal) => newSignal(signal, retentionDays, recordedAt)),
+    'signal',
+  );
+}
+
+/** Records a batch of executions, as recordSignals does (gsi2's order by recording time: the effect's marks). */
+export function recordExecutions(
+  table: RecordTable,
+  executions: Execution[],
+  retentionDays: number,
+): Promise<void> {
+  return recordAllNew(
+    table,
+    (recordedAt) => executions.map((execution) => newExecution(execution, retentionDays, recordedAt)),
+    'execution',
+  );
+}
+
+/**
+ * Records up to 100 signals or executions, all or none, each id once in its pipeline. A transaction
+ * holds at most 100 items, so the ids are claimed first, in a transaction of markers, then the
+ * records are put in a second. A marker may be written again with the same time, so a batch whose
+ * request died between the two writes can be sent again; an id held with another time is a 409,
+ * and then the records are never written.
+ */
+async function recordAllNew(
+  table: RecordTable,
+  recordsAt: (recordedAt: string) => NewRecord[],
+  what: 'signal' | 'execution',
+): Promise<void> {
+  const claimed = recordsAt(new Date().toISOString());
+  await claimIds(table, claimed, what);
+  // Recorded as late as possible: the time between it and the write being visible is what a
+  // reader's mark must leave room for (core/rollouts/effect-state.ts SETTLE_MS).
+  await putAllNew(table, recordsAt(new Date().toISOString()), `${what}s`);
+}
+
+async function claimIds(
+  { db, tableName }: RecordTable,
+  records: NewRecord[],
+  what: 'signal' | 'execution',
+): Promise<void> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: records.map(({ idMarker, recordTime }) => ({
+          Put: {
+            TableName: tableName,
+            Item: { ...idMarker, recordTime },
+            ConditionExpression: 'attribute_not_exists(pk) OR recordTime = :time',
+            ExpressionAttributeValues: { ':time': recordTime },
+          },
+        })),
+      }),
+    );
+  } catch (error) {
+    throw batchConflict(
+      error,
+      records,
+      (ids) =>
+        `These ${what} ids are already recorded in this pipeline with another time: ${ids}. ` +
+        'An id names one record of a pipeline; nothing in the batch was recorded.',
+    );
+  }
+}
+
+/**
+ * What a refused batch transaction means to the client: a ConflictError naming the records whose
+ * condition failed (`taken` says how) or that another request was writing at the same moment, or
+ * the error itself when it is neither.
+ */
+function batchConflict(error: unknown, records: NewRecord[], taken: (ids: string) => string): unknown {
+  const idsAt = (indexes: number[]) => indexes.map((index) => records[index]?.id).join(', ');
+  const failed = failedTransactionItems(error);
+  if (failed.length > 0) return new ConflictError(taken(idsAt(failed)), { cause: error });
+  const contended = contendedTransactionItems(error);
+  if (contended.length > 0) {
+    return new ConflictError(
+      `Another request is recording these ids at this moment: ${idsAt(contended)}. ` +
+        'Nothing in the batch was recorded; send it again.',
+      { cause: error },
+    );
+  }
+  return error;
+}
+
+/** Puts up to 100 new records in one transaction: all are written or none. */
+async function putAllNew({ db, tableName }: RecordTable, records: NewRecord[], what: string): Promise<void> {
+  try {
+    await refusingTooLarge(() =>
+      db.send(
+        new TransactWriteCommand({ TransactItems: records.map((record) => putNew(tableName, record.item)) }),
+      ),
+    );
+  } catch (error) {
+    throw batchConflict(
+      error,
+      records,
+      (ids) => `These ${what} are already recorded: ${ids}. Nothing in the batch was recorded.`,
+    );
+  }
+}
+
+/** The newest `limit` items of a partition from `since` (the window's lower bound) on. */
+export async function newest<T>(
+  { db, tableName }: RecordTable,
+  partition: string,
+  limit: number,
+  parse: (item: unknown) => T,
+  since: string,
+): Promise<T[]> {
+  // The window's lower bound is part of the key condition: older items are never read.
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND sk >= :since',
+      ExpressionAttributeValues: { ':pk': partition, ':since': since },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
+  return Items.map(parse);
+}
