@@ -34,6 +34,11 @@ export const actorSchema = /* @__PURE__ */ z.object({
   userId: /* @__PURE__ */ z.string(),
   credential: /* @__PURE__ */ z.enum(['session', 'api_token', 'system']),
   tokenId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  /**
+   * Who that is, for people: the API token's name, else the user's email, or "system". Added when
+   * an event is read or sent (core/people.ts), never stored; null when the record is gone.
+   */
+  name: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string())),
 });
 export type Actor = z.infer<typeof actorSchema>;
 

@@ -123,7 +123,9 @@ describe('approving a run', () => {
     const { run } = seedRun({}, null);
     const error = await rejection(makeApproveRun(world)(ada, run.id));
     expect(error).toBeInstanceOf(ConflictError);
-    expect(error.message).toMatch(/found nothing to change .* nothing to approve or roll out; nothing was written/);
+    expect(error.message).toMatch(
+      /found nothing to change .* nothing to approve or roll out; nothing was written/,
+    );
     expect((await stored(run))?.status).toBe('generated');
   });
 
