@@ -137,7 +137,7 @@ async function newcomerShots(page: Page, apiUrl: string, shot: (name: string) =>
   await page.getByRole('heading', { name: 'Nothing to change' }).waitFor();
   await shot('10-nothing-to-change');
   await page.goto(`${apiUrl}/app/settings/events`);
-  await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+  await page.getByRole('heading', { name: 'Audit log', exact: true }).waitFor();
   await page.locator('section[aria-labelledby="audit-log"] tbody tr').first().waitFor();
   await shot('11-events-audit');
 }
