@@ -88,7 +88,7 @@ function EffectChart({ rows }: { rows: { name: string; arm: Effect['arms']['base
   const max = axisMax(Math.max(0, ...rows.map((row) => armInterval(row.arm)?.high ?? 0)));
   const x = (rate: number) => `${CHART.plotLeft + (rate / max) * (CHART.plotRight - CHART.plotLeft)}%`;
   const axisY = CHART.top + rows.length * CHART.rowHeight;
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((share) => share * max);
+  const ticks = [0, 0.5, 1].map((share) => share * max);
   return (
     <svg
       class="effect-chart"

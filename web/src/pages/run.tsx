@@ -121,7 +121,6 @@ export function RunPage({ runId }: { runId: string }) {
               'This run found no change to propose.'}{' '}
             There is no proposal to approve, evaluate or roll out; reject the run to close it.
           </p>
-          {run.diagnosis ? <p>{run.diagnosis.summary}</p> : null}
         </div>
       ) : null}
       <ErrorNotice error={proposal.error} />
