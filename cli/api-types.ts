@@ -1112,6 +1112,9 @@ export interface operations {
                         appliedConfigurationId: string | null;
                         /** @default null */
                         rolloutId: string | null;
+                        triggeredByName: string | null;
+                        approvedByName: string | null;
+                        rejectedByName: string | null;
                     };
                 };
             };
@@ -1778,6 +1781,9 @@ export interface operations {
                         appliedConfigurationId: string | null;
                         /** @default null */
                         rolloutId: string | null;
+                        triggeredByName: string | null;
+                        approvedByName: string | null;
+                        rejectedByName: string | null;
                     };
                 };
             };
@@ -1905,6 +1911,9 @@ export interface operations {
                         appliedConfigurationId: string | null;
                         /** @default null */
                         rolloutId: string | null;
+                        triggeredByName: string | null;
+                        approvedByName: string | null;
+                        rejectedByName: string | null;
                     };
                 };
             };
@@ -2142,6 +2151,9 @@ export interface operations {
                             appliedConfigurationId: string | null;
                             /** @default null */
                             rolloutId: string | null;
+                            triggeredByName: string | null;
+                            approvedByName: string | null;
+                            rejectedByName: string | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -2249,6 +2261,7 @@ export interface operations {
                             /** Format: date-time */
                             activatedAt: string;
                             activatedBy: string;
+                            activatedByName: string | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -2605,6 +2618,8 @@ export interface operations {
                         endedAt: string | null;
                         endedBy: string | null;
                         endReason: string | null;
+                        startedByName: string | null;
+                        endedByName: string | null;
                     };
                 };
             };
@@ -2662,6 +2677,8 @@ export interface operations {
                         endedAt: string | null;
                         endedBy: string | null;
                         endReason: string | null;
+                        startedByName: string | null;
+                        endedByName: string | null;
                     };
                 };
             };
@@ -2720,6 +2737,8 @@ export interface operations {
                         endedAt: string | null;
                         endedBy: string | null;
                         endReason: string | null;
+                        startedByName: string | null;
+                        endedByName: string | null;
                     };
                 };
             };
@@ -3539,6 +3558,7 @@ export interface operations {
                                     /** @enum {string} */
                                     credential: "session" | "api_token" | "system";
                                     tokenId?: string;
+                                    name?: string | null;
                                 };
                             };
                         }[];

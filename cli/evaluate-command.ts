@@ -10,7 +10,7 @@ import { call } from './api.ts';
 import type { ResponseBody } from './client.ts';
 import { type Context, contextOf, type Io } from './context.ts';
 import { CliFailure, EXIT } from './failures.ts';
-import { plural, table } from './render.ts';
+import { duration, plural, table } from './render.ts';
 
 type EvaluationSet = ResponseBody<'get-synthesis-run-evaluation-set'>;
 type EvaluationCase = EvaluationSet['cases'][number];
@@ -355,7 +355,9 @@ function describeEvaluation(
     '',
     summary
       ? `Evaluated ${summary.evaluated} of ${summary.cases} cases: base ${summary.base.passed} passed, candidate ${summary.candidate.passed} passed; ${summary.fixed.length} fixed, ${summary.regressed.length} regressed.` +
-        (summary.durationMsDelta === null ? '' : ` Duration ${signed(summary.durationMsDelta)} ms a case.`) +
+        (summary.durationMsDelta === null
+          ? ''
+          : ` Duration ${duration(summary.durationMsDelta, true)} a case.`) +
         (summary.costUsdDelta === null ? '' : ` Cost ${signed(summary.costUsdDelta)} USD a case.`)
       : 'No result was posted.',
   ].join('\n');

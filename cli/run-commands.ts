@@ -24,7 +24,9 @@ async function getRun(context: Context, id: string): Promise<SynthesisRun> {
   return call(context.client.GET('/synthesis-runs/{id}', { params: { path: { id } } }), context.apiUrl);
 }
 
-async function waitAndReport(context: Context, started: SynthesisRun, timeoutSeconds: number): Promise<void> {
+async function waitAndReport(context: Context, begun: { id: string }, timeoutSeconds: number): Promise<void> {
+  // Read as GET answers it (with people's names), which the synthesize answer does not carry.
+  const started = await getRun(context, begun.id);
   const spinner = startSpinner(context.io.stderr);
   const describe = (run: SynthesisRun) =>
     `run ${run.id} ${run.status}${run.retryReason ? ` (retrying: ${run.retryReason})` : ''}`;

@@ -44,6 +44,12 @@ export interface FunctionAccess {
    */
   recordsTokenUse?: boolean;
   /**
+   * Names people in its answers (core/people.ts): dynamodb:GetItem and BatchGetItem on the auth
+   * table limited to users and API tokens (leading keys `USER#*`, `APITOKENID#*`, `APITOKEN#*`)
+   * and to the attributes of PEOPLE_ATTRIBUTES (emails and names, never a hash or password).
+   */
+  readsNames?: boolean;
+  /**
    * Seals or opens webhook secrets and checks webhook URLs: read access to the webhook secret key
    * and its ARN as WEBHOOK_SECRET_KEY_ARN (locally WEBHOOK_SECRET_KEY and ALLOW_LOCAL_WEBHOOK_URLS).
    */
@@ -220,7 +226,7 @@ export const RETENTION_JOB = {
 export const EVENT_DELIVERER = {
   entry: 'deliver-events',
   description: 'Fans each committed event out to its webhooks and the event bus',
-  access: { data: 'read', send: ['webhook-deliveries'], putsEvents: true },
+  access: { data: 'read', send: ['webhook-deliveries'], putsEvents: true, readsNames: true },
   // Only new events: TTL expiries (REMOVE) never invoke the function.
   trigger: {
     streams: [

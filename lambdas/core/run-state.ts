@@ -2,6 +2,7 @@
  * The run's status rules, in one table: every status write of the run store is conditioned on it
  * (store/run-table.ts moveCondition), and a new run starts from newPendingRun.
  */
+import { ConflictError } from './errors.ts';
 import { type RunStatus, runStatusSchema, type SynthesisRun } from './schemas/runs.ts';
 
 /**
@@ -63,4 +64,17 @@ export function newPendingRun(fields: NewRunFields): SynthesisRun {
     appliedConfigurationId: null,
     rolloutId: null,
   };
+}
+
+/**
+ * The 409 for acting on a proposal that a generated run does not have: it found nothing to change
+ * (no change kept, `proposedConfigurationId` null), so there is nothing to approve, evaluate, roll
+ * out or compare, and nothing is written. Undefined for a run with a proposal.
+ */
+export function nothingToChange(run: SynthesisRun, action: string): ConflictError | undefined {
+  if (run.status !== 'generated' || run.proposedConfigurationId !== null) return undefined;
+  return new ConflictError(
+    `Run ${run.id} found nothing to change in the configuration (it proposes no change), so there is nothing ${action}; nothing was written. ` +
+      'Reject it to close it, or start a new run once the pipeline has recorded new signals.',
+  );
 }

@@ -24,6 +24,7 @@ import { effectSchema } from '../core/schemas/rollouts.ts';
 import { contendedTransactionItems, failedTransactionItems, isConditionFailure } from './conditions.ts';
 import { applyEffectDelta, decodeEffectState, encodeEffectDelta, encodeEffectState } from './effect-state.ts';
 import { itemReader } from './items.ts';
+import { isEmptyRange } from './key-ranges.ts';
 import {
   citingSignalsPartition,
   configurationExecutionsPartition,
@@ -112,6 +113,9 @@ function executionsRecorded(
   };
   let range = ' AND gsi2sk > :after';
   if (window.recordedBefore !== undefined) {
+    // A closed window whose lower bound moved past its end (a retention floor later than the
+    // rollout's end) holds nothing.
+    if (isEmptyRange(values[':after'] as string, window.recordedBefore)) return Promise.resolve([]);
     range = ' AND gsi2sk BETWEEN :after AND :before';
     values[':before'] = window.recordedBefore;
   }

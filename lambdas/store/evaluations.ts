@@ -22,6 +22,7 @@ import { type Execution, executionSchema } from '../core/schemas/records.ts';
 import { isConditionFailure } from './conditions.ts';
 import { carryingEvent } from './events.ts';
 import { itemReader } from './items.ts';
+import { isEmptyRange } from './key-ranges.ts';
 import {
   EVALUATION_RESULT_PREFIX,
   evaluationPartition,
@@ -123,11 +124,6 @@ function makeExecutionReads(
   /**
    * One end of the pipeline's execution history since `since` (its sort key), or null when it has
    * none: an execution outside the retention window is never read.
-
-
-  /**
-   * One end of the pipeline's execution history since `since` (its sort key), or null when it has
-   * none: an execution outside the retention window is never read.
    */
   async function edge(pipelineId: string, newest: boolean, since: string): Promise<string | null> {
     const { Items = [] } = await db.send(
@@ -145,6 +141,8 @@ function makeExecutionReads(
   }
 
   async function slice(pipelineId: string, from: string, to: string): Promise<ExecutionStub[]> {
+    // A slice narrower than a millisecond ends (a bare time) before the oldest key it would start at.
+    if (isEmptyRange(from, to)) return [];
     const { Items = [] } = await db.send(
       new QueryCommand({
         TableName: tables.data,

@@ -29,13 +29,16 @@ export interface FanOutDeps {
   enqueue: (messages: DeliveryMessage[]) => Promise<void>;
   /** Puts the event on the stack's event bus (where there is none, the root passes one that puts nothing). */
   publish: (events: DomainEvent[]) => Promise<void>;
+  /** The event with its actor's name (core/people.ts), as receivers get it; the stored event has ids only. */
+  nameActor: (event: DomainEvent) => Promise<DomainEvent>;
 }
 
 /** One event from the outbox to every webhook of its team that wants it, and to the bus. */
-export function makeFanOut({ webhooks, enqueue, publish }: FanOutDeps) {
-  return async (event: DomainEvent): Promise<number> => {
+export function makeFanOut({ webhooks, enqueue, publish, nameActor }: FanOutDeps) {
+  return async (stored: DomainEvent): Promise<number> => {
     // A webhook receives the events committed from its creation on, never older ones.
-    const targets = (await webhooks.list(event.data.teamId)).filter(
+    const [event, subscribed] = await Promise.all([nameActor(stored), webhooks.list(stored.data.teamId)]);
+    const targets = subscribed.filter(
       (webhook) =>
         webhook.disabledAt === null &&
         webhook.eventTypes.includes(event.type) &&

@@ -11,6 +11,7 @@ import { makeAccountStore } from '../store/auth/accounts.ts';
 import { makeApiTokenStore } from '../store/auth/api-tokens.ts';
 import { makeAttemptStore } from '../store/auth/attempts.ts';
 import { makeMagicLinkStore } from '../store/auth/magic-links.ts';
+import { makePeopleDirectory } from '../store/auth/people.ts';
 import { makeSessionStore } from '../store/auth/sessions.ts';
 import { makeEvaluationStore } from '../store/evaluations.ts';
 import { relayCarriedEvent } from '../store/events.ts';
@@ -97,6 +98,11 @@ export function magicLinkRequestStoresFromEnv() {
 export function authRepositoryFromEnv() {
   const config = readConfig({ AUTH_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
   return makeAuthRepository(getDocumentClient(), config.AUTH_TABLE, config.EVENTS_TABLE);
+}
+
+/** Users' emails and API tokens' names, for the functions that name people (access `readsNames`). */
+export function peopleDirectoryFromEnv() {
+  return makePeopleDirectory(getDocumentClient(), readConfig({ AUTH_TABLE: tableName }).AUTH_TABLE);
 }
 
 export function idempotencyStoreFromEnv() {

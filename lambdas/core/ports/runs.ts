@@ -31,11 +31,12 @@ export interface RunRepository {
   /**
    * generating → generated with the proposal, and the proposed configuration stored, in one
    * transaction; the configuration's version comes from the pipeline's atomic counter, so runs of
-   * one pipeline never contend. A lost lease (another worker re-claimed the run) is a ConflictError.
+   * one pipeline never contend. A run that changes nothing stores no configuration (`proposed` null)
+   * and takes no version. A lost lease (another worker re-claimed the run) is a ConflictError.
    */
   completeGenerated(
     run: SynthesisRun,
-    proposed: Omit<Configuration, 'version'>,
+    proposed: Omit<Configuration, 'version'> | null,
     leaseStartedAt: string,
     /** synthesis_run.generated, written in the same transaction. */
     event: DomainEvent,

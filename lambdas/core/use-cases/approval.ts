@@ -11,6 +11,7 @@ import type { ApprovalPlan, ApprovalRulesStore } from '../ports/review.ts';
 import type { RolloutStore } from '../ports/rollouts.ts';
 import type { RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
+import { nothingToChange } from '../run-state.ts';
 import type { Activation, Configuration, Pipeline } from '../schemas/pipelines.ts';
 import type { ApproveBody } from '../schemas/review.ts';
 import type { Rollout } from '../schemas/rollouts.ts';
@@ -46,6 +47,8 @@ export function makeApproveRun(deps: ApproveDeps) {
   return async (principal: Principal, runId: string, body: ApproveBody = {}): Promise<SynthesisRun> => {
     const run = await getRun(principal, runId);
     assertCanWrite(principal);
+    const nothing = nothingToChange(run, 'to approve or roll out');
+    if (nothing) throw nothing;
     // Stryker disable next-line ConditionalExpression: runs.approve refuses a run that is not generated with the same 409 naming its status; the check spares the reads
     if (run.status !== 'generated' || !run.proposedConfigurationId) {
       throw new ConflictError(`The run is ${run.status}; only a generated run can be approved.`);

@@ -9,6 +9,7 @@ import type { EvaluationStore } from '../ports/evaluation.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
 import type { EvidenceStore, RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
+import { nothingToChange } from '../run-state.ts';
 import type {
   EvaluationCase,
   EvaluationResult,
@@ -55,6 +56,8 @@ export function makeGetEvaluationSet({
         .load(runId)
         .then((found) => found.executions.filter((execution) => execution.startedAt >= since)),
     ]);
+    const nothing = nothingToChange(run, 'to evaluate');
+    if (nothing) throw nothing;
     let set = stored;
     if (!set) {
       if (run.status !== 'generated' || !run.proposedConfigurationId)
@@ -128,6 +131,8 @@ export function makeRecordEvaluations({
     const run = await getRun(principal, runId);
     assertCanWrite(principal);
     if (run.status !== 'generated') throw notGenerated(run, 'results are accepted');
+    const nothing = nothingToChange(run, 'to evaluate');
+    if (nothing) throw nothing;
     const set = await evaluations.getSet(runId);
     if (!set) {
       throw new ConflictError(

@@ -174,7 +174,9 @@ async function storeProposal(
     executionDays: team.executionRetentionDays,
   });
   const completedAt = deps.clock.now().toISOString();
-  const proposedConfigurationId = deps.ids.newId();
+  // Nothing to change: no configuration is proposed (none to approve, evaluate or roll out), and the
+  // run's no_changes warning says so (finalize adds it whenever no change is kept).
+  const proposedConfigurationId = proposal.changes.length > 0 ? deps.ids.newId() : null;
   const generated: SynthesisRun = {
     ...run,
     status: 'generated',
@@ -206,7 +208,7 @@ async function storeProposal(
   }
 }
 
-/** The proposed configuration and the run `generated`, with its event, in the store's one write. */
+/** The proposed configuration (none when nothing changes) and the run `generated`, with its event, in one write. */
 function completeGenerated(
   deps: GenerateRunDeps,
   run: SynthesisRun,
@@ -215,20 +217,28 @@ function completeGenerated(
   completedAt: string,
   lease: string,
 ): Promise<SynthesisRun> {
-  const proposedConfigurationId = generated.proposedConfigurationId ?? '';
+  const proposedConfigurationId = generated.proposedConfigurationId;
   return deps.runs.completeGenerated(
     generated,
-    {
-      id: proposedConfigurationId,
-      pipelineId: run.pipelineId,
-      slots: proposal.proposedSlots,
-      source: 'synthesis',
-      synthesisRunId: run.id,
-      createdAt: completedAt,
-      createdBy: run.triggeredBy,
-    },
+    proposedConfigurationId === null
+      ? null
+      : {
+          id: proposedConfigurationId,
+          pipelineId: run.pipelineId,
+          slots: proposal.proposedSlots,
+          source: 'synthesis',
+          synthesisRunId: run.id,
+          createdAt: completedAt,
+          createdBy: run.triggeredBy,
+        },
     lease,
-    runEvent(run, 'generated', completedAt, SYSTEM_ACTOR, { configurationId: proposedConfigurationId }),
+    runEvent(
+      run,
+      'generated',
+      completedAt,
+      SYSTEM_ACTOR,
+      proposedConfigurationId ? { configurationId: proposedConfigurationId } : {},
+    ),
   );
 }
 

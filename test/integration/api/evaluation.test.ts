@@ -253,6 +253,79 @@ describe('the evaluation set', () => {
     expect(first.body.candidateConfiguration.id).toBe(run.proposedConfigurationId);
   });
 
+  it('is read when the executions share one time (recorded in one request without startedAt)', async () => {
+    const pipeline = await newPipeline(0);
+    const executions = Array.from({ length: 12 }, (_, i) => ({
+      id: `same-time-${i}`,
+      status: i < 8 ? 'failed' : 'succeeded',
+      durationMs: 1500,
+      ...(i < 8
+        ? {
+            error: 'retrieval timed out',
+            slotResults: [{ slotId: 'retrieve', status: 'failed', durationMs: 1500 }],
+          }
+        : {}),
+    }));
+    const recorded = await call('record-executions', {
+      method: 'POST',
+      resource: '/pipelines/{pipelineId}/executions',
+      pathParameters: { pipelineId: pipeline.id },
+      body: { executions },
+      principal: admin.principal,
+    });
+    expect(new Set(recorded.body.executions.map((e: { startedAt: string }) => e.startedAt)).size).toBe(1);
+    const run = await generatedRun(pipeline.id);
+
+    const set = await getSet(run.id);
+
+    expect(set.status).toBe(200);
+    expect(set.body.cases.map((c: { executionId: string }) => c.executionId).sort()).toEqual(
+      executions.map((e) => e.id).sort(),
+    );
+  });
+
+  it('is read when the executions span less than a millisecond per slice of the history', async () => {
+    const pipeline = await newPipeline(0);
+    const from = Date.now() - 60_000;
+    const executions = Array.from({ length: 12 }, (_, i) => ({
+      id: `close-${i}`,
+      status: i < 8 ? 'failed' : 'succeeded',
+      durationMs: 1500,
+      startedAt: new Date(from + (i % 4)).toISOString(),
+      ...(i < 8 ? { error: 'retrieval timed out' } : {}),
+    }));
+    await call('record-executions', {
+      method: 'POST',
+      resource: '/pipelines/{pipelineId}/executions',
+      pathParameters: { pipelineId: pipeline.id },
+      body: { executions },
+      principal: admin.principal,
+    });
+    await call('record-signals', {
+      method: 'POST',
+      resource: '/pipelines/{pipelineId}/signals',
+      pathParameters: { pipelineId: pipeline.id },
+      body: {
+        signals: [
+          {
+            kind: 'timeout',
+            severity: 'critical',
+            message: 'timed out',
+            slotId: 'retrieve',
+            executionId: 'close-0',
+          },
+        ],
+      },
+      principal: admin.principal,
+    });
+    const run = await generatedRun(pipeline.id);
+
+    const set = await getSet(run.id);
+
+    expect(set.status).toBe(200);
+    expect(set.body.cases).toHaveLength(12);
+  });
+
   it('is a 409 for a run that is not generated', async () => {
     const pipeline = await newPipeline(3);
     const started = await call('synthesize-pipeline', {

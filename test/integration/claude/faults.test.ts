@@ -119,7 +119,10 @@ describe('a permanent fault', () => {
         calls += 1;
         return {
           diagnosis: { summary: 's', findings: [] },
-          changes: [],
+          // A change, so that the proposed configuration is stored (a run changing nothing stores none).
+          changes: [
+            { id: '1', slotId: 'slot-0', description: 'd', rationale: 'r', findingIds: [], patch: {} },
+          ],
           structuredWarnings: [],
           confidence: 'low',
           analyzedSignalIds: [],

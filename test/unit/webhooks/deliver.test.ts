@@ -169,9 +169,15 @@ describe('fan-out', () => {
       publish: async (events) => {
         published.push(...events.map((one) => one.id));
       },
+      nameActor: async (one) => ({
+        ...one,
+        data: { ...one.data, actor: { ...one.data.actor, name: 'ada@example.com' } },
+      }),
     });
     expect(await fanOut(event)).toBe(1);
     expect(queued.map((one) => one.webhookId)).toEqual(['yes']);
+    // Receivers and the bus get the actor's name beside its ids.
+    expect(queued[0]?.event.data.actor.name).toBe('ada@example.com');
     expect(published).toEqual([event.id]);
   });
 });

@@ -335,7 +335,7 @@ export class FakeRunRepository implements RunRepository {
 
   async completeGenerated(
     run: SynthesisRun,
-    proposed: Omit<Configuration, 'version'>,
+    proposed: Omit<Configuration, 'version'> | null,
     leaseStartedAt: string,
   ): Promise<SynthesisRun> {
     const stored = this.runs.get(run.id);
@@ -345,10 +345,10 @@ export class FakeRunRepository implements RunRepository {
     if (stored?.status !== 'generating' || stored.generationStartedAt !== leaseStartedAt) {
       // The version counter moved before the transaction failed, like the real store's.
       const entry = this.data.pipelines.get(run.pipelineId);
-      if (entry) entry.latestConfigurationVersion += 1;
+      if (entry && proposed) entry.latestConfigurationVersion += 1;
       throw new ConflictError(`Synthesis run ${run.id} is no longer held by this worker.`);
     }
-    this.data.putConfiguration(proposed);
+    if (proposed) this.data.putConfiguration(proposed);
     this.runs.set(run.id, structuredClone(run));
     return run;
   }

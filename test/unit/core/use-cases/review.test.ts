@@ -119,11 +119,14 @@ describe('approving a run', () => {
     expect(await history()).toEqual([]);
   });
 
-  it('is a 409 for a generated run without a proposal', async () => {
+  it('is a 409 saying there is nothing to approve for a generated run that proposes no change', async () => {
     const { run } = seedRun({}, null);
     const error = await rejection(makeApproveRun(world)(ada, run.id));
     expect(error).toBeInstanceOf(ConflictError);
-    expect(error.message).toBe('The run is generated; only a generated run can be approved.');
+    expect(error.message).toMatch(
+      /found nothing to change .* nothing to approve or roll out; nothing was written/,
+    );
+    expect((await stored(run))?.status).toBe('generated');
   });
 
   it('is a 409 once another approval replaced the run’s base, and changes nothing', async () => {
