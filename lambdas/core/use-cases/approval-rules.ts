@@ -46,7 +46,10 @@ export function makeGetApprovalRules({
   };
 }
 
-/** Replaces the pipeline's approval rules; admins only. */
+/**
+ * Replaces the pipeline's approval rules; admins only, and only from a person's session: the rules
+ * say what a token may do (`allowApiTokens`), so a token must not be able to loosen them.
+ */
 export function makePutApprovalRules({ pipelines, approvalRules, clock, ids }: ApprovalRulesDeps) {
   return async (
     principal: Principal,
@@ -56,6 +59,11 @@ export function makePutApprovalRules({ pipelines, approvalRules, clock, ids }: A
     await loadOwnedPipeline(pipelines, principal, pipelineId);
     if (principal.role !== 'admin') {
       throw new ForbiddenError("Only a team admin may change a pipeline's approval rules.");
+    }
+    if (principal.method !== 'session') {
+      throw new ForbiddenError(
+        "A pipeline's approval rules are changed by a person, not with an API token: sign in (the review application or `pipeline-synthesis login`) and change them from that session.",
+      );
     }
     const stored: StoredApprovalRules = {
       ...rules,
