@@ -4,6 +4,7 @@ import { domainEventSchema, EVENT_TYPES, eventTypeSchema } from '../core/events.
 import { idSchema } from '../core/schemas/common.ts';
 import { makeListAuditEvents } from '../core/use-cases/audit.ts';
 import { operationHandler } from '../http/operation.ts';
+import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
 import { auditLogFromEnv } from '../wiring/webhooks.ts';
 import { defineOperation } from './declaration.ts';
 import { pageQuery } from './page-query.ts';
@@ -15,7 +16,8 @@ export const listAuditEvents = defineOperation({
   path: '/audit-events',
   summary:
     "The team's audit log: every event with who made the change, newest first, kept 400 days. Not for viewers.",
-  access: { events: 'read' },
+  // data: the pipeline a filter names, whose team is checked before any event is read.
+  access: { events: 'read', data: 'read' },
   query: {
     pipelineId: {
       schema: z.optional(idSchema),
@@ -35,7 +37,7 @@ export const listAuditEvents = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(listAuditEvents, () => {
-  const list = makeListAuditEvents({ audit: auditLogFromEnv() });
+  const list = makeListAuditEvents({ audit: auditLogFromEnv(), pipelines: pipelineRepositoryFromEnv() });
   return async ({ principal, query }) => ({
     body: await list(
       principal,
