@@ -238,7 +238,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Activate an earlier configuration (roll back), recording who, when and why. */
+        /** Activate a configuration that was active before (roll back or forward), under the approval rules, recording who, when and why; a candidate a rollout rolled back needs an admin's `override`. */
         post: operations["activate-configuration"];
         delete?: never;
         options?: never;
@@ -2174,6 +2174,9 @@ export interface operations {
                  */
                 "application/json": {
                     reason?: string;
+                    override?: {
+                        reason: string;
+                    };
                 };
             };
         };
@@ -2199,6 +2202,7 @@ export interface operations {
                         /** Format: date-time */
                         activatedAt: string;
                         activatedBy: string;
+                        overrideReason?: string | null;
                     };
                 };
             };
@@ -2249,6 +2253,7 @@ export interface operations {
                             /** Format: date-time */
                             activatedAt: string;
                             activatedBy: string;
+                            overrideReason?: string | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -3534,6 +3539,7 @@ export interface operations {
                                 status?: string;
                                 tokenId?: string;
                                 webhookId?: string;
+                                overrideReason?: string;
                                 actor: {
                                     userId: string;
                                     /** @enum {string} */
