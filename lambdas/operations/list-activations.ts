@@ -3,7 +3,9 @@
 import { idSchema } from '../core/schemas/common.ts';
 import { activationSchema } from '../core/schemas/pipelines.ts';
 import { makeListActivations } from '../core/use-cases/activations.ts';
+import { withSealedCursors } from '../http/cursors.ts';
 import { operationHandler } from '../http/operation.ts';
+import { cursorSealFromEnv } from '../wiring/cursors.ts';
 import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 import { pageQuery } from './page-query.ts';
@@ -14,7 +16,7 @@ export const listActivations = defineOperation({
   method: 'GET',
   path: '/pipelines/{pipelineId}/activations',
   summary: "The pipeline's configuration history, newest first.",
-  access: { data: 'read' },
+  access: { data: 'read', sessionSecret: true },
   params: { pipelineId: idSchema },
   query: pageQuery,
   response: { status: 200, schema: pageOf(activationSchema) },
@@ -23,5 +25,7 @@ export const listActivations = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(listActivations, () => {
   const list = makeListActivations({ pipelines: pipelineRepositoryFromEnv() });
-  return async ({ principal, params, query }) => ({ body: await list(principal, params.pipelineId, query) });
+  return withSealedCursors(listActivations, cursorSealFromEnv(), async ({ principal, params, query }) => ({
+    body: await list(principal, params.pipelineId, query),
+  }));
 });

@@ -3,7 +3,9 @@ import * as z from 'zod/mini';
 import { domainEventSchema, EVENT_TYPES, eventTypeSchema } from '../core/events.ts';
 import { idSchema } from '../core/schemas/common.ts';
 import { makeListAuditEvents } from '../core/use-cases/audit.ts';
+import { withSealedCursors } from '../http/cursors.ts';
 import { operationHandler } from '../http/operation.ts';
+import { cursorSealFromEnv } from '../wiring/cursors.ts';
 import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
 import { auditLogFromEnv } from '../wiring/webhooks.ts';
 import { defineOperation } from './declaration.ts';
@@ -17,7 +19,7 @@ export const listAuditEvents = defineOperation({
   summary:
     "The team's audit log: every event with who made the change, newest first, kept 400 days. Not for viewers.",
   // data: the pipeline a filter names, whose team is checked before any event is read.
-  access: { events: 'read', data: 'read' },
+  access: { events: 'read', data: 'read', sessionSecret: true },
   query: {
     pipelineId: {
       schema: z.optional(idSchema),
@@ -38,11 +40,11 @@ export const listAuditEvents = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(listAuditEvents, () => {
   const list = makeListAuditEvents({ audit: auditLogFromEnv(), pipelines: pipelineRepositoryFromEnv() });
-  return async ({ principal, query }) => ({
+  return withSealedCursors(listAuditEvents, cursorSealFromEnv(), async ({ principal, query }) => ({
     body: await list(
       principal,
       { pipelineId: query.pipelineId, type: query.type },
       { limit: query.limit, cursor: query.cursor },
     ),
-  });
+  }));
 });

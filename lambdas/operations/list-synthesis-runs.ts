@@ -3,7 +3,9 @@ import * as z from 'zod/mini';
 import { idSchema } from '../core/schemas/common.ts';
 import { runStatusSchema, synthesisRunSchema } from '../core/schemas/runs.ts';
 import { makeListRuns } from '../core/use-cases/review.ts';
+import { withSealedCursors } from '../http/cursors.ts';
 import { operationHandler } from '../http/operation.ts';
+import { cursorSealFromEnv } from '../wiring/cursors.ts';
 import { pipelineRepositoryFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 import { pageQuery } from './page-query.ts';
@@ -14,7 +16,7 @@ export const listSynthesisRuns = defineOperation({
   method: 'GET',
   path: '/pipelines/{pipelineId}/synthesis-runs',
   summary: "A pipeline's runs, newest first; ?status filters.",
-  access: { runs: 'read', data: 'read' },
+  access: { runs: 'read', data: 'read', sessionSecret: true },
   params: { pipelineId: idSchema },
   query: {
     status: {
@@ -31,12 +33,12 @@ export const listSynthesisRuns = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(listSynthesisRuns, () => {
   const list = makeListRuns({ runs: runRepositoryFromEnv(), pipelines: pipelineRepositoryFromEnv() });
-  return async ({ principal, params, query }) => ({
+  return withSealedCursors(listSynthesisRuns, cursorSealFromEnv(), async ({ principal, params, query }) => ({
     body: await list(
       principal,
       params.pipelineId,
       { limit: query.limit, cursor: query.cursor },
       query.status,
     ),
-  });
+  }));
 });
