@@ -49,7 +49,7 @@ export function cursorSeal(rootKey: () => Promise<Buffer>): CursorSeal {
   let derived: { root: Buffer; encryption: Buffer; mac: Buffer } | undefined;
   const keys = async () => {
     const root = await rootKey();
-    if (!derived || !derived.root.equals(root)) {
+    if (!derived?.root.equals(root)) {
       derived = { root, encryption: derive(root, 'encryption'), mac: derive(root, 'mac') };
     }
     return derived;

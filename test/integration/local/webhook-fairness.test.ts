@@ -75,9 +75,10 @@ describe('webhook deliveries between teams', () => {
     await sender.enqueue([delivery('team-quiet', 'wh-quiet', 'evt-quiet')]);
     await waitFor(() => handedOut.includes('team-quiet'), "the other team's delivery", 30_000);
 
-    // It goes in the first batch once an invocation is free, ahead of the busy team's backlog.
+    // It goes in one of the first batches once invocations are free (batches started while it was
+    // being sent may go first), ahead of the busy team's backlog.
     const busyAfterItWasSent = handedOut.indexOf('team-quiet') - handedOutBefore;
-    expect(busyAfterItWasSent).toBeLessThan(batchSize);
+    expect(busyAfterItWasSent).toBeLessThan(batchSize * maxConcurrency);
     expect(240 - handedOut.indexOf('team-quiet')).toBeGreaterThan(batchSize * maxConcurrency);
   });
 });
