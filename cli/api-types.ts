@@ -895,7 +895,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    synthesisHandler?: string;
+                    /** @enum {string} */
+                    synthesisHandler?: "heuristic-v1" | "claude-v1";
                 };
             };
         };
@@ -3382,7 +3383,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://hooks.example.com/pipeline-synthesis",
+                 *       "url": "https://example.com/hooks/pipeline-synthesis",
                  *       "eventTypes": [
                  *         "synthesis_run.generated",
                  *         "synthesis_run.failed"
@@ -3391,6 +3392,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** Format: uri */
                     url: string;
                     eventTypes?: ("synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated")[];
                     description?: string;
@@ -3668,6 +3670,7 @@ export interface operations {
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };
@@ -3714,6 +3717,7 @@ export interface operations {
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };

@@ -16,7 +16,11 @@ import type { CheckedTarget } from './url-guard.ts';
 export const MAX_WEBHOOKS_PER_TEAM = 20;
 
 export const createWebhookBodySchema = z.object({
-  url: z.string().check(z.minLength(1), z.maxLength(2048)),
+  // An absolute https URL (the URL guard checks it, and where it resolves, at creation and each attempt).
+  url: z
+    .string()
+    .check(z.minLength(1), z.maxLength(2048))
+    .register(z.globalRegistry, { format: 'uri', pattern: '^https://' } as never),
   /** The event types to receive; every type when absent. */
   eventTypes: z.optional(z.array(eventTypeSchema).check(z.minLength(1), z.maxLength(EVENT_TYPES.length))),
   description: z.optional(z.string().check(z.maxLength(500))),
