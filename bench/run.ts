@@ -17,6 +17,7 @@ import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
 import { formatRollouts, measureRollouts } from './rollouts.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
 import { formatPhaseMedians, measureStartTime } from './start-time.ts';
+import { formatWebhookFairness, measureWebhookFairness } from './webhook-fairness.ts';
 import { formatWebhooks, measureWebhooks } from './webhooks.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -148,6 +149,7 @@ if (wanted('rollouts')) {
 if (wanted('webhooks')) {
   print('\n== Events and webhooks (local stack: stream → deliverers → a receiver on 127.0.0.1)');
   print(formatWebhooks(await measureWebhooks()));
+  print(formatWebhookFairness(await measureWebhookFairness()));
 }
 
 print(

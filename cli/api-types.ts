@@ -238,7 +238,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Activate an earlier configuration (roll back), recording who, when and why. */
+        /** Activate a configuration that was active before (roll back or forward), under the approval rules, recording who, when and why; a candidate a rollout rolled back needs an admin's `override`. */
         post: operations["activate-configuration"];
         delete?: never;
         options?: never;
@@ -895,7 +895,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    synthesisHandler?: string;
+                    /** @enum {string} */
+                    synthesisHandler?: "heuristic-v1" | "claude-v1";
                 };
             };
         };
@@ -2186,6 +2187,9 @@ export interface operations {
                  */
                 "application/json": {
                     reason?: string;
+                    override?: {
+                        reason: string;
+                    };
                 };
             };
         };
@@ -2211,6 +2215,7 @@ export interface operations {
                         /** Format: date-time */
                         activatedAt: string;
                         activatedBy: string;
+                        overrideReason?: string | null;
                     };
                 };
             };
@@ -2261,6 +2266,7 @@ export interface operations {
                             /** Format: date-time */
                             activatedAt: string;
                             activatedBy: string;
+                            overrideReason?: string | null;
                             activatedByName: string | null;
                         }[];
                         nextCursor: string | null;
@@ -3396,7 +3402,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://hooks.example.com/pipeline-synthesis",
+                 *       "url": "https://example.com/hooks/pipeline-synthesis",
                  *       "eventTypes": [
                  *         "synthesis_run.generated",
                  *         "synthesis_run.failed"
@@ -3405,6 +3411,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** Format: uri */
                     url: string;
                     eventTypes?: ("synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated")[];
                     description?: string;
@@ -3553,6 +3560,7 @@ export interface operations {
                                 status?: string;
                                 tokenId?: string;
                                 webhookId?: string;
+                                overrideReason?: string;
                                 actor: {
                                     userId: string;
                                     /** @enum {string} */
@@ -3682,6 +3690,7 @@ export interface operations {
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };
@@ -3728,6 +3737,7 @@ export interface operations {
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };

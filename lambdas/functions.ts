@@ -276,12 +276,18 @@ export const WEBHOOK_DELIVERER_TIMEOUT_SECONDS = 30;
  */
 export const WEBHOOK_MAX_RECEIVE_COUNT = 12;
 
-/** One attempt per queued delivery; a failed one waits for its next time on the schedule. */
+/**
+ * One attempt per queued delivery; a failed one waits for its next time on the schedule. The queue
+ * is fair (the team is the message group), and 25 invocations of 10 hold 250 POSTs at once: a team
+ * whose receivers all hang (at most 20 webhooks, each POST up to 10 s) fills them only past 12
+ * events at once, and even then another team's delivery waits at most one POST timeout, not the
+ * backlog.
+ */
 export const WEBHOOK_DELIVERER = {
   entry: 'deliver-webhooks',
   description: 'Delivers queued events to webhooks, signed, retried on schedule',
   access: { data: 'readWrite', webhookSecretKey: true },
-  trigger: { queue: 'webhook-deliveries', batchSize: 10, maxConcurrency: 10, changesVisibility: true },
+  trigger: { queue: 'webhook-deliveries', batchSize: 10, maxConcurrency: 25, changesVisibility: true },
   timeoutSeconds: WEBHOOK_DELIVERER_TIMEOUT_SECONDS,
 } satisfies HandlerDefinition;
 

@@ -51,6 +51,8 @@ export const eventDataSchema = /* @__PURE__ */ z.object({
   /** Ids of other resources an event names (a token, a webhook); ids only. */
   tokenId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   webhookId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  /** An admin's stated reason for passing an approval rule or a rollback (a short text they wrote). */
+  overrideReason: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   actor: actorSchema,
 });
 export type EventData = z.infer<typeof eventDataSchema>;

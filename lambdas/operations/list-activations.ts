@@ -4,7 +4,9 @@ import { nameActivations } from '../core/people.ts';
 import { idSchema } from '../core/schemas/common.ts';
 import { namedActivationSchema } from '../core/schemas/people.ts';
 import { makeListActivations } from '../core/use-cases/activations.ts';
+import { withSealedCursors } from '../http/cursors.ts';
 import { operationHandler } from '../http/operation.ts';
+import { cursorSealFromEnv } from '../wiring/cursors.ts';
 import { peopleDirectoryFromEnv, pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 import { pageQuery } from './page-query.ts';
@@ -15,7 +17,7 @@ export const listActivations = defineOperation({
   method: 'GET',
   path: '/pipelines/{pipelineId}/activations',
   summary: "The pipeline's configuration history, newest first.",
-  access: { data: 'read', readsNames: true },
+  access: { data: 'read', readsNames: true, sessionSecret: true },
   params: { pipelineId: idSchema },
   query: pageQuery,
   response: { status: 200, schema: pageOf(namedActivationSchema) },
@@ -25,8 +27,8 @@ export const listActivations = defineOperation({
 export const handler = /* @__PURE__ */ operationHandler(listActivations, () => {
   const list = makeListActivations({ pipelines: pipelineRepositoryFromEnv() });
   const people = peopleDirectoryFromEnv();
-  return async ({ principal, params, query }) => {
+  return withSealedCursors(listActivations, cursorSealFromEnv(), async ({ principal, params, query }) => {
     const page = await list(principal, params.pipelineId, query);
     return { body: { ...page, items: await nameActivations(people, principal.teamId, page.items) } };
-  };
+  });
 });

@@ -4,8 +4,10 @@ import { domainEventSchema, EVENT_TYPES, eventTypeSchema } from '../core/events.
 import { nameEvents } from '../core/people.ts';
 import { idSchema } from '../core/schemas/common.ts';
 import { makeListAuditEvents } from '../core/use-cases/audit.ts';
+import { withSealedCursors } from '../http/cursors.ts';
 import { operationHandler } from '../http/operation.ts';
-import { peopleDirectoryFromEnv } from '../wiring/repositories.ts';
+import { cursorSealFromEnv } from '../wiring/cursors.ts';
+import { peopleDirectoryFromEnv, pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
 import { auditLogFromEnv } from '../wiring/webhooks.ts';
 import { defineOperation } from './declaration.ts';
 import { pageQuery } from './page-query.ts';
@@ -17,7 +19,8 @@ export const listAuditEvents = defineOperation({
   path: '/audit-events',
   summary:
     "The team's audit log: every event with who made the change, newest first, kept 400 days. Not for viewers.",
-  access: { events: 'read', readsNames: true },
+  // data: the pipeline a filter names, whose team is checked before any event is read.
+  access: { events: 'read', data: 'read', readsNames: true, sessionSecret: true },
   query: {
     pipelineId: {
       schema: z.optional(idSchema),
@@ -37,14 +40,14 @@ export const listAuditEvents = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(listAuditEvents, () => {
-  const list = makeListAuditEvents({ audit: auditLogFromEnv() });
+  const list = makeListAuditEvents({ audit: auditLogFromEnv(), pipelines: pipelineRepositoryFromEnv() });
   const people = peopleDirectoryFromEnv();
-  return async ({ principal, query }) => {
+  return withSealedCursors(listAuditEvents, cursorSealFromEnv(), async ({ principal, query }) => {
     const page = await list(
       principal,
       { pipelineId: query.pipelineId, type: query.type },
       { limit: query.limit, cursor: query.cursor },
     );
     return { body: { ...page, items: await nameEvents(people, principal.teamId, page.items) } };
-  };
+  });
 });

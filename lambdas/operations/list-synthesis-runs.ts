@@ -5,7 +5,9 @@ import { idSchema } from '../core/schemas/common.ts';
 import { namedRunSchema } from '../core/schemas/people.ts';
 import { runStatusSchema } from '../core/schemas/runs.ts';
 import { makeListRuns } from '../core/use-cases/review.ts';
+import { withSealedCursors } from '../http/cursors.ts';
 import { operationHandler } from '../http/operation.ts';
+import { cursorSealFromEnv } from '../wiring/cursors.ts';
 import {
   peopleDirectoryFromEnv,
   pipelineRepositoryFromEnv,
@@ -20,7 +22,7 @@ export const listSynthesisRuns = defineOperation({
   method: 'GET',
   path: '/pipelines/{pipelineId}/synthesis-runs',
   summary: "A pipeline's runs, newest first; ?status filters.",
-  access: { runs: 'read', data: 'read', readsNames: true },
+  access: { runs: 'read', data: 'read', readsNames: true, sessionSecret: true },
   params: { pipelineId: idSchema },
   query: {
     status: {
@@ -38,7 +40,7 @@ export const listSynthesisRuns = defineOperation({
 export const handler = /* @__PURE__ */ operationHandler(listSynthesisRuns, () => {
   const list = makeListRuns({ runs: runRepositoryFromEnv(), pipelines: pipelineRepositoryFromEnv() });
   const people = peopleDirectoryFromEnv();
-  return async ({ principal, params, query }) => {
+  return withSealedCursors(listSynthesisRuns, cursorSealFromEnv(), async ({ principal, params, query }) => {
     const page = await list(
       principal,
       params.pipelineId,
@@ -46,5 +48,5 @@ export const handler = /* @__PURE__ */ operationHandler(listSynthesisRuns, () =>
       query.status,
     );
     return { body: { ...page, items: await nameRuns(people, page.items) } };
-  };
+  });
 });

@@ -59,6 +59,18 @@ async function cli(
 const client = () =>
   createPipelineSynthesisClient({ baseUrl: stack.apiUrl, token: stack.teams[0]?.apiToken as string });
 
+/** A client with a session of the seeded admin: what changing approval rules needs (a person, not a token). */
+async function sessionClient() {
+  const team = stack.teams[0];
+  const login = await client().POST('/auth/login', {
+    body: { email: team?.email as string, password: team?.password as string, delivery: 'body' },
+  });
+  return createPipelineSynthesisClient({
+    baseUrl: stack.apiUrl,
+    token: (login.data as { accessToken: string }).accessToken,
+  });
+}
+
 /** A pipeline with `count` executions carrying input (a third failed in retrieval), and a generated run. */
 async function generatedRun(count: number): Promise<SynthesisRun> {
   const api = client();
@@ -257,7 +269,7 @@ describe('pipeline-synthesis evaluate', () => {
 
   it("approve obeys the pipeline's approval rules; an admin's --override-reason passes the evaluation rules", async () => {
     const run = await generatedRun(6);
-    const rules = await client().PUT('/pipelines/{pipelineId}/approval-rules', {
+    const rules = await (await sessionClient()).PUT('/pipelines/{pipelineId}/approval-rules', {
       params: { path: { pipelineId: run.pipelineId } },
       body: {
         requireEvaluation: true,

@@ -2,7 +2,9 @@
  * Synthesis runs: the run as stored and polled (diagnosis, changes, confidence, what generating it
  * cost), the body that starts one, its queued job and the Idempotency-Key header.
  */
+
 import * as z from 'zod/mini';
+import { SYNTHESIS_HANDLER_NAMES } from '../synthesis-handlers.ts';
 import { boundedString, idSchema, minInt, runIdSchema, timestampSchema } from './common.ts';
 import { evaluationSummarySchema } from './evaluation.ts';
 
@@ -115,7 +117,9 @@ export const synthesisRunSchema = /* @__PURE__ */ z.object({
 export type SynthesisRun = z.infer<typeof synthesisRunSchema>;
 
 export const synthesizeBodySchema = /* @__PURE__ */ z.strictObject({
-  synthesisHandler: /* @__PURE__ */ z.optional(/* @__PURE__ */ boundedString(1, 64)),
+  synthesisHandler: /* @__PURE__ */ z.optional(
+    /* @__PURE__ */ z.enum(SYNTHESIS_HANDLER_NAMES, `must be one of ${SYNTHESIS_HANDLER_NAMES.join(', ')}`),
+  ),
 });
 
 /**

@@ -55,7 +55,12 @@ export function makeApproveRun(deps: ApproveDeps) {
     }
     const chosen = chooseChanges(run, body.changeIds);
     // The pipeline's approval rules, checked before anything is written (a new version included).
-    const overrideReason = await enforceApprovalRules(approvalRules, principal, run, body.override);
+    const overrideReason = await enforceApprovalRules(
+      approvalRules,
+      principal,
+      { act: 'approve', pipelineId: run.pipelineId, run },
+      body.override,
+    );
     const [pipeline, base, proposed] = await Promise.all([
       loadOwnedPipeline(pipelines, principal, run.pipelineId),
       loadConfiguration(pipelines, run.pipelineId, run.baseConfigurationId),
@@ -71,7 +76,12 @@ export function makeApproveRun(deps: ApproveDeps) {
     const at = deps.clock.now().toISOString();
     const approval = { run, principal, chosen, onto, at };
     const newConfiguration = await newConfigurationOf(deps, approval);
-    const plan = planOf(deps, approval, { pipeline, applied: newConfiguration ?? proposed, body });
+    const plan = planOf(deps, approval, {
+      pipeline,
+      applied: newConfiguration ?? proposed,
+      body,
+      overrideReason,
+    });
     return runs.approve(
       run,
       { at, by: principal.userId, overrideReason },
@@ -156,7 +166,12 @@ async function newConfigurationOf(
 function planOf(
   { ids }: ApproveDeps,
   { run, principal, chosen, onto, at }: Approval,
-  { pipeline, applied, body }: { pipeline: Pipeline; applied: Configuration; body: ApproveBody },
+  {
+    pipeline,
+    applied,
+    body,
+    overrideReason,
+  }: { pipeline: Pipeline; applied: Configuration; body: ApproveBody; overrideReason: string | null },
 ): Omit<ApprovalPlan, 'newConfiguration'> {
   const rollout: Rollout | null = body.rollout
     ? {
@@ -192,6 +207,7 @@ function planOf(
         summary: `Approved synthesis run ${run.id}: version ${applied.version} replaces version ${onto.version}.`,
         activatedAt: at,
         activatedBy: principal.userId,
+        overrideReason,
       };
   return {
     approvedChangeIds: chosen.map((change) => change.id),

@@ -170,7 +170,7 @@ const approve = (id: string, principal = admin.principal, body?: object) =>
     body: body ?? null,
     principal,
   });
-const putRules = (pipelineId: string, rules: object, principal = admin.principal) =>
+const putRules = (pipelineId: string, rules: object, principal: Caller['principal'] = asSession(admin)) =>
   call('put-approval-rules', {
     method: 'PUT',
     resource: '/pipelines/{pipelineId}/approval-rules',
@@ -456,7 +456,7 @@ describe('approval rules', () => {
       forbidSelfApproval: false,
       allowApiTokens: true,
     };
-    expect((await putRules(pipeline.id, rules, member.principal)).status).toBe(403);
+    expect((await putRules(pipeline.id, rules, asSession(member))).status).toBe(403);
     expect((await putRules(pipeline.id, { ...rules, maxRegressions: -1 })).status).toBe(400);
     expect((await putRules(pipeline.id, rules)).body).toMatchObject({
       ...rules,
@@ -475,6 +475,31 @@ describe('approval rules', () => {
         (event) => event.type === 'approval_rules.updated',
       ),
     ).toHaveLength(0);
+  });
+
+  it("change only from a person's session: an API token, even an admin's, is a 403 that says so", async () => {
+    const pipeline = await newPipeline(0);
+    const loosened = {
+      requireEvaluation: false,
+      maxRegressions: 0,
+      minEvaluatedCases: 0,
+      forbidSelfApproval: false,
+      allowApiTokens: true,
+    };
+    await putRules(pipeline.id, { ...loosened, allowApiTokens: false });
+
+    // The token that may not approve may not loosen the rules that say so either.
+    const byToken = await putRules(pipeline.id, loosened, admin.principal);
+    expect(byToken.status).toBe(403);
+    expect(byToken.body.message).toMatch(/session/i);
+    const read = await call('get-approval-rules', {
+      method: 'GET',
+      resource: '/pipelines/{pipelineId}/approval-rules',
+      pathParameters: { pipelineId: pipeline.id },
+      principal: admin.principal,
+    });
+    expect(read.body.allowApiTokens).toBe(false);
+    expect((await putRules(pipeline.id, loosened, asSession(admin))).status).toBe(200);
   });
 
   it('refuse an approval naming each failing rule; an admin override passes them and is stored on the run', async () => {

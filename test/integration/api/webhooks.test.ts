@@ -261,6 +261,20 @@ describe('webhooks', () => {
     expect((await createWebhook(viewer, { url: `${base}/200/v` })).status).toBe(403);
   });
 
+  it('shows a webhook URL whole to admins only: members and viewers see its query string redacted', async () => {
+    const caller = await createCaller(db, names, 'admin');
+    const secretUrl = `${base}/200/q?token=abc123&x=1`;
+    expect((await createWebhook(caller, { url: secretUrl })).status).toBe(201);
+    const as = (role: 'member' | 'viewer') => ({ ...caller, principal: { ...caller.principal, role } });
+
+    expect((await listWebhooks(caller)).body.items[0].url).toBe(secretUrl);
+    for (const role of ['member', 'viewer'] as const) {
+      const shown = (await listWebhooks(as(role))).body.items[0].url as string;
+      expect(shown).toBe(`${base}/200/q?redacted`);
+      expect(shown).not.toMatch(/abc123/);
+    }
+  });
+
   it('allows at most 20 webhooks a team', async () => {
     const caller = await createCaller(db, names, 'admin');
     for (let index = 0; index < 20; index++) {

@@ -123,8 +123,23 @@ describe('one delivery attempt', () => {
       status: 'failed',
       responseStatus: null,
       nextAttemptAt: null,
-      error: 'no answer within 10 s',
+      error: 'timeout: no answer in time',
     });
+  });
+
+  it.each([
+    ['connect ECONNREFUSED 203.0.113.7:8443', 'connection refused'],
+    ['getaddrinfo ENOTFOUND hooks.example.com', 'the host name did not resolve'],
+    ['self-signed certificate in certificate chain', 'TLS failed'],
+    ['Client network socket disconnected before secure TLS connection was established', 'TLS failed'],
+    ['socket hang up', 'connection reset'],
+    ['read ECONNRESET', 'connection reset'],
+    ['connect EHOSTUNREACH 10.0.0.9:22', 'connection failed'],
+  ])('records %j as the category %j, never the words of the network', async (raw, category) => {
+    const { deliver, deliveries } = world({ error: raw });
+    await deliver(message, 1);
+    expect(deliveries[0]?.error).toBe(category);
+    expect(deliveries[0]?.error).not.toMatch(/\d+\.\d+\.\d+\.\d+|:\d{2,5}\b|ENOTFOUND|certificate/);
   });
 
   it('disables the webhook on a 410 and does not retry', async () => {

@@ -3,7 +3,10 @@
  * with their status, and its configuration history with roll back.
  */
 import { useState } from 'preact/hooks';
-import { SYNTHESIS_HANDLER_NAMES } from '../../../lambdas/core/synthesis-handlers.ts';
+import {
+  SYNTHESIS_HANDLER_NAMES,
+  type SynthesisHandlerName,
+} from '../../../lambdas/core/synthesis-handlers.ts';
 import { api, client } from '../api.ts';
 import { formatValue } from '../format.ts';
 import { Link, navigate } from '../router.tsx';
@@ -115,7 +118,7 @@ function Breadcrumbs() {
 
 function Synthesize({ pipelineId }: { pipelineId: string }) {
   const { canWrite } = useSession();
-  const [handler, setHandler] = useState('');
+  const [handler, setHandler] = useState<SynthesisHandlerName | ''>('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const start = async (event: Event) => {
@@ -144,7 +147,7 @@ function Synthesize({ pipelineId }: { pipelineId: string }) {
         <select
           id="synthesis-handler"
           value={handler}
-          onChange={(event) => setHandler(event.currentTarget.value)}
+          onChange={(event) => setHandler(event.currentTarget.value as SynthesisHandlerName | '')}
         >
           <option value="">Server default</option>
           {SYNTHESIS_HANDLER_NAMES.map((name) => (

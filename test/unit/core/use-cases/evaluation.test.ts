@@ -223,7 +223,7 @@ describe('approval rules', () => {
   });
 
   it('refuse an API token where a person must approve, and an override from a non-admin', async () => {
-    const run = seedRun();
+    const run = { act: 'approve' as const, pipelineId: pipeline.id, run: seedRun() };
     rulesStore.rules.set(pipeline.id, {
       ...APPROVAL_RULE_DEFAULTS,
       allowApiTokens: false,

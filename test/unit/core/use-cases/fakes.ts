@@ -13,7 +13,7 @@ import {
 } from '../../../../lambdas/core/lifecycle.ts';
 import { DEFAULT_MODEL_PRICES } from '../../../../lambdas/core/model-pricing.ts';
 import type { Clock, IdGenerator, PageRequest } from '../../../../lambdas/core/ports/common.ts';
-import type { PipelineRepository } from '../../../../lambdas/core/ports/pipelines.ts';
+import type { ConfigurationHistory, PipelineRepository } from '../../../../lambdas/core/ports/pipelines.ts';
 import type { ApprovalPlan, ApprovalRulesStore } from '../../../../lambdas/core/ports/review.ts';
 import type { GuardrailCheck, GuardrailQueue } from '../../../../lambdas/core/ports/rollouts.ts';
 import type {
@@ -45,6 +45,7 @@ import {
   signalSchema,
 } from '../../../../lambdas/core/schemas/records.ts';
 import type { StoredApprovalRules } from '../../../../lambdas/core/schemas/review.ts';
+import type { Rollout } from '../../../../lambdas/core/schemas/rollouts.ts';
 import {
   type SynthesisJob,
   type SynthesisRun,
@@ -262,6 +263,26 @@ export class FakePipelineRepository implements PipelineRepository {
     }
     this.commitActivation(activation);
     this.serving.set(activation.pipelineId, structuredClone(serving));
+  }
+
+  /** Rollouts that ended rolled back, as a test seeds them (the fake approves without rollouts). */
+  readonly rolledBackRollouts: Rollout[] = [];
+
+  async configurationHistory(pipelineId: string, configurationId: string): Promise<ConfigurationHistory> {
+    const wasActive = this.activations.some(
+      (activation) =>
+        activation.pipelineId === pipelineId &&
+        (activation.configurationId === configurationId ||
+          activation.previousConfigurationId === configurationId),
+    );
+    const rolledBack =
+      this.rolledBackRollouts
+        .filter(
+          (rollout) =>
+            rollout.pipelineId === pipelineId && rollout.candidateConfigurationId === configurationId,
+        )
+        .sort(descending((rollout) => `${rollout.startedAt}#${rollout.id}`))[0] ?? null;
+    return { wasActive, rolledBack: rolledBack ? structuredClone(rolledBack) : null };
   }
 
   async listActivations(pipelineId: string, request: PageRequest): Promise<Page<Activation>> {
