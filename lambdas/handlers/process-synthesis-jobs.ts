@@ -16,6 +16,7 @@ import { readConfig } from '../wiring/config.ts';
 import { isTransientFault } from '../wiring/faults.ts';
 import { modelPricesFromEnv } from '../wiring/model-prices.ts';
 import {
+  evaluationStoreFromEnv,
   evidenceStoreFromEnv,
   pipelineRepositoryFromEnv,
   runRepositoryFromEnv,
@@ -83,6 +84,7 @@ const generateRun = makeGenerateRun({
   runs: runRepositoryFromEnv(),
   pipelines: pipelineRepositoryFromEnv(),
   evidence: evidenceStoreFromEnv(),
+  evaluations: evaluationStoreFromEnv(),
   engines,
   clock: systemClock,
   ids: nanoidGenerator,

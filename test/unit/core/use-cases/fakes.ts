@@ -5,6 +5,7 @@
  * a run that is not generated is a 409 naming its status, items are parsed on the way out...).
  */
 import { ConflictError, NotFoundError } from '../../../../lambdas/core/errors.ts';
+import type { ExecutionStub } from '../../../../lambdas/core/evaluation.ts';
 import type { DomainEvent } from '../../../../lambdas/core/events.ts';
 import {
   defaultTeamSettings,
@@ -13,6 +14,7 @@ import {
 } from '../../../../lambdas/core/lifecycle.ts';
 import { DEFAULT_MODEL_PRICES } from '../../../../lambdas/core/model-pricing.ts';
 import type { Clock, IdGenerator, PageRequest } from '../../../../lambdas/core/ports/common.ts';
+import type { EvaluationStore, StoredEvaluationSet } from '../../../../lambdas/core/ports/evaluation.ts';
 import type { PipelineRepository } from '../../../../lambdas/core/ports/pipelines.ts';
 import type { ApprovalPlan, ApprovalRulesStore } from '../../../../lambdas/core/ports/review.ts';
 import type { GuardrailCheck, GuardrailQueue } from '../../../../lambdas/core/ports/rollouts.ts';
@@ -28,6 +30,10 @@ import type { SynthesisUsage } from '../../../../lambdas/core/ports/synthesis.ts
 import type { Principal } from '../../../../lambdas/core/principal.ts';
 import { newPendingRun } from '../../../../lambdas/core/run-state.ts';
 import type { Page } from '../../../../lambdas/core/schemas/common.ts';
+import type {
+  EvaluationSummary,
+  StoredEvaluationResult,
+} from '../../../../lambdas/core/schemas/evaluation.ts';
 import {
   type Activation,
   activationSchema,
@@ -568,6 +574,42 @@ export class FakeGuardrailQueue implements GuardrailQueue {
   }
 }
 
+/** The evaluation store as the DynamoDB adapter behaves: a set is written once, results replace per case and arm. */
+export class FakeEvaluationStore implements EvaluationStore {
+  readonly sets = new Map<string, StoredEvaluationSet>();
+  readonly results = new Map<string, StoredEvaluationResult>();
+  executions: Execution[] = [];
+  summaries = new Map<string, EvaluationSummary>();
+
+  async getSet(runId: string) {
+    return this.sets.get(runId) ?? null;
+  }
+  async saveSetOnce(runId: string, set: StoredEvaluationSet) {
+    const stored = this.sets.get(runId) ?? set;
+    this.sets.set(runId, stored);
+    return stored;
+  }
+  async sampleExecutions(): Promise<ExecutionStub[]> {
+    return this.executions.map(({ id, status, startedAt }) => ({ id, status, startedAt }));
+  }
+  async loadExecutions(_pipelineId: string, refs: Array<{ id: string }>) {
+    return this.executions.filter((execution) => refs.some((ref) => ref.id === execution.id));
+  }
+  async listResults(runId: string) {
+    return [...this.results.entries()].filter(([key]) => key.startsWith(`${runId}#`)).map(([, r]) => r);
+  }
+  async recordResults(
+    runId: string,
+    results: StoredEvaluationResult[],
+    summarize: (all: StoredEvaluationResult[]) => EvaluationSummary,
+  ) {
+    for (const result of results) this.results.set(`${runId}#${result.executionId}#${result.arm}`, result);
+    const summary = summarize(await this.listResults(runId));
+    this.summaries.set(runId, summary);
+    return summary;
+  }
+}
+
 /** Every fake, sharing one data table. */
 export function makeWorld(start?: string) {
   const pipelines = new FakePipelineRepository();
@@ -577,6 +619,7 @@ export function makeWorld(start?: string) {
     rollouts: pipelines,
     runs: new FakeRunRepository(pipelines),
     evidence: new FakeEvidenceStore(),
+    evaluations: new FakeEvaluationStore(),
     idempotency: new FakeIdempotencyStore(),
     quota: new FakeQuotaStore(),
     queue: new FakeJobQueue(),

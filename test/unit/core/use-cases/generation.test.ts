@@ -102,6 +102,7 @@ function generator(heuristic: SynthesisEngine, overrides: Partial<GenerateRunDep
     runs: world.runs,
     pipelines: world.pipelines,
     evidence: world.evidence,
+    evaluations: world.evaluations,
     engines: { 'heuristic-v1': heuristic },
     clock: world.clock,
     ids: world.ids,
