@@ -1,11 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, ForbiddenError, ValidationError } from '../../../../lambdas/core/errors.ts';
-import type { ExecutionStub } from '../../../../lambdas/core/evaluation.ts';
-import type { EvaluationStore, StoredEvaluationSet } from '../../../../lambdas/core/ports/evaluation.ts';
-import type {
-  EvaluationSummary,
-  StoredEvaluationResult,
-} from '../../../../lambdas/core/schemas/evaluation.ts';
 import type { Configuration, Pipeline } from '../../../../lambdas/core/schemas/pipelines.ts';
 import type { Execution } from '../../../../lambdas/core/schemas/records.ts';
 import { APPROVAL_RULE_DEFAULTS } from '../../../../lambdas/core/schemas/review.ts';
