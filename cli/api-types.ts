@@ -15,7 +15,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a synthesis run (asynchronous): answers the pending run and its Location; honours Idempotency-Key. */
+        /** Start a synthesis run (asynchronous): answers the pending run and its Location; honours Idempotency-Key. With parentRunId, a refinement that learns from its parent's evaluation. A run whose estimated model cost would pass the team's modelBudgetUsdPerMonth is a 429. */
         post: operations["synthesize-pipeline"];
         delete?: never;
         options?: never;
@@ -896,6 +896,7 @@ export interface operations {
                  */
                 "application/json": {
                     synthesisHandler?: string;
+                    parentRunId?: string;
                 };
             };
         };
@@ -926,6 +927,7 @@ export interface operations {
                                 signalIds: string[];
                                 /** @default [] */
                                 executionIds: string[];
+                                caseIds?: string[];
                             }[];
                         } | null;
                         changes: {
@@ -984,6 +986,26 @@ export interface operations {
                             regressed: string[];
                             durationMsDelta: number | null;
                             costUsdDelta: number | null;
+                            changes?: {
+                                changeId: string;
+                                evaluated: number;
+                                fixed: string[];
+                                fixedCount: number;
+                                broken: string[];
+                                brokenCount: number;
+                            }[];
+                            heldOut?: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation?: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
@@ -994,6 +1016,14 @@ export interface operations {
                         appliedConfigurationId: string | null;
                         /** @default null */
                         rolloutId: string | null;
+                        /** @default null */
+                        parentRunId: string | null;
+                        /** @default null */
+                        rootRunId: string | null;
+                        /** @default null */
+                        estimatedCostUsd: number | null;
+                        /** @default null */
+                        costUsd: number | null;
                     };
                 };
             };
@@ -1044,6 +1074,7 @@ export interface operations {
                                 signalIds: string[];
                                 /** @default [] */
                                 executionIds: string[];
+                                caseIds?: string[];
                             }[];
                         } | null;
                         changes: {
@@ -1102,6 +1133,26 @@ export interface operations {
                             regressed: string[];
                             durationMsDelta: number | null;
                             costUsdDelta: number | null;
+                            changes?: {
+                                changeId: string;
+                                evaluated: number;
+                                fixed: string[];
+                                fixedCount: number;
+                                broken: string[];
+                                brokenCount: number;
+                            }[];
+                            heldOut?: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation?: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
@@ -1112,6 +1163,14 @@ export interface operations {
                         appliedConfigurationId: string | null;
                         /** @default null */
                         rolloutId: string | null;
+                        /** @default null */
+                        parentRunId: string | null;
+                        /** @default null */
+                        rootRunId: string | null;
+                        /** @default null */
+                        estimatedCostUsd: number | null;
+                        /** @default null */
+                        costUsd: number | null;
                     };
                 };
             };
@@ -1710,6 +1769,7 @@ export interface operations {
                                 signalIds: string[];
                                 /** @default [] */
                                 executionIds: string[];
+                                caseIds?: string[];
                             }[];
                         } | null;
                         changes: {
@@ -1768,6 +1828,26 @@ export interface operations {
                             regressed: string[];
                             durationMsDelta: number | null;
                             costUsdDelta: number | null;
+                            changes?: {
+                                changeId: string;
+                                evaluated: number;
+                                fixed: string[];
+                                fixedCount: number;
+                                broken: string[];
+                                brokenCount: number;
+                            }[];
+                            heldOut?: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation?: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
@@ -1778,6 +1858,14 @@ export interface operations {
                         appliedConfigurationId: string | null;
                         /** @default null */
                         rolloutId: string | null;
+                        /** @default null */
+                        parentRunId: string | null;
+                        /** @default null */
+                        rootRunId: string | null;
+                        /** @default null */
+                        estimatedCostUsd: number | null;
+                        /** @default null */
+                        costUsd: number | null;
                     };
                 };
             };
@@ -1837,6 +1925,7 @@ export interface operations {
                                 signalIds: string[];
                                 /** @default [] */
                                 executionIds: string[];
+                                caseIds?: string[];
                             }[];
                         } | null;
                         changes: {
@@ -1895,6 +1984,26 @@ export interface operations {
                             regressed: string[];
                             durationMsDelta: number | null;
                             costUsdDelta: number | null;
+                            changes?: {
+                                changeId: string;
+                                evaluated: number;
+                                fixed: string[];
+                                fixedCount: number;
+                                broken: string[];
+                                brokenCount: number;
+                            }[];
+                            heldOut?: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation?: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
@@ -1905,6 +2014,14 @@ export interface operations {
                         appliedConfigurationId: string | null;
                         /** @default null */
                         rolloutId: string | null;
+                        /** @default null */
+                        parentRunId: string | null;
+                        /** @default null */
+                        rootRunId: string | null;
+                        /** @default null */
+                        estimatedCostUsd: number | null;
+                        /** @default null */
+                        costUsd: number | null;
                     };
                 };
             };
@@ -2074,6 +2191,7 @@ export interface operations {
                                     signalIds: string[];
                                     /** @default [] */
                                     executionIds: string[];
+                                    caseIds?: string[];
                                 }[];
                             } | null;
                             changes: {
@@ -2132,6 +2250,26 @@ export interface operations {
                                 regressed: string[];
                                 durationMsDelta: number | null;
                                 costUsdDelta: number | null;
+                                changes?: {
+                                    changeId: string;
+                                    evaluated: number;
+                                    fixed: string[];
+                                    fixedCount: number;
+                                    broken: string[];
+                                    brokenCount: number;
+                                }[];
+                                heldOut?: {
+                                    cases: number;
+                                    evaluated: number;
+                                    baseFailed: number;
+                                    fixed: string[];
+                                    regressed: string[];
+                                    stillFailing: string[];
+                                } | null;
+                                recommendation?: {
+                                    changeIds: string[];
+                                    text: string;
+                                } | null;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } | null;
@@ -2142,6 +2280,14 @@ export interface operations {
                             appliedConfigurationId: string | null;
                             /** @default null */
                             rolloutId: string | null;
+                            /** @default null */
+                            parentRunId: string | null;
+                            /** @default null */
+                            rootRunId: string | null;
+                            /** @default null */
+                            estimatedCostUsd: number | null;
+                            /** @default null */
+                            costUsd: number | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -2351,13 +2497,13 @@ export interface operations {
                             status: "succeeded" | "failed";
                             /** Format: date-time */
                             startedAt: string;
+                            heldOut?: boolean;
                             error?: string;
                             input?: unknown;
                             results?: {
                                 base?: {
                                     executionId: string;
-                                    /** @enum {string} */
-                                    arm: "base" | "candidate";
+                                    arm: ("base" | "candidate") | string;
                                     passed: boolean;
                                     score?: number;
                                     durationMs?: number;
@@ -2368,8 +2514,7 @@ export interface operations {
                                 };
                                 candidate?: {
                                     executionId: string;
-                                    /** @enum {string} */
-                                    arm: "base" | "candidate";
+                                    arm: ("base" | "candidate") | string;
                                     passed: boolean;
                                     score?: number;
                                     durationMs?: number;
@@ -2378,10 +2523,24 @@ export interface operations {
                                     /** Format: date-time */
                                     recordedAt: string;
                                 };
+                                changes?: {
+                                    [key: string]: {
+                                        executionId: string;
+                                        arm: ("base" | "candidate") | string;
+                                        passed: boolean;
+                                        score?: number;
+                                        durationMs?: number;
+                                        costUsd?: number;
+                                        detail?: string;
+                                        /** Format: date-time */
+                                        recordedAt: string;
+                                    };
+                                };
                             };
                         }[];
                         /** Format: date-time */
                         chosenAt: string;
+                        chainRootRunId: string;
                     };
                 };
             };
@@ -2428,8 +2587,7 @@ export interface operations {
                 "application/json": {
                     results: {
                         executionId: string;
-                        /** @enum {string} */
-                        arm: "base" | "candidate";
+                        arm: ("base" | "candidate") | string;
                         passed: boolean;
                         score?: number;
                         durationMs?: number;
@@ -2462,6 +2620,26 @@ export interface operations {
                             regressed: string[];
                             durationMsDelta: number | null;
                             costUsdDelta: number | null;
+                            changes?: {
+                                changeId: string;
+                                evaluated: number;
+                                fixed: string[];
+                                fixedCount: number;
+                                broken: string[];
+                                brokenCount: number;
+                            }[];
+                            heldOut?: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation?: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -3654,6 +3832,8 @@ export interface operations {
                         teamId: string;
                         signalRetentionDays: number;
                         executionRetentionDays: number;
+                        /** @default null */
+                        modelBudgetUsdPerMonth: number | null;
                         updatedAt: string | null;
                         updatedBy: string | null;
                     };
@@ -3686,6 +3866,7 @@ export interface operations {
                 "application/json": {
                     signalRetentionDays?: number;
                     executionRetentionDays?: number;
+                    modelBudgetUsdPerMonth?: number | null;
                 };
             };
         };
@@ -3700,6 +3881,8 @@ export interface operations {
                         teamId: string;
                         signalRetentionDays: number;
                         executionRetentionDays: number;
+                        /** @default null */
+                        modelBudgetUsdPerMonth: number | null;
                         updatedAt: string | null;
                         updatedBy: string | null;
                     };

@@ -155,6 +155,8 @@ async function storeProposal(
     retryReason: null,
     usage: priced(deps, proposal.usage) ?? null,
   };
+  // What the run cost, from the model's reported usage; a handler that asked no model cost nothing.
+  generated.costUsd = proposal.usage ? (generated.usage?.costUsd ?? null) : 0;
   try {
     return await completeGenerated(deps, run, generated, proposal, completedAt, lease);
   } catch (error) {

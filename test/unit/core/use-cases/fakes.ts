@@ -4,6 +4,7 @@
  * or a generating one whose lease is stale, versions come from a per-pipeline counter, a decision on
  * a run that is not generated is a 409 naming its status, items are parsed on the way out...).
  */
+
 import { ConflictError, NotFoundError } from '../../../../lambdas/core/errors.ts';
 import type { ExecutionStub } from '../../../../lambdas/core/evaluation.ts';
 import type { DomainEvent } from '../../../../lambdas/core/events.ts';
@@ -12,6 +13,7 @@ import {
   type TeamSettings,
   type TeamSettingsStore,
 } from '../../../../lambdas/core/lifecycle.ts';
+import type { CostEstimate, CostEstimator, ModelSpendStore } from '../../../../lambdas/core/model-budget.ts';
 import { DEFAULT_MODEL_PRICES } from '../../../../lambdas/core/model-pricing.ts';
 import type { Clock, IdGenerator, PageRequest } from '../../../../lambdas/core/ports/common.ts';
 import type { EvaluationStore, StoredEvaluationSet } from '../../../../lambdas/core/ports/evaluation.ts';
@@ -306,6 +308,15 @@ export class FakeRunRepository implements RunRepository {
     return this.hidden.has(id) ? null : this.read(id);
   }
 
+  async listChain(rootRunId: string): Promise<SynthesisRun[]> {
+    return [...this.runs.values()]
+      .filter((run) => (run.id === rootRunId || run.rootRunId === rootRunId) && !this.hidden.has(run.id))
+      .sort((a, b) =>
+        a.id === rootRunId ? -1 : b.id === rootRunId ? 1 : a.createdAt.localeCompare(b.createdAt),
+      )
+      .flatMap((run) => this.read(run.id) ?? []);
+  }
+
   async hidePipelineRuns(pipelineId: string): Promise<number> {
     const ids = [...this.runs.values()].filter((run) => run.pipelineId === pipelineId).map((run) => run.id);
     for (const id of ids) this.hidden.add(id);
@@ -521,6 +532,37 @@ export class FakeQuotaStore implements QuotaStore {
   }
 }
 
+/** A team's model spend per month, refusing a reservation past the budget like the adapter. */
+export class FakeModelSpendStore implements ModelSpendStore {
+  readonly months = new Map<string, number>();
+
+  async reserve(teamId: string, month: string, usd: number, budgetUsd: number | null): Promise<boolean> {
+    const spent = this.months.get(`${teamId}#${month}`) ?? 0;
+    if (budgetUsd !== null && spent + usd > budgetUsd) return false;
+    this.months.set(`${teamId}#${month}`, spent + usd);
+    return true;
+  }
+
+  async adjust(teamId: string, month: string, usd: number): Promise<void> {
+    this.months.set(`${teamId}#${month}`, (this.months.get(`${teamId}#${month}`) ?? 0) + usd);
+  }
+
+  async spent(teamId: string, month: string): Promise<number> {
+    return this.months.get(`${teamId}#${month}`) ?? 0;
+  }
+}
+
+/** An estimate per handler (heuristic-v1 costs nothing; claude-v1 what `claudeUsd` says). */
+export class FakeCostEstimator implements CostEstimator {
+  claudeUsd = 0.05;
+
+  async estimate(synthesisHandler: string): Promise<CostEstimate> {
+    return synthesisHandler === 'claude-v1'
+      ? { model: 'claude-sonnet-4-6', promptTokens: 10_000, estimatedCostUsd: this.claudeUsd }
+      : { model: null, promptTokens: 0, estimatedCostUsd: 0 };
+  }
+}
+
 /** The jobs sent, in order; `failWith` makes the next sends throw. */
 export class FakeJobQueue implements JobQueue {
   readonly sent: SynthesisJob[] = [];
@@ -631,6 +673,8 @@ export function makeWorld(start?: string) {
       unsent: (check: GuardrailCheck, error: unknown) => guardrailQueue.unsent.push({ check, error }),
     },
     recentStates: makeRecentEffectStates(),
+    spend: new FakeModelSpendStore(),
+    estimator: new FakeCostEstimator(),
     clock: new FakeClock(start),
     ids: new SequentialIds(),
     prices: DEFAULT_MODEL_PRICES,

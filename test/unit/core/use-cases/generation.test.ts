@@ -192,6 +192,8 @@ describe('generating a run', () => {
         attempts: 2,
         costUsd: 0.0105,
       },
+      // The run's cost after it ended: the model's reported usage at the price table.
+      costUsd: 0.0105,
     });
     expect(await world.pipelines.getConfiguration(pipeline.id, proposedConfigurationId)).toEqual({
       id: proposedConfigurationId,
