@@ -2,6 +2,7 @@
  * What a refinement run learns from, pure: the chain's earlier rounds (each run's changes and its
  * results on the cases that are not held out), and what each change did in each round.
  */
+import type { SynthesisProposal } from './ports/synthesis.ts';
 import type { Change } from './schemas/runs.ts';
 
 /** The rounds a refinement reads: its parent and up to this many runs before it. */
@@ -98,4 +99,22 @@ export function changeEffects(trial: Trial): ChangeEffect[] {
 /** The runner's detail of a case on an arm, when it gave one. */
 export function detailOf(trial: Trial, executionId: string, arm: string): string | undefined {
   return trial.results.get(executionId)?.get(arm)?.detail;
+}
+
+/**
+ * A refinement's proposal with each finding naming the evaluation cases it rests on: those it gave,
+ * or else the cases among the runs it cites. A run that is no refinement is left as it is.
+ */
+export function citeEvaluationCases(
+  proposal: SynthesisProposal,
+  evidence: RefinementEvidence | undefined,
+): SynthesisProposal {
+  if (!evidence) return proposal;
+  const cases = new Set(evidence.cases.map((entry) => entry.executionId));
+  const findings = proposal.diagnosis.findings.map((finding) => {
+    if (finding.caseIds !== undefined) return finding;
+    const cited = finding.executionIds.filter((id) => cases.has(id));
+    return cited.length === 0 ? finding : { ...finding, caseIds: cited };
+  });
+  return { ...proposal, diagnosis: { ...proposal.diagnosis, findings } };
 }

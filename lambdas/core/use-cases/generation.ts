@@ -17,6 +17,7 @@ import type {
   SynthesisProposal,
   SynthesisUsage,
 } from '../ports/synthesis.ts';
+import { citeEvaluationCases } from '../refinement.ts';
 import type { SynthesisJob, SynthesisRun } from '../schemas/runs.ts';
 import { readSynthesisContext } from './synthesis-context.ts';
 
@@ -109,7 +110,7 @@ async function generate(deps: GenerateRunDeps, run: SynthesisRun, lease: string)
     const engine = deps.engines[run.synthesisHandler];
     if (!engine) throw new SynthesisFailure(`Synthesis handler ${run.synthesisHandler} is not available.`);
     const context = await readSynthesisContext(deps, run);
-    const proposal = await engine.generate(context);
+    const proposal = citeEvaluationCases(await engine.generate(context), context.refinement);
     usage = proposal.usage;
     // Deleted while the model was working: nothing of the pipeline is written back.
     if (!(await deps.pipelines.getPipeline(run.pipelineId))) {
