@@ -710,6 +710,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/synthesis-runs/{id}/chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's chain: its first run and every refinement (parentRunId), oldest first, each with its evaluation's held-out figures, and the best run to review. */
+        get: operations["get-synthesis-run-chain"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3964,6 +3981,63 @@ export interface operations {
                 };
                 content: {
                     "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "get-synthesis-run-chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        rootRunId: string;
+                        runs: {
+                            runId: string;
+                            parentRunId: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "generating" | "generated" | "approved" | "rejected" | "failed";
+                            synthesisHandler: string;
+                            createdAt: string;
+                            changeCount: number;
+                            evaluated: number;
+                            fixed: number;
+                            regressed: number;
+                            heldOut: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
+                            estimatedCostUsd: number | null;
+                            costUsd: number | null;
+                        }[];
+                        bestRunId: string | null;
+                    };
                 };
             };
             400: components["responses"]["ValidationError"];
