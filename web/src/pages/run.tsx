@@ -11,6 +11,7 @@ import { Link } from '../router.tsx';
 import { useSession } from '../session.ts';
 import type { Pipeline, Run, RunDiff } from '../types.ts';
 import { ErrorNotice, Loading, Time, useLoad, useTitle } from '../ui.tsx';
+import { ChainSection } from './chain.tsx';
 import { ApprovalGateNotice, EvaluationSection, useApprovalGate } from './evaluation.tsx';
 import { getConfiguration, getPipeline } from './pipeline.tsx';
 import { Proposal, type ProposalData } from './proposal.tsx';
@@ -114,6 +115,7 @@ export function RunPage({ runId }: { runId: string }) {
       ) : null}
       <Facts run={run} diff={proposal.data?.diff} />
       <EvaluationSection run={run} />
+      <ChainSection run={run} />
       {run.status === 'generated' ? (
         <Decide
           run={run}
