@@ -175,7 +175,6 @@ describe('pipeline-synthesis optimize', () => {
     ]);
 
     expect(result.code, result.stderr).toBe(0);
-    console.log(result.stdout);
     const lines = result.stdout.trim().split('\n');
     const summary = JSON.parse(lines.at(-1) as string) as Summary;
     expect(lines).toHaveLength(summary.rounds.length + 1);

@@ -28,7 +28,7 @@ export const runChainSchema = /* @__PURE__ */ z.object({
   rootRunId: runIdSchema,
   /** Oldest first: the first run, then each refinement in the order it was started. */
   runs: /* @__PURE__ */ z.array(chainRoundSchema),
-  /** The evaluated, generated run with most held-out fixed minus broken cases, ties to the fewest changes (null before any). */
+  /** The evaluated, generated run with most held-out fixed minus broken cases, ties to the whole set's, then the fewest changes (null before any). */
   bestRunId: /* @__PURE__ */ z.nullable(runIdSchema),
 });
 export type RunChain = z.infer<typeof runChainSchema>;

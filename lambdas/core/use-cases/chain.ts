@@ -27,22 +27,28 @@ function roundOf(run: SynthesisRun): ChainRound {
   };
 }
 
-/** Held-out fixed minus broken when the round has held-out results, else the whole set's. */
-export function roundScore(round: ChainRound): number {
-  return round.heldOut && round.heldOut.evaluated > 0
-    ? round.heldOut.fixed.length - round.heldOut.regressed.length
-    : round.fixed - round.regressed;
+/** Held-out fixed minus broken (the figures that count), then the whole set's, as a pair to compare. */
+export function roundScore(round: ChainRound): [number, number] {
+  const held = round.heldOut ? round.heldOut.fixed.length - round.heldOut.regressed.length : 0;
+  return [held, round.fixed - round.regressed];
 }
 
-/** The evaluated, generated round with the best score, ties to the fewest changes, then the earliest. */
+const better = (a: [number, number], b: [number, number]) => a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
+const same = (a: [number, number], b: [number, number]) => a[0] === b[0] && a[1] === b[1];
+
+/**
+ * The evaluated, generated round with the most held-out fixed minus broken cases; ties go to the
+ * whole set's fixed minus broken (a held-out part may hold no base failure), then to the fewest
+ * changes, then to the earliest.
+ */
 export function bestRound(rounds: readonly ChainRound[]): ChainRound | null {
   let best: ChainRound | null = null;
   for (const round of rounds) {
     if (round.status !== 'generated' || round.evaluated === 0) continue;
     if (
       best === null ||
-      roundScore(round) > roundScore(best) ||
-      (roundScore(round) === roundScore(best) && round.changeCount < best.changeCount)
+      better(roundScore(round), roundScore(best)) ||
+      (same(roundScore(round), roundScore(best)) && round.changeCount < best.changeCount)
     ) {
       best = round;
     }

@@ -43,6 +43,18 @@ function describeMove(key: string, from: unknown, next: NextValue): string {
   return `${key} kept at ${next.value}${next.brokeAt === null ? '' : ` (${next.brokeAt} broke cases)`}`;
 }
 
+/**
+ * The still failing cases that failed as the fixed ones did (the same recorded error); all of them
+ * when no fixed case recorded an error to compare with.
+ */
+function sameFailure(evidence: RefinementEvidence) {
+  const errorOf = new Map(evidence.cases.map((entry) => [entry.executionId, entry.error]));
+  return (fixed: readonly string[], failing: readonly string[]): string[] => {
+    const errors = new Set(fixed.flatMap((id) => errorOf.get(id) ?? []));
+    return errors.size === 0 ? [...failing] : failing.filter((id) => errors.has(errorOf.get(id) ?? ''));
+  };
+}
+
 /** The parent's change revised from the chain's rounds, or null when nothing of it is kept. */
 function revise(change: Change, slot: Slot, evidence: RefinementEvidence): Revision | null {
   const parent = evidence.trials.at(-1);
@@ -51,7 +63,7 @@ function revise(change: Change, slot: Slot, evidence: RefinementEvidence): Revis
   for (const [key, value] of Object.entries(change.patch)) {
     const base = slot.settings[key];
     if (typeof value === 'number' && typeof base === 'number') {
-      const next = nextValue(base, triedValues(evidence.trials, change.slotId, key));
+      const next = nextValue(base, triedValues(evidence.trials, change.slotId, key, sameFailure(evidence)));
       if (next === null || next.value === base) continue;
       revision.patch[key] = next.value;
       revision.notes.push(describeMove(key, value, next));

@@ -27,16 +27,25 @@ export interface NextValue {
   caseIds: string[];
 }
 
-/** The values of `slotId.key` tried in the trials, oldest first, with their change's effect. */
-export function triedValues(trials: readonly Trial[], slotId: string, key: string): TriedValue[] {
+/**
+ * The values of `slotId.key` tried in the trials, oldest first, with their change's effect. A
+ * round's still failing cases are narrowed to those `related` to what the change fixed (the same
+ * recorded failure): a case failing for another reason is no cause to push this setting further.
+ */
+export function triedValues(
+  trials: readonly Trial[],
+  slotId: string,
+  key: string,
+  related: (fixed: readonly string[], failing: readonly string[]) => string[] = (_, failing) => [...failing],
+): TriedValue[] {
   return trials.flatMap((trial) => {
     const effects = changeEffects(trial);
     const round = candidateEffect(trial);
     return effects.flatMap((effect) => {
       const value = effect.change.slotId === slotId ? effect.change.patch[key] : undefined;
-      return typeof value === 'number' && Number.isFinite(value)
-        ? [{ value, fixed: effect.fixed, broken: effect.broken, round }]
-        : [];
+      if (typeof value !== 'number' || !Number.isFinite(value)) return [];
+      const stillFailing = related(effect.fixed, round.stillFailing);
+      return [{ value, fixed: effect.fixed, broken: effect.broken, round: { ...round, stillFailing } }];
     });
   });
 }
