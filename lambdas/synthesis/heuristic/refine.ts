@@ -5,7 +5,7 @@
  * citing the evaluation cases it rests on, beside the fresh findings on the signals.
  */
 import type { RefinementEvidence } from '../../core/refinement.ts';
-import { changeEffects } from '../../core/refinement.ts';
+import { changeEffects, detailOf, type Trial } from '../../core/refinement.ts';
 import type { Slot } from '../../core/schemas/pipelines.ts';
 import type { Execution } from '../../core/schemas/records.ts';
 import type { Change } from '../../core/schemas/runs.ts';
@@ -44,14 +44,18 @@ function describeMove(key: string, from: unknown, next: NextValue): string {
 }
 
 /**
- * The still failing cases that failed as the fixed ones did (the same recorded error); all of them
- * when no fixed case recorded an error to compare with.
+ * The still failing cases that fail as the fixed ones did on the base: the runner's detail (else
+ * the recorded error) of a fixed case on the base, and of a failing case now. All of them when
+ * nothing was recorded to compare.
  */
 function sameFailure(evidence: RefinementEvidence) {
   const errorOf = new Map(evidence.cases.map((entry) => [entry.executionId, entry.error]));
-  return (fixed: readonly string[], failing: readonly string[]): string[] => {
-    const errors = new Set(fixed.flatMap((id) => errorOf.get(id) ?? []));
-    return errors.size === 0 ? [...failing] : failing.filter((id) => errors.has(errorOf.get(id) ?? ''));
+  return (trial: Trial, fixed: readonly string[], failing: readonly string[]): string[] => {
+    const why = (id: string, arm: string) => detailOf(trial, id, arm) ?? errorOf.get(id);
+    const reasons = new Set(fixed.flatMap((id) => why(id, 'base') ?? []));
+    return reasons.size === 0
+      ? [...failing]
+      : failing.filter((id) => reasons.has(why(id, 'candidate') ?? ''));
   };
 }
 

@@ -36,7 +36,11 @@ export function triedValues(
   trials: readonly Trial[],
   slotId: string,
   key: string,
-  related: (fixed: readonly string[], failing: readonly string[]) => string[] = (_, failing) => [...failing],
+  related: (trial: Trial, fixed: readonly string[], failing: readonly string[]) => string[] = (
+    _,
+    __,
+    failing,
+  ) => [...failing],
 ): TriedValue[] {
   return trials.flatMap((trial) => {
     const effects = changeEffects(trial);
@@ -44,7 +48,7 @@ export function triedValues(
     return effects.flatMap((effect) => {
       const value = effect.change.slotId === slotId ? effect.change.patch[key] : undefined;
       if (typeof value !== 'number' || !Number.isFinite(value)) return [];
-      const stillFailing = related(effect.fixed, round.stillFailing);
+      const stillFailing = related(trial, effect.fixed, round.stillFailing);
       return [{ value, fixed: effect.fixed, broken: effect.broken, round: { ...round, stillFailing } }];
     });
   });
