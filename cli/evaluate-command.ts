@@ -294,7 +294,7 @@ export async function replay(
   );
   const concurrency = options.concurrency ?? Math.max(1, availableParallelism());
   context.note(
-    `Replaying ${plural(set.cases.length, 'case')} on base (version ${set.baseConfiguration.version}), candidate (version ${set.candidateConfiguration.version})${arms.size > 2 ? ` and ${plural(arms.size - 2, 'change')} alone` : ''}: ${tasks.length} runs, ${concurrency} at once.`,
+    `Replaying ${plural(set.cases.length, 'case')} on base (version ${set.baseConfiguration.version}) and candidate (version ${set.candidateConfiguration.version})${arms.size > 2 ? `, and ${plural(arms.size - 2, 'change')} alone on the base` : ''}: ${tasks.length} runs, ${concurrency} at once.`,
   );
   const results = new Map<string, CaseResult>();
   const running = new Set<Running>();
