@@ -51,7 +51,9 @@ function describeMove(key: string, from: unknown, next: NextValue): string {
 function sameFailure(evidence: RefinementEvidence) {
   const errorOf = new Map(evidence.cases.map((entry) => [entry.executionId, entry.error]));
   return (trial: Trial, fixed: readonly string[], failing: readonly string[]): string[] => {
-    const why = (id: string, arm: string) => detailOf(trial, id, arm) ?? errorOf.get(id);
+    // Numbers aside: "timed out at 2000 ms" is the failure "timed out at 1000 ms" was.
+    const why = (id: string, arm: string) =>
+      (detailOf(trial, id, arm) ?? errorOf.get(id))?.replace(/\d+(\.\d+)?/g, '#');
     const reasons = new Set(fixed.flatMap((id) => why(id, 'base') ?? []));
     return reasons.size === 0
       ? [...failing]
