@@ -14,6 +14,7 @@ import { formatGuardrail, measureGuardrail } from './guardrail.ts';
 import { formatLifecycle, measureLifecycle } from './lifecycle.ts';
 import { formatLoadTable } from './load.ts';
 import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
+import { formatOptimize, measureOptimize } from './optimize.ts';
 import { formatRollouts, measureRollouts } from './rollouts.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
 import { formatPhaseMedians, measureStartTime } from './start-time.ts';
@@ -37,6 +38,7 @@ const SECTIONS = [
   'lifecycle',
   'rollouts',
   'webhooks',
+  'optimize',
 ] as const;
 const only = new Set(process.argv.slice(2));
 const unknown = [...only].filter((name) => !(SECTIONS as readonly string[]).includes(name));
@@ -133,6 +135,13 @@ if (wanted('diagnosis')) {
 if (wanted('evaluation')) {
   print('\n== Checking a proposal (evaluate with a runner that answers at once; reading an evaluated run)');
   print(formatEvaluation(await measureEvaluation()));
+}
+
+if (wanted('optimize')) {
+  print(
+    '\n== Optimize (heuristic-v1 refining on a simulated pipeline with traps; held-out cases drawn apart)',
+  );
+  print(formatOptimize(measureOptimize()));
 }
 
 if (wanted('lifecycle')) {

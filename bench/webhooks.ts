@@ -461,6 +461,7 @@ async function measureTransactionItemCost(endpoint: string, dataTable: string, e
       teamId,
       signalRetentionDays: 90,
       executionRetentionDays: 90,
+      modelBudgetUsdPerMonth: null,
       updatedAt: at,
       updatedBy: 'u',
     };

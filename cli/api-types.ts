@@ -15,7 +15,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a synthesis run (asynchronous): answers the pending run and its Location; honours Idempotency-Key. */
+        /** Start a synthesis run (asynchronous): answers the pending run and its Location; honours Idempotency-Key. With parentRunId, a refinement that learns from its parent's evaluation. A run whose estimated model cost would pass the team's modelBudgetUsdPerMonth is a 429. */
         post: operations["synthesize-pipeline"];
         delete?: never;
         options?: never;
@@ -710,6 +710,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/synthesis-runs/{id}/chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's chain: its first run and every refinement (parentRunId), oldest first, each with its evaluation's held-out figures, and the best run to review. */
+        get: operations["get-synthesis-run-chain"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -897,6 +914,7 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     synthesisHandler?: "heuristic-v1" | "claude-v1";
+                    parentRunId?: string;
                 };
             };
         };
@@ -927,6 +945,7 @@ export interface operations {
                                 signalIds: string[];
                                 /** @default [] */
                                 executionIds: string[];
+                                caseIds?: string[];
                             }[];
                         } | null;
                         changes: {
@@ -985,6 +1004,26 @@ export interface operations {
                             regressed: string[];
                             durationMsDelta: number | null;
                             costUsdDelta: number | null;
+                            changes?: {
+                                changeId: string;
+                                evaluated: number;
+                                fixed: string[];
+                                fixedCount: number;
+                                broken: string[];
+                                brokenCount: number;
+                            }[];
+                            heldOut?: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation?: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
@@ -995,6 +1034,14 @@ export interface operations {
                         appliedConfigurationId: string | null;
                         /** @default null */
                         rolloutId: string | null;
+                        /** @default null */
+                        parentRunId: string | null;
+                        /** @default null */
+                        rootRunId: string | null;
+                        /** @default null */
+                        estimatedCostUsd: number | null;
+                        /** @default null */
+                        costUsd: number | null;
                     };
                 };
             };
@@ -1045,6 +1092,7 @@ export interface operations {
                                 signalIds: string[];
                                 /** @default [] */
                                 executionIds: string[];
+                                caseIds?: string[];
                             }[];
                         } | null;
                         changes: {
@@ -1103,6 +1151,26 @@ export interface operations {
                             regressed: string[];
                             durationMsDelta: number | null;
                             costUsdDelta: number | null;
+                            changes?: {
+                                changeId: string;
+                                evaluated: number;
+                                fixed: string[];
+                                fixedCount: number;
+                                broken: string[];
+                                brokenCount: number;
+                            }[];
+                            heldOut?: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation?: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
@@ -1113,6 +1181,14 @@ export interface operations {
                         appliedConfigurationId: string | null;
                         /** @default null */
                         rolloutId: string | null;
+                        /** @default null */
+                        parentRunId: string | null;
+                        /** @default null */
+                        rootRunId: string | null;
+                        /** @default null */
+                        estimatedCostUsd: number | null;
+                        /** @default null */
+                        costUsd: number | null;
                         triggeredByName: string | null;
                         approvedByName: string | null;
                         rejectedByName: string | null;
@@ -1714,6 +1790,7 @@ export interface operations {
                                 signalIds: string[];
                                 /** @default [] */
                                 executionIds: string[];
+                                caseIds?: string[];
                             }[];
                         } | null;
                         changes: {
@@ -1772,6 +1849,26 @@ export interface operations {
                             regressed: string[];
                             durationMsDelta: number | null;
                             costUsdDelta: number | null;
+                            changes?: {
+                                changeId: string;
+                                evaluated: number;
+                                fixed: string[];
+                                fixedCount: number;
+                                broken: string[];
+                                brokenCount: number;
+                            }[];
+                            heldOut?: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation?: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
@@ -1782,6 +1879,14 @@ export interface operations {
                         appliedConfigurationId: string | null;
                         /** @default null */
                         rolloutId: string | null;
+                        /** @default null */
+                        parentRunId: string | null;
+                        /** @default null */
+                        rootRunId: string | null;
+                        /** @default null */
+                        estimatedCostUsd: number | null;
+                        /** @default null */
+                        costUsd: number | null;
                         triggeredByName: string | null;
                         approvedByName: string | null;
                         rejectedByName: string | null;
@@ -1844,6 +1949,7 @@ export interface operations {
                                 signalIds: string[];
                                 /** @default [] */
                                 executionIds: string[];
+                                caseIds?: string[];
                             }[];
                         } | null;
                         changes: {
@@ -1902,6 +2008,26 @@ export interface operations {
                             regressed: string[];
                             durationMsDelta: number | null;
                             costUsdDelta: number | null;
+                            changes?: {
+                                changeId: string;
+                                evaluated: number;
+                                fixed: string[];
+                                fixedCount: number;
+                                broken: string[];
+                                brokenCount: number;
+                            }[];
+                            heldOut?: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation?: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
@@ -1912,6 +2038,14 @@ export interface operations {
                         appliedConfigurationId: string | null;
                         /** @default null */
                         rolloutId: string | null;
+                        /** @default null */
+                        parentRunId: string | null;
+                        /** @default null */
+                        rootRunId: string | null;
+                        /** @default null */
+                        estimatedCostUsd: number | null;
+                        /** @default null */
+                        costUsd: number | null;
                         triggeredByName: string | null;
                         approvedByName: string | null;
                         rejectedByName: string | null;
@@ -2084,6 +2218,7 @@ export interface operations {
                                     signalIds: string[];
                                     /** @default [] */
                                     executionIds: string[];
+                                    caseIds?: string[];
                                 }[];
                             } | null;
                             changes: {
@@ -2142,6 +2277,26 @@ export interface operations {
                                 regressed: string[];
                                 durationMsDelta: number | null;
                                 costUsdDelta: number | null;
+                                changes?: {
+                                    changeId: string;
+                                    evaluated: number;
+                                    fixed: string[];
+                                    fixedCount: number;
+                                    broken: string[];
+                                    brokenCount: number;
+                                }[];
+                                heldOut?: {
+                                    cases: number;
+                                    evaluated: number;
+                                    baseFailed: number;
+                                    fixed: string[];
+                                    regressed: string[];
+                                    stillFailing: string[];
+                                } | null;
+                                recommendation?: {
+                                    changeIds: string[];
+                                    text: string;
+                                } | null;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } | null;
@@ -2152,6 +2307,14 @@ export interface operations {
                             appliedConfigurationId: string | null;
                             /** @default null */
                             rolloutId: string | null;
+                            /** @default null */
+                            parentRunId: string | null;
+                            /** @default null */
+                            rootRunId: string | null;
+                            /** @default null */
+                            estimatedCostUsd: number | null;
+                            /** @default null */
+                            costUsd: number | null;
                             triggeredByName: string | null;
                             approvedByName: string | null;
                             rejectedByName: string | null;
@@ -2370,13 +2533,13 @@ export interface operations {
                             status: "succeeded" | "failed";
                             /** Format: date-time */
                             startedAt: string;
+                            heldOut?: boolean;
                             error?: string;
                             input?: unknown;
                             results?: {
                                 base?: {
                                     executionId: string;
-                                    /** @enum {string} */
-                                    arm: "base" | "candidate";
+                                    arm: ("base" | "candidate") | string;
                                     passed: boolean;
                                     score?: number;
                                     durationMs?: number;
@@ -2387,8 +2550,7 @@ export interface operations {
                                 };
                                 candidate?: {
                                     executionId: string;
-                                    /** @enum {string} */
-                                    arm: "base" | "candidate";
+                                    arm: ("base" | "candidate") | string;
                                     passed: boolean;
                                     score?: number;
                                     durationMs?: number;
@@ -2397,10 +2559,24 @@ export interface operations {
                                     /** Format: date-time */
                                     recordedAt: string;
                                 };
+                                changes?: {
+                                    [key: string]: {
+                                        executionId: string;
+                                        arm: ("base" | "candidate") | string;
+                                        passed: boolean;
+                                        score?: number;
+                                        durationMs?: number;
+                                        costUsd?: number;
+                                        detail?: string;
+                                        /** Format: date-time */
+                                        recordedAt: string;
+                                    };
+                                };
                             };
                         }[];
                         /** Format: date-time */
                         chosenAt: string;
+                        chainRootRunId: string;
                     };
                 };
             };
@@ -2447,8 +2623,7 @@ export interface operations {
                 "application/json": {
                     results: {
                         executionId: string;
-                        /** @enum {string} */
-                        arm: "base" | "candidate";
+                        arm: ("base" | "candidate") | string;
                         passed: boolean;
                         score?: number;
                         durationMs?: number;
@@ -2481,6 +2656,26 @@ export interface operations {
                             regressed: string[];
                             durationMsDelta: number | null;
                             costUsdDelta: number | null;
+                            changes?: {
+                                changeId: string;
+                                evaluated: number;
+                                fixed: string[];
+                                fixedCount: number;
+                                broken: string[];
+                                brokenCount: number;
+                            }[];
+                            heldOut?: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation?: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -3682,6 +3877,8 @@ export interface operations {
                         teamId: string;
                         signalRetentionDays: number;
                         executionRetentionDays: number;
+                        /** @default null */
+                        modelBudgetUsdPerMonth: number | null;
                         updatedAt: string | null;
                         updatedBy: string | null;
                     };
@@ -3715,6 +3912,7 @@ export interface operations {
                 "application/json": {
                     signalRetentionDays?: number;
                     executionRetentionDays?: number;
+                    modelBudgetUsdPerMonth?: number | null;
                 };
             };
         };
@@ -3729,6 +3927,8 @@ export interface operations {
                         teamId: string;
                         signalRetentionDays: number;
                         executionRetentionDays: number;
+                        /** @default null */
+                        modelBudgetUsdPerMonth: number | null;
                         updatedAt: string | null;
                         updatedBy: string | null;
                     };
@@ -3811,6 +4011,63 @@ export interface operations {
                 };
                 content: {
                     "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "get-synthesis-run-chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        rootRunId: string;
+                        runs: {
+                            runId: string;
+                            parentRunId: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "generating" | "generated" | "approved" | "rejected" | "failed";
+                            synthesisHandler: string;
+                            createdAt: string;
+                            changeCount: number;
+                            evaluated: number;
+                            fixed: number;
+                            regressed: number;
+                            heldOut: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
+                            estimatedCostUsd: number | null;
+                            costUsd: number | null;
+                        }[];
+                        bestRunId: string | null;
+                    };
                 };
             };
             400: components["responses"]["ValidationError"];

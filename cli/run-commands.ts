@@ -4,20 +4,12 @@
  */
 import { type Command, Option } from 'commander';
 import { call } from './api.ts';
-import type { operations } from './api-types.ts';
-import type { SynthesisRun } from './client.ts';
+import type { SynthesisHandler, SynthesisRun } from './client.ts';
 import { nextPage, type PageOptions, parseLimit } from './commands.ts';
 import { type Context, contextOf, type Io } from './context.ts';
 import { CliFailure, EXIT } from './failures.ts';
 import { fields, renderDiff, renderRun, table } from './render.ts';
 import { abortableSleep, startSpinner, waitForRun } from './wait.ts';
-
-/** A synthesis handler's name as the API document lists them. */
-type SynthesisHandler = NonNullable<
-  NonNullable<
-    operations['synthesize-pipeline']['requestBody']
-  >['content']['application/json']['synthesisHandler']
->;
 
 const RUN_STATUSES = ['pending', 'generating', 'generated', 'approved', 'rejected', 'failed'];
 export const DEFAULT_WAIT_SECONDS = 600;

@@ -34,12 +34,25 @@ export type NewRunFields = Pick<
   | 'jobId'
   | 'createdAt'
   | 'triggeredBy'
->;
+> & {
+  parentRunId?: string | null;
+  rootRunId?: string | null;
+  estimatedCostUsd?: number | null;
+};
 
 /** A run as it starts: `pending`, with every result field empty. */
-export function newPendingRun(fields: NewRunFields): SynthesisRun {
+export function newPendingRun({
+  parentRunId = null,
+  rootRunId = null,
+  estimatedCostUsd = null,
+  ...fields
+}: NewRunFields): SynthesisRun {
   return {
     ...fields,
+    parentRunId,
+    rootRunId,
+    estimatedCostUsd,
+    costUsd: null,
     status: 'pending',
     proposedConfigurationId: null,
     explanation: '',

@@ -49,8 +49,10 @@ const setSchema = /* @__PURE__ */ (() =>
         executionId: z.string(),
         reason: z.enum(['cited', 'failed', 'succeeded']),
         startedAt: z.string(),
+        heldOut: z.optional(z.boolean()),
       }),
     ),
+    rootRunId: z.optional(z.string()),
   }))();
 
 const stubSchema = /* @__PURE__ */ (() =>

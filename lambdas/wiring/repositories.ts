@@ -18,6 +18,7 @@ import { relayCarriedEvent } from '../store/events.ts';
 import { makeEvidenceStore } from '../store/evidence.ts';
 import { makeExportStore } from '../store/export.ts';
 import { makeIdempotencyStore } from '../store/idempotency.ts';
+import { makeModelSpendStore } from '../store/model-spend.ts';
 import { makeDeletionRequests, makeDeletionStore } from '../store/pipeline-deletion.ts';
 import { nextConfigurationVersion } from '../store/pipeline-writes.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
@@ -155,6 +156,11 @@ export function exportStoreFromEnv() {
 
 export function quotaStoreFromEnv() {
   return makeQuotaStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+}
+
+/** A team's model spend per calendar month (the data table). */
+export function modelSpendStoreFromEnv() {
+  return makeModelSpendStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
 }
 
 export function evaluationStoreFromEnv() {

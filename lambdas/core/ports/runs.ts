@@ -59,6 +59,11 @@ export interface RunRepository {
     /** synthesis_run.failed, written only if the run is failed now (same transaction). */
     event: DomainEvent,
   ): Promise<SynthesisRun | null>;
+  /**
+   * A chain: its first run and every refinement of it, in the order they were created (one GetItem
+   * and one BatchGetItem: a chain holds at most MAX_CHAIN_RUNS). Runs hidden by a deletion are left out.
+   */
+  listChain(rootRunId: string): Promise<SynthesisRun[]>;
   /** A pipeline's runs, newest first, optionally only those in one status. */
   listByPipeline(
     pipelineId: string,

@@ -8,18 +8,18 @@ import { legacyWarnings, renderExplanation } from '../explanation.ts';
 import type { TeamSettingsStore } from '../lifecycle.ts';
 import { type ModelPrices, withCost } from '../model-pricing.ts';
 import type { Clock, IdGenerator } from '../ports/common.ts';
+import type { EvaluationStore } from '../ports/evaluation.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
 import type { EvidenceStore, RunRepository } from '../ports/runs.ts';
-import {
-  EXECUTION_WINDOW,
-  SIGNAL_WINDOW,
-  type SynthesisContext,
-  type SynthesisEngine,
-  type SynthesisProposal,
-  type SynthesisUsage,
+import type {
+  SynthesisContext,
+  SynthesisEngine,
+  SynthesisProposal,
+  SynthesisUsage,
 } from '../ports/synthesis.ts';
+import { citeEvaluationCases } from '../refinement.ts';
 import type { SynthesisJob, SynthesisRun } from '../schemas/runs.ts';
-import { makeReadWindowedEvidence } from './lifecycle.ts';
+import { readSynthesisContext } from './synthesis-context.ts';
 
 /** Whether an error that is not one of ours may pass if the job is tried again later. */
 export type IsTransient = (error: unknown) => boolean;
@@ -39,6 +39,8 @@ export interface GenerateRunDeps {
   prices: ModelPrices;
   /** The teams' retention windows: nothing older is read, and the cited copies expire with them. */
   settings: TeamSettingsStore;
+  /** A refinement's chain: its evaluation set and results are the refinement's evidence. */
+  evaluations: EvaluationStore;
 }
 
 /** What became of one job. Only `retry` asks the queue to deliver the job again. */
@@ -107,8 +109,8 @@ async function generate(deps: GenerateRunDeps, run: SynthesisRun, lease: string)
   try {
     const engine = deps.engines[run.synthesisHandler];
     if (!engine) throw new SynthesisFailure(`Synthesis handler ${run.synthesisHandler} is not available.`);
-    const context = await readEvidence(deps, run);
-    const proposal = await engine.generate(context);
+    const context = await readSynthesisContext(deps, run);
+    const proposal = citeEvaluationCases(await engine.generate(context), context.refinement);
     usage = proposal.usage;
     // Deleted while the model was working: nothing of the pipeline is written back.
     if (!(await deps.pipelines.getPipeline(run.pipelineId))) {
@@ -120,44 +122,6 @@ async function generate(deps: GenerateRunDeps, run: SynthesisRun, lease: string)
   } catch (caught) {
     return settleFault(deps, run, lease, caught, usage);
   }
-}
-
-/** The pipeline, the run's base configuration and the bounded windows of evidence the engine reads. */
-async function readEvidence(
-  { pipelines, settings, clock }: GenerateRunDeps,
-  run: SynthesisRun,
-): Promise<SynthesisContext> {
-  const pipeline = await pipelines.getPipeline(run.pipelineId);
-  if (!pipeline) throw new SynthesisFailure(`Pipeline ${run.pipelineId} no longer exists.`);
-  const baseConfiguration = await pipelines.getConfiguration(run.pipelineId, run.baseConfigurationId);
-  if (!baseConfiguration) {
-    throw new SynthesisFailure(`Base configuration ${run.baseConfigurationId} no longer exists.`);
-  }
-  const [{ signals, executions }, activations] = await Promise.all([
-    makeReadWindowedEvidence({ pipelines, settings, clock })(pipeline, {
-      signals: SIGNAL_WINDOW,
-      executions: EXECUTION_WINDOW,
-    }),
-    pipelines.listActivations(run.pipelineId, { limit: 1 }),
-  ]);
-  // When the base became active, and what it replaced: evidence older than that is about an
-  // earlier configuration (synthesis/evidence/configuration-in-force.ts).
-  const [latest] = activations.items;
-  if (latest?.configurationId !== baseConfiguration.id) {
-    return { pipeline, baseConfiguration, signals, executions };
-  }
-  const previousConfiguration = await pipelines.getConfiguration(
-    run.pipelineId,
-    latest.previousConfigurationId,
-  );
-  return {
-    pipeline,
-    baseConfiguration,
-    signals,
-    executions,
-    activeSince: latest.activatedAt,
-    previousConfiguration,
-  };
 }
 
 /** Keeps the cited evidence, then stores the proposed configuration and the run `generated`. */
@@ -194,6 +158,8 @@ async function storeProposal(
     retryReason: null,
     usage: priced(deps, proposal.usage) ?? null,
   };
+  // What the run cost, from the model's reported usage; a handler that asked no model cost nothing.
+  generated.costUsd = proposal.usage ? (generated.usage?.costUsd ?? null) : 0;
   try {
     return await completeGenerated(deps, run, generated, proposal, completedAt, lease);
   } catch (error) {

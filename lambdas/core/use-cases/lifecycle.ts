@@ -62,6 +62,9 @@ export function makeUpdateTeamSettings({
       ...(patch.executionRetentionDays === undefined
         ? {}
         : { executionRetentionDays: patch.executionRetentionDays }),
+      ...(patch.modelBudgetUsdPerMonth === undefined
+        ? {}
+        : { modelBudgetUsdPerMonth: patch.modelBudgetUsdPerMonth }),
       updatedAt: clock.now().toISOString(),
       updatedBy: principal.userId,
     };

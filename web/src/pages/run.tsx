@@ -11,6 +11,7 @@ import { Link } from '../router.tsx';
 import { useSession } from '../session.ts';
 import type { Pipeline, Run, RunDiff } from '../types.ts';
 import { ErrorNotice, Loading, Person, Time, useLoad, useTitle } from '../ui.tsx';
+import { ChainSection } from './chain.tsx';
 import { EffectPanel } from './effect.tsx';
 import { ApprovalGateNotice, EvaluationSection, useApprovalGate } from './evaluation.tsx';
 import { getConfiguration, getPipeline } from './pipeline.tsx';
@@ -129,6 +130,7 @@ export function RunPage({ runId }: { runId: string }) {
       ) : null}
       {proposal.data ? <Proposal run={run} data={proposal.data} /> : null}
       {nothingToChange(run) ? null : <EvaluationSection run={run} />}
+      <ChainSection run={run} />
       {run.status === 'generated' ? (
         <Decide
           run={run}

@@ -102,6 +102,7 @@ function generator(heuristic: SynthesisEngine, overrides: Partial<GenerateRunDep
     runs: world.runs,
     pipelines: world.pipelines,
     evidence: world.evidence,
+    evaluations: world.evaluations,
     engines: { 'heuristic-v1': heuristic },
     clock: world.clock,
     ids: world.ids,
@@ -191,6 +192,8 @@ describe('generating a run', () => {
         attempts: 2,
         costUsd: 0.0105,
       },
+      // The run's cost after it ended: the model's reported usage at the price table.
+      costUsd: 0.0105,
     });
     expect(await world.pipelines.getConfiguration(pipeline.id, proposedConfigurationId)).toEqual({
       id: proposedConfigurationId,
