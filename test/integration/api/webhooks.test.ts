@@ -164,7 +164,13 @@ describe('webhooks', () => {
       data: {
         teamId: admin.principal.teamId,
         webhookId: created.body.id,
-        actor: { userId: admin.principal.userId, credential: 'api_token', tokenId: admin.principal.tokenId },
+        // The token is named as the API shows it: by its name.
+        actor: {
+          userId: admin.principal.userId,
+          credential: 'api_token',
+          tokenId: admin.principal.tokenId,
+          name: 'bootstrap',
+        },
       },
     });
     expect(delivery.headers['content-type']).toBe('application/json');
@@ -312,6 +318,7 @@ describe('GET /audit-events', () => {
       userId: caller.principal.userId,
       credential: 'api_token',
       tokenId: caller.principal.tokenId,
+      name: 'bootstrap',
     });
     // The bootstrap's token creation is there too, by the system.
     const all = await audit(caller);
