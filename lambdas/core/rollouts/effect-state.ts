@@ -195,7 +195,7 @@ export function mergeRecorded(
   read: { base: RecordedExecution[] | null; applied: RecordedExecution[] | null; signals: RecordedSignal[] },
   now: Date,
 ): { state: EffectState; changed: boolean } {
-  let changed = false;
+  let attached = false;
   let orphans = state.orphans;
   const mergeArm = (arm: KeptArm, recorded: RecordedExecution[] | null): KeptArm => {
     if (recorded === null) return arm;
@@ -208,8 +208,8 @@ export function mergeRecorded(
     }
     let executions = arm.executions;
     if (added.length > 0) {
-      changed = true;
-      // Signals recorded before their execution wait among the orphans.
+      // Signals recorded before their execution wait among the orphans. The orphan list is
+      // renewed whenever executions arrive, which is what marks the merge as a change.
       const byId = new Map(added.map((execution) => [execution.id, execution]));
       const still: KeptOrphan[] = [];
       for (const { executionId, ...signal } of orphans) {
@@ -238,7 +238,7 @@ export function mergeRecorded(
     if (holder) {
       if (holder.signals.some((known) => known.id === signal.id)) continue;
       holder.signals.push(kept);
-      changed = true;
+      attached = true;
     } else if (!orphanIds.has(signal.id)) {
       orphanIds.add(signal.id);
       newOrphans.push({ ...kept, executionId: signal.executionId });
@@ -253,7 +253,8 @@ export function mergeRecorded(
       orphans,
       signalMark: nextMark(state.signalMark, now),
     },
-    changed: changed || orphans !== state.orphans,
+    // Executions arrived, a signal was attached, or the orphans were handed over or grew.
+    changed: attached || orphans !== state.orphans,
   };
 }
 
