@@ -134,7 +134,10 @@ export type SynthesisRun = z.infer<typeof synthesisRunSchema>;
 
 export const synthesizeBodySchema = /* @__PURE__ */ z.strictObject({
   synthesisHandler: /* @__PURE__ */ z.optional(
-    /* @__PURE__ */ z.enum(SYNTHESIS_HANDLER_NAMES, `must be one of ${SYNTHESIS_HANDLER_NAMES.join(', ')}`),
+    // The message is a function: a string built here would keep this schema in every bundle.
+    /* @__PURE__ */ z.enum(SYNTHESIS_HANDLER_NAMES, {
+      error: () => `must be one of ${SYNTHESIS_HANDLER_NAMES.join(', ')}`,
+    }),
   ),
   /** A refinement: the generated, evaluated run of the same pipeline whose evaluation it learns from. */
   parentRunId: /* @__PURE__ */ z.optional(runIdSchema),
