@@ -356,6 +356,8 @@ describe('pipeline-synthesis, the CLI', () => {
     const result = await cli(['synthesize', pipelineId, '--handler', 'claude-v1', '--wait', '--json']);
     expect(result.code, result.stderr).toBe(3);
     expect(json<SynthesisRun>(result.stdout).status).toBe('failed');
+    // Its cost was estimated before it started, from the prompt claude-v1 would send.
+    expect(json<SynthesisRun>(result.stdout).estimatedCostUsd).toBeGreaterThan(0);
     expect(result.stderr).toMatch(/Run \S+ failed: .+/);
   });
 

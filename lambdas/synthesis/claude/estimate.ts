@@ -4,8 +4,10 @@
  */
 import type { CostEstimate, CostEstimator } from '../../core/model-budget.ts';
 import { type ModelPrices, priceOf } from '../../core/model-pricing.ts';
-import { readSynthesisContext, type SynthesisContextDeps } from '../../core/use-cases/synthesis-context.ts';
-import { buildSynthesisPrompt } from './prompt.ts';
+import type { SynthesisContextDeps } from '../../core/use-cases/synthesis-context.ts';
+
+// The prompt builder is an on-demand part of the start function (lib/bundling.ts ON_DEMAND_PARTS).
+const loadPromptTokens = () => import('./prompt-tokens.ts');
 
 export interface CostEstimatorOptions {
   context: SynthesisContextDeps;
@@ -20,16 +22,15 @@ export function makeCostEstimator({ context, model, prices }: CostEstimatorOptio
   return {
     async estimate(synthesisHandler, run) {
       if (synthesisHandler !== 'claude-v1') return NO_MODEL;
-      const prompt = buildSynthesisPrompt(await readSynthesisContext(context, run));
+      const tokens = await (await loadPromptTokens()).promptTokens(context, run);
       const price = priceOf(model, prices);
       return {
         model,
-        promptTokens: prompt.estimatedTokens,
+        promptTokens: tokens,
         estimatedCostUsd:
           price === undefined
             ? null
-            : Math.ceil(((prompt.estimatedTokens * price.inputPerMillionUsd) / 1_000_000) * 1_000_000) /
-              1_000_000,
+            : Math.ceil(((tokens * price.inputPerMillionUsd) / 1_000_000) * 1_000_000) / 1_000_000,
       };
     },
   };
