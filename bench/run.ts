@@ -16,6 +16,7 @@ import { formatLoadTable } from './load.ts';
 import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
 import { formatOptimize, measureOptimize } from './optimize.ts';
 import { formatClaudePlumbing, measureClaudeOptimize } from './optimize-claude.ts';
+import { formatOptimizeStack, measureOptimizeStack } from './optimize-stack.ts';
 import { formatRollouts, measureRollouts } from './rollouts.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
 import { formatPhaseMedians, measureStartTime } from './start-time.ts';
@@ -146,6 +147,7 @@ if (wanted('optimize')) {
   const claude = await measureClaudeOptimize();
   print(formatOptimize(claude.figures, false));
   print(formatClaudePlumbing(claude));
+  print(formatOptimizeStack(await measureOptimizeStack()));
 }
 
 if (wanted('lifecycle')) {
