@@ -15,6 +15,8 @@ import { formatLifecycle, measureLifecycle } from './lifecycle.ts';
 import { formatLoadTable } from './load.ts';
 import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
 import { formatOptimize, measureOptimize } from './optimize.ts';
+import { formatClaudePlumbing, measureClaudeOptimize } from './optimize-claude.ts';
+import { formatOptimizeStack, measureOptimizeStack } from './optimize-stack.ts';
 import { formatRollouts, measureRollouts } from './rollouts.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
 import { formatPhaseMedians, measureStartTime } from './start-time.ts';
@@ -141,7 +143,11 @@ if (wanted('optimize')) {
   print(
     '\n== Optimize (heuristic-v1 refining on a simulated pipeline with traps; held-out cases drawn apart)',
   );
-  print(formatOptimize(measureOptimize()));
+  print(formatOptimize(await measureOptimize()));
+  const claude = await measureClaudeOptimize();
+  print(formatOptimize(claude.figures, false));
+  print(formatClaudePlumbing(claude));
+  print(formatOptimizeStack(await measureOptimizeStack()));
 }
 
 if (wanted('lifecycle')) {

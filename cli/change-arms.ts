@@ -25,24 +25,31 @@ export function withChange(base: Configuration, change: Change): Configuration {
   };
 }
 
-/** Each arm to replay and the configuration the runner gets for it. */
+/**
+ * Each arm to replay and the configuration the runner gets for it. `changes` is the run's changes
+ * when the caller already read the run (optimize), so per-change arms cost no extra request.
+ */
 export async function armsOf(
   context: Context,
   runId: string,
   set: EvaluationSet,
   perChange: boolean,
+  changes?: readonly Change[],
 ): Promise<Map<string, Configuration>> {
   const arms = new Map<string, Configuration>([
     ['base', set.baseConfiguration],
     ['candidate', set.candidateConfiguration],
   ]);
   if (!perChange) return arms;
-  const run = await call(
-    context.client.GET('/synthesis-runs/{id}', { params: { path: { id: runId } } }),
-    context.apiUrl,
-  );
-  for (const change of run.changes)
-    arms.set(`change:${change.id}`, withChange(set.baseConfiguration, change));
+  const known =
+    changes ??
+    (
+      await call(
+        context.client.GET('/synthesis-runs/{id}', { params: { path: { id: runId } } }),
+        context.apiUrl,
+      )
+    ).changes;
+  for (const change of known) arms.set(`change:${change.id}`, withChange(set.baseConfiguration, change));
   return arms;
 }
 

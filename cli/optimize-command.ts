@@ -142,7 +142,8 @@ async function evaluateRound(context: Context, run: SynthesisRun, options: Optim
     context.apiUrl,
   );
   const poster = new ResultPoster(context, run.id);
-  await replay(context, set, await armsOf(context, run.id, set, options.perChange === true), options, poster);
+  const arms = await armsOf(context, run.id, set, options.perChange === true, run.changes);
+  await replay(context, set, arms, options, poster);
   if (poster.failure) throw poster.failure;
   return poster.summary;
 }

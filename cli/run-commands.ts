@@ -80,6 +80,10 @@ function addSynthesizeCommand(program: Command, io: Io): void {
     .argument('<pipelineId>')
     .option('--handler <name>', 'heuristic-v1 or claude-v1 (default: the deployment default)')
     .option('--idempotency-key <key>', 'repeating the command with the same key answers the same run')
+    .option(
+      '--parent <runId>',
+      "a refinement: learns from that evaluated run's results (see optimize, which loops this)",
+    )
     .option('--wait', 'poll until the run is generated or failed (exit 3 if failed)')
     .option(
       '--timeout <seconds>',
@@ -90,7 +94,13 @@ function addSynthesizeCommand(program: Command, io: Io): void {
     .action(
       async (
         pipelineId: string,
-        options: { handler?: string; idempotencyKey?: string; wait?: boolean; timeout: number },
+        options: {
+          handler?: string;
+          idempotencyKey?: string;
+          parent?: string;
+          wait?: boolean;
+          timeout: number;
+        },
         command: Command,
       ) => {
         const context = contextOf(io, command);
@@ -101,7 +111,10 @@ function addSynthesizeCommand(program: Command, io: Io): void {
               ...(options.idempotencyKey ? { header: { 'Idempotency-Key': options.idempotencyKey } } : {}),
             },
             // The server names the handlers it has: an unknown one is its 400, said to the user.
-            body: options.handler ? { synthesisHandler: options.handler as SynthesisHandler } : {},
+            body: {
+              ...(options.handler ? { synthesisHandler: options.handler as SynthesisHandler } : {}),
+              ...(options.parent ? { parentRunId: options.parent } : {}),
+            },
           }),
           context.apiUrl,
         );

@@ -165,7 +165,8 @@ export const DEAD_LETTER_HANDLER_TIMEOUT_SECONDS = 30;
 export const DEAD_LETTER_HANDLER = {
   entry: 'fail-dead-synthesis-jobs',
   description: 'Marks the runs of dead-lettered synthesis jobs failed',
-  access: { runs: 'readWrite', events: 'readWrite' },
+  // data: a failed run's reserved model estimate goes back to its team's month.
+  access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite' },
   trigger: { queue: 'synthesis-jobs', deadLetters: true, batchSize: 10 },
   timeoutSeconds: DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
 } satisfies HandlerDefinition;

@@ -198,6 +198,24 @@ describe('pipeline-synthesis optimize', () => {
     expect(chain.data?.runs.map((round) => round.runId)).toEqual(summary.rounds.map((round) => round.runId));
   }, 300_000);
 
+  it('synthesize --parent refines an evaluated run by hand, and is refused for a run not yet evaluated', async () => {
+    const pipelineId = await simulatedPipeline(10);
+    const first = await cli(['synthesize', pipelineId, '--handler', 'heuristic-v1', '--wait', '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const parent = JSON.parse(first.stdout) as SynthesisRun;
+
+    const early = await cli(['synthesize', pipelineId, '--parent', parent.id, '--json']);
+    expect(early.code).toBe(2);
+    expect(early.stderr).toContain('has no evaluation yet');
+
+    const evaluated = await cli(['evaluate', parent.id, '--exec', 'node sim.mjs', '--json']);
+    expect([0, 5], evaluated.stderr).toContain(evaluated.code);
+    const refined = await cli(['synthesize', pipelineId, '--parent', parent.id, '--wait', '--json']);
+    expect(refined.code, refined.stderr).toBe(0);
+    const child = JSON.parse(refined.stdout) as SynthesisRun;
+    expect(child).toMatchObject({ status: 'generated', parentRunId: parent.id, rootRunId: parent.id });
+  }, 120_000);
+
   it('exits 2 naming the API error for an unknown pipeline, having started nothing', async () => {
     const missing = await cli(['optimize', 'x'.repeat(21), '--exec', 'node sim.mjs', '--json']);
     expect(missing.code).toBe(2);

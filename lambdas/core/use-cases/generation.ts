@@ -6,6 +6,7 @@ import { ApiError, ConflictError, SynthesisFailure, TransientSynthesisError } fr
 import { runEvent, SYSTEM_ACTOR } from '../events.ts';
 import { legacyWarnings, renderExplanation } from '../explanation.ts';
 import type { TeamSettingsStore } from '../lifecycle.ts';
+import { type ModelSpendStore, settleModelSpend } from '../model-budget.ts';
 import { type ModelPrices, withCost } from '../model-pricing.ts';
 import type { Clock, IdGenerator } from '../ports/common.ts';
 import type { EvaluationStore } from '../ports/evaluation.ts';
@@ -284,7 +285,19 @@ function citedEvidence(context: SynthesisContext, proposal: SynthesisProposal) {
 }
 
 /** Marks the run of a dead job failed, unless it already finished; the message says why it died. */
-export function makeFailDeadJob({ runs, clock }: { runs: RunRepository; clock: Clock }) {
+/**
+ * Fails the run of a dead-lettered job, and gives its month back the estimate reserved when it
+ * started (less what the model reported, if it reported anything).
+ */
+export function makeFailDeadJob({
+  runs,
+  clock,
+  spend,
+}: {
+  runs: RunRepository;
+  clock: Clock;
+  spend: Pick<ModelSpendStore, 'adjust'>;
+}) {
   return async (job: SynthesisJob, receiveCount: number): Promise<SynthesisRun | null> => {
     const run = await runs.get(job.runId);
     // Stryker disable next-line ConditionalExpression: runs.fail below only fails a pending or generating run and returns null otherwise; this check only saves the write
@@ -292,7 +305,7 @@ export function makeFailDeadJob({ runs, clock }: { runs: RunRepository; clock: C
     const why = run.retryReason ? ` The last attempt failed because: ${run.retryReason}` : '';
     const message = `Generation did not succeed in ${receiveCount} attempt${receiveCount === 1 ? '' : 's'} and the job was moved to the dead-letter queue.${why} Start a new run.`;
     const at = clock.now().toISOString();
-    return runs.fail(
+    const failed = await runs.fail(
       run.id,
       message,
       at,
@@ -300,6 +313,8 @@ export function makeFailDeadJob({ runs, clock }: { runs: RunRepository; clock: C
       undefined,
       runEvent(run, 'failed', at, SYSTEM_ACTOR),
     );
+    if (failed) await settleModelSpend(spend, failed);
+    return failed;
   };
 }
 
@@ -308,12 +323,17 @@ export interface SweepDeps {
   clock: Clock;
   /** A run still pending or generating this long after it was created can no longer finish. */
   stuckAfterMs: number;
+  /** Where a failed run's reserved estimate goes back to its month. */
+  spend: Pick<ModelSpendStore, 'adjust'>;
   /** Runs failed per status per sweep; the rest wait for the next sweep. */
   batchSize?: number;
 }
 
-/** Fails every run left pending or generating past the bound; returns the runs it failed. */
-export function makeSweepStuckRuns({ runs, clock, stuckAfterMs, batchSize = 100 }: SweepDeps) {
+/**
+ * Fails every run left pending or generating past the bound, giving each one's reserved estimate
+ * back to its month; returns the runs it failed.
+ */
+export function makeSweepStuckRuns({ runs, clock, stuckAfterMs, spend, batchSize = 100 }: SweepDeps) {
   return async (): Promise<SynthesisRun[]> => {
     const now = clock.now();
     const before = new Date(now.getTime() - stuckAfterMs).toISOString();
@@ -330,7 +350,9 @@ export function makeSweepStuckRuns({ runs, clock, stuckAfterMs, batchSize = 100 
           undefined,
           runEvent(run, 'failed', now.toISOString(), SYSTEM_ACTOR),
         );
-        if (failed) swept.push(failed);
+        if (!failed) continue;
+        await settleModelSpend(spend, failed);
+        swept.push(failed);
       }
     }
     return swept;

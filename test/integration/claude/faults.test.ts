@@ -320,6 +320,7 @@ describe('the stuck-run sweeper', () => {
       },
       clock: { now: () => new Date(created + 60 * 60_000) },
       stuckAfterMs: 50 * 60_000,
+      spend: { adjust: async () => {} },
     });
 
     const swept = await sweep();
