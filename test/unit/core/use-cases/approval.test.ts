@@ -4,6 +4,7 @@ import type { DomainEvent } from '../../../../lambdas/core/events.ts';
 import type { ApprovalPlan } from '../../../../lambdas/core/ports/review.ts';
 import type { RunRepository } from '../../../../lambdas/core/ports/runs.ts';
 import type { Configuration, Pipeline, Slot } from '../../../../lambdas/core/schemas/pipelines.ts';
+import { APPROVAL_RULE_DEFAULTS } from '../../../../lambdas/core/schemas/review.ts';
 import type { Change, SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
 import {
   type ApproveDeps,
@@ -276,5 +277,19 @@ describe('approving a run (what is written)', () => {
       autoPromote: true,
       autoRollback: false,
     });
+  });
+  it('refuses an API token where the rules require a person, saying a person must approve', async () => {
+    const { run } = seedRun();
+    world.approvalRules.rules.set(pipeline.id, {
+      ...APPROVAL_RULE_DEFAULTS,
+      allowApiTokens: false,
+      pipelineId: pipeline.id,
+      updatedAt: T0,
+      updatedBy: 'user-root',
+    });
+    const error = await rejection(makeApproveRun(deps)(ada, run.id));
+    expect(error.statusCode).toBe(403);
+    expect(error.message).toContain('require a person to approve: sign in');
+    expect(written).toEqual([]);
   });
 });
