@@ -292,4 +292,13 @@ describe('approving a run (what is written)', () => {
     expect(error.message).toContain('require a person to approve: sign in');
     expect(written).toEqual([]);
   });
+  it('with rebase, names every conflict, separated', async () => {
+    const { run } = seedRun();
+    const moved = withSetting('model', 'temperature', 0.9).map((slot) =>
+      slot.id === 'prompt' ? { ...slot, settings: { ...slot.settings, template: 'Other {{input}}' } } : slot,
+    );
+    activateManual(moved);
+    const error = await rejection(makeApproveRun(deps)(ada, run.id, { rebase: true }));
+    expect(error.message).toMatch(/would become 0\.2; prompt\.template was /);
+  });
 });

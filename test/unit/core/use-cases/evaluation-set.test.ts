@@ -44,6 +44,7 @@ class RecordingEvaluations extends FakeEvaluationStore {
 }
 
 const ada = principal();
+const T_SET = '2025-06-02T09:00:00.000Z';
 /** Run ids as the store holds them (21-character nanoids). */
 const ROOT0 = 'root0'.padEnd(21, '0');
 const ROOT9 = 'root9'.padEnd(21, '0');
@@ -381,5 +382,54 @@ describe('recording results (what is refused and what is written)', () => {
       { path: 'results.2.arm', message: 'names no change of the run' },
     ]);
     expect(evaluations.results.size).toBe(0);
+  });
+  it('lists every execution, arm and change of a refusal, comma-separated', async () => {
+    const run = seedRun({ changes: [...CHANGES, { ...(CHANGES[0] as Change), id: 'c2' }] });
+    evaluations.sets.set(run.id, {
+      chosenAt: T_SET,
+      cases: [{ executionId: 'a', reason: 'failed', startedAt: T_SET }],
+    });
+    const record = makeRecordEvaluations(deps());
+    const outside = await rejection(
+      record(ada, run.id, [
+        { executionId: 'x', arm: 'base', passed: true },
+        { executionId: 'y', arm: 'base', passed: true },
+      ]),
+    );
+    expect(outside.message).toBe(
+      "These executions are not cases of the run's evaluation set: x, y. Nothing was stored.",
+    );
+    const arms = await rejection(
+      record(ada, run.id, [
+        { executionId: 'a', arm: 'change:c8', passed: true },
+        { executionId: 'a', arm: 'change:c9', passed: true },
+      ]),
+    );
+    expect(arms.message).toBe(
+      'These arms name no change of the run (its changes are c1, c2): change:c8, change:c9. Nothing was stored.',
+    );
+    const bare = seedRun({ changes: [] });
+    evaluations.sets.set(bare.id, {
+      chosenAt: T_SET,
+      cases: [{ executionId: 'a', reason: 'failed', startedAt: T_SET }],
+    });
+    expect(
+      (await rejection(record(ada, bare.id, [{ executionId: 'a', arm: 'change:c1', passed: true }]))).message,
+    ).toBe('These arms name no change of the run (its changes are none): change:c1. Nothing was stored.');
+  });
+
+  it('sums the held-out cases of a set where only some cases carry the mark', async () => {
+    const run = seedRun();
+    evaluations.sets.set(run.id, {
+      chosenAt: T_SET,
+      cases: [
+        { executionId: 'a', reason: 'failed', startedAt: T_SET },
+        { executionId: 'b', reason: 'failed', startedAt: T_SET, heldOut: true },
+      ],
+    });
+    const summary = await makeRecordEvaluations(deps())(ada, run.id, [
+      { executionId: 'a', arm: 'base', passed: true },
+    ]);
+    expect(summary.heldOut).not.toBeNull();
   });
 });
