@@ -65,18 +65,14 @@ export function makePutApprovalRules({ pipelines, approvalRules, clock, ids }: A
         "A pipeline's approval rules are changed by a person, not with an API token: sign in (the review application or `pipeline-synthesis login`) and change them from that session.",
       );
     }
-    const stored: StoredApprovalRules = {
-      ...rules,
-      pipelineId,
-      updatedAt: clock.now().toISOString(),
-      updatedBy: principal.userId,
-    };
+    const updatedAt = clock.now().toISOString();
+    const stored: StoredApprovalRules = { ...rules, pipelineId, updatedAt, updatedBy: principal.userId };
     await approvalRules.put(
       stored,
       newEvent(
         'approval_rules.updated',
         { teamId: principal.teamId, pipelineId, actor: actorOf(principal) },
-        { at: stored.updatedAt ?? '', key: ids.newId() },
+        { at: updatedAt, key: ids.newId() },
       ),
     );
     return stored;

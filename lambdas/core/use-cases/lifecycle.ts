@@ -56,6 +56,7 @@ export function makeUpdateTeamSettings({
     assertSameTeam(principal, teamId);
     assertAdmin(principal, "change the team's settings");
     const previous = await settings.get(teamId);
+    const at = clock.now().toISOString();
     const next: TeamSettings = {
       ...previous,
       ...(patch.signalRetentionDays === undefined ? {} : { signalRetentionDays: patch.signalRetentionDays }),
@@ -65,10 +66,9 @@ export function makeUpdateTeamSettings({
       ...(patch.modelBudgetUsdPerMonth === undefined
         ? {}
         : { modelBudgetUsdPerMonth: patch.modelBudgetUsdPerMonth }),
-      updatedAt: clock.now().toISOString(),
+      updatedAt: at,
       updatedBy: principal.userId,
     };
-    const at = next.updatedAt ?? '';
     await settings.put(
       next,
       previous,
