@@ -23,8 +23,11 @@ afterEach(async () => {
   process.env = { ...saved };
 });
 
-/** How long one invocation of the busy team's hung receivers lasts here (their POSTs time out). */
-const HANG_MS = 1_000;
+/**
+ * How long one invocation of the busy team's hung receivers lasts here (their POSTs time out): long
+ * enough that sending the other team's delivery, slow on a loaded machine, ends well within it.
+ */
+const HANG_MS = 3_000;
 
 const delivery = (teamId: string, webhookId: string, eventId: string) =>
   ({ teamId, webhookId, event: { id: eventId } }) as unknown as DeliveryMessage;
