@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startLocalStack } from '../local/stack.ts';
-import { UNLIMITED } from './stack-api.ts';
+import { stackApi, UNLIMITED } from './stack-api.ts';
 
 export interface FairnessFigures {
   hungDeliveries: number;
@@ -56,15 +56,8 @@ export async function measureWebhookFairness(): Promise<FairnessFigures> {
   try {
     const [busy, quiet] = stack.teams;
     if (!busy || !quiet) throw new Error('two seeded teams expected');
-    const api = async (token: string, method: string, route: string, body?: unknown) => {
-      const response = await fetch(`${stack.apiUrl}${route}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      // biome-ignore lint/suspicious/noExplicitAny: bench reads a few fields
-      return (await response.json()) as any;
-    };
+    const api = (token: string, method: string, route: string, body?: unknown) =>
+      stackApi(stack.apiUrl, token)(method, route, body);
     const eventTypes = ['team_settings.updated'];
     for (let index = 0; index < HUNG_WEBHOOKS; index++) {
       await api(busy.apiToken, 'POST', '/webhooks', { url: `${base}/hang/${index}`, eventTypes });
