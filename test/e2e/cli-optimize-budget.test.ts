@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, CLI_BIN } from '../../cli/build.ts';
+import { buildCli } from '../../cli/build.ts';
 import type { LocalStack } from '../../local/stack.ts';
+import { runCli } from '../support/cli-process.ts';
 import { type StackWithModelFake, startStackWithModelFake } from '../support/stack-with-model-fake.ts';
 
 /**
@@ -28,27 +28,16 @@ async function api(method: string, route: string, body?: unknown): Promise<any> 
   return response.json();
 }
 
-async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    LOCAL_STATE_DIR: path.join(workDir, 'state'),
-    PIPELINE_SYNTHESIS_API_URL: stack.apiUrl,
-    PIPELINE_SYNTHESIS_API_TOKEN: stack.teams[0]?.apiToken,
-  };
-  delete env.FORCE_COLOR;
-  const child = spawn(process.execPath, [CLI_BIN, ...args], { cwd: workDir, env, stdio: 'pipe' });
-  child.stdin.end();
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
+const cli = (args: string[]) =>
+  runCli(args, {
+    cwd: workDir,
+    env: {
+      ...process.env,
+      LOCAL_STATE_DIR: path.join(workDir, 'state'),
+      PIPELINE_SYNTHESIS_API_URL: stack.apiUrl,
+      PIPELINE_SYNTHESIS_API_TOKEN: stack.teams[0]?.apiToken,
+    },
   });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, stdout, stderr };
-}
 
 /** A case passes while the model's temperature is at most its input's `maxTemp`. */
 const RUNNER = `let text = '';
