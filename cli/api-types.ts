@@ -144,6 +144,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pipelines/{pipelineId}/otlp/v1/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** OTLP/HTTP trace export (application/x-protobuf or application/json, optionally gzip): each trace becomes an execution, its evaluation events and failed slot spans signals. Answers an ExportTraceServiceResponse in the request's encoding, with partialSuccess {rejectedSpans, errorMessage} when spans were refused. Point OTEL_EXPORTER_OTLP_ENDPOINT at <api>/pipelines/<id>/otlp. */
+        post: operations["ingest-otlp-traces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/synthesis-runs/{id}/approve": {
         parameters: {
             query?: never;
@@ -1680,6 +1697,8 @@ export interface operations {
                             status: "succeeded" | "failed";
                             durationMs: number;
                             error?: string;
+                            inputTokens?: number;
+                            outputTokens?: number;
                         }[];
                         input?: unknown;
                     }[];
@@ -1710,8 +1729,12 @@ export interface operations {
                                 status: "succeeded" | "failed";
                                 durationMs: number;
                                 error?: string;
+                                inputTokens?: number;
+                                outputTokens?: number;
                             }[];
                             input?: unknown;
+                            /** @enum {string} */
+                            source?: "api" | "otlp";
                         }[];
                     };
                 };
@@ -1723,6 +1746,37 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    "ingest-otlp-traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-protobuf": string;
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "approve-synthesis-run": {
@@ -2108,8 +2162,12 @@ export interface operations {
                                 status: "succeeded" | "failed";
                                 durationMs: number;
                                 error?: string;
+                                inputTokens?: number;
+                                outputTokens?: number;
                             }[];
                             input?: unknown;
+                            /** @enum {string} */
+                            source?: "api" | "otlp";
                         }[];
                     };
                 };

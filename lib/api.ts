@@ -2,6 +2,7 @@
  * The REST API construct: the stage, its access logs and web ACL, the gateway's own error
  * responses, the authorizer, and one method per operation proxying to its module's function.
  */
+
 import { Duration, Stack } from 'aws-cdk-lib';
 import {
   AccessLogField,
@@ -18,6 +19,7 @@ import {
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { AUTHORIZER } from '../lambdas/functions.ts';
+import { BINARY_MEDIA_TYPES } from '../lambdas/http/binary-media.ts';
 import type { AbuseLimits } from '../lambdas/limits.ts';
 import { moduleOf, type OperationDeclaration } from '../lambdas/operations/declaration.ts';
 import { handlerEntryPath } from './bundling.ts';
@@ -76,6 +78,8 @@ export class Api extends Construct {
       // Compresses answers above 1 KB for clients that accept it: the review application's script
       // (web/, served from /app/assets/) travels gzipped, as `npm run bench` measures it.
       minimumCompressionSize: 1024,
+      // OTLP's protobuf (and gzipped JSON) reach the functions as base64 bytes, not mangled text.
+      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
       // API Gateway writes access and execution logs through one account-wide role.
       cloudWatchRole: true,
       deployOptions: {

@@ -28,6 +28,7 @@ import { getSynthesisRunEffect } from './get-synthesis-run-effect.ts';
 import { getSynthesisRunEvaluationSet } from './get-synthesis-run-evaluation-set.ts';
 import { getSynthesisRunEvidence } from './get-synthesis-run-evidence.ts';
 import { getTeamSettings } from './get-team-settings.ts';
+import { ingestOtlpTraces } from './ingest-otlp-traces.ts';
 import { listActivations } from './list-activations.ts';
 import { listApiTokens } from './list-api-tokens.ts';
 import { listAuditEvents } from './list-audit-events.ts';
@@ -63,6 +64,7 @@ export const OPERATIONS: readonly OperationDeclaration[] = [
   getConfiguration,
   recordSignals,
   recordExecutions,
+  ingestOtlpTraces,
   approveSynthesisRun,
   rejectSynthesisRun,
   getSynthesisRunEvidence,

@@ -20,6 +20,8 @@ import {
   ROLLOUT_PREFIX,
   signalIdsPartition,
   signalsPartition,
+  TRACE_SHARDS,
+  traceShardPartition,
 } from './keys.ts';
 
 /** Items read, then deleted, per step. */
@@ -263,4 +265,8 @@ export const REMOVALS: readonly RemovalKind[] = [
   /* @__PURE__ */ partitionRemoval('rollouts', 'rollouts', pipelinePartition, ROLLOUT_PREFIX),
   /* @__PURE__ */ partitionRemoval('kept effects', null, pipelinePartition, EFFECT_PREFIX),
   idempotencyRemoval,
+  // OTLP spans staged under their traces, one partition per trace shard.
+  ...Array.from({ length: TRACE_SHARDS }, (_, shard) =>
+    partitionRemoval('staged spans', null, (pipelineId) => traceShardPartition(pipelineId, shard)),
+  ),
 ];

@@ -27,6 +27,7 @@ import { makeRetentionStore } from '../store/retention.ts';
 import { makeRolloutRepository, makeRolloutStore } from '../store/rollouts.ts';
 import { makeRunRepository, makeRunWrites } from '../store/runs.ts';
 import { makeTeamSettingsStore } from '../store/team-settings.ts';
+import { makeReviseExecution, makeTraceStaging } from '../store/traces.ts';
 import { getDocumentClient } from './aws.ts';
 import { readConfig, tableName } from './config.ts';
 
@@ -171,4 +172,11 @@ export function evaluationStoreFromEnv() {
 export function approvalRulesStoreFromEnv() {
   const config = readConfig({ SETTINGS_TABLE: tableName, DATA_TABLE: z.optional(tableName) });
   return makeApprovalRulesStore(getDocumentClient(), config.SETTINGS_TABLE, config.DATA_TABLE);
+}
+
+/** The staged spans of OTLP traces, and the revision of an execution assembled from more of them. */
+export function traceStagingFromEnv() {
+  const { DATA_TABLE } = readConfig({ DATA_TABLE: tableName });
+  const db = getDocumentClient();
+  return { traces: makeTraceStaging(db, DATA_TABLE), reviseExecution: makeReviseExecution(db, DATA_TABLE) };
 }

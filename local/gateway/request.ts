@@ -3,12 +3,14 @@
  * event of the route's function share (the request context, headers, query, path parameters), each
  * event, and the context the authorizer's answer adds.
  */
+
 import type { IncomingMessage } from 'node:http';
 import type {
   APIGatewayEventRequestContextWithAuthorizer,
   APIGatewayProxyEvent,
   APIGatewayRequestAuthorizerEvent,
 } from 'aws-lambda';
+import { isBinaryMediaType } from '../../lambdas/http/binary-media.ts';
 import { formatRequestTime, identity, queryParameters, requestHeaders, resourceId } from './events.ts';
 import type { GatewayRoute } from './routing.ts';
 
@@ -107,6 +109,10 @@ export function authorizerEvent(
   };
 }
 
+function contentTypeOf(headers: Record<string, string | undefined>): string | undefined {
+  return Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+}
+
 /** The route function's proxy event, with the authorizer's context when there is one. */
 export function proxyEvent(
   incoming: IncomingRequest,
@@ -125,7 +131,9 @@ export function proxyEvent(
     stageVariables: null,
     // Without an authorizer the key is absent (undefined vanishes in the JSON).
     requestContext: { ...incoming.requestContext, authorizer },
-    body: body.length === 0 ? null : body.toString('utf8'),
-    isBase64Encoded: false,
+    // As API Gateway does for its binary media types: the bytes, base64-encoded.
+    ...(body.length > 0 && isBinaryMediaType(contentTypeOf(incoming.headers))
+      ? { body: body.toString('base64'), isBase64Encoded: true }
+      : { body: body.length === 0 ? null : body.toString('utf8'), isBase64Encoded: false }),
   };
 }

@@ -42,6 +42,9 @@ export const slotResultSchema = /* @__PURE__ */ z.object({
   status: /* @__PURE__ */ z.enum(['succeeded', 'failed']),
   durationMs: /* @__PURE__ */ boundedInt(0, 86_400_000),
   error: /* @__PURE__ */ z.optional(/* @__PURE__ */ shortString(MESSAGE_LENGTH)),
+  /** The slot's model tokens (prompt and completion), as a trace's GenAI spans report them. */
+  inputTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ boundedInt(0, 1_000_000_000)),
+  outputTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ boundedInt(0, 1_000_000_000)),
 });
 
 /**
@@ -78,6 +81,8 @@ export const executionSchema = /* @__PURE__ */ z.object({
   ),
   /** What the run was given (any JSON, ≤ 16 KB), for replaying a proposal on it. */
   input: /* @__PURE__ */ z.optional(executionInputValueSchema),
+  /** How it was recorded: `otlp` when assembled from a trace; absent (the API's) otherwise. */
+  source: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.enum(['api', 'otlp'])),
 });
 export type Execution = z.infer<typeof executionSchema>;
 
@@ -108,7 +113,7 @@ export const recordSignalsBodySchema = /* @__PURE__ */ z.strictObject({
 });
 
 export const executionInputSchema = /* @__PURE__ */ (() => {
-  const { pipelineId: _pipelineId, ...executionFields } = executionSchema.shape;
+  const { pipelineId: _pipelineId, source: _source, ...executionFields } = executionSchema.shape;
   return z.strictObject({
     ...executionFields,
     id: z.optional(executionFields.id),

@@ -153,7 +153,11 @@ async function askForJudgement(
 
 /** Records a batch of executions; an execution without a configuration ran the active one. */
 export function makeRecordExecutions({ pipelines, clock, ids, settings, guardrails }: RecordExecutionsDeps) {
-  return async (principal: Principal, pipelineId: string, inputs: ExecutionInput[]): Promise<Execution[]> => {
+  return async (
+    principal: Principal,
+    pipelineId: string,
+    inputs: Array<ExecutionInput & Pick<Execution, 'source'>>,
+  ): Promise<Execution[]> => {
     assertCanWrite(principal);
     const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
     const at = clock.now();

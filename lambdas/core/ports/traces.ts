@@ -1,0 +1,30 @@
+/* The port of the spans staged under their trace until (and after) the trace becomes an execution. */
+import type { TraceSpan } from '../otlp/spans.ts';
+import type { Execution } from '../schemas/records.ts';
+
+/** The spans of one trace that one request brought. */
+export interface TracePart {
+  traceId: string;
+  spans: TraceSpan[];
+}
+
+export interface TraceStaging {
+  /**
+   * Stores each part under its trace (partitioned by the trace id, never by the pipeline alone),
+   * kept until `expiresAt`. Storing the same spans again changes nothing a reader sees.
+   */
+  stage(pipelineId: string, parts: readonly TracePart[], expiresAt: Date): Promise<void>;
+  /** Every span stored for the trace so far, each once (by span id). */
+  spansOf(pipelineId: string, traceId: string): Promise<TraceSpan[]>;
+}
+
+/**
+ * Replacing an execution assembled from a trace by the one assembled from more of its spans: the
+ * execution (same id, same pipeline) is replaced only when `spanCount` is above the count it was
+ * assembled from, so a request that read fewer spans never overwrites one that read more; true
+ * when replaced. Kept beside the repository's recording (same table, same keys, same TTL).
+ */
+export type ReviseExecution = (
+  execution: Execution & { spanCount: number },
+  retentionDays: number,
+) => Promise<boolean>;

@@ -1,0 +1,236 @@
+/*
+ * OTLP traces into executions and signals: the spans are staged under their trace, then every
+ * trace whose root has arrived is (re)assembled from all its stored spans and recorded through the
+ * same use cases as POST …/executions and POST …/signals (docs/opentelemetry.md, "Assembly").
+ */
+
+import { ConflictError } from '../errors.ts';
+import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
+import { type AssembledTrace, assembleTrace, configurationIdOf, rootOf } from '../otlp/assemble.ts';
+import type { TraceSpan } from '../otlp/spans.ts';
+import type { Clock } from '../ports/common.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { ReviseExecution, TracePart, TraceStaging } from '../ports/traces.ts';
+import { assertCanWrite, type Principal } from '../principal.ts';
+import { BATCH_SIZE, MAX_FUTURE_SKEW_MS } from '../schemas/common.ts';
+import type { Configuration, Pipeline } from '../schemas/pipelines.ts';
+import type { Execution, ExecutionInput, Signal, SignalInput } from '../schemas/records.ts';
+import { loadOwnedPipeline } from './pipelines.ts';
+
+type RecordExecutions = (
+  principal: Principal,
+  pipelineId: string,
+  inputs: Array<ExecutionInput & Pick<Execution, 'source'>>,
+) => Promise<Execution[]>;
+type RecordSignals = (principal: Principal, pipelineId: string, inputs: SignalInput[]) => Promise<Signal[]>;
+
+export interface IngestTracesDeps {
+  pipelines: PipelineRepository;
+  settings: TeamSettingsStore;
+  traces: TraceStaging;
+  clock: Clock;
+  /** makeRecordExecutions / makeRecordSignals: what the JSON endpoints record through. */
+  recordExecutions: RecordExecutions;
+  recordSignals: RecordSignals;
+  reviseExecution: ReviseExecution;
+  /** Recorded text is redacted like the rest (secrets in a replay input). */
+  redact: (text: string) => string;
+}
+
+/** What the request's answer says: how many spans were refused, and why. */
+export interface IngestOutcome {
+  rejected: number;
+  reasons: Set<string>;
+}
+
+/** How long staged spans wait for the rest of their trace (within the team's window). */
+export const STAGED_DAYS = 7;
+const DAY_MS = 86_400_000;
+const EARLIEST = Date.parse('2000-01-01T00:00:00Z');
+/** Traces read and assembled at the same time. */
+const CONCURRENCY = 16;
+
+/** Ingests decoded spans for a pipeline of the caller's team; the spans it refuses are counted. */
+export function makeIngestTraces(deps: IngestTracesDeps) {
+  return async (principal: Principal, pipelineId: string, spans: TraceSpan[], outcome: IngestOutcome) => {
+    assertCanWrite(principal);
+    const pipeline = await loadOwnedPipeline(deps.pipelines, principal, pipelineId);
+    const now = deps.clock.now();
+    const team = await deps.settings.get(pipeline.teamId);
+    const window = retentionWindow(team, now);
+    const kept = spans.filter((span) =>
+      insideTimes(span, now.getTime(), Date.parse(window.executionsSince), outcome),
+    );
+    const parts = byTrace(kept);
+    if (parts.length === 0) return outcome;
+    const stagedDays = Math.min(STAGED_DAYS, team.executionRetentionDays);
+    await deps.traces.stage(pipelineId, parts, new Date(now.getTime() + stagedDays * DAY_MS));
+    const configurations = new Map<string, Promise<Configuration | null>>();
+    const assembled = await mapLimited(parts, CONCURRENCY, (part) =>
+      assemble(deps, pipeline, part.traceId, configurations),
+    );
+    const traces = assembled.filter((trace): trace is Assembled => trace !== undefined);
+    await recordAll(deps, principal, pipeline, traces, {
+      executionDays: team.executionRetentionDays,
+      signalsSince: window.signalsSince,
+    });
+    return outcome;
+  };
+}
+
+function insideTimes(span: TraceSpan, now: number, since: number, outcome: IngestOutcome): boolean {
+  if (span.startMs < EARLIEST || span.endMs > now + MAX_FUTURE_SKEW_MS) {
+    outcome.rejected++;
+    outcome.reasons.add('span times must be between 2000-01-01 and 24 h from now');
+    return false;
+  }
+  if (span.startMs < since) {
+    outcome.rejected++;
+    outcome.reasons.add("spans that start before the team's execution retention window are not kept");
+    return false;
+  }
+  return true;
+}
+
+function byTrace(spans: readonly TraceSpan[]): TracePart[] {
+  const traces = new Map<string, TraceSpan[]>();
+  for (const span of spans) {
+    const list = traces.get(span.traceId);
+    if (list) list.push(span);
+    else traces.set(span.traceId, [span]);
+  }
+  return [...traces].map(([traceId, list]) => ({ traceId, spans: list }));
+}
+
+type Assembled = AssembledTrace & { spanCount: number };
+
+/** The trace's records from every span stored so far; undefined while its root has not arrived. */
+async function assemble(
+  deps: IngestTracesDeps,
+  pipeline: Pipeline,
+  traceId: string,
+  configurations: Map<string, Promise<Configuration | null>>,
+): Promise<Assembled | undefined> {
+  const spans = await deps.traces.spansOf(pipeline.id, traceId);
+  const root = rootOf(spans);
+  if (!root) return undefined;
+  const named = configurationIdOf(spans, pipeline.id);
+  const configuration =
+    (named && (await configurationOf(deps, pipeline.id, named, configurations))) ||
+    (await configurationOf(deps, pipeline.id, pipeline.activeConfigurationId, configurations));
+  if (!configuration) return undefined;
+  const records = assembleTrace(spans, root, {
+    traceId,
+    pipelineId: pipeline.id,
+    configuration,
+    redact: deps.redact,
+  });
+  return { ...records, spanCount: spans.length };
+}
+
+/** A configuration of the pipeline, read once a request; null when the trace names none that exists. */
+function configurationOf(
+  deps: IngestTracesDeps,
+  pipelineId: string,
+  id: string,
+  cache: Map<string, Promise<Configuration | null>>,
+): Promise<Configuration | null> {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return Promise.resolve(null);
+  let read = cache.get(id);
+  if (!read) {
+    read = deps.pipelines.getConfiguration(pipelineId, id);
+    cache.set(id, read);
+  }
+  return read;
+}
+
+/**
+ * Records the traces' executions (new ones in batches, as POST …/executions does; an execution
+ * already recorded is revised when more spans gave it), then the signals of the traces whose
+ * execution was new or revised. A record already there is no error: spans are sent again.
+ */
+async function recordAll(
+  deps: IngestTracesDeps,
+  principal: Principal,
+  pipeline: Pipeline,
+  traces: Assembled[],
+  limits: { executionDays: number; signalsSince: string },
+): Promise<void> {
+  const changed: Assembled[] = [];
+  for (let at = 0; at < traces.length; at += BATCH_SIZE) {
+    const batch = traces.slice(at, at + BATCH_SIZE);
+    const input = (trace: Assembled) => ({
+      ...trace.execution,
+      spanCount: trace.spanCount,
+      source: 'otlp' as const,
+    });
+    try {
+      await deps.recordExecutions(principal, pipeline.id, batch.map(input));
+      changed.push(...batch);
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      // Some are recorded already: each on its own, then revised if this request read more spans.
+      await mapLimited(batch, CONCURRENCY, async (trace) => {
+        if (await recordedOrRevised(deps, principal, pipeline, input(trace), limits.executionDays)) {
+          changed.push(trace);
+        }
+      });
+    }
+  }
+  const signals = changed
+    .flatMap((trace) => trace.signals)
+    .filter((signal) => signal.occurredAt >= limits.signalsSince);
+  for (let at = 0; at < signals.length; at += BATCH_SIZE) {
+    const batch = signals.slice(at, at + BATCH_SIZE);
+    try {
+      await deps.recordSignals(principal, pipeline.id, batch);
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      await mapLimited(batch, CONCURRENCY, (signal) =>
+        deps.recordSignals(principal, pipeline.id, [signal]).catch((refused: unknown) => {
+          if (!(refused instanceof ConflictError)) throw refused;
+        }),
+      );
+    }
+  }
+}
+
+async function recordedOrRevised(
+  deps: IngestTracesDeps,
+  principal: Principal,
+  pipeline: Pipeline,
+  execution: ExecutionInput & {
+    id: string;
+    configurationId: string;
+    startedAt: string;
+    spanCount: number;
+    source: 'otlp';
+  },
+  retentionDays: number,
+): Promise<boolean> {
+  try {
+    await deps.recordExecutions(principal, pipeline.id, [execution]);
+    return true;
+  } catch (error) {
+    if (!(error instanceof ConflictError)) throw error;
+  }
+  return deps.reviseExecution({ ...execution, pipelineId: pipeline.id }, retentionDays);
+}
+
+/** `work` over `items`, at most `limit` at a time, results in order. */
+async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,88 @@
+/* POST /pipelines/{pipelineId}/otlp/v1/traces: OTLP/HTTP traces become executions and signals. */
+import { ServiceUnavailableError } from '../core/errors.ts';
+import { idSchema } from '../core/schemas/common.ts';
+import { makeIngestTraces } from '../core/use-cases/ingest-traces.ts';
+import { makeRecordExecutions, makeRecordSignals } from '../core/use-cases/pipelines.ts';
+import { operationHandler } from '../http/operation.ts';
+import { logger } from '../observability/logger.ts';
+import { bodyOf, decodeRequest, encodingOf, exportResponse } from '../otlp/http.ts';
+import {
+  guardrailQueueUrlFromEnv,
+  guardrailSendClient,
+  makeSqsGuardrailQueue,
+} from '../sqs/guardrail-queue.ts';
+import { redactText } from '../synthesis/redact.ts';
+import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
+import {
+  pipelineRepositoryFromEnv,
+  teamSettingsStoreFromEnv,
+  traceStagingFromEnv,
+} from '../wiring/repositories.ts';
+import { defineOperation } from './declaration.ts';
+
+export const ingestOtlpTraces = defineOperation({
+  name: 'ingest-otlp-traces',
+  method: 'POST',
+  path: '/pipelines/{pipelineId}/otlp/v1/traces',
+  summary:
+    "OTLP/HTTP trace export (application/x-protobuf or application/json, optionally gzip): each trace becomes an execution, its evaluation events and failed slot spans signals. Answers an ExportTraceServiceResponse in the request's encoding, with partialSuccess {rejectedSpans, errorMessage} when spans were refused. Point OTEL_EXPORTER_OTLP_ENDPOINT at <api>/pipelines/<id>/otlp.",
+  access: { data: 'readWrite', send: ['guardrail-checks'] },
+  memoryMb: 1024,
+  params: { pipelineId: idSchema },
+  response: {
+    status: 200,
+    contentType: 'application/x-protobuf',
+  },
+  // 503 when the store is throttled (with Retry-After: OTLP exporters send the batch again).
+  errors: [404, 409, 429, 503],
+});
+
+/** DynamoDB's throttling: retryable, so OTLP exporters send the batch again. */
+const THROTTLED = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'TransactionConflictException',
+]);
+
+export const handler = /* @__PURE__ */ operationHandler(ingestOtlpTraces, () => {
+  const pipelines = pipelineRepositoryFromEnv();
+  const settings = teamSettingsStoreFromEnv();
+  const staging = traceStagingFromEnv();
+  const record = { pipelines, clock: systemClock, ids: nanoidGenerator, settings };
+  const ingest = makeIngestTraces({
+    pipelines,
+    settings,
+    traces: staging.traces,
+    clock: systemClock,
+    recordSignals: makeRecordSignals(record),
+    recordExecutions: makeRecordExecutions({
+      ...record,
+      guardrails: {
+        queue: makeSqsGuardrailQueue(guardrailSendClient(), guardrailQueueUrlFromEnv()),
+        unsent: (check, error) =>
+          logger.warn('guardrail check not queued; the sweeper judges the rollout on its next pass', {
+            ...check,
+            errorMessage: error instanceof Error ? error.message : String(error),
+          }),
+      },
+    }),
+    reviseExecution: staging.reviseExecution,
+    redact: redactText,
+  });
+  return async ({ principal, params, event }) => {
+    const encoding = encodingOf(event);
+    const decoded = decodeRequest(bodyOf(event), encoding);
+    try {
+      await ingest(principal, params.pipelineId, decoded.spans, decoded);
+    } catch (error) {
+      if (error instanceof Error && THROTTLED.has(error.name)) {
+        throw new ServiceUnavailableError('The store is busy: send the batch again after Retry-After.', {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+    return { raw: exportResponse(encoding, decoded.rejected, decoded.reasons) };
+  };
+});

@@ -1,0 +1,261 @@
+/*
+ * OTLP/HTTP trace requests into the spans the ingest reads (core/otlp/spans.ts), from either
+ * encoding: protobuf through protobufjs and the OTLP definitions in proto/ (compiled into
+ * generated/otlp-descriptor.ts), or OTLP/JSON (hex ids, enums as numbers or names, 64-bit
+ * integers as strings or numbers). A span that cannot be read is refused, with the reason.
+ */
+import protobuf from 'protobufjs/light.js';
+import {
+  ATTRIBUTE_TEXT_LENGTH,
+  type Attributes,
+  type AttributeValue,
+  INPUT_ATTRIBUTES,
+  READ_ATTRIBUTES,
+  READ_EVENTS,
+  SPANS_PER_REQUEST,
+  type SpanEvent,
+  type TraceSpan,
+} from '../core/otlp/spans.ts';
+import { INPUT_BYTES } from '../core/schemas/common.ts';
+import { OTLP_DESCRIPTOR } from './generated/otlp-descriptor.ts';
+
+const root = protobuf.Root.fromJSON(OTLP_DESCRIPTOR);
+const requestType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
+export const responseType = root.lookupType(
+  'opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse',
+);
+
+/** What a request held: the spans read, and how many were refused and why (one line a reason). */
+export interface DecodedRequest {
+  spans: TraceSpan[];
+  rejected: number;
+  reasons: Set<string>;
+}
+
+/** A body that is no OTLP trace request at all: a 400 (not retryable). */
+export class UndecodableBodyError extends Error {}
+
+/** Largest span kept (its read attributes and events as JSON): one stored item holds it. */
+export const SPAN_BYTES = 300_000;
+
+type Raw = Record<string, unknown>;
+type Encoding = 'protobuf' | 'json';
+
+const isRecord = (value: unknown): value is Raw =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const record = (value: unknown): Raw => (isRecord(value) ? value : {});
+
+/** Decodes a protobuf ExportTraceServiceRequest. */
+export function decodeProtobuf(body: Uint8Array): DecodedRequest {
+  let message: protobuf.Message;
+  try {
+    message = requestType.decode(body);
+  } catch (error) {
+    throw new UndecodableBodyError(
+      `The body is not an OTLP ExportTraceServiceRequest in protobuf (${error instanceof Error ? error.message : 'undecodable'}).`,
+    );
+  }
+  return readRequest(message as unknown as Raw, 'protobuf');
+}
+
+/** Decodes an OTLP/JSON ExportTraceServiceRequest. */
+export function decodeJson(text: string): DecodedRequest {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UndecodableBodyError('The body is not JSON: send an OTLP/JSON ExportTraceServiceRequest.');
+  }
+  if (!isRecord(value) || (value.resourceSpans !== undefined && !Array.isArray(value.resourceSpans))) {
+    throw new UndecodableBodyError(
+      'The body is not an OTLP/JSON ExportTraceServiceRequest ({resourceSpans: [...]}).',
+    );
+  }
+  return readRequest(value, 'json');
+}
+
+function readRequest(request: Raw, encoding: Encoding): DecodedRequest {
+  const decoded: DecodedRequest = { spans: [], rejected: 0, reasons: new Set() };
+  for (const resourceSpans of list(request.resourceSpans)) {
+    const scopes = [
+      ...list(record(resourceSpans).scopeSpans),
+      ...list(record(resourceSpans).instrumentationLibrarySpans),
+    ];
+    for (const scope of scopes) {
+      for (const raw of list(record(scope).spans)) {
+        if (decoded.spans.length >= SPANS_PER_REQUEST) {
+          decoded.rejected++;
+          decoded.reasons.add(
+            `at most ${SPANS_PER_REQUEST} spans are read from one request: send smaller batches`,
+          );
+          continue;
+        }
+        const span = readSpan(record(raw), encoding);
+        if (typeof span !== 'string' && Buffer.byteLength(JSON.stringify(span)) > SPAN_BYTES) {
+          decoded.rejected++;
+          decoded.reasons.add(`a span's read attributes and events must fit ${SPAN_BYTES} bytes`);
+        } else if (typeof span === 'string') {
+          decoded.rejected++;
+          decoded.reasons.add(span);
+        } else decoded.spans.push(span);
+      }
+    }
+  }
+  return decoded;
+}
+
+/** A span, or why it is refused. */
+function readSpan(raw: Raw, encoding: Encoding): TraceSpan | string {
+  const traceId = idOf(raw.traceId, 16, encoding);
+  if (traceId === undefined) return 'a trace id must be 16 bytes (32 hex digits), not all zero';
+  const spanId = idOf(raw.spanId, 8, encoding);
+  if (spanId === undefined) return 'a span id must be 8 bytes (16 hex digits), not all zero';
+  const parent = raw.parentSpanId;
+  const parentSpanId = isEmptyId(parent) ? undefined : idOf(parent, 8, encoding);
+  if (!isEmptyId(parent) && parentSpanId === undefined) {
+    return 'a parent span id must be 8 bytes (16 hex digits) or empty';
+  }
+  const startMs = millisOf(raw.startTimeUnixNano);
+  const endMs = millisOf(raw.endTimeUnixNano);
+  if (startMs === undefined || endMs === undefined || endMs < startMs) {
+    return 'a span needs its start and end times (end not before start)';
+  }
+  const status = record(raw.status);
+  const message = typeof status.message === 'string' && status.message !== '' ? status.message : undefined;
+  return {
+    traceId,
+    spanId,
+    ...(parentSpanId ? { parentSpanId } : {}),
+    name: text(typeof raw.name === 'string' ? raw.name : ''),
+    startMs,
+    endMs,
+    status: statusOf(status.code),
+    ...(message ? { statusMessage: text(message) } : {}),
+    attributes: attributesOf(raw.attributes, encoding),
+    events: eventsOf(raw.events, encoding),
+  };
+}
+
+function eventsOf(raw: unknown, encoding: Encoding): SpanEvent[] {
+  const events: SpanEvent[] = [];
+  for (const item of list(raw)) {
+    const event = record(item);
+    if (typeof event.name !== 'string' || !READ_EVENTS.has(event.name)) continue;
+    const atMs = millisOf(event.timeUnixNano);
+    if (atMs === undefined) continue;
+    events.push({ name: event.name, atMs, attributes: attributesOf(event.attributes, encoding) });
+  }
+  return events;
+}
+
+function attributesOf(raw: unknown, encoding: Encoding): Attributes {
+  const attributes: Attributes = {};
+  for (const item of list(raw)) {
+    const pair = record(item);
+    if (typeof pair.key !== 'string' || !READ_ATTRIBUTES.has(pair.key)) continue;
+    const value = anyValueOf(record(pair.value), encoding);
+    if (value === undefined) continue;
+    if (INPUT_ATTRIBUTES.has(pair.key)) {
+      // An input is kept whole or not at all: a cut one could not be replayed.
+      if (typeof value === 'string' && Buffer.byteLength(value) <= INPUT_BYTES) attributes[pair.key] = value;
+      continue;
+    }
+    attributes[pair.key] = typeof value === 'string' ? text(value) : value;
+  }
+  return attributes;
+}
+
+/** An AnyValue as the mapping reads it: scalars, and arrays of strings (others are dropped). */
+function anyValueOf(value: Raw, encoding: Encoding): AttributeValue | undefined {
+  // A protobuf message answers every field (unset ones with defaults): its oneof names the set one.
+  const set =
+    encoding === 'protobuf' ? value.value : Object.keys(value).find((key) => ANY_VALUE_FIELDS.has(key));
+  if (typeof set !== 'string') return undefined;
+  const field = value[set];
+  switch (set) {
+    case 'stringValue':
+      return typeof field === 'string' ? field : undefined;
+    case 'boolValue':
+      return typeof field === 'boolean' ? field : undefined;
+    case 'intValue':
+    case 'doubleValue': {
+      const number = Number(typeof field === 'object' && field !== null ? String(field) : field);
+      return Number.isFinite(number) ? number : undefined;
+    }
+    case 'arrayValue': {
+      const items = list(record(field).values).map((item) => anyValueOf(record(item), encoding));
+      return items.filter((item): item is string => typeof item === 'string').map(text);
+    }
+    default:
+      return undefined;
+  }
+}
+
+const ANY_VALUE_FIELDS = new Set([
+  'stringValue',
+  'boolValue',
+  'intValue',
+  'doubleValue',
+  'arrayValue',
+  'kvlistValue',
+  'bytesValue',
+]);
+
+const text = (value: string) =>
+  value.length > ATTRIBUTE_TEXT_LENGTH ? value.slice(0, ATTRIBUTE_TEXT_LENGTH) : value;
+
+/** No parent: absent, empty text, or empty bytes (protobufjs gives an absent bytes field as []). */
+const isEmptyId = (value: unknown) =>
+  value === undefined ||
+  value === null ||
+  value === '' ||
+  ((value instanceof Uint8Array || Array.isArray(value)) && value.length === 0);
+
+const ZERO = /^0+$/;
+const HEX = /^[0-9a-fA-F]+$/;
+
+/** An id in lower-case hex: bytes in protobuf, hex text in OTLP/JSON; undefined when malformed. */
+function idOf(value: unknown, bytes: number, encoding: Encoding): string | undefined {
+  let hex: string | undefined;
+  if (encoding === 'protobuf' && value instanceof Uint8Array && value.length === bytes) {
+    hex = Buffer.from(value.buffer, value.byteOffset, value.length).toString('hex');
+  } else if (
+    encoding === 'json' &&
+    typeof value === 'string' &&
+    value.length === bytes * 2 &&
+    HEX.test(value)
+  ) {
+    hex = value.toLowerCase();
+  }
+  return hex === undefined || ZERO.test(hex) ? undefined : hex;
+}
+
+/**
+ * Nanoseconds since the epoch (a protobuf Long or number, a JSON string or number) in milliseconds;
+ * a number past 2^53 has lost a few hundred nanoseconds at most, which milliseconds do not see.
+ */
+function millisOf(value: unknown): number | undefined {
+  let nanos: bigint;
+  try {
+    if (typeof value === 'string' && /^\d{1,20}$/.test(value)) nanos = BigInt(value);
+    else if (typeof value === 'number' && Number.isInteger(value) && value >= 0) nanos = BigInt(value);
+    else if (isRecord(value) && typeof value.low === 'number' && typeof value.high === 'number') {
+      nanos = (BigInt(value.high >>> 0) << 32n) | BigInt(value.low >>> 0);
+    } else return undefined;
+  } catch {
+    return undefined;
+  }
+  return nanos === 0n ? undefined : Number(nanos / 1000n) / 1000;
+}
+
+const STATUS_NAMES: Record<string, TraceSpan['status']> = {
+  STATUS_CODE_OK: 'ok',
+  STATUS_CODE_ERROR: 'error',
+};
+
+function statusOf(code: unknown): TraceSpan['status'] {
+  if (code === 2 || code === 'STATUS_CODE_ERROR') return 'error';
+  if (code === 1) return 'ok';
+  return typeof code === 'string' ? (STATUS_NAMES[code] ?? 'unset') : 'unset';
+}

@@ -1,0 +1,111 @@
+/*
+ * OTLP/HTTP's transport rules for the trace endpoint: the body's bytes (base64 through API Gateway's
+ * binary media types), gzip with a bound on what it inflates to, the decoder by content type, and
+ * the ExportTraceServiceResponse in the request's own encoding.
+ */
+import { gunzipSync } from 'node:zlib';
+import { PayloadTooLargeError, ValidationError } from '../core/errors.ts';
+import type { HttpEvent, HttpResult } from '../http/response.ts';
+import { STRICT_TRANSPORT_SECURITY } from '../http/response.ts';
+import {
+  type DecodedRequest,
+  decodeJson,
+  decodeProtobuf,
+  responseType,
+  UndecodableBodyError,
+} from './decode.ts';
+
+/** API Gateway's payload limit, which the body arrives within. */
+export const PLATFORM_BODY_BYTES = 10 * 1024 * 1024;
+/** The most a gzip body may inflate to: beyond it the request is a 413 (a gzip bomb stops here). */
+export const INFLATED_BODY_BYTES = 32 * 1024 * 1024;
+
+export type OtlpEncoding = 'protobuf' | 'json';
+
+const header = (event: HttpEvent, name: string) => {
+  for (const [key, value] of Object.entries(event.headers ?? {})) {
+    if (key.toLowerCase() === name) return value ?? undefined;
+  }
+  return undefined;
+};
+
+/** The encoding the request says it is in; a 400 for any other content type. */
+export function encodingOf(event: HttpEvent): OtlpEncoding {
+  const type = (header(event, 'content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type === 'application/x-protobuf' || type === 'application/protobuf') return 'protobuf';
+  if (type === 'application/json') return 'json';
+  throw new ValidationError(
+    `OTLP/HTTP bodies are application/x-protobuf or application/json, not ${JSON.stringify(type ?? '')}.`,
+  );
+}
+
+/** The request body as bytes, inflated when it is gzip. */
+export function bodyOf(event: HttpEvent): Buffer {
+  const raw = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+  if (raw.length > PLATFORM_BODY_BYTES) {
+    throw new PayloadTooLargeError(
+      `The body exceeds API Gateway's payload limit of 10 MB: send smaller batches.`,
+    );
+  }
+  const encoding = (header(event, 'content-encoding') ?? 'identity').trim().toLowerCase();
+  if (encoding === 'identity' || encoding === '') return raw;
+  if (encoding !== 'gzip') {
+    throw new ValidationError(
+      `Content-Encoding ${JSON.stringify(encoding)} is not accepted: send gzip or none.`,
+    );
+  }
+  // A platform that inflated the body already hands it over without gzip's magic bytes.
+  if (raw[0] !== 0x1f || raw[1] !== 0x8b) return raw;
+  try {
+    return gunzipSync(raw, { maxOutputLength: INFLATED_BODY_BYTES });
+  } catch (error) {
+    if (error instanceof RangeError || (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new PayloadTooLargeError(
+        `The gzip body inflates past ${INFLATED_BODY_BYTES / 1024 / 1024} MB: send smaller batches.`,
+        { cause: error },
+      );
+    }
+    throw new ValidationError('The body is not valid gzip (Content-Encoding: gzip).', { cause: error });
+  }
+}
+
+/** The request's spans; an undecodable body is a 400 (OTLP: not retryable). */
+export function decodeRequest(body: Buffer, encoding: OtlpEncoding): DecodedRequest {
+  try {
+    return encoding === 'protobuf' ? decodeProtobuf(body) : decodeJson(body.toString('utf8'));
+  } catch (error) {
+    if (error instanceof UndecodableBodyError) throw new ValidationError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+/** The ExportTraceServiceResponse, with a partial success when spans were refused. */
+export function exportResponse(
+  encoding: OtlpEncoding,
+  rejected: number,
+  reasons: Iterable<string>,
+): HttpResult {
+  const partialSuccess =
+    rejected > 0
+      ? { rejectedSpans: rejected, errorMessage: `${rejected} spans refused: ${[...reasons].join('; ')}.` }
+      : undefined;
+  const headers = {
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    ...STRICT_TRANSPORT_SECURITY,
+  };
+  if (encoding === 'json') {
+    return {
+      statusCode: 200,
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(partialSuccess ? { partialSuccess } : {}),
+    };
+  }
+  const message = responseType.fromObject(partialSuccess ? { partialSuccess } : {});
+  return {
+    statusCode: 200,
+    headers: { ...headers, 'content-type': 'application/x-protobuf' },
+    body: Buffer.from(responseType.encode(message).finish()).toString('base64'),
+    isBase64Encoded: true,
+  };
+}

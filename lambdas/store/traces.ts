@@ -1,0 +1,186 @@
+/*
+ * The spans of OTLP traces staged under their trace (core/ports/traces.ts): one item per trace part
+ * a request brought, written again unchanged when the request is retried, and the revision of an
+ * execution assembled from more of its trace's spans.
+ */
+import { createHash } from 'node:crypto';
+import {
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { expiryEpoch } from '../core/lifecycle.ts';
+import type { TraceSpan } from '../core/otlp/spans.ts';
+import type { ReviseExecution, TracePart, TraceStaging } from '../core/ports/traces.ts';
+import type { Execution } from '../core/schemas/records.ts';
+import { isConditionFailure } from './conditions.ts';
+import { executionIdKey, executionIndexKey, executionKey, tracePartition } from './keys.ts';
+
+/** Largest JSON of spans one item holds (an item holds 400 KB with its keys). */
+const PART_BYTES = 300_000;
+const WRITE_BATCH = 25;
+
+/** A part's spans cut into items of at most PART_BYTES; a span larger than that alone is refused. */
+export function chunksOf(spans: readonly TraceSpan[]): string[][] {
+  const chunks: string[][] = [];
+  let current: string[] = [];
+  let bytes = 0;
+  for (const span of spans) {
+    const text = JSON.stringify(span);
+    const size = Buffer.byteLength(text);
+    if (current.length > 0 && bytes + size > PART_BYTES) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(text);
+    bytes += size;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+export const MAX_SPAN_BYTES = PART_BYTES;
+
+/** The staging of a pipeline's traces in the data table. */
+export function makeTraceStaging(db: DynamoDBDocumentClient, tableName: string): TraceStaging {
+  return {
+    async stage(pipelineId, parts, expiresAt) {
+      const items = parts.flatMap((part) => partItems(pipelineId, part, expiresAt));
+      const batches: Record<string, unknown>[][] = [];
+      for (let at = 0; at < items.length; at += WRITE_BATCH) batches.push(items.slice(at, at + WRITE_BATCH));
+      await Promise.all(batches.map((batch) => writeAll(db, tableName, batch)));
+    },
+    async spansOf(pipelineId, traceId) {
+      const spans = new Map<string, TraceSpan>();
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :trace)',
+            ExpressionAttributeValues: {
+              ':pk': tracePartition(pipelineId, traceId),
+              ':trace': `${traceId}#`,
+            },
+            ProjectionExpression: 'spans',
+            ...(start ? { ExclusiveStartKey: start } : {}),
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          for (const text of String(item.spans ?? '').split('\n')) {
+            if (text === '') continue;
+            const span = JSON.parse(text) as TraceSpan;
+            spans.set(span.spanId, span);
+          }
+        }
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return [...spans.values()];
+    },
+  };
+}
+
+function partItems(pipelineId: string, part: TracePart, expiresAt: Date): Record<string, unknown>[] {
+  const digest = createHash('sha256')
+    .update(
+      part.spans
+        .map((span) => span.spanId)
+        .sort()
+        .join(','),
+    )
+    .digest('base64url')
+    .slice(0, 16);
+  return chunksOf(part.spans).map((chunk, index) => ({
+    pk: tracePartition(pipelineId, part.traceId),
+    sk: `${part.traceId}#${digest}#${index}`,
+    spans: chunk.join('\n'),
+    expiresAtEpoch: Math.ceil(expiresAt.getTime() / 1000),
+  }));
+}
+
+/** Writes the items, sending again what DynamoDB leaves unprocessed (throttled) a few times. */
+async function writeAll(db: DynamoDBDocumentClient, tableName: string, items: Record<string, unknown>[]) {
+  let requests = items.map((Item) => ({ PutRequest: { Item } }));
+  for (let attempt = 0; requests.length > 0; attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+    if (attempt > 5) throw new Error('DynamoDB left span writes unprocessed after 5 attempts.');
+    const { UnprocessedItems } = await db.send(
+      new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
+    );
+    requests = (UnprocessedItems?.[tableName] ?? []).flatMap((request) =>
+      request.PutRequest?.Item ? [{ PutRequest: { Item: request.PutRequest.Item } }] : [],
+    );
+  }
+}
+
+/**
+ * Replaces an execution assembled from a trace when `spanCount` is higher than the stored one's:
+ * its place in the configuration index keeps its first recording time (an effect that already
+ * read it does not count it again), and a changed start moves it, marker included, atomically.
+ */
+export function makeReviseExecution(db: DynamoDBDocumentClient, tableName: string): ReviseExecution {
+  return async (execution, retentionDays) => {
+    const marker = await db.send(
+      new GetCommand({ TableName: tableName, Key: executionIdKey(execution.pipelineId, execution.id) }),
+    );
+    const recordTime = marker.Item?.recordTime;
+    if (typeof recordTime !== 'string') return false;
+    const oldKey = executionKey({
+      pipelineId: execution.pipelineId,
+      startedAt: recordTime,
+      id: execution.id,
+    });
+    const old = await db.send(new GetCommand({ TableName: tableName, Key: oldKey, ConsistentRead: true }));
+    if (!old.Item || typeof old.Item.spanCount !== 'number' || old.Item.spanCount >= execution.spanCount) {
+      return false;
+    }
+    const recordedAt = String(old.Item.gsi2sk ?? '').slice(0, -(execution.id.length + 1));
+    const ttl = { expiresAtEpoch: expiryEpoch(execution.startedAt, retentionDays) };
+    const item = {
+      ...executionKey(execution),
+      ...executionIndexKey(execution, recordedAt),
+      ...(execution satisfies Execution),
+      ...ttl,
+    };
+    const condition = {
+      ConditionExpression: 'spanCount = :seen',
+      ExpressionAttributeValues: { ':seen': old.Item.spanCount },
+    };
+    const moved = execution.startedAt !== recordTime;
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            moved
+              ? { Delete: { TableName: tableName, Key: oldKey, ...condition } }
+              : { Put: { TableName: tableName, Item: item, ...condition } },
+            ...(moved
+              ? [
+                  { Put: { TableName: tableName, Item: item } },
+                  {
+                    Put: {
+                      TableName: tableName,
+                      Item: {
+                        ...executionIdKey(execution.pipelineId, execution.id),
+                        recordTime: execution.startedAt,
+                        ...ttl,
+                      },
+                    },
+                  },
+                ]
+              : []),
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error) || (error as { name?: string }).name === 'TransactionCanceledException') {
+        return false;
+      }
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,139 @@
+/*
+ * The OTLP ingest's handler on DynamoDB Local, called as API Gateway calls it (binary media types:
+ * the body base64), with the answer decoded in the encoding it came in; and what it recorded.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { beforeAll } from 'vitest';
+import { responseType } from '../../../lambdas/otlp/decode.ts';
+import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
+import type { TableNames } from '../../../local/dynamodb.ts';
+import { DEMO_SLOTS } from '../../../local/seed.ts';
+import { gzip, type recordingTracer } from '../../support/otlp-requests.ts';
+import {
+  apiEvent,
+  type Caller,
+  createCaller,
+  type HttpLambda,
+  invoke,
+  lambdaContext,
+  loadHandlers,
+  setUpApiEnvironment,
+} from '../api/harness.ts';
+
+export let admin: Caller;
+let http: Record<string, HttpLambda>;
+export let db: DynamoDBDocumentClient;
+export let names: TableNames;
+
+beforeAll(async () => {
+  ({ db, names } = await setUpApiEnvironment());
+  admin = await createCaller(db, names);
+  http = await loadHandlers(['create-pipeline', 'ingest-otlp-traces']);
+});
+
+export async function newPipeline() {
+  const created = await invoke(
+    http['create-pipeline'] as HttpLambda,
+    apiEvent({
+      method: 'POST',
+      resource: '/pipelines',
+      body: { name: 'otel bot', slots: DEMO_SLOTS },
+      principal: admin.principal,
+    }),
+  );
+  return created.body as { id: string; activeConfigurationId: string };
+}
+
+interface Sent {
+  contentType?: string;
+  /** Sent with Content-Encoding: gzip (the body gzipped here unless `raw`). */
+  gzip?: boolean;
+  raw?: boolean;
+}
+
+/** Posts a body as an OTLP exporter does, through API Gateway's binary media handling (base64). */
+export async function post(
+  pipelineId: string,
+  body: Buffer,
+  { contentType = 'application/x-protobuf', gzip: zipped, raw }: Sent = {},
+) {
+  const event: APIGatewayProxyEvent = {
+    ...apiEvent({
+      method: 'POST',
+      resource: '/pipelines/{pipelineId}/otlp/v1/traces',
+      pathParameters: { pipelineId },
+      principal: admin.principal,
+      headers: { 'content-type': contentType, ...(zipped ? { 'content-encoding': 'gzip' } : {}) },
+    }),
+    body: (zipped && !raw ? gzip(body) : body).toString('base64'),
+    isBase64Encoded: true,
+  };
+  const result = await (http['ingest-otlp-traces'] as HttpLambda)(event, lambdaContext());
+  const bytes = Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  const type = String(result.headers?.['content-type'] ?? '');
+  const answer: Record<string, unknown> =
+    type === 'application/x-protobuf'
+      ? (responseType.toObject(responseType.decode(bytes), { longs: Number }) as Record<string, unknown>)
+      : (JSON.parse(bytes.toString('utf8') || '{}') as Record<string, unknown>);
+  return { status: result.statusCode, type, answer };
+}
+
+export const repository = () => makePipelineRepository(db, names.Data);
+export const executionsOf = (pipelineId: string) =>
+  repository().recentExecutions(pipelineId, 100, '2000-01-01T00:00:00.000Z');
+export const signalsOf = (pipelineId: string) =>
+  repository().recentSignals(pipelineId, 100, '2000-01-01T00:00:00.000Z');
+
+/**
+ * One run of a RAG pipeline as OpenLLMetry-style spans: a root that read configuration `variant`
+ * through a feature flag, a retrieval slot span, and a chat span on the answer model (matched by
+ * its model) that fails when `failed`, with an evaluation event on the root.
+ */
+export function run(
+  tracer: ReturnType<typeof recordingTracer>,
+  pipelineId: string,
+  variant: string,
+  at: number,
+  failed = false,
+) {
+  const root = tracer.open({
+    name: 'answer-question',
+    start: at,
+    end: at + 900,
+    attributes: { 'input.value': '{"question":"what is our refund policy?"}' },
+    events: [
+      {
+        name: 'feature_flag.evaluation',
+        attributes: { 'feature_flag.key': pipelineId, 'feature_flag.result.variant': variant },
+      },
+      {
+        name: 'gen_ai.evaluation.result',
+        attributes: {
+          'gen_ai.evaluation.name': 'Relevance',
+          'gen_ai.evaluation.score.value': 0.2,
+          'gen_ai.evaluation.score.label': 'irrelevant',
+        },
+      },
+    ],
+    ...(failed ? { error: 'the model call failed' } : {}),
+  });
+  const retrieve = tracer.open({ name: 'retrieve', parent: root, start: at + 10, end: at + 310 });
+  tracer.close(retrieve, { end: at + 310 });
+  const chat = tracer.open({
+    name: 'chat claude-sonnet-4-5',
+    parent: root,
+    start: at + 320,
+    end: at + 880,
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'claude-sonnet-4-5',
+      'gen_ai.usage.input_tokens': 120,
+      'gen_ai.usage.output_tokens': 40,
+    },
+    ...(failed ? { error: 'overloaded_error: Overloaded' } : {}),
+  });
+  tracer.close(chat, { end: at + 880 });
+  tracer.close(root, { end: at + 900 });
+  return root.spanContext().traceId;
+}
