@@ -16,6 +16,7 @@ import { exportPipeline } from './export-pipeline.ts';
 import { getApprovalRules } from './get-approval-rules.ts';
 import { getConfiguration } from './get-configuration.ts';
 import { getDeletion } from './get-deletion.ts';
+import { getExecution } from './get-execution.ts';
 import { getMe } from './get-me.ts';
 import { getOpenApi } from './get-openapi.ts';
 import { getPipeline } from './get-pipeline.ts';
@@ -32,7 +33,9 @@ import { ingestOtlpTraces } from './ingest-otlp-traces.ts';
 import { listActivations } from './list-activations.ts';
 import { listApiTokens } from './list-api-tokens.ts';
 import { listAuditEvents } from './list-audit-events.ts';
+import { listExecutions } from './list-executions.ts';
 import { listPipelines } from './list-pipelines.ts';
+import { listSignals } from './list-signals.ts';
 import { listSynthesisRuns } from './list-synthesis-runs.ts';
 import { listWebhookDeliveries } from './list-webhook-deliveries.ts';
 import { listWebhooks } from './list-webhooks.ts';
@@ -65,6 +68,9 @@ export const OPERATIONS: readonly OperationDeclaration[] = [
   recordSignals,
   recordExecutions,
   ingestOtlpTraces,
+  listExecutions,
+  getExecution,
+  listSignals,
   approveSynthesisRun,
   rejectSynthesisRun,
   getSynthesisRunEvidence,

@@ -23,6 +23,7 @@ import { makeDeletionRequests, makeDeletionStore } from '../store/pipeline-delet
 import { nextConfigurationVersion } from '../store/pipeline-writes.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
 import { makeQuotaStore } from '../store/quotas.ts';
+import { makeRecordReads } from '../store/record-reads.ts';
 import { makeRetentionStore } from '../store/retention.ts';
 import { makeRolloutRepository, makeRolloutStore } from '../store/rollouts.ts';
 import { makeRunRepository, makeRunWrites } from '../store/runs.ts';
@@ -179,4 +180,10 @@ export function traceStagingFromEnv() {
   const { DATA_TABLE } = readConfig({ DATA_TABLE: tableName });
   const db = getDocumentClient();
   return { traces: makeTraceStaging(db, DATA_TABLE), reviseExecution: makeReviseExecution(db, DATA_TABLE) };
+}
+
+/** Reading a pipeline's executions and signals back, page by page. */
+export function recordReadsFromEnv() {
+  const { DATA_TABLE } = readConfig({ DATA_TABLE: tableName });
+  return makeRecordReads(getDocumentClient(), DATA_TABLE);
 }

@@ -22,14 +22,21 @@ import {
 } from '../api/harness.ts';
 
 export let admin: Caller;
-let http: Record<string, HttpLambda>;
+export let http: Record<string, HttpLambda>;
 export let db: DynamoDBDocumentClient;
 export let names: TableNames;
 
 beforeAll(async () => {
   ({ db, names } = await setUpApiEnvironment());
   admin = await createCaller(db, names);
-  http = await loadHandlers(['create-pipeline', 'ingest-otlp-traces']);
+  http = await loadHandlers([
+    'create-pipeline',
+    'ingest-otlp-traces',
+    'record-executions',
+    'list-executions',
+    'get-execution',
+    'list-signals',
+  ]);
 });
 
 export async function newPipeline() {
