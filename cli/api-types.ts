@@ -117,7 +117,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The pipeline's signals, newest first by occurrence, optionally by kind and slot. */
+        get: operations["list-signals"];
         put?: never;
         /** Record up to 100 signals, all or nothing. */
         post: operations["record-signals"];
@@ -134,7 +135,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The pipeline's executions (recorded through the API or assembled from its traces), newest first by start, optionally by status and configuration. */
+        get: operations["list-executions"];
         put?: never;
         /** Record up to 100 executions, all or nothing. */
         post: operations["record-executions"];
@@ -155,6 +157,23 @@ export interface paths {
         put?: never;
         /** OTLP/HTTP trace export (application/x-protobuf or application/json, optionally gzip): each trace becomes an execution, its evaluation events and failed slot spans signals. Answers an ExportTraceServiceResponse in the request's encoding, with partialSuccess {rejectedSpans, errorMessage} when spans were refused. Point OTEL_EXPORTER_OTLP_ENDPOINT at <api>/pipelines/<id>/otlp. */
         post: operations["ingest-otlp-traces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pipelines/{pipelineId}/executions/{executionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One execution with its slot results and source (otlp: assembled from a trace; api), and up to 100 signals citing it recorded within 7 days of its start, newest first. */
+        get: operations["get-execution"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1577,6 +1596,58 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    "list-signals": {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page; opaque. */
+                cursor?: string;
+                /** @description Only signals of this kind. */
+                kind?: string;
+                /** @description Only signals of this slot. */
+                slotId?: string;
+            };
+            header?: never;
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            pipelineId: string;
+                            kind: string;
+                            /** @enum {string} */
+                            severity: "info" | "warning" | "critical";
+                            message: string;
+                            slotId?: string;
+                            executionId?: string;
+                            value?: number;
+                            /** Format: date-time */
+                            occurredAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     "record-signals": {
         parameters: {
             query?: never;
@@ -1646,6 +1717,68 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "list-executions": {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page; opaque. */
+                cursor?: string;
+                /** @description Only executions with this status. */
+                status?: "succeeded" | "failed";
+                /** @description Only executions of this configuration. */
+                configurationId?: string;
+            };
+            header?: never;
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            pipelineId: string;
+                            configurationId: string;
+                            /** @enum {string} */
+                            status: "succeeded" | "failed";
+                            durationMs: number;
+                            /** Format: date-time */
+                            startedAt: string;
+                            error?: string;
+                            slotResults?: {
+                                slotId: string;
+                                /** @enum {string} */
+                                status: "succeeded" | "failed";
+                                durationMs: number;
+                                error?: string;
+                                inputTokens?: number;
+                                outputTokens?: number;
+                            }[];
+                            input?: unknown;
+                            /** @enum {string} */
+                            source?: "api" | "otlp";
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };
@@ -1777,6 +1910,72 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "get-execution": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipelineId: string;
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        execution: {
+                            id: string;
+                            pipelineId: string;
+                            configurationId: string;
+                            /** @enum {string} */
+                            status: "succeeded" | "failed";
+                            durationMs: number;
+                            /** Format: date-time */
+                            startedAt: string;
+                            error?: string;
+                            slotResults?: {
+                                slotId: string;
+                                /** @enum {string} */
+                                status: "succeeded" | "failed";
+                                durationMs: number;
+                                error?: string;
+                                inputTokens?: number;
+                                outputTokens?: number;
+                            }[];
+                            input?: unknown;
+                            /** @enum {string} */
+                            source?: "api" | "otlp";
+                        };
+                        signals: {
+                            id: string;
+                            pipelineId: string;
+                            kind: string;
+                            /** @enum {string} */
+                            severity: "info" | "warning" | "critical";
+                            message: string;
+                            slotId?: string;
+                            executionId?: string;
+                            value?: number;
+                            /** Format: date-time */
+                            occurredAt: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
         };
     };
     "approve-synthesis-run": {

@@ -7,6 +7,7 @@ import { addDataCommands } from './commands.ts';
 import type { Io } from './context.ts';
 import { addEvaluateCommand } from './evaluate-command.ts';
 import { addEventCommands } from './event-commands.ts';
+import { addExecutionCommands } from './execution-commands.ts';
 import { addExportCommand } from './export-command.ts';
 import { ApiFailure, CliFailure, EXIT } from './failures.ts';
 import { addOptimizeCommand } from './optimize-command.ts';
@@ -47,6 +48,7 @@ export function buildProgram(io: Io): Command {
     .showHelpAfterError('(add --help for usage)')
     .addHelpText('after', EXIT_CODES_HELP);
   addDataCommands(program, io);
+  addExecutionCommands(program, io);
   addRunCommands(program, io);
   addEvaluateCommand(program, io);
   addOptimizeCommand(program, io);

@@ -9,9 +9,11 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli } from '../../cli/build.ts';
 import { DEMO_SLOTS } from '../../local/seed.ts';
 import { type LocalStack, startLocalStack } from '../../local/stack.ts';
 import { type AnthropicFake, overloaded, startAnthropicFake, textReply } from '../support/anthropic-fake.ts';
+import { runCli } from '../support/cli-process.ts';
 import { waitFor } from '../support/wait.ts';
 
 const PROGRAM = path.join(import.meta.dirname, 'programs', 'traced-rag.cjs');
@@ -19,7 +21,7 @@ let stack: LocalStack;
 let fake: AnthropicFake;
 
 beforeAll(async () => {
-  fake = await startAnthropicFake();
+  [fake] = await Promise.all([startAnthropicFake(), buildCli()]);
   stack = await startLocalStack({
     port: 0,
     quiet: true,
