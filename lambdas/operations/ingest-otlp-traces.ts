@@ -27,7 +27,6 @@ export const ingestOtlpTraces = defineOperation({
   summary:
     "OTLP/HTTP trace export (application/x-protobuf or application/json, optionally gzip): each trace becomes an execution, its evaluation events and failed slot spans signals. Answers an ExportTraceServiceResponse in the request's encoding, with partialSuccess {rejectedSpans, errorMessage} when spans were refused. Point OTEL_EXPORTER_OTLP_ENDPOINT at <api>/pipelines/<id>/otlp.",
   access: { data: 'readWrite', send: ['guardrail-checks'] },
-  memoryMb: 1024,
   params: { pipelineId: idSchema },
   response: {
     status: 200,

@@ -52,3 +52,56 @@ export const protobufBody = (spans: ReadableSpan[]) =>
 export const jsonBody = (spans: ReadableSpan[]) =>
   Buffer.from(JsonTraceSerializer.serializeRequest(spans) ?? new Uint8Array());
 export const gzip = (body: Buffer) => gzipSync(body);
+
+/**
+ * One run of a RAG pipeline as OpenLLMetry-style spans: a root that read configuration `variant`
+ * through a feature flag, a retrieval slot span, and a chat span on the answer model (matched by
+ * its model) that fails when `failed`, with an evaluation event on the root.
+ */
+export function run(
+  tracer: ReturnType<typeof recordingTracer>,
+  pipelineId: string,
+  variant: string,
+  at: number,
+  failed = false,
+) {
+  const root = tracer.open({
+    name: 'answer-question',
+    start: at,
+    end: at + 900,
+    attributes: { 'input.value': '{"question":"what is our refund policy?"}' },
+    events: [
+      {
+        name: 'feature_flag.evaluation',
+        attributes: { 'feature_flag.key': pipelineId, 'feature_flag.result.variant': variant },
+      },
+      {
+        name: 'gen_ai.evaluation.result',
+        attributes: {
+          'gen_ai.evaluation.name': 'Relevance',
+          'gen_ai.evaluation.score.value': 0.2,
+          'gen_ai.evaluation.score.label': 'irrelevant',
+        },
+      },
+    ],
+    ...(failed ? { error: 'the model call failed' } : {}),
+  });
+  const retrieve = tracer.open({ name: 'retrieve', parent: root, start: at + 10, end: at + 310 });
+  tracer.close(retrieve, { end: at + 310 });
+  const chat = tracer.open({
+    name: 'chat claude-sonnet-4-5',
+    parent: root,
+    start: at + 320,
+    end: at + 880,
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'claude-sonnet-4-5',
+      'gen_ai.usage.input_tokens': 120,
+      'gen_ai.usage.output_tokens': 40,
+    },
+    ...(failed ? { error: 'overloaded_error: Overloaded' } : {}),
+  });
+  tracer.close(chat, { end: at + 880 });
+  tracer.close(root, { end: at + 900 });
+  return root.spanContext().traceId;
+}

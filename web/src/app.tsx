@@ -2,9 +2,11 @@
  * The application's frame: who is signed in (GET /me), the session's life (sign in, refresh,
  * sign out, another tab signing out), the header with team switch, and the page for the address.
  */
+
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, client, knowsSessionExpiry, onSignedOut, refreshSession, signOut } from './api.ts';
 import { EventsPage } from './pages/events.tsx';
+import { ExecutionPage } from './pages/executions.tsx';
 import { PipelinePage } from './pages/pipeline.tsx';
 import { PipelinesPage } from './pages/pipelines.tsx';
 import { RunPage } from './pages/run.tsx';
@@ -20,6 +22,7 @@ import { ErrorNotice, Loading, useTitle } from './ui.tsx';
 const ROUTES = [
   route({ pattern: '/', page: PipelinesPage }),
   route({ pattern: '/pipelines/:pipelineId', page: PipelinePage }),
+  route({ pattern: '/pipelines/:pipelineId/executions/:executionId', page: ExecutionPage }),
   route({ pattern: '/runs/:runId', page: RunPage }),
   route({ pattern: '/settings/tokens', page: TokensPage }),
   route({ pattern: '/settings/team', page: TeamSettingsPage }),

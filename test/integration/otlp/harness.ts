@@ -9,7 +9,7 @@ import { responseType } from '../../../lambdas/otlp/decode.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
-import { gzip, type recordingTracer } from '../../support/otlp-requests.ts';
+import { gzip } from '../../support/otlp-requests.ts';
 import {
   apiEvent,
   type Caller,
@@ -91,56 +91,3 @@ export const executionsOf = (pipelineId: string) =>
   repository().recentExecutions(pipelineId, 100, '2000-01-01T00:00:00.000Z');
 export const signalsOf = (pipelineId: string) =>
   repository().recentSignals(pipelineId, 100, '2000-01-01T00:00:00.000Z');
-
-/**
- * One run of a RAG pipeline as OpenLLMetry-style spans: a root that read configuration `variant`
- * through a feature flag, a retrieval slot span, and a chat span on the answer model (matched by
- * its model) that fails when `failed`, with an evaluation event on the root.
- */
-export function run(
-  tracer: ReturnType<typeof recordingTracer>,
-  pipelineId: string,
-  variant: string,
-  at: number,
-  failed = false,
-) {
-  const root = tracer.open({
-    name: 'answer-question',
-    start: at,
-    end: at + 900,
-    attributes: { 'input.value': '{"question":"what is our refund policy?"}' },
-    events: [
-      {
-        name: 'feature_flag.evaluation',
-        attributes: { 'feature_flag.key': pipelineId, 'feature_flag.result.variant': variant },
-      },
-      {
-        name: 'gen_ai.evaluation.result',
-        attributes: {
-          'gen_ai.evaluation.name': 'Relevance',
-          'gen_ai.evaluation.score.value': 0.2,
-          'gen_ai.evaluation.score.label': 'irrelevant',
-        },
-      },
-    ],
-    ...(failed ? { error: 'the model call failed' } : {}),
-  });
-  const retrieve = tracer.open({ name: 'retrieve', parent: root, start: at + 10, end: at + 310 });
-  tracer.close(retrieve, { end: at + 310 });
-  const chat = tracer.open({
-    name: 'chat claude-sonnet-4-5',
-    parent: root,
-    start: at + 320,
-    end: at + 880,
-    attributes: {
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.request.model': 'claude-sonnet-4-5',
-      'gen_ai.usage.input_tokens': 120,
-      'gen_ai.usage.output_tokens': 40,
-    },
-    ...(failed ? { error: 'overloaded_error: Overloaded' } : {}),
-  });
-  tracer.close(chat, { end: at + 880 });
-  tracer.close(root, { end: at + 900 });
-  return root.spanContext().traceId;
-}

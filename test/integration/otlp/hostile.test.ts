@@ -4,8 +4,8 @@
  */
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { protobufBody, recordingTracer } from '../../support/otlp-requests.ts';
-import { executionsOf, newPipeline, post, run } from './harness.ts';
+import { protobufBody, recordingTracer, run } from '../../support/otlp-requests.ts';
+import { executionsOf, newPipeline, post } from './harness.ts';
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 const hex = (bytes: number, digit = 'a') => digit.repeat(bytes * 2);

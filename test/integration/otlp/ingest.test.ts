@@ -4,8 +4,8 @@
  * mapping of a trace to its execution and signals.
  */
 import { describe, expect, it } from 'vitest';
-import { jsonBody, protobufBody, recordingTracer } from '../../support/otlp-requests.ts';
-import { executionsOf, newPipeline, post, run, signalsOf } from './harness.ts';
+import { jsonBody, protobufBody, recordingTracer, run } from '../../support/otlp-requests.ts';
+import { executionsOf, newPipeline, post, signalsOf } from './harness.ts';
 
 describe('POST /pipelines/{pipelineId}/otlp/v1/traces', () => {
   it('makes a protobuf trace an execution with its slots, configuration, input and signals, answered in protobuf', async () => {

@@ -4,9 +4,9 @@
  * GET …/signals (paged, by kind and slot).
  */
 import { describe, expect, it } from 'vitest';
-import { protobufBody, recordingTracer } from '../../support/otlp-requests.ts';
+import { protobufBody, recordingTracer, run } from '../../support/otlp-requests.ts';
 import { apiEvent, type HttpLambda, invoke } from '../api/harness.ts';
-import { admin, http, newPipeline, post, run } from './harness.ts';
+import { admin, http, newPipeline, post } from './harness.ts';
 
 const call = (
   entry: string,
@@ -78,7 +78,10 @@ describe('reading executions and signals back', () => {
       traced[0],
     ]);
     // A full page may end exactly at the last item: its cursor then opens an empty last page.
-    expect((await list({ limit: '2', cursor: second.body.nextCursor })).body).toEqual({ items: [], nextCursor: null });
+    expect((await list({ limit: '2', cursor: second.body.nextCursor })).body).toEqual({
+      items: [],
+      nextCursor: null,
+    });
     expect(failed.body.items.map((execution: { id: string }) => execution.id)).toEqual([traced[1]]);
     expect((await list({ configurationId: 'another' })).body.items).toEqual([]);
     expect((await list({ status: 'maybe' })).status).toBe(400);

@@ -14,6 +14,7 @@ import { useSession } from '../session.ts';
 import type { Activation, Configuration, Pipeline, Run } from '../types.ts';
 import { ConfirmDialog, ErrorNotice, Loading, Person, Time, useLoad, useTitle } from '../ui.tsx';
 import { DeletePipeline, DeletionReceipt } from './delete-pipeline.tsx';
+import { Executions } from './executions.tsx';
 import { loadPipelineState, RolloutSummary } from './pipeline-state.tsx';
 import { LoadMore, PagedItems, type PagedList, usePagedList } from './pipelines.tsx';
 
@@ -94,6 +95,7 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
           {(items) => <RunTable runs={items} />}
         </PagedItems>
       </section>
+      <Executions pipelineId={pipeline.id} />
       <History
         pipeline={pipeline}
         active={active}
