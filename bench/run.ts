@@ -17,6 +17,7 @@ import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
 import { formatOptimize, measureOptimize } from './optimize.ts';
 import { formatClaudePlumbing, measureClaudeOptimize } from './optimize-claude.ts';
 import { formatOptimizeStack, measureOptimizeStack } from './optimize-stack.ts';
+import { formatOtlp, measureOtlp } from './otlp.ts';
 import { formatRollouts, measureRollouts } from './rollouts.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
 import { formatPhaseMedians, measureStartTime } from './start-time.ts';
@@ -41,6 +42,7 @@ const SECTIONS = [
   'rollouts',
   'webhooks',
   'optimize',
+  'otlp',
 ] as const;
 const only = new Set(process.argv.slice(2));
 const unknown = [...only].filter((name) => !(SECTIONS as readonly string[]).includes(name));
@@ -159,6 +161,11 @@ if (wanted('rollouts')) {
   print('\n== Rollouts (serving, recording during a rollout, effect; ratios against a poll)');
   print(formatRollouts(await measureRollouts()));
   print(formatGuardrail(await measureGuardrail()));
+}
+
+if (wanted('otlp')) {
+  print('\n== OpenTelemetry in (local stack: OTLP/HTTP protobuf against the JSON endpoints)');
+  print(formatOtlp(await measureOtlp(), verdict));
 }
 
 if (wanted('webhooks')) {

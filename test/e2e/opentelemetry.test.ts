@@ -196,6 +196,24 @@ describe('a pipeline traced with OpenTelemetry, exported to the local stack', { 
     expect(run.analyzedExecutionIds).toEqual(
       expect.arrayContaining(executions.map((execution) => execution.id)),
     );
+    // What the traces became, as the CLI shows it.
+    const cli = (args: string[]) =>
+      runCli(args, {
+        cwd: tmpdir(),
+        env: {
+          PATH: process.env.PATH,
+          PIPELINE_SYNTHESIS_API_URL: stack.apiUrl,
+          PIPELINE_SYNTHESIS_API_TOKEN: token(),
+        },
+      });
+    const listed = await cli(['executions', 'list', pipeline.id, '--status', 'failed']);
+    const shown = await cli(['executions', 'show', pipeline.id, failed.id]);
+    expect(listed).toMatchObject({ code: 0, stdout: expect.stringContaining(failed.id) });
+    expect(listed.stdout).not.toContain(byQuestion.get(questions[0]).id);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/source:\s+otlp/);
+    expect(shown.stdout).toMatch(/answer-model\s+failed/);
+    expect(shown.stdout).toMatch(/error\s+critical\s+answer-model/);
   });
 
   it('is read the same from the OTLP/JSON exporter', async () => {

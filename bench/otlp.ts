@@ -1,0 +1,188 @@
+/**
+ * OTLP ingest on the local stack: 1,000 traces of 10 spans sent as the SDK's batch processor sends
+ * them (protobuf, 512 spans a request) against the same 1,000 executions and their signals through
+ * POST …/executions and POST …/signals in batches of 100; the ingesting function's heap over the
+ * run; a 5 MB batch; the bytes per span the official serializer writes.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { DEMO_SLOTS } from '../local/seed.ts';
+import { startLocalStack } from '../local/stack.ts';
+import { recordingTracer } from '../test/support/otlp-requests.ts';
+import { stackApi, UNLIMITED } from './stack-api.ts';
+
+const TRACES = 1_000;
+const BATCH_SPANS = 512;
+
+export interface OtlpFigures {
+  otlpPerSecond: number;
+  jsonPerSecond: number;
+  ratio: number;
+  heapMb: number[];
+  bytesPerSpan: number;
+  bigBatch: { bytes: number; status: number };
+}
+
+/** 1,000 traces of a root and 9 children (retrieval, model calls with tokens), an evaluation event each. */
+function traces(pipelineId: string, configurationId: string): ReadableSpan[] {
+  const tracer = recordingTracer();
+  const start = Date.now() - 3_600_000;
+  for (let trace = 0; trace < TRACES; trace++) {
+    const at = start + trace * 1_000;
+    const root = tracer.open({
+      name: 'answer-question',
+      start: at,
+      end: at + 900,
+      attributes: { 'input.value': JSON.stringify({ question: `question ${trace}` }) },
+      events: [
+        {
+          name: 'feature_flag.evaluation',
+          attributes: { 'feature_flag.key': pipelineId, 'feature_flag.result.variant': configurationId },
+        },
+        {
+          name: 'gen_ai.evaluation.result',
+          attributes: { 'gen_ai.evaluation.name': 'relevance', 'gen_ai.evaluation.score.value': 0.8 },
+        },
+      ],
+    });
+    for (let child = 0; child < 9; child++) {
+      const model = child % 3 === 2;
+      const span = tracer.open({
+        name: model ? 'chat claude-sonnet-4-5' : 'retrieve',
+        parent: root,
+        start: at + child * 90,
+        end: at + child * 90 + 80,
+        attributes: model
+          ? {
+              'gen_ai.operation.name': 'chat',
+              'gen_ai.request.model': 'claude-sonnet-4-5',
+              'gen_ai.usage.input_tokens': 300,
+              'gen_ai.usage.output_tokens': 60,
+            }
+          : { 'db.system': 'vector', 'db.query.text': 'nearest neighbours of the question' },
+      });
+      tracer.close(span, { end: at + child * 90 + 80 });
+    }
+    tracer.close(root, { end: at + 900 });
+  }
+  return tracer.spans();
+}
+
+/** The same runs as the JSON endpoints take them. */
+function records(configurationId: string) {
+  const start = Date.now() - 3_600_000;
+  const executions = Array.from({ length: TRACES }, (_, trace) => ({
+    id: `json-${trace}`,
+    configurationId,
+    status: 'succeeded',
+    durationMs: 900,
+    startedAt: new Date(start + trace * 1_000).toISOString(),
+    input: { question: `question ${trace}` },
+    slotResults: [
+      { slotId: 'retrieve', status: 'succeeded', durationMs: 800 },
+      { slotId: 'answer-model', status: 'succeeded', durationMs: 620, inputTokens: 900, outputTokens: 180 },
+    ],
+  }));
+  const signals = executions.map((execution, trace) => ({
+    kind: 'relevance',
+    severity: 'info',
+    message: 'relevance score 0.8',
+    value: 0.8,
+    executionId: execution.id,
+    occurredAt: new Date(start + trace * 1_000 + 900).toISOString(),
+  }));
+  return { executions, signals };
+}
+
+export async function measureOtlp(): Promise<OtlpFigures> {
+  const stack = await startLocalStack({
+    port: 0,
+    quiet: true,
+    stateDir: await mkdtemp(path.join(tmpdir(), 'bench-otlp-')),
+    limits: UNLIMITED,
+    log: () => {},
+  });
+  try {
+    const token = stack.teams[0]?.apiToken ?? '';
+    const api = stackApi(stack.apiUrl, token);
+    const [viaJson, viaOtlp, big] = await Promise.all(
+      ['json', 'otlp', 'big'].map((name) =>
+        api('POST', '/pipelines', { name: `bench ${name}`, slots: DEMO_SLOTS }),
+      ),
+    );
+    const send = async (pipelineId: string, body: Uint8Array) => {
+      const response = await fetch(`${stack.apiUrl}/pipelines/${pipelineId}/otlp/v1/traces`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-protobuf' },
+        body,
+      });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    const spans = traces(viaOtlp.id, viaOtlp.activeConfigurationId);
+    const batches: Uint8Array[] = [];
+    for (let at = 0; at < spans.length; at += BATCH_SPANS) {
+      batches.push(
+        ProtobufTraceSerializer.serializeRequest(spans.slice(at, at + BATCH_SPANS)) ?? new Uint8Array(),
+      );
+    }
+    const bytesPerSpan = batches.reduce((sum, batch) => sum + batch.length, 0) / spans.length;
+
+    const { executions, signals } = records(viaJson.activeConfigurationId);
+    const jsonStarted = performance.now();
+    for (let at = 0; at < TRACES; at += 100) {
+      await api('POST', `/pipelines/${viaJson.id}/executions`, {
+        executions: executions.slice(at, at + 100),
+      });
+      await api('POST', `/pipelines/${viaJson.id}/signals`, { signals: signals.slice(at, at + 100) });
+    }
+    const jsonMs = performance.now() - jsonStarted;
+
+    const ingesting = stack.functions.get('ingest-otlp-traces');
+    const heapMb: number[] = [];
+    const otlpStarted = performance.now();
+    for (const batch of batches) {
+      const status = await send(viaOtlp.id, batch);
+      if (status !== 200) throw new Error(`the OTLP batch was answered ${status}`);
+      const heaps = (await ingesting?.environmentHeapBytes()) ?? [];
+      heapMb.push(Math.max(0, ...heaps) / 1024 / 1024);
+    }
+    const otlpMs = performance.now() - otlpStarted;
+    const stored = await api('GET', `/pipelines/${viaOtlp.id}/executions?limit=1`);
+    if (stored.items.length !== 1) throw new Error('the OTLP traces recorded no execution');
+
+    // A 5 MB batch: the same spans, serialized together until the body passes 5 MB.
+    const bigSpans = traces(big.id, big.activeConfigurationId);
+    let bigBody = ProtobufTraceSerializer.serializeRequest(bigSpans) ?? new Uint8Array();
+    while (bigBody.length < 5 * 1024 * 1024)
+      bigBody =
+        ProtobufTraceSerializer.serializeRequest([...bigSpans, ...bigSpans.slice(0, bigBody.length / 2)]) ??
+        bigBody;
+    const bigStatus = await send(big.id, bigBody);
+
+    const otlpPerSecond = TRACES / (otlpMs / 1000);
+    const jsonPerSecond = TRACES / (jsonMs / 1000);
+    return {
+      otlpPerSecond,
+      jsonPerSecond,
+      ratio: otlpPerSecond / jsonPerSecond,
+      heapMb,
+      bytesPerSpan,
+      bigBatch: { bytes: bigBody.length, status: bigStatus },
+    };
+  } finally {
+    await stack.stop();
+  }
+}
+
+export function formatOtlp(figures: OtlpFigures, verdict: (ok: boolean) => string): string {
+  const heap = figures.heapMb.map((mb) => mb.toFixed(0)).join(', ');
+  return [
+    `otlp ingest: ${figures.otlpPerSecond.toFixed(0)} traces/s (10 spans each, protobuf, 512 spans a request) vs JSON ${figures.jsonPerSecond.toFixed(0)} executions+signals/s (batches of 100): ${figures.ratio.toFixed(2)}× (target ≥ 0.8×) ${verdict(figures.ratio >= 0.8)}`,
+    `otlp ingesting function's heap after each request: ${heap} MB (flat: each request's spans are let go)`,
+    `otlp bytes per span as the official serializer writes them: ${figures.bytesPerSpan.toFixed(0)}; a ${(figures.bigBatch.bytes / 1024 / 1024).toFixed(1)} MB batch answered ${figures.bigBatch.status} ${verdict(figures.bigBatch.status === 200)}`,
+  ].join('\n');
+}
