@@ -27,10 +27,10 @@ export interface OtlpFigures {
 }
 
 /** 1,000 traces of a root and 9 children (retrieval, model calls with tokens), an evaluation event each. */
-function traces(pipelineId: string, configurationId: string): ReadableSpan[] {
+function traces(pipelineId: string, configurationId: string, count = TRACES, padding = ''): ReadableSpan[] {
   const tracer = recordingTracer();
   const start = Date.now() - 3_600_000;
-  for (let trace = 0; trace < TRACES; trace++) {
+  for (let trace = 0; trace < count; trace++) {
     const at = start + trace * 1_000;
     const root = tracer.open({
       name: 'answer-question',
@@ -62,7 +62,7 @@ function traces(pipelineId: string, configurationId: string): ReadableSpan[] {
               'gen_ai.usage.input_tokens': 300,
               'gen_ai.usage.output_tokens': 60,
             }
-          : { 'db.system': 'vector', 'db.query.text': 'nearest neighbours of the question' },
+          : { 'db.system': 'vector', 'db.query.text': `nearest neighbours of the question${padding}` },
       });
       tracer.close(span, { end: at + child * 90 + 80 });
     }
@@ -154,13 +154,11 @@ export async function measureOtlp(): Promise<OtlpFigures> {
     const stored = await api('GET', `/pipelines/${viaOtlp.id}/executions?limit=1`);
     if (stored.items.length !== 1) throw new Error('the OTLP traces recorded no execution');
 
-    // A 5 MB batch: the same spans, serialized together until the body passes 5 MB.
-    const bigSpans = traces(big.id, big.activeConfigurationId);
-    let bigBody = ProtobufTraceSerializer.serializeRequest(bigSpans) ?? new Uint8Array();
-    while (bigBody.length < 5 * 1024 * 1024)
-      bigBody =
-        ProtobufTraceSerializer.serializeRequest([...bigSpans, ...bigSpans.slice(0, bigBody.length / 2)]) ??
-        bigBody;
+    // A 5 MB batch within the 10,000 spans a request reads: GenAI-sized spans (a prompt-sized text each).
+    const bigBody =
+      ProtobufTraceSerializer.serializeRequest(
+        traces(big.id, big.activeConfigurationId, 1_000, ' '.repeat(560)),
+      ) ?? new Uint8Array();
     const bigStatus = await send(big.id, bigBody);
 
     const otlpPerSecond = TRACES / (otlpMs / 1000);

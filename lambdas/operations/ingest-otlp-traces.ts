@@ -25,7 +25,7 @@ export const ingestOtlpTraces = defineOperation({
   method: 'POST',
   path: '/pipelines/{pipelineId}/otlp/v1/traces',
   summary:
-    "OTLP/HTTP trace export (application/x-protobuf or application/json, optionally gzip): each trace becomes an execution, its evaluation events and failed slot spans signals. Answers an ExportTraceServiceResponse in the request's encoding, with partialSuccess {rejectedSpans, errorMessage} when spans were refused. Point OTEL_EXPORTER_OTLP_ENDPOINT at <api>/pipelines/<id>/otlp.",
+    'OTLP/HTTP traces (protobuf or JSON, gzip): each trace becomes an execution and its signals; partialSuccess names refused spans.',
   access: { data: 'readWrite', send: ['guardrail-checks'] },
   params: { pipelineId: idSchema },
   response: {

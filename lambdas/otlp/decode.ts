@@ -1,10 +1,10 @@
 /*
  * OTLP/HTTP trace requests into the spans the ingest reads (core/otlp/spans.ts), from either
- * encoding: protobuf through protobufjs and the OTLP definitions in proto/ (compiled into
- * generated/otlp-descriptor.ts), or OTLP/JSON (hex ids, enums as numbers or names, 64-bit
+ * encoding: protobuf through protobufjs and the OTLP definitions in proto/ (compiled into the
+ * static decoder generated/otlp-request.js), or OTLP/JSON (hex ids, enums as numbers or names, 64-bit
  * integers as strings or numbers). A span that cannot be read is refused, with the reason.
  */
-import protobuf from 'protobufjs/light.js';
+import protobuf from 'protobufjs/minimal.js';
 import {
   ATTRIBUTE_TEXT_LENGTH,
   type Attributes,
@@ -17,13 +17,9 @@ import {
   type TraceSpan,
 } from '../core/otlp/spans.ts';
 import { INPUT_BYTES } from '../core/schemas/common.ts';
-import { OTLP_DESCRIPTOR } from './generated/otlp-descriptor.ts';
+import { opentelemetry } from './generated/otlp-request.js';
 
-const root = protobuf.Root.fromJSON(OTLP_DESCRIPTOR);
-const requestType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
-export const responseType = root.lookupType(
-  'opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse',
-);
+const requestType = opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 
 /** What a request held: the spans read, and how many were refused and why (one line a reason). */
 export interface DecodedRequest {
@@ -48,7 +44,7 @@ const record = (value: unknown): Raw => (isRecord(value) ? value : {});
 
 /** Decodes a protobuf ExportTraceServiceRequest. */
 export function decodeProtobuf(body: Uint8Array): DecodedRequest {
-  let message: protobuf.Message;
+  let message: unknown;
   try {
     message = requestType.decode(body);
   } catch (error) {
@@ -56,7 +52,7 @@ export function decodeProtobuf(body: Uint8Array): DecodedRequest {
       `The body is not an OTLP ExportTraceServiceRequest in protobuf (${error instanceof Error ? error.message : 'undecodable'}).`,
     );
   }
-  return readRequest(message as unknown as Raw, 'protobuf');
+  return readRequest(record(message), 'protobuf');
 }
 
 /** Decodes an OTLP/JSON ExportTraceServiceRequest. */
@@ -258,4 +254,20 @@ function statusOf(code: unknown): TraceSpan['status'] {
   if (code === 2 || code === 'STATUS_CODE_ERROR') return 'error';
   if (code === 1) return 'ok';
   return typeof code === 'string' ? (STATUS_NAMES[code] ?? 'unset') : 'unset';
+}
+
+/**
+ * The ExportTraceServiceResponse in protobuf, written with protobufjs's writer: field 1
+ * `partial_success` {1: `rejected_spans` int64, 2: `error_message` string}, as the OTLP
+ * specification numbers them (the kept definitions predate the field); empty when none refused.
+ */
+export function encodeResponse(partialSuccess: { rejectedSpans: number; errorMessage: string } | undefined) {
+  const writer = protobuf.Writer.create();
+  if (partialSuccess) {
+    writer.uint32((1 << 3) | 2).fork();
+    writer.uint32(1 << 3).int64(partialSuccess.rejectedSpans);
+    writer.uint32((2 << 3) | 2).string(partialSuccess.errorMessage);
+    writer.ldelim();
+  }
+  return writer.finish();
 }

@@ -11,7 +11,7 @@ import {
   type DecodedRequest,
   decodeJson,
   decodeProtobuf,
-  responseType,
+  encodeResponse,
   UndecodableBodyError,
 } from './decode.ts';
 
@@ -101,11 +101,10 @@ export function exportResponse(
       body: JSON.stringify(partialSuccess ? { partialSuccess } : {}),
     };
   }
-  const message = responseType.fromObject(partialSuccess ? { partialSuccess } : {});
   return {
     statusCode: 200,
     headers: { ...headers, 'content-type': 'application/x-protobuf' },
-    body: Buffer.from(responseType.encode(message).finish()).toString('base64'),
+    body: Buffer.from(encodeResponse(partialSuccess)).toString('base64'),
     isBase64Encoded: true,
   };
 }

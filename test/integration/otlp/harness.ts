@@ -3,9 +3,9 @@
  * the body base64), with the answer decoded in the encoding it came in; and what it recorded.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { beforeAll } from 'vitest';
-import { responseType } from '../../../lambdas/otlp/decode.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
@@ -81,7 +81,8 @@ export async function post(
   const type = String(result.headers?.['content-type'] ?? '');
   const answer: Record<string, unknown> =
     type === 'application/x-protobuf'
-      ? (responseType.toObject(responseType.decode(bytes), { longs: Number }) as Record<string, unknown>)
+      ? // The official exporter's own reading of the answer.
+        (ProtobufTraceSerializer.deserializeResponse(bytes) as Record<string, unknown>)
       : (JSON.parse(bytes.toString('utf8') || '{}') as Record<string, unknown>);
   return { status: result.statusCode, type, answer };
 }
