@@ -3,14 +3,32 @@
  * (one Query), then their serving items (one BatchGet per 100).
  */
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
 import type { TeamServing } from '../core/ports/team-serving.ts';
-import { pipelineSchema, type ServingState, servingStateSchema } from '../core/schemas/pipelines.ts';
+import { idSchema } from '../core/schemas/common.ts';
+import { type ServingState, servingStateSchema } from '../core/schemas/pipelines.ts';
 import { itemReader } from './items.ts';
 import { servingKey, teamPipelinesPartition } from './keys.ts';
 import { queryNewest } from './query-page.ts';
 
 const BATCH_GET_KEYS = 100;
-const readPipeline = /* @__PURE__ */ itemReader(pipelineSchema, 'pipeline');
+/** The part of a pipeline item routing reads (the Query projects nothing else). */
+const readTeamPipeline = /* @__PURE__ */ itemReader(
+  /* @__PURE__ */ z.object({
+    id: idSchema,
+    activeConfigurationId: idSchema,
+    rollout: /* @__PURE__ */ z.optional(
+      /* @__PURE__ */ z.nullable(
+        /* @__PURE__ */ z.object({
+          id: idSchema,
+          percent: /* @__PURE__ */ z.number(),
+          candidateConfigurationId: idSchema,
+        }),
+      ),
+    ),
+  }),
+  'pipeline',
+);
 const readServingState = /* @__PURE__ */ itemReader(servingStateSchema, 'serving state');
 
 /** The serving item's state; none when it was too large to keep whole (serving then reads the parts). */
@@ -50,9 +68,12 @@ export function makeTeamServing(db: DynamoDBDocumentClient, tableName: string): 
           IndexName: 'gsi1',
           KeyConditionExpression: 'gsi1pk = :pk',
           ExpressionAttributeValues: { ':pk': teamPipelinesPartition(teamId) },
+          ProjectionExpression:
+            '#id, activeConfigurationId, #r.#id, #r.#percent, #r.candidateConfigurationId',
+          ExpressionAttributeNames: { '#id': 'id', '#r': 'rollout', '#percent': 'percent' },
         },
         limit,
-        readPipeline,
+        readTeamPipeline,
       );
       return pipelines.map((pipeline) => ({ ...pipeline, rollout: pipeline.rollout ?? null }));
     },

@@ -6,14 +6,16 @@
 import { createHash } from 'node:crypto';
 import { ForbiddenError, NotFoundError } from '../errors.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
-import type { TeamServing } from '../ports/team-serving.ts';
+import type { TeamPipeline, TeamServing } from '../ports/team-serving.ts';
 import type { Principal } from '../principal.ts';
 import type { Arm, OfrepEvaluation } from '../schemas/ofrep.ts';
-import type { Configuration, Pipeline, ServingState } from '../schemas/pipelines.ts';
+import type { Configuration, ServingState } from '../schemas/pipelines.ts';
 import { armFor, makeServeConfiguration, matches, type ServingAnswer } from './serving.ts';
 
 /** The most pipelines one bulk evaluation answers (a team with more reads the others one by one). */
 export const MAX_BULK_FLAGS = 1_000;
+/** Configurations an environment keeps: they are immutable, so a kept one is never stale. */
+const KEPT_CONFIGURATIONS = 5_000;
 
 /** Serving's `active` arm is the base arm everywhere a person reads it (docs/decisions.md). */
 const ARM_NAMES: Record<ServingAnswer['arm'], Arm> = { active: 'base', candidate: 'candidate' };
@@ -69,7 +71,7 @@ interface Choice {
   rolloutId: string | null;
 }
 
-function choose(pipeline: Pipeline, targetingKey: string | undefined, random: () => number): Choice {
+function choose(pipeline: TeamPipeline, targetingKey: string | undefined, random: () => number): Choice {
   const rollout = pipeline.rollout ?? null;
   const arm = armFor(rollout, targetingKey, random);
   return {
@@ -98,15 +100,41 @@ function configurationOf(
   return undefined;
 }
 
+/** Immutable configurations by id, the oldest forgotten first past `KEPT_CONFIGURATIONS`. */
+function configurationMemory() {
+  const kept = new Map<string, Configuration>();
+  return {
+    get: (id: string) => kept.get(id),
+    keep(configuration: Configuration) {
+      kept.set(configuration.id, configuration);
+      if (kept.size > KEPT_CONFIGURATIONS) kept.delete(kept.keys().next().value as string);
+    },
+  };
+}
+
 /**
  * Evaluates every pipeline of the caller's team for a context: one Query of the team's pipelines
- * decides the arms and the ETag (a 304 reads nothing else), then one BatchGet of their serving
- * items gives the configurations.
+ * decides the arms and the ETag (a 304 reads nothing else); the configurations come from the
+ * environment's memory (they never change) or one BatchGet of the serving items.
  */
 export function makeEvaluateFlags(
   { pipelines, teamServing }: { pipelines: PipelineRepository; teamServing: TeamServing },
   random: () => number,
 ) {
+  const memory = configurationMemory();
+  const configurationsOf = async (choices: readonly Choice[]) => {
+    const missing = choices.filter((choice) => memory.get(choice.configurationId) === undefined);
+    if (missing.length === 0) return;
+    const states = await teamServing.servingStates(missing.map((choice) => choice.pipelineId));
+    await Promise.all(
+      missing.map(async ({ pipelineId, configurationId }) => {
+        const configuration =
+          configurationOf(states.get(pipelineId), configurationId) ??
+          (await pipelines.getConfiguration(pipelineId, configurationId));
+        if (configuration) memory.keep(configuration);
+      }),
+    );
+  };
   return async (
     principal: Principal,
     targetingKey: string | undefined,
@@ -116,19 +144,12 @@ export function makeEvaluateFlags(
     const choices = team.map((pipeline) => choose(pipeline, targetingKey, random));
     const etag = bulkETag(choices);
     if (matches(ifNoneMatch, etag)) return { etag, flags: null };
-    const states = await teamServing.servingStates(choices.map((choice) => choice.pipelineId));
-    const flags = await Promise.all(
-      choices.map(async ({ pipelineId, configurationId, arm, rolloutId }) => {
-        // A pipeline without a serving item was deleted meanwhile (or predates the item).
-        const state = states.get(pipelineId);
-        const configuration =
-          configurationOf(state, configurationId) ??
-          (await pipelines.getConfiguration(pipelineId, configurationId));
-        if (!configuration || (state === undefined && (await pipelines.getPipeline(pipelineId)) === null))
-          return undefined;
-        return flagEvaluation(pipelineId, configuration, arm, rolloutId);
-      }),
-    );
-    return { etag, flags: flags.filter((flag) => flag !== undefined) };
+    await configurationsOf(choices);
+    const flags = choices.flatMap(({ pipelineId, configurationId, arm, rolloutId }) => {
+      const configuration = memory.get(configurationId);
+      // None only for a pipeline deleted since the Query read it.
+      return configuration ? [flagEvaluation(pipelineId, configuration, arm, rolloutId)] : [];
+    });
+    return { etag, flags };
   };
 }

@@ -265,3 +265,19 @@ describe('evaluating every flag of the team (POST /ofrep/v1/evaluate/flags)', ()
     expect(changed.body.flags.map((flag: { key: string }) => flag.key)).toContain(third.id);
   });
 });
+
+describe('the bulk evaluation during a rollout', () => {
+  it('gives each targeting key the arm the single evaluation gives it, and a new ETag when the arm differs', async () => {
+    const { pipeline } = await inRollout(50);
+    const etags = new Map<string, string>();
+
+    for (let i = 0; i < 10; i++) {
+      const context = { context: { targetingKey: `user-${i}` } };
+      const [all, single] = await Promise.all([evaluateAll(context), evaluate(pipeline.id, context)]);
+      expect(all.body.flags.find((flag: { key: string }) => flag.key === pipeline.id)).toEqual(single.body);
+      etags.set(single.body.metadata.arm, all.headers.etag as string);
+    }
+    expect([...etags.keys()].sort()).toEqual(['base', 'candidate']);
+    expect(etags.get('base')).not.toBe(etags.get('candidate'));
+  });
+});
