@@ -15,7 +15,7 @@ import { SpanEventHook } from '@openfeature/open-telemetry-hooks';
 import { OpenFeature } from '@openfeature/server-sdk';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 
 const { API_URL, API_TOKEN, PIPELINE_ID, WORSE_CONFIGURATION_ID } = process.env;
 const authorization = `Bearer ${API_TOKEN}`;
@@ -49,9 +49,12 @@ async function run(count) {
     url: `${API_URL}/pipelines/${PIPELINE_ID}/otlp/v1/traces`,
     headers: { Authorization: authorization },
   });
-  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  // As a pipeline exports: in batches (here of 50 traces, so 200 requests make 4 exports).
+  const processor = new BatchSpanProcessor(exporter, { maxExportBatchSize: 50, maxQueueSize: 1_000 });
+  const provider = new NodeTracerProvider({ spanProcessors: [processor] });
   provider.register();
-  OpenFeature.addHooks(new SpanEventHook());
+  // The configuration itself stays off the trace: its id (the variant) says which one ran.
+  OpenFeature.addHooks(new SpanEventHook({ excludeAttributes: ['feature_flag.result.value'] }));
   const tracer = trace.getTracer('support-bot');
   const served = {};
   const failed = {};
