@@ -45,7 +45,7 @@ export const DEFAULT_LIMITS: AbuseLimits = {
  */
 export const EVALUATION_PATHS = [
   { positionalConstraint: 'ENDS_WITH', searchString: '/serving-configuration' },
-  { positionalConstraint: 'CONTAINS', searchString: '/ofrep/v1/evaluate/flags' },
+  { positionalConstraint: 'CONTAINS', searchString: '/ofrep/v1/evaluate/' },
 ] as const;
 
 export function isEvaluationPath(path: string): boolean {

@@ -1268,7 +1268,7 @@ describe('API', () => {
       OrStatement: {
         Statements: [
           { positionalConstraint: 'ENDS_WITH', searchString: '/serving-configuration' },
-          { positionalConstraint: 'CONTAINS', searchString: '/ofrep/v1/evaluate/flags' },
+          { positionalConstraint: 'CONTAINS', searchString: '/ofrep/v1/evaluate/' },
         ].map(({ positionalConstraint, searchString }) => ({
           ByteMatchStatement: {
             FieldToMatch: { UriPath: {} },
