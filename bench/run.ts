@@ -14,6 +14,7 @@ import { formatGuardrail, measureGuardrail } from './guardrail.ts';
 import { formatLifecycle, measureLifecycle } from './lifecycle.ts';
 import { formatLoadTable } from './load.ts';
 import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
+import { formatOfrep, measureOfrep } from './ofrep.ts';
 import { formatOptimize, measureOptimize } from './optimize.ts';
 import { formatClaudePlumbing, measureClaudeOptimize } from './optimize-claude.ts';
 import { formatOptimizeStack, measureOptimizeStack } from './optimize-stack.ts';
@@ -40,6 +41,7 @@ const SECTIONS = [
   'evaluation',
   'lifecycle',
   'rollouts',
+  'ofrep',
   'webhooks',
   'optimize',
   'otlp',
@@ -166,6 +168,11 @@ if (wanted('rollouts')) {
 if (wanted('otlp')) {
   print('\n== OpenTelemetry in (local stack: OTLP/HTTP protobuf against the JSON endpoints)');
   print(formatOtlp(await measureOtlp(), verdict));
+}
+
+if (wanted('ofrep')) {
+  print('\n== OpenFeature (OFREP) evaluations (against serving-configuration and a poll; routing)');
+  print(formatOfrep(await measureOfrep()));
 }
 
 if (wanted('webhooks')) {

@@ -27,6 +27,7 @@ import { makeRecordReads } from '../store/record-reads.ts';
 import { makeRetentionStore } from '../store/retention.ts';
 import { makeRolloutRepository, makeRolloutStore } from '../store/rollouts.ts';
 import { makeRunRepository, makeRunWrites } from '../store/runs.ts';
+import { makeTeamServing } from '../store/team-serving.ts';
 import { makeTeamSettingsStore } from '../store/team-settings.ts';
 import { makeReviseExecution, makeTraceStaging } from '../store/traces.ts';
 import { getDocumentClient } from './aws.ts';
@@ -186,4 +187,10 @@ export function traceStagingFromEnv() {
 export function recordReadsFromEnv() {
   const { DATA_TABLE } = readConfig({ DATA_TABLE: tableName });
   return makeRecordReads(getDocumentClient(), DATA_TABLE);
+}
+
+/** A team's serving at once (OpenFeature's bulk evaluation). */
+export function teamServingFromEnv() {
+  const config = readConfig({ DATA_TABLE: tableName });
+  return makeTeamServing(getDocumentClient(), config.DATA_TABLE);
 }
