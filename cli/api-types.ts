@@ -146,7 +146,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/pipelines/{pipelineId}/otlp/v1/traces": {
+    "/pipelines/{pipelineId}/otlp/{signal}": {
         parameters: {
             query?: never;
             header?: never;
@@ -155,7 +155,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** OTLP/HTTP traces (protobuf or JSON, gzip): each trace becomes an execution and its signals; partialSuccess names refused spans. */
+        /** OTLP/HTTP at …/otlp/v1/traces (protobuf or JSON, gzip): traces become executions and signals. */
         post: operations["ingest-otlp-traces"];
         delete?: never;
         options?: never;
@@ -1921,6 +1921,8 @@ export interface operations {
             header?: never;
             path: {
                 pipelineId: string;
+                /** @description The rest of the path, slashes included. */
+                signal: string;
             };
             cookie?: never;
         };

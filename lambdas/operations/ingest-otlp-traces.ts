@@ -1,4 +1,5 @@
 /* POST /pipelines/{pipelineId}/otlp/v1/traces: OTLP/HTTP traces become executions and signals. */
+import * as z from 'zod/mini';
 import { ServiceUnavailableError } from '../core/errors.ts';
 import { idSchema } from '../core/schemas/common.ts';
 import { makeIngestTraces } from '../core/use-cases/ingest-traces.ts';
@@ -23,11 +24,12 @@ import { defineOperation } from './declaration.ts';
 export const ingestOtlpTraces = defineOperation({
   name: 'ingest-otlp-traces',
   method: 'POST',
-  path: '/pipelines/{pipelineId}/otlp/v1/traces',
-  summary:
-    'OTLP/HTTP traces (protobuf or JSON, gzip): each trace becomes an execution and its signals; partialSuccess names refused spans.',
+  // One greedy resource under /otlp (v1/traces is its only value): the deep path would cost the
+  // API's template two resources more than any other operation.
+  path: '/pipelines/{pipelineId}/otlp/{signal+}',
+  summary: 'OTLP/HTTP at …/otlp/v1/traces (protobuf or JSON, gzip): traces become executions and signals.',
   access: { data: 'readWrite', send: ['guardrail-checks'] },
-  params: { pipelineId: idSchema },
+  params: { pipelineId: idSchema, signal: z.string().check(z.regex(/^v1\/traces$/)) },
   response: {
     status: 200,
     contentType: 'application/x-protobuf',

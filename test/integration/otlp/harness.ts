@@ -68,8 +68,8 @@ export async function post(
   const event: APIGatewayProxyEvent = {
     ...apiEvent({
       method: 'POST',
-      resource: '/pipelines/{pipelineId}/otlp/v1/traces',
-      pathParameters: { pipelineId },
+      resource: '/pipelines/{pipelineId}/otlp/{signal+}',
+      pathParameters: { pipelineId, signal: 'v1/traces' },
       principal: admin.principal,
       headers: { 'content-type': contentType, ...(zipped ? { 'content-encoding': 'gzip' } : {}) },
     }),
