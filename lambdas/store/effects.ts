@@ -30,8 +30,9 @@ import {
   effectCacheKey,
   effectStateKey,
   type ItemKey,
+  RECORD_SOURCES,
 } from './keys.ts';
-import { queryNewest } from './query-page.ts';
+import { newestAcross } from './shards.ts';
 
 /** What the effect reads of an execution (projected), and of a signal citing one. */
 const measuredExecutionSchema = /* @__PURE__ */ z.pick(executionSchema, {
@@ -107,7 +108,6 @@ function executionsRecorded(
 ): Promise<RecordedExecution[]> {
   // Marks and window bounds are bare times, which no `<recordedAt>#<id>` key equals: BETWEEN is exact.
   const values: Record<string, string> = {
-    ':pk': configurationExecutionsPartition(pipelineId, window.configurationId),
     ':after': window.after || RECORDING_FLOOR,
   };
   let range = ' AND gsi2sk > :after';
@@ -124,9 +124,9 @@ function executionsRecorded(
     filters.push('startedAt < :startedBefore');
     values[':startedBefore'] = window.startedBefore;
   }
-  return queryNewest<RecordedExecution>(
-    db,
-    {
+  const inputs = RECORD_SOURCES.map((shard) => {
+    const pk = configurationExecutionsPartition(pipelineId, window.configurationId, shard);
+    return {
       TableName: tableName,
       IndexName: 'gsi2',
       KeyConditionExpression: `gsi2pk = :pk${range}`,
@@ -135,11 +135,13 @@ function executionsRecorded(
       ProjectionExpression:
         'gsi2sk, id, pipelineId, configurationId, #status, durationMs, startedAt, slotResults',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: values,
-    },
-    limit,
-    (item) => ({ key: String(item.gsi2sk), execution: read.measured(item) }),
-  );
+      ExpressionAttributeValues: { ...values, ':pk': pk },
+    };
+  });
+  return newestAcross<RecordedExecution>(db, inputs, 'gsi2sk', limit, (item) => ({
+    key: String(item.gsi2sk),
+    execution: read.measured(item),
+  }));
 }
 
 function citingSignalsRecorded(
@@ -148,21 +150,20 @@ function citingSignalsRecorded(
   after: string,
   limit: number,
 ): Promise<RecordedSignal[]> {
-  return queryNewest<RecordedSignal>(
-    db,
-    {
-      TableName: tableName,
-      IndexName: 'gsi2',
-      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk > :after',
-      ProjectionExpression: 'gsi2sk, id, executionId, severity, occurredAt',
-      ExpressionAttributeValues: {
-        ':pk': citingSignalsPartition(pipelineId),
-        ':after': after || RECORDING_FLOOR,
-      },
+  const inputs = RECORD_SOURCES.map((shard) => ({
+    TableName: tableName,
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk > :after',
+    ProjectionExpression: 'gsi2sk, id, executionId, severity, occurredAt',
+    ExpressionAttributeValues: {
+      ':pk': citingSignalsPartition(pipelineId, shard),
+      ':after': after || RECORDING_FLOOR,
     },
-    limit,
-    (item) => ({ key: String(item.gsi2sk), signal: read.citing(item) }),
-  );
+  }));
+  return newestAcross<RecordedSignal>(db, inputs, 'gsi2sk', limit, (item) => ({
+    key: String(item.gsi2sk),
+    signal: read.citing(item),
+  }));
 }
 
 async function keptEffect(

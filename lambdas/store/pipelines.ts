@@ -84,9 +84,9 @@ export function makePipelineRepository(
     getServingState: (pipelineId) => getServingState(table, pipelineId),
     listActivations: (pipelineId, page) => listActivations(table, pipelineId, page),
     recentSignals: (pipelineId, limit, since) =>
-      newest(table, signalsPartition(pipelineId), limit, read.signal, since),
+      newest(table, (shard) => signalsPartition(pipelineId, shard), limit, read.signal, since),
     recentExecutions: (pipelineId, limit, since) =>
-      newest(table, executionsPartition(pipelineId), limit, read.execution, since),
+      newest(table, (shard) => executionsPartition(pipelineId, shard), limit, read.execution, since),
   };
 }
 

@@ -3,7 +3,7 @@
  * once in its pipeline (markers first, then the records, each with its TTL), and the newest of
  * them from a window's lower bound.
  */
-import { type DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../core/errors.ts';
 import { expiryEpoch } from '../core/lifecycle.ts';
 import type { Execution, Signal } from '../core/schemas/records.ts';
@@ -13,10 +13,13 @@ import {
   executionIndexKey,
   executionKey,
   type ItemKey,
+  RECORD_SOURCES,
+  type Shard,
   signalIdKey,
   signalIndexKey,
   signalKey,
 } from './keys.ts';
+import { newestAcross } from './shards.ts';
 
 /** The data table the records are written to and read from. */
 export interface RecordTable {
@@ -164,23 +167,19 @@ async function putAllNew({ db, tableName }: RecordTable, records: NewRecord[], w
   }
 }
 
-/** The newest `limit` items of a partition from `since` (the window's lower bound) on. */
-export async function newest<T>(
+/** The newest `limit` items of a sharded partition from `since` (the window's lower bound) on. */
+export function newest<T>(
   { db, tableName }: RecordTable,
-  partition: string,
+  partition: (shard: Shard) => string,
   limit: number,
   parse: (item: unknown) => T,
   since: string,
 ): Promise<T[]> {
   // The window's lower bound is part of the key condition: older items are never read.
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND sk >= :since',
-      ExpressionAttributeValues: { ':pk': partition, ':since': since },
-      ScanIndexForward: false,
-      Limit: limit,
-    }),
-  );
-  return Items.map(parse);
+  const inputs = RECORD_SOURCES.map((shard) => ({
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND sk >= :since',
+    ExpressionAttributeValues: { ':pk': partition(shard), ':since': since },
+  }));
+  return newestAcross(db, inputs, 'sk', limit, parse);
 }
