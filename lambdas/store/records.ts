@@ -3,7 +3,7 @@
  * once in its pipeline (markers first, then the records, each with its TTL), and the newest of
  * them from a window's lower bound.
  */
-import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../core/errors.ts';
 import { expiryEpoch } from '../core/lifecycle.ts';
 import type { Execution, Signal } from '../core/schemas/records.ts';
@@ -12,12 +12,15 @@ import {
   executionIdKey,
   executionIndexKey,
   executionKey,
+  executionsPartition,
   type ItemKey,
   RECORD_SOURCES,
+  recordShard,
   type Shard,
   signalIdKey,
   signalIndexKey,
   signalKey,
+  signalsPartition,
 } from './keys.ts';
 import { newestAcross } from './shards.ts';
 
@@ -182,4 +185,30 @@ export function newest<T>(
     ExpressionAttributeValues: { ':pk': partition(shard), ':since': since },
   }));
   return newestAcross(db, inputs, 'sk', limit, parse);
+}
+
+/**
+ * One record by its id, across the shards: its id marker (in the shard its id names, or the legacy
+ * partition) gives its time, and then its item is read directly. null when the id is unknown.
+ */
+export async function recordById(
+  { db, tableName }: RecordTable,
+  kind: 'signal' | 'execution',
+  pipelineId: string,
+  id: string,
+): Promise<Record<string, unknown> | null> {
+  const markerOf = kind === 'signal' ? signalIdKey : executionIdKey;
+  const get = async (Key: ItemKey) => (await db.send(new GetCommand({ TableName: tableName, Key }))).Item;
+  for (const legacy of [false, true]) {
+    const marker = await get(markerOf(pipelineId, id, legacy));
+    if (typeof marker?.recordTime !== 'string') continue;
+    const partition = kind === 'signal' ? signalsPartition : executionsPartition;
+    return (
+      (await get({
+        pk: partition(pipelineId, legacy ? null : recordShard(id)),
+        sk: `${marker.recordTime}#${id}`,
+      })) ?? null
+    );
+  }
+  return null;
 }

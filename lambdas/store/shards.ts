@@ -64,28 +64,54 @@ export async function mergeAcross<T>(
       .flatMap((source) => source.items)
       .sort((a, b) => compare(keyOf(a), keyOf(b)) * (ascending ? 1 : -1));
   let taking = sources;
-  let share = Math.max(1, Math.ceil(limit / sources.length));
+  let shares = new Map<Source, number>(sources.map((source) => [source, Math.ceil(limit / sources.length)]));
   for (let round = 0; round < MAX_MERGE_ROUNDS && taking.length > 0; round++) {
-    await Promise.all(taking.map((source) => readPage(db, source, { share, ascending, keyOf, stats })));
+    await Promise.all(
+      taking.map((source) =>
+        readPage(db, source, { share: shares.get(source) ?? 1, ascending, keyOf, stats }),
+      ),
+    );
     const merged = sorted();
-    const open = sources.filter((source) => !source.done);
-    // An item is certain once every source still open has read past it.
-    const certain = merged.filter((item) =>
-      open.every((source) => source.last !== null && !first(source.last, keyOf(item))),
+    // The limit-th item read so far: an unread item after it can never be in the answer.
+    const bound = merged.length >= limit ? keyOf(merged[limit - 1] as Item) : null;
+    taking = sources.filter(
+      (source) => !source.done && (bound === null || source.last === null || first(source.last, bound)),
     );
-    if (certain.length >= limit || open.length === 0) return merged.slice(0, limit).map(parse);
-    const frontier = merged[certain.length];
-    taking = open.filter(
-      (source) => frontier === undefined || source.last === null || first(source.last, keyOf(frontier)),
-    );
-    if (taking.length === 0) taking = open;
-    share = Math.max(1, Math.ceil((limit - certain.length) / taking.length));
+    if (taking.length === 0) return merged.slice(0, limit).map(parse);
+    shares = sharesOf(taking, sources, bound, { first, keyOf, read: merged.length });
   }
   // Bounded: after the last round, the newest of what was read.
   return sorted().slice(0, limit).map(parse);
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * How many items each source still open has to read, estimated from the sources already past the
+ * bound: their items between the source's last key and the bound, per source, plus one.
+ */
+function sharesOf(
+  open: Source[],
+  sources: Source[],
+  bound: string | null,
+  order: { first: (a: string, b: string) => boolean; keyOf: (item: Item) => string; read: number },
+): Map<Source, number> {
+  const { first, keyOf } = order;
+  const even = Math.max(1, Math.ceil(order.read / sources.length));
+  const past =
+    bound === null
+      ? []
+      : sources.filter((other) => other.done || (other.last !== null && !first(other.last, bound)));
+  const pastKeys = past.flatMap((other) => other.items.map(keyOf));
+  return new Map(
+    open.map((source) => {
+      const last = source.last;
+      if (bound === null || last === null || past.length === 0) return [source, even];
+      const between = pastKeys.filter((key) => first(last, key) && !first(bound, key)).length;
+      return [source, Math.max(1, Math.ceil(between / past.length) + 1)];
+    }),
+  );
+}
 
 async function readPage(
   db: DynamoDBDocumentClient,
