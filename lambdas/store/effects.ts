@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -30,7 +31,9 @@ import {
   effectCacheKey,
   effectStateKey,
   type ItemKey,
+  RECORD_SHARDS,
   RECORD_SOURCES,
+  rolloutCountsKey,
 } from './keys.ts';
 import { newestAcross } from './shards.ts';
 
@@ -94,6 +97,7 @@ export function makeEffectStore(db: DynamoDBDocumentClient, tableName: string): 
     executionsRecorded: (pipelineId, window, limit) => executionsRecorded(table, pipelineId, window, limit),
     citingSignalsRecorded: (pipelineId, after, limit) =>
       citingSignalsRecorded(table, pipelineId, after, limit),
+    rolloutCounts: (pipelineId, rolloutId) => rolloutCounts(table, pipelineId, rolloutId),
     keptEffect: (pipelineId, runId) => keptEffect(table, pipelineId, runId),
     keepEffect: (pipelineId, kept, readVersion, expiresAtEpoch) =>
       keepEffect(table, pipelineId, kept, readVersion, expiresAtEpoch),
@@ -164,6 +168,28 @@ function citingSignalsRecorded(
     key: String(item.gsi2sk),
     signal: read.citing(item),
   }));
+}
+
+/** The sum of a rollout's counter shards: one BatchGetItem (store/keys.ts rolloutCountsKey). */
+async function rolloutCounts({ db, tableName }: EffectTable, pipelineId: string, rolloutId: string) {
+  const counts = { base: { executions: 0, failed: 0 }, candidate: { executions: 0, failed: 0 } };
+  let keys: Array<Record<string, unknown>> = Array.from({ length: RECORD_SHARDS }, (_, shard) => ({
+    ...rolloutCountsKey(pipelineId, rolloutId, shard),
+  }));
+  for (let round = 0; keys.length > 0; round++) {
+    if (round >= 5) throw new Error('DynamoDB left rollout counts unread; try again later.');
+    const { Responses, UnprocessedKeys } = await db.send(
+      new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }),
+    );
+    for (const item of Responses?.[tableName] ?? []) {
+      counts.base.executions += Number(item.base ?? 0);
+      counts.base.failed += Number(item.baseFailed ?? 0);
+      counts.candidate.executions += Number(item.candidate ?? 0);
+      counts.candidate.failed += Number(item.candidateFailed ?? 0);
+    }
+    keys = (UnprocessedKeys?.[tableName]?.Keys ?? []) as typeof keys;
+  }
+  return counts;
 }
 
 async function keptEffect(

@@ -250,6 +250,20 @@ export const executionIdKey = (pipelineId: string, executionId: string, legacy =
   sk: executionId,
 });
 
+/**
+ * A rollout's exact counts, per arm, kept with the recording (store/records.ts): one counter item
+ * per shard (the shard of the batch's first execution), so no counter is a hot key; the effect
+ * sums the shards. `#<nn>` as for the records.
+ *   rollout counts pk PIPELINE#<id>#ROLLOUTCOUNTS#<nn>  sk <rolloutId>
+ */
+export const rolloutCountsPartition = (pipelineId: string, shard: Shard) =>
+  sharded(`${pipelinePartition(pipelineId)}#ROLLOUTCOUNTS`, shard);
+
+export const rolloutCountsKey = (pipelineId: string, rolloutId: string, shard: number): ItemKey => ({
+  pk: rolloutCountsPartition(pipelineId, shard),
+  sk: rolloutId,
+});
+
 export const evidencePartition = (runId: string) => `RUN#${runId}#EVIDENCE`;
 
 export const evidenceKey = (runId: string, kind: 'signal' | 'execution', recordId: string): ItemKey => ({

@@ -78,7 +78,8 @@ export function makePipelineRepository(
     listPipelines: (teamId, page) => listPipelines(table, teamId, page),
     getConfiguration: (pipelineId, configurationId) => getConfiguration(table, pipelineId, configurationId),
     recordSignals: (signals, retentionDays) => recordSignals(table, signals, retentionDays),
-    recordExecutions: (executions, retentionDays) => recordExecutions(table, executions, retentionDays),
+    recordExecutions: (executions, retentionDays, rollout) =>
+      recordExecutions(table, executions, retentionDays, rollout),
     activateConfiguration: (activation, event, serving) =>
       activateConfiguration(table, activation, event, serving),
     getServingState: (pipelineId) => getServingState(table, pipelineId),

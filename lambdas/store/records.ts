@@ -16,6 +16,7 @@ import {
   type ItemKey,
   RECORD_SOURCES,
   recordShard,
+  rolloutCountsKey,
   type Shard,
   signalIdKey,
   signalIndexKey,
@@ -72,17 +73,64 @@ export function recordSignals(table: RecordTable, signals: Signal[], retentionDa
   );
 }
 
-/** Records a batch of executions, as recordSignals does (gsi2's order by recording time: the effect's marks). */
+/** The arms of the active rollout whose executions a batch counts (null: no rollout). */
+export interface CountedRollout {
+  id: string;
+  baseConfigurationId: string;
+  candidateConfigurationId: string;
+}
+
+/**
+ * Records a batch of executions, as recordSignals does (gsi2's order by recording time: the
+ * effect's marks), and adds the batch's executions of each arm to the rollout's counts in the same
+ * transaction as the records: a batch stored once is counted once.
+ */
 export function recordExecutions(
   table: RecordTable,
   executions: Execution[],
   retentionDays: number,
+  rollout: CountedRollout | null,
 ): Promise<void> {
   return recordAllNew(
     table,
     (recordedAt) => executions.map((execution) => newExecution(execution, retentionDays, recordedAt)),
     'execution',
+    rollout ? countsUpdate(table.tableName, executions, rollout) : null,
   );
+}
+
+/** One update adding a batch's executions (and failures) of each arm to a shard of the rollout's counts. */
+function countsUpdate(tableName: string, executions: Execution[], rollout: CountedRollout) {
+  const counts = { base: 0, baseFailed: 0, candidate: 0, candidateFailed: 0 };
+  for (const execution of executions) {
+    const arm =
+      execution.configurationId === rollout.candidateConfigurationId
+        ? 'candidate'
+        : execution.configurationId === rollout.baseConfigurationId
+          ? 'base'
+          : null;
+    if (arm === null) continue;
+    counts[arm] += 1;
+    if (execution.status === 'failed') counts[arm === 'base' ? 'baseFailed' : 'candidateFailed'] += 1;
+  }
+  const first = executions[0];
+  if (!first || counts.base + counts.candidate === 0) return null;
+  return {
+    Update: {
+      TableName: tableName,
+      Key: rolloutCountsKey(first.pipelineId, rollout.id, recordShard(first.id)),
+      UpdateExpression:
+        'ADD #base :base, baseFailed :baseFailed, candidate :candidate, candidateFailed :candidateFailed',
+      // `base` is a reserved word of DynamoDB's expressions.
+      ExpressionAttributeNames: { '#base': 'base' },
+      ExpressionAttributeValues: {
+        ':base': counts.base,
+        ':baseFailed': counts.baseFailed,
+        ':candidate': counts.candidate,
+        ':candidateFailed': counts.candidateFailed,
+      },
+    },
+  };
 }
 
 /**
@@ -96,13 +144,16 @@ async function recordAllNew(
   table: RecordTable,
   recordsAt: (recordedAt: string) => NewRecord[],
   what: 'signal' | 'execution',
+  counts: CountsUpdate | null = null,
 ): Promise<void> {
   const claimed = recordsAt(new Date().toISOString());
   await claimIds(table, claimed, what);
   // Recorded as late as possible: the time between it and the write being visible is what a
   // reader's mark must leave room for (core/rollouts/effect-state.ts SETTLE_MS).
-  await putAllNew(table, recordsAt(new Date().toISOString()), `${what}s`);
+  await putAllNew(table, recordsAt(new Date().toISOString()), `${what}s`, counts);
 }
+
+type CountsUpdate = NonNullable<ReturnType<typeof countsUpdate>>;
 
 async function claimIds(
   { db, tableName }: RecordTable,
@@ -153,20 +204,42 @@ function batchConflict(error: unknown, records: NewRecord[], taken: (ids: string
   return error;
 }
 
-/** Puts up to 100 new records in one transaction: all are written or none. */
-async function putAllNew({ db, tableName }: RecordTable, records: NewRecord[], what: string): Promise<void> {
-  try {
-    await refusingTooLarge(() =>
-      db.send(
-        new TransactWriteCommand({ TransactItems: records.map((record) => putNew(tableName, record.item)) }),
-      ),
-    );
-  } catch (error) {
-    throw batchConflict(
-      error,
-      records,
-      (ids) => `These ${what} are already recorded: ${ids}. Nothing in the batch was recorded.`,
-    );
+/** The most items DynamoDB takes in one transaction. */
+const TRANSACTION_ITEMS = 100;
+
+/**
+ * Puts up to 100 new records, with the batch's counts, in one transaction: all are written or
+ * none. A full batch and its counts do not fit one transaction: its records go in two, the counts
+ * with the second, and a batch sent again after only the first was written finds every record
+ * of the first already there, goes on with the second, and so is counted once.
+ */
+async function putAllNew(
+  { db, tableName }: RecordTable,
+  records: NewRecord[],
+  what: string,
+  counts: CountsUpdate | null,
+): Promise<void> {
+  const room = TRANSACTION_ITEMS - (counts ? 1 : 0);
+  const parts = records.length <= room ? [records] : [records.slice(0, room / 2), records.slice(room / 2)];
+  for (const [index, part] of parts.entries()) {
+    const last = index === parts.length - 1;
+    const items = [
+      ...part.map((record) => putNew(tableName, record.item)),
+      ...(last && counts ? [counts] : []),
+    ];
+    try {
+      await refusingTooLarge(() => db.send(new TransactWriteCommand({ TransactItems: items })));
+    } catch (error) {
+      // Only the first of two parts may be there already (a batch sent again after it was written).
+      if (!last && failedTransactionItems(error).length === part.length) {
+        continue;
+      }
+      throw batchConflict(
+        error,
+        part,
+        (ids) => `These ${what} are already recorded: ${ids}. Nothing in the batch was recorded.`,
+      );
+    }
   }
 }
 

@@ -19,6 +19,7 @@ import {
   pipelinePartition,
   RECORD_SOURCES,
   ROLLOUT_PREFIX,
+  rolloutCountsPartition,
   type Shard,
   signalIdsPartition,
   signalsPartition,
@@ -278,6 +279,7 @@ export const REMOVALS: readonly RemovalKind[] = [
   /* @__PURE__ */ shardedRemoval('signal ids', null, signalIdsPartition),
   /* @__PURE__ */ shardedRemoval('executions', 'executions', executionsPartition),
   /* @__PURE__ */ shardedRemoval('execution ids', null, executionIdsPartition),
+  /* @__PURE__ */ shardedRemoval('rollout counts', null, rolloutCountsPartition),
   /* @__PURE__ */ partitionRemoval('activations', 'activations', pipelinePartition, ACTIVATION_PREFIX),
   /* @__PURE__ */ partitionRemoval(
     'configurations',

@@ -9,7 +9,14 @@ import type { Clock } from '../ports/common.ts';
 import type { KeptEffect, RecentEffectStates, RolloutRepository } from '../ports/rollouts.ts';
 import type { RunRepository } from '../ports/runs.ts';
 import type { Principal } from '../principal.ts';
-import { BEFORE_AFTER_MIN_EXECUTIONS, EFFECT_ARM_LIMIT, EFFECT_SIGNAL_LIMIT } from '../rollouts/effect.ts';
+import {
+  type ArmCounts,
+  BEFORE_AFTER_MIN_EXECUTIONS,
+  EFFECT_ARM_LIMIT,
+  EFFECT_SIGNAL_LIMIT,
+  type EffectFigures,
+  withExactCounts,
+} from '../rollouts/effect.ts';
 import {
   type ArmWindow,
   armClosed,
@@ -104,6 +111,9 @@ export async function measureMaintained(
   memory: { states: RecentEffectStates; early: EarlyReads | null } | null,
 ): Promise<Effect> {
   const early = memory?.early ?? null;
+  // A rollout's arms are counted whole (kept with the recording); read beside the sample.
+  const counts =
+    plan.mode === 'rollout' && plan.rolloutId ? rollouts.rolloutCounts(pipelineId, plan.rolloutId) : null;
   const fits = kept?.state && stateFits(kept.state, plan, now) ? kept.state : null;
   const state = fits ?? emptyState({ ...plan, now });
   // Read beside the kept item from the marks this environment kept last: used when they cover
@@ -115,7 +125,12 @@ export async function measureMaintained(
   const effect =
     kept && fits && !merged.changed && allWithin(merged.state, since)
       ? kept.effect
-      : answer(kept, plan, figuresOfState(merged.state, since, plan.minExecutions), now);
+      : answer(
+          kept,
+          plan,
+          exactFigures(figuresOfState(merged.state, since, plan.minExecutions), await counts, plan),
+          now,
+        );
   // Written when built, or once more than WRITE_AFTER_READS items were read after the kept marks:
   // until then the next measurement reads them again (a few items) rather than this one writing.
   const read = (reads.base?.length ?? 0) + (reads.applied?.length ?? 0) + reads.signals.length;
@@ -132,6 +147,11 @@ export async function measureMaintained(
     memory?.states.remember(pipelineId, plan.runId, fits);
   }
   return effect;
+}
+
+/** The sampled figures with a rollout's exact counts (none outside a rollout). */
+function exactFigures(figures: EffectFigures, counts: ArmCounts | null, plan: EffectPlan): EffectFigures {
+  return counts ? withExactCounts(figures, counts, plan.minExecutions) : figures;
 }
 
 type Reads = Parameters<typeof mergeRecorded>[1];

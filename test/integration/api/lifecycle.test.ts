@@ -302,6 +302,7 @@ describe('retention', () => {
     await repository.recordExecutions(
       [execution(pipeline.id, daysAgo(40), 'old-e'), execution(pipeline.id, daysAgo(1), 'new-e')],
       RETENTION_DAYS.default,
+      null,
     );
 
     expect(
@@ -393,6 +394,7 @@ describe('deleting a pipeline', () => {
           execution(pipeline.id, new Date(Date.now() - (start + i) * 1000).toISOString()),
         ),
         RETENTION_DAYS.default,
+        null,
       );
     }
     const idempotencyKey = `key-${nanoid()}`;
@@ -636,7 +638,11 @@ describe('exporting a pipeline', () => {
       [signal(pipeline.id, daysAgo(1), 's-1'), signal(pipeline.id, daysAgo(200), 's-old')],
       RETENTION_DAYS.default,
     );
-    await repository.recordExecutions([execution(pipeline.id, daysAgo(1), 'e-1')], RETENTION_DAYS.default);
+    await repository.recordExecutions(
+      [execution(pipeline.id, daysAgo(1), 'e-1')],
+      RETENTION_DAYS.default,
+      null,
+    );
 
     const page = await exportPage(pipeline.id);
     expect(page.statusCode).toBe(200);

@@ -46,7 +46,7 @@ const execution = (pipelineId: string, index: number): Execution => ({
 async function recordMany(pipelineId: string, count: number) {
   const all = Array.from({ length: count }, (_, index) => execution(pipelineId, index));
   for (let at = 0; at < all.length; at += 100) {
-    await pipelines.recordExecutions(all.slice(at, at + 100), RETENTION_DAYS.default);
+    await pipelines.recordExecutions(all.slice(at, at + 100), RETENTION_DAYS.default, null);
   }
   return all;
 }
@@ -94,8 +94,8 @@ describe('sharded records', () => {
   it('stores a retried batch once', async () => {
     const pipelineId = `p-${nanoid()}`;
     const batch = Array.from({ length: 100 }, (_, index) => execution(pipelineId, index));
-    await pipelines.recordExecutions(batch, RETENTION_DAYS.default);
-    await expect(pipelines.recordExecutions(batch, RETENTION_DAYS.default)).rejects.toThrow(
+    await pipelines.recordExecutions(batch, RETENTION_DAYS.default, null);
+    await expect(pipelines.recordExecutions(batch, RETENTION_DAYS.default, null)).rejects.toThrow(
       /already recorded/,
     );
     const stored = await pipelines.recentExecutions(pipelineId, 500, WHOLE_HISTORY);
