@@ -188,34 +188,41 @@ function makeExecutionReads(
     },
 
     async loadExecutions(pipelineId, refs) {
-      const found = await getAll(
-        refs.map((ref) => executionKey({ pipelineId, startedAt: ref.startedAt, id: ref.id })),
-      );
+      const keys = refs.map((ref) => executionKey({ pipelineId, startedAt: ref.startedAt, id: ref.id }));
+      const found = await getAll(db, tables.data, keys, readExecution);
       // Recorded before the shards: in the legacy partition, read only for what the shards lack.
       const seen = new Set(found.map((execution) => execution.id));
       const legacy = refs
         .filter((ref) => !seen.has(ref.id))
         .map((ref) => ({ pk: executionsPartition(pipelineId, null), sk: `${ref.startedAt}#${ref.id}` }));
-      return legacy.length === 0 ? found : [...found, ...(await getAll(legacy))];
+      return legacy.length === 0
+        ? found
+        : [...found, ...(await getAll(db, tables.data, legacy, readExecution))];
     },
   };
+}
 
-  async function getAll(all: ItemKey[]): Promise<Execution[]> {
-    const found: Execution[] = [];
-    for (let at = 0; at < all.length; at += READ_BATCH) {
-      let keys: Array<Record<string, unknown>> = all.slice(at, at + READ_BATCH).map((key) => ({ ...key }));
-      for (let round = 0; keys.length > 0; round++) {
-        if (round >= MAX_ROUNDS) throw new Error('DynamoDB left executions unread; try again later.');
-        const { Responses, UnprocessedKeys } = await db.send(
-          new BatchGetCommand({ RequestItems: { [tables.data]: { Keys: keys } } }),
-        );
-        found.push(...(Responses?.[tables.data] ?? []).map(readExecution));
-        keys = (UnprocessedKeys?.[tables.data]?.Keys ?? []) as typeof keys;
-        if (keys.length > 0) await pause(round);
-      }
+/** Executions by their keys, in BatchGetItem rounds (what DynamoDB leaves unprocessed is asked again). */
+async function getAll(
+  db: DynamoDBDocumentClient,
+  table: string,
+  all: ItemKey[],
+  readExecution: (item: unknown) => Execution,
+): Promise<Execution[]> {
+  const found: Execution[] = [];
+  for (let at = 0; at < all.length; at += READ_BATCH) {
+    let keys: Array<Record<string, unknown>> = all.slice(at, at + READ_BATCH).map((key) => ({ ...key }));
+    for (let round = 0; keys.length > 0; round++) {
+      if (round >= MAX_ROUNDS) throw new Error('DynamoDB left executions unread; try again later.');
+      const { Responses, UnprocessedKeys } = await db.send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: keys } } }),
+      );
+      found.push(...(Responses?.[table] ?? []).map(readExecution));
+      keys = (UnprocessedKeys?.[table]?.Keys ?? []) as typeof keys;
+      if (keys.length > 0) await pause(round);
     }
-    return found;
   }
+  return found;
 }
 
 /** A run's results (one item per case and arm) and the summary the run carries. */
