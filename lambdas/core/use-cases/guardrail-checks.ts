@@ -34,11 +34,8 @@ export interface NotActive {
  */
 export function makeJudgeNamedRollouts(deps: JudgeDeps) {
   return async (checks: GuardrailCheck[]): Promise<CheckResult[]> => {
-    const distinct = new Map<string, GuardrailCheck>();
-    for (const check of checks) {
-      const key = checkKey(check);
-      if (!distinct.has(key)) distinct.set(key, check);
-    }
+    // Checks with one key name the same rollout: whichever is kept, the judgement is the same.
+    const distinct = new Map(checks.map((check) => [checkKey(check), check]));
     const results: CheckResult[] = [];
     for (const check of distinct.values()) {
       try {

@@ -37,9 +37,8 @@ function promotionOf(
   at: string,
   by: string,
   reason: string | null,
-): Activation {
+): Omit<Activation, 'id'> {
   return {
-    id: '',
     pipelineId: rollout.pipelineId,
     configurationId: candidate.id,
     version: candidate.version,

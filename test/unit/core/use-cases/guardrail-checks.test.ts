@@ -1,6 +1,10 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConflictError } from '../../../../lambdas/core/errors.ts';
-import type { GuardrailCheck, RolloutRepository } from '../../../../lambdas/core/ports/rollouts.ts';
+import type {
+  GuardrailCheck,
+  KeptEffect,
+  RolloutRepository,
+} from '../../../../lambdas/core/ports/rollouts.ts';
 import type { Pipeline } from '../../../../lambdas/core/schemas/pipelines.ts';
 import type { Execution } from '../../../../lambdas/core/schemas/records.ts';
 import type { Rollout } from '../../../../lambdas/core/schemas/rollouts.ts';
@@ -205,6 +209,7 @@ describe('judging the rollouts a batch of checks names', () => {
     expect(ending).toMatchObject({ status: 'rolled_back', by: 'system' });
     expect(ending?.reason).toContain('50.0 % (20 of 40 executions)');
     expect(ending?.reason).toContain('0.0 % (0 of 40)');
+    expect(ending?.reason).toMatch(/^Guardrail: worse: .*; rolled back automatically\.$/);
     expect(results[0]).toMatchObject({ outcome: { action: 'rolled_back', rolloutId: rollout.id } });
   });
 
@@ -228,6 +233,28 @@ describe('judging the rollouts a batch of checks names', () => {
       'not_active',
     ]);
     expect(reads).toHaveBeenCalledTimes(2); // the one active rollout's two arms
+    expect(ends).not.toHaveBeenCalled();
+    expect(results.slice(1).map((result) => ('outcome' in result ? result.outcome.reason : ''))).toEqual([
+      'the rollout is no longer active',
+      'the rollout is no longer active',
+      'the pipeline no longer exists',
+    ]);
+  });
+
+  it('does nothing for a rollout the pipeline still names but that has ended', async () => {
+    const { pipeline, rollout } = await pipelineInRollout({ status: 'rolled_back' });
+    seedCandidate(pipeline);
+    const { store, reads, ends } = armsStore({ base: [40, 0], candidate: [40, 20] });
+    const results = await makeJudgeNamedRollouts({ ...world, rollouts: store })([
+      { pipelineId: pipeline.id, rolloutId: rollout.id },
+    ]);
+    expect(results).toEqual([
+      {
+        check: { pipelineId: pipeline.id, rolloutId: rollout.id },
+        outcome: expect.objectContaining({ action: 'not_active', reason: 'the rollout is no longer active' }),
+      },
+    ]);
+    expect(reads).not.toHaveBeenCalled();
     expect(ends).not.toHaveBeenCalled();
   });
 
@@ -358,5 +385,52 @@ describe("the sweeper's pass", () => {
     // The first rollout's run touched the model slot: its figures are kept with the effect.
     expect(kept[0]).toMatchObject({ effect: { slots: [{ slotId: 'model' }] } });
     expect(kept[1]).toMatchObject({ effect: { slots: [] } });
+  });
+
+  it('takes the slots from the kept measure once there is one, and from the run while its state is unreadable', async () => {
+    const runId = 'run1approvedxxxxxxxxx';
+    const { pipeline, rollout } = await pipelineInRollout({ synthesisRunId: runId, autoRollback: false });
+    seedCandidate(pipeline);
+    world.runs.seed(
+      pendingRun({
+        id: runId,
+        pipelineId: pipeline.id,
+        baseConfigurationId: pipeline.activeConfigurationId,
+        createdAt: '2025-06-02T08:00:00.000Z',
+        status: 'approved',
+        changes: [
+          { id: 'c1', slotId: 'model', description: 'd', rationale: 'r', findingIds: [], patch: { topP: 1 } },
+        ],
+      }),
+    );
+    let kept: Omit<KeptEffect, 'version'> | null = null;
+    const runReads = vi.spyOn(world.runs, 'get');
+    const { store } = armsStore({ base: [40, 0], candidate: [40, 0] });
+    const judge = makeJudgeNamedRollouts({
+      ...world,
+      rollouts: Object.assign(store, {
+        keptEffect: async () => (kept ? { ...kept, version: 1 } : null),
+        keepEffect: async (_pipelineId: string, effect: Omit<KeptEffect, 'version'>) => {
+          kept = effect;
+          return true;
+        },
+      }),
+    });
+    const check = { pipelineId: pipeline.id, rolloutId: rollout.id };
+
+    await judge([check]);
+    expect(runReads).toHaveBeenCalledTimes(1);
+    const first = kept as Omit<KeptEffect, 'version'> | null;
+    expect(first?.state?.slotIds).toEqual(['model']);
+
+    world.runs.runs.delete(runId);
+    await judge([check]);
+    expect(runReads).toHaveBeenCalledTimes(1);
+    expect(kept).toMatchObject({ effect: { slots: [{ slotId: 'model' }] } });
+
+    kept = { ...(kept as unknown as Omit<KeptEffect, 'version'>), state: null };
+    const [unreadable] = await judge([check]);
+    expect(unreadable).toMatchObject({ outcome: { action: 'kept' } });
+    expect(runReads).toHaveBeenCalledTimes(2);
   });
 });

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ForbiddenError, NotFoundError } from '../../../../lambdas/core/errors.ts';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../../../lambdas/core/errors.ts';
 import {
   makeCreatePipeline,
   makeGetConfiguration,
@@ -198,5 +198,36 @@ describe('recording executions', () => {
       ForbiddenError,
     );
     expect(world.pipelines.executions.size).toBe(0);
+  });
+});
+
+describe("records older than the team's retention window", () => {
+  // The clock reads 2025-06-02T10:00Z and the default windows are 90 days: 2025-03-04T10:00Z is the oldest kept.
+  const old = '2025-03-01T00:00:00.000Z';
+
+  it('refuses old executions, naming them, the window and the field, and stores none of the batch', async () => {
+    const { pipeline } = await seedPipeline(world);
+    const refusal = makeRecordExecutions(world)(ada, pipeline.id, [
+      { id: 'exe-new', status: 'succeeded', durationMs: 1 },
+      { id: 'exe-old', status: 'succeeded', durationMs: 1, startedAt: old },
+    ]);
+    await expect(refusal).rejects.toBeInstanceOf(ValidationError);
+    await expect(refusal).rejects.toThrow(
+      "These executions are older than the team's execution retention window of 90 days " +
+        '(startedAt before 2025-03-04T10:00:00.000Z) and would never be read: exe-old.',
+    );
+    expect(world.pipelines.executions.size).toBe(0);
+  });
+
+  it('refuses old signals the same way, by occurredAt', async () => {
+    const { pipeline } = await seedPipeline(world);
+    const refusal = makeRecordSignals(world)(ada, pipeline.id, [
+      { id: 'sig-old', kind: 'user_feedback', severity: 'warning', message: 'm', occurredAt: old },
+    ]);
+    await expect(refusal).rejects.toThrow(
+      "These signals are older than the team's signal retention window of 90 days " +
+        '(occurredAt before 2025-03-04T10:00:00.000Z) and would never be read: sig-old.',
+    );
+    expect(world.pipelines.signals.size).toBe(0);
   });
 });

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../../../lambdas/core/errors.ts';
 import type { Configuration } from '../../../../lambdas/core/schemas/pipelines.ts';
-import type { Change } from '../../../../lambdas/core/schemas/runs.ts';
-import { applyChanges, rebaseConflicts } from '../../../../lambdas/core/use-cases/rebase.ts';
+import type { Change, SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
+import {
+  applyChanges,
+  chooseChanges,
+  describeConflict,
+  rebaseConflicts,
+} from '../../../../lambdas/core/use-cases/rebase.ts';
 
 const configuration = (
   id: string,
@@ -70,5 +76,60 @@ describe('rebasing chosen changes onto the active configuration', () => {
     ]);
     expect(slots.map((slot) => slot.settings)).toEqual([{ maxTokens: 1024 }, { topK: 8 }]);
     expect(twoSlots.slots[0]?.settings).toEqual({ maxTokens: 256 });
+  });
+});
+
+describe('choosing the changes a reviewer names', () => {
+  const runWith = (changes: Change[]) => ({ changes }) as unknown as SynthesisRun;
+  const run = runWith([change('c1', { a: 1 }), change('c2', { b: 2 }), change('c3', { c: 3 })]);
+
+  it('takes every change when none is named, and the named ones in the run order otherwise', () => {
+    expect(chooseChanges(run, undefined).map((c) => c.id)).toEqual(['c1', 'c2', 'c3']);
+    expect(chooseChanges(run, ['c3', 'c1']).map((c) => c.id)).toEqual(['c1', 'c3']);
+    expect(chooseChanges(run, [])).toEqual([]);
+  });
+
+  it("answers a 400 naming the unknown ids and the run's own", () => {
+    const refusal = (() => {
+      try {
+        chooseChanges(run, ['c2', 'c9', 'x']);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refusal).toBeInstanceOf(ValidationError);
+    expect((refusal as ValidationError).message).toBe(
+      'The run has no change c9, x; its changes are c1, c2, c3.',
+    );
+    expect((refusal as ValidationError).details).toEqual([
+      { path: ['changeIds'], message: 'unknown change ids: c9, x' },
+    ]);
+    expect(() => chooseChanges(runWith([]), ['c1'])).toThrow(
+      'The run has no change c1; its changes are none.',
+    );
+  });
+});
+
+describe('a rebase conflict', () => {
+  it('names a key once however many chosen changes set it', () => {
+    const base = configuration('base', { maxTokens: 256 });
+    const active = configuration('active', { maxTokens: 1024 });
+    const changes = [change('1', { maxTokens: 512 }), change('2', { maxTokens: 768 })];
+    expect(rebaseConflicts(base, active, changes)).toEqual([
+      { slotId: 'model', key: 'maxTokens', base: 256, active: 1024, proposed: 768 },
+    ]);
+  });
+
+  it('names a slot neither the base nor the active configuration has, with null for both', () => {
+    const base = configuration('base', { maxTokens: 256 });
+    expect(rebaseConflicts(base, base, [change('1', { topK: 4 }, 'rerank')])).toEqual([
+      { slotId: 'rerank', key: 'topK', base: null, active: null, proposed: null },
+    ]);
+  });
+
+  it('reads as the key with its base, active and proposed values', () => {
+    expect(describeConflict({ slotId: 'model', key: 'stop', base: ['a'], active: null, proposed: 'b' })).toBe(
+      'model.stop was ["a"] in the run\'s base, is null now and would become "b"',
+    );
   });
 });

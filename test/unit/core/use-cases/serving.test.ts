@@ -2,7 +2,7 @@
  * Serving against the fakes: the arm a routing key gets, the ETag that lets a caller skip a
  * configuration it holds, the team check, and the reads when a pipeline has no serving item.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ForbiddenError, NotFoundError } from '../../../../lambdas/core/errors.ts';
 import { routingPoint } from '../../../../lambdas/core/rollouts/routing.ts';
 import type { Configuration, Pipeline } from '../../../../lambdas/core/schemas/pipelines.ts';
@@ -80,6 +80,19 @@ describe('serving a pipeline', () => {
     });
   });
 
+  it('answers from the serving item alone: one read, the pipeline and its configurations untouched', async () => {
+    rollOut(30);
+    const pipelineReads = vi.spyOn(world.pipelines, 'getPipeline');
+    const configurationReads = vi.spyOn(world.pipelines, 'getConfiguration');
+    const serve = makeServeConfiguration(world);
+
+    await serve(ada, pipeline.id, keyOf(true, 30), undefined);
+    await serve(ada, pipeline.id, keyOf(false, 30), undefined);
+
+    expect(pipelineReads).not.toHaveBeenCalled();
+    expect(configurationReads).not.toHaveBeenCalled();
+  });
+
   it("serves the candidate to a key inside the rollout's percent and the base to the others", async () => {
     const rollout = rollOut(30);
     const serve = makeServeConfiguration(world);
@@ -108,7 +121,7 @@ describe('serving a pipeline', () => {
     const serve = makeServeConfiguration(world);
     const etag = servingETag(active.id, 'active', null);
 
-    for (const header of [etag, `W/${etag}`, `"other", ${etag}`, ` ${etag} `]) {
+    for (const header of [etag, `W/${etag}`, `"other", ${etag}`, `"other", W/${etag}`, ` ${etag} `]) {
       expect(await serve(ada, pipeline.id, 'user-1', header), header).toEqual({ etag, answer: null });
     }
     expect((await serve(ada, pipeline.id, 'user-1', '"other"')).answer?.arm).toBe('active');
@@ -143,6 +156,21 @@ describe('serving a pipeline stored before its serving item was kept', () => {
       answer: { configuration: candidate(pipeline.id), arm: 'candidate', rolloutId: rollout.id },
     });
     expect(again).toEqual({ etag: served.etag, answer: null });
+  });
+
+  it('reads the base configuration for a key outside the percent, and the active one with no rollout', async () => {
+    const serve = makeServeConfiguration(world);
+    expect(await serve(ada, pipeline.id, 'user-1', undefined)).toEqual({
+      etag: `"${active.id}.active.none"`,
+      answer: { configuration: active, arm: 'active', rolloutId: null },
+    });
+
+    const rollout = rollOut(30);
+    world.pipelines.serving.clear();
+    expect(await serve(ada, pipeline.id, keyOf(false, 30), undefined)).toEqual({
+      etag: `"${active.id}.active.${rollout.id}"`,
+      answer: { configuration: active, arm: 'active', rolloutId: rollout.id },
+    });
   });
 
   it("is a 404 naming the configuration when it is gone, and a 403 for another team's pipeline", async () => {
