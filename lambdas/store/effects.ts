@@ -111,14 +111,7 @@ function executionsRecorded(
   limit: number,
 ): Promise<RecordedExecution[]> {
   // Marks and window bounds are bare times, which no `<recordedAt>#<id>` key equals: BETWEEN is exact.
-  const values: Record<string, string> = {
-    ':after': window.after || RECORDING_FLOOR,
-  };
-  let range = ' AND gsi2sk > :after';
-  if (window.recordedBefore !== undefined) {
-    range = ' AND gsi2sk BETWEEN :after AND :before';
-    values[':before'] = window.recordedBefore;
-  }
+  const values: Record<string, string> = {};
   const filters: string[] = [];
   if (window.startedFrom !== undefined) {
     filters.push('startedAt >= :startedFrom');
@@ -128,21 +121,25 @@ function executionsRecorded(
     filters.push('startedAt < :startedBefore');
     values[':startedBefore'] = window.startedBefore;
   }
-  const inputs = RECORD_SOURCES.map((shard) => {
-    const pk = configurationExecutionsPartition(pipelineId, window.configurationId, shard);
-    return {
+  const queries = RECORD_SOURCES.map((shard) => ({
+    base: {
       TableName: tableName,
       IndexName: 'gsi2',
-      KeyConditionExpression: `gsi2pk = :pk${range}`,
       ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
       // What the figures need only: an execution's input (up to 16 KB) is never read here.
       ProjectionExpression:
         'gsi2sk, id, pipelineId, configurationId, #status, durationMs, startedAt, slotResults',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ...values, ':pk': pk },
-    };
-  });
-  return newestAcross<RecordedExecution>(db, inputs, 'gsi2sk', limit, (item) => ({
+      ExpressionAttributeValues: {
+        ...values,
+        ':pk': configurationExecutionsPartition(pipelineId, window.configurationId, shard),
+      },
+    },
+    partition: 'gsi2pk = :pk',
+    after: window.after || RECORDING_FLOOR,
+    ...(window.recordedBefore !== undefined ? { to: window.recordedBefore } : {}),
+  }));
+  return newestAcross<RecordedExecution>(db, queries, 'gsi2sk', limit, (item) => ({
     key: String(item.gsi2sk),
     execution: read.measured(item),
   }));
@@ -154,17 +151,17 @@ function citingSignalsRecorded(
   after: string,
   limit: number,
 ): Promise<RecordedSignal[]> {
-  const inputs = RECORD_SOURCES.map((shard) => ({
-    TableName: tableName,
-    IndexName: 'gsi2',
-    KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk > :after',
-    ProjectionExpression: 'gsi2sk, id, executionId, severity, occurredAt',
-    ExpressionAttributeValues: {
-      ':pk': citingSignalsPartition(pipelineId, shard),
-      ':after': after || RECORDING_FLOOR,
+  const queries = RECORD_SOURCES.map((shard) => ({
+    base: {
+      TableName: tableName,
+      IndexName: 'gsi2',
+      ProjectionExpression: 'gsi2sk, id, executionId, severity, occurredAt',
+      ExpressionAttributeValues: { ':pk': citingSignalsPartition(pipelineId, shard) },
     },
+    partition: 'gsi2pk = :pk',
+    after: after || RECORDING_FLOOR,
   }));
-  return newestAcross<RecordedSignal>(db, inputs, 'gsi2sk', limit, (item) => ({
+  return newestAcross<RecordedSignal>(db, queries, 'gsi2sk', limit, (item) => ({
     key: String(item.gsi2sk),
     signal: read.citing(item),
   }));

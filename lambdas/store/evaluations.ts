@@ -156,14 +156,18 @@ function makeExecutionReads(
 
   function slice(pipelineId: string, from: string, to: string): Promise<ExecutionStub[]> {
     // The slice's newest perSlice across the shards, merged: no more items read than one partition's.
-    const inputs = RECORD_SOURCES.map((shard) => ({
-      TableName: tables.data,
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId, shard), ':from': from, ':to': to },
-      ExpressionAttributeNames: { '#status': 'status' },
-      ProjectionExpression: 'sk, id, #status, startedAt',
+    const queries = RECORD_SOURCES.map((shard) => ({
+      base: {
+        TableName: tables.data,
+        ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId, shard) },
+        ExpressionAttributeNames: { '#status': 'status' },
+        ProjectionExpression: 'sk, id, #status, startedAt',
+      },
+      partition: 'pk = :pk',
+      from,
+      to,
     }));
-    return newestAcross(db, inputs, 'sk', SAMPLING.perSlice, readStub);
+    return newestAcross(db, queries, 'sk', SAMPLING.perSlice, readStub);
   }
 
   return {

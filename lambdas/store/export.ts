@@ -105,15 +105,15 @@ function shardedPart(
     async read({ db, tables }, pipelineId, after, limit, window) {
       const lower = since(window);
       const resume = after !== null && (after.sk ?? '') >= lower;
-      const inputs = RECORD_SOURCES.map((shard) => ({
-        TableName: tables.data,
-        KeyConditionExpression: resume ? 'pk = :pk AND sk > :after' : 'pk = :pk AND sk >= :since',
-        ExpressionAttributeValues: {
-          ':pk': partitionOf(pipelineId, shard),
-          ...(resume ? { ':after': after.sk } : { ':since': lower }),
+      const queries = RECORD_SOURCES.map((shard) => ({
+        base: {
+          TableName: tables.data,
+          ExpressionAttributeValues: { ':pk': partitionOf(pipelineId, shard) },
         },
+        partition: 'pk = :pk',
+        ...(resume ? { after: String(after.sk) } : { from: lower }),
       }));
-      const items = await mergeAcross(db, inputs, { sortKey: 'sk', limit, ascending: true }, (item) => item);
+      const items = await mergeAcross(db, queries, { sortKey: 'sk', limit, ascending: true }, (item) => item);
       return { items, more: items.length === limit };
     },
     keyOf: dataKey,

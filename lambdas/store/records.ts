@@ -252,12 +252,12 @@ export function newest<T>(
   since: string,
 ): Promise<T[]> {
   // The window's lower bound is part of the key condition: older items are never read.
-  const inputs = RECORD_SOURCES.map((shard) => ({
-    TableName: tableName,
-    KeyConditionExpression: 'pk = :pk AND sk >= :since',
-    ExpressionAttributeValues: { ':pk': partition(shard), ':since': since },
+  const queries = RECORD_SOURCES.map((shard) => ({
+    base: { TableName: tableName, ExpressionAttributeValues: { ':pk': partition(shard) } },
+    partition: 'pk = :pk',
+    from: since,
   }));
-  return newestAcross(db, inputs, 'sk', limit, parse);
+  return newestAcross(db, queries, 'sk', limit, parse);
 }
 
 /**
