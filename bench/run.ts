@@ -14,6 +14,7 @@ import { formatGuardrail, measureGuardrail } from './guardrail.ts';
 import { formatLifecycle, measureLifecycle } from './lifecycle.ts';
 import { formatLoadTable } from './load.ts';
 import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
+import { formatPartitions, measurePartitions } from './partitions.ts';
 import { formatRollouts, measureRollouts } from './rollouts.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
 import { formatPhaseMedians, measureStartTime } from './start-time.ts';
@@ -35,6 +36,7 @@ const SECTIONS = [
   'evaluation',
   'lifecycle',
   'rollouts',
+  'partitions',
   'webhooks',
 ] as const;
 const only = new Set(process.argv.slice(2));
@@ -137,6 +139,14 @@ if (wanted('evaluation')) {
 if (wanted('lifecycle')) {
   print('\n== Data lifecycle (deleting a pipeline, exporting one; DynamoDB Local)');
   print(formatLifecycle(await measureLifecycle()));
+}
+
+if (wanted('partitions')) {
+  print(
+    '\n== Partitions (write units per partition key, as billed, through a proxy in front of DynamoDB Local; target ≤ 0.2 a record on the hottest key)',
+  );
+  // BENCH_PARTITIONS_PER_ARM: a smaller history for the effect's latency (100,000 an arm by default).
+  print(formatPartitions(await measurePartitions(Number(process.env.BENCH_PARTITIONS_PER_ARM) || undefined)));
 }
 
 if (wanted('rollouts')) {
