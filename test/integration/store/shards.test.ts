@@ -18,7 +18,7 @@ import {
 } from '../../../lambdas/store/keys.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { recordById } from '../../../lambdas/store/records.ts';
-import { type MergeStats, newestAcross } from '../../../lambdas/store/shards.ts';
+import { type MergeStats, mergeAcross, newestAcross } from '../../../lambdas/store/shards.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { setUpApiEnvironment } from '../api/harness.ts';
 
@@ -89,6 +89,48 @@ describe('sharded records', () => {
     expect(await recordById({ db, tableName: names.Data }, 'execution', pipelineId, 'e-1000')).toMatchObject(
       legacy[2] as Execution,
     );
+  });
+
+  it('merges in order when many records share one time, newest first and oldest first after a key', async () => {
+    const pipelineId = `p-${nanoid()}`;
+    // 150 executions in one millisecond, then 150 a second apart: the estimate's times are equal.
+    const same = Array.from({ length: 150 }, (_, index) => ({
+      ...execution(pipelineId, 0),
+      id: `s-${index}`,
+    }));
+    const spread = Array.from({ length: 150 }, (_, index) => execution(pipelineId, index + 1));
+    for (const part of [same.slice(0, 100), same.slice(100), spread.slice(0, 100), spread.slice(100)]) {
+      await pipelines.recordExecutions(part, RETENTION_DAYS.default, null);
+    }
+    const keyOf = (record: Execution) => `${record.startedAt}#${record.id}`;
+    const ordered = [...same, ...spread].sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+    const queries = (range: { after?: string }) =>
+      RECORD_SOURCES.map((shard) => ({
+        base: {
+          TableName: names.Data,
+          ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId, shard) },
+        },
+        partition: 'pk = :pk',
+        ...range,
+      }));
+    for (const limit of [10, 120, 200]) {
+      const newest = await newestAcross(db, queries({}), 'sk', limit, (item) => item.id);
+      expect(newest).toEqual(
+        [...ordered]
+          .reverse()
+          .slice(0, limit)
+          .map((record) => record.id),
+      );
+      // Oldest first after a key inside the shared millisecond (as the export resumes after its cursor).
+      const after = keyOf(ordered[40] as Execution);
+      const page = await mergeAcross(
+        db,
+        queries({ after }),
+        { sortKey: 'sk', limit, ascending: true },
+        (item) => item.id,
+      );
+      expect(page).toEqual(ordered.slice(41, 41 + limit).map((record) => record.id));
+    }
   });
 
   it('stores a retried batch once', async () => {
