@@ -125,6 +125,9 @@ const boundedPages = (open: Source[], share: number, bound: string) =>
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+const YEAR_0 = Date.parse('0000-01-01T00:00:00.000Z');
+const YEAR_9999 = Date.parse('9999-12-31T23:59:59.999Z');
+
 /** The time a sort key starts with, in ms (NaN when it does not start with an ISO time). */
 const timeOf = (key: string) => Date.parse(key.slice(0, 24));
 
@@ -167,7 +170,8 @@ function estimatedPages(
     if (expected(middle) < missing) near = middle;
     else far = middle;
   }
-  const until = new Date(Math.round(far)).toISOString();
+  // Within four-digit years: a time outside them does not sort among ISO keys (`+010000-…` < `2026-…`).
+  const until = new Date(Math.min(Math.max(Math.round(far), YEAR_0), YEAR_9999)).toISOString();
   const pages = new Map<Source, Page>();
   open.forEach((source, index) => {
     const last = lasts[index] as number;

@@ -133,6 +133,37 @@ describe('sharded records', () => {
     }
   });
 
+  it('reads a sparse history whole: records decades apart, oldest first and newest first', async () => {
+    const pipelineId = `p-${nanoid()}`;
+    const at = (year: number, index: number) => ({
+      ...execution(pipelineId, index),
+      startedAt: new Date(Date.UTC(year, 0, 1 + index)).toISOString(),
+    });
+    const all = [
+      ...Array.from({ length: 60 }, (_, i) => at(1971, i)),
+      ...Array.from({ length: 60 }, (_, i) => at(2026, 60 + i)),
+    ];
+    for (let index = 0; index < all.length; index += 100) {
+      await pipelines.recordExecutions(all.slice(index, index + 100), RETENTION_DAYS.default, null);
+    }
+    const queries = RECORD_SOURCES.map((shard) => ({
+      base: {
+        TableName: names.Data,
+        ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId, shard) },
+      },
+      partition: 'pk = :pk',
+    }));
+    const ids = all.map((record) => record.id);
+    const oldest = await mergeAcross(
+      db,
+      queries,
+      { sortKey: 'sk', limit: 200, ascending: true },
+      (item) => item.id,
+    );
+    expect(oldest).toEqual(ids);
+    expect(await newestAcross(db, queries, 'sk', 200, (item) => item.id)).toEqual([...ids].reverse());
+  });
+
   it('stores a retried batch once', async () => {
     const pipelineId = `p-${nanoid()}`;
     const batch = Array.from({ length: 100 }, (_, index) => execution(pipelineId, index));
