@@ -14,10 +14,14 @@ import { formatGuardrail, measureGuardrail } from './guardrail.ts';
 import { formatLifecycle, measureLifecycle } from './lifecycle.ts';
 import { formatLoadTable } from './load.ts';
 import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
+import { formatOptimize, measureOptimize } from './optimize.ts';
+import { formatClaudePlumbing, measureClaudeOptimize } from './optimize-claude.ts';
+import { formatOptimizeStack, measureOptimizeStack } from './optimize-stack.ts';
 import { formatPartitions, measurePartitions } from './partitions.ts';
 import { formatRollouts, measureRollouts } from './rollouts.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
 import { formatPhaseMedians, measureStartTime } from './start-time.ts';
+import { formatWebhookFairness, measureWebhookFairness } from './webhook-fairness.ts';
 import { formatWebhooks, measureWebhooks } from './webhooks.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -38,6 +42,7 @@ const SECTIONS = [
   'rollouts',
   'partitions',
   'webhooks',
+  'optimize',
 ] as const;
 const only = new Set(process.argv.slice(2));
 const unknown = [...only].filter((name) => !(SECTIONS as readonly string[]).includes(name));
@@ -136,6 +141,17 @@ if (wanted('evaluation')) {
   print(formatEvaluation(await measureEvaluation()));
 }
 
+if (wanted('optimize')) {
+  print(
+    '\n== Optimize (heuristic-v1 refining on a simulated pipeline with traps; held-out cases drawn apart)',
+  );
+  print(formatOptimize(await measureOptimize()));
+  const claude = await measureClaudeOptimize();
+  print(formatOptimize(claude.figures, false));
+  print(formatClaudePlumbing(claude));
+  print(formatOptimizeStack(await measureOptimizeStack()));
+}
+
 if (wanted('lifecycle')) {
   print('\n== Data lifecycle (deleting a pipeline, exporting one; DynamoDB Local)');
   print(formatLifecycle(await measureLifecycle()));
@@ -158,6 +174,7 @@ if (wanted('rollouts')) {
 if (wanted('webhooks')) {
   print('\n== Events and webhooks (local stack: stream → deliverers → a receiver on 127.0.0.1)');
   print(formatWebhooks(await measureWebhooks()));
+  print(formatWebhookFairness(await measureWebhookFairness()));
 }
 
 print(

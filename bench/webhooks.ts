@@ -203,11 +203,18 @@ export async function measureWebhooks(options: { latencyEvents?: number; fanOutE
     }
     const outbox = await measureOutboxCost(stack.dynamodbEndpoint, stack.tables.Runs);
 
-    // The other operation whose one write became a transaction with its event: the approval rules.
+    // The other operation whose one write became a transaction with its event: the approval rules
+    // (changed by a person: a session's access token, never an API token).
+    const login = await fetch(`${stack.apiUrl}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: team.email, password: team.password, delivery: 'body' }),
+    });
+    const sessionToken = ((await login.json()) as { accessToken: string }).accessToken;
     const ruleWrites: number[] = [];
     for (let index = 0; index < latencyEvents; index++) {
       const started = performance.now();
-      await api(team.apiToken, 'PUT', `/pipelines/${pipelineId}/approval-rules`, {
+      await api(sessionToken, 'PUT', `/pipelines/${pipelineId}/approval-rules`, {
         requireEvaluation: index % 2 === 0,
         maxRegressions: 0,
         minEvaluatedCases: 20,
@@ -454,6 +461,7 @@ async function measureTransactionItemCost(endpoint: string, dataTable: string, e
       teamId,
       signalRetentionDays: 90,
       executionRetentionDays: 90,
+      modelBudgetUsdPerMonth: null,
       updatedAt: at,
       updatedBy: 'u',
     };

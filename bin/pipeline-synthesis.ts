@@ -12,6 +12,7 @@ process.on('SIGINT', () => {
 });
 
 runCli(process.argv.slice(2), {
+  stdin: process.stdin,
   stdout: process.stdout,
   stderr: process.stderr,
   env: process.env,

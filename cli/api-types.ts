@@ -15,7 +15,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a synthesis run (asynchronous): answers the pending run and its Location; honours Idempotency-Key. */
+        /** Start a synthesis run (asynchronous): answers the pending run and its Location; honours Idempotency-Key. With parentRunId, a refinement that learns from its parent's evaluation. A run whose estimated model cost would pass the team's modelBudgetUsdPerMonth is a 429. */
         post: operations["synthesize-pipeline"];
         delete?: never;
         options?: never;
@@ -238,7 +238,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Activate an earlier configuration (roll back), recording who, when and why. */
+        /** Activate a configuration that was active before (roll back or forward), under the approval rules, recording who, when and why; a candidate a rollout rolled back needs an admin's `override`. */
         post: operations["activate-configuration"];
         delete?: never;
         options?: never;
@@ -710,6 +710,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/synthesis-runs/{id}/chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's chain: its first run and every refinement (parentRunId), oldest first, each with its evaluation's held-out figures, and the best run to review. */
+        get: operations["get-synthesis-run-chain"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -895,7 +912,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    synthesisHandler?: string;
+                    /** @enum {string} */
+                    synthesisHandler?: "heuristic-v1" | "claude-v1";
+                    parentRunId?: string;
                 };
             };
         };
@@ -926,6 +945,7 @@ export interface operations {
                                 signalIds: string[];
                                 /** @default [] */
                                 executionIds: string[];
+                                caseIds?: string[];
                             }[];
                         } | null;
                         changes: {
@@ -984,6 +1004,26 @@ export interface operations {
                             regressed: string[];
                             durationMsDelta: number | null;
                             costUsdDelta: number | null;
+                            changes?: {
+                                changeId: string;
+                                evaluated: number;
+                                fixed: string[];
+                                fixedCount: number;
+                                broken: string[];
+                                brokenCount: number;
+                            }[];
+                            heldOut?: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation?: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
@@ -994,6 +1034,14 @@ export interface operations {
                         appliedConfigurationId: string | null;
                         /** @default null */
                         rolloutId: string | null;
+                        /** @default null */
+                        parentRunId: string | null;
+                        /** @default null */
+                        rootRunId: string | null;
+                        /** @default null */
+                        estimatedCostUsd: number | null;
+                        /** @default null */
+                        costUsd: number | null;
                     };
                 };
             };
@@ -1044,6 +1092,7 @@ export interface operations {
                                 signalIds: string[];
                                 /** @default [] */
                                 executionIds: string[];
+                                caseIds?: string[];
                             }[];
                         } | null;
                         changes: {
@@ -1102,6 +1151,26 @@ export interface operations {
                             regressed: string[];
                             durationMsDelta: number | null;
                             costUsdDelta: number | null;
+                            changes?: {
+                                changeId: string;
+                                evaluated: number;
+                                fixed: string[];
+                                fixedCount: number;
+                                broken: string[];
+                                brokenCount: number;
+                            }[];
+                            heldOut?: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation?: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
@@ -1112,6 +1181,17 @@ export interface operations {
                         appliedConfigurationId: string | null;
                         /** @default null */
                         rolloutId: string | null;
+                        /** @default null */
+                        parentRunId: string | null;
+                        /** @default null */
+                        rootRunId: string | null;
+                        /** @default null */
+                        estimatedCostUsd: number | null;
+                        /** @default null */
+                        costUsd: number | null;
+                        triggeredByName: string | null;
+                        approvedByName: string | null;
+                        rejectedByName: string | null;
                     };
                 };
             };
@@ -1710,6 +1790,7 @@ export interface operations {
                                 signalIds: string[];
                                 /** @default [] */
                                 executionIds: string[];
+                                caseIds?: string[];
                             }[];
                         } | null;
                         changes: {
@@ -1768,6 +1849,26 @@ export interface operations {
                             regressed: string[];
                             durationMsDelta: number | null;
                             costUsdDelta: number | null;
+                            changes?: {
+                                changeId: string;
+                                evaluated: number;
+                                fixed: string[];
+                                fixedCount: number;
+                                broken: string[];
+                                brokenCount: number;
+                            }[];
+                            heldOut?: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation?: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
@@ -1778,6 +1879,17 @@ export interface operations {
                         appliedConfigurationId: string | null;
                         /** @default null */
                         rolloutId: string | null;
+                        /** @default null */
+                        parentRunId: string | null;
+                        /** @default null */
+                        rootRunId: string | null;
+                        /** @default null */
+                        estimatedCostUsd: number | null;
+                        /** @default null */
+                        costUsd: number | null;
+                        triggeredByName: string | null;
+                        approvedByName: string | null;
+                        rejectedByName: string | null;
                     };
                 };
             };
@@ -1837,6 +1949,7 @@ export interface operations {
                                 signalIds: string[];
                                 /** @default [] */
                                 executionIds: string[];
+                                caseIds?: string[];
                             }[];
                         } | null;
                         changes: {
@@ -1895,6 +2008,26 @@ export interface operations {
                             regressed: string[];
                             durationMsDelta: number | null;
                             costUsdDelta: number | null;
+                            changes?: {
+                                changeId: string;
+                                evaluated: number;
+                                fixed: string[];
+                                fixedCount: number;
+                                broken: string[];
+                                brokenCount: number;
+                            }[];
+                            heldOut?: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation?: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
@@ -1905,6 +2038,17 @@ export interface operations {
                         appliedConfigurationId: string | null;
                         /** @default null */
                         rolloutId: string | null;
+                        /** @default null */
+                        parentRunId: string | null;
+                        /** @default null */
+                        rootRunId: string | null;
+                        /** @default null */
+                        estimatedCostUsd: number | null;
+                        /** @default null */
+                        costUsd: number | null;
+                        triggeredByName: string | null;
+                        approvedByName: string | null;
+                        rejectedByName: string | null;
                     };
                 };
             };
@@ -2074,6 +2218,7 @@ export interface operations {
                                     signalIds: string[];
                                     /** @default [] */
                                     executionIds: string[];
+                                    caseIds?: string[];
                                 }[];
                             } | null;
                             changes: {
@@ -2132,6 +2277,26 @@ export interface operations {
                                 regressed: string[];
                                 durationMsDelta: number | null;
                                 costUsdDelta: number | null;
+                                changes?: {
+                                    changeId: string;
+                                    evaluated: number;
+                                    fixed: string[];
+                                    fixedCount: number;
+                                    broken: string[];
+                                    brokenCount: number;
+                                }[];
+                                heldOut?: {
+                                    cases: number;
+                                    evaluated: number;
+                                    baseFailed: number;
+                                    fixed: string[];
+                                    regressed: string[];
+                                    stillFailing: string[];
+                                } | null;
+                                recommendation?: {
+                                    changeIds: string[];
+                                    text: string;
+                                } | null;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } | null;
@@ -2142,6 +2307,17 @@ export interface operations {
                             appliedConfigurationId: string | null;
                             /** @default null */
                             rolloutId: string | null;
+                            /** @default null */
+                            parentRunId: string | null;
+                            /** @default null */
+                            rootRunId: string | null;
+                            /** @default null */
+                            estimatedCostUsd: number | null;
+                            /** @default null */
+                            costUsd: number | null;
+                            triggeredByName: string | null;
+                            approvedByName: string | null;
+                            rejectedByName: string | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -2174,6 +2350,9 @@ export interface operations {
                  */
                 "application/json": {
                     reason?: string;
+                    override?: {
+                        reason: string;
+                    };
                 };
             };
         };
@@ -2199,6 +2378,7 @@ export interface operations {
                         /** Format: date-time */
                         activatedAt: string;
                         activatedBy: string;
+                        overrideReason?: string | null;
                     };
                 };
             };
@@ -2249,6 +2429,8 @@ export interface operations {
                             /** Format: date-time */
                             activatedAt: string;
                             activatedBy: string;
+                            overrideReason?: string | null;
+                            activatedByName: string | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -2351,13 +2533,13 @@ export interface operations {
                             status: "succeeded" | "failed";
                             /** Format: date-time */
                             startedAt: string;
+                            heldOut?: boolean;
                             error?: string;
                             input?: unknown;
                             results?: {
                                 base?: {
                                     executionId: string;
-                                    /** @enum {string} */
-                                    arm: "base" | "candidate";
+                                    arm: ("base" | "candidate") | string;
                                     passed: boolean;
                                     score?: number;
                                     durationMs?: number;
@@ -2368,8 +2550,7 @@ export interface operations {
                                 };
                                 candidate?: {
                                     executionId: string;
-                                    /** @enum {string} */
-                                    arm: "base" | "candidate";
+                                    arm: ("base" | "candidate") | string;
                                     passed: boolean;
                                     score?: number;
                                     durationMs?: number;
@@ -2378,10 +2559,24 @@ export interface operations {
                                     /** Format: date-time */
                                     recordedAt: string;
                                 };
+                                changes?: {
+                                    [key: string]: {
+                                        executionId: string;
+                                        arm: ("base" | "candidate") | string;
+                                        passed: boolean;
+                                        score?: number;
+                                        durationMs?: number;
+                                        costUsd?: number;
+                                        detail?: string;
+                                        /** Format: date-time */
+                                        recordedAt: string;
+                                    };
+                                };
                             };
                         }[];
                         /** Format: date-time */
                         chosenAt: string;
+                        chainRootRunId: string;
                     };
                 };
             };
@@ -2428,8 +2623,7 @@ export interface operations {
                 "application/json": {
                     results: {
                         executionId: string;
-                        /** @enum {string} */
-                        arm: "base" | "candidate";
+                        arm: ("base" | "candidate") | string;
                         passed: boolean;
                         score?: number;
                         durationMs?: number;
@@ -2462,6 +2656,26 @@ export interface operations {
                             regressed: string[];
                             durationMsDelta: number | null;
                             costUsdDelta: number | null;
+                            changes?: {
+                                changeId: string;
+                                evaluated: number;
+                                fixed: string[];
+                                fixedCount: number;
+                                broken: string[];
+                                brokenCount: number;
+                            }[];
+                            heldOut?: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation?: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -2605,6 +2819,8 @@ export interface operations {
                         endedAt: string | null;
                         endedBy: string | null;
                         endReason: string | null;
+                        startedByName: string | null;
+                        endedByName: string | null;
                     };
                 };
             };
@@ -2662,6 +2878,8 @@ export interface operations {
                         endedAt: string | null;
                         endedBy: string | null;
                         endReason: string | null;
+                        startedByName: string | null;
+                        endedByName: string | null;
                     };
                 };
             };
@@ -2720,6 +2938,8 @@ export interface operations {
                         endedAt: string | null;
                         endedBy: string | null;
                         endReason: string | null;
+                        startedByName: string | null;
+                        endedByName: string | null;
                     };
                 };
             };
@@ -3377,7 +3597,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://hooks.example.com/pipeline-synthesis",
+                 *       "url": "https://example.com/hooks/pipeline-synthesis",
                  *       "eventTypes": [
                  *         "synthesis_run.generated",
                  *         "synthesis_run.failed"
@@ -3386,6 +3606,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** Format: uri */
                     url: string;
                     eventTypes?: ("synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated")[];
                     description?: string;
@@ -3534,11 +3755,13 @@ export interface operations {
                                 status?: string;
                                 tokenId?: string;
                                 webhookId?: string;
+                                overrideReason?: string;
                                 actor: {
                                     userId: string;
                                     /** @enum {string} */
                                     credential: "session" | "api_token" | "system";
                                     tokenId?: string;
+                                    name?: string | null;
                                 };
                             };
                         }[];
@@ -3654,6 +3877,8 @@ export interface operations {
                         teamId: string;
                         signalRetentionDays: number;
                         executionRetentionDays: number;
+                        /** @default null */
+                        modelBudgetUsdPerMonth: number | null;
                         updatedAt: string | null;
                         updatedBy: string | null;
                     };
@@ -3662,6 +3887,7 @@ export interface operations {
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };
@@ -3686,6 +3912,7 @@ export interface operations {
                 "application/json": {
                     signalRetentionDays?: number;
                     executionRetentionDays?: number;
+                    modelBudgetUsdPerMonth?: number | null;
                 };
             };
         };
@@ -3700,6 +3927,8 @@ export interface operations {
                         teamId: string;
                         signalRetentionDays: number;
                         executionRetentionDays: number;
+                        /** @default null */
+                        modelBudgetUsdPerMonth: number | null;
                         updatedAt: string | null;
                         updatedBy: string | null;
                     };
@@ -3708,6 +3937,7 @@ export interface operations {
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };
@@ -3781,6 +4011,63 @@ export interface operations {
                 };
                 content: {
                     "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "get-synthesis-run-chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        rootRunId: string;
+                        runs: {
+                            runId: string;
+                            parentRunId: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "generating" | "generated" | "approved" | "rejected" | "failed";
+                            synthesisHandler: string;
+                            createdAt: string;
+                            changeCount: number;
+                            evaluated: number;
+                            fixed: number;
+                            regressed: number;
+                            heldOut: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
+                            estimatedCostUsd: number | null;
+                            costUsd: number | null;
+                        }[];
+                        bestRunId: string | null;
+                    };
                 };
             };
             400: components["responses"]["ValidationError"];

@@ -16,6 +16,12 @@ export type ResponseBody<Operation extends keyof operations, Status extends numb
 
 export type SynthesisRun = ResponseBody<'get-synthesis-run'>;
 export type RunStatus = SynthesisRun['status'];
+/** A synthesis handler's name as the API document lists them. */
+export type SynthesisHandler = NonNullable<
+  NonNullable<
+    operations['synthesize-pipeline']['requestBody']
+  >['content']['application/json']['synthesisHandler']
+>;
 export type Pipeline = ResponseBody<'get-pipeline'>;
 export type RunDiff = ResponseBody<'get-synthesis-run-diff'>;
 export type Me = ResponseBody<'get-me'>;

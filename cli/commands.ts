@@ -7,6 +7,7 @@ import { call } from './api.ts';
 import type { operations } from './client.ts';
 import { type Context, contextOf, type Io } from './context.ts';
 import { ApiFailure } from './failures.ts';
+import { addPipelineDeleteCommand } from './pipeline-delete.ts';
 import { batches, readJsonObject, readRecords } from './records.ts';
 import { fields, table } from './render.ts';
 
@@ -100,6 +101,7 @@ function addPipelineCommands(program: Command, io: Io): void {
       );
       context.print(pipeline, () => fields(pipeline));
     });
+  addPipelineDeleteCommand(pipelines, io);
   pipelines
     .command('create')
     .description('create a pipeline from a JSON file {name, slots}')

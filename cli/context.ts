@@ -12,6 +12,8 @@ import { type Palette, paletteFor } from './render.ts';
 import type { ProgressStream } from './wait.ts';
 
 export interface Io {
+  /** Where a confirmation is typed (a terminal only: see `isTTY`). */
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   stdout: ProgressStream;
   stderr: ProgressStream;
   env: NodeJS.ProcessEnv;

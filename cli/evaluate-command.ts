@@ -7,15 +7,18 @@ import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import { call } from './api.ts';
+import { armsOf, describeHeldOut } from './change-arms.ts';
 import type { ResponseBody } from './client.ts';
 import { type Context, contextOf, type Io } from './context.ts';
 import { CliFailure, EXIT } from './failures.ts';
-import { plural, table } from './render.ts';
+import { duration, plural, table } from './render.ts';
 
 type EvaluationSet = ResponseBody<'get-synthesis-run-evaluation-set'>;
 type EvaluationCase = EvaluationSet['cases'][number];
 type Summary = ResponseBody<'record-synthesis-run-evaluations'>['evaluation'];
-type Arm = 'base' | 'candidate';
+/** `base`, `candidate`, or `change:<id>` (the base with that change alone, `--per-change`). */
+type Arm = string;
+type Configuration = EvaluationSet['baseConfiguration'];
 
 /** A runner's answer for one case and arm, as posted. */
 export interface CaseResult {
@@ -149,7 +152,7 @@ function runCase(
 }
 
 /** Posts results in batches of at most POST_BATCH, one request at a time, in the order they finished. */
-class ResultPoster {
+export class ResultPoster {
   #buffer: CaseResult[] = [];
   #chain: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
@@ -220,6 +223,10 @@ export function addEvaluateCommand(program: Command, io: Io): void {
       parsePositiveInt('--concurrency'),
     )
     .option(
+      '--per-change',
+      'also replay each change alone on the base (arms change:<id>): which change fixed or broke what',
+    )
+    .option(
       '--timeout-per-case <seconds>',
       `a runner still going after this long fails its case (default ${DEFAULT_TIMEOUT_PER_CASE_SECONDS})`,
       parseTimeout,
@@ -231,7 +238,12 @@ export function addEvaluateCommand(program: Command, io: Io): void {
     });
 }
 
-type EvaluateOptions = { exec: string; concurrency?: number; timeoutPerCase: number };
+export type EvaluateOptions = {
+  exec: string;
+  concurrency?: number;
+  timeoutPerCase: number;
+  perChange?: boolean;
+};
 
 async function evaluate(context: Context, runId: string, options: EvaluateOptions): Promise<void> {
   const set = await call(
@@ -239,7 +251,8 @@ async function evaluate(context: Context, runId: string, options: EvaluateOption
     context.apiUrl,
   );
   const poster = new ResultPoster(context, runId);
-  const replayed = await replay(context, set, options, poster);
+  const arms = await armsOf(context, runId, set, options.perChange === true);
+  const replayed = await replay(context, set, arms, options, poster);
   if (poster.failure) throw poster.failure;
   const summary = poster.summary;
   context.print(
@@ -269,13 +282,19 @@ async function evaluate(context: Context, runId: string, options: EvaluateOption
  * Runs the runner once per case and arm, `concurrency` at once, posting each result as it comes
  * and noting progress every 5 %; Ctrl-C stops the runners and posts what finished.
  */
-async function replay(context: Context, set: EvaluationSet, options: EvaluateOptions, poster: ResultPoster) {
+export async function replay(
+  context: Context,
+  set: EvaluationSet,
+  arms: ReadonlyMap<Arm, Configuration>,
+  options: EvaluateOptions,
+  poster: ResultPoster,
+) {
   const tasks = set.cases.flatMap((evaluationCase) =>
-    (['base', 'candidate'] as const).map((arm) => ({ evaluationCase, arm })),
+    [...arms.keys()].map((arm) => ({ evaluationCase, arm })),
   );
   const concurrency = options.concurrency ?? Math.max(1, availableParallelism());
   context.note(
-    `Replaying ${plural(set.cases.length, 'case')} on base (version ${set.baseConfiguration.version}) and candidate (version ${set.candidateConfiguration.version}): ${tasks.length} runs, ${concurrency} at once.`,
+    `Replaying ${plural(set.cases.length, 'case')} on base (version ${set.baseConfiguration.version}) and candidate (version ${set.candidateConfiguration.version})${arms.size > 2 ? `, and ${plural(arms.size - 2, 'change')} alone on the base` : ''}: ${tasks.length} runs, ${concurrency} at once.`,
   );
   const results = new Map<string, CaseResult>();
   const running = new Set<Running>();
@@ -297,7 +316,7 @@ async function replay(context: Context, set: EvaluationSet, options: EvaluateOpt
   const worker = async () => {
     while (next < tasks.length && !interrupt.aborted) {
       const task = tasks[next++] as (typeof tasks)[number];
-      const configuration = task.arm === 'base' ? set.baseConfiguration : set.candidateConfiguration;
+      const configuration = arms.get(task.arm);
       // The runner gets the case as recorded, not results posted for it before.
       const { results: _earlier, ...recorded } = task.evaluationCase;
       const answer = await runCase(
@@ -326,7 +345,7 @@ async function replay(context: Context, set: EvaluationSet, options: EvaluateOpt
 }
 
 /** The table of cases (each arm's mark, the verdict, the first line of a failure) and the summary in words. */
-function describeEvaluation(
+export function describeEvaluation(
   set: EvaluationSet,
   results: Map<string, CaseResult>,
   summary: ResultPoster['summary'],
@@ -355,9 +374,13 @@ function describeEvaluation(
     '',
     summary
       ? `Evaluated ${summary.evaluated} of ${summary.cases} cases: base ${summary.base.passed} passed, candidate ${summary.candidate.passed} passed; ${summary.fixed.length} fixed, ${summary.regressed.length} regressed.` +
-        (summary.durationMsDelta === null ? '' : ` Duration ${signed(summary.durationMsDelta)} ms a case.`) +
+        (summary.durationMsDelta === null
+          ? ''
+          : ` Duration ${duration(summary.durationMsDelta, true)} a case.`) +
         (summary.costUsdDelta === null ? '' : ` Cost ${signed(summary.costUsdDelta)} USD a case.`)
       : 'No result was posted.',
+    ...(summary?.heldOut ? [describeHeldOut(summary.heldOut)] : []),
+    ...(summary?.recommendation ? [summary.recommendation.text] : []),
   ].join('\n');
 }
 

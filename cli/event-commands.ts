@@ -3,6 +3,7 @@
  * typed-client call and a rendering.
  */
 import type { Command } from 'commander';
+import { EVENT_TYPES } from '../lambdas/core/event-types.ts';
 import { call } from './api.ts';
 import { nextPage, type PageOptions, parseLimit } from './commands.ts';
 import { contextOf, type Io } from './context.ts';
@@ -29,10 +30,18 @@ function addWebhookCommands(program: Command, io: Io): void {
     .action(async (_options, command: Command) => {
       const context = contextOf(io, command);
       const page = await call(context.client.GET('/webhooks'), context.apiUrl);
+      // One row a webhook within 100 columns: the event types summarised, long texts shortened.
       context.print(page, () =>
         table(
-          page.items.map((webhook) => ({ ...webhook, eventTypes: webhook.eventTypes.join(',') })),
-          ['id', 'url', 'eventTypes', 'description', 'createdAt', 'disabledAt'],
+          page.items.map((webhook) => ({
+            id: webhook.id,
+            url: shorten(webhook.url, 36),
+            events: eventsSummary(webhook.eventTypes),
+            description: shorten(webhook.description ?? '', 16),
+            created: webhook.createdAt.slice(0, 10),
+            state: webhook.disabledAt === null ? 'active' : 'disabled',
+          })),
+          ['id', 'url', 'events', 'description', 'created', 'state'],
         ),
       );
     });
@@ -117,7 +126,7 @@ function addAuditCommand(program: Command, io: Io): void {
             page.items.map((event) => ({
               timestamp: event.timestamp,
               type: event.type,
-              actor: `${event.data.actor.userId} (${event.data.actor.credential}${event.data.actor.tokenId ? ` ${event.data.actor.tokenId}` : ''})`,
+              actor: actorText(event.data.actor),
               pipelineId: event.data.pipelineId ?? '',
               runId: event.data.runId ?? '',
               id: event.id,
@@ -126,4 +135,20 @@ function addAuditCommand(program: Command, io: Io): void {
           ) + nextPage(page.nextCursor),
       );
     });
+}
+
+const shorten = (text: string, width: number) =>
+  text.length > width ? `${text.slice(0, width - 1)}…` : text;
+
+/** "all 16", or the types themselves when they fit, else how many. */
+export function eventsSummary(types: readonly string[]): string {
+  if (types.length === EVENT_TYPES.length) return `all ${EVENT_TYPES.length}`;
+  const listed = types.join(',');
+  return listed.length <= 30 ? listed : `${types.length} of ${EVENT_TYPES.length}`;
+}
+
+/** Who acted, for people: the token's name or the user's email, and how they signed in. */
+function actorText(actor: { userId: string; credential: string; tokenId?: string; name?: string | null }) {
+  const how = actor.credential === 'api_token' ? 'API token' : actor.credential;
+  return actor.credential === 'system' ? 'system' : `${actor.name ?? actor.tokenId ?? actor.userId} (${how})`;
 }

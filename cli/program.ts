@@ -9,6 +9,7 @@ import { addEvaluateCommand } from './evaluate-command.ts';
 import { addEventCommands } from './event-commands.ts';
 import { addExportCommand } from './export-command.ts';
 import { ApiFailure, CliFailure, EXIT } from './failures.ts';
+import { addOptimizeCommand } from './optimize-command.ts';
 import { addRolloutCommands } from './rollout-commands.ts';
 import { addRunCommands } from './run-commands.ts';
 
@@ -48,6 +49,7 @@ export function buildProgram(io: Io): Command {
   addDataCommands(program, io);
   addRunCommands(program, io);
   addEvaluateCommand(program, io);
+  addOptimizeCommand(program, io);
   addExportCommand(program, io);
   addRolloutCommands(program, io);
   addEventCommands(program, io);

@@ -70,6 +70,9 @@ export function renderRun(run: SynthesisRun, palette: Palette): string {
       base: run.baseConfigurationId,
       proposed: run.proposedConfigurationId,
       created: run.createdAt,
+      by: who(run.triggeredByName, run.triggeredBy),
+      'approved by': who(run.approvedByName, run.approvedBy) ?? undefined,
+      'rejected by': who(run.rejectedByName, run.rejectedBy) ?? undefined,
       error: run.errorMessage ?? undefined,
       retrying: run.retryReason ?? undefined,
       usage: run.usage ? usageLine(run.usage) : undefined,
@@ -105,6 +108,23 @@ function usageLine(usage: NonNullable<SynthesisRun['usage']>): string {
 }
 
 export const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
+/** A duration for people: "333 ms", "1.2 s", "2.5 min"; `signed` puts "+" before a gain. */
+export function duration(ms: number, signed = false): string {
+  const size = Math.abs(ms);
+  const text =
+    size < 1000
+      ? `${Math.round(size)} ms`
+      : size < 60_000
+        ? `${Number((size / 1000).toFixed(1))} s`
+        : `${Number((size / 60_000).toFixed(1))} min`;
+  const sign = ms < 0 && text !== '0 ms' ? '-' : signed ? '+' : '';
+  return `${sign}${text}`;
+}
+
+/** A person as people read them: the name (an email, a token's name) the API gave, else the id. */
+export const who = (name: string | null | undefined, id: string | null): string | null =>
+  id === null ? null : (name ?? id);
 
 const valueText = (value: unknown) => JSON.stringify(value);
 

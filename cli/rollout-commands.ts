@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { call } from './api.ts';
 import { type Context, contextOf, type Io } from './context.ts';
-import { fields } from './render.ts';
+import { fields, who } from './render.ts';
 
 type Rollout = Awaited<ReturnType<typeof getRollout>>;
 
@@ -16,7 +16,12 @@ function getRollout(context: Context, pipelineId: string) {
   );
 }
 
-function renderRollout(rollout: Rollout): string {
+function renderRollout(named: Rollout): string {
+  const rollout = {
+    ...named,
+    startedBy: who(named.startedByName, named.startedBy),
+    endedBy: who(named.endedByName, named.endedBy),
+  };
   return fields(rollout, [
     'id',
     'status',

@@ -4,7 +4,7 @@
  */
 import { type Command, Option } from 'commander';
 import { call } from './api.ts';
-import type { SynthesisRun } from './client.ts';
+import type { SynthesisHandler, SynthesisRun } from './client.ts';
 import { nextPage, type PageOptions, parseLimit } from './commands.ts';
 import { type Context, contextOf, type Io } from './context.ts';
 import { CliFailure, EXIT } from './failures.ts';
@@ -24,7 +24,9 @@ async function getRun(context: Context, id: string): Promise<SynthesisRun> {
   return call(context.client.GET('/synthesis-runs/{id}', { params: { path: { id } } }), context.apiUrl);
 }
 
-async function waitAndReport(context: Context, started: SynthesisRun, timeoutSeconds: number): Promise<void> {
+async function waitAndReport(context: Context, begun: { id: string }, timeoutSeconds: number): Promise<void> {
+  // Read as GET answers it (with people's names), which the synthesize answer does not carry.
+  const started = await getRun(context, begun.id);
   const spinner = startSpinner(context.io.stderr);
   const describe = (run: SynthesisRun) =>
     `run ${run.id} ${run.status}${run.retryReason ? ` (retrying: ${run.retryReason})` : ''}`;
@@ -78,6 +80,10 @@ function addSynthesizeCommand(program: Command, io: Io): void {
     .argument('<pipelineId>')
     .option('--handler <name>', 'heuristic-v1 or claude-v1 (default: the deployment default)')
     .option('--idempotency-key <key>', 'repeating the command with the same key answers the same run')
+    .option(
+      '--parent <runId>',
+      "a refinement: learns from that evaluated run's results (see optimize, which loops this)",
+    )
     .option('--wait', 'poll until the run is generated or failed (exit 3 if failed)')
     .option(
       '--timeout <seconds>',
@@ -88,7 +94,13 @@ function addSynthesizeCommand(program: Command, io: Io): void {
     .action(
       async (
         pipelineId: string,
-        options: { handler?: string; idempotencyKey?: string; wait?: boolean; timeout: number },
+        options: {
+          handler?: string;
+          idempotencyKey?: string;
+          parent?: string;
+          wait?: boolean;
+          timeout: number;
+        },
         command: Command,
       ) => {
         const context = contextOf(io, command);
@@ -98,7 +110,11 @@ function addSynthesizeCommand(program: Command, io: Io): void {
               path: { pipelineId },
               ...(options.idempotencyKey ? { header: { 'Idempotency-Key': options.idempotencyKey } } : {}),
             },
-            body: options.handler ? { synthesisHandler: options.handler } : {},
+            // The server names the handlers it has: an unknown one is its 400, said to the user.
+            body: {
+              ...(options.handler ? { synthesisHandler: options.handler as SynthesisHandler } : {}),
+              ...(options.parent ? { parentRunId: options.parent } : {}),
+            },
           }),
           context.apiUrl,
         );

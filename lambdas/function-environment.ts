@@ -72,8 +72,9 @@ export function accessEnvironment(
     if (tableAccess(access, definition.id))
       environment[definition.envVar] = sources.tableNames[definition.id];
   }
-  // The authorizer's narrow token-use write needs the auth table's name even without `auth` access.
-  if (access.recordsTokenUse) environment[AUTH_TABLE.envVar] = sources.tableNames.Auth;
+  // The authorizer's narrow token-use write, and the narrow reads of people's names, need the auth
+  // table's name even without `auth` access.
+  if (access.recordsTokenUse || access.readsNames) environment[AUTH_TABLE.envVar] = sources.tableNames.Auth;
   const withUrl = queuesWithUrl(access, trigger);
   for (const queue of QUEUES) {
     if (queue.kind === 'work' && withUrl.includes(queue.name))

@@ -44,6 +44,12 @@ export interface FunctionAccess {
    */
   recordsTokenUse?: boolean;
   /**
+   * Names people in its answers (core/people.ts): dynamodb:GetItem and BatchGetItem on the auth
+   * table limited to users and API tokens (leading keys `USER#*`, `APITOKENID#*`, `APITOKEN#*`)
+   * and to the attributes of PEOPLE_ATTRIBUTES (emails and names, never a hash or password).
+   */
+  readsNames?: boolean;
+  /**
    * Seals or opens webhook secrets and checks webhook URLs: read access to the webhook secret key
    * and its ARN as WEBHOOK_SECRET_KEY_ARN (locally WEBHOOK_SECRET_KEY and ALLOW_LOCAL_WEBHOOK_URLS).
    */
@@ -159,7 +165,8 @@ export const DEAD_LETTER_HANDLER_TIMEOUT_SECONDS = 30;
 export const DEAD_LETTER_HANDLER = {
   entry: 'fail-dead-synthesis-jobs',
   description: 'Marks the runs of dead-lettered synthesis jobs failed',
-  access: { runs: 'readWrite', events: 'readWrite' },
+  // data: a failed run's reserved model estimate goes back to its team's month.
+  access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite' },
   trigger: { queue: 'synthesis-jobs', deadLetters: true, batchSize: 10 },
   timeoutSeconds: DEAD_LETTER_HANDLER_TIMEOUT_SECONDS,
 } satisfies HandlerDefinition;
@@ -220,7 +227,7 @@ export const RETENTION_JOB = {
 export const EVENT_DELIVERER = {
   entry: 'deliver-events',
   description: 'Fans each committed event out to its webhooks and the event bus',
-  access: { data: 'read', send: ['webhook-deliveries'], putsEvents: true },
+  access: { data: 'read', send: ['webhook-deliveries'], putsEvents: true, readsNames: true },
   // Only new events: TTL expiries (REMOVE) never invoke the function.
   trigger: {
     streams: [
@@ -270,12 +277,18 @@ export const WEBHOOK_DELIVERER_TIMEOUT_SECONDS = 30;
  */
 export const WEBHOOK_MAX_RECEIVE_COUNT = 12;
 
-/** One attempt per queued delivery; a failed one waits for its next time on the schedule. */
+/**
+ * One attempt per queued delivery; a failed one waits for its next time on the schedule. The queue
+ * is fair (the team is the message group), and 25 invocations of 10 hold 250 POSTs at once: a team
+ * whose receivers all hang (at most 20 webhooks, each POST up to 10 s) fills them only past 12
+ * events at once, and even then another team's delivery waits at most one POST timeout, not the
+ * backlog.
+ */
 export const WEBHOOK_DELIVERER = {
   entry: 'deliver-webhooks',
   description: 'Delivers queued events to webhooks, signed, retried on schedule',
   access: { data: 'readWrite', webhookSecretKey: true },
-  trigger: { queue: 'webhook-deliveries', batchSize: 10, maxConcurrency: 10, changesVisibility: true },
+  trigger: { queue: 'webhook-deliveries', batchSize: 10, maxConcurrency: 25, changesVisibility: true },
   timeoutSeconds: WEBHOOK_DELIVERER_TIMEOUT_SECONDS,
 } satisfies HandlerDefinition;
 

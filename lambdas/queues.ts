@@ -125,7 +125,9 @@ const WEBHOOK_DELIVERIES = {
   visibilityTimeoutSeconds: 6 * WEBHOOK_DELIVERER_TIMEOUT_SECONDS,
   // The schedule's waits add up to about 28 h: the messages must outlive them.
   retentionSeconds: 4 * DAY_SECONDS,
-  fair: false,
+  // The team is the message group: one team's receivers that hang hold back its own backlog, not
+  // every other team's deliveries (the deliverer's invocations are shared by all teams).
+  fair: true,
   maxReceiveCount: WEBHOOK_MAX_RECEIVE_COUNT,
   deadLetters: {
     constructPath: 'Stateful/WebhookDeadLetterQueue',

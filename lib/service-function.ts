@@ -21,7 +21,8 @@ import {
   type TableAccess,
 } from '../lambdas/functions.ts';
 import { QUEUES, type QueueName, type WorkQueueName } from '../lambdas/queues.ts';
-import { API_TOKEN_PARTITION_PREFIX } from '../lambdas/store/auth/keys.ts';
+import { API_TOKEN_PARTITION_PREFIX, apiTokenIdKey, userPartition } from '../lambdas/store/auth/keys.ts';
+import { PEOPLE_ATTRIBUTES } from '../lambdas/store/auth/people.ts';
 import { AUTH_TABLE, TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
 import { DEPS_LOCK_FILE, LAMBDA_BUNDLING, REPO_ROOT, splitBuildCommand } from './bundling.ts';
 import { type EmailSettings, sesIdentityArn } from './email.ts';
@@ -179,6 +180,7 @@ export class ServiceFunction extends Construct {
     if (access.sessionSecret) resources.sessionSigningKey.grantRead(this.function);
     if (access.sendsEmail) this.grantSendEmail(resources.email);
     if (access.recordsTokenUse) this.grantRecordTokenUse(resources);
+    if (access.readsNames) this.grantReadNames(resources);
     if (access.webhookSecretKey) resources.webhookSecretKey.grantRead(this.function);
     if (access.putsEvents) resources.eventBus.grantPutEventsTo(this.function);
     if (access.callsModel) resources.anthropicApiKey.grantRead(this.function);
@@ -229,6 +231,34 @@ export class ServiceFunction extends Construct {
           'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${API_TOKEN_PARTITION_PREFIX}*`] },
           'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...keyAttributes, 'lastUsedAt'] },
           StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+        },
+      }),
+    );
+  }
+
+  /**
+   * A function that names people (lambdas/store/auth/people.ts) reads users' emails and API tokens'
+   * names. Hand-written because no grant method limits a read to some items and attributes: the
+   * conditions confine GetItem and BatchGetItem to user and API token items and to the attributes
+   * the directory projects, so the function reads no password, session or membership.
+   */
+  private grantReadNames(resources: GrantableResources): void {
+    const table = resources.tables.get(AUTH_TABLE.id);
+    if (!table) throw new Error(`No table '${AUTH_TABLE.id}' to grant to ${this.node.path}.`);
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+        resources: [table.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': {
+            'dynamodb:LeadingKeys': [
+              `${userPartition('')}*`,
+              `${apiTokenIdKey('').pk}*`,
+              `${API_TOKEN_PARTITION_PREFIX}*`,
+            ],
+          },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...PEOPLE_ATTRIBUTES] },
+          StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
         },
       }),
     );

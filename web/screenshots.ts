@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { DEMO_SLOTS } from '../local/seed.ts';
 import { startLocalStack } from '../local/stack.ts';
 import { launchChromium } from './chromium.ts';
 
@@ -72,6 +73,7 @@ try {
     await page.getByRole('button', { name: 'Create token' }).click();
     await page.getByRole('button', { name: 'Copy' }).waitFor();
     await shot('5-api-tokens');
+    await newcomerShots(page, stack.apiUrl, shot);
     await context.close();
   }
 } finally {
@@ -82,4 +84,60 @@ try {
 
 async function waitForStatus(page: Page, status: string): Promise<void> {
   await page.getByRole('status', { name: 'Run status' }).filter({ hasText: status }).waitFor();
+}
+
+/**
+ * What a person decides on: a pipeline during a 50 % rollout (its page, the list), the run page
+ * with its rollout and effect, a run with nothing to change, and the audit log with names.
+ */
+async function newcomerShots(page: Page, apiUrl: string, shot: (name: string) => Promise<void>) {
+  const call = async (method: 'GET' | 'POST', route: string, body?: unknown) => {
+    const response = await page.request.fetch(`${apiUrl}/${route}`, {
+      method,
+      headers: { 'x-requested-with': 'screenshots', 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { data: JSON.stringify(body) }),
+    });
+    return (await response.json()) as { id: string; status: string; items?: unknown[] };
+  };
+  const generated = async (pipelineId: string) => {
+    const { id } = await call('POST', `pipelines/${pipelineId}/synthesize`, {
+      synthesisHandler: 'heuristic-v1',
+    });
+    for (let tries = 0; (await call('GET', `synthesis-runs/${id}`)).status !== 'generated'; tries++) {
+      if (tries > 100) throw new Error(`run ${id} was not generated`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return id;
+  };
+  const pipeline = await call('POST', 'pipelines', { name: 'Checkout assistant', slots: DEMO_SLOTS });
+  const signals = Array.from({ length: 4 }, (_, i) => ({
+    kind: 'timeout',
+    severity: 'critical',
+    message: `Retrieval timed out after 1500 ms (query ${i})`,
+    slotId: 'retrieve',
+  }));
+  await call('POST', `pipelines/${pipeline.id}/signals`, { signals });
+  const runId = await generated(pipeline.id);
+  await call('POST', `synthesis-runs/${runId}/approve`, { rollout: { percent: 50 } });
+  await generated(pipeline.id);
+  await page.goto(`${apiUrl}/app/pipelines/${pipeline.id}`);
+  await page.getByRole('region', { name: /Rollout in progress/ }).waitFor();
+  await shot('7-pipeline-rollout');
+  await page.goto(`${apiUrl}/app/`);
+  await page
+    .getByText(/Rollout: version/)
+    .first()
+    .waitFor();
+  await shot('8-pipelines-state');
+  await page.goto(`${apiUrl}/app/runs/${runId}`);
+  await page.getByRole('status', { name: 'Effect verdict' }).waitFor();
+  await shot('9-run-rollout');
+  const quiet = await call('POST', 'pipelines', { name: 'Quiet pipeline', slots: DEMO_SLOTS });
+  await page.goto(`${apiUrl}/app/runs/${await generated(quiet.id)}`);
+  await page.getByRole('heading', { name: 'Nothing to change' }).waitFor();
+  await shot('10-nothing-to-change');
+  await page.goto(`${apiUrl}/app/settings/events`);
+  await page.getByRole('heading', { name: 'Audit log', exact: true }).waitFor();
+  await page.locator('section[aria-labelledby="audit-log"] tbody tr').first().waitFor();
+  await shot('11-events-audit');
 }

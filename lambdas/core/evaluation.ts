@@ -1,7 +1,9 @@
 /*
  * Checking a proposal before approval, the pure part: which recorded executions make the
- * evaluation set, and what a run's results add up to (fixed, regressed, pass counts, deltas).
+ * evaluation set, and what a run's results add up to (fixed, regressed, pass counts, deltas, the
+ * held-out part's figures, each change's own effect and which changes to approve).
  */
+import { changeOutcomes, heldOutFigures, recommend } from './attribution.ts';
 import type { EvaluationSummary, StoredEvaluationResult } from './schemas/evaluation.ts';
 
 export const EVALUATION_SET_LIMITS = {
@@ -16,6 +18,8 @@ export interface EvaluationCaseRef {
   executionId: string;
   reason: 'cited' | 'failed' | 'succeeded';
   startedAt: string;
+  /** Never shown to a synthesis of the chain (core/held-out.ts); absent on sets chosen before. */
+  heldOut?: boolean;
 }
 
 /** An execution as the sampling reads it: no input, no details. */
@@ -77,6 +81,27 @@ function meanDelta(
   return deltas.length === 0 ? null : mean(deltas);
 }
 
+/** What the summary knows of the set and the run beyond the case ids. */
+export interface SummaryScope {
+  /** The held-out cases (absent: a set chosen before cases were held out). */
+  heldOut?: ReadonlySet<string>;
+  /** The run's change ids, in order: their arms' outcomes and the recommendation. */
+  changeIds?: readonly string[];
+}
+
+/** Each case's latest result per arm, by execution id. */
+export type ResultsByCase = Map<string, Map<string, StoredEvaluationResult>>;
+
+export function resultsByCase(results: readonly StoredEvaluationResult[]): ResultsByCase {
+  const byCase: ResultsByCase = new Map();
+  for (const result of results) {
+    const arms = byCase.get(result.executionId) ?? new Map<string, StoredEvaluationResult>();
+    arms.set(result.arm, result);
+    byCase.set(result.executionId, arms);
+  }
+  return byCase;
+}
+
 /**
  * What a run's results add up to. Only cases of the set count; a case counts once it has a result
  * on both arms. `fixed` failed on the base and passed on the candidate; `regressed` the reverse.
@@ -85,13 +110,12 @@ export function summarizeEvaluation(
   caseIds: readonly string[],
   results: readonly StoredEvaluationResult[],
   updatedAt: string,
+  scope: SummaryScope = {},
 ): EvaluationSummary {
-  const byCase = new Map<string, { base?: StoredEvaluationResult; candidate?: StoredEvaluationResult }>();
-  for (const result of results) {
-    const entry = byCase.get(result.executionId) ?? {};
-    entry[result.arm] = result;
-    byCase.set(result.executionId, entry);
-  }
+  const arms = resultsByCase(results);
+  const byCase = new Map(
+    [...arms].map(([id, entry]) => [id, { base: entry.get('base'), candidate: entry.get('candidate') }]),
+  );
   const pairs = caseIds.flatMap((id) => {
     const entry = byCase.get(id);
     return entry?.base && entry.candidate ? [{ id, base: entry.base, candidate: entry.candidate }] : [];
@@ -100,15 +124,33 @@ export function summarizeEvaluation(
     const passed = pairs.filter((pair) => pair[arm].passed).length;
     return { passed, failed: pairs.length - passed };
   };
+  const fixed = pairs.filter((pair) => !pair.base.passed && pair.candidate.passed).map((pair) => pair.id);
+  const regressed = pairs.filter((pair) => pair.base.passed && !pair.candidate.passed).map((pair) => pair.id);
+  const changes = changeOutcomes(caseIds, arms, scope.changeIds ?? []);
   return {
     cases: caseIds.length,
     evaluated: pairs.length,
     base: count('base'),
     candidate: count('candidate'),
-    fixed: pairs.filter((pair) => !pair.base.passed && pair.candidate.passed).map((pair) => pair.id),
-    regressed: pairs.filter((pair) => pair.base.passed && !pair.candidate.passed).map((pair) => pair.id),
+    fixed,
+    regressed,
     durationMsDelta: meanDelta(pairs, 'durationMs'),
     costUsdDelta: meanDelta(pairs, 'costUsd'),
+    changes,
+    heldOut: scope.heldOut ? heldOutFigures(caseIds, arms, scope.heldOut) : null,
+    recommendation:
+      pairs.length === 0 || scope.changeIds === undefined
+        ? null
+        : recommend({
+            changeIds: scope.changeIds ?? [],
+            fixed,
+            regressed,
+            outcomes: changes,
+            brokenDetail: (changeId) => {
+              const first = changes.find((outcome) => outcome.changeId === changeId)?.broken[0];
+              return first === undefined ? undefined : arms.get(first)?.get(`change:${changeId}`)?.detail;
+            },
+          }),
     updatedAt,
   };
 }

@@ -4,27 +4,10 @@
  * as the change (store/events.ts `eventPut`): an event exists exactly when its change committed.
  */
 import * as z from 'zod/mini';
+import { EVENT_TYPES } from './event-types.ts';
 import type { Principal } from './principal.ts';
 
-/** Every event type; a webhook subscribes to some of them. */
-export const EVENT_TYPES = [
-  'synthesis_run.generated',
-  'synthesis_run.failed',
-  'synthesis_run.approved',
-  'synthesis_run.rejected',
-  'synthesis_run.evaluated',
-  'configuration.activated',
-  'rollout.started',
-  'rollout.promoted',
-  'rollout.rolled_back',
-  'pipeline.deleted',
-  'api_token.created',
-  'api_token.revoked',
-  'webhook.created',
-  'webhook.deleted',
-  'approval_rules.updated',
-  'team_settings.updated',
-] as const;
+export { EVENT_TYPES };
 
 export const eventTypeSchema = /* @__PURE__ */ z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof eventTypeSchema>;
@@ -34,6 +17,11 @@ export const actorSchema = /* @__PURE__ */ z.object({
   userId: /* @__PURE__ */ z.string(),
   credential: /* @__PURE__ */ z.enum(['session', 'api_token', 'system']),
   tokenId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  /**
+   * Who that is, for people: the API token's name, else the user's email, or "system". Added when
+   * an event is read or sent (core/people.ts), never stored; null when the record is gone.
+   */
+  name: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string())),
 });
 export type Actor = z.infer<typeof actorSchema>;
 
@@ -63,6 +51,8 @@ export const eventDataSchema = /* @__PURE__ */ z.object({
   /** Ids of other resources an event names (a token, a webhook); ids only. */
   tokenId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   webhookId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  /** An admin's stated reason for passing an approval rule or a rollback (a short text they wrote). */
+  overrideReason: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   actor: actorSchema,
 });
 export type EventData = z.infer<typeof eventDataSchema>;

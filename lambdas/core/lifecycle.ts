@@ -29,10 +29,28 @@ const retentionDaysSchema = /* @__PURE__ */ (() =>
       ),
     ))();
 
+/** The most a team's model budget may be set to, in USD a month. */
+export const MAX_MODEL_BUDGET_USD = 1_000_000;
+
+/** A month's model budget in USD: 0 (no model runs) up to MAX_MODEL_BUDGET_USD, or null for none. */
+const modelBudgetSchema = /* @__PURE__ */ z.nullable(
+  /* @__PURE__ */ z
+    .number()
+    .check(
+      /* @__PURE__ */ z.gte(0, 'must be an amount in USD from 0 to 1000000, or null for no budget'),
+      /* @__PURE__ */ z.lte(
+        MAX_MODEL_BUDGET_USD,
+        'must be an amount in USD from 0 to 1000000, or null for no budget',
+      ),
+    ),
+);
+
 export const teamSettingsSchema = /* @__PURE__ */ z.object({
   teamId: idSchema,
   signalRetentionDays: retentionDaysSchema,
   executionRetentionDays: retentionDaysSchema,
+  /** What the team's synthesis runs may spend on the model per calendar month (UTC), in USD; null: no cap. */
+  modelBudgetUsdPerMonth: /* @__PURE__ */ z._default(modelBudgetSchema, null),
   updatedAt: /* @__PURE__ */ z.nullable(timestampSchema),
   updatedBy: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string()),
 });
@@ -41,6 +59,7 @@ export type TeamSettings = z.infer<typeof teamSettingsSchema>;
 export const updateTeamSettingsBodySchema = /* @__PURE__ */ z.strictObject({
   signalRetentionDays: /* @__PURE__ */ z.optional(retentionDaysSchema),
   executionRetentionDays: /* @__PURE__ */ z.optional(retentionDaysSchema),
+  modelBudgetUsdPerMonth: /* @__PURE__ */ z.optional(modelBudgetSchema),
 });
 export type TeamSettingsPatch = z.infer<typeof updateTeamSettingsBodySchema>;
 
@@ -50,6 +69,7 @@ export function defaultTeamSettings(teamId: string): TeamSettings {
     teamId,
     signalRetentionDays: RETENTION_DAYS.default,
     executionRetentionDays: RETENTION_DAYS.default,
+    modelBudgetUsdPerMonth: null,
     updatedAt: null,
     updatedBy: null,
   };

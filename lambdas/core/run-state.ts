@@ -2,6 +2,7 @@
  * The run's status rules, in one table: every status write of the run store is conditioned on it
  * (store/run-table.ts moveCondition), and a new run starts from newPendingRun.
  */
+import { ConflictError } from './errors.ts';
 import { type RunStatus, runStatusSchema, type SynthesisRun } from './schemas/runs.ts';
 
 /**
@@ -33,12 +34,25 @@ export type NewRunFields = Pick<
   | 'jobId'
   | 'createdAt'
   | 'triggeredBy'
->;
+> & {
+  parentRunId?: string | null;
+  rootRunId?: string | null;
+  estimatedCostUsd?: number | null;
+};
 
 /** A run as it starts: `pending`, with every result field empty. */
-export function newPendingRun(fields: NewRunFields): SynthesisRun {
+export function newPendingRun({
+  parentRunId = null,
+  rootRunId = null,
+  estimatedCostUsd = null,
+  ...fields
+}: NewRunFields): SynthesisRun {
   return {
     ...fields,
+    parentRunId,
+    rootRunId,
+    estimatedCostUsd,
+    costUsd: null,
     status: 'pending',
     proposedConfigurationId: null,
     explanation: '',
@@ -63,4 +77,17 @@ export function newPendingRun(fields: NewRunFields): SynthesisRun {
     appliedConfigurationId: null,
     rolloutId: null,
   };
+}
+
+/**
+ * The 409 for acting on a proposal that a generated run does not have: it found nothing to change
+ * (no change kept, `proposedConfigurationId` null), so there is nothing to approve, evaluate, roll
+ * out or compare, and nothing is written. Undefined for a run with a proposal.
+ */
+export function nothingToChange(run: SynthesisRun, action: string): ConflictError | undefined {
+  if (run.status !== 'generated' || run.proposedConfigurationId !== null) return undefined;
+  return new ConflictError(
+    `Run ${run.id} found nothing to change in the configuration (it proposes no change), so there is nothing ${action}; nothing was written. ` +
+      'Reject it to close it, or start a new run once the pipeline has recorded new signals.',
+  );
 }

@@ -7,8 +7,10 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { domainEventSchema } from '../core/events.ts';
+import { nameEvents } from '../core/people.ts';
 import { logger } from '../observability/logger.ts';
 import { makeFanOut } from '../webhooks/deliver.ts';
+import { peopleDirectoryFromEnv } from '../wiring/repositories.ts';
 import {
   deliveryQueueFromEnv,
   eventBusFromEnv,
@@ -17,10 +19,15 @@ import {
 } from '../wiring/webhooks.ts';
 
 const publish = eventBusFromEnv();
+const people = peopleDirectoryFromEnv();
 const fanOut = makeFanOut({
   webhooks: webhookRepositoryFromEnv(),
   enqueue: deliveryQueueFromEnv().enqueue,
   publish,
+  nameActor: async (event) => {
+    const [named] = await nameEvents(people, event.data.teamId, [event]);
+    return named ?? event;
+  },
 });
 if (publish === NO_EVENT_BUS)
   logger.info('no EVENT_BUS_NAME: events are not put on an event bus (the local stack has none)');

@@ -8,9 +8,13 @@ import { logger } from '../observability/logger.ts';
 import { countMetric, METRIC } from '../observability/metrics.ts';
 import { sqsJobHandler } from '../sqs/sqs-batch.ts';
 import { systemClock } from '../wiring/clock.ts';
-import { runRepositoryFromEnv } from '../wiring/repositories.ts';
+import { modelSpendStoreFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
 
-const failDeadJob = makeFailDeadJob({ runs: runRepositoryFromEnv(), clock: systemClock });
+const failDeadJob = makeFailDeadJob({
+  runs: runRepositoryFromEnv(),
+  clock: systemClock,
+  spend: modelSpendStoreFromEnv(),
+});
 
 /** Consumes the DLQ: a run whose job died is marked failed, saying why, instead of staying pending. */
 export const handler = sqsJobHandler(

@@ -2,6 +2,7 @@
    the stores and the queue, and generates each job's run with its fault classification. */
 import type { SQSRecord } from 'aws-lambda';
 import { SynthesisFailure } from '../core/errors.ts';
+import { settleModelSpend } from '../core/model-budget.ts';
 import type { SynthesisEngine } from '../core/ports/synthesis.ts';
 import { makeGenerateRun } from '../core/use-cases/generation.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../functions.ts';
@@ -16,7 +17,9 @@ import { readConfig } from '../wiring/config.ts';
 import { isTransientFault } from '../wiring/faults.ts';
 import { modelPricesFromEnv } from '../wiring/model-prices.ts';
 import {
+  evaluationStoreFromEnv,
   evidenceStoreFromEnv,
+  modelSpendStoreFromEnv,
   pipelineRepositoryFromEnv,
   runRepositoryFromEnv,
   teamSettingsStoreFromEnv,
@@ -83,6 +86,7 @@ const generateRun = makeGenerateRun({
   runs: runRepositoryFromEnv(),
   pipelines: pipelineRepositoryFromEnv(),
   evidence: evidenceStoreFromEnv(),
+  evaluations: evaluationStoreFromEnv(),
   engines,
   clock: systemClock,
   ids: nanoidGenerator,
@@ -92,6 +96,8 @@ const generateRun = makeGenerateRun({
   prices: modelPricesFromEnv(),
   settings: teamSettingsStoreFromEnv(),
 });
+
+const spend = modelSpendStoreFromEnv();
 
 /** The synthesis worker: one SQS record per job, partial batch failures, backoff in seconds. */
 export const handler = sqsJobHandler(
@@ -107,6 +113,7 @@ export const handler = sqsJobHandler(
     };
     switch (outcome.outcome) {
       case 'generated':
+        await settleModelSpend(spend, outcome.run);
         countMetric(METRIC.runsGenerated, { synthesisHandler: outcome.run.synthesisHandler });
         recordRunFigures(outcome.run);
         logger.info('synthesis run generated', ids);
@@ -127,6 +134,7 @@ export const handler = sqsJobHandler(
           errorClass: outcome.error.name,
         });
         recordRunFigures(outcome.run);
+        await settleModelSpend(spend, outcome.run);
         return;
       case 'retry':
         throw new RetryLater(outcome.error.message, outcome.retryAfterSeconds, ids, { cause: outcome.error });

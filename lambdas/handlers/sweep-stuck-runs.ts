@@ -10,6 +10,7 @@ import { logger } from '../observability/logger.ts';
 import { countMetric, METRIC } from '../observability/metrics.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import {
+  modelSpendStoreFromEnv,
   pipelineRepositoryFromEnv,
   rolloutRepositoryFromEnv,
   runRepositoryFromEnv,
@@ -19,6 +20,7 @@ const sweep = makeSweepStuckRuns({
   runs: runRepositoryFromEnv(),
   clock: systemClock,
   stuckAfterMs: STUCK_RUN_AFTER_SECONDS * 1000,
+  spend: modelSpendStoreFromEnv(),
 });
 
 const judgeRollouts = makeJudgeRollouts({

@@ -68,10 +68,8 @@ export function parsePathParameters(
     const result = z.safeParse(schema, event.pathParameters?.[name]);
     if (!result.success) {
       throw new NotFoundError(
-        `No resource has this ${name}: ${result.error.issues[0]?.message ?? 'malformed'}.`,
-        {
-          cause: result.error,
-        },
+        `Nothing here has the ${name} ${JSON.stringify(event.pathParameters?.[name] ?? '')}: it is not an id this API gives (check the ${name} in the path).`,
+        { cause: result.error },
       );
     }
     values[name] = result.data;

@@ -4,15 +4,17 @@
  * (an admin's `override` passes its evaluation rules).
  */
 
+import { nameRun } from '../core/people.ts';
 import { runIdSchema } from '../core/schemas/common.ts';
+import { namedRunSchema } from '../core/schemas/people.ts';
 import { approveBodySchema } from '../core/schemas/review.ts';
-import { synthesisRunSchema } from '../core/schemas/runs.ts';
 import { makeApproveRun } from '../core/use-cases/approval.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import {
   approvalRulesStoreFromEnv,
   configurationVersionsFromEnv,
+  peopleDirectoryFromEnv,
   pipelineRepositoryFromEnv,
   runRepositoryFromEnv,
 } from '../wiring/repositories.ts';
@@ -25,14 +27,14 @@ export const approveSynthesisRun = defineOperation({
   summary:
     'Approve a generated run, all of its changes or some (changeIds), optionally rebased onto the active configuration; ' +
     'the applied configuration becomes active, or with `rollout` is served to part of the traffic. 409 with `details.conflicts` when a rebase cannot apply.',
-  access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite', settings: 'read' },
+  access: { runs: 'readWrite', data: 'readWrite', events: 'readWrite', settings: 'read', readsNames: true },
   params: { id: runIdSchema },
   body: {
     schema: approveBodySchema,
     required: false,
     example: { changeIds: ['1', '3'], rebase: true, rollout: { percent: 10, autoPromote: true } },
   },
-  response: { status: 200, schema: synthesisRunSchema },
+  response: { status: 200, schema: namedRunSchema },
   errors: [404, 409],
 });
 
@@ -45,5 +47,8 @@ export const handler = /* @__PURE__ */ operationHandler(approveSynthesisRun, () 
     ids: nanoidGenerator,
     approvalRules: approvalRulesStoreFromEnv(),
   });
-  return async ({ principal, params, body }) => ({ body: await approve(principal, params.id, body) });
+  const people = peopleDirectoryFromEnv();
+  return async ({ principal, params, body }) => ({
+    body: await nameRun(people, await approve(principal, params.id, body)),
+  });
 });

@@ -21,7 +21,7 @@ export const createWebhook = defineOperation({
     schema: createWebhookBodySchema,
     required: true,
     example: {
-      url: 'https://hooks.example.com/pipeline-synthesis',
+      url: 'https://example.com/hooks/pipeline-synthesis',
       eventTypes: ['synthesis_run.generated', 'synthesis_run.failed'],
       description: 'Page the on-call engineer',
     },

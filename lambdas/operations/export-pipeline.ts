@@ -5,9 +5,11 @@
 import * as z from 'zod/mini';
 import { idSchema } from '../core/schemas/common.ts';
 import { makeExportPipeline } from '../core/use-cases/lifecycle.ts';
+import { cursorBinding } from '../http/cursors.ts';
 import { operationHandler } from '../http/operation.ts';
 import { locationOf } from '../http/response.ts';
 import { systemClock } from '../wiring/clock.ts';
+import { cursorSealFromEnv } from '../wiring/cursors.ts';
 import {
   exportStoreFromEnv,
   pipelineRepositoryFromEnv,
@@ -21,12 +23,14 @@ export const exportPipeline = defineOperation({
   path: '/pipelines/{pipelineId}/export',
   summary:
     'Every record of the pipeline (pipeline, configurations, activations, signals, executions, runs) as application/x-ndjson, one {"type", "record"} a line, in pages of at most 5 MB; the next page is in the Link header.',
-  access: { runs: 'read', data: 'read' },
+  access: { runs: 'read', data: 'read', sessionSecret: true },
   params: { pipelineId: idSchema },
   query: {
     cursor: {
-      schema: z.optional(z.string()),
+      schema: z.optional(z.string().check(z.minLength(1))),
       description: 'From the `Link: <…>; rel="next"` header of the previous page; opaque.',
+      invalid: 'cursor must be the one in the Link header of the previous page.',
+      documented: { type: 'string', minLength: 1 },
     },
   },
   response: {
@@ -50,10 +54,13 @@ export const handler = /* @__PURE__ */ operationHandler(exportPipeline, () => {
     settings: teamSettingsStoreFromEnv(),
     clock: systemClock,
   });
+  const seal = cursorSealFromEnv();
   return async ({ principal, params, query, event }) => {
-    const page = await exportPage(principal, params.pipelineId, query.cursor);
+    const binding = cursorBinding(exportPipeline, { principal, params, query });
+    const cursor = query.cursor === undefined ? undefined : await seal.open(query.cursor, binding);
+    const page = await exportPage(principal, params.pipelineId, cursor);
     const next = page.nextCursor
-      ? `<${locationOf(event, `/pipelines/${params.pipelineId}/export`)}?cursor=${page.nextCursor}>; rel="next"`
+      ? `<${locationOf(event, `/pipelines/${params.pipelineId}/export`)}?cursor=${await seal.seal(page.nextCursor, binding)}>; rel="next"`
       : undefined;
     return {
       raw: {

@@ -1,9 +1,15 @@
 /* GET /pipelines/{pipelineId}/rollout: the pipeline's active rollout, or its latest. */
+
+import { nameRollout } from '../core/people.ts';
 import { idSchema } from '../core/schemas/common.ts';
-import { rolloutSchema } from '../core/schemas/rollouts.ts';
+import { namedRolloutSchema } from '../core/schemas/people.ts';
 import { makeGetRollout } from '../core/use-cases/rollouts.ts';
 import { operationHandler } from '../http/operation.ts';
-import { pipelineRepositoryFromEnv, rolloutStoreFromEnv } from '../wiring/repositories.ts';
+import {
+  peopleDirectoryFromEnv,
+  pipelineRepositoryFromEnv,
+  rolloutStoreFromEnv,
+} from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const getPipelineRollout = defineOperation({
@@ -11,9 +17,9 @@ export const getPipelineRollout = defineOperation({
   method: 'GET',
   path: '/pipelines/{pipelineId}/rollout',
   summary: "The pipeline's active rollout or, when none is active, its latest (404 if it never had one).",
-  access: { data: 'read' },
+  access: { data: 'read', readsNames: true },
   params: { pipelineId: idSchema },
-  response: { status: 200, schema: rolloutSchema },
+  response: { status: 200, schema: namedRolloutSchema },
   errors: [404],
 });
 
@@ -22,5 +28,8 @@ export const handler = /* @__PURE__ */ operationHandler(getPipelineRollout, () =
     pipelines: pipelineRepositoryFromEnv(),
     rollouts: rolloutStoreFromEnv(),
   });
-  return async ({ principal, params }) => ({ body: await get(principal, params.pipelineId) });
+  const people = peopleDirectoryFromEnv();
+  return async ({ principal, params }) => ({
+    body: await nameRollout(people, principal.teamId, await get(principal, params.pipelineId)),
+  });
 });

@@ -14,7 +14,8 @@ export const getTeamSettings = defineOperation({
   access: { data: 'read' },
   params: { teamId: idSchema },
   response: { status: 200, schema: teamSettingsSchema },
-  errors: [],
+  // 404: a teamId that is not an id (another team's is a 403).
+  errors: [404],
 });
 
 export const handler = /* @__PURE__ */ operationHandler(getTeamSettings, () => {

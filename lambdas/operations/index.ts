@@ -22,6 +22,7 @@ import { getPipeline } from './get-pipeline.ts';
 import { getPipelineRollout } from './get-pipeline-rollout.ts';
 import { getServingConfiguration } from './get-serving-configuration.ts';
 import { getSynthesisRun } from './get-synthesis-run.ts';
+import { getSynthesisRunChain } from './get-synthesis-run-chain.ts';
 import { getSynthesisRunDiff } from './get-synthesis-run-diff.ts';
 import { getSynthesisRunEffect } from './get-synthesis-run-effect.ts';
 import { getSynthesisRunEvaluationSet } from './get-synthesis-run-evaluation-set.ts';
@@ -101,4 +102,5 @@ export const OPERATIONS: readonly OperationDeclaration[] = [
   deletePipeline,
   getDeletion,
   exportPipeline,
+  getSynthesisRunChain,
 ];

@@ -1,9 +1,13 @@
 /* GET /audit-events?pipelineId&type&limit&cursor: the team's events with their actors, newest first. */
 import * as z from 'zod/mini';
 import { domainEventSchema, EVENT_TYPES, eventTypeSchema } from '../core/events.ts';
+import { nameEvents } from '../core/people.ts';
 import { idSchema } from '../core/schemas/common.ts';
 import { makeListAuditEvents } from '../core/use-cases/audit.ts';
+import { withSealedCursors } from '../http/cursors.ts';
 import { operationHandler } from '../http/operation.ts';
+import { cursorSealFromEnv } from '../wiring/cursors.ts';
+import { peopleDirectoryFromEnv, pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
 import { auditLogFromEnv } from '../wiring/webhooks.ts';
 import { defineOperation } from './declaration.ts';
 import { pageQuery } from './page-query.ts';
@@ -15,7 +19,8 @@ export const listAuditEvents = defineOperation({
   path: '/audit-events',
   summary:
     "The team's audit log: every event with who made the change, newest first, kept 400 days. Not for viewers.",
-  access: { events: 'read' },
+  // data: the pipeline a filter names, whose team is checked before any event is read.
+  access: { events: 'read', data: 'read', readsNames: true, sessionSecret: true },
   query: {
     pipelineId: {
       schema: z.optional(idSchema),
@@ -35,12 +40,14 @@ export const listAuditEvents = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(listAuditEvents, () => {
-  const list = makeListAuditEvents({ audit: auditLogFromEnv() });
-  return async ({ principal, query }) => ({
-    body: await list(
+  const list = makeListAuditEvents({ audit: auditLogFromEnv(), pipelines: pipelineRepositoryFromEnv() });
+  const people = peopleDirectoryFromEnv();
+  return withSealedCursors(listAuditEvents, cursorSealFromEnv(), async ({ principal, query }) => {
+    const page = await list(
       principal,
       { pipelineId: query.pipelineId, type: query.type },
       { limit: query.limit, cursor: query.cursor },
-    ),
+    );
+    return { body: { ...page, items: await nameEvents(people, principal.teamId, page.items) } };
   });
 });

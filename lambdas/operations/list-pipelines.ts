@@ -1,7 +1,9 @@
 /* GET /pipelines?limit&cursor: the team's pipelines, newest first. */
 import { pipelineSchema } from '../core/schemas/pipelines.ts';
 import { makeListPipelines } from '../core/use-cases/pipelines.ts';
+import { withSealedCursors } from '../http/cursors.ts';
 import { operationHandler } from '../http/operation.ts';
+import { cursorSealFromEnv } from '../wiring/cursors.ts';
 import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 import { pageQuery } from './page-query.ts';
@@ -12,7 +14,7 @@ export const listPipelines = defineOperation({
   method: 'GET',
   path: '/pipelines',
   summary: "The team's pipelines, newest first.",
-  access: { data: 'read' },
+  access: { data: 'read', sessionSecret: true },
   query: pageQuery,
   response: { status: 200, schema: pageOf(pipelineSchema) },
   errors: [],
@@ -20,5 +22,7 @@ export const listPipelines = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(listPipelines, () => {
   const list = makeListPipelines({ pipelines: pipelineRepositoryFromEnv() });
-  return async ({ principal, query }) => ({ body: await list(principal, query) });
+  return withSealedCursors(listPipelines, cursorSealFromEnv(), async ({ principal, query }) => ({
+    body: await list(principal, query),
+  }));
 });

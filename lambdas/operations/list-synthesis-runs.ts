@@ -1,10 +1,18 @@
 /* GET /pipelines/{pipelineId}/synthesis-runs?status&limit&cursor: a pipeline's runs, newest first. */
 import * as z from 'zod/mini';
+import { nameRuns } from '../core/people.ts';
 import { idSchema } from '../core/schemas/common.ts';
-import { runStatusSchema, synthesisRunSchema } from '../core/schemas/runs.ts';
+import { namedRunSchema } from '../core/schemas/people.ts';
+import { runStatusSchema } from '../core/schemas/runs.ts';
 import { makeListRuns } from '../core/use-cases/review.ts';
+import { withSealedCursors } from '../http/cursors.ts';
 import { operationHandler } from '../http/operation.ts';
-import { pipelineRepositoryFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
+import { cursorSealFromEnv } from '../wiring/cursors.ts';
+import {
+  peopleDirectoryFromEnv,
+  pipelineRepositoryFromEnv,
+  runRepositoryFromEnv,
+} from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 import { pageQuery } from './page-query.ts';
 import { pageOf } from './parameters.ts';
@@ -14,7 +22,7 @@ export const listSynthesisRuns = defineOperation({
   method: 'GET',
   path: '/pipelines/{pipelineId}/synthesis-runs',
   summary: "A pipeline's runs, newest first; ?status filters.",
-  access: { runs: 'read', data: 'read' },
+  access: { runs: 'read', data: 'read', readsNames: true, sessionSecret: true },
   params: { pipelineId: idSchema },
   query: {
     status: {
@@ -25,18 +33,20 @@ export const listSynthesisRuns = defineOperation({
     },
     ...pageQuery,
   },
-  response: { status: 200, schema: pageOf(synthesisRunSchema) },
+  response: { status: 200, schema: pageOf(namedRunSchema) },
   errors: [404],
 });
 
 export const handler = /* @__PURE__ */ operationHandler(listSynthesisRuns, () => {
   const list = makeListRuns({ runs: runRepositoryFromEnv(), pipelines: pipelineRepositoryFromEnv() });
-  return async ({ principal, params, query }) => ({
-    body: await list(
+  const people = peopleDirectoryFromEnv();
+  return withSealedCursors(listSynthesisRuns, cursorSealFromEnv(), async ({ principal, params, query }) => {
+    const page = await list(
       principal,
       params.pipelineId,
       { limit: query.limit, cursor: query.cursor },
       query.status,
-    ),
+    );
+    return { body: { ...page, items: await nameRuns(people, page.items) } };
   });
 });

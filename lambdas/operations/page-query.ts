@@ -21,7 +21,9 @@ export const pageQuery = {
     documented: { type: 'integer', minimum: 1, maximum: LIMITS.pageSize, default: 20 },
   },
   cursor: {
-    schema: z.optional(z.string()),
+    schema: z.optional(z.string().check(z.minLength(1))),
     description: 'The `nextCursor` of the previous page; opaque.',
+    invalid: 'cursor must be the nextCursor of a previous page.',
+    documented: { type: 'string', minLength: 1 },
   },
 } satisfies Record<string, ParameterSpec>;

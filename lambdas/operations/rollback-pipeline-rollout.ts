@@ -1,11 +1,17 @@
 /* POST /pipelines/{pipelineId}/rollout/rollback {reason?}: ends the active rollout; the base stays active. */
 
+import { nameRollout } from '../core/people.ts';
 import { idSchema } from '../core/schemas/common.ts';
-import { endRolloutBodySchema, rolloutSchema } from '../core/schemas/rollouts.ts';
+import { namedRolloutSchema } from '../core/schemas/people.ts';
+import { endRolloutBodySchema } from '../core/schemas/rollouts.ts';
 import { makeEndRollout } from '../core/use-cases/rollouts.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
-import { pipelineRepositoryFromEnv, rolloutStoreFromEnv } from '../wiring/repositories.ts';
+import {
+  peopleDirectoryFromEnv,
+  pipelineRepositoryFromEnv,
+  rolloutStoreFromEnv,
+} from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const rollbackPipelineRollout = defineOperation({
@@ -13,14 +19,14 @@ export const rollbackPipelineRollout = defineOperation({
   method: 'POST',
   path: '/pipelines/{pipelineId}/rollout/rollback',
   summary: 'End the active rollout: the base stays active. 409 when no rollout is active.',
-  access: { data: 'readWrite', events: 'readWrite' },
+  access: { data: 'readWrite', events: 'readWrite', readsNames: true },
   params: { pipelineId: idSchema },
   body: {
     schema: endRolloutBodySchema,
     required: false,
     example: { reason: 'Latency doubled on the candidate.' },
   },
-  response: { status: 200, schema: rolloutSchema },
+  response: { status: 200, schema: namedRolloutSchema },
   errors: [404, 409],
 });
 
@@ -34,7 +40,8 @@ export const handler = /* @__PURE__ */ operationHandler(rollbackPipelineRollout,
     },
     'rolled_back',
   );
+  const people = peopleDirectoryFromEnv();
   return async ({ principal, params, body }) => ({
-    body: await end(principal, params.pipelineId, body.reason),
+    body: await nameRollout(people, principal.teamId, await end(principal, params.pipelineId, body.reason)),
   });
 });

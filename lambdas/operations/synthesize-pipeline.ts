@@ -14,11 +14,14 @@ import { countMetric, METRIC } from '../observability/metrics.ts';
 import { getSqsClient, makeSqsJobQueue, queueUrl } from '../sqs/sqs-queue.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import { readConfig } from '../wiring/config.ts';
+import { costEstimatorFromEnv } from '../wiring/cost-estimator.ts';
 import {
   idempotencyStoreFromEnv,
+  modelSpendStoreFromEnv,
   pipelineRepositoryFromEnv,
   quotaStoreFromEnv,
   runRepositoryFromEnv,
+  teamSettingsStoreFromEnv,
 } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
@@ -27,7 +30,9 @@ export const synthesizePipeline = defineOperation({
   method: 'POST',
   path: '/pipelines/{pipelineId}/synthesize',
   summary:
-    'Start a synthesis run (asynchronous): answers the pending run and its Location; honours Idempotency-Key.',
+    'Start a synthesis run (asynchronous): answers the pending run and its Location; honours Idempotency-Key. ' +
+    "With parentRunId, a refinement that learns from its parent's evaluation. A run whose estimated model cost " +
+    "would pass the team's modelBudgetUsdPerMonth is a 429.",
   // data: idempotency keys and the team's quota counter are written there.
   access: {
     runs: 'readWrite',
@@ -52,7 +57,7 @@ export const synthesizePipeline = defineOperation({
     schema: synthesisRunSchema,
     headers: { Location: { type: 'string', description: 'The URL of the run to poll.' } },
   },
-  errors: [404, 409, 429, 503],
+  errors: [400, 404, 409, 429, 503],
 });
 
 export const handler = /* @__PURE__ */ operationHandler(synthesizePipeline, () => {
@@ -77,6 +82,12 @@ export const handler = /* @__PURE__ */ operationHandler(synthesizePipeline, () =
     quota: { store: quotaStoreFromEnv(), runsPerTeamPerHour: limits.synthesisRunsPerTeamPerHour },
     defaultHandler: config.DEFAULT_SYNTHESIS_HANDLER ?? defaultSynthesisHandler(config),
     onStarted: (run) => countMetric(METRIC.runsStarted, { synthesisHandler: run.synthesisHandler }),
+    budget: {
+      estimator: costEstimatorFromEnv(),
+      spend: modelSpendStoreFromEnv(),
+      settings: teamSettingsStoreFromEnv(),
+      clock: systemClock,
+    },
   });
   // A repeat with the same Idempotency-Key and body answers the same run without a second job.
   return async ({ principal, params, headers, body, event }) => {

@@ -21,7 +21,8 @@ export const updateTeamSettings = defineOperation({
     example: { signalRetentionDays: 30, executionRetentionDays: 90 },
   },
   response: { status: 200, schema: teamSettingsSchema },
-  errors: [],
+  // 404: a teamId that is not an id (another team's is a 403).
+  errors: [404],
 });
 
 export const handler = /* @__PURE__ */ operationHandler(updateTeamSettings, () => {

@@ -25,6 +25,7 @@ import { effectSchema } from '../core/schemas/rollouts.ts';
 import { contendedTransactionItems, failedTransactionItems, isConditionFailure } from './conditions.ts';
 import { applyEffectDelta, decodeEffectState, encodeEffectDelta, encodeEffectState } from './effect-state.ts';
 import { itemReader } from './items.ts';
+import { isEmptyRange } from './key-ranges.ts';
 import {
   citingSignalsPartition,
   configurationExecutionsPartition,
@@ -111,6 +112,12 @@ function executionsRecorded(
   limit: number,
 ): Promise<RecordedExecution[]> {
   // Marks and window bounds are bare times, which no `<recordedAt>#<id>` key equals: BETWEEN is exact.
+  const after = window.after || RECORDING_FLOOR;
+  // A closed window whose lower bound moved past its end (a retention floor later than the
+  // rollout's end) holds nothing.
+  if (window.recordedBefore !== undefined && isEmptyRange(after, window.recordedBefore)) {
+    return Promise.resolve([]);
+  }
   const values: Record<string, string> = {};
   const filters: string[] = [];
   if (window.startedFrom !== undefined) {
@@ -136,7 +143,7 @@ function executionsRecorded(
       },
     },
     partition: 'gsi2pk = :pk',
-    after: window.after || RECORDING_FLOOR,
+    after,
     ...(window.recordedBefore !== undefined ? { to: window.recordedBefore } : {}),
   }));
   return newestAcross<RecordedExecution>(db, queries, 'gsi2sk', limit, (item) => ({

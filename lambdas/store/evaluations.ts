@@ -22,6 +22,7 @@ import { type Execution, executionSchema } from '../core/schemas/records.ts';
 import { isConditionFailure } from './conditions.ts';
 import { carryingEvent } from './events.ts';
 import { itemReader } from './items.ts';
+import { isEmptyRange } from './key-ranges.ts';
 import {
   EVALUATION_RESULT_PREFIX,
   evaluationPartition,
@@ -51,8 +52,10 @@ const setSchema = /* @__PURE__ */ (() =>
         executionId: z.string(),
         reason: z.enum(['cited', 'failed', 'succeeded']),
         startedAt: z.string(),
+        heldOut: z.optional(z.boolean()),
       }),
     ),
+    rootRunId: z.optional(z.string()),
   }))();
 
 const stubSchema = /* @__PURE__ */ (() =>
@@ -126,11 +129,6 @@ function makeExecutionReads(
   /**
    * One end of the pipeline's execution history since `since` (its sort key), or null when it has
    * none: an execution outside the retention window is never read.
-
-
-  /**
-   * One end of the pipeline's execution history since `since` (its sort key), or null when it has
-   * none: an execution outside the retention window is never read.
    */
   async function edge(pipelineId: string, newest: boolean, since: string): Promise<string | null> {
     // Each shard's end (and the legacy partition's): the pipeline's end is the furthest of them.
@@ -155,6 +153,8 @@ function makeExecutionReads(
   }
 
   function slice(pipelineId: string, from: string, to: string): Promise<ExecutionStub[]> {
+    // A slice narrower than a millisecond ends (a bare time) before the oldest key it would start at.
+    if (isEmptyRange(from, to)) return Promise.resolve([]);
     // The slice's newest perSlice across the shards, merged: no more items read than one partition's.
     const queries = RECORD_SOURCES.map((shard) => ({
       base: {

@@ -6,13 +6,18 @@ import type { IndexKey, ItemKey } from './keys.ts';
 
 /*
  * Events table: the outbox and the audit log (store/events.ts).
- *   event    pk TEAM#<teamId>#EVENTS   sk <timestamp>#<eventId>   gsi1 PIPELINE#<pipelineId>#EVENTS / <timestamp>#<eventId>
- * A team's partition newest first is its audit log; the index narrows it to one pipeline.
+ *   event    pk TEAM#<teamId>#EVENTS   sk <timestamp>#<eventId>
+ *            gsi1 TEAM#<teamId>#PIPELINE#<pipelineId>#EVENTS / <timestamp>#<eventId>
+ * A team's partition newest first is its audit log; the index narrows it to one pipeline of that
+ * team: the team is part of the key, so a Query of it never reads another team's events (a filter
+ * would drop them only after Limit, leaving a cursor that walks them). Events written before the
+ * team was part of this key sit under PIPELINE#<pipelineId>#EVENTS: the team-wide log shows them.
  */
 
 export const teamEventsPartition = (teamId: string) => `TEAM#${teamId}#EVENTS`;
 
-export const pipelineEventsPartition = (pipelineId: string) => `PIPELINE#${pipelineId}#EVENTS`;
+export const pipelineEventsPartition = (teamId: string, pipelineId: string) =>
+  `TEAM#${teamId}#PIPELINE#${pipelineId}#EVENTS`;
 
 export const eventKey = (event: { id: string; timestamp: string; data: { teamId: string } }): ItemKey => ({
   pk: teamEventsPartition(event.data.teamId),
@@ -22,8 +27,11 @@ export const eventKey = (event: { id: string; timestamp: string; data: { teamId:
 export const eventIndexKey = (event: {
   id: string;
   timestamp: string;
-  data: { pipelineId?: string | undefined };
+  data: { teamId: string; pipelineId?: string | undefined };
 }): IndexKey | Record<string, never> =>
   event.data.pipelineId
-    ? { gsi1pk: pipelineEventsPartition(event.data.pipelineId), gsi1sk: `${event.timestamp}#${event.id}` }
+    ? {
+        gsi1pk: pipelineEventsPartition(event.data.teamId, event.data.pipelineId),
+        gsi1sk: `${event.timestamp}#${event.id}`,
+      }
     : {};

@@ -122,7 +122,10 @@ export interface AuditFilter {
   type?: EventType | undefined;
 }
 
-/** The team's events, newest first; by pipeline through the index, by type as a filter. */
+/**
+ * The team's events, newest first; by pipeline through the index (its partition is the team's
+ * own), by type as a filter. Every partition read holds this team's events only.
+ */
 export function listTeamEvents(
   db: DynamoDBDocumentClient,
   eventsTable: string,
@@ -130,33 +133,22 @@ export function listTeamEvents(
   filter: AuditFilter,
   page: PageRequest,
 ): Promise<Page<DomainEvent>> {
-  const partition = filter.pipelineId
-    ? { name: 'gsi1pk', value: pipelineEventsPartition(filter.pipelineId) }
-    : { name: 'pk', value: teamEventsPartition(teamId) };
-  // A pipeline's partition holds only its team's events, but the team is checked all the same.
-  const conditions = [
-    ...(filter.pipelineId ? ['#data.#team = :teamId'] : []),
-    ...(filter.type ? ['#type = :type'] : []),
-  ];
+  const byPipeline = filter.pipelineId !== undefined;
   return queryPage(
     db,
     {
       tableName: eventsTable,
-      ...(filter.pipelineId ? { indexName: 'gsi1' } : {}),
-      partition,
-      cursorAttributes: filter.pipelineId ? KEY_ATTRIBUTES : ['pk', 'sk'],
-      ...(conditions.length > 0
+      ...(byPipeline ? { indexName: 'gsi1' } : {}),
+      partition: filter.pipelineId
+        ? { name: 'gsi1pk', value: pipelineEventsPartition(teamId, filter.pipelineId) }
+        : { name: 'pk', value: teamEventsPartition(teamId) },
+      cursorAttributes: byPipeline ? KEY_ATTRIBUTES : ['pk', 'sk'],
+      ...(filter.type
         ? {
             filter: {
-              expression: conditions.join(' AND '),
-              names: {
-                ...(filter.pipelineId ? { '#data': 'data', '#team': 'teamId' } : {}),
-                ...(filter.type ? { '#type': 'type' } : {}),
-              },
-              values: {
-                ...(filter.pipelineId ? { ':teamId': teamId } : {}),
-                ...(filter.type ? { ':type': filter.type } : {}),
-              },
+              expression: '#type = :type',
+              names: { '#type': 'type' },
+              values: { ':type': filter.type },
             },
           }
         : {}),

@@ -59,7 +59,9 @@ export const runKey = (id: string) => ({ id });
  *   approval rules pk PIPELINE#<id>              sk APPROVALRULES   (absent: the defaults)
  *   idempotency    pk IDEMPOTENCY#<scope>#<key>  sk IDEMPOTENCY    gsi1 PIPELINE#<id>#IDEMPOTENCY / <pk> (so a
  *                                                                  pipeline's deletion finds its keys)
- *   team settings  pk TEAM#<teamId>#SETTINGS     sk SETTINGS       (retention windows)
+ *   team settings  pk TEAM#<teamId>#SETTINGS     sk SETTINGS       (retention windows, model budget)
+ *   model spend    pk TEAM#<teamId>#MODELSPEND   sk <YYYY-MM>      (estimates of runs in flight and
+ *                                                                  costs of ended runs, in USD)
  *   retention due  pk TEAM#<teamId>#RETENTION    sk RETENTION      gsi1 RETENTION#DUE / <requestedAt>#<teamId>
  *                                                                  (a shortened window the retention job has
  *                                                                  still to apply; its checkpoint)
@@ -339,6 +341,12 @@ export const pendingDeletionIndexKey = (receipt: { id: string; requestedAt: stri
 export const quotaKey = (key: string, windowStart: string): ItemKey => ({
   pk: `QUOTA#${key}#${windowStart}`,
   sk: 'QUOTA',
+});
+
+/** A team's model spend in one calendar month ("2026-11"), in USD (store/model-spend.ts). */
+export const modelSpendKey = (teamId: string, month: string): ItemKey => ({
+  pk: `TEAM#${teamId}#MODELSPEND`,
+  sk: month,
 });
 
 /*

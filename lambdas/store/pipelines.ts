@@ -20,6 +20,7 @@ import {
 } from '../core/schemas/pipelines.ts';
 import { executionSchema, signalSchema } from '../core/schemas/records.ts';
 import { failedTransactionItems, putNew, refusingTooLarge } from './conditions.ts';
+import { configurationHistory } from './configuration-history.ts';
 import { eventPut } from './events.ts';
 import { itemReader } from './items.ts';
 import {
@@ -84,6 +85,8 @@ export function makePipelineRepository(
       activateConfiguration(table, activation, event, serving),
     getServingState: (pipelineId) => getServingState(table, pipelineId),
     listActivations: (pipelineId, page) => listActivations(table, pipelineId, page),
+    configurationHistory: (pipelineId, configurationId) =>
+      configurationHistory(db, tableName, pipelineId, configurationId),
     recentSignals: (pipelineId, limit, since) =>
       newest(table, (shard) => signalsPartition(pipelineId, shard), limit, read.signal, since),
     recentExecutions: (pipelineId, limit, since) =>

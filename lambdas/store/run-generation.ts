@@ -79,31 +79,36 @@ async function claim(
 async function completeGenerated(
   store: RunGenerationTables,
   run: SynthesisRun,
-  proposed: Omit<Configuration, 'version'>,
+  proposed: Omit<Configuration, 'version'> | null,
   leaseStartedAt: string,
   event: DomainEvent,
 ): Promise<SynthesisRun> {
   const dataTable = dataTableOf(store.tables);
-  const version = await nextConfigurationVersion(store.db, dataTable, run.pipelineId);
-  await storeGenerated(store, dataTable, run, { ...proposed, version }, leaseStartedAt, event);
+  // A run that changes nothing takes no version: the next proposal's number follows the active one's.
+  const configuration = proposed && {
+    ...proposed,
+    version: await nextConfigurationVersion(store.db, dataTable, run.pipelineId),
+  };
+  await storeGenerated(store, dataTable, run, configuration, leaseStartedAt, event);
   return run;
 }
 
-/** The proposed configuration and the generated run, in one transaction held by the lease. */
+/** The proposed configuration (if any) and the generated run, in one transaction held by the lease. */
 async function storeGenerated(
   { db, tables }: RunGenerationTables,
   dataTable: string,
   run: SynthesisRun,
-  configuration: Configuration,
+  configuration: Configuration | null,
   leaseStartedAt: string,
   event: DomainEvent,
 ): Promise<void> {
   const generated = moveCondition('generated');
+  // The run's Put comes first, so a failed condition names the same item with or without a proposal.
+  const proposal = configuration ? [putNew(dataTable, configurationItem(configuration))] : [];
   try {
     await db.send(
       new TransactWriteCommand({
         TransactItems: [
-          putNew(dataTable, configurationItem(configuration)),
           {
             Put: {
               TableName: tables.runs,
@@ -114,15 +119,16 @@ async function storeGenerated(
             },
           },
           eventPut(eventsTableOf(tables), event),
+          ...proposal,
         ],
       }),
     );
   } catch (error) {
     const failed = failedTransactionItems(error);
-    if (failed.includes(1)) {
+    if (failed.includes(0)) {
       throw new ConflictError(`Synthesis run ${run.id} is no longer held by this worker.`);
     }
-    if (failed.includes(0)) {
+    if (configuration && failed.includes(2)) {
       throw new ConflictError(`Configuration ${configuration.id} already exists.`);
     }
     if (isItemTooLarge(error)) {

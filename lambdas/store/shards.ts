@@ -4,6 +4,7 @@
  * Query would (docs/scaling.md, "Merged reads").
  */
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { isEmptyRange } from './key-ranges.ts';
 
 type Item = Record<string, unknown>;
 
@@ -212,7 +213,7 @@ function keyCondition(source: Source, until: string | null, ascending: boolean, 
     expression: `${source.query.partition}${range}`,
     values,
     names: range ? { '#mergeSk': sortKey } : ({} as Record<string, string>),
-    empty: lower !== undefined && upper !== undefined && lower > upper,
+    empty: lower !== undefined && upper !== undefined && isEmptyRange(lower, upper),
   };
 }
 

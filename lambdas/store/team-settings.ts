@@ -47,6 +47,7 @@ export function makeTeamSettingsStore(
     teamId: z.string(),
     signalRetentionDays: z.number(),
     executionRetentionDays: z.number(),
+    modelBudgetUsdPerMonth: z._default(z.nullable(z.number()), null),
     updatedAt: z.nullable(z.string()),
     updatedBy: z.nullable(z.string()),
   });

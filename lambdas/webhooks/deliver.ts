@@ -29,13 +29,16 @@ export interface FanOutDeps {
   enqueue: (messages: DeliveryMessage[]) => Promise<void>;
   /** Puts the event on the stack's event bus (where there is none, the root passes one that puts nothing). */
   publish: (events: DomainEvent[]) => Promise<void>;
+  /** The event with its actor's name (core/people.ts), as receivers get it; the stored event has ids only. */
+  nameActor: (event: DomainEvent) => Promise<DomainEvent>;
 }
 
 /** One event from the outbox to every webhook of its team that wants it, and to the bus. */
-export function makeFanOut({ webhooks, enqueue, publish }: FanOutDeps) {
-  return async (event: DomainEvent): Promise<number> => {
+export function makeFanOut({ webhooks, enqueue, publish, nameActor }: FanOutDeps) {
+  return async (stored: DomainEvent): Promise<number> => {
     // A webhook receives the events committed from its creation on, never older ones.
-    const targets = (await webhooks.list(event.data.teamId)).filter(
+    const [event, subscribed] = await Promise.all([nameActor(stored), webhooks.list(stored.data.teamId)]);
+    const targets = subscribed.filter(
       (webhook) =>
         webhook.disabledAt === null &&
         webhook.eventTypes.includes(event.type) &&
@@ -94,12 +97,17 @@ export function makeDeliver(deps: DeliverDeps) {
     let result: PostResult;
     try {
       // Checked again at every attempt: the name may resolve elsewhere now.
-      const target = await deps.checkUrl(webhook.url);
+      const target = await deps.checkUrl(webhook.url).catch(() => {
+        throw new RefusedTarget();
+      });
       const secret = openSecret(webhook.sealedSecret, await deps.secretKey());
       const { body, headers } = signedRequest(secret, message.event, startedAt);
       result = await deps.post(target, headers, body);
     } catch (error) {
-      result = { error: error instanceof Error ? error.message : String(error) };
+      result = {
+        error:
+          error instanceof RefusedTarget ? REFUSED : error instanceof Error ? error.message : String(error),
+      };
     }
     const durationMs = Math.max(0, deps.clock.now().getTime() - startedAt.getTime());
     const status = 'status' in result ? result.status : null;
@@ -122,7 +130,8 @@ export function makeDeliver(deps: DeliverDeps) {
         retryIn !== undefined
           ? new Date(startedAt.getTime() + durationMs + retryIn * 1000).toISOString()
           : null,
-      error: delivered ? null : reason,
+      // A category, never the connection's or TLS's own words (they would probe the receiver's network).
+      error: delivered ? null : 'error' in result ? errorCategory(result.error) : reason,
     };
     await deps.webhooks.recordDelivery(delivery);
     if (delivered) return { outcome: 'delivered', status: status as number };
@@ -133,4 +142,22 @@ export function makeDeliver(deps: DeliverDeps) {
     if (retryIn !== undefined) return { outcome: 'retry', afterSeconds: retryIn, reason };
     return { outcome: 'failed', reason };
   };
+}
+
+/** The URL guard refused the target at this attempt (its name resolves where webhooks may not go). */
+class RefusedTarget extends Error {}
+const REFUSED = 'refused: the URL no longer resolves to an address webhooks may reach';
+
+/** What a failed attempt shows its team: a category of the failure, not the network's own message. */
+const ERROR_CATEGORIES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^refused: /, REFUSED],
+  [/^no answer within /, 'timeout: no answer in time'],
+  [/ENOTFOUND|EAI_AGAIN|getaddrinfo/, 'the host name did not resolve'],
+  [/ECONNREFUSED/, 'connection refused'],
+  [/certificate|CERT_|SSL|TLS|self[- ]signed|handshake/i, 'TLS failed'],
+  [/ECONNRESET|socket hang up|EPIPE|aborted/i, 'connection reset'],
+];
+
+export function errorCategory(error: string): string {
+  return ERROR_CATEGORIES.find(([pattern]) => pattern.test(error))?.[1] ?? 'connection failed';
 }

@@ -23,14 +23,47 @@ export interface UrlPolicy {
 
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost']);
 
+/**
+ * IPv6's global unicast block (2000::/3). ipaddr.js calls every address it has no name for
+ * 'unicast', so ::/96 (IPv4-compatible: ::7f00:1 is 127.0.0.1 to some stacks), ::2 or 4000::1
+ * would pass on that alone; an IPv6 address must also lie in this block.
+ */
+const GLOBAL_UNICAST_V6 = /* @__PURE__ */ ipaddr.parseCIDR('2000::/3');
+
+/**
+ * An IPv6 address as RFC 4291 reads it, through the URL parser: ipaddr.js reads the dotted
+ * spelling ::a.b.c.d (IPv4-compatible, ::/96) as ::ffff:a.b.c.d (IPv4-mapped), so ::127.0.0.1
+ * and ::7f00:1, one address, would be judged apart. Null when it is no IPv6 address.
+ */
+function canonicalIpv6(address: string): string | null {
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The address as a connection reaches it: ::ffff:a.b.c.d (IPv4-mapped) is the IPv4 address
+ * a.b.c.d, so a mapped private address is seen as private. Null for what is no address.
+ */
+function unmapped(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  const text = address.includes(':') ? canonicalIpv6(address) : address;
+  if (text === null || !ipaddr.isValid(text)) return null;
+  const parsed = ipaddr.parse(text);
+  return parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()
+    ? (parsed as ipaddr.IPv6).toIPv4Address()
+    : parsed;
+}
+
 /** Whether an address is one a webhook may reach: global unicast only (after unmapping IPv4-in-IPv6). */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  // process() turns ::ffff:a.b.c.d into a.b.c.d, so a mapped private address is seen as private.
-  const parsed = ipaddr.process(address);
+  const parsed = unmapped(address);
+  if (parsed === null) return false;
   // Every named range (loopback, private, linkLocal with 169.254.169.254, carrierGradeNat,
   // uniqueLocal, unspecified, multicast, reserved, 6to4, teredo…) is refused; only 'unicast' passes.
-  return parsed.range() === 'unicast';
+  if (parsed.range() !== 'unicast') return false;
+  return parsed.kind() === 'ipv4' || parsed.match(GLOBAL_UNICAST_V6);
 }
 
 const refused = (message: string) => new ValidationError(message, { details: [{ path: 'url', message }] });
@@ -64,7 +97,7 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<C
   }
   if (addresses.length === 0) throw refused(`The host ${host} of url does not resolve; check the spelling.`);
   for (const { address } of addresses) {
-    const allowed = isPublicAddress(address) || (local && ipaddr.process(address).range() === 'loopback');
+    const allowed = isPublicAddress(address) || (local && unmapped(address)?.range() === 'loopback');
     if (!allowed) {
       throw refused(
         `url resolves to ${address}, a private, loopback, link-local or otherwise non-public address; webhooks are delivered to public addresses only.`,

@@ -16,7 +16,11 @@ import type { CheckedTarget } from './url-guard.ts';
 export const MAX_WEBHOOKS_PER_TEAM = 20;
 
 export const createWebhookBodySchema = z.object({
-  url: z.string().check(z.minLength(1), z.maxLength(2048)),
+  // An absolute https URL (the URL guard checks it, and where it resolves, at creation and each attempt).
+  url: z
+    .string()
+    .check(z.minLength(1), z.maxLength(2048))
+    .register(z.globalRegistry, { format: 'uri', pattern: '^https://' } as never),
   /** The event types to receive; every type when absent. */
   eventTypes: z.optional(z.array(eventTypeSchema).check(z.minLength(1), z.maxLength(EVENT_TYPES.length))),
   description: z.optional(z.string().check(z.maxLength(500))),
@@ -81,10 +85,34 @@ export function makeCreateWebhook({ webhooks, secretKey, checkUrl, clock, ids }:
   };
 }
 
-/** The team's webhooks, without secrets. */
+/**
+ * A webhook's URL as a member or viewer sees it: its query string, fragment and user info (where
+ * receivers' tokens often sit) redacted; admins, who create and delete webhooks, see it whole.
+ */
+export function urlShownTo(principal: Principal, url: string): string {
+  if (principal.role === 'admin') return url;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return '[redacted]';
+  }
+  if (parsed.username || parsed.password) {
+    parsed.username = 'redacted';
+    parsed.password = '';
+  }
+  if (parsed.search) parsed.search = '?redacted';
+  parsed.hash = '';
+  return parsed.toString();
+}
+
+/** The team's webhooks, without secrets; URLs whole to admins only (urlShownTo). */
 export function makeListWebhooks({ webhooks }: Pick<WebhookDeps, 'webhooks'>) {
   return async (principal: Principal): Promise<Page<WebhookView>> => ({
-    items: (await webhooks.list(principal.teamId)).map(toWebhookView),
+    items: (await webhooks.list(principal.teamId)).map((webhook) => ({
+      ...toWebhookView(webhook),
+      url: urlShownTo(principal, webhook.url),
+    })),
     nextCursor: null,
   });
 }

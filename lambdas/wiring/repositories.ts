@@ -11,12 +11,14 @@ import { makeAccountStore } from '../store/auth/accounts.ts';
 import { makeApiTokenStore } from '../store/auth/api-tokens.ts';
 import { makeAttemptStore } from '../store/auth/attempts.ts';
 import { makeMagicLinkStore } from '../store/auth/magic-links.ts';
+import { makePeopleDirectory } from '../store/auth/people.ts';
 import { makeSessionStore } from '../store/auth/sessions.ts';
 import { makeEvaluationStore } from '../store/evaluations.ts';
 import { relayCarriedEvent } from '../store/events.ts';
 import { makeEvidenceStore } from '../store/evidence.ts';
 import { makeExportStore } from '../store/export.ts';
 import { makeIdempotencyStore } from '../store/idempotency.ts';
+import { makeModelSpendStore } from '../store/model-spend.ts';
 import { makeDeletionRequests, makeDeletionStore } from '../store/pipeline-deletion.ts';
 import { nextConfigurationVersion } from '../store/pipeline-writes.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
@@ -99,6 +101,11 @@ export function authRepositoryFromEnv() {
   return makeAuthRepository(getDocumentClient(), config.AUTH_TABLE, config.EVENTS_TABLE);
 }
 
+/** Users' emails and API tokens' names, for the functions that name people (access `readsNames`). */
+export function peopleDirectoryFromEnv() {
+  return makePeopleDirectory(getDocumentClient(), readConfig({ AUTH_TABLE: tableName }).AUTH_TABLE);
+}
+
 export function idempotencyStoreFromEnv() {
   return makeIdempotencyStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
 }
@@ -149,6 +156,11 @@ export function exportStoreFromEnv() {
 
 export function quotaStoreFromEnv() {
   return makeQuotaStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
+}
+
+/** A team's model spend per calendar month (the data table). */
+export function modelSpendStoreFromEnv() {
+  return makeModelSpendStore(getDocumentClient(), readConfig({ DATA_TABLE: tableName }).DATA_TABLE);
 }
 
 export function evaluationStoreFromEnv() {

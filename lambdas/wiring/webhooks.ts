@@ -65,11 +65,15 @@ export function deliveryQueueFromEnv() {
   return {
     url: WEBHOOK_QUEUE_URL,
     async enqueue(messages: DeliveryMessage[]) {
-      // One SendMessage each (at most 20 a team), in parallel.
+      // One SendMessage each (at most 20 a team), in parallel; the team is the message group (a fair queue).
       await Promise.all(
         messages.map((message) =>
           client.send(
-            new SendMessageCommand({ QueueUrl: WEBHOOK_QUEUE_URL, MessageBody: JSON.stringify(message) }),
+            new SendMessageCommand({
+              QueueUrl: WEBHOOK_QUEUE_URL,
+              MessageBody: JSON.stringify(message),
+              MessageGroupId: message.teamId,
+            }),
           ),
         ),
       );

@@ -1,12 +1,12 @@
-import { spawn } from 'node:child_process';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, CLI_BIN } from '../../cli/build.ts';
+import { buildCli } from '../../cli/build.ts';
 import { createPipelineSynthesisClient, type SynthesisRun } from '../../cli/client.ts';
 import { REPO_ROOT } from '../../lib/bundling.ts';
 import { type LocalStack, startLocalStack } from '../../local/stack.ts';
+import { runCli } from '../support/cli-process.ts';
 import { waitFor } from '../support/wait.ts';
 
 /**
@@ -16,48 +16,32 @@ import { waitFor } from '../support/wait.ts';
 let stack: LocalStack;
 let workDir: string;
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(
-  args: string[],
-  whileRunning?: (child: ReturnType<typeof spawn>, output: () => Result) => Promise<void>,
-): Promise<Result> {
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    LOCAL_STATE_DIR: path.join(workDir, 'state'),
-    PIPELINE_SYNTHESIS_API_URL: stack.apiUrl,
-    PIPELINE_SYNTHESIS_API_TOKEN: stack.teams[0]?.apiToken,
-  };
-  delete env.FORCE_COLOR;
-  const child = spawn(process.execPath, [CLI_BIN, ...args], {
+const cli = (args: string[], whileRunning?: Parameters<typeof runCli>[1]['whileRunning']) =>
+  runCli(args, {
     cwd: workDir,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      LOCAL_STATE_DIR: path.join(workDir, 'state'),
+      PIPELINE_SYNTHESIS_API_URL: stack.apiUrl,
+      PIPELINE_SYNTHESIS_API_TOKEN: stack.teams[0]?.apiToken,
+    },
+    ...(whileRunning ? { whileRunning } : {}),
   });
-  const result: Result = { code: null, stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk) => {
-    result.stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    result.stderr += chunk;
-  });
-  const exited = new Promise<void>((resolve) =>
-    child.once('close', (code) => {
-      result.code = code;
-      resolve();
-    }),
-  );
-  await whileRunning?.(child, () => result);
-  await exited;
-  return result;
-}
 
 const client = () =>
   createPipelineSynthesisClient({ baseUrl: stack.apiUrl, token: stack.teams[0]?.apiToken as string });
+
+/** A client with a session of the seeded admin: what changing approval rules needs (a person, not a token). */
+async function sessionClient() {
+  const team = stack.teams[0];
+  const login = await client().POST('/auth/login', {
+    body: { email: team?.email as string, password: team?.password as string, delivery: 'body' },
+  });
+  return createPipelineSynthesisClient({
+    baseUrl: stack.apiUrl,
+    token: (login.data as { accessToken: string }).accessToken,
+  });
+}
 
 /** A pipeline with `count` executions carrying input (a third failed in retrieval), and a generated run. */
 async function generatedRun(count: number): Promise<SynthesisRun> {
@@ -257,7 +241,7 @@ describe('pipeline-synthesis evaluate', () => {
 
   it("approve obeys the pipeline's approval rules; an admin's --override-reason passes the evaluation rules", async () => {
     const run = await generatedRun(6);
-    const rules = await client().PUT('/pipelines/{pipelineId}/approval-rules', {
+    const rules = await (await sessionClient()).PUT('/pipelines/{pipelineId}/approval-rules', {
       params: { path: { pipelineId: run.pipelineId } },
       body: {
         requireEvaluation: true,

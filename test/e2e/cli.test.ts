@@ -356,6 +356,8 @@ describe('pipeline-synthesis, the CLI', () => {
     const result = await cli(['synthesize', pipelineId, '--handler', 'claude-v1', '--wait', '--json']);
     expect(result.code, result.stderr).toBe(3);
     expect(json<SynthesisRun>(result.stdout).status).toBe('failed');
+    // Its cost was estimated before it started, from the prompt claude-v1 would send.
+    expect(json<SynthesisRun>(result.stdout).estimatedCostUsd).toBeGreaterThan(0);
     expect(result.stderr).toMatch(/Run \S+ failed: .+/);
   });
 
@@ -371,7 +373,7 @@ describe('pipeline-synthesis, the CLI', () => {
       '0',
     ]);
     expect(result.code, result.stderr).toBe(4);
-    expect(result.stderr).toMatch(/is still pending after 0 s; it goes on/);
+    expect(result.stderr).toMatch(/is still (pending|generating) after 0 s; it goes on/);
     const runId = /Run (\S+) is still/.exec(result.stderr)?.[1] as string;
     await waitFor(async () => {
       const { data } = await client().GET('/synthesis-runs/{id}', { params: { path: { id: runId } } });
@@ -426,6 +428,21 @@ describe('pipeline-synthesis, the CLI', () => {
     expect(listed.stdout).not.toContain('whsec_');
     expect((await cli(['webhooks', 'deliveries', id])).code).toBe(0);
 
+    // Readable at 100 columns: the event types summarised, not one 300-character cell.
+    const readable = await cli(['webhooks', 'list']);
+    expect(readable.code, readable.stderr).toBe(0);
+    const rows = readable.stdout.trimEnd().split('\n');
+    expect(Math.max(...rows.map((row) => row.length))).toBeLessThanOrEqual(100);
+    expect(rows.find((row) => row.includes(id))).toMatch(/all 16/);
+    expect(rows.find((row) => row.includes('/hook '))).toMatch(/webhook\.created/);
+    // The audit log names who acted: the API token's name, never only its id.
+    const people = await cli(['audit', '--type', 'webhook.created']);
+    const named = await cli(['audit', '--type', 'webhook.created', '--json', '--limit', '1']);
+    const actor = JSON.parse(named.stdout).items[0].data.actor as { name: string | null };
+    expect(actor.name).toEqual(expect.any(String));
+    expect(people.stdout).toContain(`${actor.name} (API token)`);
+    expect(people.stdout).not.toMatch(/\bapi_token\b/);
+
     const audit = await cli(['audit', '--type', 'webhook.created', '--json']);
     expect(
       JSON.parse(audit.stdout).items.map((event: { data: { webhookId: string } }) => event.data.webhookId),
@@ -435,6 +452,24 @@ describe('pipeline-synthesis, the CLI', () => {
     const removed = await cli(['webhooks', 'remove', id]);
     expect(removed.stdout).toContain(`Deleted webhook ${id}`);
     expect((await cli(['webhooks', 'remove', id])).code).toBe(2);
+  });
+
+  it('deletes a pipeline only when told so: --yes from a script, and prints the receipt', async () => {
+    await cp(path.join(REPO_ROOT, 'examples'), path.join(workDir, 'examples'), { recursive: true });
+    const created = await cli(['pipelines', 'create', '--file', 'examples/pipeline.json', '--json']);
+    const pipelineId = json<{ id: string }>(created.stdout).id;
+    // Without a terminal to type the name on, and without --yes, nothing is deleted.
+    const refused = await cli(['pipelines', 'delete', pipelineId]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/pass --yes/);
+    expect((await cli(['pipelines', 'show', pipelineId])).code).toBe(0);
+
+    const deleted = await cli(['pipelines', 'delete', pipelineId, '--yes']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toMatch(/receipt: +\S+/);
+    expect((await cli(['pipelines', 'show', pipelineId])).code).toBe(2);
+    const again = await cli(['pipelines', 'delete', pipelineId, '--yes', '--json']);
+    expect(again.code).toBe(2);
   });
 
   it('has a --help for every command, exiting 0', async () => {

@@ -6,7 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedTeam } from '../../local/seed.ts';
 import { type LocalStack, startLocalStack } from '../../local/stack.ts';
 import { launchChromium } from '../../web/chromium.ts';
-import { waitFor } from '../support/wait.ts';
+import {
+  apiAs as apiAsIn,
+  generatedRun as generatedRunIn,
+  signIn as signInAs,
+} from '../support/review-app-runs.ts';
 
 /**
  * The run page in a real Chromium against the local stack: the evaluation (fixed and regressed
@@ -35,71 +39,11 @@ afterAll(async () => {
 });
 
 const appUrl = (rest = '') => `${stack.apiUrl}/app/${rest}`;
-
-async function apiAs(context: BrowserContext, method: 'GET' | 'POST' | 'PUT', route: string, body?: unknown) {
-  const response = await context.request.fetch(`${stack.apiUrl}/${route}`, {
-    method,
-    headers: method === 'GET' ? {} : { 'x-requested-with': 'e2e', 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { data: JSON.stringify(body) }),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: asserted field by field
-  const answer = (await response.json().catch(() => undefined)) as any;
-  return { status: response.status(), body: answer };
-}
-
-async function signIn(page: Page): Promise<void> {
-  await page.goto(appUrl());
-  await page.getByLabel('Email').fill(team.email);
-  await page.getByLabel('Password').fill(team.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Pipelines', level: 1 }).waitFor();
-}
-
-/** A pipeline of its own (its rules affect no other test) with executions carrying input, and a generated run. */
-async function generatedRun(context: BrowserContext): Promise<{ pipelineId: string; runId: string }> {
-  const created = await apiAs(context, 'POST', 'pipelines', {
-    name: 'Evaluated bot',
-    slots: [
-      { id: 'retrieve', name: 'Retrieve', kind: 'retrieval', settings: { topK: 8, timeoutMs: 1000 } },
-      { id: 'model', name: 'Model', kind: 'model', settings: { model: 'm', maxTokens: 256 } },
-    ],
-  });
-  const pipelineId = created.body.id as string;
-  await apiAs(context, 'POST', `pipelines/${pipelineId}/signals`, {
-    signals: Array.from({ length: 5 }, (_, i) => ({
-      kind: 'timeout',
-      severity: 'critical',
-      message: `Retrieval timed out (${i})`,
-      slotId: 'retrieve',
-    })),
-  });
-  await apiAs(context, 'POST', `pipelines/${pipelineId}/executions`, {
-    executions: Array.from({ length: 8 }, (_, i) => ({
-      id: `case-${i}`,
-      status: i % 2 === 0 ? 'failed' : 'succeeded',
-      durationMs: 900,
-      startedAt: new Date(Date.now() - (10 - i) * 60_000).toISOString(),
-      input: { question: `Where is order ${i}?` },
-      ...(i % 2 === 0
-        ? {
-            error: 'retrieval timed out',
-            slotResults: [{ slotId: 'retrieve', status: 'failed', durationMs: 1000, error: 'timeout' }],
-          }
-        : {}),
-    })),
-  });
-  const started = await apiAs(context, 'POST', `pipelines/${pipelineId}/synthesize`, {
-    synthesisHandler: 'heuristic-v1',
-  });
-  const runId = started.body.id as string;
-  await waitFor(
-    async () => (await apiAs(context, 'GET', `synthesis-runs/${runId}`)).body?.status === 'generated',
-    `run ${runId} to be generated`,
-    30_000,
-    100,
-  );
-  return { pipelineId, runId };
-}
+const apiAs = (context: BrowserContext, method: 'GET' | 'POST' | 'PUT', route: string, body?: unknown) =>
+  apiAsIn(stack.apiUrl, context, method, route, body);
+const signIn = (page: Page) => signInAs(page, stack.apiUrl, team);
+const generatedRun = (context: BrowserContext) =>
+  generatedRunIn(stack.apiUrl, context, { name: 'Evaluated bot', executions: 8, oldestMinutesAgo: 10 });
 
 describe('checking a proposal in the review application', { timeout: 90_000 }, () => {
   it('shows why Approve is disabled, the fixed and regressed cases with their input and answers, and lets an admin override', async () => {

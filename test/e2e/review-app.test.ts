@@ -669,11 +669,19 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     };
     expect(run.approvedChangeIds).toHaveLength(proposed - 1);
 
-    await page.getByRole('button', { name: 'Roll back' }).click();
+    // Irreversible: it asks first, and the panel shows where the traffic went once it ended.
+    await page.getByRole('button', { name: 'Roll back…' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Roll back' }).click();
     await page
       .getByRole('status', { name: 'Rollout status' })
       .filter({ hasText: /^rolled back$/ })
       .waitFor();
+    await expect
+      .poll(() => page.getByRole('row', { name: /Candidate/ }).innerText())
+      .toContain('0 % (was 20 %)');
+    await expect
+      .poll(() => page.getByRole('row', { name: /Active \(base\)/ }).innerText())
+      .toContain('100 %');
     expect(tab.problems).toEqual([]);
   });
 

@@ -17,7 +17,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 interface Seed {
   apiUrl: string;
-  teams: Array<{ teamId: string; apiToken: string; pipelineIds: string[] }>;
+  teams: Array<{ teamId: string; email: string; password: string; apiToken: string; pipelineIds: string[] }>;
 }
 
 let child: ChildProcess | undefined;
@@ -139,13 +139,23 @@ describe('webhooks on the local stack', () => {
     ]);
     expect(received).toHaveLength(2);
 
-    // The approval rules' one item carries approval_rules.updated, relayed from the settings stream.
-    const rules = await api('PUT', `/pipelines/${team.pipelineIds[0]}/approval-rules`, {
-      requireEvaluation: false,
-      maxRegressions: 0,
-      minEvaluatedCases: 0,
-      forbidSelfApproval: false,
-      allowApiTokens: true,
+    // The approval rules' one item carries approval_rules.updated, relayed from the settings stream;
+    // a person changes them, from a session.
+    const login = await api('POST', '/auth/login', {
+      email: team.email,
+      password: team.password,
+      delivery: 'body',
+    });
+    const rules = await fetch(`${seed.apiUrl}/pipelines/${team.pipelineIds[0]}/approval-rules`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${login.body.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        requireEvaluation: false,
+        maxRegressions: 0,
+        minEvaluatedCases: 0,
+        forbidSelfApproval: false,
+        allowApiTokens: true,
+      }),
     });
     expect(rules.status).toBe(200);
     let updates: Array<{ type: string; data: { actor: { credential: string } } }> = [];
@@ -161,6 +171,6 @@ describe('webhooks on the local stack', () => {
       50,
     );
     expect(updates).toHaveLength(1);
-    expect(updates[0]?.data.actor.credential).toBe('api_token');
+    expect(updates[0]?.data.actor.credential).toBe('session');
   }, 180_000);
 });

@@ -179,6 +179,31 @@ export interface TargetedGenerator {
  * The targeted generators by name; the fuzz reports each one's count of 5xx answers. `credential`
  * gives a token that works, so a generated header is sometimes one a valid request carries.
  */
+/** A store key as a cursor once carried one: base64url JSON, with keys a caller might craft. */
+const plainCursor = fc
+  .dictionary(
+    fc.constantFrom('pk', 'sk', 'gsi1pk', 'gsi1sk', 'part', 'after', 'extra', ''),
+    fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.integer(),
+      fc.constant(null),
+      fc.dictionary(fc.string(), fc.string()),
+    ),
+    { maxKeys: 5 },
+  )
+  .map((key) => Buffer.from(JSON.stringify(key)).toString('base64url'));
+
+/** Forged cursors: old-style plain keys, random base64url, edited bytes, empty and oversized ones. */
+export const forgedCursor = fc.oneof(
+  plainCursor,
+  fc
+    .base64String({ maxLength: 400 })
+    .map((text) => text.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')),
+  fc.uint8Array({ minLength: 0, maxLength: 200 }).map((bytes) => Buffer.from(bytes).toString('base64url')),
+  fc.constantFrom('', '-', 'A'.repeat(9_000), '%00', 'null'),
+  fc.string({ maxLength: 100 }),
+);
+
 export function targetedGenerators(credential: () => string): Record<string, TargetedGenerator> {
   const twoAuthorizations = fc.tuple(bearerSpelling(credential), bearerSpelling(credential)).map(
     ([first, second]): RequestPart => ({
@@ -199,6 +224,12 @@ export function targetedGenerators(credential: () => string): Record<string, Tar
     },
     'prototype-named headers': { part: prototypeNamed.map((headers) => ({ headers })), bodiesOnly: false },
     'two Authorization headers': { part: twoAuthorizations, bodiesOnly: false },
+    'forged cursors': {
+      part: fc
+        .tuple(forgedCursor, fc.constantFrom(undefined, '1', '100', '0'))
+        .map(([cursor, limit]) => ({ query: { cursor, ...(limit === undefined ? {} : { limit }) } })),
+      bodiesOnly: false,
+    },
     'spellings of Bearer': {
       part: bearerSpelling(credential).map((authorization) => ({
         headers: { Authorization: authorization },

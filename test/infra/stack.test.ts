@@ -479,6 +479,7 @@ describe('functions', () => {
         ...(access.callsModel ? ['ANTHROPIC_SECRET_ARN'] : []),
         ...(access.webhookSecretKey ? ['WEBHOOK_SECRET_KEY_ARN'] : []),
         ...(access.putsEvents ? ['EVENT_BUS_NAME'] : []),
+        ...(access.readsNames && !access.auth ? ['AUTH_TABLE'] : []),
         ...extraEnv,
       ];
 
@@ -664,8 +665,10 @@ describe('least privilege', () => {
       const streamed: string[] = HANDLERS.filter((handler) => handler.entry === name).flatMap((handler) =>
         'streams' in handler.trigger ? handler.trigger.streams.map((source) => source.table) : [],
       );
+      // Naming people reads the auth table's users and tokens (its own narrow statement, below).
+      const named: string[] = access.readsNames ? ['Auth'] : [];
       const expectedTables = TABLE_DEFINITIONS.filter(
-        (d) => access[ACCESS_KEY[d.id]] || streamed.includes(d.id),
+        (d) => access[ACCESS_KEY[d.id]] || streamed.includes(d.id) || named.includes(d.id),
       );
       const expectedWrites = expectedTables.filter((d) => {
         const level = access[ACCESS_KEY[d.id]];
@@ -969,6 +972,35 @@ describe('authentication', () => {
         },
       },
     ]);
+  });
+
+  it('lets the functions that name people read only emails and token names of user and token items', () => {
+    const authTableId = tableLogicalId(dev, 'Auth');
+    const naming = functionsOf(dev.stacks).filter(({ access }) => access.readsNames);
+    expect(naming.map(({ name }) => name)).toContain('list-audit-events');
+    for (const { name, fn, access } of naming) {
+      const reads = statementsOf(dev, fn).filter((statement) =>
+        referencedLogicalIds(statement.Resource).has(authTableId),
+      );
+      // Without `auth` access, the one statement on the auth table is the narrow read.
+      if (access.auth) continue;
+      expect(reads, name).toEqual([
+        {
+          Effect: 'Allow',
+          Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+          Resource: { 'Fn::ImportValue': expect.stringMatching(/:ExportsOutputFnGetAtt\w+Arn\w+$/) },
+          Condition: {
+            'ForAllValues:StringLike': {
+              'dynamodb:LeadingKeys': ['USER#*', 'APITOKENID#*', 'APITOKEN#*'],
+            },
+            'ForAllValues:StringEquals': {
+              'dynamodb:Attributes': ['pk', 'sk', 'email', 'name', 'teamId', 'tokenHash'],
+            },
+            StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+          },
+        },
+      ]);
+    }
   });
 
   it('gives UpdateItem on the auth table only to readWrite functions and the token-use grant', () => {

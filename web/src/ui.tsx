@@ -71,6 +71,12 @@ export function Time({ iso }: { iso: string | null | undefined }) {
   return <time dateTime={iso}>{formatTime(iso)}</time>;
 }
 
+/** A person as the API names them (an email, an API token's name), the id on hover; the id when gone. */
+export function Person({ name, id }: { name: string | null | undefined; id: string | null }) {
+  if (id === null) return <span class="muted">—</span>;
+  return name ? <span title={id}>{name}</span> : <code>{id}</code>;
+}
+
 /** A modal confirmation: the page behind it is inert until the person answers. */
 export function ConfirmDialog(props: {
   title: string;

@@ -8,6 +8,8 @@ import type { Execution } from '../schemas/records.ts';
 export interface StoredEvaluationSet {
   chosenAt: string;
   cases: EvaluationCaseRef[];
+  /** The chain's first run, whose id drew the held-out cases (absent on sets chosen before chains). */
+  rootRunId?: string | undefined;
 }
 
 /** A run's evaluation set and results (per case and arm), and the run's stored summary. */

@@ -3,7 +3,16 @@ import type { DomainEvent } from '../events.ts';
 import type { Page } from '../schemas/common.ts';
 import type { Activation, Configuration, Pipeline, ServingState } from '../schemas/pipelines.ts';
 import type { Execution, Signal } from '../schemas/records.ts';
+import type { Rollout } from '../schemas/rollouts.ts';
 import type { PageRequest } from './common.ts';
+
+/** What a pipeline's history says of one of its configurations, for activating it by hand. */
+export interface ConfigurationHistory {
+  /** It was the active configuration at some time: an activation made it active, or replaced it. */
+  wasActive: boolean;
+  /** The latest rollout that had it as candidate and was rolled back, or null. */
+  rolledBack: Rollout | null;
+}
 
 export interface PipelineRepository {
   /** Stores the pipeline and its first configuration together. */
@@ -42,4 +51,6 @@ export interface PipelineRepository {
   activateConfiguration(activation: Activation, event: DomainEvent, serving: ServingState): Promise<void>;
   /** The pipeline's activations, newest first. */
   listActivations(pipelineId: string, page: PageRequest): Promise<Page<Activation>>;
+  /** Whether the configuration was ever active, and the rollback of it as a candidate (Queries, no Scan). */
+  configurationHistory(pipelineId: string, configurationId: string): Promise<ConfigurationHistory>;
 }

@@ -31,11 +31,12 @@ export interface RunRepository {
   /**
    * generating → generated with the proposal, and the proposed configuration stored, in one
    * transaction; the configuration's version comes from the pipeline's atomic counter, so runs of
-   * one pipeline never contend. A lost lease (another worker re-claimed the run) is a ConflictError.
+   * one pipeline never contend. A run that changes nothing stores no configuration (`proposed` null)
+   * and takes no version. A lost lease (another worker re-claimed the run) is a ConflictError.
    */
   completeGenerated(
     run: SynthesisRun,
-    proposed: Omit<Configuration, 'version'>,
+    proposed: Omit<Configuration, 'version'> | null,
     leaseStartedAt: string,
     /** synthesis_run.generated, written in the same transaction. */
     event: DomainEvent,
@@ -58,6 +59,11 @@ export interface RunRepository {
     /** synthesis_run.failed, written only if the run is failed now (same transaction). */
     event: DomainEvent,
   ): Promise<SynthesisRun | null>;
+  /**
+   * A chain: its first run and every refinement of it, in the order they were created (one GetItem
+   * and one BatchGetItem: a chain holds at most MAX_CHAIN_RUNS). Runs hidden by a deletion are left out.
+   */
+  listChain(rootRunId: string): Promise<SynthesisRun[]>;
   /** A pipeline's runs, newest first, optionally only those in one status. */
   listByPipeline(
     pipelineId: string,

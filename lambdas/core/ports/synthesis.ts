@@ -1,5 +1,6 @@
 /* The port of a synthesis engine: what it is shown, and the proposal it answers. */
 import type { SpentUsage } from '../errors.ts';
+import type { RefinementEvidence } from '../refinement.ts';
 import type { Configuration, Pipeline, Slot } from '../schemas/pipelines.ts';
 import type { Execution, Signal } from '../schemas/records.ts';
 import type { Change, Confidence, Diagnosis, StructuredWarning } from '../schemas/runs.ts';
@@ -16,6 +17,8 @@ export interface SynthesisContext {
   activeSince?: string | null;
   /** The configuration the base replaced, when known: which settings the last activation changed. */
   previousConfiguration?: Configuration | null;
+  /** A refinement's evidence: its chain's earlier rounds and their evaluation (held-out cases left out). */
+  refinement?: RefinementEvidence;
 }
 
 /** What generating a run cost: the model, its tokens over all requests, the requests made. */

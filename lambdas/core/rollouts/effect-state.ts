@@ -98,12 +98,9 @@ export const keyBefore = (at: string) => at;
 
 const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
-/** `sorted` (by key) with `more` merged in, in key order: linear (new keys are mostly the newest). */
+/** `sorted` (by key) with `more` merged in, in key order: linear in the kept ones. */
 export function mergeByKey<T extends { key: string }>(sorted: T[], more: T[]): T[] {
-  if (more.length === 0) return sorted;
   const added = [...more].sort(byKey);
-  const last = sorted.at(-1);
-  if (!last || (added[0] as T).key > last.key) return [...sorted, ...added];
   const merged: T[] = [];
   let i = 0;
   let j = 0;
@@ -198,7 +195,7 @@ export function mergeRecorded(
   read: { base: RecordedExecution[] | null; applied: RecordedExecution[] | null; signals: RecordedSignal[] },
   now: Date,
 ): { state: EffectState; changed: boolean } {
-  let changed = false;
+  let attached = false;
   let orphans = state.orphans;
   const mergeArm = (arm: KeptArm, recorded: RecordedExecution[] | null): KeptArm => {
     if (recorded === null) return arm;
@@ -211,17 +208,17 @@ export function mergeRecorded(
     }
     let executions = arm.executions;
     if (added.length > 0) {
-      changed = true;
-      // Signals recorded before their execution wait among the orphans.
-      const addedIds = new Set(added.map((execution) => execution.id));
-      const waiting = orphans.filter((orphan) => addedIds.has(orphan.executionId));
-      if (waiting.length > 0) {
-        orphans = orphans.filter((orphan) => !addedIds.has(orphan.executionId));
-        const byId = new Map(added.map((execution) => [execution.id, execution]));
-        for (const { executionId, ...signal } of waiting) byId.get(executionId)?.signals.push(signal);
+      // Signals recorded before their execution wait among the orphans. The orphan list is
+      // renewed whenever executions arrive, which is what marks the merge as a change.
+      const byId = new Map(added.map((execution) => [execution.id, execution]));
+      const still: KeptOrphan[] = [];
+      for (const { executionId, ...signal } of orphans) {
+        const holder = byId.get(executionId);
+        if (holder) holder.signals.push(signal);
+        else still.push({ ...signal, executionId });
       }
-      executions = mergeByKey(arm.executions, added);
-      if (executions.length > EFFECT_ARM_LIMIT) executions = executions.slice(-EFFECT_ARM_LIMIT);
+      orphans = still;
+      executions = mergeByKey(arm.executions, added).slice(-EFFECT_ARM_LIMIT);
     }
     return { ...arm, executions, mark: nextMark(arm.mark, now) };
   };
@@ -233,7 +230,7 @@ export function mergeRecorded(
   const orphanIds = new Set(orphans.map((orphan) => orphan.id));
   const newOrphans: KeptOrphan[] = [];
   // Oldest first, so the orphans kept are the newest.
-  const signals = [...read.signals].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const signals = [...read.signals].sort(byKey);
   for (const { key, signal } of signals) {
     if (key < state.signalsFrom) continue;
     const kept: KeptSignal = { id: signal.id, severity: signal.severity, occurredAt: signal.occurredAt };
@@ -241,7 +238,7 @@ export function mergeRecorded(
     if (holder) {
       if (holder.signals.some((known) => known.id === signal.id)) continue;
       holder.signals.push(kept);
-      changed = true;
+      attached = true;
     } else if (!orphanIds.has(signal.id)) {
       orphanIds.add(signal.id);
       newOrphans.push({ ...kept, executionId: signal.executionId });
@@ -256,7 +253,8 @@ export function mergeRecorded(
       orphans,
       signalMark: nextMark(state.signalMark, now),
     },
-    changed: changed || orphans !== state.orphans,
+    // Executions arrived, a signal was attached, or the orphans were handed over or grew.
+    changed: attached || orphans !== state.orphans,
   };
 }
 

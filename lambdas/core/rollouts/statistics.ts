@@ -55,7 +55,6 @@ export function compareProportions(base: Proportion, applied: Proportion): Propo
 
 /** The nearest-rank percentile (`p` in 0–100) of the values; null for none. */
 export function percentile(values: readonly number[], p: number): number | null {
-  if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
   return sorted[rank - 1] ?? null;

@@ -15,8 +15,60 @@ import {
 } from './common.ts';
 import { configurationSchema } from './pipelines.ts';
 
-export const evaluationArmSchema = /* @__PURE__ */ z.enum(['base', 'candidate']);
-export type EvaluationArm = z.infer<typeof evaluationArmSchema>;
+/**
+ * A case replayed on the base, the candidate, or one change arm: `change:<id>`, the base with that
+ * change of the run alone (docs/optimize.md says why that arm and not the candidate without it).
+ */
+export const evaluationArmSchema = /* @__PURE__ */ z.union([
+  /* @__PURE__ */ z.enum(['base', 'candidate']),
+  /* @__PURE__ */ z
+    .string()
+    .check(
+      /* @__PURE__ */ z.regex(
+        /^change:[1-9][0-9]{0,2}$/,
+        'must be "base", "candidate" or "change:<id>" naming a change of the run',
+      ),
+    ),
+]);
+export type EvaluationArm = 'base' | 'candidate' | `change:${string}`;
+
+/** The arm that replays change `id` alone on the base. */
+export const changeArm = (changeId: string): `change:${string}` => `change:${changeId}`;
+
+/** A result of the base plus one change: how it compares with the base, over the same cases. */
+export const changeOutcomeSchema = /* @__PURE__ */ z.object({
+  changeId: /* @__PURE__ */ z.string(),
+  /** Cases with a result on the base and on this change's arm. */
+  evaluated: /* @__PURE__ */ minInt(0),
+  /** Failed on the base, passed with this change alone (at most 50 ids; `fixedCount` counts them all). */
+  fixed: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
+  fixedCount: /* @__PURE__ */ minInt(0),
+  /** Passed on the base, failed with this change alone (at most 50 ids; `brokenCount` counts them all). */
+  broken: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
+  brokenCount: /* @__PURE__ */ minInt(0),
+});
+export type ChangeOutcome = z.infer<typeof changeOutcomeSchema>;
+
+/** The held-out cases' figures: the part of the set no synthesis of the chain learns from. */
+export const heldOutFiguresSchema = /* @__PURE__ */ z.object({
+  cases: /* @__PURE__ */ minInt(0),
+  /** Held-out cases with a result on both arms. */
+  evaluated: /* @__PURE__ */ minInt(0),
+  /** Held-out cases that failed on the base. */
+  baseFailed: /* @__PURE__ */ minInt(0),
+  fixed: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
+  regressed: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
+  /** Failed on both arms. */
+  stillFailing: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
+});
+export type HeldOutFigures = z.infer<typeof heldOutFiguresSchema>;
+
+/** Which changes the evaluation says to approve, and the same in words for a person. */
+export const recommendationSchema = /* @__PURE__ */ z.object({
+  changeIds: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
+  text: /* @__PURE__ */ z.string(),
+});
+export type Recommendation = z.infer<typeof recommendationSchema>;
 
 /** The pass counts of one arm over the cases with a result on both arms. */
 const armCountsSchema = /* @__PURE__ */ z.object({
@@ -39,6 +91,12 @@ export const evaluationSummarySchema = /* @__PURE__ */ z.object({
   /** Candidate minus base, means over the cases reporting the figure on both arms; null when none does. */
   durationMsDelta: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.number()),
   costUsdDelta: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.number()),
+  /** Per change with results on its own arm (`change:<id>`): the cases it fixed and broke alone. */
+  changes: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(changeOutcomeSchema)),
+  /** The held-out cases' figures (null on sets chosen before cases were held out). */
+  heldOut: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.nullable(heldOutFiguresSchema)),
+  /** Which changes to approve, from the per-change arms when replayed (null before any result). */
+  recommendation: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.nullable(recommendationSchema)),
   updatedAt: timestampSchema,
 });
 export type EvaluationSummary = z.infer<typeof evaluationSummarySchema>;
@@ -66,6 +124,8 @@ export const evaluationCaseSchema = /* @__PURE__ */ z.object({
   reason: /* @__PURE__ */ z.enum(['cited', 'failed', 'succeeded']),
   status: /* @__PURE__ */ z.enum(['succeeded', 'failed']),
   startedAt: timestampSchema,
+  /** Held out: never shown to a synthesis of the run's chain; its figures are the chain's result. */
+  heldOut: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
   error: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   input: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.unknown()),
   /** The latest result of each arm posted so far (absent before any). */
@@ -73,6 +133,10 @@ export const evaluationCaseSchema = /* @__PURE__ */ z.object({
     /* @__PURE__ */ z.object({
       base: /* @__PURE__ */ z.optional(storedEvaluationResultSchema),
       candidate: /* @__PURE__ */ z.optional(storedEvaluationResultSchema),
+      /** The latest result of each change arm, by change id (absent before any). */
+      changes: /* @__PURE__ */ z.optional(
+        /* @__PURE__ */ z.record(/* @__PURE__ */ z.string(), storedEvaluationResultSchema),
+      ),
     }),
   ),
 });
@@ -85,6 +149,8 @@ export const evaluationSetSchema = /* @__PURE__ */ z.object({
   cases: /* @__PURE__ */ z.array(evaluationCaseSchema),
   /** When the set was chosen (it never changes after). */
   chosenAt: timestampSchema,
+  /** The run whose set this is: the run itself, or the first run of its chain (a refinement shares it). */
+  chainRootRunId: runIdSchema,
 });
 export type EvaluationSet = z.infer<typeof evaluationSetSchema>;
 

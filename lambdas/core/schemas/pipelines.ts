@@ -107,7 +107,15 @@ export type CreatePipelineBody = z.infer<typeof createPipelineBodySchema>;
 
 export const activateBodySchema = /* @__PURE__ */ z.strictObject({
   reason: /* @__PURE__ */ z.optional(/* @__PURE__ */ trimmedString(1, MESSAGE_LENGTH)),
+  /**
+   * An admin activating despite a failing approval rule, or bringing back a candidate a rollout
+   * rolled back: why, in words (stored on the activation and in its event).
+   */
+  override: /* @__PURE__ */ z.optional(
+    /* @__PURE__ */ z.strictObject({ reason: /* @__PURE__ */ trimmedString(1, MESSAGE_LENGTH) }),
+  ),
 });
+export type ActivateBody = z.infer<typeof activateBodySchema>;
 
 /** One change of a pipeline's active configuration: the history a reviewer reads. */
 export const activationSchema = /* @__PURE__ */ z.object({
@@ -124,6 +132,8 @@ export const activationSchema = /* @__PURE__ */ z.object({
   summary: /* @__PURE__ */ z.string(),
   activatedAt: timestampSchema,
   activatedBy: /* @__PURE__ */ z.string(),
+  /** An admin's stated override, when the activation passed a rule or a rollback by one (absent before it was kept). */
+  overrideReason: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string())),
 });
 export type Activation = z.infer<typeof activationSchema>;
 

@@ -46,15 +46,18 @@ export type StoredApprovalRules = z.infer<typeof storedApprovalRulesSchema>;
 
 /** The approve body: which changes, whether to rebase onto the active configuration, a rollout. */
 export const approveBodySchema = /* @__PURE__ */ z.strictObject({
-  changeIds: /* @__PURE__ */ z.optional(
-    /* @__PURE__ */ z.array(/* @__PURE__ */ boundedString(1, 16)).check(
-      /* @__PURE__ */ z.minLength(1, 'must name at least one change; leave it out to approve every change'),
-      /* @__PURE__ */ z.maxLength(100),
-      /* @__PURE__ */ z.refine((ids) => new Set(ids).size === ids.length, {
-        message: 'must not repeat a change id',
-      }),
-    ),
-  ),
+  changeIds: /* @__PURE__ */ z
+    .optional(
+      /* @__PURE__ */ z.array(/* @__PURE__ */ boundedString(1, 16)).check(
+        /* @__PURE__ */ z.minLength(1, 'must name at least one change; leave it out to approve every change'),
+        /* @__PURE__ */ z.maxLength(100),
+        /* @__PURE__ */ z.refine((ids) => new Set(ids).size === ids.length, {
+          message: 'must not repeat a change id',
+        }),
+      ),
+      // The document says what the refinement checks (JSON Schema cannot run it).
+    )
+    ./* @__PURE__ */ register(/* @__PURE__ */ z.globalRegistry, { uniqueItems: true } as never),
   rebase: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
   rollout: /* @__PURE__ */ z.optional(rolloutSettingsSchema),
   /** An admin's reason to approve although the evaluation rules fail (never the self-approval rule). */

@@ -2,7 +2,9 @@
  * Synthesis runs: the run as stored and polled (diagnosis, changes, confidence, what generating it
  * cost), the body that starts one, its queued job and the Idempotency-Key header.
  */
+
 import * as z from 'zod/mini';
+import { SYNTHESIS_HANDLER_NAMES } from '../synthesis-handlers.ts';
 import { boundedString, idSchema, minInt, runIdSchema, timestampSchema } from './common.ts';
 import { evaluationSummarySchema } from './evaluation.ts';
 
@@ -25,6 +27,8 @@ export const findingSchema = /* @__PURE__ */ z.object({
   signalIds: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
   /** Executions of the pipeline the finding rests on, most recent first (runs stored before they were cited read []). */
   executionIds: /* @__PURE__ */ z._default(/* @__PURE__ */ z.array(/* @__PURE__ */ z.string()), () => []),
+  /** A refinement's finding: the cases of its parent's evaluation it rests on (execution ids). */
+  caseIds: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(/* @__PURE__ */ z.string())),
 });
 export type Finding = z.infer<typeof findingSchema>;
 export const diagnosisSchema = /* @__PURE__ */ z.object({
@@ -111,11 +115,32 @@ export const synthesisRunSchema = /* @__PURE__ */ z.object({
   appliedConfigurationId: /* @__PURE__ */ z._default(/* @__PURE__ */ z.nullable(idSchema), null),
   /** The rollout the approval started, when it started one. */
   rolloutId: /* @__PURE__ */ z._default(/* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string()), null),
+  /** A refinement's parent: the evaluated run whose evaluation it learned from (null otherwise). */
+  parentRunId: /* @__PURE__ */ z._default(/* @__PURE__ */ z.nullable(runIdSchema), null),
+  /** The first run of a refinement's chain (null for a run that is no refinement: it is its own). */
+  rootRunId: /* @__PURE__ */ z._default(/* @__PURE__ */ z.nullable(runIdSchema), null),
+  /** The model cost expected before the run started: its prompt's tokens at the price table's rates. */
+  estimatedCostUsd: /* @__PURE__ */ z._default(
+    /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0))),
+    null,
+  ),
+  /** What its model calls cost, from the usage the model reported (null until the run ended). */
+  costUsd: /* @__PURE__ */ z._default(
+    /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0))),
+    null,
+  ),
 });
 export type SynthesisRun = z.infer<typeof synthesisRunSchema>;
 
 export const synthesizeBodySchema = /* @__PURE__ */ z.strictObject({
-  synthesisHandler: /* @__PURE__ */ z.optional(/* @__PURE__ */ boundedString(1, 64)),
+  synthesisHandler: /* @__PURE__ */ z.optional(
+    // The message is a function: a string built here would keep this schema in every bundle.
+    /* @__PURE__ */ z.enum(SYNTHESIS_HANDLER_NAMES, {
+      error: () => `must be one of ${SYNTHESIS_HANDLER_NAMES.join(', ')}`,
+    }),
+  ),
+  /** A refinement: the generated, evaluated run of the same pipeline whose evaluation it learns from. */
+  parentRunId: /* @__PURE__ */ z.optional(runIdSchema),
 });
 
 /**

@@ -5,15 +5,18 @@
 import { ConflictError } from '../errors.ts';
 import { type Actor, actorOf, type DomainEvent, newEvent } from '../events.ts';
 import type { Clock, IdGenerator, PageRequest } from '../ports/common.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { ConfigurationHistory, PipelineRepository } from '../ports/pipelines.ts';
+import type { ApprovalRulesStore } from '../ports/review.ts';
 import type { RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
-import type { Activation } from '../schemas/pipelines.ts';
+import type { ActivateBody, Activation } from '../schemas/pipelines.ts';
+import { enforceApprovalRules } from './approval-rules.ts';
 import { loadConfiguration, loadOwnedPipeline } from './pipelines.ts';
 
 export interface ActivationDeps {
   runs: RunRepository;
   pipelines: PipelineRepository;
+  approvalRules: ApprovalRulesStore;
   clock: Clock;
   ids: IdGenerator;
 }
@@ -27,6 +30,7 @@ export function activatedEvent(teamId: string, activation: Activation, actor: Ac
       pipelineId: activation.pipelineId,
       configurationId: activation.configurationId,
       ...(activation.synthesisRunId ? { runId: activation.synthesisRunId } : {}),
+      ...(activation.overrideReason ? { overrideReason: activation.overrideReason } : {}),
       actor,
     },
     { at: activation.activatedAt, key: activation.id },
@@ -34,17 +38,19 @@ export function activatedEvent(teamId: string, activation: Activation, actor: Ac
 }
 
 /**
- * Activates an earlier configuration (a rollback, or forward again). Only a configuration that was
- * active before may be restored: a manual one (active from its creation) or the proposal of an
- * approved run. A proposal nobody approved is a 409: approving its run is how it becomes active,
- * with the review that implies.
+ * Activates a configuration by hand (a rollback, or forward again). Only a configuration that was
+ * active before may be restored (the activation history says so): anything else becomes active by
+ * approving its run, with the review that implies. The pipeline's approval rules apply as they do
+ * to approval (API tokens, self-approval, the evaluation of the run it came from), and a candidate
+ * a rollout rolled back comes back only with an admin's stated override, recorded.
  */
-export function makeActivateConfiguration({ runs, pipelines, clock, ids }: ActivationDeps) {
+export function makeActivateConfiguration(deps: ActivationDeps) {
+  const { pipelines, clock, ids } = deps;
   return async (
     principal: Principal,
     pipelineId: string,
     configurationId: string,
-    reason: string | undefined,
+    { reason, override }: ActivateBody,
   ): Promise<Activation> => {
     const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
     assertCanWrite(principal);
@@ -53,20 +59,30 @@ export function makeActivateConfiguration({ runs, pipelines, clock, ids }: Activ
         `Rollout ${pipeline.rollout.id} is active on this pipeline: promote it or roll it back before activating another configuration.`,
       );
     }
-    const [target, current] = await Promise.all([
+    const [target, current, history] = await Promise.all([
       loadConfiguration(pipelines, pipelineId, configurationId),
       loadConfiguration(pipelines, pipelineId, pipeline.activeConfigurationId),
+      pipelines.configurationHistory(pipelineId, configurationId),
     ]);
     if (target.id === current.id) {
       throw new ConflictError(`Configuration ${target.id} (version ${target.version}) is already active.`);
     }
-    if (target.source === 'synthesis') {
-      const run = target.synthesisRunId ? await runs.get(target.synthesisRunId) : null;
-      if (run?.status !== 'approved') {
-        throw new ConflictError(
-          `Configuration ${target.id} (version ${target.version}) is a proposal that was never approved${run ? ` (run ${run.id} is ${run.status})` : ''}: approve the run instead.`,
-        );
-      }
+    const run = target.synthesisRunId ? await deps.runs.get(target.synthesisRunId) : null;
+    if (!history.wasActive && !history.rolledBack) {
+      throw new ConflictError(
+        `Configuration ${target.id} (version ${target.version}) was never active, so there is nothing to restore${run ? `: it comes from synthesis run ${run.id} (${run.status}); approve that run (its changes you choose) to make a configuration of it active` : ''}.`,
+      );
+    }
+    const overrideReason = await enforceApprovalRules(
+      deps.approvalRules,
+      principal,
+      { act: 'activate', pipelineId, run },
+      override,
+    );
+    if (history.rolledBack && !override) {
+      throw new ConflictError(
+        `Configuration ${target.id} (version ${target.version}) was the candidate of rollout ${history.rolledBack.id}, which was rolled back: only a team admin may bring it back, stating why with "override": {"reason": "…"}.`,
+      );
     }
     const activation: Activation = {
       id: ids.newId(),
@@ -78,9 +94,10 @@ export function makeActivateConfiguration({ runs, pipelines, clock, ids }: Activ
       source: 'rollback',
       synthesisRunId: null,
       reason: reason ?? null,
-      summary: `Restored version ${target.version} (replacing version ${current.version}).`,
+      summary: summaryOf(target.version, current.version, history),
       activatedAt: clock.now().toISOString(),
       activatedBy: principal.userId,
+      overrideReason,
     };
     await pipelines.activateConfiguration(
       activation,
@@ -89,6 +106,12 @@ export function makeActivateConfiguration({ runs, pipelines, clock, ids }: Activ
     );
     return activation;
   };
+}
+
+/** What the activation did, in words that claim nothing the history does not say. */
+function summaryOf(version: number, previous: number, history: ConfigurationHistory): string {
+  if (history.wasActive) return `Restored version ${version} (replacing version ${previous}).`;
+  return `Activated version ${version} (replacing version ${previous}), the candidate rollout ${history.rolledBack?.id} rolled back, by an admin's override.`;
 }
 
 /** The pipeline's activation history, newest first. */

@@ -46,7 +46,10 @@ export function makeGetApprovalRules({
   };
 }
 
-/** Replaces the pipeline's approval rules; admins only. */
+/**
+ * Replaces the pipeline's approval rules; admins only, and only from a person's session: the rules
+ * say what a token may do (`allowApiTokens`), so a token must not be able to loosen them.
+ */
 export function makePutApprovalRules({ pipelines, approvalRules, clock, ids }: ApprovalRulesDeps) {
   return async (
     principal: Principal,
@@ -57,53 +60,75 @@ export function makePutApprovalRules({ pipelines, approvalRules, clock, ids }: A
     if (principal.role !== 'admin') {
       throw new ForbiddenError("Only a team admin may change a pipeline's approval rules.");
     }
-    const stored: StoredApprovalRules = {
-      ...rules,
-      pipelineId,
-      updatedAt: clock.now().toISOString(),
-      updatedBy: principal.userId,
-    };
+    if (principal.method !== 'session') {
+      throw new ForbiddenError(
+        "A pipeline's approval rules are changed by a person, not with an API token: sign in (the review application or `pipeline-synthesis login`) and change them from that session.",
+      );
+    }
+    const updatedAt = clock.now().toISOString();
+    const stored: StoredApprovalRules = { ...rules, pipelineId, updatedAt, updatedBy: principal.userId };
     await approvalRules.put(
       stored,
       newEvent(
         'approval_rules.updated',
         { teamId: principal.teamId, pipelineId, actor: actorOf(principal) },
-        { at: stored.updatedAt ?? '', key: ids.newId() },
+        { at: updatedAt, key: ids.newId() },
       ),
     );
     return stored;
   };
 }
 
+/** What the rules judge: the caller's act on a pipeline, and the run its configuration comes from. */
+export interface RuledAct {
+  act: 'approve' | 'activate';
+  pipelineId: string;
+  /** The run approved, or the run the configuration activated came from; null for a manual one. */
+  run: SynthesisRun | null;
+}
+
+/** What a person is told must be done by a person, by act. */
+const PERSON_MUST: Record<RuledAct['act'], string> = {
+  approve: 'approve',
+  activate: 'change its active configuration',
+};
+
 /**
- * Refuses an approval the pipeline's rules forbid: 403 for an API token where a person must
- * approve, 403 for an override by a non-admin, 409 naming every failing rule in `details.rules`.
- * Answers the override reason to store on the run (null without one).
+ * Refuses an approval or an activation the pipeline's rules forbid: 403 for an API token where a
+ * person must act, 403 for an override by a non-admin, 409 naming every failing rule in
+ * `details.rules` (the run's rules: none for a manual configuration). Answers the override reason
+ * to store (null without one).
  */
 export async function enforceApprovalRules(
   store: ApprovalRulesStore,
   principal: Principal,
-  run: SynthesisRun,
+  { act, pipelineId, run }: RuledAct,
   override: ApproveBody['override'],
 ): Promise<string | null> {
-  const rules = await rulesInForce(store, run.pipelineId);
+  const rules = await rulesInForce(store, pipelineId);
   if (!rules.allowApiTokens && principal.method === 'api-token') {
     throw new ForbiddenError(
-      "This pipeline's approval rules require a person to approve: sign in (the review application or `pipeline-synthesis login`) instead of using an API token.",
+      `This pipeline's approval rules require a person to ${PERSON_MUST[act]}: sign in (the review application or \`pipeline-synthesis login\`) instead of using an API token.`,
     );
   }
   if (override && principal.role !== 'admin') {
     throw new ForbiddenError('Only a team admin may override the approval rules.');
   }
-  const failing = failingRules(rules, {
-    evaluation: run.evaluation,
-    triggeredBy: run.triggeredBy,
-    approverUserId: principal.userId,
-    overridden: override !== undefined,
-  });
+  const failing = run
+    ? failingRules(rules, {
+        evaluation: run.evaluation,
+        triggeredBy: run.triggeredBy,
+        approverUserId: principal.userId,
+        overridden: override !== undefined,
+      })
+    : [];
   if (failing.length > 0) {
+    const refused =
+      act === 'approve'
+        ? 'this approval'
+        : `activating a configuration of run ${run?.id} (an admin may pass the evaluation rules with "override": {"reason"})`;
     throw new ConflictError(
-      `The pipeline's approval rules refuse this approval: ${failing.map((failure) => failure.message).join(' ')}`,
+      `The pipeline's approval rules refuse ${refused}: ${failing.map((failure) => failure.message).join(' ')}`,
       { details: { rules: failing.map((failure) => failure.rule), failures: failing } },
     );
   }

@@ -11,6 +11,7 @@ import type { ApprovalPlan, ApprovalRulesStore } from '../ports/review.ts';
 import type { RolloutStore } from '../ports/rollouts.ts';
 import type { RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
+import { nothingToChange } from '../run-state.ts';
 import type { Activation, Configuration, Pipeline } from '../schemas/pipelines.ts';
 import type { ApproveBody } from '../schemas/review.ts';
 import type { Rollout } from '../schemas/rollouts.ts';
@@ -46,13 +47,20 @@ export function makeApproveRun(deps: ApproveDeps) {
   return async (principal: Principal, runId: string, body: ApproveBody = {}): Promise<SynthesisRun> => {
     const run = await getRun(principal, runId);
     assertCanWrite(principal);
+    const nothing = nothingToChange(run, 'to approve or roll out');
+    if (nothing) throw nothing;
     // Stryker disable next-line ConditionalExpression: runs.approve refuses a run that is not generated with the same 409 naming its status; the check spares the reads
     if (run.status !== 'generated' || !run.proposedConfigurationId) {
       throw new ConflictError(`The run is ${run.status}; only a generated run can be approved.`);
     }
     const chosen = chooseChanges(run, body.changeIds);
     // The pipeline's approval rules, checked before anything is written (a new version included).
-    const overrideReason = await enforceApprovalRules(approvalRules, principal, run, body.override);
+    const overrideReason = await enforceApprovalRules(
+      approvalRules,
+      principal,
+      { act: 'approve', pipelineId: run.pipelineId, run },
+      body.override,
+    );
     const [pipeline, base, proposed] = await Promise.all([
       loadOwnedPipeline(pipelines, principal, run.pipelineId),
       loadConfiguration(pipelines, run.pipelineId, run.baseConfigurationId),
@@ -68,7 +76,12 @@ export function makeApproveRun(deps: ApproveDeps) {
     const at = deps.clock.now().toISOString();
     const approval = { run, principal, chosen, onto, at };
     const newConfiguration = await newConfigurationOf(deps, approval);
-    const plan = planOf(deps, approval, { pipeline, applied: newConfiguration ?? proposed, body });
+    const plan = planOf(deps, approval, {
+      pipeline,
+      applied: newConfiguration ?? proposed,
+      body,
+      overrideReason,
+    });
     return runs.approve(
       run,
       { at, by: principal.userId, overrideReason },
@@ -153,7 +166,12 @@ async function newConfigurationOf(
 function planOf(
   { ids }: ApproveDeps,
   { run, principal, chosen, onto, at }: Approval,
-  { pipeline, applied, body }: { pipeline: Pipeline; applied: Configuration; body: ApproveBody },
+  {
+    pipeline,
+    applied,
+    body,
+    overrideReason,
+  }: { pipeline: Pipeline; applied: Configuration; body: ApproveBody; overrideReason: string | null },
 ): Omit<ApprovalPlan, 'newConfiguration'> {
   const rollout: Rollout | null = body.rollout
     ? {
@@ -189,6 +207,7 @@ function planOf(
         summary: `Approved synthesis run ${run.id}: version ${applied.version} replaces version ${onto.version}.`,
         activatedAt: at,
         activatedBy: principal.userId,
+        overrideReason,
       };
   return {
     approvedChangeIds: chosen.map((change) => change.id),

@@ -2,7 +2,8 @@
 import { ForbiddenError } from '../errors.ts';
 import type { DomainEvent, EventType } from '../events.ts';
 import type { PageRequest } from '../ports/common.ts';
-import type { Principal } from '../principal.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import { assertSameTeam, type Principal } from '../principal.ts';
 import type { Page } from '../schemas/common.ts';
 
 export interface AuditLog {
@@ -14,8 +15,18 @@ export interface AuditLog {
   ): Promise<Page<DomainEvent>>;
 }
 
-/** The caller's team's audit log; viewers may not read it (it names who did what). */
-export function makeListAuditEvents({ audit }: { audit: AuditLog }) {
+/**
+ * The caller's team's audit log; viewers may not read it (it names who did what). A pipeline of
+ * another team is a 403 before any event is read; a pipeline that no longer exists (deleted) is
+ * no refusal: its events stay in its team's log, and the read is of the caller's team only.
+ */
+export function makeListAuditEvents({
+  audit,
+  pipelines,
+}: {
+  audit: AuditLog;
+  pipelines: Pick<PipelineRepository, 'getPipeline'>;
+}) {
   return async (
     principal: Principal,
     filter: { pipelineId?: string | undefined; type?: EventType | undefined },
@@ -23,6 +34,10 @@ export function makeListAuditEvents({ audit }: { audit: AuditLog }) {
   ): Promise<Page<DomainEvent>> => {
     if (principal.role === 'viewer') {
       throw new ForbiddenError('The audit log is for admins and members; the viewer role cannot read it.');
+    }
+    if (filter.pipelineId !== undefined) {
+      const pipeline = await pipelines.getPipeline(filter.pipelineId);
+      if (pipeline) assertSameTeam(principal, pipeline.teamId);
     }
     return audit.list(principal.teamId, filter, page);
   };

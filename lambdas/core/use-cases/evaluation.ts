@@ -3,17 +3,20 @@
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import { chooseEvaluationCases, summarizeEvaluation } from '../evaluation.ts';
 import { actorOf, newEvent } from '../events.ts';
+import { holdOut } from '../held-out.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import type { Clock } from '../ports/common.ts';
-import type { EvaluationStore } from '../ports/evaluation.ts';
+import type { EvaluationStore, StoredEvaluationSet } from '../ports/evaluation.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
 import type { EvidenceStore, RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
+import { nothingToChange } from '../run-state.ts';
 import type {
   EvaluationCase,
   EvaluationResult,
   EvaluationSet,
   EvaluationSummary,
+  StoredEvaluationResult,
 } from '../schemas/evaluation.ts';
 import type { Execution } from '../schemas/records.ts';
 import type { SynthesisRun } from '../schemas/runs.ts';
@@ -35,16 +38,11 @@ function notGenerated(run: SynthesisRun, what: string): ConflictError {
 
 /**
  * The run's evaluation set: chosen on the first read (the cited executions, then up to 50 failed
- * and 50 succeeded spread over time) and stored, so every later reader gets the same cases.
+ * and 50 succeeded spread over time, one in five held out) and stored, so every later reader gets
+ * the same cases. A refinement takes its parent's set: every round of a chain replays the same cases.
  */
-export function makeGetEvaluationSet({
-  runs,
-  pipelines,
-  evidence,
-  evaluations,
-  clock,
-  settings,
-}: EvaluationDeps) {
+export function makeGetEvaluationSet(deps: EvaluationDeps) {
+  const { runs, pipelines, evidence, evaluations, clock, settings } = deps;
   const getRun = makeGetSynthesisRun({ runs });
   return async (principal: Principal, runId: string): Promise<EvaluationSet> => {
     const run = await getRun(principal, runId);
@@ -55,16 +53,9 @@ export function makeGetEvaluationSet({
         .load(runId)
         .then((found) => found.executions.filter((execution) => execution.startedAt >= since)),
     ]);
-    let set = stored;
-    if (!set) {
-      if (run.status !== 'generated' || !run.proposedConfigurationId)
-        throw notGenerated(run, 'an evaluation set is chosen');
-      const sample = await evaluations.sampleExecutions(run.pipelineId, since);
-      set = await evaluations.saveSetOnce(runId, {
-        chosenAt: clock.now().toISOString(),
-        cases: chooseEvaluationCases(cited, sample),
-      });
-    }
+    const nothing = nothingToChange(run, 'to evaluate');
+    if (nothing) throw nothing;
+    const set = stored ?? (await chooseSet(deps, run, cited, since));
     if (!run.proposedConfigurationId) throw notGenerated(run, 'an evaluation set is chosen');
     const citedById = new Map(cited.map((execution) => [execution.id, execution]));
     const others = set.cases.filter((ref) => !citedById.has(ref.executionId) && ref.startedAt >= since);
@@ -77,13 +68,8 @@ export function makeGetEvaluationSet({
       ),
       evaluations.listResults(runId),
     ]);
-    const resultsOf = new Map<string, NonNullable<EvaluationCase['results']>>();
-    for (const result of results) {
-      const entry = resultsOf.get(result.executionId) ?? {};
-      entry[result.arm] = result;
-      resultsOf.set(result.executionId, entry);
-    }
     if (!base || !candidate) throw new NotFoundError(`A configuration of run ${runId} no longer exists.`);
+    const resultsOf = caseResults(results);
     const byId = new Map<string, Execution>([...citedById, ...loaded.map((e) => [e.id, e] as const)]);
     const cases = set.cases.flatMap((ref): EvaluationCase[] => {
       const execution = byId.get(ref.executionId);
@@ -94,6 +80,7 @@ export function makeGetEvaluationSet({
           reason: ref.reason,
           status: execution.status,
           startedAt: execution.startedAt,
+          ...(ref.heldOut === undefined ? {} : { heldOut: ref.heldOut }),
           ...(execution.error === undefined ? {} : { error: execution.error }),
           ...(execution.input === undefined ? {} : { input: execution.input }),
           ...(resultsOf.has(execution.id) ? { results: resultsOf.get(execution.id) } : {}),
@@ -106,8 +93,50 @@ export function makeGetEvaluationSet({
       candidateConfiguration: candidate,
       cases,
       chosenAt: set.chosenAt,
+      chainRootRunId: set.rootRunId ?? runId,
     };
   };
+}
+
+/**
+ * Chooses and stores a generated run's set: its parent's for a refinement, else the cited
+ * executions and a sample of the history, with one case in five held out for the chain.
+ */
+async function chooseSet(
+  { evaluations, clock }: EvaluationDeps,
+  run: SynthesisRun,
+  cited: readonly Execution[],
+  since: string,
+): Promise<StoredEvaluationSet> {
+  if (run.status !== 'generated' || !run.proposedConfigurationId)
+    throw notGenerated(run, 'an evaluation set is chosen');
+  const parentSet = run.parentRunId ? await evaluations.getSet(run.parentRunId) : null;
+  if (parentSet) {
+    const rootRunId = parentSet.rootRunId ?? run.parentRunId ?? undefined;
+    return evaluations.saveSetOnce(run.id, { ...parentSet, rootRunId });
+  }
+  const sample = await evaluations.sampleExecutions(run.pipelineId, since);
+  const rootRunId = run.rootRunId ?? run.id;
+  return evaluations.saveSetOnce(run.id, {
+    chosenAt: clock.now().toISOString(),
+    cases: holdOut(chooseEvaluationCases(cited, sample), rootRunId),
+    rootRunId,
+  });
+}
+
+/** Each case's latest results: the base's, the candidate's and each change arm's by change id. */
+function caseResults(results: readonly StoredEvaluationResult[]) {
+  const resultsOf = new Map<string, NonNullable<EvaluationCase['results']>>();
+  for (const result of results) {
+    const entry = resultsOf.get(result.executionId) ?? {};
+    if (result.arm === 'base' || result.arm === 'candidate') entry[result.arm] = result;
+    else {
+      entry.changes ??= {};
+      entry.changes[result.arm.slice('change:'.length)] = result;
+    }
+    resultsOf.set(result.executionId, entry);
+  }
+  return resultsOf;
 }
 
 /**
@@ -128,12 +157,15 @@ export function makeRecordEvaluations({
     const run = await getRun(principal, runId);
     assertCanWrite(principal);
     if (run.status !== 'generated') throw notGenerated(run, 'results are accepted');
+    const nothing = nothingToChange(run, 'to evaluate');
+    if (nothing) throw nothing;
     const set = await evaluations.getSet(runId);
     if (!set) {
       throw new ConflictError(
         'The run has no evaluation set yet: read GET /synthesis-runs/{id}/evaluation-set first and replay its cases.',
       );
     }
+    assertKnownArms(run, results);
     const caseIds = set.cases.map((ref) => ref.executionId);
     const inSet = new Set(caseIds);
     const outside = results.flatMap((result, index) => (inSet.has(result.executionId) ? [] : [index]));
@@ -152,7 +184,13 @@ export function makeRecordEvaluations({
     return evaluations.recordResults(
       runId,
       results.map((result) => ({ ...result, recordedAt: at })),
-      (all) => summarizeEvaluation(caseIds, all, clock.now().toISOString()),
+      (all) =>
+        summarizeEvaluation(caseIds, all, clock.now().toISOString(), {
+          changeIds: run.changes.map((change) => change.id),
+          ...(set.cases.some((ref) => ref.heldOut !== undefined)
+            ? { heldOut: new Set(set.cases.flatMap((ref) => (ref.heldOut ? [ref.executionId] : []))) }
+            : {}),
+        }),
       (sequence) =>
         newEvent(
           'synthesis_run.evaluated',
@@ -168,4 +206,23 @@ export function makeRecordEvaluations({
         ),
     );
   };
+}
+
+/** A change arm must name a change of the run: 400 naming the unknown ones, nothing stored. */
+function assertKnownArms(run: SynthesisRun, results: readonly EvaluationResult[]): void {
+  const known = new Set(run.changes.map((change) => `change:${change.id}`));
+  const unknown = results.flatMap((result, index) =>
+    result.arm === 'base' || result.arm === 'candidate' || known.has(result.arm) ? [] : [index],
+  );
+  if (unknown.length === 0) return;
+  const arms = [...new Set(unknown.map((index) => results[index]?.arm))].join(', ');
+  throw new ValidationError(
+    `These arms name no change of the run (its changes are ${run.changes.map((change) => change.id).join(', ') || 'none'}): ${arms}. Nothing was stored.`,
+    {
+      details: unknown.map((index) => ({
+        path: `results.${index}.arm`,
+        message: 'names no change of the run',
+      })),
+    },
+  );
 }

@@ -6,20 +6,21 @@ import { ApiError, ConflictError, SynthesisFailure, TransientSynthesisError } fr
 import { runEvent, SYSTEM_ACTOR } from '../events.ts';
 import { legacyWarnings, renderExplanation } from '../explanation.ts';
 import type { TeamSettingsStore } from '../lifecycle.ts';
+import { type ModelSpendStore, settleModelSpend } from '../model-budget.ts';
 import { type ModelPrices, withCost } from '../model-pricing.ts';
 import type { Clock, IdGenerator } from '../ports/common.ts';
+import type { EvaluationStore } from '../ports/evaluation.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
 import type { EvidenceStore, RunRepository } from '../ports/runs.ts';
-import {
-  EXECUTION_WINDOW,
-  SIGNAL_WINDOW,
-  type SynthesisContext,
-  type SynthesisEngine,
-  type SynthesisProposal,
-  type SynthesisUsage,
+import type {
+  SynthesisContext,
+  SynthesisEngine,
+  SynthesisProposal,
+  SynthesisUsage,
 } from '../ports/synthesis.ts';
+import { citeEvaluationCases } from '../refinement.ts';
 import type { SynthesisJob, SynthesisRun } from '../schemas/runs.ts';
-import { makeReadWindowedEvidence } from './lifecycle.ts';
+import { readSynthesisContext } from './synthesis-context.ts';
 
 /** Whether an error that is not one of ours may pass if the job is tried again later. */
 export type IsTransient = (error: unknown) => boolean;
@@ -39,6 +40,8 @@ export interface GenerateRunDeps {
   prices: ModelPrices;
   /** The teams' retention windows: nothing older is read, and the cited copies expire with them. */
   settings: TeamSettingsStore;
+  /** A refinement's chain: its evaluation set and results are the refinement's evidence. */
+  evaluations: EvaluationStore;
 }
 
 /** What became of one job. Only `retry` asks the queue to deliver the job again. */
@@ -107,8 +110,8 @@ async function generate(deps: GenerateRunDeps, run: SynthesisRun, lease: string)
   try {
     const engine = deps.engines[run.synthesisHandler];
     if (!engine) throw new SynthesisFailure(`Synthesis handler ${run.synthesisHandler} is not available.`);
-    const context = await readEvidence(deps, run);
-    const proposal = await engine.generate(context);
+    const context = await readSynthesisContext(deps, run);
+    const proposal = citeEvaluationCases(await engine.generate(context), context.refinement);
     usage = proposal.usage;
     // Deleted while the model was working: nothing of the pipeline is written back.
     if (!(await deps.pipelines.getPipeline(run.pipelineId))) {
@@ -120,44 +123,6 @@ async function generate(deps: GenerateRunDeps, run: SynthesisRun, lease: string)
   } catch (caught) {
     return settleFault(deps, run, lease, caught, usage);
   }
-}
-
-/** The pipeline, the run's base configuration and the bounded windows of evidence the engine reads. */
-async function readEvidence(
-  { pipelines, settings, clock }: GenerateRunDeps,
-  run: SynthesisRun,
-): Promise<SynthesisContext> {
-  const pipeline = await pipelines.getPipeline(run.pipelineId);
-  if (!pipeline) throw new SynthesisFailure(`Pipeline ${run.pipelineId} no longer exists.`);
-  const baseConfiguration = await pipelines.getConfiguration(run.pipelineId, run.baseConfigurationId);
-  if (!baseConfiguration) {
-    throw new SynthesisFailure(`Base configuration ${run.baseConfigurationId} no longer exists.`);
-  }
-  const [{ signals, executions }, activations] = await Promise.all([
-    makeReadWindowedEvidence({ pipelines, settings, clock })(pipeline, {
-      signals: SIGNAL_WINDOW,
-      executions: EXECUTION_WINDOW,
-    }),
-    pipelines.listActivations(run.pipelineId, { limit: 1 }),
-  ]);
-  // When the base became active, and what it replaced: evidence older than that is about an
-  // earlier configuration (synthesis/evidence/configuration-in-force.ts).
-  const [latest] = activations.items;
-  if (latest?.configurationId !== baseConfiguration.id) {
-    return { pipeline, baseConfiguration, signals, executions };
-  }
-  const previousConfiguration = await pipelines.getConfiguration(
-    run.pipelineId,
-    latest.previousConfigurationId,
-  );
-  return {
-    pipeline,
-    baseConfiguration,
-    signals,
-    executions,
-    activeSince: latest.activatedAt,
-    previousConfiguration,
-  };
 }
 
 /** Keeps the cited evidence, then stores the proposed configuration and the run `generated`. */
@@ -174,7 +139,9 @@ async function storeProposal(
     executionDays: team.executionRetentionDays,
   });
   const completedAt = deps.clock.now().toISOString();
-  const proposedConfigurationId = deps.ids.newId();
+  // Nothing to change: no configuration is proposed (none to approve, evaluate or roll out), and the
+  // run's no_changes warning says so (finalize adds it whenever no change is kept).
+  const proposedConfigurationId = proposal.changes.length > 0 ? deps.ids.newId() : null;
   const generated: SynthesisRun = {
     ...run,
     status: 'generated',
@@ -192,6 +159,8 @@ async function storeProposal(
     retryReason: null,
     usage: priced(deps, proposal.usage) ?? null,
   };
+  // What the run cost, from the model's reported usage; a handler that asked no model cost nothing.
+  generated.costUsd = proposal.usage ? (generated.usage?.costUsd ?? null) : 0;
   try {
     return await completeGenerated(deps, run, generated, proposal, completedAt, lease);
   } catch (error) {
@@ -206,7 +175,7 @@ async function storeProposal(
   }
 }
 
-/** The proposed configuration and the run `generated`, with its event, in the store's one write. */
+/** The proposed configuration (none when nothing changes) and the run `generated`, with its event, in one write. */
 function completeGenerated(
   deps: GenerateRunDeps,
   run: SynthesisRun,
@@ -215,20 +184,28 @@ function completeGenerated(
   completedAt: string,
   lease: string,
 ): Promise<SynthesisRun> {
-  const proposedConfigurationId = generated.proposedConfigurationId ?? '';
+  const proposedConfigurationId = generated.proposedConfigurationId;
   return deps.runs.completeGenerated(
     generated,
-    {
-      id: proposedConfigurationId,
-      pipelineId: run.pipelineId,
-      slots: proposal.proposedSlots,
-      source: 'synthesis',
-      synthesisRunId: run.id,
-      createdAt: completedAt,
-      createdBy: run.triggeredBy,
-    },
+    proposedConfigurationId === null
+      ? null
+      : {
+          id: proposedConfigurationId,
+          pipelineId: run.pipelineId,
+          slots: proposal.proposedSlots,
+          source: 'synthesis',
+          synthesisRunId: run.id,
+          createdAt: completedAt,
+          createdBy: run.triggeredBy,
+        },
     lease,
-    runEvent(run, 'generated', completedAt, SYSTEM_ACTOR, { configurationId: proposedConfigurationId }),
+    runEvent(
+      run,
+      'generated',
+      completedAt,
+      SYSTEM_ACTOR,
+      proposedConfigurationId ? { configurationId: proposedConfigurationId } : {},
+    ),
   );
 }
 
@@ -308,7 +285,19 @@ function citedEvidence(context: SynthesisContext, proposal: SynthesisProposal) {
 }
 
 /** Marks the run of a dead job failed, unless it already finished; the message says why it died. */
-export function makeFailDeadJob({ runs, clock }: { runs: RunRepository; clock: Clock }) {
+/**
+ * Fails the run of a dead-lettered job, and gives its month back the estimate reserved when it
+ * started (less what the model reported, if it reported anything).
+ */
+export function makeFailDeadJob({
+  runs,
+  clock,
+  spend,
+}: {
+  runs: RunRepository;
+  clock: Clock;
+  spend: Pick<ModelSpendStore, 'adjust'>;
+}) {
   return async (job: SynthesisJob, receiveCount: number): Promise<SynthesisRun | null> => {
     const run = await runs.get(job.runId);
     // Stryker disable next-line ConditionalExpression: runs.fail below only fails a pending or generating run and returns null otherwise; this check only saves the write
@@ -316,7 +305,7 @@ export function makeFailDeadJob({ runs, clock }: { runs: RunRepository; clock: C
     const why = run.retryReason ? ` The last attempt failed because: ${run.retryReason}` : '';
     const message = `Generation did not succeed in ${receiveCount} attempt${receiveCount === 1 ? '' : 's'} and the job was moved to the dead-letter queue.${why} Start a new run.`;
     const at = clock.now().toISOString();
-    return runs.fail(
+    const failed = await runs.fail(
       run.id,
       message,
       at,
@@ -324,6 +313,8 @@ export function makeFailDeadJob({ runs, clock }: { runs: RunRepository; clock: C
       undefined,
       runEvent(run, 'failed', at, SYSTEM_ACTOR),
     );
+    if (failed) await settleModelSpend(spend, failed);
+    return failed;
   };
 }
 
@@ -332,12 +323,17 @@ export interface SweepDeps {
   clock: Clock;
   /** A run still pending or generating this long after it was created can no longer finish. */
   stuckAfterMs: number;
+  /** Where a failed run's reserved estimate goes back to its month. */
+  spend: Pick<ModelSpendStore, 'adjust'>;
   /** Runs failed per status per sweep; the rest wait for the next sweep. */
   batchSize?: number;
 }
 
-/** Fails every run left pending or generating past the bound; returns the runs it failed. */
-export function makeSweepStuckRuns({ runs, clock, stuckAfterMs, batchSize = 100 }: SweepDeps) {
+/**
+ * Fails every run left pending or generating past the bound, giving each one's reserved estimate
+ * back to its month; returns the runs it failed.
+ */
+export function makeSweepStuckRuns({ runs, clock, stuckAfterMs, spend, batchSize = 100 }: SweepDeps) {
   return async (): Promise<SynthesisRun[]> => {
     const now = clock.now();
     const before = new Date(now.getTime() - stuckAfterMs).toISOString();
@@ -354,7 +350,9 @@ export function makeSweepStuckRuns({ runs, clock, stuckAfterMs, batchSize = 100 
           undefined,
           runEvent(run, 'failed', now.toISOString(), SYSTEM_ACTOR),
         );
-        if (failed) swept.push(failed);
+        if (!failed) continue;
+        await settleModelSpend(spend, failed);
+        swept.push(failed);
       }
     }
     return swept;

@@ -56,16 +56,19 @@ export function makeUpdateTeamSettings({
     assertSameTeam(principal, teamId);
     assertAdmin(principal, "change the team's settings");
     const previous = await settings.get(teamId);
+    const at = clock.now().toISOString();
     const next: TeamSettings = {
       ...previous,
       ...(patch.signalRetentionDays === undefined ? {} : { signalRetentionDays: patch.signalRetentionDays }),
       ...(patch.executionRetentionDays === undefined
         ? {}
         : { executionRetentionDays: patch.executionRetentionDays }),
-      updatedAt: clock.now().toISOString(),
+      ...(patch.modelBudgetUsdPerMonth === undefined
+        ? {}
+        : { modelBudgetUsdPerMonth: patch.modelBudgetUsdPerMonth }),
+      updatedAt: at,
       updatedBy: principal.userId,
     };
-    const at = next.updatedAt ?? '';
     await settings.put(
       next,
       previous,

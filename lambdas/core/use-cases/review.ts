@@ -5,6 +5,7 @@ import type { Clock, PageRequest } from '../ports/common.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
 import type { RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
+import { nothingToChange } from '../run-state.ts';
 import type { Configuration, Slot } from '../schemas/pipelines.ts';
 import type { RunStatus, SynthesisRun } from '../schemas/runs.ts';
 import { loadConfiguration, loadOwnedPipeline } from './pipelines.ts';
@@ -74,6 +75,8 @@ export function makeDiffRun({ runs, pipelines }: Pick<ReviewDeps, 'runs' | 'pipe
   const getRun = makeGetSynthesisRun({ runs });
   return async (principal: Principal, runId: string): Promise<RunDiff> => {
     const run = await getRun(principal, runId);
+    const nothing = nothingToChange(run, 'to compare');
+    if (nothing) throw nothing;
     if (!run.proposedConfigurationId) {
       throw new ConflictError(`The run is ${run.status}; it has no proposal to compare yet.`);
     }

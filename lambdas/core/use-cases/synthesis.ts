@@ -19,6 +19,7 @@ import { newPendingRun } from '../run-state.ts';
 import type { SynthesisRun } from '../schemas/runs.ts';
 import { isSynthesisHandlerName, SYNTHESIS_HANDLER_NAMES } from '../synthesis-handlers.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
+import { type BudgetDeps, checkParent, reserveModelBudget } from './start-checks.ts';
 
 export interface StartSynthesisDeps {
   runs: RunRepository;
@@ -33,6 +34,8 @@ export interface StartSynthesisDeps {
   onStarted?: (run: SynthesisRun) => void;
   /** Runs a team may start per clock hour. */
   quota: { store: QuotaStore; runsPerTeamPerHour: number };
+  /** A run's model cost before it starts, the team's month of spend and its budget. */
+  budget: BudgetDeps;
 }
 
 const HOUR_MS = 3_600_000;
@@ -51,7 +54,7 @@ export function makeStartSynthesis(deps: StartSynthesisDeps) {
   return async (
     principal: Principal,
     pipelineId: string,
-    body: { synthesisHandler?: string | undefined },
+    body: { synthesisHandler?: string | undefined; parentRunId?: string | undefined },
     idempotencyKey?: string,
   ): Promise<SynthesisRun> => {
     assertCanWrite(principal);
@@ -59,7 +62,13 @@ export function makeStartSynthesis(deps: StartSynthesisDeps) {
       scope: principal.teamId,
       key: idempotencyKey,
       requestHash: createHash('sha256')
-        .update(JSON.stringify([pipelineId, body.synthesisHandler ?? null]))
+        .update(
+          JSON.stringify([
+            pipelineId,
+            body.synthesisHandler ?? null,
+            ...(body.parentRunId ? [body.parentRunId] : []),
+          ]),
+        )
         .digest('hex'),
     };
     if (request.key) {
@@ -68,8 +77,9 @@ export function makeStartSynthesis(deps: StartSynthesisDeps) {
     }
     const synthesisHandler = knownHandler(body.synthesisHandler ?? deps.defaultHandler);
     const pipeline = await loadOwnedPipeline(deps.pipelines, principal, pipelineId);
-    await consumeQuota(deps, pipeline.teamId);
-    const createdAt = deps.clock.now().toISOString();
+    const chain = body.parentRunId
+      ? await checkParent(deps.runs, principal, pipelineId, body.parentRunId)
+      : undefined;
     const run = newPendingRun({
       id: deps.ids.newId(),
       pipelineId,
@@ -77,13 +87,26 @@ export function makeStartSynthesis(deps: StartSynthesisDeps) {
       synthesisHandler,
       baseConfigurationId: pipeline.activeConfigurationId,
       jobId: deps.ids.newId(),
-      createdAt,
+      createdAt: deps.clock.now().toISOString(),
       triggeredBy: principal.userId,
+      ...(chain ?? {}),
     });
-    const earlier = await reserveKey(deps, request, run);
-    if (earlier) return earlier;
-    await deps.runs.create(run);
-    await queueJob(deps, request, run);
+    const reservation = await reserveModelBudget(deps.budget, run);
+    run.estimatedCostUsd = reservation.estimatedCostUsd;
+    try {
+      await consumeQuota(deps, pipeline.teamId);
+      const earlier = await reserveKey(deps, request, run);
+      if (earlier) {
+        await reservation.giveBack();
+        return earlier;
+      }
+      await deps.runs.create(run);
+      await queueJob(deps, request, run);
+    } catch (error) {
+      // The run never started: its estimate leaves the team's month.
+      await reservation.giveBack();
+      throw error;
+    }
     await confirmKey(deps, request, run);
     deps.onStarted?.(run);
     return run;

@@ -13,6 +13,7 @@ import { countRepeats, selectShownSignals, signalRepeatKey } from '../evidence/s
 import { escapePromptData, promptJson } from '../prompt-escape.ts';
 import { REDACTED, redactSettings, redactText } from '../redact.ts';
 import { BYTES_PER_TOKEN, byteLength, estimateTokens, shorten, TRUNCATION_MARKER } from '../text-budget.ts';
+import { renderRefinement } from './refinement-section.ts';
 import { SUBMIT_SYNTHESIS_TOOL, SUBMIT_SYNTHESIS_TOOL_NAME } from './tool.ts';
 
 /**
@@ -34,6 +35,8 @@ export const PROMPT_LIMITS = {
   slotSettingsBytes: 3_000,
   configurationBytes: 20_000,
   signalsBytes: 18_000,
+  /** A refinement's evaluation section; taken out of signalsBytes, so the sum of the caps stays. */
+  refinementBytes: 6_000,
   historyBytes: 8_000,
   /** The numbered runs findings cite ([E1], [E2], …). */
   runsBytes: 3_600,
@@ -52,6 +55,7 @@ Rules:
 - Finding ids and change ids are "1", "2", … in list order.
 - Evidence marked "earlier configuration" was recorded before the base configuration became active. It alone never justifies changing a setting that the section "Last activation" says changed after it (that change may be the answer to it); fresh evidence on the active configuration does.
 - Prefer no change to a guess. Say in warnings when the evidence is thin or conflicting or a change is speculative (type in snake_case, e.g. thin_evidence, conflicting_evidence, speculative_change, no_changes; changeIds names the changes concerned).
+- A section "Evaluation of the parent run", when present, says what the previous round's changes did on the team's own cases; revise those changes from it and cite the cases' runs.
 - Be concise: one or two sentences per description.`;
 
 export interface SynthesisPrompt {
@@ -127,7 +131,7 @@ function renderConfiguration(slots: readonly Slot[]): string {
   return shorten([intro, ...body].join('\n'), L.configurationBytes);
 }
 
-function renderSignals(context: SynthesisContext): { text: string; shown: Signal[] } {
+function renderSignals(context: SynthesisContext, capBytes: number): { text: string; shown: Signal[] } {
   if (context.signals.length === 0) return { text: 'No signals were reported.', shown: [] };
   const repeats = countRepeats(context.signals);
   const slotIds = new Set(context.baseConfiguration.slots.map((slot) => slot.id));
@@ -156,7 +160,7 @@ function renderSignals(context: SynthesisContext): { text: string; shown: Signal
     const line = `${parts.join(' | ')}\n    ${quote(signal.message, L.signalMessageBytes)}`;
     const size = byteLength(line) + 1;
     // Numbering must match `shown`, so a signal that does not fit ends the list.
-    if (used + size > L.signalsBytes - reserve) break;
+    if (used + size > capBytes - reserve) break;
     lines.push(line);
     shown.push(signal);
     used += size;
@@ -168,7 +172,7 @@ function renderSignals(context: SynthesisContext): { text: string; shown: Signal
   const intro =
     `Showing ${shown.length} of ${windowNote}: one per distinct kind, slot and message (×N counts its repeats), ` +
     'most severe first, then newest. Cite them by number.';
-  return { text: shorten([intro, ...lines].join('\n'), L.signalsBytes), shown };
+  return { text: shorten([intro, ...lines].join('\n'), capBytes), shown };
 }
 
 /** Which configuration is in force since when, and the settings its activation changed. */
@@ -187,8 +191,8 @@ function renderLastActivation(context: SynthesisContext): string {
 
 /** Builds the prompt for a context; its size is bounded by PROMPT_LIMITS whatever the context holds. */
 export function buildSynthesisPrompt(context: SynthesisContext): SynthesisPrompt {
-  const { baseConfiguration } = context;
-  const signals = renderSignals(context);
+  const { baseConfiguration, refinement } = context;
+  const signals = renderSignals(context, refinement ? L.signalsBytes - L.refinementBytes : L.signalsBytes);
   const runs = renderShownExecutions(context.executions, baseConfiguration.id, L.runsBytes);
   const user = [
     `Diagnose the pipeline ${quote(context.pipeline.name, L.pipelineNameBytes)} from the data below and submit ` +
@@ -208,6 +212,9 @@ export function buildSynthesisPrompt(context: SynthesisContext): SynthesisPrompt
     '',
     '## Runs',
     runs.text,
+    ...(refinement
+      ? ['', '## Evaluation of the parent run', renderRefinement(refinement, L.refinementBytes)]
+      : []),
     '</pipeline-data>',
   ].join('\n');
   // Unreachable by the caps above; kept so the bound holds even if a cap is changed carelessly.

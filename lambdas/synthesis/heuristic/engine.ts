@@ -14,6 +14,7 @@ import { EXECUTION_IDS_PER_FINDING, finalizeProposal } from '../finalize.ts';
 import { detectFindings, type Finding } from './detect.ts';
 import { HEURISTIC_V1_LIMITS as L } from './limits.ts';
 import { planChanges } from './patches.ts';
+import { refineDraft } from './refine.ts';
 import { describeFinding, renderOutcome } from './render.ts';
 import { HEURISTIC_RULES } from './rules.ts';
 import { readWindow } from './window.ts';
@@ -92,15 +93,28 @@ function supersededFinding(finding: Finding, slots: readonly Slot[], inForce: Co
   );
 }
 
-/** Runs heuristic-v1 on a context: draft, then the shared checks of finalizeProposal. */
+/**
+ * Runs heuristic-v1 on a context: draft (revised from the chain's evaluation on a refinement),
+ * then the shared checks of finalizeProposal; a refinement's findings name the cases they rest on.
+ */
 export function synthesizeHeuristically(context: SynthesisContext): SynthesisProposal {
-  const { draft, shownSignals, shownExecutions } = draftHeuristicSynthesis(context);
-  return finalizeProposal(draft, {
+  const fresh = draftHeuristicSynthesis(context);
+  const { shownSignals, shownExecutions } = fresh;
+  const refined = context.refinement
+    ? refineDraft(fresh.draft, context.refinement, context.baseConfiguration.slots, shownExecutions)
+    : null;
+  const proposal = finalizeProposal(refined?.draft ?? fresh.draft, {
     shownSignals,
     shownExecutions,
     baseConfiguration: context.baseConfiguration,
     allSignalsInWindow: context.signals,
   });
+  if (!refined) return proposal;
+  const findings = proposal.diagnosis.findings.map((finding) => {
+    const caseIds = refined.caseIds.get(finding.id);
+    return caseIds === undefined ? finding : { ...finding, caseIds };
+  });
+  return { ...proposal, diagnosis: { ...proposal.diagnosis, findings } };
 }
 
 /** The offline, deterministic synthesis engine. */

@@ -170,7 +170,7 @@ const approve = (id: string, principal = admin.principal, body?: object) =>
     body: body ?? null,
     principal,
   });
-const putRules = (pipelineId: string, rules: object, principal = admin.principal) =>
+const putRules = (pipelineId: string, rules: object, principal: Caller['principal'] = asSession(admin)) =>
   call('put-approval-rules', {
     method: 'PUT',
     resource: '/pipelines/{pipelineId}/approval-rules',
@@ -251,6 +251,79 @@ describe('the evaluation set', () => {
     expect(cases[0]?.input).toEqual({ question: expect.any(String), locale: 'en' });
     expect(first.body.baseConfiguration.id).toBe(run.baseConfigurationId);
     expect(first.body.candidateConfiguration.id).toBe(run.proposedConfigurationId);
+  });
+
+  it('is read when the executions share one time (recorded in one request without startedAt)', async () => {
+    const pipeline = await newPipeline(0);
+    const executions = Array.from({ length: 12 }, (_, i) => ({
+      id: `same-time-${i}`,
+      status: i < 8 ? 'failed' : 'succeeded',
+      durationMs: 1500,
+      ...(i < 8
+        ? {
+            error: 'retrieval timed out',
+            slotResults: [{ slotId: 'retrieve', status: 'failed', durationMs: 1500 }],
+          }
+        : {}),
+    }));
+    const recorded = await call('record-executions', {
+      method: 'POST',
+      resource: '/pipelines/{pipelineId}/executions',
+      pathParameters: { pipelineId: pipeline.id },
+      body: { executions },
+      principal: admin.principal,
+    });
+    expect(new Set(recorded.body.executions.map((e: { startedAt: string }) => e.startedAt)).size).toBe(1);
+    const run = await generatedRun(pipeline.id);
+
+    const set = await getSet(run.id);
+
+    expect(set.status).toBe(200);
+    expect(set.body.cases.map((c: { executionId: string }) => c.executionId).sort()).toEqual(
+      executions.map((e) => e.id).sort(),
+    );
+  });
+
+  it('is read when the executions span less than a millisecond per slice of the history', async () => {
+    const pipeline = await newPipeline(0);
+    const from = Date.now() - 60_000;
+    const executions = Array.from({ length: 12 }, (_, i) => ({
+      id: `close-${i}`,
+      status: i < 8 ? 'failed' : 'succeeded',
+      durationMs: 1500,
+      startedAt: new Date(from + (i % 4)).toISOString(),
+      ...(i < 8 ? { error: 'retrieval timed out' } : {}),
+    }));
+    await call('record-executions', {
+      method: 'POST',
+      resource: '/pipelines/{pipelineId}/executions',
+      pathParameters: { pipelineId: pipeline.id },
+      body: { executions },
+      principal: admin.principal,
+    });
+    await call('record-signals', {
+      method: 'POST',
+      resource: '/pipelines/{pipelineId}/signals',
+      pathParameters: { pipelineId: pipeline.id },
+      body: {
+        signals: [
+          {
+            kind: 'timeout',
+            severity: 'critical',
+            message: 'timed out',
+            slotId: 'retrieve',
+            executionId: 'close-0',
+          },
+        ],
+      },
+      principal: admin.principal,
+    });
+    const run = await generatedRun(pipeline.id);
+
+    const set = await getSet(run.id);
+
+    expect(set.status).toBe(200);
+    expect(set.body.cases).toHaveLength(12);
   });
 
   it('is a 409 for a run that is not generated', async () => {
@@ -383,7 +456,7 @@ describe('approval rules', () => {
       forbidSelfApproval: false,
       allowApiTokens: true,
     };
-    expect((await putRules(pipeline.id, rules, member.principal)).status).toBe(403);
+    expect((await putRules(pipeline.id, rules, asSession(member))).status).toBe(403);
     expect((await putRules(pipeline.id, { ...rules, maxRegressions: -1 })).status).toBe(400);
     expect((await putRules(pipeline.id, rules)).body).toMatchObject({
       ...rules,
@@ -402,6 +475,31 @@ describe('approval rules', () => {
         (event) => event.type === 'approval_rules.updated',
       ),
     ).toHaveLength(0);
+  });
+
+  it("change only from a person's session: an API token, even an admin's, is a 403 that says so", async () => {
+    const pipeline = await newPipeline(0);
+    const loosened = {
+      requireEvaluation: false,
+      maxRegressions: 0,
+      minEvaluatedCases: 0,
+      forbidSelfApproval: false,
+      allowApiTokens: true,
+    };
+    await putRules(pipeline.id, { ...loosened, allowApiTokens: false });
+
+    // The token that may not approve may not loosen the rules that say so either.
+    const byToken = await putRules(pipeline.id, loosened, admin.principal);
+    expect(byToken.status).toBe(403);
+    expect(byToken.body.message).toMatch(/session/i);
+    const read = await call('get-approval-rules', {
+      method: 'GET',
+      resource: '/pipelines/{pipelineId}/approval-rules',
+      pathParameters: { pipelineId: pipeline.id },
+      principal: admin.principal,
+    });
+    expect(read.body.allowApiTokens).toBe(false);
+    expect((await putRules(pipeline.id, loosened, asSession(admin))).status).toBe(200);
   });
 
   it('refuse an approval naming each failing rule; an admin override passes them and is stored on the run', async () => {

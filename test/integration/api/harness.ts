@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type {
@@ -45,6 +46,8 @@ export async function setUpApiEnvironment(extraEnv: Record<string, string> = {})
     LIFECYCLE_QUEUE_URL: TEST_LIFECYCLE_QUEUE_URL,
     GUARDRAIL_QUEUE_URL: TEST_GUARDRAIL_QUEUE_URL,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
+    // The key listings derive their cursor seal from (built here: no key-shaped literal is committed).
+    SESSION_SECRET: process.env.SESSION_SECRET ?? randomBytes(32).toString('base64url'),
     ...extraEnv,
   });
   return { db: createDocumentClient(client), names };

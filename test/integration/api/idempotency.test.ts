@@ -10,6 +10,7 @@ import { makeQuotaStore } from '../../../lambdas/store/quotas.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import { nanoidGenerator } from '../../../lambdas/wiring/clock.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
+import { heuristicBudget } from '../../support/budget.ts';
 import { type Caller, createCaller, setUpApiEnvironment, storePipeline } from './harness.ts';
 
 /**
@@ -38,6 +39,7 @@ function setUp() {
     clock: { now: () => new Date(now) },
     ids: nanoidGenerator,
     defaultHandler: 'heuristic-v1',
+    budget: heuristicBudget(db, names.Data),
     idempotency,
     quota: { store: makeQuotaStore(db, names.Data), runsPerTeamPerHour: 1_000 },
   });

@@ -10,6 +10,7 @@ import { makeQuotaStore } from '../../../lambdas/store/quotas.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
 import { nanoidGenerator } from '../../../lambdas/wiring/clock.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
+import { heuristicBudget } from '../../support/budget.ts';
 import { type Caller, createCaller, setUpApiEnvironment, storePipeline } from './harness.ts';
 
 /** The per-team quota of synthesis runs per hour, against DynamoDB Local. */
@@ -34,6 +35,7 @@ function starter(now: () => number, runsPerTeamPerHour: number) {
     clock: { now: () => new Date(now()) },
     ids: nanoidGenerator,
     defaultHandler: 'heuristic-v1',
+    budget: heuristicBudget(db, names.Data),
     quota: { store: makeQuotaStore(db, names.Data), runsPerTeamPerHour },
     idempotency: makeIdempotencyStore(db, names.Data),
   });

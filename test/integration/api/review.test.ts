@@ -332,7 +332,7 @@ describe('listing, diff and rollback', () => {
     const revived = await activate(pipeline.id, rejected.proposedConfigurationId);
 
     expect(bypass).toMatchObject({ status: 409, body: { error: 'CONFLICT' } });
-    expect(bypass.body.message).toMatch(/approve the run instead/);
+    expect(bypass.body.message).toMatch(/never active.*approve that run/);
     expect(revived).toMatchObject({ status: 409, body: { error: 'CONFLICT' } });
     expect(revived.body.message).toContain('rejected');
     expect((await getPipeline(pipeline.id)).activeConfigurationId).toBe(pipeline.activeConfigurationId);

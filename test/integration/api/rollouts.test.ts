@@ -406,7 +406,12 @@ describe('rollouts', () => {
       baseConfigurationId: pipeline.activeConfigurationId,
       candidateConfigurationId: run.proposedConfigurationId,
     });
-    expect((await rollout(pipeline.id)).body).toEqual(withRollout.rollout);
+    // The rollout's own endpoint names who started and ended it; the pipeline's copy holds the ids.
+    expect((await rollout(pipeline.id)).body).toEqual({
+      ...withRollout.rollout,
+      startedByName: expect.stringContaining('@'),
+      endedByName: null,
+    });
 
     const arms = new Map<string, string>();
     for (let i = 0; i < 40; i++) {
@@ -484,6 +489,8 @@ describe('rollouts', () => {
       body: {},
     });
     expect(await servedId()).toBe(pipeline.activeConfigurationId);
+    // Evidence from before the restore is superseded: the faults happen again on the restored version.
+    await recordSignals(pipeline.id, [...TIMEOUTS, ...TRUNCATIONS]);
     const second = await generatedRun(pipeline.id);
     await approve(second.id, { rollout: { percent: 99 } });
     const arms = new Set<string>();

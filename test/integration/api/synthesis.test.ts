@@ -158,7 +158,10 @@ describe('POST /pipelines/{pipelineId}/synthesize', () => {
     expect((await synthesize(pipeline.id, admin, undefined)).status).toBe(202);
     const unknown = await synthesize(pipeline.id, admin, { synthesisHandler: 'gpt-magic' });
     expect(unknown).toMatchObject({ status: 400, body: { error: 'VALIDATION_ERROR' } });
-    expect(unknown.body.message).toContain('heuristic-v1');
+    expect(unknown.body.details).toContainEqual({
+      path: 'synthesisHandler',
+      message: 'must be one of heuristic-v1, claude-v1',
+    });
     expect((await synthesize(pipeline.id, admin, { synthesisHandler: 7 })).status).toBe(400);
     expect(await synthesize(pipeline.id, viewer)).toMatchObject({
       status: 403,

@@ -164,7 +164,13 @@ describe('webhooks', () => {
       data: {
         teamId: admin.principal.teamId,
         webhookId: created.body.id,
-        actor: { userId: admin.principal.userId, credential: 'api_token', tokenId: admin.principal.tokenId },
+        // The token is named as the API shows it: by its name.
+        actor: {
+          userId: admin.principal.userId,
+          credential: 'api_token',
+          tokenId: admin.principal.tokenId,
+          name: 'bootstrap',
+        },
       },
     });
     expect(delivery.headers['content-type']).toBe('application/json');
@@ -261,6 +267,20 @@ describe('webhooks', () => {
     expect((await createWebhook(viewer, { url: `${base}/200/v` })).status).toBe(403);
   });
 
+  it('shows a webhook URL whole to admins only: members and viewers see its query string redacted', async () => {
+    const caller = await createCaller(db, names, 'admin');
+    const secretUrl = `${base}/200/q?token=abc123&x=1`;
+    expect((await createWebhook(caller, { url: secretUrl })).status).toBe(201);
+    const as = (role: 'member' | 'viewer') => ({ ...caller, principal: { ...caller.principal, role } });
+
+    expect((await listWebhooks(caller)).body.items[0].url).toBe(secretUrl);
+    for (const role of ['member', 'viewer'] as const) {
+      const shown = (await listWebhooks(as(role))).body.items[0].url as string;
+      expect(shown).toBe(`${base}/200/q?redacted`);
+      expect(shown).not.toMatch(/abc123/);
+    }
+  });
+
   it('allows at most 20 webhooks a team', async () => {
     const caller = await createCaller(db, names, 'admin');
     for (let index = 0; index < 20; index++) {
@@ -298,6 +318,7 @@ describe('GET /audit-events', () => {
       userId: caller.principal.userId,
       credential: 'api_token',
       tokenId: caller.principal.tokenId,
+      name: 'bootstrap',
     });
     // The bootstrap's token creation is there too, by the system.
     const all = await audit(caller);

@@ -633,7 +633,10 @@ describe('changing the password', () => {
 
     const weak = await change(first, { currentPassword: user.password, newPassword: 'short' });
     expect(weak).toMatchObject({ status: 400, body: { error: 'VALIDATION_ERROR' } });
-    expect(weak.body.message).toContain('at least 12 characters');
+    expect(weak.body.details).toContainEqual({
+      path: 'newPassword',
+      message: 'must have at least 12 characters',
+    });
     const containsEmail = await change(first, {
       currentPassword: user.password,
       newPassword: `${user.email.split('@')[0]}-and-more`,

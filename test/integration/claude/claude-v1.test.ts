@@ -199,6 +199,17 @@ describe('claude-v1 drops what does not resolve, with a warning naming it', () =
     expect(dropped?.message).toContain('only 3 signals were shown');
   });
 
+  it('ends a reply proposing no change as a generated run with nothing to approve', async () => {
+    fake.script(toolReply({ ...goodDraft(), changes: [], warnings: [] }));
+
+    const { outcome, run, proposed } = await generate();
+
+    expect(outcome).toBe('generated');
+    expect(run).toMatchObject({ status: 'generated', changes: [], proposedConfigurationId: null });
+    expect(proposed).toBeNull();
+    expect(warningTypes(run)).toContain('no_changes');
+  });
+
   it('drops a change to a slot that is not in the base configuration', async () => {
     const draft = goodDraft();
     draft.changes[0] = { ...(draft.changes[0] as (typeof draft.changes)[number]), slotId: 'reranker' };

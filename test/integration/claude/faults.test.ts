@@ -119,7 +119,10 @@ describe('a permanent fault', () => {
         calls += 1;
         return {
           diagnosis: { summary: 's', findings: [] },
-          changes: [],
+          // A change, so that the proposed configuration is stored (a run changing nothing stores none).
+          changes: [
+            { id: '1', slotId: 'slot-0', description: 'd', rationale: 'r', findingIds: [], patch: {} },
+          ],
           structuredWarnings: [],
           confidence: 'low',
           analyzedSignalIds: [],
@@ -317,6 +320,7 @@ describe('the stuck-run sweeper', () => {
       },
       clock: { now: () => new Date(created + 60 * 60_000) },
       stuckAfterMs: 50 * 60_000,
+      spend: { adjust: async () => {} },
     });
 
     const swept = await sweep();

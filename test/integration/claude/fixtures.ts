@@ -4,6 +4,7 @@ import { nanoid } from 'nanoid';
 import { inject } from 'vitest';
 import { RETENTION_DAYS, type TeamSettingsStore } from '../../../lambdas/core/lifecycle.ts';
 import { DEFAULT_MODEL_PRICES, type ModelPrices } from '../../../lambdas/core/model-pricing.ts';
+import type { EvaluationStore } from '../../../lambdas/core/ports/evaluation.ts';
 import type { PipelineRepository } from '../../../lambdas/core/ports/pipelines.ts';
 import type { EvidenceStore, RunRepository } from '../../../lambdas/core/ports/runs.ts';
 import type { SynthesisEngine } from '../../../lambdas/core/ports/synthesis.ts';
@@ -12,6 +13,7 @@ import type { Configuration, Pipeline, Slot } from '../../../lambdas/core/schema
 import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';
 import type { SynthesisRun } from '../../../lambdas/core/schemas/runs.ts';
 import { makeGenerateRun } from '../../../lambdas/core/use-cases/generation.ts';
+import { makeEvaluationStore } from '../../../lambdas/store/evaluations.ts';
 import { makeEvidenceStore } from '../../../lambdas/store/evidence.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
@@ -160,6 +162,7 @@ export interface ClaudeTestBed {
   runs: RunRepository;
   pipelines: PipelineRepository;
   evidence: EvidenceStore;
+  evaluations: EvaluationStore;
   settings: TeamSettingsStore;
   prices: ModelPrices;
 }
@@ -181,6 +184,7 @@ export function testBed(db: DynamoDBDocumentClient, names: TableNames): ClaudeTe
     runs: makeRunRepository(db, { runs: names.Runs, data: names.Data, events: names.Events }),
     pipelines: makePipelineRepository(db, names.Data, names.Events),
     evidence: makeEvidenceStore(db, names.Data),
+    evaluations: makeEvaluationStore(db, { runs: names.Runs, data: names.Data }),
     settings: makeTeamSettingsStore(db, names.Data, names.Events),
     prices: DEFAULT_MODEL_PRICES,
   };

@@ -185,6 +185,17 @@ async function measure(slots: Slot[], total: number, messageBytes: number) {
       load: async () => ({ signals: [], executions: [] }),
       remove: async () => undefined,
     },
+    // No refinement: the chain's evaluation is never read.
+    evaluations: {
+      getSet: async () => null,
+      saveSetOnce: async (_runId, set) => set,
+      sampleExecutions: async () => [],
+      loadExecutions: async () => [],
+      listResults: async () => [],
+      recordResults: async () => {
+        throw new Error('not used');
+      },
+    },
     // The team's default windows: the counting store answers from its whole history regardless.
     settings: { get: async (teamId) => defaultTeamSettings(teamId), put: async () => undefined },
     prices: DEFAULT_MODEL_PRICES,

@@ -65,4 +65,21 @@ describe('approval rules', () => {
     expect(names(strict, { ...self, overridden: true })).toEqual(['forbidSelfApproval']);
     expect(names(strict, attempt({ overridden: true }))).toEqual([]);
   });
+
+  it('tells the approver why, with the figures and what to do', () => {
+    const messages = (r: ApprovalRules, a: ApprovalAttempt) => failingRules(r, a).map((f) => f.message);
+    expect(messages(rules({ requireEvaluation: true }), attempt())).toEqual([
+      'The pipeline requires an evaluation: replay the evaluation set (pipeline-synthesis evaluate) before approving.',
+    ]);
+    const threeRegressed = attempt({ evaluation: evaluation({ regressed: ['x', 'y', 'z'] }) });
+    expect(messages(rules({ maxRegressions: 1 }), threeRegressed)).toEqual([
+      '3 case(s) regressed; the pipeline allows at most 1.',
+    ]);
+    expect(messages(rules({ minEvaluatedCases: 12 }), attempt({ evaluation: evaluation() }))).toEqual([
+      '10 case(s) were evaluated on both arms; the pipeline requires at least 12.',
+    ]);
+    expect(messages(rules({ forbidSelfApproval: true }), attempt({ approverUserId: 'alice' }))).toEqual([
+      'The pipeline forbids approving a run you started: another person must approve it.',
+    ]);
+  });
 });

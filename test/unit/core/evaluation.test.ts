@@ -77,6 +77,9 @@ describe('summarizing results', () => {
       regressed: ['b'],
       durationMsDelta: 25,
       costUsdDelta: -0.5,
+      changes: [],
+      heldOut: null,
+      recommendation: null,
       updatedAt: at(9),
     });
   });

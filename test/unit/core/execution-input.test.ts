@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../lambdas/core/schemas/common.ts';
-import { recordExecutionsBodySchema } from '../../../lambdas/core/schemas/records.ts';
+import {
+  executionInputValueSchema,
+  recordExecutionsBodySchema,
+} from '../../../lambdas/core/schemas/records.ts';
 
 const withInput = (input: unknown) => ({ executions: [{ status: 'succeeded', durationMs: 1, input }] });
 /** A JSON string value whose serialization ({"q":"…"}) takes exactly `bytes` bytes. */
@@ -25,5 +28,13 @@ describe("an execution's input", () => {
     const refused = recordExecutionsBodySchema.safeParse(withInput({ a: { '': 1 } }));
     expect(refused.success).toBe(false);
     expect(refused.error?.issues[0]?.path).toEqual(['executions', 0, 'input', 'a', '']);
+    expect(refused.error?.issues[0]?.message).toBe(
+      'is an empty key, which cannot be stored: give every key a name',
+    );
+  });
+
+  it('is a JSON value when given: undefined, which JSON cannot carry, is refused', () => {
+    expect(executionInputValueSchema.safeParse(undefined).success).toBe(false);
+    expect(executionInputValueSchema.safeParse(null).success).toBe(true);
   });
 });

@@ -68,6 +68,10 @@ describe('newPendingRun', () => {
       approvedChangeIds: null,
       appliedConfigurationId: null,
       rolloutId: null,
+      parentRunId: null,
+      rootRunId: null,
+      estimatedCostUsd: null,
+      costUsd: null,
     });
     expect(synthesisRunSchema.parse(run)).toEqual(run);
   });

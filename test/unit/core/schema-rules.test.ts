@@ -1,11 +1,13 @@
 /** The rules of the request schemas at their edges: event dates, settings size, unique ids in a batch. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { emptyKeyPath, LIMITS, MAX_FUTURE_SKEW_MS } from '../../../lambdas/core/schemas/common.ts';
+import { recordEvaluationsBodySchema } from '../../../lambdas/core/schemas/evaluation.ts';
 import { createPipelineBodySchema } from '../../../lambdas/core/schemas/pipelines.ts';
 import {
   recordExecutionsBodySchema,
   recordSignalsBodySchema,
 } from '../../../lambdas/core/schemas/records.ts';
+import { approveBodySchema } from '../../../lambdas/core/schemas/review.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 const signal = (fields: Record<string, unknown> = {}) => ({
@@ -135,5 +137,23 @@ describe('finding an empty key', () => {
     expect(emptyKeyPath([{ x: 'y' }, [{ '': null }]])).toEqual([1, 0, '']);
     for (const clean of [null, 'text', 42, true, [], {}, { a: 'b', c: [null, 'd'] }])
       expect(emptyKeyPath(clean)).toBeUndefined();
+  });
+});
+
+describe('a batch that names the same thing twice', () => {
+  it('is refused when an approval names a change twice', () => {
+    expect(accepts(approveBodySchema, { changeIds: ['c1', 'c2'] })).toBe(true);
+    const refused = approveBodySchema.safeParse({ changeIds: ['c1', 'c2', 'c1'] });
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues[0]?.message).toBe('must not repeat a change id');
+  });
+
+  it('is refused when evaluation results give one case and arm twice', () => {
+    const result = (executionId: string, arm: string) => ({ executionId, arm, passed: true });
+    const distinct = [result('e1', 'base'), result('e1', 'candidate'), result('e2', 'base')];
+    expect(accepts(recordEvaluationsBodySchema, { results: distinct })).toBe(true);
+    const refused = recordEvaluationsBodySchema.safeParse({ results: [...distinct, result('e1', 'base')] });
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues[0]?.message).toBe('a case and arm may appear once in a batch');
   });
 });

@@ -123,8 +123,23 @@ describe('one delivery attempt', () => {
       status: 'failed',
       responseStatus: null,
       nextAttemptAt: null,
-      error: 'no answer within 10 s',
+      error: 'timeout: no answer in time',
     });
+  });
+
+  it.each([
+    ['connect ECONNREFUSED 203.0.113.7:8443', 'connection refused'],
+    ['getaddrinfo ENOTFOUND hooks.example.com', 'the host name did not resolve'],
+    ['self-signed certificate in certificate chain', 'TLS failed'],
+    ['Client network socket disconnected before secure TLS connection was established', 'TLS failed'],
+    ['socket hang up', 'connection reset'],
+    ['read ECONNRESET', 'connection reset'],
+    ['connect EHOSTUNREACH 10.0.0.9:22', 'connection failed'],
+  ])('records %j as the category %j, never the words of the network', async (raw, category) => {
+    const { deliver, deliveries } = world({ error: raw });
+    await deliver(message, 1);
+    expect(deliveries[0]?.error).toBe(category);
+    expect(deliveries[0]?.error).not.toMatch(/\d+\.\d+\.\d+\.\d+|:\d{2,5}\b|ENOTFOUND|certificate/);
   });
 
   it('disables the webhook on a 410 and does not retry', async () => {
@@ -169,9 +184,15 @@ describe('fan-out', () => {
       publish: async (events) => {
         published.push(...events.map((one) => one.id));
       },
+      nameActor: async (one) => ({
+        ...one,
+        data: { ...one.data, actor: { ...one.data.actor, name: 'ada@example.com' } },
+      }),
     });
     expect(await fanOut(event)).toBe(1);
     expect(queued.map((one) => one.webhookId)).toEqual(['yes']);
+    // Receivers and the bus get the actor's name beside its ids.
+    expect(queued[0]?.event.data.actor.name).toBe('ada@example.com');
     expect(published).toEqual([event.id]);
   });
 });

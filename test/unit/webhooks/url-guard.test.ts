@@ -33,6 +33,44 @@ describe('isPublicAddress', () => {
   it.each(['8.8.8.8', '203.0.114.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('allows %s', (address) => {
     expect(isPublicAddress(address)).toBe(true);
   });
+
+  // IPv6 outside global unicast (2000::/3), and the special ranges inside it: each spelling a
+  // resolver or a URL may give of an address that is not on the public internet.
+  it.each([
+    ['::7f00:1', 'IPv4-compatible loopback (::/96)'],
+    ['::127.0.0.1', 'IPv4-compatible loopback, dotted'],
+    ['0:0:0:0:0:0:7f00:1', 'IPv4-compatible loopback, written out'],
+    ['::a9fe:a9fe', 'IPv4-compatible metadata address'],
+    ['::169.254.169.254', 'IPv4-compatible metadata address, dotted'],
+    ['::a00:1', 'IPv4-compatible private'],
+    ['::8.8.8.8', 'IPv4-compatible public (deprecated: no route)'],
+    ['::2', 'inside ::/96'],
+    ['::ffff:0:7f00:1', 'IPv4-translated (RFC 6145)'],
+    ['64:ff9b::7f00:1', 'NAT64 of a loopback (RFC 6052)'],
+    ['64:ff9b:1::a9fe:a9fe', 'local-use NAT64 (RFC 8215)'],
+    ['100::1', 'discard (RFC 6666)'],
+    ['fec0::1', 'deprecated site-local'],
+    ['2002:7f00:1::1', '6to4 of a loopback'],
+    ['2001::1', 'Teredo'],
+    ['2001:db8::1', 'documentation'],
+    ['2001:2::1', 'benchmarking'],
+    ['2001:10::1', 'ORCHID'],
+    ['2001:20::1', 'ORCHIDv2'],
+    ['3fff::1', 'documentation (RFC 9637)'],
+    ['5f00::1', 'segment routing'],
+    ['4000::1', 'outside 2000::/3'],
+    ['e000::1', 'outside 2000::/3'],
+    ['ff02::1', 'multicast'],
+  ])('refuses %s (%s)', (address) => {
+    expect(isPublicAddress(address)).toBe(false);
+  });
+
+  it.each(['2a00:1450:4001:80e::200e', '2606:4700::6810:84e5', '2001:4860:4860::8888', '::ffff:1.1.1.1'])(
+    'allows the global unicast address %s',
+    (address) => {
+      expect(isPublicAddress(address)).toBe(true);
+    },
+  );
 });
 
 describe('checkWebhookUrl', () => {
@@ -61,11 +99,28 @@ describe('checkWebhookUrl', () => {
     'https://127.0.0.1/x',
     'https://[::ffff:7f00:1]/x',
     'http://localhost/x',
+    'https://[::7f00:1]/x',
+    'https://[::127.0.0.1]/x',
+    'https://[::a9fe:a9fe]/x',
+    'https://[::2]/x',
+    'https://[0:0:0:0:0:0:7f00:1]/x',
+    'https://[0000::7f00:0001]:8443/x',
+    'https://[64:ff9b::a9fe:a9fe]/x',
+    'https://[2002:a9fe:a9fe::]/x',
   ])('refuses %s on AWS', async (url) => {
     await expect(checkWebhookUrl(url, { ...aws, resolve: resolvingTo('8.8.4.4') })).rejects.toMatchObject({
       statusCode: 400,
     });
   });
+
+  it.each(['::7f00:1', '::a9fe:a9fe', '::2', '64:ff9b::7f00:1'])(
+    'refuses a name that resolves to %s',
+    async (address) => {
+      await expect(
+        checkWebhookUrl('https://hooks.example.com/x', { ...aws, resolve: resolvingTo(address) }),
+      ).rejects.toMatchObject({ statusCode: 400, message: expect.stringContaining(address) });
+    },
+  );
 
   it('refuses a name that does not resolve', async () => {
     await expect(

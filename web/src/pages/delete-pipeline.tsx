@@ -14,9 +14,12 @@ type Receipt = ResponseBody<'get-deletion'>;
 
 export function DeletePipeline({
   pipeline,
+  rolloutRunning,
   onDeleted,
 }: {
   pipeline: Pipeline;
+  /** A rollout is serving a candidate: deleting ends it with the pipeline, and the dialog says so. */
+  rolloutRunning: boolean;
   onDeleted: (receipt: Receipt) => void;
 }) {
   const [asking, setAsking] = useState(false);
@@ -58,6 +61,12 @@ export function DeletePipeline({
             setTyped('');
           }}
         >
+          {rolloutRunning ? (
+            <p class="notice notice-warning" role="alert">
+              A rollout is running on this pipeline: deleting it ends the rollout, and callers of its serving
+              configuration get 404 from now on.
+            </p>
+          ) : null}
           <label for="confirm-name">
             Type the pipeline's name, <strong>{pipeline.name}</strong>, to confirm
           </label>

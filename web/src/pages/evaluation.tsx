@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import type { ResponseBody } from '../../../cli/client.ts';
 import { type FailingRule, failingRules } from '../../../lambdas/core/approval-rules.ts';
 import { api, client } from '../api.ts';
+import { formatDuration } from '../format.ts';
 import { useSession } from '../session.ts';
 import type { Run } from '../types.ts';
 import { ErrorNotice, Loading, useLoad } from '../ui.tsx';
@@ -214,7 +215,7 @@ export function EvaluationSection({ run }: { run: Run }) {
             </strong>
             {evaluation.durationMsDelta === null
               ? ''
-              : ` · duration ${signed(evaluation.durationMsDelta, ' ms')}`}
+              : ` · duration ${evaluation.durationMsDelta < 0 ? '-' : '+'}${formatDuration(Math.abs(evaluation.durationMsDelta))} a case`}
             {evaluation.costUsdDelta === null ? '' : ` · cost ${signed(evaluation.costUsdDelta, ' USD')}`}
           </p>
           <ErrorNotice error={set.error} />
@@ -238,11 +239,13 @@ export function EvaluationSection({ run }: { run: Run }) {
             </>
           ) : null}
         </>
-      ) : (
+      ) : run.status === 'generated' ? (
         <p class="muted">
           Not evaluated yet. Replay the recorded cases on both configurations with{' '}
           <code>pipeline-synthesis evaluate {run.id} --exec "node runner.mjs"</code>.
         </p>
+      ) : (
+        <p class="muted">Not evaluated: the run was {run.status} without an evaluation.</p>
       )}
     </section>
   );

@@ -5,15 +5,17 @@
  */
 import { useState } from 'preact/hooks';
 import type { ResponseBody } from '../../../cli/client.ts';
+import { EVENT_TYPES } from '../../../lambdas/core/event-types.ts';
 import { api, client } from '../api.ts';
 import { useSession } from '../session.ts';
 import { ConfirmDialog, ErrorNotice, Time, useTitle } from '../ui.tsx';
+import { AuditLog } from './audit.tsx';
 import { PagedItems, useConfirmedRemoval, usePagedList } from './pipelines.tsx';
 
 type Webhook = ResponseBody<'list-webhooks'>['items'][number];
+type EventType = (typeof EVENT_TYPES)[number];
 type CreatedWebhook = ResponseBody<'create-webhook', 201>;
 type Delivery = ResponseBody<'list-webhook-deliveries'>['items'][number];
-type AuditEvent = ResponseBody<'list-audit-events'>['items'][number];
 
 export function EventsPage() {
   useTitle('Webhooks and audit log');
@@ -81,7 +83,11 @@ function Webhooks(props: { onChanged: () => void }) {
                       <code>{webhook.url}</code>
                       {webhook.description ? <div class="muted">{webhook.description}</div> : null}
                     </td>
-                    <td data-label="Events">{webhook.eventTypes.length} types</td>
+                    <td data-label="Events">
+                      {webhook.eventTypes.length === EVENT_TYPES.length
+                        ? `all ${EVENT_TYPES.length}`
+                        : webhook.eventTypes.join(', ')}
+                    </td>
                     <td data-label="Created">
                       <Time iso={webhook.createdAt} />
                     </td>
@@ -122,18 +128,66 @@ function Webhooks(props: { onChanged: () => void }) {
   );
 }
 
+/** The event types a new webhook receives: all by default, each one a checkbox beside its name. */
+function EventTypesChooser({
+  types,
+  onChange,
+}: {
+  types: Set<EventType>;
+  onChange: (types: Set<EventType>) => void;
+}) {
+  return (
+    <fieldset class="event-types">
+      <legend>Events to receive</legend>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={types.size === EVENT_TYPES.length}
+          onChange={(event) => onChange(new Set(event.currentTarget.checked ? EVENT_TYPES : []))}
+        />
+        All {EVENT_TYPES.length}
+      </label>
+      {EVENT_TYPES.map((type) => (
+        <label key={type} class="check">
+          <input
+            type="checkbox"
+            name="event-type"
+            value={type}
+            checked={types.has(type)}
+            onChange={(event) => {
+              const next = new Set(types);
+              if (event.currentTarget.checked) next.add(type);
+              else next.delete(type);
+              onChange(next);
+            }}
+          />
+          <code>{type}</code>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
 function AddWebhook(props: { onCreated: () => void; onError: (error: unknown) => void }) {
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<CreatedWebhook>();
+  const [types, setTypes] = useState<Set<EventType>>(new Set(EVENT_TYPES));
 
   const add = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
     props.onError(undefined);
     try {
-      const body = { url: url.trim(), ...(description.trim() ? { description: description.trim() } : {}) };
+      const body = {
+        url: url.trim(),
+        ...(description.trim() ? { description: description.trim() } : {}),
+        // Every type is the API's default; a choice is sent in the list's order.
+        ...(types.size === EVENT_TYPES.length
+          ? {}
+          : { eventTypes: EVENT_TYPES.filter((type) => types.has(type)) }),
+      };
       setCreated(await api(client.POST('/webhooks', { body })));
       setUrl('');
       setDescription('');
@@ -157,6 +211,7 @@ function AddWebhook(props: { onCreated: () => void; onError: (error: unknown) =>
           value={url}
           onInput={(event) => setUrl(event.currentTarget.value)}
         />
+        <EventTypesChooser types={types} onChange={setTypes} />
         <label for="webhook-description">Description</label>
         <input
           id="webhook-description"
@@ -164,7 +219,7 @@ function AddWebhook(props: { onCreated: () => void; onError: (error: unknown) =>
           value={description}
           onInput={(event) => setDescription(event.currentTarget.value)}
         />
-        <button type="submit" class="primary" disabled={busy || url.trim() === ''}>
+        <button type="submit" class="primary" disabled={busy || url.trim() === '' || types.size === 0}>
           Add webhook
         </button>
       </form>
@@ -228,69 +283,6 @@ function Deliveries(props: { webhookId: string }) {
               ))}
             </tbody>
           </table>
-        )}
-      </PagedItems>
-    </section>
-  );
-}
-
-/** The resources an audit event names, in words: "pipeline p1 · run r1 · approved". */
-function whatOf(event: AuditEvent): string {
-  const { data } = event;
-  const named: Array<[string, string | undefined]> = [
-    ['pipeline', data.pipelineId],
-    ['run', data.runId],
-    ['rollout', data.rolloutId],
-    ['configuration', data.configurationId],
-    ['API token', data.tokenId],
-    ['webhook', data.webhookId],
-  ];
-  const parts = named.flatMap(([what, id]) => (id ? [`${what} ${id}`] : []));
-  if (data.status) parts.push(data.status);
-  return parts.length > 0 ? parts.join(' · ') : `team ${data.teamId}`;
-}
-
-function AuditLog(props: { changes: number }) {
-  const list = usePagedList(
-    (query) => api(client.GET('/audit-events', { params: { query } })),
-    `audit-${props.changes}`,
-  );
-  return (
-    <section aria-labelledby="audit-log">
-      <h2 id="audit-log">Audit log</h2>
-      <ErrorNotice error={list.error} />
-      <PagedItems list={list} empty="No events yet." what="events">
-        {(items) => (
-          <div class="table-scroll">
-            <table class="list cards-on-phone">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">What</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((event: AuditEvent) => (
-                  <tr key={event.id}>
-                    <td data-label="When">
-                      <Time iso={event.timestamp} />
-                    </td>
-                    <td data-label="Event">{event.type}</td>
-                    <td data-label="Who">
-                      {event.data.actor.userId === 'system' ? 'the service' : event.data.actor.userId} (
-                      {event.data.actor.credential === 'api_token'
-                        ? `API token ${event.data.actor.tokenId ?? ''}`
-                        : event.data.actor.credential}
-                      )
-                    </td>
-                    <td data-label="What">{whatOf(event)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
         )}
       </PagedItems>
     </section>

@@ -3,14 +3,18 @@
  * with their status, and its configuration history with roll back.
  */
 import { useState } from 'preact/hooks';
-import { SYNTHESIS_HANDLER_NAMES } from '../../../lambdas/core/synthesis-handlers.ts';
+import {
+  SYNTHESIS_HANDLER_NAMES,
+  type SynthesisHandlerName,
+} from '../../../lambdas/core/synthesis-handlers.ts';
 import { api, client } from '../api.ts';
 import { formatValue } from '../format.ts';
 import { Link, navigate } from '../router.tsx';
 import { useSession } from '../session.ts';
 import type { Activation, Configuration, Pipeline, Run } from '../types.ts';
-import { ConfirmDialog, ErrorNotice, Loading, Time, useLoad, useTitle } from '../ui.tsx';
+import { ConfirmDialog, ErrorNotice, Loading, Person, Time, useLoad, useTitle } from '../ui.tsx';
 import { DeletePipeline, DeletionReceipt } from './delete-pipeline.tsx';
+import { loadPipelineState, RolloutSummary } from './pipeline-state.tsx';
 import { LoadMore, PagedItems, type PagedList, usePagedList } from './pipelines.tsx';
 
 export const getPipeline = (pipelineId: string) =>
@@ -28,8 +32,11 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
   const [deletion, setDeletion] = useState<Parameters<typeof DeletionReceipt>[0]['first']>();
   const loaded = useLoad(async () => {
     const pipeline = await getPipeline(pipelineId);
-    const active = await getConfiguration(pipelineId, pipeline.activeConfigurationId);
-    return { pipeline, active };
+    const [active, state] = await Promise.all([
+      getConfiguration(pipelineId, pipeline.activeConfigurationId),
+      loadPipelineState(pipeline),
+    ]);
+    return { pipeline, active, state };
   }, [pipelineId]);
   const path = { pipelineId };
   const runs = usePagedList(
@@ -59,7 +66,7 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
       </>
     );
   }
-  const { pipeline, active } = loaded.data;
+  const { pipeline, active, state } = loaded.data;
   const reloadAll = () => {
     loaded.reload();
     history.reload();
@@ -71,9 +78,13 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
       <p class="muted small">
         <code>{pipeline.id}</code> · created <Time iso={pipeline.createdAt} />
       </p>
+      <RolloutSummary state={state} />
       <Synthesize pipelineId={pipeline.id} />
       <section aria-labelledby="active-configuration">
-        <h2 id="active-configuration">Active configuration: version {active.version}</h2>
+        <h2 id="active-configuration">
+          Active configuration: version {active.version}
+          {state.rollout ? ` (the base of the rollout, ${100 - state.rollout.percent} % of traffic)` : ''}
+        </h2>
         <ConfigurationView configuration={active} />
       </section>
       <section aria-labelledby="runs">
@@ -83,8 +94,16 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
           {(items) => <RunTable runs={items} />}
         </PagedItems>
       </section>
-      <History pipeline={pipeline} active={active} history={history} onActivated={reloadAll} />
-      {role === 'admin' ? <DeletePipeline pipeline={pipeline} onDeleted={setDeletion} /> : null}
+      <History
+        pipeline={pipeline}
+        active={active}
+        history={history}
+        rolloutRunning={state.rollout !== null}
+        onActivated={reloadAll}
+      />
+      {role === 'admin' ? (
+        <DeletePipeline pipeline={pipeline} rolloutRunning={state.rollout !== null} onDeleted={setDeletion} />
+      ) : null}
     </>
   );
 }
@@ -99,7 +118,7 @@ function Breadcrumbs() {
 
 function Synthesize({ pipelineId }: { pipelineId: string }) {
   const { canWrite } = useSession();
-  const [handler, setHandler] = useState('');
+  const [handler, setHandler] = useState<SynthesisHandlerName | ''>('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const start = async (event: Event) => {
@@ -128,7 +147,7 @@ function Synthesize({ pipelineId }: { pipelineId: string }) {
         <select
           id="synthesis-handler"
           value={handler}
-          onChange={(event) => setHandler(event.currentTarget.value)}
+          onChange={(event) => setHandler(event.currentTarget.value as SynthesisHandlerName | '')}
         >
           <option value="">Server default</option>
           {SYNTHESIS_HANDLER_NAMES.map((name) => (
@@ -234,6 +253,7 @@ function History(props: {
   pipeline: Pipeline;
   active: Configuration;
   history: PagedList<Activation>;
+  rolloutRunning: boolean;
   onActivated: () => void;
 }) {
   const { canWrite } = useSession();
@@ -266,7 +286,10 @@ function History(props: {
       <h2 id="history">Configuration history</h2>
       <ErrorNotice error={props.history.error ?? error} />
       {props.history.items.length === 0 && !props.history.loading ? (
-        <p class="muted">Version {props.active.version} has been active since the pipeline was created.</p>
+        <p class="muted">
+          Version {props.active.version} has been active since the pipeline was created
+          {props.rolloutRunning ? '; a rollout of a candidate is running beside it (above)' : ''}.
+        </p>
       ) : null}
       <ol class="history" aria-label="Activations, newest first">
         {props.history.items.map((activation) => (
@@ -315,7 +338,7 @@ function ActivationItem({ activation }: { activation: Activation }) {
       </p>
       <p class="muted small">
         <Time iso={activation.activatedAt} /> · {activation.source === 'approval' ? 'approval' : 'roll back'}{' '}
-        by <code>{activation.activatedBy}</code>
+        by <Person name={activation.activatedByName} id={activation.activatedBy} />
         {activation.synthesisRunId ? (
           <>
             {' '}

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, client } from '../api.ts';
 import { Link } from '../router.tsx';
 import { ErrorNotice, Loading, Time, useTitle } from '../ui.tsx';
+import { PipelineStateLine } from './pipeline-state.tsx';
 
 export const PAGE_SIZE = 20;
 
@@ -145,6 +146,7 @@ export function PipelinesPage() {
             <Link to={`pipelines/${encodeURIComponent(pipeline.id)}`} class="card-title">
               {pipeline.name}
             </Link>
+            <PipelineStateLine pipeline={pipeline} />
             <p class="muted small">
               Created <Time iso={pipeline.createdAt} /> · <code>{pipeline.id}</code>
             </p>

@@ -1,14 +1,14 @@
 /**
  * Closing the loop on a run (approve, roll out, measure): the approve form (a checkbox per change, rebase, a
- * rollout's percent and guardrails), a rebase's conflicts in words, the rollout panel (arms, live
- * counts, promote, roll back) and the measured effect with a small chart readable at 375 px.
+ * rollout's percent and guardrails), a rebase's conflicts in words, and the rollout panel (arms, live
+ * counts, promote and roll back after a confirmation); the measured effect is in effect.tsx.
  */
 import { useState } from 'preact/hooks';
 import { ApiError, api, client } from '../api.ts';
 import { formatValue } from '../format.ts';
 import { useSession } from '../session.ts';
-import type { Effect, Run } from '../types.ts';
-import { ErrorNotice, Loading, Time, useLoad } from '../ui.tsx';
+import type { Effect, Rollout, Run } from '../types.ts';
+import { ConfirmDialog, ErrorNotice, Loading, Person, Time, useLoad } from '../ui.tsx';
 
 /** What the approve form sends. */
 export interface ApproveChoice {
@@ -142,8 +142,18 @@ export function ApproveOptions(props: { run: Run; onChange: (choice: ApproveChoi
   );
 }
 
-const percentText = (rate: number | null | undefined) =>
+export const percentText = (rate: number | null | undefined) =>
   rate === null || rate === undefined ? 'n/a' : `${(rate * 100).toFixed(1)} %`;
+
+/** An arm's share of traffic: the split while the rollout runs, all or none once it ended. */
+function traffic(rollout: Rollout, arm: 'base' | 'candidate'): string {
+  if (rollout.status === 'active')
+    return `${arm === 'candidate' ? rollout.percent : 100 - rollout.percent} %`;
+  const kept = rollout.status === 'promoted' ? 'candidate' : 'base';
+  return arm === kept
+    ? '100 % (now)'
+    : `0 % (was ${arm === 'candidate' ? rollout.percent : 100 - rollout.percent} %)`;
+}
 
 /** The pipeline's rollout: arms, live counts, promote and roll back. */
 export function RolloutPanel({ run }: { run: Run }) {
@@ -151,6 +161,7 @@ export function RolloutPanel({ run }: { run: Run }) {
   const [version, setVersion] = useState(0);
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const [asking, setAsking] = useState<'promote' | 'rollback'>();
   const params = { path: { pipelineId: run.pipelineId } };
   const rollout = useLoad(
     () => api(client.GET('/pipelines/{pipelineId}/rollout', { params })),
@@ -189,11 +200,72 @@ export function RolloutPanel({ run }: { run: Run }) {
         {current.endedAt ? (
           <>
             {' '}
-            · ended <Time iso={current.endedAt} /> by <code>{current.endedBy}</code>
+            · ended <Time iso={current.endedAt} /> by{' '}
+            <Person name={current.endedByName} id={current.endedBy} />
           </>
         ) : null}
       </p>
       {current.endReason ? <p class="muted">{current.endReason}</p> : null}
+      <ArmsTable rollout={current} arms={arms} />
+      <p class="muted small">
+        Judged once each arm has {current.minExecutions} executions;{' '}
+        {current.autoRollback ? 'rolled back automatically when worse' : 'never rolled back automatically'}
+        {current.autoPromote ? ', promoted automatically when not worse' : ''}.
+      </p>
+      <ErrorNotice error={error} />
+      {canWrite && current.status === 'active' ? (
+        <div class="actions">
+          <button type="button" class="primary" disabled={busy} onClick={() => setAsking('promote')}>
+            Promote to all traffic…
+          </button>
+          <button type="button" class="danger" disabled={busy} onClick={() => setAsking('rollback')}>
+            Roll back…
+          </button>
+        </div>
+      ) : null}
+      {asking ? (
+        <EndRolloutDialog
+          action={asking}
+          onConfirm={() => {
+            setAsking(undefined);
+            void end(asking);
+          }}
+          onCancel={() => setAsking(undefined)}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+/** Promote and roll back cannot be undone: each asks first, saying what happens to the traffic. */
+function EndRolloutDialog(props: {
+  action: 'promote' | 'rollback';
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const promote = props.action === 'promote';
+  return (
+    <ConfirmDialog
+      title={promote ? 'Promote the candidate to all traffic?' : 'Roll the rollout back?'}
+      confirmLabel={promote ? 'Promote' : 'Roll back'}
+      danger={!promote}
+      onConfirm={props.onConfirm}
+      onCancel={props.onCancel}
+    >
+      <p>
+        {promote
+          ? 'The candidate becomes the active configuration for every routing key, and the rollout ends. This cannot be undone; a later activation can bring the base back.'
+          : 'Every routing key gets the base configuration again, and the rollout ends. This cannot be undone.'}
+      </p>
+    </ConfirmDialog>
+  );
+}
+
+/** Both arms of a rollout: their share of traffic and live counts. */
+function ArmsTable({ rollout, arms }: { rollout: Rollout; arms: Effect['arms'] | undefined }) {
+  const current = rollout;
+  return (
+    <div class="table-scroll">
       <table class="arms">
         <thead>
           <tr>
@@ -206,140 +278,18 @@ export function RolloutPanel({ run }: { run: Run }) {
         <tbody>
           <tr>
             <th scope="row">Active (base)</th>
-            <td>{100 - current.percent} %</td>
+            <td>{traffic(current, 'base')}</td>
             <td>{arms?.base.executions ?? '…'}</td>
             <td>{arms ? percentText(arms.base.failureRate) : '…'}</td>
           </tr>
           <tr>
             <th scope="row">Candidate</th>
-            <td>{current.percent} %</td>
+            <td>{traffic(current, 'candidate')}</td>
             <td>{arms?.applied.executions ?? '…'}</td>
             <td>{arms ? percentText(arms.applied.failureRate) : '…'}</td>
           </tr>
         </tbody>
       </table>
-      <p class="muted small">
-        Judged once each arm has {current.minExecutions} executions;{' '}
-        {current.autoRollback ? 'rolled back automatically when worse' : 'never rolled back automatically'}
-        {current.autoPromote ? ', promoted automatically when not worse' : ''}.
-      </p>
-      <ErrorNotice error={error} />
-      {canWrite && current.status === 'active' ? (
-        <div class="actions">
-          <button type="button" class="primary" disabled={busy} onClick={() => void end('promote')}>
-            Promote to all traffic
-          </button>
-          <button type="button" class="danger" disabled={busy} onClick={() => void end('rollback')}>
-            Roll back
-          </button>
-        </div>
-      ) : null}
-    </section>
-  );
-}
-
-/** An arm's failure rate with its 95 % (Wald) interval, for the chart. */
-function armInterval(arm: Effect['arms']['base']): { rate: number; low: number; high: number } | null {
-  if (arm.failureRate === null || arm.executions === 0) return null;
-  const half = 1.96 * Math.sqrt((arm.failureRate * (1 - arm.failureRate)) / arm.executions);
-  return {
-    rate: arm.failureRate,
-    low: Math.max(0, arm.failureRate - half),
-    high: Math.min(1, arm.failureRate + half),
-  };
-}
-
-const VERDICT_WORDS: Record<Effect['verdict'], string> = {
-  improved: 'Improved: fewer executions fail with the applied configuration.',
-  worse: 'Worse: more executions fail with the applied configuration.',
-  no_significant_change: 'No significant change in the failure rate.',
-  not_enough_data: 'Not enough data yet.',
-};
-
-/** The measured effect: verdict, a chart of both arms' failure rates with intervals, and the figures. */
-export function EffectPanel({ run }: { run: Run }) {
-  const effect = useLoad(
-    () => api(client.GET('/synthesis-runs/{id}/effect', { params: { path: { id: run.id } } })),
-    [run.id],
-  );
-  if (!effect.data)
-    return effect.error ? <ErrorNotice error={effect.error} /> : <Loading what="the effect" />;
-  const data = effect.data;
-  const rows = [
-    { name: 'Before (base)', arm: data.arms.base },
-    { name: 'After (applied)', arm: data.arms.applied },
-  ];
-  const scale = Math.max(0.05, ...rows.map((row) => armInterval(row.arm)?.high ?? 0));
-  const x = (rate: number) => 90 + (rate / scale) * 200;
-  return (
-    <section aria-labelledby="effect" class="card effect">
-      <h2 id="effect">Effect</h2>
-      <p>
-        <output aria-label="Effect verdict">{VERDICT_WORDS[data.verdict]}</output>{' '}
-        <span class="muted small">
-          ({data.mode === 'rollout' ? 'rollout arms' : 'before and after the approval'}; at least{' '}
-          {data.minExecutions} executions per arm)
-        </span>
-      </p>
-      <svg
-        class="effect-chart"
-        viewBox="0 0 320 80"
-        width="100%"
-        role="img"
-        aria-label={`Failure rate before ${percentText(data.arms.base.failureRate)}, after ${percentText(data.arms.applied.failureRate)}`}
-      >
-        {rows.map((row, index) => {
-          const interval = armInterval(row.arm);
-          const y = 22 + index * 32;
-          return (
-            <g key={row.name}>
-              <text x="0" y={y + 4} font-size="11">
-                {row.name}
-              </text>
-              {interval ? (
-                <>
-                  <line
-                    x1={x(interval.low)}
-                    x2={x(interval.high)}
-                    y1={y}
-                    y2={y}
-                    stroke="currentColor"
-                    stroke-width="2"
-                  />
-                  <circle cx={x(interval.rate)} cy={y} r="4" />
-                  <text x={x(interval.high) + 4} y={y + 4} font-size="10">
-                    {percentText(interval.rate)}
-                  </text>
-                </>
-              ) : (
-                <text x="90" y={y + 4} font-size="10">
-                  no executions yet
-                </text>
-              )}
-            </g>
-          );
-        })}
-      </svg>
-      <dl class="facts">
-        <dt>Before</dt>
-        <dd>
-          {data.arms.base.failed} of {data.arms.base.executions} failed
-        </dd>
-        <dt>After</dt>
-        <dd>
-          {data.arms.applied.failed} of {data.arms.applied.executions} failed
-        </dd>
-        {data.failureRate ? (
-          <>
-            <dt>Difference</dt>
-            <dd>
-              {percentText(data.failureRate.difference)} (95 % interval{' '}
-              {percentText(data.failureRate.ci95[0])} to {percentText(data.failureRate.ci95[1])}, p ={' '}
-              {data.failureRate.pValue.toFixed(3)})
-            </dd>
-          </>
-        ) : null}
-      </dl>
-    </section>
+    </div>
   );
 }

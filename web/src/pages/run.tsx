@@ -10,7 +10,9 @@ import { isSettled, nextPollDelay } from '../poll.ts';
 import { Link } from '../router.tsx';
 import { useSession } from '../session.ts';
 import type { Pipeline, Run, RunDiff } from '../types.ts';
-import { ErrorNotice, Loading, Time, useLoad, useTitle } from '../ui.tsx';
+import { ErrorNotice, Loading, Person, Time, useLoad, useTitle } from '../ui.tsx';
+import { ChainSection } from './chain.tsx';
+import { EffectPanel } from './effect.tsx';
 import { ApprovalGateNotice, EvaluationSection, useApprovalGate } from './evaluation.tsx';
 import { getConfiguration, getPipeline } from './pipeline.tsx';
 import { Proposal, type ProposalData } from './proposal.tsx';
@@ -18,7 +20,6 @@ import {
   type ApproveChoice,
   ApproveOptions,
   conflictsOf,
-  EffectPanel,
   type RebaseConflict,
   RebaseConflicts,
   RolloutPanel,
@@ -113,7 +114,23 @@ export function RunPage({ runId }: { runId: string }) {
         </div>
       ) : null}
       <Facts run={run} diff={proposal.data?.diff} />
-      <EvaluationSection run={run} />
+      {nothingToChange(run) ? (
+        <div class="notice" role="status">
+          <h2>Nothing to change</h2>
+          <p>
+            {run.structuredWarnings.find((warning) => warning.type === 'no_changes')?.message ??
+              'This run found no change to propose.'}{' '}
+            There is no proposal to approve, evaluate or roll out; reject the run to close it.
+          </p>
+        </div>
+      ) : null}
+      <ErrorNotice error={proposal.error} />
+      {run.proposedConfigurationId && proposal.loading && !proposal.data ? (
+        <Loading what="the proposal" />
+      ) : null}
+      {proposal.data ? <Proposal run={run} data={proposal.data} /> : null}
+      {nothingToChange(run) ? null : <EvaluationSection run={run} />}
+      <ChainSection run={run} />
       {run.status === 'generated' ? (
         <Decide
           run={run}
@@ -129,11 +146,13 @@ export function RunPage({ runId }: { runId: string }) {
             {run.approvedChangeIds && run.approvedChangeIds.length < run.changes.length
               ? ` (changes ${run.approvedChangeIds.join(', ')})`
               : ''}
-            :{' '}
-            {run.appliedConfigurationId && run.appliedConfigurationId !== run.proposedConfigurationId
-              ? 'a new configuration'
-              : `version ${proposal.data?.diff.proposed.version ?? ''}`}{' '}
-            became the active configuration of{' '}
+            {`: ${
+              run.appliedConfigurationId && run.appliedConfigurationId !== run.proposedConfigurationId
+                ? 'a new configuration'
+                : proposal.data
+                  ? `version ${proposal.data.diff.proposed.version}`
+                  : 'the proposal'
+            } became the active configuration of `}
             <Link to={`pipelines/${encodeURIComponent(run.pipelineId)}`}>
               {pipeline.data?.name ?? 'the pipeline'}
             </Link>
@@ -148,11 +167,6 @@ export function RunPage({ runId }: { runId: string }) {
           <p>Rejected{run.rejectionReason ? `: ${run.rejectionReason}` : ' (no reason given)'}.</p>
         </div>
       ) : null}
-      <ErrorNotice error={proposal.error} />
-      {run.proposedConfigurationId && !proposal.data && !proposal.error ? (
-        <Loading what="the proposal" />
-      ) : null}
-      {proposal.data ? <Proposal run={run} data={proposal.data} /> : null}
     </>
   );
 }
@@ -167,7 +181,7 @@ function Facts({ run, diff }: { run: Run; diff: RunDiff | undefined }) {
       <dd>{run.confidence ?? '—'}</dd>
       <dt>Started</dt>
       <dd>
-        <Time iso={run.createdAt} /> by <code>{run.triggeredBy}</code>
+        <Time iso={run.createdAt} /> by <Person name={run.triggeredByName} id={run.triggeredBy} />
       </dd>
       <dt>Waited in queue</dt>
       <dd>{between(run.createdAt, run.generationStartedAt) ?? '—'}</dd>
@@ -195,7 +209,7 @@ function Facts({ run, diff }: { run: Run; diff: RunDiff | undefined }) {
         <>
           <dt>Approved</dt>
           <dd>
-            <Time iso={run.approvedAt} /> by <code>{run.approvedBy}</code>
+            <Time iso={run.approvedAt} /> by <Person name={run.approvedByName} id={run.approvedBy} />
           </dd>
         </>
       ) : null}
@@ -203,7 +217,7 @@ function Facts({ run, diff }: { run: Run; diff: RunDiff | undefined }) {
         <>
           <dt>Rejected</dt>
           <dd>
-            <Time iso={run.rejectedAt} /> by <code>{run.rejectedBy}</code>
+            <Time iso={run.rejectedAt} /> by <Person name={run.rejectedByName} id={run.rejectedBy} />
           </dd>
         </>
       ) : null}
@@ -212,6 +226,9 @@ function Facts({ run, diff }: { run: Run; diff: RunDiff | undefined }) {
 }
 
 const isSettledWithoutModel = (run: Run) => isSettled(run.status) && run.usage === null;
+
+/** A generated run that proposes nothing (the API keeps no configuration for it). */
+const nothingToChange = (run: Run) => run.status === 'generated' && run.proposedConfigurationId === null;
 
 /** After a 409: reads where the run and the pipeline stand now, and says what happened. */
 async function explainDecisionConflict(
@@ -295,23 +312,29 @@ function Decide(props: {
       <ErrorNotice error={error} />
       {canWrite ? (
         <>
-          <p>
-            Approving makes the chosen changes the pipeline's active configuration at once, or serves them to
-            a share of the traffic first.
-          </p>
-          <ApproveOptions run={props.run} onChange={setChoice} />
-          <ApprovalGateNotice gate={gate} run={props.run} onDecided={props.onDecided} />
-          <div class="actions">
-            <button
-              type="button"
-              class="primary"
-              disabled={busy || gate.blocked || choice.changeIds?.length === 0}
-              onClick={() => void decide('approve')}
-            >
-              Approve
-            </button>
-          </div>
-          <label for="reject-reason">Reason</label>
+          {nothingToChange(props.run) ? null : (
+            <div class="decide-approve">
+              <h3>Approve</h3>
+              <p>
+                Approving makes the chosen changes the pipeline's active configuration at once, or serves them
+                to a share of the traffic first.
+              </p>
+              <ApproveOptions run={props.run} onChange={setChoice} />
+              <ApprovalGateNotice gate={gate} run={props.run} onDecided={props.onDecided} />
+              <div class="actions">
+                <button
+                  type="button"
+                  class="primary"
+                  disabled={busy || gate.blocked || choice.changeIds?.length === 0}
+                  onClick={() => void decide('approve')}
+                >
+                  Approve
+                </button>
+              </div>
+            </div>
+          )}
+          <h3>Reject</h3>
+          <label for="reject-reason">Reason for rejecting</label>
           <textarea
             id="reject-reason"
             rows={2}

@@ -57,7 +57,7 @@ export const latencyRule: FaultRule = {
       // A latency finding cites the runs that were slow in its slot.
       evidence.executions = stats.timedRuns.filter((_, index) => (stats.durations[index] ?? 0) >= L.slowMs);
     }),
-  describeReadings: (readings) => `p90 reported latency ${percentile(readings, 0.9)}`,
+  describeReadings: (readings) => `p90 reported latency ${percentile(readings, 0.9)} ms`,
   answer(finding, { slots, isRaised }) {
     if (finding.slot !== undefined && hasKey(finding.slot, 'topK')) {
       // Stryker disable next-line StringLiteral: an action name only keys the merging of equal changes, and no other action has this one.

@@ -43,6 +43,12 @@ describe('routing a key to an arm', () => {
     );
   });
 
+  it('keeps the rollout id and the key apart: r1 with key 0x is not r10 with key x', () => {
+    const points = ['0x', '0y', '0z', '01', '02'].map((key) => routingPoint('r1', key));
+    const shifted = ['x', 'y', 'z', '1', '2'].map((key) => routingPoint('r10', key));
+    expect(points).not.toEqual(shifted);
+  });
+
   it('draws at random without a routing key', () => {
     expect(servesCandidate({ id: 'r', percent: 10 }, undefined, () => 0.05)).toBe(true);
     expect(servesCandidate({ id: 'r', percent: 10 }, undefined, () => 0.5)).toBe(false);

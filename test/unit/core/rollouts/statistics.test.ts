@@ -27,7 +27,8 @@ describe('the two-proportion z-test and its interval', () => {
 
   it('says p = 1 when neither arm ever failed (no variance), not NaN', () => {
     const result = compareProportions({ n: 50, k: 0 }, { n: 50, k: 0 });
-    expect(result).toMatchObject({ difference: 0, pValue: 1, ci95: [0, 0] });
+    expect(result).toMatchObject({ difference: 0, pValue: 1, ci95: [0, 0], z: 0 });
+    expect(compareProportions({ n: 20, k: 20 }, { n: 10, k: 10 })).toMatchObject({ pValue: 1, z: 0 });
   });
 
   it('has a normal CDF accurate to 1e-6 at known points', () => {
@@ -39,6 +40,10 @@ describe('the two-proportion z-test and its interval', () => {
   it('takes nearest-rank percentiles', () => {
     expect(percentile([], 50)).toBeNull();
     expect(percentile([5, 1, 3, 2, 4], 50)).toBe(3);
+    expect(percentile([40, 10, 30, 20], 50)).toBe(20);
+    // By value, not as text (where 100 < 20 < 9).
+    expect(percentile([9, 100, 20], 95)).toBe(100);
+    expect(percentile([9, 100, 20], 1)).toBe(9);
     expect(
       percentile(
         Array.from({ length: 100 }, (_, i) => i + 1),

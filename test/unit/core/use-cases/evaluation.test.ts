@@ -1,11 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, ForbiddenError, ValidationError } from '../../../../lambdas/core/errors.ts';
-import type { ExecutionStub } from '../../../../lambdas/core/evaluation.ts';
-import type { EvaluationStore, StoredEvaluationSet } from '../../../../lambdas/core/ports/evaluation.ts';
-import type {
-  EvaluationSummary,
-  StoredEvaluationResult,
-} from '../../../../lambdas/core/schemas/evaluation.ts';
 import type { Configuration, Pipeline } from '../../../../lambdas/core/schemas/pipelines.ts';
 import type { Execution } from '../../../../lambdas/core/schemas/records.ts';
 import { APPROVAL_RULE_DEFAULTS } from '../../../../lambdas/core/schemas/review.ts';
@@ -22,6 +16,7 @@ import {
 } from '../../../../lambdas/core/use-cases/evaluation.ts';
 import {
   type FakeApprovalRulesStore,
+  type FakeEvaluationStore,
   makeWorld,
   pendingRun,
   principal,
@@ -31,42 +26,6 @@ import {
   type World,
 } from './fakes.ts';
 
-/** The evaluation store as the DynamoDB adapter behaves: a set is written once, results replace per case and arm. */
-class FakeEvaluationStore implements EvaluationStore {
-  readonly sets = new Map<string, StoredEvaluationSet>();
-  readonly results = new Map<string, StoredEvaluationResult>();
-  executions: Execution[] = [];
-  summaries = new Map<string, EvaluationSummary>();
-
-  async getSet(runId: string) {
-    return this.sets.get(runId) ?? null;
-  }
-  async saveSetOnce(runId: string, set: StoredEvaluationSet) {
-    const stored = this.sets.get(runId) ?? set;
-    this.sets.set(runId, stored);
-    return stored;
-  }
-  async sampleExecutions(): Promise<ExecutionStub[]> {
-    return this.executions.map(({ id, status, startedAt }) => ({ id, status, startedAt }));
-  }
-  async loadExecutions(_pipelineId: string, refs: Array<{ id: string }>) {
-    return this.executions.filter((execution) => refs.some((ref) => ref.id === execution.id));
-  }
-  async listResults(runId: string) {
-    return [...this.results.entries()].filter(([key]) => key.startsWith(`${runId}#`)).map(([, r]) => r);
-  }
-  async recordResults(
-    runId: string,
-    results: StoredEvaluationResult[],
-    summarize: (all: StoredEvaluationResult[]) => EvaluationSummary,
-  ) {
-    for (const result of results) this.results.set(`${runId}#${result.executionId}#${result.arm}`, result);
-    const summary = summarize(await this.listResults(runId));
-    this.summaries.set(runId, summary);
-    return summary;
-  }
-}
-
 let world: World;
 let pipeline: Pipeline;
 let base: Configuration;
@@ -75,7 +34,7 @@ let rulesStore: FakeApprovalRulesStore;
 beforeEach(async () => {
   world = makeWorld('2025-06-02T10:00:00.000Z');
   ({ pipeline, configuration: base } = await seedPipeline(world));
-  evaluations = new FakeEvaluationStore();
+  evaluations = world.evaluations;
   rulesStore = world.approvalRules;
 });
 
@@ -223,7 +182,7 @@ describe('approval rules', () => {
   });
 
   it('refuse an API token where a person must approve, and an override from a non-admin', async () => {
-    const run = seedRun();
+    const run = { act: 'approve' as const, pipelineId: pipeline.id, run: seedRun() };
     rulesStore.rules.set(pipeline.id, {
       ...APPROVAL_RULE_DEFAULTS,
       allowApiTokens: false,

@@ -4,16 +4,20 @@
  * or a generating one whose lease is stale, versions come from a per-pipeline counter, a decision on
  * a run that is not generated is a 409 naming its status, items are parsed on the way out...).
  */
+
 import { ConflictError, NotFoundError } from '../../../../lambdas/core/errors.ts';
+import type { ExecutionStub } from '../../../../lambdas/core/evaluation.ts';
 import type { DomainEvent } from '../../../../lambdas/core/events.ts';
 import {
   defaultTeamSettings,
   type TeamSettings,
   type TeamSettingsStore,
 } from '../../../../lambdas/core/lifecycle.ts';
+import type { CostEstimate, CostEstimator, ModelSpendStore } from '../../../../lambdas/core/model-budget.ts';
 import { DEFAULT_MODEL_PRICES } from '../../../../lambdas/core/model-pricing.ts';
 import type { Clock, IdGenerator, PageRequest } from '../../../../lambdas/core/ports/common.ts';
-import type { PipelineRepository } from '../../../../lambdas/core/ports/pipelines.ts';
+import type { EvaluationStore, StoredEvaluationSet } from '../../../../lambdas/core/ports/evaluation.ts';
+import type { ConfigurationHistory, PipelineRepository } from '../../../../lambdas/core/ports/pipelines.ts';
 import type { ApprovalPlan, ApprovalRulesStore } from '../../../../lambdas/core/ports/review.ts';
 import type { GuardrailCheck, GuardrailQueue } from '../../../../lambdas/core/ports/rollouts.ts';
 import type {
@@ -28,6 +32,10 @@ import type { SynthesisUsage } from '../../../../lambdas/core/ports/synthesis.ts
 import type { Principal } from '../../../../lambdas/core/principal.ts';
 import { newPendingRun } from '../../../../lambdas/core/run-state.ts';
 import type { Page } from '../../../../lambdas/core/schemas/common.ts';
+import type {
+  EvaluationSummary,
+  StoredEvaluationResult,
+} from '../../../../lambdas/core/schemas/evaluation.ts';
 import {
   type Activation,
   activationSchema,
@@ -45,6 +53,7 @@ import {
   signalSchema,
 } from '../../../../lambdas/core/schemas/records.ts';
 import type { StoredApprovalRules } from '../../../../lambdas/core/schemas/review.ts';
+import type { Rollout } from '../../../../lambdas/core/schemas/rollouts.ts';
 import {
   type SynthesisJob,
   type SynthesisRun,
@@ -264,6 +273,26 @@ export class FakePipelineRepository implements PipelineRepository {
     this.serving.set(activation.pipelineId, structuredClone(serving));
   }
 
+  /** Rollouts that ended rolled back, as a test seeds them (the fake approves without rollouts). */
+  readonly rolledBackRollouts: Rollout[] = [];
+
+  async configurationHistory(pipelineId: string, configurationId: string): Promise<ConfigurationHistory> {
+    const wasActive = this.activations.some(
+      (activation) =>
+        activation.pipelineId === pipelineId &&
+        (activation.configurationId === configurationId ||
+          activation.previousConfigurationId === configurationId),
+    );
+    const rolledBack =
+      this.rolledBackRollouts
+        .filter(
+          (rollout) =>
+            rollout.pipelineId === pipelineId && rollout.candidateConfigurationId === configurationId,
+        )
+        .sort(descending((rollout) => `${rollout.startedAt}#${rollout.id}`))[0] ?? null;
+    return { wasActive, rolledBack: rolledBack ? structuredClone(rolledBack) : null };
+  }
+
   async listActivations(pipelineId: string, request: PageRequest): Promise<Page<Activation>> {
     const mine = this.activations
       .filter((activation) => activation.pipelineId === pipelineId)
@@ -298,6 +327,15 @@ export class FakeRunRepository implements RunRepository {
 
   async getVisible(id: string): Promise<SynthesisRun | null> {
     return this.hidden.has(id) ? null : this.read(id);
+  }
+
+  async listChain(rootRunId: string): Promise<SynthesisRun[]> {
+    return [...this.runs.values()]
+      .filter((run) => (run.id === rootRunId || run.rootRunId === rootRunId) && !this.hidden.has(run.id))
+      .sort((a, b) =>
+        a.id === rootRunId ? -1 : b.id === rootRunId ? 1 : a.createdAt.localeCompare(b.createdAt),
+      )
+      .flatMap((run) => this.read(run.id) ?? []);
   }
 
   async hidePipelineRuns(pipelineId: string): Promise<number> {
@@ -335,7 +373,7 @@ export class FakeRunRepository implements RunRepository {
 
   async completeGenerated(
     run: SynthesisRun,
-    proposed: Omit<Configuration, 'version'>,
+    proposed: Omit<Configuration, 'version'> | null,
     leaseStartedAt: string,
   ): Promise<SynthesisRun> {
     const stored = this.runs.get(run.id);
@@ -345,10 +383,10 @@ export class FakeRunRepository implements RunRepository {
     if (stored?.status !== 'generating' || stored.generationStartedAt !== leaseStartedAt) {
       // The version counter moved before the transaction failed, like the real store's.
       const entry = this.data.pipelines.get(run.pipelineId);
-      if (entry) entry.latestConfigurationVersion += 1;
+      if (entry && proposed) entry.latestConfigurationVersion += 1;
       throw new ConflictError(`Synthesis run ${run.id} is no longer held by this worker.`);
     }
-    this.data.putConfiguration(proposed);
+    if (proposed) this.data.putConfiguration(proposed);
     this.runs.set(run.id, structuredClone(run));
     return run;
   }
@@ -515,6 +553,37 @@ export class FakeQuotaStore implements QuotaStore {
   }
 }
 
+/** A team's model spend per month, refusing a reservation past the budget like the adapter. */
+export class FakeModelSpendStore implements ModelSpendStore {
+  readonly months = new Map<string, number>();
+
+  async reserve(teamId: string, month: string, usd: number, budgetUsd: number | null): Promise<boolean> {
+    const spent = this.months.get(`${teamId}#${month}`) ?? 0;
+    if (budgetUsd !== null && spent + usd > budgetUsd) return false;
+    this.months.set(`${teamId}#${month}`, spent + usd);
+    return true;
+  }
+
+  async adjust(teamId: string, month: string, usd: number): Promise<void> {
+    this.months.set(`${teamId}#${month}`, (this.months.get(`${teamId}#${month}`) ?? 0) + usd);
+  }
+
+  async spent(teamId: string, month: string): Promise<number> {
+    return this.months.get(`${teamId}#${month}`) ?? 0;
+  }
+}
+
+/** An estimate per handler (heuristic-v1 costs nothing; claude-v1 what `claudeUsd` says). */
+export class FakeCostEstimator implements CostEstimator {
+  claudeUsd = 0.05;
+
+  async estimate(synthesisHandler: string): Promise<CostEstimate> {
+    return synthesisHandler === 'claude-v1'
+      ? { model: 'claude-sonnet-4-6', promptTokens: 10_000, estimatedCostUsd: this.claudeUsd }
+      : { model: null, promptTokens: 0, estimatedCostUsd: 0 };
+  }
+}
+
 /** The jobs sent, in order; `failWith` makes the next sends throw. */
 export class FakeJobQueue implements JobQueue {
   readonly sent: SynthesisJob[] = [];
@@ -568,6 +637,42 @@ export class FakeGuardrailQueue implements GuardrailQueue {
   }
 }
 
+/** The evaluation store as the DynamoDB adapter behaves: a set is written once, results replace per case and arm. */
+export class FakeEvaluationStore implements EvaluationStore {
+  readonly sets = new Map<string, StoredEvaluationSet>();
+  readonly results = new Map<string, StoredEvaluationResult>();
+  executions: Execution[] = [];
+  summaries = new Map<string, EvaluationSummary>();
+
+  async getSet(runId: string) {
+    return this.sets.get(runId) ?? null;
+  }
+  async saveSetOnce(runId: string, set: StoredEvaluationSet) {
+    const stored = this.sets.get(runId) ?? set;
+    this.sets.set(runId, stored);
+    return stored;
+  }
+  async sampleExecutions(): Promise<ExecutionStub[]> {
+    return this.executions.map(({ id, status, startedAt }) => ({ id, status, startedAt }));
+  }
+  async loadExecutions(_pipelineId: string, refs: Array<{ id: string }>) {
+    return this.executions.filter((execution) => refs.some((ref) => ref.id === execution.id));
+  }
+  async listResults(runId: string) {
+    return [...this.results.entries()].filter(([key]) => key.startsWith(`${runId}#`)).map(([, r]) => r);
+  }
+  async recordResults(
+    runId: string,
+    results: StoredEvaluationResult[],
+    summarize: (all: StoredEvaluationResult[]) => EvaluationSummary,
+  ) {
+    for (const result of results) this.results.set(`${runId}#${result.executionId}#${result.arm}`, result);
+    const summary = summarize(await this.listResults(runId));
+    this.summaries.set(runId, summary);
+    return summary;
+  }
+}
+
 /** Every fake, sharing one data table. */
 export function makeWorld(start?: string) {
   const pipelines = new FakePipelineRepository();
@@ -577,6 +682,7 @@ export function makeWorld(start?: string) {
     rollouts: pipelines,
     runs: new FakeRunRepository(pipelines),
     evidence: new FakeEvidenceStore(),
+    evaluations: new FakeEvaluationStore(),
     idempotency: new FakeIdempotencyStore(),
     quota: new FakeQuotaStore(),
     queue: new FakeJobQueue(),
@@ -588,6 +694,8 @@ export function makeWorld(start?: string) {
       unsent: (check: GuardrailCheck, error: unknown) => guardrailQueue.unsent.push({ check, error }),
     },
     recentStates: makeRecentEffectStates(),
+    spend: new FakeModelSpendStore(),
+    estimator: new FakeCostEstimator(),
     clock: new FakeClock(start),
     ids: new SequentialIds(),
     prices: DEFAULT_MODEL_PRICES,

@@ -102,6 +102,7 @@ function generator(heuristic: SynthesisEngine, overrides: Partial<GenerateRunDep
     runs: world.runs,
     pipelines: world.pipelines,
     evidence: world.evidence,
+    evaluations: world.evaluations,
     engines: { 'heuristic-v1': heuristic },
     clock: world.clock,
     ids: world.ids,
@@ -191,6 +192,8 @@ describe('generating a run', () => {
         attempts: 2,
         costUsd: 0.0105,
       },
+      // The run's cost after it ended: the model's reported usage at the price table.
+      costUsd: 0.0105,
     });
     expect(await world.pipelines.getConfiguration(pipeline.id, proposedConfigurationId)).toEqual({
       id: proposedConfigurationId,
@@ -556,6 +559,23 @@ describe('a dead job', () => {
     });
   });
 
+  it("gives the month back the estimate its run reserved, once, and a finished run's stays spent", async () => {
+    const month = `team-a#${T0.slice(0, 7)}`;
+    world.spend.months.set(month, 0.05 + 0.02);
+    const reserved = seedRun({ synthesisHandler: 'claude-v1', estimatedCostUsd: 0.05 });
+    const done = seedRun({
+      synthesisHandler: 'claude-v1',
+      estimatedCostUsd: 0.02,
+      status: 'generated',
+      proposedConfigurationId: base.id,
+    });
+    const failDead = makeFailDeadJob(world);
+    await failDead(job(reserved), 5);
+    await failDead(job(reserved), 5);
+    await failDead(job(done), 5);
+    expect(world.spend.months.get(month)).toBeCloseTo(0.02);
+  });
+
   it('leaves a finished run alone, and a missing one is nothing to do', async () => {
     const done = seedRun({ status: 'generated', generationStartedAt: T0, proposedConfigurationId: base.id });
     const failDead = makeFailDeadJob(world);
@@ -584,6 +604,7 @@ describe('the sweeper', () => {
       runs: world.runs,
       clock: world.clock,
       stuckAfterMs: 20 * MINUTES,
+      spend: world.spend,
     })();
     expect(swept.map((run) => run.id)).toEqual([stuckPending.id, stuckGenerating.id]);
     expect(swept).toEqual([await stored(stuckPending), await stored(stuckGenerating)]);
@@ -600,6 +621,31 @@ describe('the sweeper', () => {
     expect(await stored(finished)).toEqual(finished);
   });
 
+  it('gives each swept run’s reserved estimate back to the month it started in', async () => {
+    const month = `team-a#${T0.slice(0, 7)}`;
+    world.spend.months.set(month, 0.05 + 0.03 + 0.02);
+    seedRun({ synthesisHandler: 'claude-v1', estimatedCostUsd: 0.05 });
+    seedRun({
+      synthesisHandler: 'claude-v1',
+      estimatedCostUsd: 0.03,
+      status: 'generating',
+      generationStartedAt: T0,
+    });
+    const young = seedRun({ synthesisHandler: 'claude-v1', estimatedCostUsd: 0.02 });
+    world.clock.advance(10 * MINUTES);
+    world.runs.seed({ ...young, createdAt: world.clock.now().toISOString() });
+    const sweep = makeSweepStuckRuns({
+      runs: world.runs,
+      clock: world.clock,
+      stuckAfterMs: 5 * MINUTES,
+      spend: world.spend,
+    });
+    expect(await sweep()).toHaveLength(2);
+    expect(await sweep()).toHaveLength(0);
+    // The young run is still in flight: its estimate stays reserved.
+    expect(world.spend.months.get(month)).toBeCloseTo(0.02);
+  });
+
   it('rounds the bound to whole minutes in the message', async () => {
     seedRun();
     world.clock.advance(5 * MINUTES);
@@ -607,6 +653,7 @@ describe('the sweeper', () => {
       runs: world.runs,
       clock: world.clock,
       stuckAfterMs: 80_000,
+      spend: world.spend,
     })();
     expect(swept?.errorMessage).toMatch(/^The run was still pending more than 1 minutes after it started/);
   });
@@ -615,7 +662,12 @@ describe('the sweeper', () => {
     for (let i = 0; i < 101; i++) seedRun();
     for (let i = 0; i < 3; i++) seedRun({ status: 'generating', generationStartedAt: T0 });
     world.clock.advance(60 * MINUTES);
-    const sweep = makeSweepStuckRuns({ runs: world.runs, clock: world.clock, stuckAfterMs: 30 * MINUTES });
+    const sweep = makeSweepStuckRuns({
+      runs: world.runs,
+      clock: world.clock,
+      stuckAfterMs: 30 * MINUTES,
+      spend: world.spend,
+    });
     expect(await sweep()).toHaveLength(103);
     expect(await sweep()).toHaveLength(1);
     for (let i = 0; i < 3; i++) seedRun({ createdAt: T0 });
@@ -623,6 +675,7 @@ describe('the sweeper', () => {
       runs: world.runs,
       clock: world.clock,
       stuckAfterMs: 30 * MINUTES,
+      spend: world.spend,
       batchSize: 2,
     });
     expect(await small()).toHaveLength(2);
@@ -634,7 +687,12 @@ describe('the sweeper', () => {
     world.runs.seed({ ...run, status: 'generated', proposedConfigurationId: base.id });
     vi.spyOn(world.runs, 'listStale').mockResolvedValueOnce([run]).mockResolvedValueOnce([]);
     expect(
-      await makeSweepStuckRuns({ runs: world.runs, clock: world.clock, stuckAfterMs: MINUTES })(),
+      await makeSweepStuckRuns({
+        runs: world.runs,
+        clock: world.clock,
+        stuckAfterMs: MINUTES,
+        spend: world.spend,
+      })(),
     ).toEqual([]);
     expect((await stored(run))?.status).toBe('generated');
   });

@@ -80,6 +80,7 @@ const generator = (engine = heuristicV1) =>
     runs: world.runs,
     pipelines: world.pipelines,
     evidence: world.evidence,
+    evaluations: world.evaluations,
     engines: { 'heuristic-v1': engine },
     clock: world.clock,
     ids: world.ids,

@@ -102,6 +102,7 @@ describe('approving a run', () => {
         summary: `Approved synthesis run ${run.id}: version 2 replaces version 1.`,
         activatedAt: '2025-06-02T10:01:00.000Z',
         activatedBy: 'user-bob',
+        overrideReason: null,
       },
     ]);
   });
@@ -119,11 +120,14 @@ describe('approving a run', () => {
     expect(await history()).toEqual([]);
   });
 
-  it('is a 409 for a generated run without a proposal', async () => {
+  it('is a 409 saying there is nothing to approve for a generated run that proposes no change', async () => {
     const { run } = seedRun({}, null);
     const error = await rejection(makeApproveRun(world)(ada, run.id));
     expect(error).toBeInstanceOf(ConflictError);
-    expect(error.message).toBe('The run is generated; only a generated run can be approved.');
+    expect(error.message).toMatch(
+      /found nothing to change .* nothing to approve or roll out; nothing was written/,
+    );
+    expect((await stored(run))?.status).toBe('generated');
   });
 
   it('is a 409 once another approval replaced the run’s base, and changes nothing', async () => {
@@ -213,7 +217,9 @@ describe('activating an earlier configuration', () => {
     const { run, proposed } = seedRun();
     await makeApproveRun(world)(ada, run.id);
     world.clock.advance(3_600_000);
-    const activation = await makeActivateConfiguration(world)(bob, pipeline.id, base.id, 'Worse answers');
+    const activation = await makeActivateConfiguration(world)(bob, pipeline.id, base.id, {
+      reason: 'Worse answers',
+    });
     expect(activation).toEqual({
       id: expect.stringMatching(/^id\d+$/),
       pipelineId: pipeline.id,
@@ -227,6 +233,7 @@ describe('activating an earlier configuration', () => {
       summary: 'Restored version 1 (replacing version 2).',
       activatedAt: '2025-06-02T11:00:00.000Z',
       activatedBy: 'user-bob',
+      overrideReason: null,
     });
     expect(await active()).toBe(base.id);
     expect((await history())[0]).toEqual(activation);
@@ -236,32 +243,27 @@ describe('activating an earlier configuration', () => {
   it('goes forward again to an approved proposal, with no reason when none is given', async () => {
     const { run, proposed } = seedRun();
     await makeApproveRun(world)(ada, run.id);
-    await makeActivateConfiguration(world)(ada, pipeline.id, base.id, undefined);
-    const forward = await makeActivateConfiguration(world)(
-      ada,
-      pipeline.id,
-      proposed?.id as string,
-      undefined,
-    );
+    await makeActivateConfiguration(world)(ada, pipeline.id, base.id, {});
+    const forward = await makeActivateConfiguration(world)(ada, pipeline.id, proposed?.id as string, {});
     expect(forward).toMatchObject({ configurationId: proposed?.id, version: 2, reason: null });
     expect(await active()).toBe(proposed?.id);
   });
 
   it('is a 409 for the configuration already active', async () => {
-    const error = await rejection(makeActivateConfiguration(world)(ada, pipeline.id, base.id, undefined));
+    const error = await rejection(makeActivateConfiguration(world)(ada, pipeline.id, base.id, {}));
     expect(error).toBeInstanceOf(ConflictError);
     expect(error.message).toBe(`Configuration ${base.id} (version 1) is already active.`);
     expect(await history()).toEqual([]);
   });
 
-  it('is a 409 for a proposal nobody approved, naming its run and the run’s status', async () => {
+  it('is a 409 for a configuration never active, naming its run and the run’s status', async () => {
     const { run, proposed } = seedRun({ status: 'rejected' });
     const error = await rejection(
-      makeActivateConfiguration(world)(ada, pipeline.id, proposed?.id as string, undefined),
+      makeActivateConfiguration(world)(ada, pipeline.id, proposed?.id as string, {}),
     );
     expect(error).toBeInstanceOf(ConflictError);
     expect(error.message).toBe(
-      `Configuration ${proposed?.id} (version 2) is a proposal that was never approved (run ${run.id} is rejected): approve the run instead.`,
+      `Configuration ${proposed?.id} (version 2) was never active, so there is nothing to restore: it comes from synthesis run ${run.id} (rejected); approve that run (its changes you choose) to make a configuration of it active.`,
     );
     expect(await active()).toBe(base.id);
   });
@@ -270,11 +272,9 @@ describe('activating an earlier configuration', () => {
     const { run, proposed } = seedRun();
     world.runs.runs.delete(run.id);
     expect(
-      (await rejection(makeActivateConfiguration(world)(ada, pipeline.id, proposed?.id as string, undefined)))
+      (await rejection(makeActivateConfiguration(world)(ada, pipeline.id, proposed?.id as string, {})))
         .message,
-    ).toBe(
-      `Configuration ${proposed?.id} (version 2) is a proposal that was never approved: approve the run instead.`,
-    );
+    ).toBe(`Configuration ${proposed?.id} (version 2) was never active, so there is nothing to restore.`);
     const unattributed = world.pipelines.putConfiguration({
       id: 'cfg-unattributed',
       pipelineId: pipeline.id,
@@ -283,12 +283,10 @@ describe('activating an earlier configuration', () => {
       createdAt: T0,
       createdBy: 'user-ada',
     });
-    const error = await rejection(
-      makeActivateConfiguration(world)(ada, pipeline.id, unattributed.id, undefined),
-    );
+    const error = await rejection(makeActivateConfiguration(world)(ada, pipeline.id, unattributed.id, {}));
     expect(error).toBeInstanceOf(ConflictError);
     expect(error.message).toBe(
-      'Configuration cfg-unattributed (version 3) is a proposal that was never approved: approve the run instead.',
+      'Configuration cfg-unattributed (version 3) was never active, so there is nothing to restore.',
     );
   });
 
@@ -296,9 +294,9 @@ describe('activating an earlier configuration', () => {
     const { run } = seedRun();
     await makeApproveRun(world)(ada, run.id);
     const activate = makeActivateConfiguration(world);
-    expect(await rejection(activate(viewer, pipeline.id, base.id, undefined))).toBeInstanceOf(ForbiddenError);
-    expect(await rejection(activate(eve, pipeline.id, base.id, undefined))).toBeInstanceOf(ForbiddenError);
-    const missing = await rejection(activate(ada, pipeline.id, 'cfg-x', undefined));
+    expect(await rejection(activate(viewer, pipeline.id, base.id, {}))).toBeInstanceOf(ForbiddenError);
+    expect(await rejection(activate(eve, pipeline.id, base.id, {}))).toBeInstanceOf(ForbiddenError);
+    const missing = await rejection(activate(ada, pipeline.id, 'cfg-x', {}));
     expect(missing).toBeInstanceOf(NotFoundError);
     expect(missing.message).toBe(`Configuration cfg-x of pipeline ${pipeline.id} does not exist.`);
     expect(await history()).toHaveLength(1);
@@ -308,7 +306,7 @@ describe('activating an earlier configuration', () => {
     const { run } = seedRun();
     await makeApproveRun(world)(ada, run.id);
     world.clock.advance(1000);
-    await makeActivateConfiguration(world)(ada, pipeline.id, base.id, undefined);
+    await makeActivateConfiguration(world)(ada, pipeline.id, base.id, {});
     const listed = await makeListActivations(world)(viewer, pipeline.id, { limit: 10 });
     expect(listed.items.map((activation) => activation.source)).toEqual(['rollback', 'approval']);
     expect(await rejection(makeListActivations(world)(eve, pipeline.id, { limit: 10 }))).toBeInstanceOf(

@@ -41,6 +41,7 @@ function start(overrides: Partial<StartSynthesisDeps> = {}) {
     idempotency: world.idempotency,
     quota: { store: world.quota, runsPerTeamPerHour: 1_000 },
     onStarted: (run) => started.push(run),
+    budget: { estimator: world.estimator, spend: world.spend, settings: world.settings, clock: world.clock },
     ...overrides,
   });
 }

@@ -31,7 +31,7 @@ describe('describeFinding', () => {
         finding(latencyRule, { slot: gen, signals: readings, p90Ms: 21_000, latencySamples: 9 }),
       ),
     ).toBe(
-      'High latency in slot "gen" (model): 3 signals; p90 duration 21000 ms over 9 runs; p90 reported latency 30000.',
+      'High latency in slot "gen" (model): 3 signals; p90 duration 21000 ms over 9 runs; p90 reported latency 30000 ms.',
     );
     expect(describeFinding(finding(latencyRule, { slot: gen, signals: [warn('b')] }))).toBe(
       'High latency in slot "gen" (model): 1 signal.',

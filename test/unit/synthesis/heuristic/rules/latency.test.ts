@@ -49,7 +49,7 @@ describe('latency rule', () => {
   });
 
   it('describes the p90 of the readings', () => {
-    expect(latencyRule.describeReadings?.([30_000, 10_000, 20_000])).toBe('p90 reported latency 30000');
+    expect(latencyRule.describeReadings?.([30_000, 10_000, 20_000])).toBe('p90 reported latency 30000 ms');
   });
 
   it('halves topK of a retrieval slot that has one, not below 3', () => {
