@@ -296,6 +296,34 @@ describe('the effect measured afresh from its maintained state', () => {
     expect(measured.verdict).toBe('improved');
   }, 240_000);
 
+  it('past the sample, answers exact counts at once and reads the sample again once an arm grew by 1 %', async () => {
+    const { pipelineId, runId, base, candidate } = await rolloutOfRun();
+    await recordExecutions(pipelineId, [
+      ...many(1_010, { configurationId: base }),
+      ...many(1_010, { configurationId: candidate }),
+    ]);
+    expect((await effect(runId)).arms.applied).toMatchObject({ executions: 1_010, signals: { critical: 0 } });
+    const cited = `cited-${nanoid(8)}`;
+    await recordExecutions(pipelineId, [
+      { id: cited, configurationId: candidate, failed: true },
+      ...many(2, { configurationId: base, failed: true }),
+    ]);
+    await recordSignals(pipelineId, [
+      { kind: 'error', severity: 'critical', message: 'boom', executionId: cited },
+    ]);
+
+    // Grown by less than 1 %: the counts are exact, the signals are those of the kept sample.
+    const counted = await effect(runId);
+    expect(counted.arms.applied).toMatchObject({ executions: 1_011, failed: 1, signals: { critical: 0 } });
+    expect(counted.arms.base).toMatchObject({ executions: 1_012, failed: 2 });
+
+    await recordExecutions(pipelineId, many(10, { configurationId: candidate }));
+    // Grown by more than 1 % since the sample was read: read again, the signal counted.
+    const sampled = await effect(runId);
+    expect(sampled.arms.applied).toMatchObject({ executions: 1_021, failed: 1, signals: { critical: 1 } });
+    expect(figures(sampled)).toEqual(figures(await fromScratch(pipelineId, runId)));
+  }, 120_000);
+
   it('loses nothing when two readers measure at once', async () => {
     const { pipelineId, runId, base, candidate } = await rolloutOfRun();
     await recordExecutions(pipelineId, [
