@@ -161,6 +161,30 @@ async function writeStraight(
   return { executions: count, seconds: (performance.now() - start) / 1000 };
 }
 
+/**
+ * A pipeline with a run approved into a 50 % rollout, then 3,000 executions of ~1 KB and 1,000
+ * signals recorded through the API by 4 callers, interleaved as a busy pipeline sends them (a
+ * batch of signals after every three of executions); `onStart` just before the first.
+ */
+export async function recordDuringRollout(api: StackApi, onStart: () => void = () => undefined) {
+  const { pipeline, run } = await pipelineWithGeneratedRun(api, 'partitions');
+  await api('POST', `/synthesis-runs/${run.id}/approve`, {
+    rollout: { percent: 50, minExecutions: 100_000 },
+  });
+  const arms: [string, string] = [pipeline.activeConfigurationId, run.proposedConfigurationId];
+  const record = (route: string, body: unknown) => () =>
+    api('POST', `/pipelines/${pipeline.id}/${route}`, body);
+  const ordered = Array.from({ length: EXECUTIONS / 100 }, (_, b) => [
+    record('executions', executionBatch(arms, b * 100, 100, true)),
+    ...(b % 3 === 2 ? [record('signals', signalBatch((b - 2) * 33))] : []),
+  ]).flat();
+  onStart();
+  const start = performance.now();
+  await inParallel(ordered, 4);
+  const recordsPerSecond = (EXECUTIONS + SIGNALS) / ((performance.now() - start) / 1000);
+  return { pipeline, run, arms, recordsPerSecond };
+}
+
 export async function measurePartitions(perArm = 100_000): Promise<PartitionFigures> {
   const dynamodb = await startDynamoDbLocal();
   let keys = new Map<string, TableKeys>();
@@ -178,22 +202,7 @@ export async function measurePartitions(perArm = 100_000): Promise<PartitionFigu
     const team = stack.teams[0];
     if (!team) throw new Error('the local stack seeds two teams');
     const api = stackApi(stack.apiUrl, team.apiToken);
-    const { pipeline, run } = await pipelineWithGeneratedRun(api, 'partitions');
-    await api('POST', `/synthesis-runs/${run.id}/approve`, {
-      rollout: { percent: 50, minExecutions: 100_000 },
-    });
-    const arms: [string, string] = [pipeline.activeConfigurationId, run.proposedConfigurationId];
-    const record = (route: string, body: unknown) => () =>
-      api('POST', `/pipelines/${pipeline.id}/${route}`, body);
-    // Interleaved, as a busy pipeline sends them: a batch of signals after every three of executions.
-    const ordered = Array.from({ length: EXECUTIONS / 100 }, (_, b) => [
-      record('executions', executionBatch(arms, b * 100, 100, true)),
-      ...(b % 3 === 2 ? [record('signals', signalBatch((b - 2) * 33))] : []),
-    ]).flat();
-    tally.reset();
-    const start = performance.now();
-    await inParallel(ordered, 4);
-    const recordsPerSecond = (EXECUTIONS + SIGNALS) / ((performance.now() - start) / 1000);
+    const { pipeline, run, arms, recordsPerSecond } = await recordDuringRollout(api, () => tally.reset());
     const ranked = [...tally.units.entries()]
       .map(([key, units]) => ({ key, units }))
       .sort((a, b) => b.units - a.units);

@@ -20,6 +20,7 @@ import { formatOptimizeStack, measureOptimizeStack } from './optimize-stack.ts';
 import { formatPartitions, measurePartitions } from './partitions.ts';
 import { formatRollouts, measureRollouts } from './rollouts.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
+import { formatShardThroughput, measureShardThroughput } from './shard-throughput.ts';
 import { formatPhaseMedians, measureStartTime } from './start-time.ts';
 import { formatWebhookFairness, measureWebhookFairness } from './webhook-fairness.ts';
 import { formatWebhooks, measureWebhooks } from './webhooks.ts';
@@ -163,6 +164,10 @@ if (wanted('partitions')) {
   );
   // BENCH_PARTITIONS_PER_ARM: a smaller history for the effect's latency (100,000 an arm by default).
   print(formatPartitions(await measurePartitions(Number(process.env.BENCH_PARTITIONS_PER_ARM) || undefined)));
+  // BENCH_SHARD_PAIRS: how many pairs of one shard and the default (3 by default).
+  print(
+    formatShardThroughput(await measureShardThroughput(Number(process.env.BENCH_SHARD_PAIRS) || undefined)),
+  );
 }
 
 if (wanted('rollouts')) {

@@ -148,12 +148,31 @@ export const activeRolloutIndexKey = (rollout: Pick<Rollout, 'pipelineId' | 'sta
   gsi2sk: `${rollout.startedAt}#${rollout.pipelineId}`,
 });
 
+/** The shards of a deployment that sets no RECORD_SHARDS: holds 5,000 records a second (docs/scaling.md). */
+export const DEFAULT_RECORD_SHARDS = 32;
+
+/**
+ * A deployment's shard count: RECORD_SHARDS in the functions' environment (the service stack's
+ * `recordShards`, `npm start`'s variable), else the default; 1 to 99, anything else refused at
+ * the function's start rather than writing under keys no reader reads.
+ */
+export function recordShardsOf(setting: string | undefined): number {
+  if (setting === undefined || setting === '') return DEFAULT_RECORD_SHARDS;
+  const count = Number(setting);
+  if (!Number.isInteger(count) || count < 1 || count > 99) {
+    throw new Error(`RECORD_SHARDS must be a whole number from 1 to 99, not "${setting}".`);
+  }
+  return count;
+}
+
 /**
  * How many shards a pipeline's time-ordered partitions are split into. Part of the key format:
- * every reader reads shards 0..RECORD_SHARDS-1 (and the legacy partition), so changing it needs a
- * job moving the records written under the old count (docs/scaling.md).
+ * every reader reads shards 0..RECORD_SHARDS-1 (and the legacy partition), so a deployment keeps
+ * the count it first wrote with; changing it needs a job moving the records (docs/scaling.md).
  */
-export const RECORD_SHARDS = 32;
+export const RECORD_SHARDS = /* @__PURE__ */ recordShardsOf(
+  typeof process === 'undefined' ? undefined : process.env.RECORD_SHARDS,
+);
 
 /** A record's shard: FNV-1a of its id, mod RECORD_SHARDS (stable across processes and versions). */
 export function recordShard(id: string): number {
