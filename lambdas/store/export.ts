@@ -26,7 +26,7 @@ import {
   signalsPartition,
 } from './keys.ts';
 import type { DeletionTables } from './removals.ts';
-import { mergeAcross } from './shards.ts';
+import { readAcross } from './shards.ts';
 
 type Key = Record<string, string>;
 
@@ -113,8 +113,14 @@ function shardedPart(
         partition: 'pk = :pk',
         ...(resume ? { after: String(after.sk) } : { from: lower }),
       }));
-      const items = await mergeAcross(db, queries, { sortKey: 'sk', limit, ascending: true }, (item) => item);
-      return { items, more: items.length === limit };
+      // Every item read up to where all shards are read is exported: none is read twice.
+      const { items, complete } = await readAcross(
+        db,
+        queries,
+        { sortKey: 'sk', limit, ascending: true },
+        (item) => item,
+      );
+      return { items, more: !complete };
     },
     keyOf: dataKey,
     belongs: (key, pipelineId) =>

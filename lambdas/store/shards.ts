@@ -33,6 +33,10 @@ interface Source {
   /** LastEvaluatedKey, when the last page stopped at its Limit (else `last` is a bare time). */
   start: Item | undefined;
   done: boolean;
+  /** Every item of this source up to this key or bare time (in the read's order) is read. */
+  reached: string | null;
+  /** Read to the end of its range: every item of it is read. */
+  exhausted: boolean;
 }
 
 /** What a merged read did, for the bench and the tests that compare items read. */
@@ -80,6 +84,39 @@ export async function mergeAcross<T>(
   order: Order,
   parse: (item: Item) => T,
 ): Promise<T[]> {
+  const { merged } = await mergeRounds(db, queries, order);
+  return merged.slice(0, order.limit).map(parse);
+}
+
+/**
+ * As mergeAcross, answering every item read up to where every source has been read (at least
+ * `limit` when there are so many): what a read that goes on after its last item (an export) can
+ * use whole, so the items read past the limit-th are not read again. `complete`: nothing is left.
+ */
+export async function readAcross<T>(
+  db: DynamoDBDocumentClient,
+  queries: RangeQuery[],
+  order: Order,
+  parse: (item: Item) => T,
+): Promise<{ items: T[]; complete: boolean }> {
+  const { sources, merged, keyOf } = await mergeRounds(db, queries, order);
+  const open = sources.filter((source) => !source.exhausted);
+  if (open.length === 0) return { items: merged.map(parse), complete: true };
+  const reached = open.map((source) => source.reached);
+  if (reached.some((key) => key === null))
+    return { items: merged.slice(0, order.limit).map(parse), complete: false };
+  const keys = (reached as string[]).sort();
+  const frontier = (order.ascending ? keys[0] : keys.at(-1)) as string;
+  const within = merged.filter((item) =>
+    order.ascending ? keyOf(item) <= frontier : keyOf(item) >= frontier,
+  );
+  // Never less than the limit-th item (every source is read to it): a read always moves on.
+  const items = within.length >= Math.min(order.limit, merged.length) ? within : merged.slice(0, order.limit);
+  return { items: items.map(parse), complete: false };
+}
+
+/** The rounds of a merged read (see mergeAcross): its sources as read, and their items in order. */
+async function mergeRounds(db: DynamoDBDocumentClient, queries: RangeQuery[], order: Order) {
   const { sortKey, limit, ascending } = order;
   const sources: Source[] = queries.map((query) => ({
     query,
@@ -87,6 +124,8 @@ export async function mergeAcross<T>(
     last: null,
     start: undefined,
     done: false,
+    reached: null,
+    exhausted: false,
   }));
   const keyOf = (item: Item) => String(item[sortKey] ?? '');
   const first = (a: string, b: string) => (ascending ? a < b : a > b);
@@ -107,7 +146,7 @@ export async function mergeAcross<T>(
     const open = sources.filter(
       (source) => !source.done && (bound === null || source.last === null || first(source.last, bound)),
     );
-    if (open.length === 0) return merged.slice(0, limit).map(parse);
+    if (open.length === 0) return { sources, merged, keyOf };
     pages =
       bound === null
         ? estimatedPages(open, merged.map(keyOf), limit - merged.length, {
@@ -117,7 +156,7 @@ export async function mergeAcross<T>(
         : boundedPages(open, Math.max(1, Math.ceil(limit / sources.length)), bound);
   }
   // Bounded: after the last round, the first of what was read.
-  return sorted().slice(0, limit).map(parse);
+  return { sources, merged: sorted(), keyOf };
 }
 
 /** Once `limit` items are read: the open sources read on down to the limit-th item's key, inclusive. */
@@ -185,7 +224,8 @@ function estimatedPages(
 /**
  * The key condition of a source's page: its own bounds, the far end narrowed to `until`, the near
  * end at a bare time it was read to (a page that stopped at its Limit goes on from its start key).
- * An exclusive `after` is asked inclusively (DynamoDB has no "> AND <="): an item at it is dropped.
+ * An exclusive `after` is asked inclusively beside an upper bound (DynamoDB has no "> AND <="): an
+ * item at it is dropped; alone it is asked with ">".
  */
 function keyCondition(source: Source, until: string | null, ascending: boolean, sortKey: string) {
   const { from, after, to } = source.query;
@@ -205,7 +245,8 @@ function keyCondition(source: Source, until: string | null, ascending: boolean, 
     lower !== undefined && upper !== undefined
       ? ' AND #mergeSk BETWEEN :mergeLo AND :mergeHi'
       : lower !== undefined
-        ? ' AND #mergeSk >= :mergeLo'
+        ? // The exclusive `after` alone is asked as such: its item is not read again.
+          ` AND #mergeSk ${lower === after ? '>' : '>='} :mergeLo`
         : upper !== undefined
           ? ' AND #mergeSk <= :mergeHi'
           : '';
@@ -228,6 +269,7 @@ async function readPage(
   // Read past its own bounds already: nothing more to read.
   if (condition.empty) {
     source.done = true;
+    source.exhausted = true;
     return;
   }
   const { base } = source.query;
@@ -259,4 +301,7 @@ async function readPage(
   else if (page.estimated && page.until !== null) source.last = page.until;
   // Read to its end (or to the answer's bound): nothing more of this source can enter the answer.
   else source.done = true;
+  if (LastEvaluatedKey) source.reached = source.last;
+  else if (page.until !== null) source.reached = page.until;
+  else source.exhausted = true;
 }
