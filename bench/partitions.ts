@@ -24,6 +24,10 @@ const INPUT_CHARACTERS = 800;
 export interface PartitionFigures {
   records: number;
   hottest: { key: string; units: number };
+  /** The hottest key of the records (all but the pipeline's own partition), which grows with them. */
+  hottestRecords: { key: string; units: number };
+  /** The pipeline's own partition: the guardrail's kept effect, written per judgement (time, not records). */
+  pipelinePartition: { key: string; units: number };
   /** The next hottest keys, for the table. */
   top: Array<{ key: string; units: number }>;
   recordsPerSecond: number;
@@ -203,6 +207,7 @@ export async function measurePartitions(perArm = 100_000): Promise<PartitionFigu
     if (!team) throw new Error('the local stack seeds two teams');
     const api = stackApi(stack.apiUrl, team.apiToken);
     const { pipeline, run, arms, recordsPerSecond } = await recordDuringRollout(api, () => tally.reset());
+    const own = `local-Data PIPELINE#${pipeline.id}`;
     const ranked = [...tally.units.entries()]
       .map(([key, units]) => ({ key, units }))
       .sort((a, b) => b.units - a.units);
@@ -221,6 +226,8 @@ export async function measurePartitions(perArm = 100_000): Promise<PartitionFigu
     return {
       records: EXECUTIONS + SIGNALS,
       hottest: ranked[0] ?? { key: 'none', units: 0 },
+      hottestRecords: ranked.find((row) => row.key !== own) ?? { key: 'none', units: 0 },
+      pipelinePartition: ranked.find((row) => row.key === own) ?? { key: own, units: 0 },
       top: ranked.slice(0, 6),
       recordsPerSecond,
       effectCounted,
@@ -239,11 +246,15 @@ const UNITS_PER_RECORD_MAX = 0.2;
 
 export function formatPartitions(f: PartitionFigures): string {
   const ok = (pass: boolean) => (pass ? 'ok' : 'MISSED');
-  const perRecord = f.hottest.units / f.records;
+  const perRecord = f.hottestRecords.units / f.records;
+  const recordingSeconds = f.records / f.recordsPerSecond;
+  const ownPerSecond = f.pipelinePartition.units / recordingSeconds;
   const effectRatio = f.effectAt.effectP50Ms / f.effectAt.pollP50Ms;
   const all = EXECUTIONS / 2;
   return [
-    `${f.records.toLocaleString('en-US')} records (${EXECUTIONS.toLocaleString('en-US')} executions of ~1 KB, ${SIGNALS.toLocaleString('en-US')} signals) during a rollout: hottest key ${f.hottest.key} took ${f.hottest.units} write units, ${perRecord.toFixed(3)} a record (target ≤ ${UNITS_PER_RECORD_MAX}) ${ok(perRecord <= UNITS_PER_RECORD_MAX)}`,
+    `${f.records.toLocaleString('en-US')} records (${EXECUTIONS.toLocaleString('en-US')} executions of ~1 KB, ${SIGNALS.toLocaleString('en-US')} signals) during a rollout: hottest key ${f.hottest.key} took ${f.hottest.units} write units (${(f.hottest.units / f.records).toFixed(3)} a record at this rate)`,
+    `  the records' hottest key ${f.hottestRecords.key} took ${f.hottestRecords.units}, ${perRecord.toFixed(3)} a record (target ≤ ${UNITS_PER_RECORD_MAX}) ${ok(perRecord <= UNITS_PER_RECORD_MAX)}`,
+    `  the pipeline's own partition (the guardrail's kept effect, written once a judgement, about every 5 s, whatever the rate): ${f.pipelinePartition.units} units in ${recordingSeconds.toFixed(0)} s, ${ownPerSecond.toFixed(0)} a second (a key takes 1,000) ${ok(ownPerSecond <= 1000)}`,
     `  at 5,000 records a second: ${(perRecord * 5000).toFixed(0)} units a second on that key (a key takes 1,000), so one pipeline is throttled at about ${(1000 / perRecord).toFixed(0)} records a second`,
     ...f.top.map((row) => `    ${row.units} units  ${row.key}`),
     `recording through the local stack: ${f.recordsPerSecond.toFixed(0)} records a second (4 callers; compare with main's run of this section, docs/scaling.md)`,

@@ -8,6 +8,9 @@ import { isEmptyRange } from './key-ranges.ts';
 
 type Item = Record<string, unknown>;
 
+/** The share of the items still missing an estimated round of a read of exactly N aims at (estimatedPages). */
+const ESTIMATE_AIM = 0.8;
+
 /** The rounds of Queries one merged read makes at most (each round queries its sources in parallel). */
 export const MAX_MERGE_ROUNDS = 24;
 
@@ -32,9 +35,6 @@ interface Source {
   last: string | null;
   /** LastEvaluatedKey, when the last page stopped at its Limit (else `last` is a bare time). */
   start: Item | undefined;
-  done: boolean;
-  /** Every item of this source up to this key or bare time (in the read's order) is read. */
-  reached: string | null;
   /** Read to the end of its range: every item of it is read. */
   exhausted: boolean;
 }
@@ -75,8 +75,8 @@ export function newestAcross<T>(
 /**
  * As newestAcross, in either order (an export reads oldest first, after its cursor). A first round
  * of small pages gives each source's rate; then each source reads down to the time where the answer
- * should end (its key condition stops there, so nothing past it is read), and once `limit` items
- * are read, the limit-th is the bound: only sources not yet past it read on, down to it.
+ * should end, aimed a little short (its key condition stops there, so nothing past it is read),
+ * until the items read down to where every source is read hold the answer.
  */
 export async function mergeAcross<T>(
   db: DynamoDBDocumentClient,
@@ -84,14 +84,14 @@ export async function mergeAcross<T>(
   order: Order,
   parse: (item: Item) => T,
 ): Promise<T[]> {
-  const { merged } = await mergeRounds(db, queries, order);
-  return merged.slice(0, order.limit).map(parse);
+  const { complete } = await mergeRounds(db, queries, order, ESTIMATE_AIM);
+  return complete.slice(0, order.limit).map(parse);
 }
 
 /**
- * As mergeAcross, answering every item read up to where every source has been read (at least
- * `limit` when there are so many): what a read that goes on after its last item (an export) can
- * use whole, so the items read past the limit-th are not read again. `complete`: nothing is left.
+ * As mergeAcross, answering every item read down to where every source is read (at least `limit`
+ * when there are so many): what a read that goes on after its last item (an export) can use
+ * whole, so no item is read twice. `complete`: nothing is left.
  */
 export async function readAcross<T>(
   db: DynamoDBDocumentClient,
@@ -99,36 +99,25 @@ export async function readAcross<T>(
   order: Order,
   parse: (item: Item) => T,
 ): Promise<{ items: T[]; complete: boolean }> {
-  const { sources, merged, keyOf } = await mergeRounds(db, queries, order);
-  const open = sources.filter((source) => !source.exhausted);
-  if (open.length === 0) return { items: merged.map(parse), complete: true };
-  const reached = open.map((source) => source.reached);
-  if (reached.some((key) => key === null))
-    return { items: merged.slice(0, order.limit).map(parse), complete: false };
-  const keys = (reached as string[]).sort();
-  const frontier = (order.ascending ? keys[0] : keys.at(-1)) as string;
-  const within = merged.filter((item) =>
-    order.ascending ? keyOf(item) <= frontier : keyOf(item) >= frontier,
-  );
-  // Never less than the limit-th item (every source is read to it): a read always moves on.
-  const items = within.length >= Math.min(order.limit, merged.length) ? within : merged.slice(0, order.limit);
-  return { items: items.map(parse), complete: false };
+  // Everything read down to the frontier is answered: an estimate past the end costs nothing.
+  const { complete, exhausted } = await mergeRounds(db, queries, order, 1);
+  return { items: complete.map(parse), complete: exhausted };
 }
 
-/** The rounds of a merged read (see mergeAcross): its sources as read, and their items in order. */
-async function mergeRounds(db: DynamoDBDocumentClient, queries: RangeQuery[], order: Order) {
+/**
+ * The rounds of a merged read (see mergeAcross): the items read down to where every source is read
+ * (in the read's order), and whether every source is read to its end.
+ */
+async function mergeRounds(db: DynamoDBDocumentClient, queries: RangeQuery[], order: Order, aim: number) {
   const { sortKey, limit, ascending } = order;
   const sources: Source[] = queries.map((query) => ({
     query,
     items: [],
     last: null,
     start: undefined,
-    done: false,
-    reached: null,
     exhausted: false,
   }));
   const keyOf = (item: Item) => String(item[sortKey] ?? '');
-  const first = (a: string, b: string) => (ascending ? a < b : a > b);
   const sorted = () =>
     sources
       .flatMap((source) => source.items)
@@ -142,26 +131,27 @@ async function mergeRounds(db: DynamoDBDocumentClient, queries: RangeQuery[], or
     const before = sources.reduce((sum, source) => sum + source.items.length, 0);
     await Promise.all([...pages].map(([source, page]) => readPage(db, source, page, { ...order, keyOf })));
     const merged = sorted();
-    const bound = merged.length >= limit ? keyOf(merged[limit - 1] as Item) : null;
-    const open = sources.filter(
-      (source) => !source.done && (bound === null || source.last === null || first(source.last, bound)),
-    );
-    if (open.length === 0) return { sources, merged, keyOf };
-    pages =
-      bound === null
-        ? estimatedPages(open, merged.map(keyOf), limit - merged.length, {
-            ascending,
-            stalled: merged.length === before,
-          })
-        : boundedPages(open, Math.max(1, Math.ceil(limit / sources.length)), bound);
+    const open = sources.filter((source) => !source.exhausted);
+    // Every open source is read down to the frontier (the least read of them): what lies before it is complete.
+    const lasts = open.map((source) => source.last as string).sort();
+    const frontier = ascending ? lasts[0] : lasts.at(-1);
+    const complete =
+      frontier === undefined
+        ? merged
+        : merged.filter((item) => (ascending ? keyOf(item) <= frontier : keyOf(item) >= frontier));
+    if (frontier === undefined || complete.length >= limit) {
+      return { complete, exhausted: frontier === undefined };
+    }
+    pages = estimatedPages(open, merged.map(keyOf), complete.length, {
+      limit,
+      ascending,
+      stalled: merged.length === before,
+      aim,
+    });
   }
   // Bounded: after the last round, the first of what was read.
-  return { sources, merged: sorted(), keyOf };
+  return { complete: sorted(), exhausted: false };
 }
-
-/** Once `limit` items are read: the open sources read on down to the limit-th item's key, inclusive. */
-const boundedPages = (open: Source[], share: number, bound: string) =>
-  new Map<Source, Page>(open.map((source) => [source, { share, until: bound, estimated: false }]));
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -172,17 +162,18 @@ const YEAR_9999 = Date.parse('9999-12-31T23:59:59.999Z');
 const timeOf = (key: string) => Date.parse(key.slice(0, 24));
 
 /**
- * Before `limit` items are read: the time where the `missing` items still to read should end,
- * from the rate the sources were read at so far (the ids' hash spreads the records evenly over
- * the sources), and each open source's page down to it. Keys without a time, or a round that found
- * nothing: an even share each, to the sources' ends.
+ * Before the answer is complete: the time down to which the items read and those expected (the
+ * rate the sources were read at so far; the ids' hash spreads the records evenly over them) make
+ * the answer, aimed at `aim` of what is missing, and each open source's page down to it. Keys
+ * without a time, or a round that found nothing: an even share each, to the sources' ends.
  */
 function estimatedPages(
   open: Source[],
   keys: string[],
-  missing: number,
-  { ascending, stalled }: { ascending: boolean; stalled: boolean },
+  complete: number,
+  { limit, ascending, stalled, aim }: { limit: number; ascending: boolean; stalled: boolean; aim: number },
 ): Map<Source, Page> {
+  const missing = limit - complete;
   const even = (): Map<Source, Page> =>
     new Map(
       open.map((source) => [
@@ -200,14 +191,26 @@ function estimatedPages(
   const rate =
     open.reduce((sum, source) => sum + source.items.length, 0) / spans.reduce((sum, span) => sum + span, 0);
   if (!(rate > 0)) return even();
-  // Items expected from every open source between its last key and the time `at`.
-  const expected = (at: number) =>
+  const beyond = (a: number, b: number) => (ascending ? a > b : a < b);
+  // Items read before the time `at`, and those expected from every open source between its last key and it.
+  const count = (at: number) =>
+    times.reduce((sum, time) => sum + (beyond(time, at) ? 0 : 1), 0) +
     lasts.reduce((sum, last) => sum + rate * Math.max(0, ascending ? at - last : last - at), 0);
+  // Aimed short of the answer's end: items read past it are read for nothing, while a round short
+  // of it costs only one more round (the last few items are aimed at whole).
+  const target = complete + (missing > 2 ? missing * aim : missing);
+  const direction = ascending ? 1 : -1;
   let near = ascending ? Math.min(...lasts) : Math.max(...lasts);
-  let far = ascending ? near + missing / rate + 1 : near - missing / rate - 1;
-  for (let step = 0; step < 40; step++) {
+  let step = missing / rate / open.length + 1;
+  let far = near + direction * step;
+  for (let grow = 0; grow < 60 && count(far) < target; grow++) {
+    near = far;
+    step *= 2;
+    far = near + direction * step;
+  }
+  for (let halve = 0; halve < 40; halve++) {
     const middle = (near + far) / 2;
-    if (expected(middle) < missing) near = middle;
+    if (count(middle) < target) near = middle;
     else far = middle;
   }
   // Within four-digit years: a time outside them does not sort among ISO keys (`+010000-…` < `2026-…`).
@@ -216,7 +219,7 @@ function estimatedPages(
   open.forEach((source, index) => {
     const last = lasts[index] as number;
     const share = Math.ceil(rate * Math.abs(far - last) * 2) + 2;
-    if (ascending ? last < far : last > far) pages.set(source, { share, until, estimated: true });
+    if (beyond(far, last)) pages.set(source, { share, until, estimated: true });
   });
   return pages.size > 0 ? pages : even();
 }
@@ -268,7 +271,6 @@ async function readPage(
   const condition = keyCondition(source, page.until, ascending, order.sortKey);
   // Read past its own bounds already: nothing more to read.
   if (condition.empty) {
-    source.done = true;
     source.exhausted = true;
     return;
   }
@@ -298,10 +300,7 @@ async function readPage(
   source.items.push(...(after === undefined ? Items : Items.filter((item) => keyOf(item) !== after)));
   source.start = LastEvaluatedKey;
   if (LastEvaluatedKey) source.last = keyOf(LastEvaluatedKey);
-  else if (page.estimated && page.until !== null) source.last = page.until;
-  // Read to its end (or to the answer's bound): nothing more of this source can enter the answer.
-  else source.done = true;
-  if (LastEvaluatedKey) source.reached = source.last;
-  else if (page.until !== null) source.reached = page.until;
+  else if (page.until !== null) source.last = page.until;
+  // Read to its end: every item of it is read.
   else source.exhausted = true;
 }
