@@ -14,6 +14,7 @@ import { formatGuardrail, measureGuardrail } from './guardrail.ts';
 import { formatLifecycle, measureLifecycle } from './lifecycle.ts';
 import { formatLoadTable } from './load.ts';
 import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
+import { formatOfrep, measureOfrep } from './ofrep.ts';
 import { formatOptimize, measureOptimize } from './optimize.ts';
 import { formatClaudePlumbing, measureClaudeOptimize } from './optimize-claude.ts';
 import { formatOptimizeStack, measureOptimizeStack } from './optimize-stack.ts';
@@ -42,6 +43,7 @@ const SECTIONS = [
   'lifecycle',
   'rollouts',
   'partitions',
+  'ofrep',
   'webhooks',
   'optimize',
 ] as const;
@@ -174,6 +176,11 @@ if (wanted('rollouts')) {
   print('\n== Rollouts (serving, recording during a rollout, effect; ratios against a poll)');
   print(formatRollouts(await measureRollouts()));
   print(formatGuardrail(await measureGuardrail()));
+}
+
+if (wanted('ofrep')) {
+  print('\n== OpenFeature (OFREP) evaluations (against serving-configuration and a poll; routing)');
+  print(formatOfrep(await measureOfrep()));
 }
 
 if (wanted('webhooks')) {

@@ -10,6 +10,8 @@ export const UNLIMITED = {
   ...DEFAULT_LIMITS,
   requestsPerSecondPerCredential: 1_000_000,
   burstPerCredential: 1_000_000,
+  servingRequestsPerSecondPerTeam: 1_000_000,
+  servingBurstPerTeam: 1_000_000,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: benches read a few fields of the answers

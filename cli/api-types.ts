@@ -383,6 +383,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ofrep/v1/evaluate/flags/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** OpenFeature Remote Evaluation Protocol (OFREP): the configuration of the pipeline whose id is the flag key, for the context. The targeting key is the routing key of serving-configuration (the same arm for the same key); the variant is the configuration id; reason STATIC outside a rollout, SPLIT inside one. */
+        post: operations["evaluate-flag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ofrep/v1/evaluate/flags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** OpenFeature Remote Evaluation Protocol (OFREP), bulk: every pipeline of the credential's team evaluated for the context (up to 1,000, newest first), with an ETag; If-None-Match with it answers 304. */
+        post: operations["evaluate-flags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/synthesis-runs/{id}/effect": {
         parameters: {
             query?: never;
@@ -3028,6 +3062,262 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    "evaluate-flag": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "context": {
+                 *         "targetingKey": "conversation-42"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    context: {
+                        targetingKey?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        value: {
+                            configurationId: string;
+                            version: number;
+                            slots: {
+                                id: string;
+                                name: string;
+                                kind: string;
+                                settings: {
+                                    model?: string;
+                                    temperature?: number;
+                                    topP?: number;
+                                    maxTokens?: number;
+                                    timeoutMs?: number;
+                                    maxRetries?: number;
+                                    topK?: number;
+                                    instructions?: string;
+                                    template?: string;
+                                    responseFormat?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                        variant: string;
+                        /** @enum {string} */
+                        reason: "STATIC" | "SPLIT";
+                        metadata: {
+                            rolloutId?: string;
+                            /** @enum {string} */
+                            arm: "base" | "candidate";
+                            version: number;
+                        };
+                    };
+                };
+            };
+            /** @description OFREP evaluation failure: a body that is not JSON, or a context outside its schema. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "pl_1234567890",
+                     *       "errorCode": "INVALID_CONTEXT",
+                     *       "errorDetails": "The request body is invalid. context.targetingKey: Too big: expected string to have <=256 characters"
+                     *     }
+                     */
+                    "application/json": {
+                        key: string;
+                        /** @enum {string} */
+                        errorCode: "PARSE_ERROR" | "TARGETING_KEY_MISSING" | "INVALID_CONTEXT" | "GENERAL";
+                        errorDetails?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description OFREP flag not found: no pipeline of the team has this id (the flag key). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "pl_1234567890",
+                     *       "errorCode": "FLAG_NOT_FOUND",
+                     *       "errorDetails": "No pipeline of your team has the id \"pl_1234567890\" (the flag key is the pipeline id)."
+                     *     }
+                     */
+                    "application/json": {
+                        key: string;
+                        /** @enum {string} */
+                        errorCode: "FLAG_NOT_FOUND";
+                        errorDetails?: string;
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description OFREP general error: something went wrong on our side. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorDetails": "Something went wrong on our side; the evaluation may be retried."
+                     *     }
+                     */
+                    "application/json": {
+                        errorDetails?: string;
+                    };
+                };
+            };
+        };
+    };
+    "evaluate-flags": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of an earlier bulk evaluation: 304 while every flag evaluates the same. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "context": {
+                 *         "targetingKey": "conversation-42"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    context: {
+                        targetingKey?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        flags: {
+                            key: string;
+                            value: {
+                                configurationId: string;
+                                version: number;
+                                slots: {
+                                    id: string;
+                                    name: string;
+                                    kind: string;
+                                    settings: {
+                                        model?: string;
+                                        temperature?: number;
+                                        topP?: number;
+                                        maxTokens?: number;
+                                        timeoutMs?: number;
+                                        maxRetries?: number;
+                                        topK?: number;
+                                        instructions?: string;
+                                        template?: string;
+                                        responseFormat?: string;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
+                                }[];
+                            };
+                            variant: string;
+                            /** @enum {string} */
+                            reason: "STATIC" | "SPLIT";
+                            metadata: {
+                                rolloutId?: string;
+                                /** @enum {string} */
+                                arm: "base" | "candidate";
+                                version: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match still names the evaluations. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description OFREP evaluation failure: a body that is not JSON, or a context outside its schema. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "INVALID_CONTEXT",
+                     *       "errorDetails": "The request body is invalid. context.targetingKey: Too big: expected string to have <=256 characters"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        errorCode: "PARSE_ERROR" | "TARGETING_KEY_MISSING" | "INVALID_CONTEXT" | "GENERAL";
+                        errorDetails?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description OFREP general error: something went wrong on our side. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorDetails": "Something went wrong on our side; the evaluation may be retried."
+                     *     }
+                     */
+                    "application/json": {
+                        errorDetails?: string;
+                    };
+                };
+            };
         };
     };
     "get-synthesis-run-effect": {

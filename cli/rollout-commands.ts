@@ -96,7 +96,8 @@ export function addRolloutCommands(program: Command, io: Io): void {
       context.print(
         served,
         () =>
-          `arm: ${served.arm}${served.rolloutId ? ` (rollout ${served.rolloutId})` : ''}\n` +
+          // The wire's `active` arm is the base, as every other place names it.
+          `arm: ${served.arm === 'active' ? 'base' : 'candidate'}${served.rolloutId ? ` (rollout ${served.rolloutId})` : ''}\n` +
           `configuration: ${served.configuration.id} (version ${served.configuration.version})`,
       );
     });
@@ -115,8 +116,8 @@ export function addRolloutCommands(program: Command, io: Io): void {
         const { base, applied } = effect.arms;
         const lines = [
           `verdict: ${effect.verdict.replaceAll('_', ' ')} (${effect.mode.replace('_', ' ')}, at least ${effect.minExecutions} executions per arm)`,
-          `base     ${effect.baseConfigurationId}: ${percent(base.failureRate)} failed (${base.failed} of ${base.executions})`,
-          `applied  ${effect.appliedConfigurationId}: ${percent(applied.failureRate)} failed (${applied.failed} of ${applied.executions})`,
+          `base       ${effect.baseConfigurationId}: ${percent(base.failureRate)} failed (${base.failed} of ${base.executions})`,
+          `candidate  ${effect.appliedConfigurationId}: ${percent(applied.failureRate)} failed (${applied.failed} of ${applied.executions})`,
         ];
         if (effect.failureRate) {
           const [low, high] = effect.failureRate.ci95;

@@ -12,6 +12,12 @@ export interface AbuseLimits {
   authRequestsPerMinutePerIp: number;
   /** Synthesis runs one team may start per clock hour (the model bill, the queue). */
   synthesisRunsPerTeamPerHour: number;
+  /**
+   * Sustained evaluations per second of one team (serving-configuration and OFREP, which a
+   * pipeline may call on every one of its requests), counted apart from the rate above.
+   */
+  servingRequestsPerSecondPerTeam: number;
+  servingBurstPerTeam: number;
   /** API Gateway's stage-wide throttle, all callers together. */
   stageRequestsPerSecond: number;
   stageBurst: number;
@@ -23,10 +29,30 @@ export const DEFAULT_LIMITS: AbuseLimits = {
   authRequestsPerMinutePerIp: 300,
   // A CI job may start 100 at once, several times an hour.
   synthesisRunsPerTeamPerHour: 500,
-  // Room for 20 credentials at their full rate; the account's default regional limit is 10,000.
-  stageRequestsPerSecond: 1_000,
-  stageBurst: 2_000,
+  // A pipeline that reads its configuration on each of its requests at 500 a second, twice over.
+  servingRequestsPerSecondPerTeam: 1_000,
+  servingBurstPerTeam: 2_000,
+  // Room for 20 credentials at their full rate and two teams evaluating at their ceiling; the
+  // account's default regional limit is 10,000 (burst 5,000).
+  stageRequestsPerSecond: 3_000,
+  stageBurst: 5_000,
 };
+
+/**
+ * Where a pipeline reads its configuration (serving-configuration and the OFREP evaluations): the
+ * paths counted against the evaluation rate, not the management API's. As WAF matches them (the
+ * stage's path on AWS starts with the stage name) and as the local gateway does.
+ */
+export const EVALUATION_PATHS = [
+  { positionalConstraint: 'ENDS_WITH', searchString: '/serving-configuration' },
+  { positionalConstraint: 'CONTAINS', searchString: '/ofrep/v1/evaluate/' },
+] as const;
+
+export function isEvaluationPath(path: string): boolean {
+  return EVALUATION_PATHS.some(({ positionalConstraint, searchString }) =>
+    positionalConstraint === 'ENDS_WITH' ? path.endsWith(searchString) : path.includes(searchString),
+  );
+}
 
 /** The environment variable (local stack) or context key (CDK) of each limit. */
 const LIMIT_VARIABLES: Record<keyof AbuseLimits, string> = {
@@ -34,6 +60,8 @@ const LIMIT_VARIABLES: Record<keyof AbuseLimits, string> = {
   burstPerCredential: 'RATE_LIMIT_BURST',
   authRequestsPerMinutePerIp: 'AUTH_RATE_LIMIT_PER_MINUTE',
   synthesisRunsPerTeamPerHour: 'SYNTHESIS_RUNS_PER_TEAM_PER_HOUR',
+  servingRequestsPerSecondPerTeam: 'SERVING_RATE_LIMIT_PER_SECOND',
+  servingBurstPerTeam: 'SERVING_RATE_LIMIT_BURST',
   stageRequestsPerSecond: 'STAGE_RATE_LIMIT_PER_SECOND',
   stageBurst: 'STAGE_RATE_LIMIT_BURST',
 };

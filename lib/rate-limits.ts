@@ -1,10 +1,11 @@
 /**
  * The WAF web ACL on the API stage: per-caller rate rules (per Authorization header, per session
- * cookie, per client IP on /auth/*) and their 429 answer. local/gateway/rate-limit.ts emulates it.
+ * cookie, per client IP on /auth/*), evaluations counted apart, and their 429 answer.
+ * local/gateway/rate-limit.ts emulates it.
  */
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import type { AbuseLimits } from '../lambdas/limits.ts';
+import { type AbuseLimits, EVALUATION_PATHS } from '../lambdas/limits.ts';
 import { GATEWAY_RESPONSE_HEADERS, RATE_LIMITED_BODY } from './gateway-errors.ts';
 
 /** WAF counts requests over this window; a rate per second is that rate times the window. */
@@ -29,6 +30,7 @@ export class RateLimits extends Construct {
     super(scope, id);
     const { limits } = props;
     const perCredential = Math.max(10, limits.requestsPerSecondPerCredential * WINDOW_SECONDS);
+    const perEvaluator = Math.max(10, limits.servingRequestsPerSecondPerTeam * WINDOW_SECONDS);
     const block: CfnWebACL.RuleActionProperty = {
       block: {
         customResponse: {
@@ -55,6 +57,20 @@ export class RateLimits extends Construct {
       { priority: 0, type: 'LOWERCASE' },
       { priority: 1, type: 'COMPRESS_WHITE_SPACE' },
     ];
+    // serving-configuration and OFREP: a pipeline may read its configuration on every request.
+    const evaluation: CfnWebACL.StatementProperty = {
+      orStatement: {
+        statements: EVALUATION_PATHS.map(({ positionalConstraint, searchString }) => ({
+          byteMatchStatement: {
+            fieldToMatch: { uriPath: {} },
+            positionalConstraint,
+            searchString,
+            textTransformations: noTransform,
+          },
+        })),
+      },
+    };
+    const management: CfnWebACL.StatementProperty = { notStatement: { statement: evaluation } };
     const rateRule = (
       name: string,
       priority: number,
@@ -82,12 +98,14 @@ export class RateLimits extends Construct {
           customKeys: [{ header: { name: 'authorization', textTransformations: sameSpelling } }],
           limit: perCredential,
           evaluationWindowSec: WINDOW_SECONDS,
+          scopeDownStatement: management,
         }),
         rateRule('PerSessionCookie', 1, {
           aggregateKeyType: 'CUSTOM_KEYS',
           customKeys: [{ cookie: { name: 'ps_session', textTransformations: noTransform } }],
           limit: perCredential,
           evaluationWindowSec: WINDOW_SECONDS,
+          scopeDownStatement: management,
         }),
         rateRule('AuthPerClientIp', 2, {
           aggregateKeyType: 'IP',
@@ -101,6 +119,21 @@ export class RateLimits extends Construct {
               textTransformations: noTransform,
             },
           },
+        }),
+        // WAF sees credentials, not teams: the team's ceiling applies to each of its credentials.
+        rateRule('EvaluationsPerAuthorizationHeader', 3, {
+          aggregateKeyType: 'CUSTOM_KEYS',
+          customKeys: [{ header: { name: 'authorization', textTransformations: sameSpelling } }],
+          limit: perEvaluator,
+          evaluationWindowSec: WINDOW_SECONDS,
+          scopeDownStatement: evaluation,
+        }),
+        rateRule('EvaluationsPerSessionCookie', 4, {
+          aggregateKeyType: 'CUSTOM_KEYS',
+          customKeys: [{ cookie: { name: 'ps_session', textTransformations: noTransform } }],
+          limit: perEvaluator,
+          evaluationWindowSec: WINDOW_SECONDS,
+          scopeDownStatement: evaluation,
         }),
       ],
     });

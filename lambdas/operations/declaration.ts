@@ -68,6 +68,17 @@ export interface OperationDeclaration {
   response: ResponseSpec;
   /** Error statuses besides 400, 413, 500 and (behind the authorizer) 401 and 403. */
   errors: readonly number[];
+  /**
+   * Error answers in a protocol's own shape (OFREP's), by status, documented in place of the API's
+   * `{error, message}`; the module's handler answers them so.
+   */
+  errorBodies?: Readonly<Record<number, ErrorBodySpec>>;
+}
+
+export interface ErrorBodySpec {
+  description: string;
+  schema: JsonSchema;
+  example: Record<string, unknown>;
 }
 
 /** Identity with the literal types kept, so the handler is typed from exactly this declaration. */

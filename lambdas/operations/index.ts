@@ -12,6 +12,8 @@ import { createWebhook } from './create-webhook.ts';
 import type { OperationDeclaration } from './declaration.ts';
 import { deletePipeline } from './delete-pipeline.ts';
 import { deleteWebhook } from './delete-webhook.ts';
+import { evaluateFlag } from './evaluate-flag.ts';
+import { evaluateFlags } from './evaluate-flags.ts';
 import { exportPipeline } from './export-pipeline.ts';
 import { getApprovalRules } from './get-approval-rules.ts';
 import { getConfiguration } from './get-configuration.ts';
@@ -78,6 +80,8 @@ export const OPERATIONS: readonly OperationDeclaration[] = [
   promotePipelineRollout,
   rollbackPipelineRollout,
   getServingConfiguration,
+  evaluateFlag,
+  evaluateFlags,
   getSynthesisRunEffect,
   logIn,
   refreshSession,

@@ -166,7 +166,16 @@ function operationObject(operation: OperationDeclaration, usedErrors: Set<number
   const errors = answerableStatuses(operation)
     .filter((status) => !successes.has(status))
     .sort((a, b) => a - b);
-  for (const status of errors) usedErrors.add(status);
+  const own = operation.errorBodies ?? {};
+  const errorAnswer = (status: number) => {
+    const body = own[status];
+    if (!body) return errorRef(status);
+    return {
+      description: body.description,
+      content: { 'application/json': { schema: body.schema, example: body.example } },
+    };
+  };
+  for (const status of errors) if (!own[status]) usedErrors.add(status);
   const parameters = parametersOf(operation);
   return {
     operationId: operation.name,
@@ -176,7 +185,7 @@ function operationObject(operation: OperationDeclaration, usedErrors: Set<number
     ...requestBody(operation),
     responses: {
       ...successResponse(operation),
-      ...Object.fromEntries(errors.map((status) => [status, errorRef(status)])),
+      ...Object.fromEntries(errors.map((status) => [status, errorAnswer(status)])),
     },
   };
 }

@@ -2,6 +2,7 @@
  * Answer bodies that several operations share, or that are written out as JSON Schema because no
  * zod schema validates them (they are built by the server, not parsed from a request).
  */
+import type { ErrorBodySpec } from './declaration.ts';
 import { nullableString, objectOf, stringSchema } from './parameters.ts';
 
 export const sessionAnswer = objectOf(
@@ -85,3 +86,56 @@ export const createdWebhookAnswer = objectOf({
   ...webhookProperties,
   secret: { type: 'string', description: 'The signing secret (`whsec_…`), shown this once.' },
 });
+
+const OFREP_ERROR_CODES = ['PARSE_ERROR', 'TARGETING_KEY_MISSING', 'INVALID_CONTEXT', 'GENERAL'];
+const OFREP_KEY_EXAMPLE = 'pl_1234567890';
+
+/** OFREP's error answers (its evaluationFailure, flagNotFound and bulkEvaluationFailure), by status. */
+export function ofrepErrorBodies({ withKey }: { withKey: boolean }): Record<number, ErrorBodySpec> {
+  const key = withKey ? { key: stringSchema } : {};
+  const keyed = withKey ? { key: OFREP_KEY_EXAMPLE } : {};
+  const bodies: Record<number, ErrorBodySpec> = {
+    400: {
+      description: 'OFREP evaluation failure: a body that is not JSON, or a context outside its schema.',
+      schema: {
+        type: 'object',
+        required: [...Object.keys(key), 'errorCode'],
+        properties: {
+          ...key,
+          errorCode: { type: 'string', enum: OFREP_ERROR_CODES },
+          errorDetails: stringSchema,
+        },
+      },
+      example: {
+        ...keyed,
+        errorCode: 'INVALID_CONTEXT',
+        errorDetails:
+          'The request body is invalid. context.targetingKey: Too big: expected string to have <=256 characters',
+      },
+    },
+    500: {
+      description: 'OFREP general error: something went wrong on our side.',
+      schema: { type: 'object', properties: { errorDetails: stringSchema } },
+      example: { errorDetails: 'Something went wrong on our side; the evaluation may be retried.' },
+    },
+  };
+  if (withKey)
+    bodies[404] = {
+      description: 'OFREP flag not found: no pipeline of the team has this id (the flag key).',
+      schema: {
+        type: 'object',
+        required: ['key', 'errorCode'],
+        properties: {
+          key: stringSchema,
+          errorCode: { type: 'string', enum: ['FLAG_NOT_FOUND'] },
+          errorDetails: stringSchema,
+        },
+      },
+      example: {
+        key: OFREP_KEY_EXAMPLE,
+        errorCode: 'FLAG_NOT_FOUND',
+        errorDetails: `No pipeline of your team has the id "${OFREP_KEY_EXAMPLE}" (the flag key is the pipeline id).`,
+      },
+    };
+  return bodies;
+}

@@ -26,6 +26,7 @@ import { makeQuotaStore } from '../store/quotas.ts';
 import { makeRetentionStore } from '../store/retention.ts';
 import { makeRolloutRepository, makeRolloutStore } from '../store/rollouts.ts';
 import { makeRunRepository, makeRunWrites } from '../store/runs.ts';
+import { makeTeamServing } from '../store/team-serving.ts';
 import { makeTeamSettingsStore } from '../store/team-settings.ts';
 import { getDocumentClient } from './aws.ts';
 import { readConfig, tableName } from './config.ts';
@@ -171,4 +172,10 @@ export function evaluationStoreFromEnv() {
 export function approvalRulesStoreFromEnv() {
   const config = readConfig({ SETTINGS_TABLE: tableName, DATA_TABLE: z.optional(tableName) });
   return makeApprovalRulesStore(getDocumentClient(), config.SETTINGS_TABLE, config.DATA_TABLE);
+}
+
+/** A team's serving at once (OpenFeature's bulk evaluation). */
+export function teamServingFromEnv() {
+  const config = readConfig({ DATA_TABLE: tableName });
+  return makeTeamServing(getDocumentClient(), config.DATA_TABLE);
 }

@@ -1,13 +1,14 @@
 /**
  * The stack's WAF rate rules (lib/rate-limits.ts), emulated by the local gateway: a token bucket
- * per credential (the Bearer token or the session cookie, however the header is spelled), and per
- * client IP on /auth/*. A caller over its rate gets API Gateway's THROTTLED response
- * (429 RATE_LIMITED) with Retry-After.
+ * per credential (the Bearer token or the session cookie, however the header is spelled), per
+ * client IP on /auth/*, and per team for evaluations (serving-configuration, OFREP), which the
+ * credential's bucket does not count. A caller over its rate gets API Gateway's THROTTLED
+ * response (429 RATE_LIMITED) with Retry-After.
  */
 import { createHash } from 'node:crypto';
 import { parseCookieHeader } from '../../lambdas/http/cookies.ts';
 import { bearerSecret, SESSION_COOKIE } from '../../lambdas/http/session-cookies.ts';
-import type { AbuseLimits } from '../../lambdas/limits.ts';
+import { type AbuseLimits, isEvaluationPath } from '../../lambdas/limits.ts';
 
 interface Bucket {
   tokens: number;
@@ -75,22 +76,38 @@ export function credentialKeys(request: RateLimitedRequest): string[] {
 export class LocalRateLimits {
   private readonly perCredential: TokenBuckets;
   private readonly authPerIp: TokenBuckets;
+  private readonly evaluationsPerTeam: TokenBuckets;
 
   constructor(limits: AbuseLimits) {
     this.perCredential = new TokenBuckets(limits.requestsPerSecondPerCredential, limits.burstPerCredential);
+    this.evaluationsPerTeam = new TokenBuckets(
+      limits.servingRequestsPerSecondPerTeam,
+      limits.servingBurstPerTeam,
+    );
     this.authPerIp = new TokenBuckets(
       limits.authRequestsPerMinutePerIp / 60,
       limits.authRequestsPerMinutePerIp,
     );
   }
 
-  /** 0 when the request may pass, else the Retry-After seconds. */
+  /**
+   * 0 when the request may pass, else the Retry-After seconds. An evaluation is counted after the
+   * authorizer named its team (checkEvaluation), not here.
+   */
   check(request: RateLimitedRequest, now = Date.now()): number {
-    const keys = credentialKeys(request).map((key): [TokenBuckets, string] => [this.perCredential, key]);
+    const evaluation = isEvaluationPath(request.path);
+    const keys = evaluation
+      ? []
+      : credentialKeys(request).map((key): [TokenBuckets, string] => [this.perCredential, key]);
     if (request.path.includes('/auth/')) keys.push([this.authPerIp, `ip:${request.sourceIp}`]);
     let wait = 0;
     for (const [buckets, key] of keys) wait = Math.max(wait, buckets.take(key, now));
     return wait;
+  }
+
+  /** For an evaluation of `teamId` (isEvaluationPath): 0 when it may pass, else the Retry-After seconds. */
+  checkEvaluation(path: string, teamId: string, now = Date.now()): number {
+    return isEvaluationPath(path) ? this.evaluationsPerTeam.take(`team:${teamId}`, now) : 0;
   }
 }
 

@@ -188,6 +188,8 @@ async function handle(gateway: Gateway, request: IncomingMessage): Promise<Reply
     const allowed = await authorize(gateway, authorizerEvent(gateway, incoming), requestId);
     if ('reply' in allowed) return allowed.reply;
     authorizer = allowed.context;
+    const wait = gateway.rateLimits?.checkEvaluation(url.pathname, String(authorizer.teamId ?? ''));
+    if (wait) return rateLimitedResponse(requestId, wait);
   }
   return integrate(gateway, incoming, proxyEvent(incoming, body, authorizer));
 }

@@ -284,7 +284,11 @@ describe('pipeline-synthesis, the CLI', () => {
     expect(shown.stdout).toMatch(/autoPromote:\s+true/);
     const served = await cli(['serve', pipelineId, '--routing-key', 'user-1', '--json']);
     expect(served.code, served.stderr).toBe(0);
-    expect(['active', 'candidate']).toContain(json<{ arm: string }>(served.stdout).arm);
+    const arm = json<{ arm: string }>(served.stdout).arm;
+    expect(['active', 'candidate']).toContain(arm);
+    // In words, the arms are the base and the candidate everywhere (the JSON keeps its `active`).
+    const said = await cli(['serve', pipelineId, '--routing-key', 'user-1']);
+    expect(said.stdout).toContain(`arm: ${arm === 'active' ? 'base' : 'candidate'} (rollout `);
 
     const rolledBack = await cli(['rollout', 'rollback', pipelineId, '--reason', 'not now']);
     expect(rolledBack.stdout).toMatch(/status:\s+rolled_back/);
@@ -295,6 +299,8 @@ describe('pipeline-synthesis, the CLI', () => {
     const effect = await cli(['runs', 'effect', run.id]);
     expect(effect.code, effect.stderr).toBe(0);
     expect(effect.stdout).toContain('verdict: not enough data');
+    expect(effect.stdout).toMatch(/^base\s+\S+: /m);
+    expect(effect.stdout).toMatch(/^candidate\s+\S+: /m);
     expect((await cli(['approve', run.id, '--rollout', '100'])).code).toBe(1);
   });
 

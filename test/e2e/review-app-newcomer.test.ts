@@ -256,7 +256,7 @@ describe('the review application, as a newcomer reads it', { timeout: 120_000 },
     });
     expect((await apiAs(context, 'POST', `synthesis-runs/${runId}/approve`, {})).status).toBe(200);
     await page.goto(appUrl(`runs/${runId}`));
-    const chart = page.getByRole('img', { name: /Failure rate before/ });
+    const chart = page.getByRole('img', { name: /Failure rate of the base/ });
     await chart.waitFor();
     const texts = await chart.locator('text').allTextContents();
     expect(texts).toEqual(expect.arrayContaining(['0 %', expect.stringMatching(/^\d+(\.\d+)? %$/)]));
@@ -284,7 +284,7 @@ describe('the review application, as a newcomer reads it', { timeout: 120_000 },
     await page.goto(appUrl(`runs/${runId}`));
     await page.getByRole('status', { name: 'Rollout status' }).waitFor();
     expect(await scrollWidth(page)).toBe(375);
-    const chart = page.getByRole('img', { name: /Failure rate before/ });
+    const chart = page.getByRole('img', { name: /Failure rate of the base/ });
     await chart.waitFor();
     expect(await labelsInside(chart)).toBe(true);
 

@@ -662,7 +662,14 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
       .getByRole('status', { name: 'Effect verdict' })
       .filter({ hasText: 'Not enough data yet.' })
       .waitFor();
-    expect(await page.getByRole('img', { name: /Failure rate before/ }).isVisible()).toBe(true);
+    expect(
+      await page.getByRole('img', { name: /Failure rate of the base .*, of the candidate/ }).isVisible(),
+    ).toBe(true);
+    // One name for each arm, in the rollout panel and in the effect panel alike.
+    expect(await page.getByRole('row', { name: /^Base\b/ }).count()).toBeGreaterThan(0);
+    expect(await page.locator('.effect dt').allInnerTexts()).toEqual(
+      expect.arrayContaining(['Base', 'Candidate']),
+    );
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBe(375);
     const run = (await apiAs(tab.context, 'GET', `synthesis-runs/${runId}`)).body as {
       approvedChangeIds: string[];
@@ -679,9 +686,7 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     await expect
       .poll(() => page.getByRole('row', { name: /Candidate/ }).innerText())
       .toContain('0 % (was 20 %)');
-    await expect
-      .poll(() => page.getByRole('row', { name: /Active \(base\)/ }).innerText())
-      .toContain('100 %');
+    await expect.poll(() => page.getByRole('row', { name: /^Base\b/ }).innerText()).toContain('100 %');
     expect(tab.problems).toEqual([]);
   });
 

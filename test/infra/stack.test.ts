@@ -1260,7 +1260,32 @@ describe('API', () => {
       ['PerAuthorizationHeader', DEFAULT_LIMITS.requestsPerSecondPerCredential * 60],
       ['PerSessionCookie', DEFAULT_LIMITS.requestsPerSecondPerCredential * 60],
       ['AuthPerClientIp', DEFAULT_LIMITS.authRequestsPerMinutePerIp],
+      ['EvaluationsPerAuthorizationHeader', DEFAULT_LIMITS.servingRequestsPerSecondPerTeam * 60],
+      ['EvaluationsPerSessionCookie', DEFAULT_LIMITS.servingRequestsPerSecondPerTeam * 60],
     ]);
+    // Evaluations (serving-configuration, OFREP) are counted by the last two rules only.
+    const evaluationPaths = {
+      OrStatement: {
+        Statements: [
+          { positionalConstraint: 'ENDS_WITH', searchString: '/serving-configuration' },
+          { positionalConstraint: 'CONTAINS', searchString: '/ofrep/v1/evaluate/' },
+        ].map(({ positionalConstraint, searchString }) => ({
+          ByteMatchStatement: {
+            FieldToMatch: { UriPath: {} },
+            PositionalConstraint: positionalConstraint,
+            SearchString: searchString,
+            TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+          },
+        })),
+      },
+    };
+    const scopes = rules.map(
+      (rule) => (rule.Statement.RateBasedStatement as { ScopeDownStatement?: unknown }).ScopeDownStatement,
+    );
+    expect(scopes[0]).toEqual({ NotStatement: { Statement: evaluationPaths } });
+    expect(scopes[1]).toEqual({ NotStatement: { Statement: evaluationPaths } });
+    expect(scopes[3]).toEqual(evaluationPaths);
+    expect(scopes[4]).toEqual(evaluationPaths);
     for (const rule of rules) {
       expect(rule.Action.Block.CustomResponse.ResponseCode).toBe(429);
       expect(rule.Action.Block.CustomResponse.ResponseHeaders).toEqual([

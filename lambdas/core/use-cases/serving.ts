@@ -20,8 +20,21 @@ export function servingETag(configurationId: string, arm: string, rolloutId: str
   return `"${configurationId}.${arm}.${rolloutId ?? 'none'}"`;
 }
 
+/**
+ * The arm a routing key gets: the candidate when a rollout is active and the key (or, without one,
+ * a random draw) falls in its percent. Serving and OpenFeature's evaluations (ofrep.ts) share it,
+ * so a key gets the same arm from both.
+ */
+export function armFor(
+  rollout: { id: string; percent: number } | null | undefined,
+  routingKey: string | undefined,
+  random: () => number,
+): ServingAnswer['arm'] {
+  return rollout && servesCandidate(rollout, routingKey, random) ? 'candidate' : 'active';
+}
+
 /** True when an If-None-Match header names the ETag (weakly or strongly). */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+export function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   return ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === `W/${etag}`) === true;
 }
 
@@ -43,9 +56,8 @@ export function makeServeConfiguration(
     const state = await pipelines.getServingState(pipelineId);
     if (state) {
       assertSameTeam(principal, state.teamId);
-      const candidate = state.rollout !== null && servesCandidate(state.rollout, routingKey, random);
-      const configuration = candidate && state.rollout ? state.rollout.candidate : state.active;
-      const arm = candidate ? 'candidate' : 'active';
+      const arm = armFor(state.rollout, routingKey, random);
+      const configuration = arm === 'candidate' && state.rollout ? state.rollout.candidate : state.active;
       const rolloutId = state.rollout?.id ?? null;
       const etag = servingETag(configuration.id, arm, rolloutId);
       if (matches(ifNoneMatch, etag)) return { etag, answer: null };
@@ -53,10 +65,9 @@ export function makeServeConfiguration(
     }
     const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
     const rollout = pipeline.rollout ?? null;
-    const candidate = rollout !== null && servesCandidate(rollout, routingKey, random);
+    const arm = armFor(rollout, routingKey, random);
     const configurationId =
-      candidate && rollout ? rollout.candidateConfigurationId : pipeline.activeConfigurationId;
-    const arm = candidate ? 'candidate' : 'active';
+      arm === 'candidate' && rollout ? rollout.candidateConfigurationId : pipeline.activeConfigurationId;
     const etag = servingETag(configurationId, arm, rollout?.id ?? null);
     if (matches(ifNoneMatch, etag)) {
       return { etag, answer: null };

@@ -19,8 +19,8 @@ function armInterval(arm: Effect['arms']['base']): { rate: number; low: number; 
 }
 
 const VERDICT_WORDS: Record<Effect['verdict'], string> = {
-  improved: 'Improved: fewer executions fail with the applied configuration.',
-  worse: 'Worse: more executions fail with the applied configuration.',
+  improved: 'Improved: fewer executions fail with the candidate.',
+  worse: 'Worse: more executions fail with the candidate.',
   no_significant_change: 'No significant change in the failure rate.',
   not_enough_data: 'Not enough data yet.',
 };
@@ -35,8 +35,8 @@ export function EffectPanel({ run }: { run: Run }) {
     return effect.error ? <ErrorNotice error={effect.error} /> : <Loading what="the effect" />;
   const data = effect.data;
   const rows = [
-    { name: 'Before (base)', arm: data.arms.base },
-    { name: 'After (applied)', arm: data.arms.applied },
+    { name: 'Base', arm: data.arms.base },
+    { name: 'Candidate', arm: data.arms.applied },
   ];
   return (
     <section aria-labelledby="effect" class="card effect">
@@ -50,11 +50,11 @@ export function EffectPanel({ run }: { run: Run }) {
       </p>
       <EffectChart rows={rows} />
       <dl class="facts">
-        <dt>Before</dt>
+        <dt>Base</dt>
         <dd>
           {data.arms.base.failed} of {data.arms.base.executions} failed
         </dd>
-        <dt>After</dt>
+        <dt>Candidate</dt>
         <dd>
           {data.arms.applied.failed} of {data.arms.applied.executions} failed
         </dd>
@@ -95,7 +95,7 @@ function EffectChart({ rows }: { rows: { name: string; arm: Effect['arms']['base
       width="100%"
       height={axisY + 40}
       role="img"
-      aria-label={`Failure rate before ${percentText(rows[0]?.arm.failureRate)}, after ${percentText(rows[1]?.arm.failureRate)}`}
+      aria-label={`Failure rate of the base ${percentText(rows[0]?.arm.failureRate)}, of the candidate ${percentText(rows[1]?.arm.failureRate)}`}
     >
       {ticks.map((tick) => (
         <g key={tick}>

@@ -277,7 +277,7 @@ function ArmsTable({ rollout, arms }: { rollout: Rollout; arms: Effect['arms'] |
         </thead>
         <tbody>
           <tr>
-            <th scope="row">Active (base)</th>
+            <th scope="row">Base</th>
             <td>{traffic(current, 'base')}</td>
             <td>{arms?.base.executions ?? '…'}</td>
             <td>{arms ? percentText(arms.base.failureRate) : '…'}</td>
