@@ -1,51 +1,37 @@
 /*
- * Reading a pipeline's executions and signals back (core/ports/record-reads.ts): bounded Queries
- * of their time-ordered partition, newest first, the window's lower bound in the key condition and
- * the filters applied by DynamoDB; a page's cursor is the last key read.
+ * Reading a pipeline's executions and signals back (core/ports/record-reads.ts): a merged read of
+ * every shard of their time-ordered partition (store/shards.ts), newest first, the window's lower
+ * bound in the key condition and the filters applied by DynamoDB; a page's cursor holds where every
+ * shard is read (one sort key: everything newer is read in all of them).
  */
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RecordReads } from '../core/ports/record-reads.ts';
 import { executionSchema, signalSchema } from '../core/schemas/records.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { itemReader } from './items.ts';
-import { executionIdKey, executionKey, executionsPartition, signalsPartition } from './keys.ts';
+import { executionsPartition, RECORD_SOURCES, type Shard, signalsPartition } from './keys.ts';
+import { recordById } from './records.ts';
+import { type RangeQuery, readAcross } from './shards.ts';
 
-/** The Queries one page makes at most: a filter that matches little ends the page early, with a cursor. */
-const MAX_PAGES = 5;
-/** The key of a range read: its partition and sort-key bounds (as a sharded store's RangeQuery). */
-interface RangeRead {
-  partition: string;
+type Filters = Record<string, string | undefined>;
+
+/** A listing's range: its sharded partition and the sort-key bounds of the window (inclusive). */
+interface Listing {
+  partition: (shard: Shard) => string;
   from: string;
   to?: string | undefined;
 }
 
-type Filters = Record<string, string | undefined>;
-
-async function readRange<T>(
-  db: DynamoDBDocumentClient,
-  tableName: string,
-  range: RangeRead,
-  filters: Filters,
-  page: { limit: number; cursor?: string | undefined },
-  parse: (item: unknown) => T,
-) {
+/** The sources of one page: every shard, bounded by the window and, after a cursor, below its key. */
+function queriesOf(tableName: string, listing: Listing, filters: Filters, below: string | undefined) {
   const set = Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined);
-  let start = decodeCursor(page.cursor, {
-    attributes: ['pk', 'sk'],
-    partition: { name: 'pk', value: range.partition },
-  });
-  const items: T[] = [];
-  for (let read = 0; read < MAX_PAGES && items.length < page.limit; read++) {
-    const { Items = [], LastEvaluatedKey } = await db.send(
-      new QueryCommand({
+  const to = below !== undefined && (listing.to === undefined || below < listing.to) ? below : listing.to;
+  return RECORD_SOURCES.map(
+    (shard): RangeQuery => ({
+      base: {
         TableName: tableName,
-        KeyConditionExpression: range.to
-          ? 'pk = :pk AND sk BETWEEN :from AND :to'
-          : 'pk = :pk AND sk >= :from',
         ExpressionAttributeValues: {
-          ':pk': range.partition,
-          ':from': range.from,
-          ...(range.to ? { ':to': range.to } : {}),
+          ':pk': listing.partition(shard),
           ...Object.fromEntries(set.map(([name, value]) => [`:${name}`, value])),
         },
         ...(set.length > 0
@@ -54,16 +40,44 @@ async function readRange<T>(
               ExpressionAttributeNames: Object.fromEntries(set.map(([name]) => [`#${name}`, name])),
             }
           : {}),
-        ScanIndexForward: false,
-        Limit: page.limit - items.length,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    items.push(...Items.map(parse));
-    start = LastEvaluatedKey as Record<string, string> | undefined;
-    if (!start) break;
-  }
-  return { items, nextCursor: encodeCursor(start) };
+      },
+      partition: 'pk = :pk',
+      from: listing.from,
+      ...(to !== undefined ? { to } : {}),
+    }),
+  );
+}
+
+async function readPage<T>(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  listing: Listing,
+  filters: Filters,
+  page: { limit: number; cursor?: string | undefined },
+  parse: (item: unknown) => T,
+) {
+  // The cursor names the listing's legacy partition: one of another pipeline or listing is a 400.
+  const identity = listing.partition(null);
+  const below = decodeCursor(page.cursor, {
+    attributes: ['pk', 'sk'],
+    partition: { name: 'pk', value: identity },
+  })?.sk;
+  // `to` is inclusive: the cursor's own item (the last one answered) is read again and dropped.
+  const { items, complete, frontier } = await readAcross(
+    db,
+    queriesOf(tableName, listing, filters, below),
+    { sortKey: 'sk', limit: page.limit + 1, ascending: false },
+    (item) => item,
+  );
+  const fresh = below === undefined ? items : items.filter((item) => item.sk !== below);
+  const answered = fresh.slice(0, page.limit);
+  // A full page ends at its last item; one cut short by the read's rounds at its frontier (where
+  // every shard is read: nothing newer is left unread in any of them).
+  const end = fresh.length > page.limit ? answered.at(-1)?.sk : complete ? undefined : frontier;
+  return {
+    items: answered.map(parse),
+    nextCursor: typeof end === 'string' ? encodeCursor({ pk: identity, sk: end }) : null,
+  };
 }
 
 export function makeRecordReads(db: DynamoDBDocumentClient, tableName: string): RecordReads {
@@ -71,36 +85,27 @@ export function makeRecordReads(db: DynamoDBDocumentClient, tableName: string): 
   const signal = itemReader(signalSchema, 'signal');
   return {
     listExecutions: (pipelineId, { since, ...filters }, page) =>
-      readRange(
+      readPage(
         db,
         tableName,
-        { partition: executionsPartition(pipelineId), from: since },
+        { partition: (shard) => executionsPartition(pipelineId, shard), from: since },
         filters,
         page,
         execution,
       ),
     listSignals: (pipelineId, { since, until, ...filters }, page) =>
-      readRange(
+      readPage(
         db,
         tableName,
-        { partition: signalsPartition(pipelineId), from: since, to: until && `${until}~` },
+        { partition: (shard) => signalsPartition(pipelineId, shard), from: since, to: until && `${until}~` },
         filters,
         page,
         signal,
       ),
     async getExecution(pipelineId, executionId, since) {
-      const marker = await db.send(
-        new GetCommand({ TableName: tableName, Key: executionIdKey(pipelineId, executionId) }),
-      );
-      const startedAt = marker.Item?.recordTime;
-      if (typeof startedAt !== 'string' || startedAt < since) return null;
-      const found = await db.send(
-        new GetCommand({
-          TableName: tableName,
-          Key: executionKey({ pipelineId, startedAt, id: executionId }),
-        }),
-      );
-      return found.Item ? execution(found.Item) : null;
+      const found = await recordById({ db, tableName }, 'execution', pipelineId, executionId);
+      if (!found || typeof found.startedAt !== 'string' || found.startedAt < since) return null;
+      return execution(found);
     },
   };
 }

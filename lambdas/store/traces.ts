@@ -16,7 +16,15 @@ import type { TraceSpan } from '../core/otlp/spans.ts';
 import type { ReviseExecution, TracePart, TraceStaging } from '../core/ports/traces.ts';
 import type { Execution } from '../core/schemas/records.ts';
 import { isConditionFailure } from './conditions.ts';
-import { executionIdKey, executionIndexKey, executionKey, tracePartition } from './keys.ts';
+import {
+  executionIdKey,
+  executionIndexKey,
+  executionKey,
+  executionsPartition,
+  recordShard,
+  rolloutCountsKey,
+} from './keys.ts';
+import { tracePartition } from './trace-keys.ts';
 
 /** Largest JSON of spans one item holds (an item holds 400 KB with its keys). */
 const PART_BYTES = 300_000;
@@ -116,23 +124,80 @@ async function writeAll(db: DynamoDBDocumentClient, tableName: string, items: Re
   }
 }
 
+type CountedRollout = Parameters<ReviseExecution>[2];
+type Arm = 'base' | 'candidate';
+
+/** The rollout counts' fields an execution adds to (its arm, and its arm's failures when failed). */
+function countedAs(execution: Record<string, unknown>, rollout: NonNullable<CountedRollout>) {
+  const arm: Arm | null =
+    execution.configurationId === rollout.candidateConfigurationId
+      ? 'candidate'
+      : execution.configurationId === rollout.baseConfigurationId
+        ? 'base'
+        : null;
+  return arm === null ? [] : execution.status === 'failed' ? [arm, `${arm}Failed`] : [arm];
+}
+
+/**
+ * The correction of the rollout's exact counts (store/records.ts counts them as a batch is
+ * recorded) when a revision changes what was counted: one off the old arm and status, one onto
+ * the new, on the execution's own shard of the counts (the effect sums the shards). Nothing when
+ * the execution was recorded before the rollout (never counted in it) or nothing counted changes.
+ */
+function countsCorrection(
+  tableName: string,
+  old: Record<string, unknown>,
+  revised: Execution,
+  recordedAt: string,
+  rollout: CountedRollout,
+) {
+  if (rollout === null || recordedAt < rollout.startedAt) return [];
+  const delta = new Map<string, number>();
+  for (const field of countedAs(old, rollout)) delta.set(field, (delta.get(field) ?? 0) - 1);
+  for (const field of countedAs(revised, rollout)) delta.set(field, (delta.get(field) ?? 0) + 1);
+  const changed = [...delta].filter(([, by]) => by !== 0);
+  if (changed.length === 0) return [];
+  return [
+    {
+      Update: {
+        TableName: tableName,
+        Key: rolloutCountsKey(revised.pipelineId, rollout.id, recordShard(revised.id)),
+        // `base` is a reserved word of DynamoDB's expressions: every field goes by a name.
+        UpdateExpression: `ADD ${changed.map(([field]) => `#${field} :${field}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(changed.map(([field]) => [`#${field}`, field])),
+        ExpressionAttributeValues: Object.fromEntries(changed.map(([field, by]) => [`:${field}`, by])),
+      },
+    },
+  ];
+}
+
+/** The execution's id marker and its stored time, in its shard or else the legacy partition. */
+async function markerOf(db: DynamoDBDocumentClient, tableName: string, pipelineId: string, id: string) {
+  for (const legacy of [false, true]) {
+    const marker = await db.send(
+      new GetCommand({ TableName: tableName, Key: executionIdKey(pipelineId, id, legacy) }),
+    );
+    const recordTime = marker.Item?.recordTime;
+    if (typeof recordTime === 'string') return { recordTime, legacy };
+  }
+  return null;
+}
+
 /**
  * Replaces an execution assembled from a trace when `spanCount` is higher than the stored one's:
  * its place in the configuration index keeps its first recording time (an effect that already
- * read it does not count it again), and a changed start moves it, marker included, atomically.
+ * read it does not count it again), a changed start (or one stored before the shards) moves it,
+ * marker included, and the rollout's counts follow a changed arm or status, all atomically.
  */
 export function makeReviseExecution(db: DynamoDBDocumentClient, tableName: string): ReviseExecution {
-  return async (execution, retentionDays) => {
-    const marker = await db.send(
-      new GetCommand({ TableName: tableName, Key: executionIdKey(execution.pipelineId, execution.id) }),
-    );
-    const recordTime = marker.Item?.recordTime;
-    if (typeof recordTime !== 'string') return false;
-    const oldKey = executionKey({
-      pipelineId: execution.pipelineId,
-      startedAt: recordTime,
-      id: execution.id,
-    });
+  return async (execution, retentionDays, rollout) => {
+    const marker = await markerOf(db, tableName, execution.pipelineId, execution.id);
+    if (marker === null) return false;
+    const { recordTime, legacy } = marker;
+    const oldKey = {
+      pk: executionsPartition(execution.pipelineId, legacy ? null : recordShard(execution.id)),
+      sk: `${recordTime}#${execution.id}`,
+    };
     const old = await db.send(new GetCommand({ TableName: tableName, Key: oldKey, ConsistentRead: true }));
     if (!old.Item || typeof old.Item.spanCount !== 'number' || old.Item.spanCount >= execution.spanCount) {
       return false;
@@ -149,7 +214,12 @@ export function makeReviseExecution(db: DynamoDBDocumentClient, tableName: strin
       ConditionExpression: 'spanCount = :seen',
       ExpressionAttributeValues: { ':seen': old.Item.spanCount },
     };
-    const moved = execution.startedAt !== recordTime;
+    const moved = legacy || execution.startedAt !== recordTime;
+    const marked = {
+      ...executionIdKey(execution.pipelineId, execution.id),
+      recordTime: execution.startedAt,
+      ...ttl,
+    };
     try {
       await db.send(
         new TransactWriteCommand({
@@ -160,18 +230,10 @@ export function makeReviseExecution(db: DynamoDBDocumentClient, tableName: strin
             ...(moved
               ? [
                   { Put: { TableName: tableName, Item: item } },
-                  {
-                    Put: {
-                      TableName: tableName,
-                      Item: {
-                        ...executionIdKey(execution.pipelineId, execution.id),
-                        recordTime: execution.startedAt,
-                        ...ttl,
-                      },
-                    },
-                  },
+                  { Put: { TableName: tableName, Item: marked } },
                 ]
               : []),
+            ...countsCorrection(tableName, old.Item, execution, recordedAt, rollout),
           ],
         }),
       );

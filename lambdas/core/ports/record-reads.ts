@@ -1,7 +1,7 @@
 /*
  * The port of reading a pipeline's executions and signals back (the listings): newest first, from
- * the retention window's lower bound, filtered, a page at a time. Its store reads one partition
- * on main; a sharded store answers the same questions by merging its shards.
+ * the retention window's lower bound, filtered, a page at a time (the store merges the records'
+ * shards; a page's cursor holds where every shard is read).
  */
 import type { Page } from '../schemas/common.ts';
 import type { Execution, Signal } from '../schemas/records.ts';

@@ -1,6 +1,7 @@
 /* The port of the spans staged under their trace until (and after) the trace becomes an execution. */
 import type { TraceSpan } from '../otlp/spans.ts';
 import type { Execution } from '../schemas/records.ts';
+import type { Rollout } from '../schemas/rollouts.ts';
 
 /** The spans of one trace that one request brought. */
 export interface TracePart {
@@ -27,4 +28,6 @@ export interface TraceStaging {
 export type ReviseExecution = (
   execution: Execution & { spanCount: number },
   retentionDays: number,
+  /** The pipeline's rollout: a revision changing an arm or a status moves its counts with it. */
+  rollout: Pick<Rollout, 'id' | 'baseConfigurationId' | 'candidateConfigurationId' | 'startedAt'> | null,
 ) => Promise<boolean>;

@@ -214,7 +214,11 @@ async function recordedOrRevised(
   } catch (error) {
     if (!(error instanceof ConflictError)) throw error;
   }
-  return deps.reviseExecution({ ...execution, pipelineId: pipeline.id }, retentionDays);
+  return deps.reviseExecution(
+    { ...execution, pipelineId: pipeline.id },
+    retentionDays,
+    pipeline.rollout ?? null,
+  );
 }
 
 /** `work` over `items`, at most `limit` at a time, results in order. */

@@ -77,11 +77,9 @@ describe('reading executions and signals back', () => {
       traced[1],
       traced[0],
     ]);
-    // A full page may end exactly at the last item: its cursor then opens an empty last page.
-    expect((await list({ limit: '2', cursor: second.body.nextCursor })).body).toEqual({
-      items: [],
-      nextCursor: null,
-    });
+    // The shards are read one item past a page: a page ending at the last item says it is the last.
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    expect(second.body.nextCursor).toBeNull();
     expect(failed.body.items.map((execution: { id: string }) => execution.id)).toEqual([traced[1]]);
     expect((await list({ configurationId: 'another' })).body.items).toEqual([]);
     expect((await list({ status: 'maybe' })).status).toBe(400);
