@@ -16,3 +16,12 @@ export const traceShardPartition = (pipelineId: string, shard: number) =>
 
 export const tracePartition = (pipelineId: string, traceId: string) =>
   traceShardPartition(pipelineId, Number.parseInt(traceId.slice(-4), 16) % TRACE_SHARDS);
+
+/**
+ * The mark of a trace that a part not whole was staged for (its spans must be read back to
+ * assemble it), in the trace's partition beside its parts; it holds no spans.
+ */
+export const partialTraceKey = (pipelineId: string, traceId: string) => ({
+  pk: tracePartition(pipelineId, traceId),
+  sk: `${traceId}#PARTIAL`,
+});

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
@@ -24,11 +25,12 @@ import {
   recordShard,
   rolloutCountsKey,
 } from './keys.ts';
-import { tracePartition } from './trace-keys.ts';
+import { partialTraceKey, tracePartition } from './trace-keys.ts';
 
 /** Largest JSON of spans one item holds (an item holds 400 KB with its keys). */
 const PART_BYTES = 300_000;
 const WRITE_BATCH = 25;
+const READ_BATCH = 100;
 
 /** A part's spans cut into items of at most PART_BYTES; a span larger than that alone is refused. */
 export function chunksOf(spans: readonly TraceSpan[]): string[][] {
@@ -60,6 +62,24 @@ export function makeTraceStaging(db: DynamoDBDocumentClient, tableName: string):
       const batches: Record<string, unknown>[][] = [];
       for (let at = 0; at < items.length; at += WRITE_BATCH) batches.push(items.slice(at, at + WRITE_BATCH));
       await Promise.all(batches.map((batch) => writeAll(db, tableName, batch)));
+    },
+    async partial(pipelineId, traceIds) {
+      const found = new Set<string>();
+      for (let at = 0; at < traceIds.length; at += READ_BATCH) {
+        let keys = traceIds.slice(at, at + READ_BATCH).map((traceId) => partialTraceKey(pipelineId, traceId));
+        for (let attempt = 0; keys.length > 0; attempt++) {
+          if (attempt > 5) throw new Error('DynamoDB left trace marks unread after 5 attempts.');
+          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+          const { Responses, UnprocessedKeys } = await db.send(
+            new BatchGetCommand({
+              RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'sk' } },
+            }),
+          );
+          for (const item of Responses?.[tableName] ?? []) found.add(String(item.sk).split('#')[0] as string);
+          keys = (UnprocessedKeys?.[tableName]?.Keys ?? []) as typeof keys;
+        }
+      }
+      return found;
     },
     async spansOf(pipelineId, traceId) {
       const spans = new Map<string, TraceSpan>();
@@ -101,12 +121,16 @@ function partItems(pipelineId: string, part: TracePart, expiresAt: Date): Record
     )
     .digest('base64url')
     .slice(0, 16);
-  return chunksOf(part.spans).map((chunk, index) => ({
-    pk: tracePartition(pipelineId, part.traceId),
-    sk: `${part.traceId}#${digest}#${index}`,
-    spans: chunk.join('\n'),
-    expiresAtEpoch: Math.ceil(expiresAt.getTime() / 1000),
-  }));
+  const expiresAtEpoch = Math.ceil(expiresAt.getTime() / 1000);
+  return [
+    ...chunksOf(part.spans).map((chunk, index) => ({
+      pk: tracePartition(pipelineId, part.traceId),
+      sk: `${part.traceId}#${digest}#${index}`,
+      spans: chunk.join('\n'),
+      expiresAtEpoch,
+    })),
+    ...(part.whole ? [] : [{ ...partialTraceKey(pipelineId, part.traceId), expiresAtEpoch }]),
+  ];
 }
 
 /** Writes the items, sending again what DynamoDB leaves unprocessed (throttled) a few times. */

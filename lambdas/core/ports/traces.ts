@@ -7,6 +7,8 @@ import type { Rollout } from '../schemas/rollouts.ts';
 export interface TracePart {
   traceId: string;
   spans: TraceSpan[];
+  /** The part holds its trace's root and every span's parent: the trace whole, unless spans came before. */
+  whole: boolean;
 }
 
 export interface TraceStaging {
@@ -15,6 +17,11 @@ export interface TraceStaging {
    * kept until `expiresAt`. Storing the same spans again changes nothing a reader sees.
    */
   stage(pipelineId: string, parts: readonly TracePart[], expiresAt: Date): Promise<void>;
+  /**
+   * Of these traces, those with spans staged from a part that was not whole (read after staging,
+   * consistently): a whole part of any other is its trace entire, assembled without reading it.
+   */
+  partial(pipelineId: string, traceIds: readonly string[]): Promise<Set<string>>;
   /** Every span stored for the trace so far, each once (by span id). */
   spansOf(pipelineId: string, traceId: string): Promise<TraceSpan[]>;
 }

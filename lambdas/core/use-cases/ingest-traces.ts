@@ -66,8 +66,18 @@ export function makeIngestTraces(deps: IngestTracesDeps) {
     const stagedDays = Math.min(STAGED_DAYS, team.executionRetentionDays);
     await deps.traces.stage(pipelineId, parts, new Date(now.getTime() + stagedDays * DAY_MS));
     const configurations = new Map<string, Promise<Configuration | null>>();
+    // A whole part of a trace nothing partial was staged for is the trace: no read of its spans.
+    const partial = await deps.traces.partial(
+      pipelineId,
+      parts.filter((part) => part.whole).map((part) => part.traceId),
+    );
     const assembled = await mapLimited(parts, CONCURRENCY, (part) =>
-      assemble(deps, pipeline, part.traceId, configurations),
+      assemble(
+        deps,
+        pipeline,
+        part.whole && !partial.has(part.traceId) ? part : part.traceId,
+        configurations,
+      ),
     );
     const traces = assembled.filter((trace): trace is Assembled => trace !== undefined);
     await recordAll(deps, principal, pipeline, traces, {
@@ -99,7 +109,16 @@ function byTrace(spans: readonly TraceSpan[]): TracePart[] {
     if (list) list.push(span);
     else traces.set(span.traceId, [span]);
   }
-  return [...traces].map(([traceId, list]) => ({ traceId, spans: list }));
+  return [...traces].map(([traceId, list]) => ({ traceId, spans: list, whole: isWhole(list) }));
+}
+
+/** A root, and every other span's parent among the spans (a tree with nothing missing above). */
+function isWhole(spans: readonly TraceSpan[]): boolean {
+  const ids = new Set(spans.map((span) => span.spanId));
+  return (
+    rootOf(spans) !== undefined &&
+    spans.every((span) => span.parentSpanId === undefined || ids.has(span.parentSpanId))
+  );
 }
 
 type Assembled = AssembledTrace & { spanCount: number };
@@ -108,10 +127,12 @@ type Assembled = AssembledTrace & { spanCount: number };
 async function assemble(
   deps: IngestTracesDeps,
   pipeline: Pipeline,
-  traceId: string,
+  trace: string | TracePart,
   configurations: Map<string, Promise<Configuration | null>>,
 ): Promise<Assembled | undefined> {
-  const spans = await deps.traces.spansOf(pipeline.id, traceId);
+  const traceId = typeof trace === 'string' ? trace : trace.traceId;
+  const spans =
+    typeof trace === 'string' ? await deps.traces.spansOf(pipeline.id, trace) : uniqueSpans(trace.spans);
   const root = rootOf(spans);
   if (!root) return undefined;
   const named = configurationIdOf(spans, pipeline.id);
@@ -126,6 +147,11 @@ async function assemble(
     redact: deps.redact,
   });
   return { ...records, spanCount: spans.length };
+}
+
+/** Each span once (by id, the last sent), as the staging reads them back. */
+function uniqueSpans(spans: readonly TraceSpan[]): TraceSpan[] {
+  return [...new Map(spans.map((span) => [span.spanId, span])).values()];
 }
 
 /** A configuration of the pipeline, read once a request; null when the trace names none that exists. */
