@@ -1,6 +1,6 @@
 /*
  * POST /ofrep/v1/evaluate/flags: OpenFeature's remote bulk evaluation, every pipeline of the
- * caller's team for one context, with an ETag (If-None-Match answers 304 after one Query).
+ * caller's team for one context, with an ETag (If-None-Match answers 304 after one GetItem of the team's serving version).
  */
 import * as z from 'zod/mini';
 import { ofrepBulkSchema, ofrepRequestSchema } from '../core/schemas/ofrep.ts';
@@ -47,6 +47,7 @@ export const handler = /* @__PURE__ */ operationHandler(evaluateFlags, () => {
   const evaluate = makeEvaluateFlags(
     { pipelines: pipelineRepositoryFromEnv(), teamServing: teamServingFromEnv() },
     Math.random,
+    Date.now,
   );
   return async ({ principal, headers, body }) => {
     const { etag, flags } = await evaluate(principal, body.context.targetingKey, headers['if-none-match']);
