@@ -13,6 +13,8 @@ import { servingKey, teamPipelinesPartition, teamServingVersionKey } from './key
 import { queryNewest } from './query-page.ts';
 
 const BATCH_GET_KEYS = 100;
+/** The attributes of a serving version item, all that the evaluation may write (lib/service-function.ts). */
+export const SERVING_VERSION_ATTRIBUTES = ['pk', 'sk', 'version', 'changedAt'] as const;
 /** The part of a pipeline item routing reads (the Query projects nothing else). */
 const readTeamPipeline = /* @__PURE__ */ itemReader(
   /* @__PURE__ */ z.object({
