@@ -19,6 +19,7 @@ import {
   executionKey,
   executionsPartition,
   pipelineKey,
+  RECORD_SOURCES,
   signalIdKey,
   signalIdsPartition,
   signalKey,
@@ -144,12 +145,13 @@ async function plainDeleteLoop(
   return deleted;
 }
 
-const partitionsOf = (pipelineId: string) => [
-  signalsPartition(pipelineId),
-  signalIdsPartition(pipelineId),
-  executionsPartition(pipelineId),
-  executionIdsPartition(pipelineId),
-];
+const partitionsOf = (pipelineId: string) =>
+  RECORD_SOURCES.flatMap((shard) => [
+    signalsPartition(pipelineId, shard),
+    signalIdsPartition(pipelineId, shard),
+    executionsPartition(pipelineId, shard),
+    executionIdsPartition(pipelineId, shard),
+  ]);
 
 export async function measureLifecycle(records = Number(process.env.BENCH_LIFECYCLE_RECORDS ?? 100_000)) {
   const dynamodb = await startDynamoDbLocal();
@@ -229,7 +231,10 @@ export async function measureLifecycle(records = Number(process.env.BENCH_LIFECY
 
     started = performance.now();
     let directRecords = 0;
-    for (const pk of [signalsPartition('exported'), executionsPartition('exported')]) {
+    for (const pk of RECORD_SOURCES.flatMap((shard) => [
+      signalsPartition('exported', shard),
+      executionsPartition('exported', shard),
+    ])) {
       let start: Record<string, unknown> | undefined;
       do {
         const page = await db.send(

@@ -18,8 +18,10 @@ import { formatOfrep, measureOfrep } from './ofrep.ts';
 import { formatOptimize, measureOptimize } from './optimize.ts';
 import { formatClaudePlumbing, measureClaudeOptimize } from './optimize-claude.ts';
 import { formatOptimizeStack, measureOptimizeStack } from './optimize-stack.ts';
+import { formatPartitions, measurePartitions } from './partitions.ts';
 import { formatRollouts, measureRollouts } from './rollouts.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
+import { formatShardThroughput, measureShardThroughput } from './shard-throughput.ts';
 import { formatPhaseMedians, measureStartTime } from './start-time.ts';
 import { formatWebhookFairness, measureWebhookFairness } from './webhook-fairness.ts';
 import { formatWebhooks, measureWebhooks } from './webhooks.ts';
@@ -40,6 +42,7 @@ const SECTIONS = [
   'evaluation',
   'lifecycle',
   'rollouts',
+  'partitions',
   'ofrep',
   'webhooks',
   'optimize',
@@ -155,6 +158,18 @@ if (wanted('optimize')) {
 if (wanted('lifecycle')) {
   print('\n== Data lifecycle (deleting a pipeline, exporting one; DynamoDB Local)');
   print(formatLifecycle(await measureLifecycle()));
+}
+
+if (wanted('partitions')) {
+  print(
+    '\n== Partitions (write units per partition key, as billed, through a proxy in front of DynamoDB Local; target ≤ 0.2 a record on the hottest key)',
+  );
+  // BENCH_PARTITIONS_PER_ARM: a smaller history for the effect's latency (100,000 an arm by default).
+  print(formatPartitions(await measurePartitions(Number(process.env.BENCH_PARTITIONS_PER_ARM) || undefined)));
+  // BENCH_SHARD_PAIRS: how many pairs of one shard and the default (3 by default).
+  print(
+    formatShardThroughput(await measureShardThroughput(Number(process.env.BENCH_SHARD_PAIRS) || undefined)),
+  );
 }
 
 if (wanted('rollouts')) {

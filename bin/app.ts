@@ -39,6 +39,8 @@ createStacks(app, `PipelineSynthesisApi-${stage.name}`, {
   alarmEmail: optionalContext('alarmEmail'),
   // -c modelPrices='{"claude-sonnet-4":{"inputPerMillionUsd":3,"outputPerMillionUsd":15}}' overrides list prices.
   modelPrices: optionalContext('modelPrices'),
+  // -c recordShards=32 sets the data's shard count once, before any data (docs/scaling.md).
+  recordShards: optionalContext('recordShards'),
   // -c eventBusConsumerAccounts=111111111111,222222222222 lets those accounts (only) route the bus's events.
   eventBusConsumerAccounts: (optionalContext('eventBusConsumerAccounts') ?? '')
     .split(',')

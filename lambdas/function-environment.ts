@@ -29,6 +29,8 @@ export interface EnvironmentSources {
   readonly allowLocalWebhookUrls?: boolean;
   /** The stack's event bus (AWS only: the local stack has no EventBridge). */
   readonly eventBusName?: string;
+  /** RECORD_SHARDS of the functions reading or writing the data table (store/keys.ts); unset: the default. */
+  readonly recordShards?: number;
 }
 
 const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth' | 'events' | 'settings'> = {
@@ -92,5 +94,7 @@ export function accessEnvironment(
     if (sources.allowLocalWebhookUrls) environment.ALLOW_LOCAL_WEBHOOK_URLS = 'true';
   }
   if (access.putsEvents && sources.eventBusName) environment.EVENT_BUS_NAME = sources.eventBusName;
+  if (tableAccess(access, 'Data') && sources.recordShards !== undefined)
+    environment.RECORD_SHARDS = String(sources.recordShards);
   return environment;
 }

@@ -60,6 +60,8 @@ export interface GrantableResources {
   readonly defaultSynthesisHandler?: string;
   /** SYNTHESIS_RUNS_PER_TEAM_PER_HOUR of the functions that start runs. */
   readonly synthesisRunsPerTeamPerHour?: number;
+  /** RECORD_SHARDS of the functions using the data table. */
+  readonly recordShards?: number;
 }
 
 /** What a `sendsEmail` function gets: the settings with APP_URL resolved. */
@@ -381,6 +383,7 @@ function environmentSources(
       : {}),
     webhookSecretKey: { WEBHOOK_SECRET_KEY_ARN: resources.webhookSecretKey.secretArn },
     eventBusName: resources.eventBus.eventBusName,
+    ...(resources.recordShards !== undefined ? { recordShards: resources.recordShards } : {}),
   };
 }
 

@@ -35,6 +35,8 @@ export interface ServiceStackProps extends StackProps {
   readonly lambdaTracing: boolean;
   /** MODEL_PRICES for the functions that call the model (`-c modelPrices=…`). @default list prices */
   readonly modelPrices?: string;
+  /** RECORD_SHARDS of the functions using the data table (lambdas/store/keys.ts). @default 32 */
+  readonly recordShards?: number;
 }
 
 export class ServiceStack extends Stack {
@@ -60,6 +62,7 @@ export class ServiceStack extends Stack {
       defaultSynthesisHandler: props.defaultSynthesisHandler,
       synthesisRunsPerTeamPerHour: props.limits.synthesisRunsPerTeamPerHour,
       ...(props.modelPrices !== undefined ? { modelPrices: props.modelPrices } : {}),
+      ...(props.recordShards !== undefined ? { recordShards: props.recordShards } : {}),
     };
     const settings: FunctionSettings = {
       tracing: props.lambdaTracing,

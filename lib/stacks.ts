@@ -7,6 +7,7 @@ import type { App } from 'aws-cdk-lib';
 import { type AbuseLimits, DEFAULT_LIMITS } from '../lambdas/limits.ts';
 import type { OperationDeclaration } from '../lambdas/operations/declaration.ts';
 import { OPERATIONS } from '../lambdas/operations/index.ts';
+import { recordShardsOf } from '../lambdas/store/keys.ts';
 import { type EmailSettings, emailSettings } from './email.ts';
 import { ServiceStack } from './service-stack.ts';
 import type { StageSettings } from './stage.ts';
@@ -28,6 +29,11 @@ export interface PipelineSynthesisProps {
   readonly alarmEmail?: string;
   /** MODEL_PRICES for the worker: JSON prices per model prefix (`-c modelPrices=…`). @default list prices */
   readonly modelPrices?: string;
+  /**
+   * RECORD_SHARDS of the functions (`-c recordShards=…`), fixed for a deployment's data: a hash of a
+   * record's id mod this count places it (docs/scaling.md). @default 32
+   */
+  readonly recordShards?: string | undefined;
   /** Accounts allowed to route the event bus's events (`-c eventBusConsumerAccounts=111…,222…`). @default none */
   readonly eventBusConsumerAccounts?: readonly string[];
   /** Put in each stack's description. */
@@ -59,6 +65,8 @@ export function createStacks(app: App, id: string, props: PipelineSynthesisProps
     limits: props.limits ?? DEFAULT_LIMITS,
     lambdaTracing: props.lambdaTracing ?? true,
     ...(props.modelPrices !== undefined ? { modelPrices: props.modelPrices } : {}),
+    // Refused at synth when it is not a count the functions would take.
+    ...(props.recordShards !== undefined ? { recordShards: recordShardsOf(props.recordShards) } : {}),
     ...(props.description ? { description: `${props.description}: API and functions` } : {}),
   });
   return { stateful, service };

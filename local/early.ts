@@ -80,19 +80,44 @@ export async function seedPasswords(cacheDir: string = LOCAL_CACHE_DIR): Promise
 /** DynamoDB Local and the seed passwords, started at `atMs` (performance.now()). */
 export interface EarlyStarts {
   atMs: number;
-  dynamodbPort: number;
+  /** Where the handlers reach DynamoDB: the local JVM, or DYNAMODB_ENDPOINT's. */
+  dynamodbEndpoint: string;
   dynamodb: Promise<DynamoDbLocal>;
   passwords: Promise<SeedPassword[]>;
 }
 
-/** Starts DynamoDB Local's JVM and the seed passwords; startLocalStack() awaits both. */
-export async function startEarly(): Promise<EarlyStarts> {
+/**
+ * Starts DynamoDB Local's JVM and the seed passwords; startLocalStack() awaits both. With
+ * DYNAMODB_ENDPOINT, a DynamoDB already running there is used instead (its tables created when
+ * missing) and nothing is started or stopped: a DynamoDB Local with -dbPath, a team's, or a proxy.
+ */
+export async function startEarly(
+  endpoint: string | undefined = process.env.DYNAMODB_ENDPOINT || undefined,
+): Promise<EarlyStarts> {
   const atMs = performance.now();
-  const dynamodbPort = await findFreePort();
-  const dynamodb = startDynamoDbLocal({ port: dynamodbPort });
+  const given = endpoint ? givenDynamoDb(endpoint) : null;
+  const dynamodbPort = given ? given.port : await findFreePort();
+  const dynamodb = given ? Promise.resolve(given) : startDynamoDbLocal({ port: dynamodbPort });
   const passwords = seedPasswords();
   // Awaited by startLocalStack; a failure before then must not be an unhandled rejection.
   dynamodb.catch(() => undefined);
   passwords.catch(() => undefined);
-  return { atMs, dynamodbPort, dynamodb, passwords };
+  return {
+    atMs,
+    dynamodbEndpoint: given ? given.endpoint : `http://127.0.0.1:${dynamodbPort}`,
+    dynamodb,
+    passwords,
+  };
+}
+
+/** A DynamoDB this stack did not start: used as it is, never stopped. */
+function givenDynamoDb(endpoint: string): DynamoDbLocal {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new Error(`DYNAMODB_ENDPOINT is not a URL: ${endpoint}`);
+  }
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  return { endpoint: endpoint.replace(/\/$/, ''), port, pid: process.pid, stop: async () => undefined };
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { EnvironmentSources } from '../lambdas/function-environment.ts';
 import type { AbuseLimits } from '../lambdas/limits.ts';
 import type { WorkQueueName } from '../lambdas/queues.ts';
+import { recordShardsOf } from '../lambdas/store/keys.ts';
 import { SERVICE_NAME } from '../lib/names.ts';
 import type { TableNames } from './dynamodb.ts';
 
@@ -76,6 +77,8 @@ export function localEnvironmentSources(local: LocalSources): EnvironmentSources
     // On AWS the key comes from Secrets Manager; locally a fresh one per start.
     webhookSecretKey: { WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url') },
     allowLocalWebhookUrls: true,
+    // The data's shard count (store/keys.ts): keep it between starts on a kept DynamoDB.
+    ...(process.env.RECORD_SHARDS ? { recordShards: recordShardsOf(process.env.RECORD_SHARDS) } : {}),
     // No EventBridge locally: no EVENT_BUS_NAME, the deliverer skips the put.
   };
 }

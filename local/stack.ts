@@ -138,7 +138,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       stateDir,
       limits,
       gatewayUrl: gateway.url,
-      dynamodbPort: early.dynamodbPort,
+      dynamodbEndpoint: early.dynamodbEndpoint,
       queues,
     });
     // The tables and the seed need only DynamoDB Local: they run while the bundles build.
@@ -189,7 +189,7 @@ function functionDefinitions(
     stateDir: string;
     limits: AbuseLimits;
     gatewayUrl: string;
-    dynamodbPort: number;
+    dynamodbEndpoint: string;
     queues: LocalQueues;
   },
 ) {
@@ -204,7 +204,7 @@ function functionDefinitions(
     {
       region: REGION,
       credentials: LOCAL_CREDENTIALS,
-      dynamodbEndpoint: `http://127.0.0.1:${local.dynamodbPort}`,
+      dynamodbEndpoint: local.dynamodbEndpoint,
       sqsEndpoint: local.queues.sqs.endpoint,
       logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN',
     },

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -31,8 +32,11 @@ import {
   effectCacheKey,
   effectStateKey,
   type ItemKey,
+  RECORD_SHARDS,
+  RECORD_SOURCES,
+  rolloutCountsKey,
 } from './keys.ts';
-import { queryNewest } from './query-page.ts';
+import { newestAcross } from './shards.ts';
 
 /** What the effect reads of an execution (projected), and of a signal citing one. */
 const measuredExecutionSchema = /* @__PURE__ */ z.pick(executionSchema, {
@@ -94,6 +98,7 @@ export function makeEffectStore(db: DynamoDBDocumentClient, tableName: string): 
     executionsRecorded: (pipelineId, window, limit) => executionsRecorded(table, pipelineId, window, limit),
     citingSignalsRecorded: (pipelineId, after, limit) =>
       citingSignalsRecorded(table, pipelineId, after, limit),
+    rolloutCounts: (pipelineId, rolloutId) => rolloutCounts(table, pipelineId, rolloutId),
     keptEffect: (pipelineId, runId) => keptEffect(table, pipelineId, runId),
     keepEffect: (pipelineId, kept, readVersion, expiresAtEpoch) =>
       keepEffect(table, pipelineId, kept, readVersion, expiresAtEpoch),
@@ -107,18 +112,13 @@ function executionsRecorded(
   limit: number,
 ): Promise<RecordedExecution[]> {
   // Marks and window bounds are bare times, which no `<recordedAt>#<id>` key equals: BETWEEN is exact.
-  const values: Record<string, string> = {
-    ':pk': configurationExecutionsPartition(pipelineId, window.configurationId),
-    ':after': window.after || RECORDING_FLOOR,
-  };
-  let range = ' AND gsi2sk > :after';
-  if (window.recordedBefore !== undefined) {
-    // A closed window whose lower bound moved past its end (a retention floor later than the
-    // rollout's end) holds nothing.
-    if (isEmptyRange(values[':after'] as string, window.recordedBefore)) return Promise.resolve([]);
-    range = ' AND gsi2sk BETWEEN :after AND :before';
-    values[':before'] = window.recordedBefore;
+  const after = window.after || RECORDING_FLOOR;
+  // A closed window whose lower bound moved past its end (a retention floor later than the
+  // rollout's end) holds nothing.
+  if (window.recordedBefore !== undefined && isEmptyRange(after, window.recordedBefore)) {
+    return Promise.resolve([]);
   }
+  const values: Record<string, string> = {};
   const filters: string[] = [];
   if (window.startedFrom !== undefined) {
     filters.push('startedAt >= :startedFrom');
@@ -128,22 +128,28 @@ function executionsRecorded(
     filters.push('startedAt < :startedBefore');
     values[':startedBefore'] = window.startedBefore;
   }
-  return queryNewest<RecordedExecution>(
-    db,
-    {
+  const queries = RECORD_SOURCES.map((shard) => ({
+    base: {
       TableName: tableName,
       IndexName: 'gsi2',
-      KeyConditionExpression: `gsi2pk = :pk${range}`,
       ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
       // What the figures need only: an execution's input (up to 16 KB) is never read here.
       ProjectionExpression:
         'gsi2sk, id, pipelineId, configurationId, #status, durationMs, startedAt, slotResults',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: values,
+      ExpressionAttributeValues: {
+        ...values,
+        ':pk': configurationExecutionsPartition(pipelineId, window.configurationId, shard),
+      },
     },
-    limit,
-    (item) => ({ key: String(item.gsi2sk), execution: read.measured(item) }),
-  );
+    partition: 'gsi2pk = :pk',
+    after,
+    ...(window.recordedBefore !== undefined ? { to: window.recordedBefore } : {}),
+  }));
+  return newestAcross<RecordedExecution>(db, queries, 'gsi2sk', limit, (item) => ({
+    key: String(item.gsi2sk),
+    execution: read.measured(item),
+  }));
 }
 
 function citingSignalsRecorded(
@@ -152,21 +158,42 @@ function citingSignalsRecorded(
   after: string,
   limit: number,
 ): Promise<RecordedSignal[]> {
-  return queryNewest<RecordedSignal>(
-    db,
-    {
+  const queries = RECORD_SOURCES.map((shard) => ({
+    base: {
       TableName: tableName,
       IndexName: 'gsi2',
-      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk > :after',
       ProjectionExpression: 'gsi2sk, id, executionId, severity, occurredAt',
-      ExpressionAttributeValues: {
-        ':pk': citingSignalsPartition(pipelineId),
-        ':after': after || RECORDING_FLOOR,
-      },
+      ExpressionAttributeValues: { ':pk': citingSignalsPartition(pipelineId, shard) },
     },
-    limit,
-    (item) => ({ key: String(item.gsi2sk), signal: read.citing(item) }),
-  );
+    partition: 'gsi2pk = :pk',
+    after: after || RECORDING_FLOOR,
+  }));
+  return newestAcross<RecordedSignal>(db, queries, 'gsi2sk', limit, (item) => ({
+    key: String(item.gsi2sk),
+    signal: read.citing(item),
+  }));
+}
+
+/** The sum of a rollout's counter shards: one BatchGetItem (store/keys.ts rolloutCountsKey). */
+async function rolloutCounts({ db, tableName }: EffectTable, pipelineId: string, rolloutId: string) {
+  const counts = { base: { executions: 0, failed: 0 }, candidate: { executions: 0, failed: 0 } };
+  let keys: Array<Record<string, unknown>> = Array.from({ length: RECORD_SHARDS }, (_, shard) => ({
+    ...rolloutCountsKey(pipelineId, rolloutId, shard),
+  }));
+  for (let round = 0; keys.length > 0; round++) {
+    if (round >= 5) throw new Error('DynamoDB left rollout counts unread; try again later.');
+    const { Responses, UnprocessedKeys } = await db.send(
+      new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }),
+    );
+    for (const item of Responses?.[tableName] ?? []) {
+      counts.base.executions += Number(item.base ?? 0);
+      counts.base.failed += Number(item.baseFailed ?? 0);
+      counts.candidate.executions += Number(item.candidate ?? 0);
+      counts.candidate.failed += Number(item.candidateFailed ?? 0);
+    }
+    keys = (UnprocessedKeys?.[tableName]?.Keys ?? []) as typeof keys;
+  }
+  return counts;
 }
 
 async function keptEffect(

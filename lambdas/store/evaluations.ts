@@ -30,8 +30,11 @@ import {
   evaluationSetKey,
   executionKey,
   executionsPartition,
+  type ItemKey,
+  RECORD_SOURCES,
   runKey,
 } from './keys.ts';
+import { newestAcross } from './shards.ts';
 
 const WRITE_BATCH = 25;
 const READ_BATCH = 100;
@@ -128,34 +131,43 @@ function makeExecutionReads(
    * none: an execution outside the retention window is never read.
    */
   async function edge(pipelineId: string, newest: boolean, since: string): Promise<string | null> {
-    const { Items = [] } = await db.send(
-      new QueryCommand({
-        TableName: tables.data,
-        KeyConditionExpression: 'pk = :pk AND sk >= :since',
-        ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId), ':since': since },
-        ProjectionExpression: 'sk',
-        ScanIndexForward: !newest,
-        Limit: 1,
+    // Each shard's end (and the legacy partition's): the pipeline's end is the furthest of them.
+    const ends = await Promise.all(
+      RECORD_SOURCES.map(async (shard) => {
+        const { Items = [] } = await db.send(
+          new QueryCommand({
+            TableName: tables.data,
+            KeyConditionExpression: 'pk = :pk AND sk >= :since',
+            ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId, shard), ':since': since },
+            ProjectionExpression: 'sk',
+            ScanIndexForward: !newest,
+            Limit: 1,
+          }),
+        );
+        const sk = Items[0]?.sk;
+        return typeof sk === 'string' ? sk : null;
       }),
     );
-    const sk = Items[0]?.sk;
-    return typeof sk === 'string' ? sk : null;
+    const found = ends.filter((sk): sk is string => sk !== null).sort();
+    return (newest ? found.at(-1) : found[0]) ?? null;
   }
 
-  async function slice(pipelineId: string, from: string, to: string): Promise<ExecutionStub[]> {
+  function slice(pipelineId: string, from: string, to: string): Promise<ExecutionStub[]> {
     // A slice narrower than a millisecond ends (a bare time) before the oldest key it would start at.
-    if (isEmptyRange(from, to)) return [];
-    const { Items = [] } = await db.send(
-      new QueryCommand({
+    if (isEmptyRange(from, to)) return Promise.resolve([]);
+    // The slice's newest perSlice across the shards, merged: no more items read than one partition's.
+    const queries = RECORD_SOURCES.map((shard) => ({
+      base: {
         TableName: tables.data,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId), ':from': from, ':to': to },
+        ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId, shard) },
         ExpressionAttributeNames: { '#status': 'status' },
-        ProjectionExpression: 'id, #status, startedAt',
-        Limit: SAMPLING.perSlice,
-      }),
-    );
-    return Items.map(readStub);
+        ProjectionExpression: 'sk, id, #status, startedAt',
+      },
+      partition: 'pk = :pk',
+      from,
+      to,
+    }));
+    return newestAcross(db, queries, 'sk', SAMPLING.perSlice, readStub);
   }
 
   return {
@@ -180,24 +192,41 @@ function makeExecutionReads(
     },
 
     async loadExecutions(pipelineId, refs) {
-      const found: Execution[] = [];
-      for (let at = 0; at < refs.length; at += READ_BATCH) {
-        let keys: Array<Record<string, unknown>> = refs
-          .slice(at, at + READ_BATCH)
-          .map((ref) => ({ ...executionKey({ pipelineId, startedAt: ref.startedAt, id: ref.id }) }));
-        for (let round = 0; keys.length > 0; round++) {
-          if (round >= MAX_ROUNDS) throw new Error('DynamoDB left executions unread; try again later.');
-          const { Responses, UnprocessedKeys } = await db.send(
-            new BatchGetCommand({ RequestItems: { [tables.data]: { Keys: keys } } }),
-          );
-          found.push(...(Responses?.[tables.data] ?? []).map(readExecution));
-          keys = (UnprocessedKeys?.[tables.data]?.Keys ?? []) as typeof keys;
-          if (keys.length > 0) await pause(round);
-        }
-      }
-      return found;
+      const keys = refs.map((ref) => executionKey({ pipelineId, startedAt: ref.startedAt, id: ref.id }));
+      const found = await getAll(db, tables.data, keys, readExecution);
+      // Recorded before the shards: in the legacy partition, read only for what the shards lack.
+      const seen = new Set(found.map((execution) => execution.id));
+      const legacy = refs
+        .filter((ref) => !seen.has(ref.id))
+        .map((ref) => ({ pk: executionsPartition(pipelineId, null), sk: `${ref.startedAt}#${ref.id}` }));
+      return legacy.length === 0
+        ? found
+        : [...found, ...(await getAll(db, tables.data, legacy, readExecution))];
     },
   };
+}
+
+/** Executions by their keys, in BatchGetItem rounds (what DynamoDB leaves unprocessed is asked again). */
+async function getAll(
+  db: DynamoDBDocumentClient,
+  table: string,
+  all: ItemKey[],
+  readExecution: (item: unknown) => Execution,
+): Promise<Execution[]> {
+  const found: Execution[] = [];
+  for (let at = 0; at < all.length; at += READ_BATCH) {
+    let keys: Array<Record<string, unknown>> = all.slice(at, at + READ_BATCH).map((key) => ({ ...key }));
+    for (let round = 0; keys.length > 0; round++) {
+      if (round >= MAX_ROUNDS) throw new Error('DynamoDB left executions unread; try again later.');
+      const { Responses, UnprocessedKeys } = await db.send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: keys } } }),
+      );
+      found.push(...(Responses?.[table] ?? []).map(readExecution));
+      keys = (UnprocessedKeys?.[table]?.Keys ?? []) as typeof keys;
+      if (keys.length > 0) await pause(round);
+    }
+  }
+  return found;
 }
 
 /** A run's results (one item per case and arm) and the summary the run carries. */

@@ -1,6 +1,7 @@
 /*
  * A pipeline's export, a page at a time: every record of it in a fixed order (the pipeline, its
- * configurations, activations, signals, executions, runs), each part by its sort key ascending.
+ * configurations, activations, signals, executions, runs), each part by its sort key ascending
+ * (signals and executions merged across their shards).
  * The cursor is the last exported item's key: a record written meanwhile after it comes in a later
  * page, one before it never; nothing is read twice or skipped. Items are parsed by the same schemas
  * the API answers with, so a line holds a record exactly as the API shows it.
@@ -19,10 +20,13 @@ import {
   executionsPartition,
   pipelineKey,
   pipelinePartition,
+  RECORD_SOURCES,
   ROLLOUT_PREFIX,
+  type Shard,
   signalsPartition,
 } from './keys.ts';
 import type { DeletionTables } from './removals.ts';
+import { readAcross } from './shards.ts';
 
 type Key = Record<string, string>;
 
@@ -87,6 +91,45 @@ function dataPart(
 }
 
 /**
+ * A part kept in a sharded partition (every shard and the legacy one), merged by sort key: the
+ * cursor is the last exported key, so a record written behind it is never read and one ahead always.
+ */
+function shardedPart(
+  type: string,
+  schema: z.ZodMiniType,
+  partitionOf: (pipelineId: string, shard: Shard) => string,
+  since: (window: RetentionWindow) => string,
+): ExportPart {
+  return {
+    type,
+    async read({ db, tables }, pipelineId, after, limit, window) {
+      const lower = since(window);
+      const resume = after !== null && (after.sk ?? '') >= lower;
+      const queries = RECORD_SOURCES.map((shard) => ({
+        base: {
+          TableName: tables.data,
+          ExpressionAttributeValues: { ':pk': partitionOf(pipelineId, shard) },
+        },
+        partition: 'pk = :pk',
+        ...(resume ? { after: String(after.sk) } : { from: lower }),
+      }));
+      // Every item read up to where all shards are read is exported: none is read twice.
+      const { items, complete } = await readAcross(
+        db,
+        queries,
+        { sortKey: 'sk', limit, ascending: true },
+        (item) => item,
+      );
+      return { items, more: !complete };
+    },
+    keyOf: dataKey,
+    belongs: (key, pipelineId) =>
+      typeof key.sk === 'string' && RECORD_SOURCES.some((shard) => key.pk === partitionOf(pipelineId, shard)),
+    record: (item) => schema.parse(item),
+  };
+}
+
+/**
  * What an export holds, in this order. Another feature's records are one more entry (a dataPart of
  * their partition), e.g. `rollout` or an evaluation set.
  */
@@ -109,12 +152,13 @@ export const EXPORT_PARTS: readonly ExportPart[] = [
   }),
   /* @__PURE__ */ dataPart('activation', activationSchema, pipelinePartition, { prefix: ACTIVATION_PREFIX }),
   /* @__PURE__ */ dataPart('rollout', rolloutSchema, pipelinePartition, { prefix: ROLLOUT_PREFIX }),
-  /* @__PURE__ */ dataPart('signal', signalSchema, signalsPartition, {
-    since: (window) => window.signalsSince,
-  }),
-  /* @__PURE__ */ dataPart('execution', executionSchema, executionsPartition, {
-    since: (window) => window.executionsSince,
-  }),
+  /* @__PURE__ */ shardedPart('signal', signalSchema, signalsPartition, (window) => window.signalsSince),
+  /* @__PURE__ */ shardedPart(
+    'execution',
+    executionSchema,
+    executionsPartition,
+    (window) => window.executionsSince,
+  ),
   {
     type: 'run',
     async read({ db, tables }, pipelineId, after, limit) {

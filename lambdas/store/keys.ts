@@ -42,14 +42,17 @@ export const runKey = (id: string) => ({ id });
  *                                                                    executions, rewritten when the delta grows)
  *                  (the active one is also copied onto the pipeline item, attribute `rollout`, with
  *                  gsi2 ROLLOUTS#ACTIVE / <startedAt>#<pipelineId> while it is active: the guardrail's list)
- *   signal         pk PIPELINE#<id>#SIGNALS      sk <occurredAt>#<signalId>
- *                  gsi2 PIPELINE#<id>#SIGNALS#CITING / <recordedAt>#<signalId>   (only when it cites an execution)
- *   execution      pk PIPELINE#<id>#EXECUTIONS   sk <startedAt>#<executionId>
- *                  gsi2 PIPELINE#<id>#CONFIGURATION#<configurationId>#EXECUTIONS / <recordedAt>#<executionId>
+ *   signal         pk PIPELINE#<id>#SIGNALS#<nn>      sk <occurredAt>#<signalId>
+ *                  gsi2 PIPELINE#<id>#SIGNALS#CITING#<nn> / <recordedAt>#<signalId>  (only when it cites an execution)
+ *   execution      pk PIPELINE#<id>#EXECUTIONS#<nn>   sk <startedAt>#<executionId>
+ *                  gsi2 PIPELINE#<id>#CONFIGURATION#<configurationId>#EXECUTIONS#<nn> / <recordedAt>#<executionId>
  *                  (recordedAt: the server's time when the batch was written; the effect reads by it)
- *   signal id      pk PIPELINE#<id>#SIGNALIDS    sk <signalId>     (→ recordTime: an id is unique in its
- *   execution id   pk PIPELINE#<id>#EXECUTIONIDS sk <executionId>  pipeline; internal; one partition per
- *                                                                  pipeline, so a Query finds them all)
+ *   signal id      pk PIPELINE#<id>#SIGNALIDS#<nn>    sk <signalId>     (→ recordTime: an id is unique in its
+ *   execution id   pk PIPELINE#<id>#EXECUTIONIDS#<nn> sk <executionId>  pipeline; internal)
+ *   <nn> is the record's shard, 00-31, a hash of its id (recordShard): no partition key takes more
+ *   than a thirty-second of a pipeline's recording (docs/scaling.md), and a record is still found by
+ *   its id. Versions before the shards wrote the same keys without `#<nn>`: readers read that
+ *   legacy partition as one more source (legacy: true) until retention ages it out.
  *   evidence       pk RUN#<runId>#EVIDENCE       sk SIGNAL#<signalId> | EXECUTION#<executionId>
  *   evaluation set pk RUN#<runId>#EVALUATION     sk SET             (the chosen cases' ids and times; written once)
  *   eval. result   pk RUN#<runId>#EVALUATION     sk RESULT#<executionId>#<arm>  (one per case and arm; a later one replaces it)
@@ -145,12 +148,60 @@ export const activeRolloutIndexKey = (rollout: Pick<Rollout, 'pipelineId' | 'sta
   gsi2sk: `${rollout.startedAt}#${rollout.pipelineId}`,
 });
 
+/** The shards of a deployment that sets no RECORD_SHARDS: holds 5,000 records a second (docs/scaling.md). */
+export const DEFAULT_RECORD_SHARDS = 32;
+
+/**
+ * A deployment's shard count: RECORD_SHARDS in the functions' environment (the service stack's
+ * `recordShards`, `npm start`'s variable), else the default; 1 to 99, anything else refused at
+ * the function's start rather than writing under keys no reader reads.
+ */
+export function recordShardsOf(setting: string | undefined): number {
+  if (setting === undefined || setting === '') return DEFAULT_RECORD_SHARDS;
+  const count = Number(setting);
+  if (!Number.isInteger(count) || count < 1 || count > 99) {
+    throw new Error(`RECORD_SHARDS must be a whole number from 1 to 99, not "${setting}".`);
+  }
+  return count;
+}
+
+/**
+ * How many shards a pipeline's time-ordered partitions are split into. Part of the key format:
+ * every reader reads shards 0..RECORD_SHARDS-1 (and the legacy partition), so a deployment keeps
+ * the count it first wrote with; changing it needs a job moving the records (docs/scaling.md).
+ */
+export const RECORD_SHARDS = /* @__PURE__ */ recordShardsOf(
+  typeof process === 'undefined' ? undefined : process.env.RECORD_SHARDS,
+);
+
+/** A record's shard: FNV-1a of its id, mod RECORD_SHARDS (stable across processes and versions). */
+export function recordShard(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < id.length; index++) {
+    hash ^= id.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % RECORD_SHARDS;
+}
+
+/** A partition's shard suffix; `null`: the legacy partition (no suffix) written before the shards. */
+export type Shard = number | null;
+
+const sharded = (partition: string, shard: Shard) =>
+  shard === null ? partition : `${partition}#${String(shard).padStart(2, '0')}`;
+
+/** Every source of a sharded partition, the legacy one first: what a reader merges. */
+export const RECORD_SOURCES: readonly Shard[] = [
+  null,
+  ...Array.from({ length: RECORD_SHARDS }, (_, shard) => shard),
+];
+
 /**
  * The gsi2 partition of a configuration's executions in the order they were recorded (the server's
- * time, not the client's startedAt: one recorded late still sorts after the effect's mark).
+ * time, not the client's startedAt: one recorded late still sorts after the effect's mark), by shard.
  */
-export const configurationExecutionsPartition = (pipelineId: string, configurationId: string) =>
-  `${pipelinePartition(pipelineId)}#CONFIGURATION#${configurationId}#EXECUTIONS`;
+export const configurationExecutionsPartition = (pipelineId: string, configurationId: string, shard: Shard) =>
+  sharded(`${pipelinePartition(pipelineId)}#CONFIGURATION#${configurationId}#EXECUTIONS`, shard);
 
 /** A recording key: `<recordedAt>#<id>`, recordedAt the server's ISO time (always with milliseconds). */
 export const recordingKey = (recordedAt: string, id: string) => `${recordedAt}#${id}`;
@@ -159,13 +210,17 @@ export const executionIndexKey = (
   execution: Pick<Execution, 'pipelineId' | 'configurationId' | 'id'>,
   recordedAt: string,
 ): Index2Key => ({
-  gsi2pk: configurationExecutionsPartition(execution.pipelineId, execution.configurationId),
+  gsi2pk: configurationExecutionsPartition(
+    execution.pipelineId,
+    execution.configurationId,
+    recordShard(execution.id),
+  ),
   gsi2sk: recordingKey(recordedAt, execution.id),
 });
 
 /** The gsi2 partition of a pipeline's signals that cite an execution, in the order they were recorded. */
-export const citingSignalsPartition = (pipelineId: string) =>
-  `${pipelinePartition(pipelineId)}#SIGNALS#CITING`;
+export const citingSignalsPartition = (pipelineId: string, shard: Shard) =>
+  sharded(`${pipelinePartition(pipelineId)}#SIGNALS#CITING`, shard);
 
 /** A signal's place in gsi2: only a signal citing an execution has one (a sparse index). */
 export const signalIndexKey = (
@@ -174,39 +229,60 @@ export const signalIndexKey = (
 ): Index2Key | Record<string, never> =>
   signal.executionId === undefined
     ? {}
-    : { gsi2pk: citingSignalsPartition(signal.pipelineId), gsi2sk: recordingKey(recordedAt, signal.id) };
+    : {
+        gsi2pk: citingSignalsPartition(signal.pipelineId, recordShard(signal.id)),
+        gsi2sk: recordingKey(recordedAt, signal.id),
+      };
 
-export const signalsPartition = (pipelineId: string) => `${pipelinePartition(pipelineId)}#SIGNALS`;
+export const signalsPartition = (pipelineId: string, shard: Shard) =>
+  sharded(`${pipelinePartition(pipelineId)}#SIGNALS`, shard);
 
 export const signalKey = (signal: Pick<Signal, 'pipelineId' | 'occurredAt' | 'id'>): ItemKey => ({
-  pk: signalsPartition(signal.pipelineId),
+  pk: signalsPartition(signal.pipelineId, recordShard(signal.id)),
   sk: `${signal.occurredAt}#${signal.id}`,
 });
 
-export const executionsPartition = (pipelineId: string) => `${pipelinePartition(pipelineId)}#EXECUTIONS`;
+export const executionsPartition = (pipelineId: string, shard: Shard) =>
+  sharded(`${pipelinePartition(pipelineId)}#EXECUTIONS`, shard);
 
 export const executionKey = (execution: Pick<Execution, 'pipelineId' | 'startedAt' | 'id'>): ItemKey => ({
-  pk: executionsPartition(execution.pipelineId),
+  pk: executionsPartition(execution.pipelineId, recordShard(execution.id)),
   sk: `${execution.startedAt}#${execution.id}`,
 });
 
 /**
  * The marker that holds a signal id in its pipeline, whatever the signal's time: written before
- * the signals, it makes one id name one signal. Read by no endpoint.
+ * the signals, it makes one id name one signal, and gives its time (so its item is read by id).
  */
-export const signalIdsPartition = (pipelineId: string) => `${pipelinePartition(pipelineId)}#SIGNALIDS`;
+export const signalIdsPartition = (pipelineId: string, shard: Shard) =>
+  sharded(`${pipelinePartition(pipelineId)}#SIGNALIDS`, shard);
 
-export const signalIdKey = (pipelineId: string, signalId: string): ItemKey => ({
-  pk: signalIdsPartition(pipelineId),
+export const signalIdKey = (pipelineId: string, signalId: string, legacy = false): ItemKey => ({
+  pk: signalIdsPartition(pipelineId, legacy ? null : recordShard(signalId)),
   sk: signalId,
 });
 
 /** The marker that holds an execution id in its pipeline, as signalIdKey does for signals. */
-export const executionIdsPartition = (pipelineId: string) => `${pipelinePartition(pipelineId)}#EXECUTIONIDS`;
+export const executionIdsPartition = (pipelineId: string, shard: Shard) =>
+  sharded(`${pipelinePartition(pipelineId)}#EXECUTIONIDS`, shard);
 
-export const executionIdKey = (pipelineId: string, executionId: string): ItemKey => ({
-  pk: executionIdsPartition(pipelineId),
+export const executionIdKey = (pipelineId: string, executionId: string, legacy = false): ItemKey => ({
+  pk: executionIdsPartition(pipelineId, legacy ? null : recordShard(executionId)),
   sk: executionId,
+});
+
+/**
+ * A rollout's exact counts, per arm, kept with the recording (store/records.ts): one counter item
+ * per shard (the shard of the batch's first execution), so no counter is a hot key; the effect
+ * sums the shards. `#<nn>` as for the records.
+ *   rollout counts pk PIPELINE#<id>#ROLLOUTCOUNTS#<nn>  sk <rolloutId>
+ */
+export const rolloutCountsPartition = (pipelineId: string, shard: Shard) =>
+  sharded(`${pipelinePartition(pipelineId)}#ROLLOUTCOUNTS`, shard);
+
+export const rolloutCountsKey = (pipelineId: string, rolloutId: string, shard: number): ItemKey => ({
+  pk: rolloutCountsPartition(pipelineId, shard),
+  sk: rolloutId,
 });
 
 export const evidencePartition = (runId: string) => `RUN#${runId}#EVIDENCE`;

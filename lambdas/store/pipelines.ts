@@ -86,7 +86,8 @@ export function makePipelineRepository(
     listPipelines: (teamId, page) => listPipelines(table, teamId, page),
     getConfiguration: (pipelineId, configurationId) => getConfiguration(table, pipelineId, configurationId),
     recordSignals: (signals, retentionDays) => recordSignals(table, signals, retentionDays),
-    recordExecutions: (executions, retentionDays) => recordExecutions(table, executions, retentionDays),
+    recordExecutions: (executions, retentionDays, rollout) =>
+      recordExecutions(table, executions, retentionDays, rollout),
     activateConfiguration: (activation, event, serving) =>
       activateConfiguration(table, activation, event, serving),
     getServingState: (pipelineId) => getServingState(table, pipelineId),
@@ -94,9 +95,9 @@ export function makePipelineRepository(
     configurationHistory: (pipelineId, configurationId) =>
       configurationHistory(db, tableName, pipelineId, configurationId),
     recentSignals: (pipelineId, limit, since) =>
-      newest(table, signalsPartition(pipelineId), limit, read.signal, since),
+      newest(table, (shard) => signalsPartition(pipelineId, shard), limit, read.signal, since),
     recentExecutions: (pipelineId, limit, since) =>
-      newest(table, executionsPartition(pipelineId), limit, read.execution, since),
+      newest(table, (shard) => executionsPartition(pipelineId, shard), limit, read.execution, since),
   };
 }
 

@@ -3,7 +3,7 @@
  * once in its pipeline (markers first, then the records, each with its TTL), and the newest of
  * them from a window's lower bound.
  */
-import { type DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../core/errors.ts';
 import { expiryEpoch } from '../core/lifecycle.ts';
 import type { Execution, Signal } from '../core/schemas/records.ts';
@@ -12,11 +12,18 @@ import {
   executionIdKey,
   executionIndexKey,
   executionKey,
+  executionsPartition,
   type ItemKey,
+  RECORD_SOURCES,
+  recordShard,
+  rolloutCountsKey,
+  type Shard,
   signalIdKey,
   signalIndexKey,
   signalKey,
+  signalsPartition,
 } from './keys.ts';
+import { newestAcross } from './shards.ts';
 
 /** The data table the records are written to and read from. */
 export interface RecordTable {
@@ -66,17 +73,64 @@ export function recordSignals(table: RecordTable, signals: Signal[], retentionDa
   );
 }
 
-/** Records a batch of executions, as recordSignals does (gsi2's order by recording time: the effect's marks). */
+/** The arms of the active rollout whose executions a batch counts (null: no rollout). */
+export interface CountedRollout {
+  id: string;
+  baseConfigurationId: string;
+  candidateConfigurationId: string;
+}
+
+/**
+ * Records a batch of executions, as recordSignals does (gsi2's order by recording time: the
+ * effect's marks), and adds the batch's executions of each arm to the rollout's counts in the same
+ * transaction as the records: a batch stored once is counted once.
+ */
 export function recordExecutions(
   table: RecordTable,
   executions: Execution[],
   retentionDays: number,
+  rollout: CountedRollout | null,
 ): Promise<void> {
   return recordAllNew(
     table,
     (recordedAt) => executions.map((execution) => newExecution(execution, retentionDays, recordedAt)),
     'execution',
+    rollout ? countsUpdate(table.tableName, executions, rollout) : null,
   );
+}
+
+/** One update adding a batch's executions (and failures) of each arm to a shard of the rollout's counts. */
+function countsUpdate(tableName: string, executions: Execution[], rollout: CountedRollout) {
+  const counts = { base: 0, baseFailed: 0, candidate: 0, candidateFailed: 0 };
+  for (const execution of executions) {
+    const arm =
+      execution.configurationId === rollout.candidateConfigurationId
+        ? 'candidate'
+        : execution.configurationId === rollout.baseConfigurationId
+          ? 'base'
+          : null;
+    if (arm === null) continue;
+    counts[arm] += 1;
+    if (execution.status === 'failed') counts[arm === 'base' ? 'baseFailed' : 'candidateFailed'] += 1;
+  }
+  const first = executions[0];
+  if (!first || counts.base + counts.candidate === 0) return null;
+  return {
+    Update: {
+      TableName: tableName,
+      Key: rolloutCountsKey(first.pipelineId, rollout.id, recordShard(first.id)),
+      UpdateExpression:
+        'ADD #base :base, baseFailed :baseFailed, candidate :candidate, candidateFailed :candidateFailed',
+      // `base` is a reserved word of DynamoDB's expressions.
+      ExpressionAttributeNames: { '#base': 'base' },
+      ExpressionAttributeValues: {
+        ':base': counts.base,
+        ':baseFailed': counts.baseFailed,
+        ':candidate': counts.candidate,
+        ':candidateFailed': counts.candidateFailed,
+      },
+    },
+  };
 }
 
 /**
@@ -90,13 +144,16 @@ async function recordAllNew(
   table: RecordTable,
   recordsAt: (recordedAt: string) => NewRecord[],
   what: 'signal' | 'execution',
+  counts: CountsUpdate | null = null,
 ): Promise<void> {
   const claimed = recordsAt(new Date().toISOString());
   await claimIds(table, claimed, what);
   // Recorded as late as possible: the time between it and the write being visible is what a
   // reader's mark must leave room for (core/rollouts/effect-state.ts SETTLE_MS).
-  await putAllNew(table, recordsAt(new Date().toISOString()), `${what}s`);
+  await putAllNew(table, recordsAt(new Date().toISOString()), `${what}s`, counts);
 }
+
+type CountsUpdate = NonNullable<ReturnType<typeof countsUpdate>>;
 
 async function claimIds(
   { db, tableName }: RecordTable,
@@ -147,40 +204,84 @@ function batchConflict(error: unknown, records: NewRecord[], taken: (ids: string
   return error;
 }
 
-/** Puts up to 100 new records in one transaction: all are written or none. */
-async function putAllNew({ db, tableName }: RecordTable, records: NewRecord[], what: string): Promise<void> {
-  try {
-    await refusingTooLarge(() =>
-      db.send(
-        new TransactWriteCommand({ TransactItems: records.map((record) => putNew(tableName, record.item)) }),
-      ),
-    );
-  } catch (error) {
-    throw batchConflict(
-      error,
-      records,
-      (ids) => `These ${what} are already recorded: ${ids}. Nothing in the batch was recorded.`,
-    );
+/** The most items DynamoDB takes in one transaction. */
+const TRANSACTION_ITEMS = 100;
+
+/**
+ * Puts up to 100 new records, with the batch's counts, in one transaction: all are written or
+ * none. A full batch and its counts do not fit one transaction: its records go in two, the counts
+ * with the second, and a batch sent again after only the first was written finds every record
+ * of the first already there, goes on with the second, and so is counted once.
+ */
+async function putAllNew(
+  { db, tableName }: RecordTable,
+  records: NewRecord[],
+  what: string,
+  counts: CountsUpdate | null,
+): Promise<void> {
+  const room = TRANSACTION_ITEMS - (counts ? 1 : 0);
+  const parts = records.length <= room ? [records] : [records.slice(0, room / 2), records.slice(room / 2)];
+  for (const [index, part] of parts.entries()) {
+    const last = index === parts.length - 1;
+    const items = [
+      ...part.map((record) => putNew(tableName, record.item)),
+      ...(last && counts ? [counts] : []),
+    ];
+    try {
+      await refusingTooLarge(() => db.send(new TransactWriteCommand({ TransactItems: items })));
+    } catch (error) {
+      // Only the first of two parts may be there already (a batch sent again after it was written).
+      if (!last && failedTransactionItems(error).length === part.length) {
+        continue;
+      }
+      throw batchConflict(
+        error,
+        part,
+        (ids) => `These ${what} are already recorded: ${ids}. Nothing in the batch was recorded.`,
+      );
+    }
   }
 }
 
-/** The newest `limit` items of a partition from `since` (the window's lower bound) on. */
-export async function newest<T>(
+/** The newest `limit` items of a sharded partition from `since` (the window's lower bound) on. */
+export function newest<T>(
   { db, tableName }: RecordTable,
-  partition: string,
+  partition: (shard: Shard) => string,
   limit: number,
   parse: (item: unknown) => T,
   since: string,
 ): Promise<T[]> {
   // The window's lower bound is part of the key condition: older items are never read.
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND sk >= :since',
-      ExpressionAttributeValues: { ':pk': partition, ':since': since },
-      ScanIndexForward: false,
-      Limit: limit,
-    }),
-  );
-  return Items.map(parse);
+  const queries = RECORD_SOURCES.map((shard) => ({
+    base: { TableName: tableName, ExpressionAttributeValues: { ':pk': partition(shard) } },
+    partition: 'pk = :pk',
+    from: since,
+  }));
+  return newestAcross(db, queries, 'sk', limit, parse);
+}
+
+/**
+ * One record by its id, across the shards: its id marker (in the shard its id names, or the legacy
+ * partition) gives its time, and then its item is read directly. null when the id is unknown.
+ */
+export async function recordById(
+  { db, tableName }: RecordTable,
+  kind: 'signal' | 'execution',
+  pipelineId: string,
+  id: string,
+): Promise<Record<string, unknown> | null> {
+  const markerOf = kind === 'signal' ? signalIdKey : executionIdKey;
+  const get = async (Key: ItemKey) => (await db.send(new GetCommand({ TableName: tableName, Key }))).Item;
+  for (const legacy of [false, true]) {
+    const marker = await get(markerOf(pipelineId, id, legacy));
+    if (typeof marker?.recordTime !== 'string') continue;
+    const partition = kind === 'signal' ? signalsPartition : executionsPartition;
+    return (
+      (await get({
+        pk: partition(pipelineId, legacy ? null : recordShard(id)),
+        sk: `${marker.recordTime}#${id}`,
+      })) ?? null
+    );
+  }
+  return null;
 }

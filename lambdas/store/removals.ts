@@ -17,7 +17,10 @@ import {
   executionsPartition,
   pipelineIdempotencyPartition,
   pipelinePartition,
+  RECORD_SOURCES,
   ROLLOUT_PREFIX,
+  rolloutCountsPartition,
+  type Shard,
   signalIdsPartition,
   signalsPartition,
 } from './keys.ts';
@@ -103,6 +106,31 @@ function partitionRemoval(
         cursor: null,
         ...(typeof lastSk === 'string' ? { range: { pk, lastSk, ...(prefix ? { prefix } : {}) } } : {}),
       };
+    },
+  };
+}
+
+/**
+ * The next keys of a sharded partition: its sources (the legacy partition, then each shard) one
+ * after the other, the cursor naming the source to read from (what was deleted is gone).
+ */
+function shardedRemoval(
+  name: string,
+  counts: keyof DeletionCounts | null,
+  partitionOf: (pipelineId: string, shard: Shard) => string,
+): RemovalKind {
+  const sources = RECORD_SOURCES.map((shard) =>
+    partitionRemoval(name, counts, (pipelineId) => partitionOf(pipelineId, shard)),
+  );
+  return {
+    name,
+    counts,
+    async next(context, pipelineId, cursor) {
+      for (let index = Number(cursor ?? 0) || 0; index < sources.length; index++) {
+        const batch = await (sources[index] as RemovalKind).next(context, pipelineId, null);
+        if (batch.data.length > 0) return { ...batch, cursor: String(index) };
+      }
+      return { data: [], runs: [], cursor: null };
     },
   };
 }
@@ -247,10 +275,11 @@ const idempotencyRemoval: RemovalKind = {
  */
 export const REMOVALS: readonly RemovalKind[] = [
   runsRemoval,
-  /* @__PURE__ */ partitionRemoval('signals', 'signals', signalsPartition),
-  /* @__PURE__ */ partitionRemoval('signal ids', null, signalIdsPartition),
-  /* @__PURE__ */ partitionRemoval('executions', 'executions', executionsPartition),
-  /* @__PURE__ */ partitionRemoval('execution ids', null, executionIdsPartition),
+  /* @__PURE__ */ shardedRemoval('signals', 'signals', signalsPartition),
+  /* @__PURE__ */ shardedRemoval('signal ids', null, signalIdsPartition),
+  /* @__PURE__ */ shardedRemoval('executions', 'executions', executionsPartition),
+  /* @__PURE__ */ shardedRemoval('execution ids', null, executionIdsPartition),
+  /* @__PURE__ */ shardedRemoval('rollout counts', null, rolloutCountsPartition),
   /* @__PURE__ */ partitionRemoval('activations', 'activations', pipelinePartition, ACTIVATION_PREFIX),
   /* @__PURE__ */ partitionRemoval(
     'configurations',

@@ -15,6 +15,7 @@ import { isConditionFailure } from './conditions.ts';
 import {
   executionIdKey,
   executionsPartition,
+  RECORD_SOURCES,
   RETENTION_DUE_PARTITION,
   retentionDueKey,
   signalIdKey,
@@ -25,19 +26,19 @@ import {
 /** Items read and deleted per round of one partition. */
 const ROUND = 500;
 
-/** The two time-ordered partitions of a pipeline, each with the marker of a record's id. */
-const PARTITIONS = [
+/** The time-ordered partitions of a pipeline (every shard, the legacy one too), each with its id markers. */
+const PARTITIONS = RECORD_SOURCES.flatMap((shard) => [
   {
-    partition: signalsPartition,
+    partition: (pipelineId: string) => signalsPartition(pipelineId, shard),
     since: (window: RetentionWindow) => window.signalsSince,
-    marker: signalIdKey,
+    marker: (pipelineId: string, id: string) => signalIdKey(pipelineId, id, shard === null),
   },
   {
-    partition: executionsPartition,
+    partition: (pipelineId: string) => executionsPartition(pipelineId, shard),
     since: (window: RetentionWindow) => window.executionsSince,
-    marker: executionIdKey,
+    marker: (pipelineId: string, id: string) => executionIdKey(pipelineId, id, shard === null),
   },
-] as const;
+]);
 
 /** DynamoDB adapter of RetentionStore. */
 export function makeRetentionStore(db: DynamoDBDocumentClient, tableName: string): RetentionStore {

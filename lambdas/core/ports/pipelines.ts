@@ -28,7 +28,15 @@ export interface PipelineRepository {
    */
   recordSignals(signals: Signal[], retentionDays: number): Promise<void>;
   /** As recordSignals: an execution id names one execution of its pipeline. */
-  recordExecutions(executions: Execution[], retentionDays: number): Promise<void>;
+  /**
+   * Records a batch; with the active rollout, its executions of either arm are added to the
+   * rollout's exact counts in the same write (a batch stored once is counted once).
+   */
+  recordExecutions(
+    executions: Execution[],
+    retentionDays: number,
+    rollout: { id: string; baseConfigurationId: string; candidateConfigurationId: string } | null,
+  ): Promise<void>;
   /**
    * The newest `limit` signals, newest first: one bounded Query, whatever the history size.
    * Nothing older than `since` (the retention window's lower bound, core/lifecycle.ts) is read.

@@ -2,7 +2,9 @@
  * Ports of rollouts: ending one, the bounded reads and the kept state of an approval's effect, and
  * the guardrail queue.
  */
+
 import type { DomainEvent } from '../events.ts';
+import type { ArmCounts } from '../rollouts/effect.ts';
 import type { ArmWindow, EffectState, RecordedExecution, RecordedSignal } from '../rollouts/effect-state.ts';
 import type { Activation, ServingState } from '../schemas/pipelines.ts';
 import type { Effect, Rollout } from '../schemas/rollouts.ts';
@@ -61,6 +63,8 @@ export interface EffectStore {
   ): Promise<RecordedExecution[]>;
   /** Signals citing an execution recorded after `after` (exclusive), newest recorded first, at most `limit`. */
   citingSignalsRecorded(pipelineId: string, after: string, limit: number): Promise<RecordedSignal[]>;
+  /** A rollout's exact counts per arm, kept with the recording (zeros before any). */
+  rolloutCounts(pipelineId: string, rolloutId: string): Promise<ArmCounts>;
   /** A run's kept effect: the last measurement and the maintained state it came from (null: none, or unreadable). */
   keptEffect(pipelineId: string, runId: string): Promise<KeptEffect | null>;
   /**

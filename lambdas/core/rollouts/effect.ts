@@ -86,8 +86,53 @@ export function measureEffect(input: {
   slotIds: string[];
   minExecutions: number;
 }): EffectFigures {
-  const base = arm(input.base, input.signals);
-  const applied = arm(input.applied, input.signals);
+  const compared = compare(
+    arm(input.base, input.signals),
+    arm(input.applied, input.signals),
+    input.minExecutions,
+  );
+  return {
+    arms: { base: compared.base, applied: compared.applied },
+    slots: input.slotIds.map((slotId) => ({
+      slotId,
+      base: slotArm(input.base, slotId),
+      applied: slotArm(input.applied, slotId),
+    })),
+    ...compared.result,
+  };
+}
+
+/** A rollout's exact counts per arm, kept with the recording (every execution, not a sample). */
+export interface ArmCounts {
+  base: { executions: number; failed: number };
+  candidate: { executions: number; failed: number };
+}
+
+/**
+ * The figures with each arm's executions and failures from the rollout's exact counts, and the
+ * z-test and verdict on them; durations, signals and slot figures stay those of the sample (the
+ * newest EFFECT_ARM_LIMIT executions an arm). Counts that do not cover the sample (a rollout
+ * started before the counts were kept) leave the figures as they are.
+ */
+export function withExactCounts(
+  figures: EffectFigures,
+  counts: ArmCounts,
+  minExecutions: number,
+): EffectFigures {
+  const { base, applied } = figures.arms;
+  if (counts.base.executions < base.executions || counts.candidate.executions < applied.executions)
+    return figures;
+  const exact = (arm: Arm, count: { executions: number; failed: number }): Arm => ({
+    ...arm,
+    executions: count.executions,
+    failed: count.failed,
+    failureRate: count.executions === 0 ? null : count.failed / count.executions,
+  });
+  const compared = compare(exact(base, counts.base), exact(applied, counts.candidate), minExecutions);
+  return { ...figures, arms: { base: compared.base, applied: compared.applied }, ...compared.result };
+}
+
+function compare(base: Arm, applied: Arm, minExecutions: number) {
   const comparison =
     base.executions > 0 && applied.executions > 0
       ? compareProportions(
@@ -96,22 +141,14 @@ export function measureEffect(input: {
         )
       : null;
   let verdict: Verdict = 'not_enough_data';
-  if (comparison && base.executions >= input.minExecutions && applied.executions >= input.minExecutions) {
+  if (comparison && base.executions >= minExecutions && applied.executions >= minExecutions) {
     verdict =
       comparison.pValue >= 0.05 ? 'no_significant_change' : comparison.difference < 0 ? 'improved' : 'worse';
   }
-  return {
-    arms: { base, applied },
-    slots: input.slotIds.map((slotId) => ({
-      slotId,
-      base: slotArm(input.base, slotId),
-      applied: slotArm(input.applied, slotId),
-    })),
-    failureRate: comparison
-      ? { difference: comparison.difference, ci95: comparison.ci95, pValue: comparison.pValue }
-      : null,
-    verdict,
-  };
+  const failureRate = comparison
+    ? { difference: comparison.difference, ci95: comparison.ci95, pValue: comparison.pValue }
+    : null;
+  return { base, applied, result: { failureRate, verdict } };
 }
 
 const percent = (rate: number | null) => (rate === null ? 'n/a' : `${(rate * 100).toFixed(1)} %`);

@@ -9,7 +9,14 @@ import type { Clock } from '../ports/common.ts';
 import type { KeptEffect, RecentEffectStates, RolloutRepository } from '../ports/rollouts.ts';
 import type { RunRepository } from '../ports/runs.ts';
 import type { Principal } from '../principal.ts';
-import { BEFORE_AFTER_MIN_EXECUTIONS, EFFECT_ARM_LIMIT, EFFECT_SIGNAL_LIMIT } from '../rollouts/effect.ts';
+import {
+  type ArmCounts,
+  BEFORE_AFTER_MIN_EXECUTIONS,
+  EFFECT_ARM_LIMIT,
+  EFFECT_SIGNAL_LIMIT,
+  type EffectFigures,
+  withExactCounts,
+} from '../rollouts/effect.ts';
 import {
   type ArmWindow,
   armClosed,
@@ -20,6 +27,7 @@ import {
   mergeRecorded,
   type RecordedExecution,
   type RetentionSince,
+  SETTLE_MS,
   stateFits,
 } from '../rollouts/effect-state.ts';
 import type { Effect, Rollout } from '../schemas/rollouts.ts';
@@ -86,12 +94,41 @@ const WRITE_AFTER_READS = 50;
 export const EFFECT_CACHE_SECONDS = 3_600;
 
 /**
+ * Once both arms of a rollout hold more executions than the sample (EFFECT_ARM_LIMIT), a
+ * measurement answers the exact counts (the counters kept with the recording) with the sampled
+ * figures as last kept, and reads what was recorded since only when the sample is this old or an
+ * arm has grown by SAMPLE_GROWTH since: at 100,000 executions an arm one more execution does not
+ * move a percentile of the newest 1,000, and re-reading every shard for it would cost ~100 Queries.
+ */
+export const SAMPLE_REFRESH_MS = 10_000;
+/** The share an arm may grow by before its sample is read again (see SAMPLE_REFRESH_MS). */
+export const SAMPLE_GROWTH = 0.01;
+
+/**
+ * True when a rollout's kept sample may be answered as it is, with the exact counts: both arms
+ * hold more than the sample, the counts cover the kept ones, and the sample is recent (its marks
+ * are SETTLE_MS behind the time it was read) and no arm has grown by SAMPLE_GROWTH since.
+ */
+export function sampleCurrent(kept: KeptEffect, state: EffectState, counts: ArmCounts, now: Date): boolean {
+  const { base, applied } = kept.effect.arms;
+  const current = (before: number, after: number) =>
+    after > EFFECT_ARM_LIMIT && after >= before && after - before <= before * SAMPLE_GROWTH;
+  const sampledAt = Date.parse(state.signalMark) + SETTLE_MS;
+  return (
+    current(base.executions, counts.base.executions) &&
+    current(applied.executions, counts.candidate.executions) &&
+    now.getTime() - sampledAt < SAMPLE_REFRESH_MS
+  );
+}
+
+/**
  * Measures an effect from its maintained state: reads only what was recorded after the state's
  * marks (normally a few items; nothing for an arm whose window has closed), merges it, counts in
  * memory, and keeps the state again when it changed, conditioned on the version it read (a
  * measurement made meanwhile by another reader wins; this one's answer is still exact). Without a
  * kept state that fits, the same reads from the start of the windows build it (at most 1,000
- * executions an arm and EFFECT_SIGNAL_LIMIT signals).
+ * executions an arm and EFFECT_SIGNAL_LIMIT signals). A rollout past the sample's size answers
+ * its exact counts with the kept sample while that is current (sampleCurrent): no Query.
  */
 export async function measureMaintained(
   rollouts: RolloutRepository,
@@ -100,26 +137,50 @@ export async function measureMaintained(
   kept: KeptEffect | null,
   now: Date,
   since: RetentionSince,
-  /** What this execution environment remembers of the run's state, and the early reads made from it (none for the judge). */
-  memory: { states: RecentEffectStates; early: EarlyReads | null } | null,
+  /** What this execution environment remembers of the run's state, the early reads made from it (none for the judge) and the rollout's counts when already asked for. */
+  memory: { states: RecentEffectStates; early: EarlyReads | null; counts?: Promise<ArmCounts> } | null,
 ): Promise<Effect> {
   const early = memory?.early ?? null;
+  // A rollout's arms are counted whole (kept with the recording); read beside the sample.
+  const counts =
+    plan.mode === 'rollout' && plan.rolloutId
+      ? (memory?.counts ?? rollouts.rolloutCounts(pipelineId, plan.rolloutId))
+      : null;
   const fits = kept?.state && stateFits(kept.state, plan, now) ? kept.state : null;
+  if (kept && fits && counts) {
+    const exact = await counts;
+    if (sampleCurrent(kept, fits, exact, now) && allWithin(fits, since)) {
+      memory?.states.remember(pipelineId, plan.runId, fits);
+      const sampled = figuresOfState(fits, since, plan.minExecutions);
+      return answer(kept, plan, exactFigures(sampled, exact, plan), now);
+    }
+  }
   const state = fits ?? emptyState({ ...plan, now });
   // Read beside the kept item from the marks this environment kept last: used when they cover
   // the kept item's marks (see earlyCovers); else read again from the kept marks.
   const reads =
     (fits && early && earlyCovers(early, fits)) || (await readSinceMarks(rollouts, pipelineId, state, since));
   const merged = mergeRecorded(state, reads, now);
+  const exact = await counts;
   // Nothing it counts changed: the kept measurement is answered (its measuredAt says when it was made).
   const effect =
-    kept && fits && !merged.changed && allWithin(merged.state, since)
+    kept && fits && !merged.changed && !exact && allWithin(merged.state, since)
       ? kept.effect
-      : answer(kept, plan, figuresOfState(merged.state, since, plan.minExecutions), now);
+      : answer(
+          kept,
+          plan,
+          exactFigures(figuresOfState(merged.state, since, plan.minExecutions), exact, plan),
+          now,
+        );
   // Written when built, or once more than WRITE_AFTER_READS items were read after the kept marks:
   // until then the next measurement reads them again (a few items) rather than this one writing.
+  // A rollout's sample read again past its size is always kept (sampleCurrent reads its marks).
   const read = (reads.base?.length ?? 0) + (reads.applied?.length ?? 0) + reads.signals.length;
-  if (!fits || read > WRITE_AFTER_READS) {
+  const large =
+    exact !== null &&
+    exact.base.executions > EFFECT_ARM_LIMIT &&
+    exact.candidate.executions > EFFECT_ARM_LIMIT;
+  if (!fits || read > WRITE_AFTER_READS || large) {
     const expiresAtEpoch = Math.ceil(now.getTime() / 1000) + EFFECT_CACHE_SECONDS;
     const written = await rollouts.keepEffect(
       pipelineId,
@@ -132,6 +193,11 @@ export async function measureMaintained(
     memory?.states.remember(pipelineId, plan.runId, fits);
   }
   return effect;
+}
+
+/** The sampled figures with a rollout's exact counts (none outside a rollout). */
+function exactFigures(figures: EffectFigures, counts: ArmCounts | null, plan: EffectPlan): EffectFigures {
+  return counts ? withExactCounts(figures, counts, plan.minExecutions) : figures;
 }
 
 type Reads = Parameters<typeof mergeRecorded>[1];
@@ -199,7 +265,9 @@ function readEarly(
   runId: string,
 ): Promise<EarlyReads> | null {
   const state = states.get(pipelineId, runId);
-  if (!state) return null;
+  // A full sample (a rollout past its size) is likely current: its counts are read instead.
+  const full = (arm: KeptArm) => arm.executions.length >= EFFECT_ARM_LIMIT;
+  if (!state || (full(state.base) && full(state.applied))) return null;
   const limits = { executions: EARLY_READ_LIMIT, signals: EARLY_READ_LIMIT };
   return readSinceMarks(rollouts, pipelineId, state, NO_WINDOW, limits).then((reads) => ({ state, reads }));
 }
@@ -257,6 +325,10 @@ export function makeGetEffect({ runs, rollouts, clock, settings, recentStates }:
     }
     const approvedAt = run.approvedAt;
     const now = clock.now();
+    // A rollout's counts, asked for beside the kept item: often all a measurement reads (sampleCurrent).
+    const counts = run.rolloutId ? rollouts.rolloutCounts(run.pipelineId, run.rolloutId) : undefined;
+    // Awaited in measureMaintained; a refusal before it must not go unhandled meanwhile.
+    counts?.catch(() => undefined);
     const [since, kept, rollout, early] = await Promise.all([
       settings.get(run.teamId).then((team) => {
         const window = retentionWindow(team, now);
@@ -279,6 +351,7 @@ export function makeGetEffect({ runs, rollouts, clock, settings, recentStates }:
     return measureMaintained(rollouts, run.pipelineId, plan, kept, now, since, {
       states: recentStates,
       early,
+      ...(counts ? { counts } : {}),
     });
   };
 }

@@ -174,7 +174,7 @@ export function makeRecordExecutions({ pipelines, clock, ids, settings, guardrai
     const check = guardrailCheckOf(pipeline, executions);
     // The check travels while the batch is written: the answer waits for the slower of the two.
     await Promise.all([
-      pipelines.recordExecutions(executions, retention.team.executionRetentionDays),
+      pipelines.recordExecutions(executions, retention.team.executionRetentionDays, pipeline.rollout ?? null),
       check ? askForJudgement(guardrails, check, pipeline.teamId) : undefined,
     ]);
     return executions;

@@ -238,19 +238,22 @@ describe('the effect measured afresh from its maintained state', () => {
     expect(figures(fresh)).toEqual(figures(await fromScratch(pipelineId, runId)));
   });
 
-  it('keeps at most the newest 1,000 executions an arm, dropping the oldest as new ones arrive', async () => {
+  it('counts every execution of an arm, and keeps a sample of the newest 1,000 for the rest, dropping the oldest as new ones arrive', async () => {
     const { pipelineId, runId, base, candidate } = await rolloutOfRun();
     await recordExecutions(pipelineId, [
       ...many(1_020, { configurationId: base, durationMs: 100 }),
       ...many(40, { configurationId: candidate }),
     ]);
     const full = await effect(runId);
-    expect(full.arms.base).toMatchObject({ executions: 1_000, failed: 0 });
+    // Counted exactly with the recording (before the shards' counts: the newest 1,000 only).
+    expect(full.arms.base).toMatchObject({ executions: 1_020, failed: 0 });
 
     await recordExecutions(pipelineId, many(10, { configurationId: base, failed: true, durationMs: 500 }));
     const fresh = await effect(runId);
 
-    expect(fresh.arms.base).toMatchObject({ executions: 1_000, failed: 10 });
+    expect(fresh.arms.base).toMatchObject({ executions: 1_030, failed: 10 });
+    // The durations come from the sample: the newest 1,000, ten of them the slow failures.
+    expect(fresh.arms.base.durationMs).toEqual({ p50: 100, p95: 100 });
     expect(figures(fresh)).toEqual(figures(await fromScratch(pipelineId, runId)));
     const { Item } = await db.send(
       new GetCommand({ TableName: names.Data, Key: effectStateKey(pipelineId, runId) }),
@@ -259,6 +262,67 @@ describe('the effect measured afresh from its maintained state', () => {
     expect(String(Item?.state).length).toBeGreaterThan(50_000);
     expect(String(Item?.state).length).toBeLessThan(200_000);
   });
+
+  it('counts all 5,000 executions of each arm exactly, and a batch sent again once', async () => {
+    const { pipelineId, runId, base, candidate } = await rolloutOfRun();
+    await recordExecutions(pipelineId, [
+      ...many(4_500, { configurationId: base }),
+      ...many(500, { configurationId: base, failed: true }),
+      ...many(4_700, { configurationId: candidate }),
+      ...many(300, { configurationId: candidate, failed: true }),
+    ]);
+    const again = many(100, { configurationId: candidate, failed: true }).map((execution) => ({
+      ...execution,
+      id: `again-${nanoid(8)}`,
+    }));
+    await recordExecutions(pipelineId, again);
+    const resent = await call('record-executions', {
+      method: 'POST',
+      resource: '/pipelines/{pipelineId}/executions',
+      pathParameters: { pipelineId },
+      body: {
+        executions: again.map((execution) => ({
+          id: execution.id,
+          configurationId: execution.configurationId,
+          status: 'failed',
+          durationMs: 100,
+        })),
+      },
+    });
+    expect(resent.status).toBe(409);
+    const measured = await effect(runId);
+    expect(measured.arms.base).toMatchObject({ executions: 5_000, failed: 500 });
+    expect(measured.arms.applied).toMatchObject({ executions: 5_100, failed: 400 });
+    expect(measured.verdict).toBe('improved');
+  }, 240_000);
+
+  it('past the sample, answers exact counts at once and reads the sample again once an arm grew by 1 %', async () => {
+    const { pipelineId, runId, base, candidate } = await rolloutOfRun();
+    await recordExecutions(pipelineId, [
+      ...many(1_010, { configurationId: base }),
+      ...many(1_010, { configurationId: candidate }),
+    ]);
+    expect((await effect(runId)).arms.applied).toMatchObject({ executions: 1_010, signals: { critical: 0 } });
+    const cited = `cited-${nanoid(8)}`;
+    await recordExecutions(pipelineId, [
+      { id: cited, configurationId: candidate, failed: true },
+      ...many(2, { configurationId: base, failed: true }),
+    ]);
+    await recordSignals(pipelineId, [
+      { kind: 'error', severity: 'critical', message: 'boom', executionId: cited },
+    ]);
+
+    // Grown by less than 1 %: the counts are exact, the signals are those of the kept sample.
+    const counted = await effect(runId);
+    expect(counted.arms.applied).toMatchObject({ executions: 1_011, failed: 1, signals: { critical: 0 } });
+    expect(counted.arms.base).toMatchObject({ executions: 1_012, failed: 2 });
+
+    await recordExecutions(pipelineId, many(10, { configurationId: candidate }));
+    // Grown by more than 1 % since the sample was read: read again, the signal counted.
+    const sampled = await effect(runId);
+    expect(sampled.arms.applied).toMatchObject({ executions: 1_021, failed: 1, signals: { critical: 1 } });
+    expect(figures(sampled)).toEqual(figures(await fromScratch(pipelineId, runId)));
+  }, 120_000);
 
   it('loses nothing when two readers measure at once', async () => {
     const { pipelineId, runId, base, candidate } = await rolloutOfRun();

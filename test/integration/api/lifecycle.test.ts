@@ -30,8 +30,10 @@ import {
   executionIdsPartition,
   executionsPartition,
   pipelinePartition,
+  RECORD_SOURCES,
   retentionDueKey,
   rolloutKey,
+  type Shard,
   signalIdKey,
   signalIdsPartition,
   signalKey,
@@ -153,6 +155,15 @@ const execution = (pipelineId: string, startedAt: string, id = nanoid()): Execut
 });
 
 /** Every item of a partition of the data table (a consistent Query, all pages). */
+/** Every item of a sharded partition: its legacy source and every shard. */
+async function shardItems(
+  partition: (pipelineId: string, shard: Shard) => string,
+  pipelineId: string,
+): Promise<Record<string, unknown>[]> {
+  const all = await Promise.all(RECORD_SOURCES.map((shard) => partitionItems(partition(pipelineId, shard))));
+  return all.flat();
+}
+
 async function partitionItems(pk: string): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
@@ -250,7 +261,7 @@ describe('retention', () => {
     expect(old.status).toBe(400);
     expect(old.body.message).toMatch(/retention window of 7 days/);
     expect(old.body.message).toMatch(/too-old/);
-    expect(await partitionItems(signalsPartition(pipeline.id))).toEqual([]);
+    expect(await shardItems(signalsPartition, pipeline.id)).toEqual([]);
 
     const occurredAt = daysAgo(2);
     const recorded = await call('record-signals', {
@@ -291,6 +302,7 @@ describe('retention', () => {
     await repository.recordExecutions(
       [execution(pipeline.id, daysAgo(40), 'old-e'), execution(pipeline.id, daysAgo(1), 'new-e')],
       RETENTION_DAYS.default,
+      null,
     );
 
     expect(
@@ -307,14 +319,10 @@ describe('retention', () => {
     ]);
 
     await retentionJob({}, lambdaContext());
-    expect((await partitionItems(signalsPartition(pipeline.id))).map((item) => item.id)).toEqual(['new-1']);
-    expect((await partitionItems(signalIdsPartition(pipeline.id))).map((item) => item.sk)).toEqual(['new-1']);
-    expect((await partitionItems(executionsPartition(pipeline.id))).map((item) => item.id)).toEqual([
-      'new-e',
-    ]);
-    expect((await partitionItems(executionIdsPartition(pipeline.id))).map((item) => item.sk)).toEqual([
-      'new-e',
-    ]);
+    expect((await shardItems(signalsPartition, pipeline.id)).map((item) => item.id)).toEqual(['new-1']);
+    expect((await shardItems(signalIdsPartition, pipeline.id)).map((item) => item.sk)).toEqual(['new-1']);
+    expect((await shardItems(executionsPartition, pipeline.id)).map((item) => item.id)).toEqual(['new-e']);
+    expect((await shardItems(executionIdsPartition, pipeline.id)).map((item) => item.sk)).toEqual(['new-e']);
     const done = await db.send(
       new GetCommand({ TableName: names.Data, Key: retentionDueKey(caller.principal.teamId) }),
     );
@@ -386,6 +394,7 @@ describe('deleting a pipeline', () => {
           execution(pipeline.id, new Date(Date.now() - (start + i) * 1000).toISOString()),
         ),
         RETENTION_DAYS.default,
+        null,
       );
     }
     const idempotencyKey = `key-${nanoid()}`;
@@ -490,15 +499,16 @@ describe('deleting a pipeline', () => {
     expect(receipt.body.completedAt).not.toBeNull();
     expect((await getDeletion(otherTeam, response.body.id)).status).toBe(403);
 
-    for (const pk of [
-      pipelinePartition(pipeline.id),
-      signalsPartition(pipeline.id),
-      signalIdsPartition(pipeline.id),
-      executionsPartition(pipeline.id),
-      executionIdsPartition(pipeline.id),
-      `RUN#${runId}#EVIDENCE`,
-    ]) {
+    for (const pk of [pipelinePartition(pipeline.id), `RUN#${runId}#EVIDENCE`]) {
       expect(await partitionItems(pk)).toEqual([]);
+    }
+    for (const partition of [
+      signalsPartition,
+      signalIdsPartition,
+      executionsPartition,
+      executionIdsPartition,
+    ]) {
+      expect(await shardItems(partition, pipeline.id)).toEqual([]);
     }
     expect(await makeRunRepository(db, { runs: names.Runs }).get(runId)).toBeNull();
     const keys = await db.send(
@@ -511,8 +521,8 @@ describe('deleting a pipeline', () => {
     );
     expect(keys.Items).toEqual([]);
     // The other pipeline is untouched.
-    expect(await partitionItems(signalsPartition(other.pipeline.id))).toHaveLength(3);
-    expect(await partitionItems(executionsPartition(other.pipeline.id))).toHaveLength(2);
+    expect(await shardItems(signalsPartition, other.pipeline.id)).toHaveLength(3);
+    expect(await shardItems(executionsPartition, other.pipeline.id)).toHaveLength(2);
   });
 
   it('removes what the loop keeps of a pipeline: rollouts, approval rules, kept effects, runs’ evaluations; serving answers 404 at once', async () => {
@@ -578,14 +588,14 @@ describe('deleting a pipeline', () => {
         for (;;) await dyingStore.step(deletionId, new Date().toISOString());
       })(),
     ).rejects.toThrow('the environment ended here');
-    expect((await partitionItems(signalsPartition(pipeline.id))).length).toBeLessThan(1200);
+    expect((await shardItems(signalsPartition, pipeline.id)).length).toBeLessThan(1200);
 
     await runDeletionJob(deletionId);
     expect((await getDeletion(admin, deletionId)).body).toMatchObject({
       status: 'completed',
       counts: { signals: 1200, executions: 10, runs: 1, configurations: 1 },
     });
-    expect(await partitionItems(signalsPartition(pipeline.id))).toEqual([]);
+    expect(await shardItems(signalsPartition, pipeline.id)).toEqual([]);
   });
 
   it('goes on in re-queued steps when its time runs short', async () => {
@@ -628,7 +638,11 @@ describe('exporting a pipeline', () => {
       [signal(pipeline.id, daysAgo(1), 's-1'), signal(pipeline.id, daysAgo(200), 's-old')],
       RETENTION_DAYS.default,
     );
-    await repository.recordExecutions([execution(pipeline.id, daysAgo(1), 'e-1')], RETENTION_DAYS.default);
+    await repository.recordExecutions(
+      [execution(pipeline.id, daysAgo(1), 'e-1')],
+      RETENTION_DAYS.default,
+      null,
+    );
 
     const page = await exportPage(pipeline.id);
     expect(page.statusCode).toBe(200);

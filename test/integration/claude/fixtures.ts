@@ -220,6 +220,7 @@ export async function seedPendingRun(bed: ClaudeTestBed, synthesisHandler = 'cla
   await bed.pipelines.recordExecutions(
     fixtureExecutions(pipeline.id, configuration.id),
     RETENTION_DAYS.default,
+    null,
   );
   const run = newPendingRun({
     id: nanoid(),

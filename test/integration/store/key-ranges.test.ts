@@ -32,6 +32,7 @@ async function executionsAt(pipelineId: string, times: string[]) {
       startedAt,
     })),
     90,
+    null,
   );
 }
 

@@ -138,12 +138,13 @@ describe('a signal id in its pipeline', () => {
 describe('an execution id in its pipeline', () => {
   it('is a 409 naming the id when sent again with another start, and nothing of that batch is stored', async () => {
     const pipelineId = nanoid();
-    await pipelines.recordExecutions([execution(pipelineId, 'run-a')], RETENTION_DAYS.default);
+    await pipelines.recordExecutions([execution(pipelineId, 'run-a')], RETENTION_DAYS.default, null);
 
     await expect(
       pipelines.recordExecutions(
         [execution(pipelineId, 'run-new'), execution(pipelineId, 'run-a', T2)],
         RETENTION_DAYS.default,
+        null,
       ),
     ).rejects.toMatchObject({
       statusCode: 409,
@@ -159,11 +160,11 @@ describe('an execution id in its pipeline', () => {
     const pipelineId = nanoid();
     const batch = [execution(pipelineId, 'run-a')];
     const dying = makePipelineRepository(dyingAfterFirstTransaction(), names.Data, names.Events);
-    await expect(dying.recordExecutions(batch, RETENTION_DAYS.default)).rejects.toThrow(
+    await expect(dying.recordExecutions(batch, RETENTION_DAYS.default, null)).rejects.toThrow(
       'the Lambda died here',
     );
 
-    await pipelines.recordExecutions(batch, RETENTION_DAYS.default);
+    await pipelines.recordExecutions(batch, RETENTION_DAYS.default, null);
 
     expect(
       (await pipelines.recentExecutions(pipelineId, 200, WHOLE_HISTORY)).map((stored) => stored.id),

@@ -169,6 +169,11 @@ function armsStore(
         .filter((recorded) => recorded.key > window.after);
     },
     citingSignalsRecorded: async () => [],
+    // No counts kept (as for a rollout started before them): the sample's figures stand.
+    rolloutCounts: async () => ({
+      base: { executions: 0, failed: 0 },
+      candidate: { executions: 0, failed: 0 },
+    }),
     keptEffect: async () => null,
     keepEffect: async () => true,
     end: ends,

@@ -1,0 +1,306 @@
+/*
+ * The newest (or oldest) items across a record's shards (store/keys.ts RECORD_SOURCES): bounded
+ * Queries merged in sort-key order, never a Scan, reading about as many items as one partition's
+ * Query would (docs/scaling.md, "Merged reads").
+ */
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { isEmptyRange } from './key-ranges.ts';
+
+type Item = Record<string, unknown>;
+
+/** The share of the items still missing an estimated round of a read of exactly N aims at (estimatedPages). */
+const ESTIMATE_AIM = 0.8;
+
+/** The rounds of Queries one merged read makes at most (each round queries its sources in parallel). */
+export const MAX_MERGE_ROUNDS = 24;
+
+/**
+ * One source of a merged read: its Query without the key condition, its partition's condition and
+ * the sort key's bounds (`from`/`to` inclusive, `after` exclusive, in key order whatever the read's).
+ * Sort keys start with an ISO time (`<time>#<id>`), which the estimates below read.
+ */
+export interface RangeQuery {
+  base: Omit<QueryCommandInput, 'KeyConditionExpression'>;
+  /** The partition's condition, e.g. `pk = :pk` (its values in base.ExpressionAttributeValues). */
+  partition: string;
+  from?: string;
+  after?: string;
+  to?: string;
+}
+
+interface Source {
+  query: RangeQuery;
+  items: Item[];
+  /** Everything of this source before `last` (in the read's order) is read. */
+  last: string | null;
+  /** LastEvaluatedKey, when the last page stopped at its Limit (else `last` is a bare time). */
+  start: Item | undefined;
+  /** Read to the end of its range: every item of it is read. */
+  exhausted: boolean;
+}
+
+/** What a merged read did, for the bench and the tests that compare items read. */
+export interface MergeStats {
+  queries: number;
+  itemsRead: number;
+}
+
+interface Order {
+  sortKey: string;
+  limit: number;
+  ascending: boolean;
+  stats?: MergeStats;
+}
+
+/** A round's page of one source: at most `share` items, down to `until` (a key or bare time) if given. */
+interface Page {
+  share: number;
+  until: string | null;
+  /** `until` is an estimate: reaching it does not end the source. */
+  estimated: boolean;
+}
+
+/** Up to `limit` items of several partitions' Queries, newest (highest `sortKey`) first, merged. */
+export function newestAcross<T>(
+  db: DynamoDBDocumentClient,
+  queries: RangeQuery[],
+  sortKey: string,
+  limit: number,
+  parse: (item: Item) => T,
+  stats?: MergeStats,
+): Promise<T[]> {
+  return mergeAcross(db, queries, { sortKey, limit, ascending: false, ...(stats ? { stats } : {}) }, parse);
+}
+
+/**
+ * As newestAcross, in either order (an export reads oldest first, after its cursor). A first round
+ * of small pages gives each source's rate; then each source reads down to the time where the answer
+ * should end, aimed a little short (its key condition stops there, so nothing past it is read),
+ * until the items read down to where every source is read hold the answer.
+ */
+export async function mergeAcross<T>(
+  db: DynamoDBDocumentClient,
+  queries: RangeQuery[],
+  order: Order,
+  parse: (item: Item) => T,
+): Promise<T[]> {
+  const { complete } = await mergeRounds(db, queries, order, ESTIMATE_AIM);
+  return complete.slice(0, order.limit).map(parse);
+}
+
+/**
+ * As mergeAcross, answering every item read down to where every source is read (at least `limit`
+ * when there are so many): what a read that goes on after its last item (an export) can use
+ * whole, so no item is read twice. `complete`: nothing is left.
+ */
+export async function readAcross<T>(
+  db: DynamoDBDocumentClient,
+  queries: RangeQuery[],
+  order: Order,
+  parse: (item: Item) => T,
+): Promise<{ items: T[]; complete: boolean }> {
+  // Everything read down to the frontier is answered: an estimate past the end costs nothing.
+  const { complete, exhausted } = await mergeRounds(db, queries, order, 1);
+  return { items: complete.map(parse), complete: exhausted };
+}
+
+/**
+ * The rounds of a merged read (see mergeAcross): the items read down to where every source is read
+ * (in the read's order), and whether every source is read to its end.
+ */
+async function mergeRounds(db: DynamoDBDocumentClient, queries: RangeQuery[], order: Order, aim: number) {
+  const { sortKey, limit, ascending } = order;
+  const sources: Source[] = queries.map((query) => ({
+    query,
+    items: [],
+    last: null,
+    start: undefined,
+    exhausted: false,
+  }));
+  const keyOf = (item: Item) => String(item[sortKey] ?? '');
+  const sorted = () =>
+    sources
+      .flatMap((source) => source.items)
+      .sort((a, b) => compare(keyOf(a), keyOf(b)) * (ascending ? 1 : -1));
+  // Half an even share first: a source rarely holds fewer of the answer than that.
+  const opening = Math.max(1, Math.floor(limit / sources.length / 2));
+  let pages = new Map<Source, Page>(
+    sources.map((source) => [source, { share: opening, until: null, estimated: false }]),
+  );
+  for (let round = 0; round < MAX_MERGE_ROUNDS && pages.size > 0; round++) {
+    const before = sources.reduce((sum, source) => sum + source.items.length, 0);
+    await Promise.all([...pages].map(([source, page]) => readPage(db, source, page, { ...order, keyOf })));
+    const merged = sorted();
+    const open = sources.filter((source) => !source.exhausted);
+    // Every open source is read down to the frontier (the least read of them): what lies before it is complete.
+    const lasts = open.map((source) => source.last as string).sort();
+    const frontier = ascending ? lasts[0] : lasts.at(-1);
+    const complete =
+      frontier === undefined
+        ? merged
+        : merged.filter((item) => (ascending ? keyOf(item) <= frontier : keyOf(item) >= frontier));
+    if (frontier === undefined || complete.length >= limit) {
+      return { complete, exhausted: frontier === undefined };
+    }
+    pages = estimatedPages(open, merged.map(keyOf), complete.length, {
+      limit,
+      ascending,
+      stalled: merged.length === before,
+      aim,
+    });
+  }
+  // Bounded: after the last round, the first of what was read.
+  return { complete: sorted(), exhausted: false };
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+const YEAR_0 = Date.parse('0000-01-01T00:00:00.000Z');
+const YEAR_9999 = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** The time a sort key starts with, in ms (NaN when it does not start with an ISO time). */
+const timeOf = (key: string) => Date.parse(key.slice(0, 24));
+
+/**
+ * Before the answer is complete: the time down to which the items read and those expected (the
+ * rate the sources were read at so far; the ids' hash spreads the records evenly over them) make
+ * the answer, aimed at `aim` of what is missing, and each open source's page down to it. Keys
+ * without a time, or a round that found nothing: an even share each, to the sources' ends.
+ */
+function estimatedPages(
+  open: Source[],
+  keys: string[],
+  complete: number,
+  { limit, ascending, stalled, aim }: { limit: number; ascending: boolean; stalled: boolean; aim: number },
+): Map<Source, Page> {
+  const missing = limit - complete;
+  const even = (): Map<Source, Page> =>
+    new Map(
+      open.map((source) => [
+        source,
+        { share: Math.max(1, Math.ceil(missing / open.length)), until: null, estimated: false },
+      ]),
+    );
+  const times = keys.map(timeOf);
+  const lasts = open.map((source) => timeOf(source.last ?? ''));
+  // A round that found nothing up to its estimate: the sources are read to their ends instead.
+  if (stalled || times.length === 0 || [...times, ...lasts].some(Number.isNaN)) return even();
+  // Where the read started (the newest or oldest time read), and each source's distance from it.
+  const origin = ascending ? Math.min(...times) : Math.max(...times);
+  const spans = lasts.map((last) => Math.max(1, Math.abs(origin - last)));
+  const rate =
+    open.reduce((sum, source) => sum + source.items.length, 0) / spans.reduce((sum, span) => sum + span, 0);
+  if (!(rate > 0)) return even();
+  const beyond = (a: number, b: number) => (ascending ? a > b : a < b);
+  // Items read before the time `at`, and those expected from every open source between its last key and it.
+  const count = (at: number) =>
+    times.reduce((sum, time) => sum + (beyond(time, at) ? 0 : 1), 0) +
+    lasts.reduce((sum, last) => sum + rate * Math.max(0, ascending ? at - last : last - at), 0);
+  // Aimed short of the answer's end: items read past it are read for nothing, while a round short
+  // of it costs only one more round (the last few items are aimed at whole).
+  const target = complete + (missing > 2 ? missing * aim : missing);
+  const direction = ascending ? 1 : -1;
+  let near = ascending ? Math.min(...lasts) : Math.max(...lasts);
+  let step = missing / rate / open.length + 1;
+  let far = near + direction * step;
+  for (let grow = 0; grow < 60 && count(far) < target; grow++) {
+    near = far;
+    step *= 2;
+    far = near + direction * step;
+  }
+  for (let halve = 0; halve < 40; halve++) {
+    const middle = (near + far) / 2;
+    if (count(middle) < target) near = middle;
+    else far = middle;
+  }
+  // Within four-digit years: a time outside them does not sort among ISO keys (`+010000-…` < `2026-…`).
+  const until = new Date(Math.min(Math.max(Math.round(far), YEAR_0), YEAR_9999)).toISOString();
+  const pages = new Map<Source, Page>();
+  open.forEach((source, index) => {
+    const last = lasts[index] as number;
+    const share = Math.ceil(rate * Math.abs(far - last) * 2) + 2;
+    if (beyond(far, last)) pages.set(source, { share, until, estimated: true });
+  });
+  return pages.size > 0 ? pages : even();
+}
+
+/**
+ * The key condition of a source's page: its own bounds, the far end narrowed to `until`, the near
+ * end at a bare time it was read to (a page that stopped at its Limit goes on from its start key).
+ * An exclusive `after` is asked inclusively beside an upper bound (DynamoDB has no "> AND <="): an
+ * item at it is dropped; alone it is asked with ">".
+ */
+function keyCondition(source: Source, until: string | null, ascending: boolean, sortKey: string) {
+  const { from, after, to } = source.query;
+  const max = (a: string | undefined, b: string | undefined) =>
+    a === undefined || (b !== undefined && b > a) ? b : a;
+  const min = (a: string | undefined, b: string | undefined) =>
+    a === undefined || (b !== undefined && b < a) ? b : a;
+  // A bare time `last` (read to an estimate): no key equals it, so inclusive is exact.
+  const reached = source.start === undefined && source.last !== null ? source.last : undefined;
+  const far = until ?? undefined;
+  const lower = max(max(from, after), ascending ? reached : far);
+  const upper = min(to, ascending ? far : reached);
+  const values: Record<string, string> = {};
+  if (lower !== undefined) values[':mergeLo'] = lower;
+  if (upper !== undefined) values[':mergeHi'] = upper;
+  const range =
+    lower !== undefined && upper !== undefined
+      ? ' AND #mergeSk BETWEEN :mergeLo AND :mergeHi'
+      : lower !== undefined
+        ? // The exclusive `after` alone is asked as such: its item is not read again.
+          ` AND #mergeSk ${lower === after ? '>' : '>='} :mergeLo`
+        : upper !== undefined
+          ? ' AND #mergeSk <= :mergeHi'
+          : '';
+  return {
+    expression: `${source.query.partition}${range}`,
+    values,
+    names: range ? { '#mergeSk': sortKey } : ({} as Record<string, string>),
+    empty: lower !== undefined && upper !== undefined && isEmptyRange(lower, upper),
+  };
+}
+
+async function readPage(
+  db: DynamoDBDocumentClient,
+  source: Source,
+  page: Page,
+  order: Order & { keyOf: (item: Item) => string },
+) {
+  const { keyOf, stats, ascending } = order;
+  const condition = keyCondition(source, page.until, ascending, order.sortKey);
+  // Read past its own bounds already: nothing more to read.
+  if (condition.empty) {
+    source.exhausted = true;
+    return;
+  }
+  const { base } = source.query;
+  const {
+    Items = [],
+    LastEvaluatedKey,
+    ScannedCount,
+  } = await db.send(
+    new QueryCommand({
+      ...base,
+      KeyConditionExpression: condition.expression,
+      ExpressionAttributeValues: { ...base.ExpressionAttributeValues, ...condition.values },
+      ...(Object.keys(condition.names).length > 0 || base.ExpressionAttributeNames
+        ? { ExpressionAttributeNames: { ...base.ExpressionAttributeNames, ...condition.names } }
+        : {}),
+      ScanIndexForward: ascending,
+      Limit: page.share,
+      ...(source.start ? { ExclusiveStartKey: source.start } : {}),
+    }),
+  );
+  if (stats) {
+    stats.queries++;
+    stats.itemsRead += ScannedCount ?? Items.length;
+  }
+  const after = source.query.after;
+  source.items.push(...(after === undefined ? Items : Items.filter((item) => keyOf(item) !== after)));
+  source.start = LastEvaluatedKey;
+  if (LastEvaluatedKey) source.last = keyOf(LastEvaluatedKey);
+  else if (page.until !== null) source.last = page.until;
+  // Read to its end: every item of it is read.
+  else source.exhausted = true;
+}
