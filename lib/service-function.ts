@@ -23,14 +23,13 @@ import {
 import { QUEUES, type QueueName, type WorkQueueName } from '../lambdas/queues.ts';
 import { API_TOKEN_PARTITION_PREFIX, apiTokenIdKey, userPartition } from '../lambdas/store/auth/keys.ts';
 import { PEOPLE_ATTRIBUTES } from '../lambdas/store/auth/people.ts';
-import { teamServingVersionKey } from '../lambdas/store/keys.ts';
 import {
   AUTH_TABLE,
   DATA_TABLE,
   TABLE_DEFINITIONS,
   type TableDefinition,
 } from '../lambdas/store/table-definitions.ts';
-import { SERVING_VERSION_ATTRIBUTES } from '../lambdas/store/team-serving.ts';
+import { SERVING_VERSION_ATTRIBUTES, teamServingVersionKey } from '../lambdas/store/team-serving.ts';
 import { DEPS_LOCK_FILE, LAMBDA_BUNDLING, REPO_ROOT, splitBuildCommand } from './bundling.ts';
 import { type EmailSettings, sesIdentityArn } from './email.ts';
 import { acknowledgeNag } from './nag.ts';

@@ -326,12 +326,6 @@ export const idempotencyIndexKey = (pipelineId: string, key: ItemKey): IndexKey 
   gsi1sk: key.pk,
 });
 
-/** A team's serving version: bumped by every transaction that changes what the team's pipelines serve. */
-export const teamServingVersionKey = (teamId: string): ItemKey => ({
-  pk: `TEAM#${teamId}#SERVING`,
-  sk: 'VERSION',
-});
-
 export const teamSettingsKey = (teamId: string): ItemKey => ({
   pk: `TEAM#${teamId}#SETTINGS`,
   sk: 'SETTINGS',

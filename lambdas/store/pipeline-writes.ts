@@ -7,7 +7,8 @@ import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamod
 import { NotFoundError } from '../core/errors.ts';
 import type { Activation, Configuration, ServingState } from '../core/schemas/pipelines.ts';
 import { contendedTransactionItems, failedTransactionItems, isConditionFailure } from './conditions.ts';
-import { activationKey, configurationKey, pipelineKey, servingKey, teamServingVersionKey } from './keys.ts';
+import { activationKey, configurationKey, pipelineKey, servingKey } from './keys.ts';
+import { teamServingVersionKey } from './team-serving.ts';
 
 export function configurationItem(configuration: Configuration) {
   return { ...configurationKey(configuration.pipelineId, configuration.id), ...configuration };

@@ -9,10 +9,15 @@ import { idSchema } from '../core/schemas/common.ts';
 import { type ServingState, servingStateSchema } from '../core/schemas/pipelines.ts';
 import { isConditionFailure } from './conditions.ts';
 import { itemReader } from './items.ts';
-import { servingKey, teamPipelinesPartition, teamServingVersionKey } from './keys.ts';
+import { type ItemKey, servingKey, teamPipelinesPartition } from './keys.ts';
 import { queryNewest } from './query-page.ts';
 
 const BATCH_GET_KEYS = 100;
+/** A team's serving version: bumped by every transaction that changes what the team's pipelines serve. */
+export const teamServingVersionKey = (teamId: string): ItemKey => ({
+  pk: `TEAM#${teamId}#SERVING`,
+  sk: 'VERSION',
+});
 /** The attributes of a serving version item, all that the evaluation may write (lib/service-function.ts). */
 export const SERVING_VERSION_ATTRIBUTES = ['pk', 'sk', 'version', 'changedAt'] as const;
 /** The part of a pipeline item routing reads (the Query projects nothing else). */
