@@ -50,6 +50,12 @@ export interface FunctionAccess {
    */
   readsNames?: boolean;
   /**
+   * Starts a team's serving version where none exists yet (OFREP's bulk evaluation): a narrow
+   * dynamodb:PutItem on the data table, leading keys `TEAM#*#SERVING` and the attributes pk, sk,
+   * version, changedAt only, not write access to the table.
+   */
+  startsServingVersions?: boolean;
+  /**
    * Seals or opens webhook secrets and checks webhook URLs: read access to the webhook secret key
    * and its ARN as WEBHOOK_SECRET_KEY_ARN (locally WEBHOOK_SECRET_KEY and ALLOW_LOCAL_WEBHOOK_URLS).
    */

@@ -23,7 +23,13 @@ import {
 import { QUEUES, type QueueName, type WorkQueueName } from '../lambdas/queues.ts';
 import { API_TOKEN_PARTITION_PREFIX, apiTokenIdKey, userPartition } from '../lambdas/store/auth/keys.ts';
 import { PEOPLE_ATTRIBUTES } from '../lambdas/store/auth/people.ts';
-import { AUTH_TABLE, TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
+import {
+  AUTH_TABLE,
+  DATA_TABLE,
+  TABLE_DEFINITIONS,
+  type TableDefinition,
+} from '../lambdas/store/table-definitions.ts';
+import { SERVING_VERSION_ATTRIBUTES, teamServingVersionKey } from '../lambdas/store/team-serving.ts';
 import { DEPS_LOCK_FILE, LAMBDA_BUNDLING, REPO_ROOT, splitBuildCommand } from './bundling.ts';
 import { type EmailSettings, sesIdentityArn } from './email.ts';
 import { acknowledgeNag } from './nag.ts';
@@ -183,6 +189,7 @@ export class ServiceFunction extends Construct {
     if (access.sendsEmail) this.grantSendEmail(resources.email);
     if (access.recordsTokenUse) this.grantRecordTokenUse(resources);
     if (access.readsNames) this.grantReadNames(resources);
+    if (access.startsServingVersions) this.grantStartServingVersions(resources);
     if (access.webhookSecretKey) resources.webhookSecretKey.grantRead(this.function);
     if (access.putsEvents) resources.eventBus.grantPutEventsTo(this.function);
     if (access.callsModel) resources.anthropicApiKey.grantRead(this.function);
@@ -232,6 +239,23 @@ export class ServiceFunction extends Construct {
         conditions: {
           'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${API_TOKEN_PARTITION_PREFIX}*`] },
           'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...keyAttributes, 'lastUsedAt'] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+        },
+      }),
+    );
+  }
+
+  /** Creating a team's serving version item, and nothing else of the data table (lambdas/store/team-serving.ts). */
+  private grantStartServingVersions(resources: GrantableResources): void {
+    const table = resources.tables.get(DATA_TABLE.id);
+    if (!table) throw new Error(`No table '${DATA_TABLE.id}' to grant to ${this.node.path}.`);
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:PutItem'],
+        resources: [table.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [teamServingVersionKey('*').pk] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...SERVING_VERSION_ATTRIBUTES] },
           StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
         },
       }),

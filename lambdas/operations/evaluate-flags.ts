@@ -1,6 +1,6 @@
 /*
  * POST /ofrep/v1/evaluate/flags: OpenFeature's remote bulk evaluation, every pipeline of the
- * caller's team for one context, with an ETag (If-None-Match answers 304 after one Query).
+ * caller's team for one context, with an ETag (If-None-Match answers 304 after one GetItem of the team's serving version).
  */
 import * as z from 'zod/mini';
 import { ofrepBulkSchema, ofrepRequestSchema } from '../core/schemas/ofrep.ts';
@@ -18,7 +18,7 @@ export const evaluateFlags = defineOperation({
   summary:
     "OpenFeature Remote Evaluation Protocol (OFREP), bulk: every pipeline of the credential's team evaluated for the " +
     'context (up to 1,000, newest first), with an ETag; If-None-Match with it answers 304.',
-  access: { data: 'read' },
+  access: { data: 'read', startsServingVersions: true },
   headers: {
     'if-none-match': {
       schema: z.optional(z.string().check(z.maxLength(1_000))),
@@ -47,6 +47,7 @@ export const handler = /* @__PURE__ */ operationHandler(evaluateFlags, () => {
   const evaluate = makeEvaluateFlags(
     { pipelines: pipelineRepositoryFromEnv(), teamServing: teamServingFromEnv() },
     Math.random,
+    Date.now,
   );
   return async ({ principal, headers, body }) => {
     const { etag, flags } = await evaluate(principal, body.context.targetingKey, headers['if-none-match']);

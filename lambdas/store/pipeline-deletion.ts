@@ -33,6 +33,7 @@ import {
   pipelineKey,
   servingKey,
 } from './keys.ts';
+import { sendContendedAgain, servingVersionBump } from './pipeline-writes.ts';
 import {
   type DeletionTables,
   type Intent,
@@ -134,34 +135,39 @@ async function startDeletion(
   receipt: DeletionReceipt,
   event: DomainEvent,
 ): Promise<void> {
-  if (!tables.events) throw new Error('The deletion store was built without the events table.');
+  const eventsTable = tables.events;
+  if (!eventsTable) throw new Error('The deletion store was built without the events table.');
   try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tables.data,
-              Key: pipelineKey(receipt.pipelineId),
-              // Out of the team's list, off the active rollouts' index and hidden from every read
-              // at once; removed by the job's end.
-              UpdateExpression: 'SET deletedAt = :at, deletionId = :id REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk',
-              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-              ExpressionAttributeValues: { ':at': receipt.requestedAt, ':id': receipt.id },
+    await sendContendedAgain(() =>
+      db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: tables.data,
+                Key: pipelineKey(receipt.pipelineId),
+                // Out of the team's list, off the active rollouts' index and hidden from every read
+                // at once; removed by the job's end.
+                UpdateExpression:
+                  'SET deletedAt = :at, deletionId = :id REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk',
+                ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+                ExpressionAttributeValues: { ':at': receipt.requestedAt, ':id': receipt.id },
+              },
             },
-          },
-          // Serving answers 404 from this moment: its one GetItem finds nothing.
-          { Delete: { TableName: tables.data, Key: servingKey(receipt.pipelineId) } },
-          putNew(tables.data, {
-            ...deletionKey(receipt.id),
-            ...pendingDeletionIndexKey(receipt),
-            ...receipt,
-            seq: 0,
-            progress: { kind: 0, cursor: null, intent: null } satisfies Progress,
-          }),
-          eventPut(tables.events, event),
-        ],
-      }),
+            // Serving answers 404 from this moment: its one GetItem finds nothing.
+            { Delete: { TableName: tables.data, Key: servingKey(receipt.pipelineId) } },
+            servingVersionBump(tables.data, receipt.teamId),
+            putNew(tables.data, {
+              ...deletionKey(receipt.id),
+              ...pendingDeletionIndexKey(receipt),
+              ...receipt,
+              seq: 0,
+              progress: { kind: 0, cursor: null, intent: null } satisfies Progress,
+            }),
+            eventPut(eventsTable, event),
+          ],
+        }),
+      ),
     );
   } catch (error) {
     if (failedTransactionItems(error).includes(0)) {

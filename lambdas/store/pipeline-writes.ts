@@ -1,13 +1,14 @@
 /*
  * The data-table items a pipeline's transactions share: a configuration, an activation, the serving
- * item, the guarded move of the active configuration, and the pipeline's version counter. The
- * pipeline, run and rollout stores write them in their own transactions.
+ * item and the team's serving version, the guarded move of the active configuration, and the
+ * pipeline's version counter. The pipeline, run and rollout stores write them in their own transactions.
  */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../core/errors.ts';
 import type { Activation, Configuration, ServingState } from '../core/schemas/pipelines.ts';
-import { isConditionFailure } from './conditions.ts';
+import { contendedTransactionItems, failedTransactionItems, isConditionFailure } from './conditions.ts';
 import { activationKey, configurationKey, pipelineKey, servingKey } from './keys.ts';
+import { teamServingVersionKey } from './team-serving.ts';
 
 export function configurationItem(configuration: Configuration) {
   return { ...configurationKey(configuration.pipelineId, configuration.id), ...configuration };
@@ -37,6 +38,42 @@ export function servingPut(tableName: string, serving: ServingState) {
     },
   };
 }
+
+/**
+ * The transaction item that bumps the team's serving version (and stamps when): every transaction
+ * that changes what a pipeline of the team serves, or which pipelines it has, writes it, so the
+ * bulk evaluation's 304 reads this one item (use-cases/ofrep.ts). Created by the first bump.
+ */
+export function servingVersionBump(tableName: string, teamId: string) {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: teamServingVersionKey(teamId),
+      UpdateExpression: 'ADD version :one SET changedAt = :now',
+      ExpressionAttributeValues: { ':one': 1, ':now': Date.now() },
+    },
+  };
+}
+
+/**
+ * Sends a transaction that bumps a team's serving version, again when DynamoDB cancelled it only
+ * because another transaction of the team was writing the version item at that moment (changes to
+ * two pipelines of one team at once must both succeed, as they did before the version existed).
+ */
+export async function sendContendedAgain<T>(send: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      const contended =
+        contendedTransactionItems(error).length > 0 && failedTransactionItems(error).length === 0;
+      if (!contended || attempt >= CONTENDED_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+  }
+}
+
+const CONTENDED_ATTEMPTS = 4;
 
 /** Above this, a serving state is not kept whole (an item holds 400 KB). */
 const SERVING_ITEM_BYTES = 300_000;

@@ -35,7 +35,14 @@ import {
   signalsPartition,
   teamPipelinesPartition,
 } from './keys.ts';
-import { activatePipelineUpdate, activationItem, configurationItem, servingPut } from './pipeline-writes.ts';
+import {
+  activatePipelineUpdate,
+  activationItem,
+  configurationItem,
+  sendContendedAgain,
+  servingPut,
+  servingVersionBump,
+} from './pipeline-writes.ts';
 import { queryPage } from './query-page.ts';
 import { newest, recordExecutions, recordSignals } from './records.ts';
 
@@ -100,24 +107,27 @@ async function createPipeline(
   configuration: Configuration,
 ): Promise<void> {
   await refusingTooLarge(() =>
-    db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          putNew(tableName, {
-            ...pipelineKey(pipeline.id),
-            ...pipelineIndexKey(pipeline),
-            latestConfigurationVersion: configuration.version,
-            ...pipeline,
-          }),
-          putNew(tableName, configurationItem(configuration)),
-          servingPut(tableName, {
-            pipelineId: pipeline.id,
-            teamId: pipeline.teamId,
-            active: configuration,
-            rollout: null,
-          }),
-        ],
-      }),
+    sendContendedAgain(() =>
+      db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            putNew(tableName, {
+              ...pipelineKey(pipeline.id),
+              ...pipelineIndexKey(pipeline),
+              latestConfigurationVersion: configuration.version,
+              ...pipeline,
+            }),
+            putNew(tableName, configurationItem(configuration)),
+            servingPut(tableName, {
+              pipelineId: pipeline.id,
+              teamId: pipeline.teamId,
+              active: configuration,
+              rollout: null,
+            }),
+            servingVersionBump(tableName, pipeline.teamId),
+          ],
+        }),
+      ),
     ),
   );
 }
@@ -181,22 +191,25 @@ async function activateConfiguration(
 ): Promise<void> {
   if (!eventsTable) throw new Error('The pipeline repository was built without the events table.');
   try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          activatePipelineUpdate(tableName, activation),
-          {
-            ConditionCheck: {
-              TableName: tableName,
-              Key: configurationKey(activation.pipelineId, activation.configurationId),
-              ConditionExpression: 'attribute_exists(pk)',
+    await sendContendedAgain(() =>
+      db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            activatePipelineUpdate(tableName, activation),
+            {
+              ConditionCheck: {
+                TableName: tableName,
+                Key: configurationKey(activation.pipelineId, activation.configurationId),
+                ConditionExpression: 'attribute_exists(pk)',
+              },
             },
-          },
-          putNew(tableName, activationItem(activation)),
-          eventPut(eventsTable, event),
-          servingPut(tableName, serving),
-        ],
-      }),
+            putNew(tableName, activationItem(activation)),
+            eventPut(eventsTable, event),
+            servingPut(tableName, serving),
+            servingVersionBump(tableName, serving.teamId),
+          ],
+        }),
+      ),
     );
   } catch (error) {
     const failed = failedTransactionItems(error);

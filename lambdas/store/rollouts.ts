@@ -35,7 +35,9 @@ import {
   configurationItem,
   NO_ACTIVE_ROLLOUT,
   nextConfigurationVersion,
+  sendContendedAgain,
   servingPut,
+  servingVersionBump,
 } from './pipeline-writes.ts';
 import { queryNewest } from './query-page.ts';
 
@@ -53,6 +55,7 @@ export function approvalDataItems(tableName: string, plan: ApprovalPlan) {
   const configuration = [
     ...(plan.newConfiguration ? [putNew(tableName, configurationItem(plan.newConfiguration))] : []),
     servingPut(tableName, plan.serving),
+    servingVersionBump(tableName, plan.serving.teamId),
   ];
   if (plan.rollout) {
     const rollout = plan.rollout;
@@ -181,16 +184,19 @@ async function endRollout(
 ): Promise<Rollout> {
   try {
     await refusingTooLarge(() =>
-      db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            pipelineRolloutEnd(tableName, rollout, end.status === 'promoted'),
-            rolloutItemEnd(tableName, rollout, end),
-            ...(end.activation ? [putNew(tableName, activationItem(end.activation))] : []),
-            servingPut(tableName, end.serving),
-            ...eventPuts(eventsTable, end.events),
-          ],
-        }),
+      sendContendedAgain(() =>
+        db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              pipelineRolloutEnd(tableName, rollout, end.status === 'promoted'),
+              rolloutItemEnd(tableName, rollout, end),
+              ...(end.activation ? [putNew(tableName, activationItem(end.activation))] : []),
+              servingPut(tableName, end.serving),
+              ...eventPuts(eventsTable, end.events),
+              servingVersionBump(tableName, end.serving.teamId),
+            ],
+          }),
+        ),
       ),
     );
     return { ...rollout, status: end.status, endedAt: end.at, endedBy: end.by, endReason: end.reason };

@@ -11,6 +11,7 @@ import type { SynthesisRun } from '../core/schemas/runs.ts';
 import { contendedTransactionItems, failedTransactionItems, isConditionFailure } from './conditions.ts';
 import { carryingEvent, eventPut } from './events.ts';
 import { runKey } from './keys.ts';
+import { sendContendedAgain } from './pipeline-writes.ts';
 import { approvalDataItems } from './rollouts.ts';
 import { currentRun, dataTableOf, eventsTableOf, moveCondition, type RunTables } from './run-table.ts';
 
@@ -30,14 +31,16 @@ export function makeRunReviewStore(db: DynamoDBDocumentClient, tables: RunTables
       const dataTable = dataTableOf(tables);
       const eventsTable = eventsTableOf(tables);
       try {
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              runApprovalUpdate(tables.runs, run, decision, plan),
-              ...approvalDataItems(dataTable, plan),
-              ...events.map((event) => eventPut(eventsTable, event)),
-            ],
-          }),
+        await sendContendedAgain(() =>
+          db.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                runApprovalUpdate(tables.runs, run, decision, plan),
+                ...approvalDataItems(dataTable, plan),
+                ...events.map((event) => eventPut(eventsTable, event)),
+              ],
+            }),
+          ),
         );
       } catch (error) {
         const failed = failedTransactionItems(error);

@@ -1,17 +1,25 @@
 /*
- * A team's serving at once, for OpenFeature's bulk evaluation: the team's pipelines from its index
- * (one Query), then their serving items (one BatchGet per 100).
+ * A team's serving at once, for OpenFeature's bulk evaluation: the team's serving version (one
+ * GetItem), the team's pipelines from its index (one Query), then their serving items (one BatchGet per 100).
  */
-import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { TeamServing } from '../core/ports/team-serving.ts';
 import { idSchema } from '../core/schemas/common.ts';
 import { type ServingState, servingStateSchema } from '../core/schemas/pipelines.ts';
+import { isConditionFailure } from './conditions.ts';
 import { itemReader } from './items.ts';
-import { servingKey, teamPipelinesPartition } from './keys.ts';
+import { type ItemKey, servingKey, teamPipelinesPartition } from './keys.ts';
 import { queryNewest } from './query-page.ts';
 
 const BATCH_GET_KEYS = 100;
+/** A team's serving version: bumped by every transaction that changes what the team's pipelines serve. */
+export const teamServingVersionKey = (teamId: string): ItemKey => ({
+  pk: `TEAM#${teamId}#SERVING`,
+  sk: 'VERSION',
+});
+/** The attributes of a serving version item, all that the evaluation may write (lib/service-function.ts). */
+export const SERVING_VERSION_ATTRIBUTES = ['pk', 'sk', 'version', 'changedAt'] as const;
 /** The part of a pipeline item routing reads (the Query projects nothing else). */
 const readTeamPipeline = /* @__PURE__ */ itemReader(
   /* @__PURE__ */ z.object({
@@ -28,6 +36,10 @@ const readTeamPipeline = /* @__PURE__ */ itemReader(
     ),
   }),
   'pipeline',
+);
+const readServingVersion = /* @__PURE__ */ itemReader(
+  /* @__PURE__ */ z.object({ version: /* @__PURE__ */ z.number(), changedAt: /* @__PURE__ */ z.number() }),
+  'serving version',
 );
 const readServingState = /* @__PURE__ */ itemReader(servingStateSchema, 'serving state');
 
@@ -60,6 +72,33 @@ async function batchGetStates(
 
 export function makeTeamServing(db: DynamoDBDocumentClient, tableName: string): TeamServing {
   return {
+    async servingVersion(teamId) {
+      const { Item } = await db.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: teamServingVersionKey(teamId),
+          // A change committed before this read must be seen: an older version would answer 304 for it.
+          ConsistentRead: true,
+          ProjectionExpression: 'version, changedAt',
+        }),
+      );
+      return Item ? readServingVersion(Item) : null;
+    },
+
+    async startServingVersion(teamId, at) {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...teamServingVersionKey(teamId), version: 0, changedAt: at },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+
     async teamPipelines(teamId, limit) {
       const pipelines = await queryNewest(
         db,

@@ -1019,6 +1019,29 @@ describe('authentication', () => {
     }
   });
 
+  it('lets only the bulk evaluation create serving versions: PutItem of TEAM#*#SERVING items and their attributes', () => {
+    const dataTableId = tableLogicalId(dev, 'Data');
+    const starting: string[] = [];
+    for (const { name, fn, access } of functionsOf(dev.stacks)) {
+      const narrow = statementsOf(dev, fn).filter(
+        (statement) =>
+          statement.Condition !== undefined &&
+          actionsOf(statement).includes('dynamodb:PutItem') &&
+          referencedLogicalIds(statement.Resource).has(dataTableId),
+      );
+      expect(narrow.length, name).toBe(access.startsServingVersions ? 1 : 0);
+      if (narrow.length === 0) continue;
+      starting.push(name);
+      expect(actionsOf(narrow[0] as PolicyStatement)).toEqual(['dynamodb:PutItem']);
+      expect(narrow[0]?.Condition).toEqual({
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TEAM#*#SERVING'] },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'version', 'changedAt'] },
+        StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+      });
+    }
+    expect(starting).toEqual(['evaluate-flags']);
+  });
+
   it('gives the password-hashing memory to exactly the functions whose bundle calls scrypt', async () => {
     const entries = [
       ...OPERATION_FUNCTIONS.map(({ module }) => ({ name: module, file: operationEntryPath(module) })),

@@ -10,7 +10,7 @@ import type { TeamPipeline, TeamServing } from '../ports/team-serving.ts';
 import type { Principal } from '../principal.ts';
 import type { Arm, OfrepEvaluation } from '../schemas/ofrep.ts';
 import type { Configuration, ServingState } from '../schemas/pipelines.ts';
-import { armFor, makeServeConfiguration, matches, type ServingAnswer } from './serving.ts';
+import { armFor, makeServeConfiguration, type ServingAnswer } from './serving.ts';
 
 /** The most pipelines one bulk evaluation answers (a team with more reads the others one by one). */
 export const MAX_BULK_FLAGS = 1_000;
@@ -83,13 +83,49 @@ function choose(pipeline: TeamPipeline, targetingKey: string | undefined, random
   };
 }
 
-/** Names a bulk answer: configurations are immutable, so the choices say it all. */
-function bulkETag(choices: readonly Choice[]): string {
-  const hash = createHash('sha256');
-  for (const { pipelineId, configurationId, arm, rolloutId } of choices)
-    hash.update(`${pipelineId}.${configurationId}.${arm}.${rolloutId ?? 'none'}\n`);
-  return `"${hash.digest('base64url').slice(0, 32)}"`;
+/**
+ * How long after a change the team's index may still show the state before it: an answer read
+ * within this time gets a provisional ETag, checked against the index again rather than the version.
+ */
+export const INDEX_SETTLE_MS = 2_000;
+
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
+
+/** The part of an ETag the version decides: the team, its serving version and the targeting key. */
+function versionTag(teamId: string, version: number | null, targetingKey: string | undefined): string {
+  return digest(JSON.stringify(['bulk', teamId, version, targetingKey ?? null]));
 }
+
+/** The part that names the answer itself: configurations are immutable, so the choices say it all. */
+function choicesTag(choices: readonly Choice[]): string {
+  return digest(
+    choices
+      .map(
+        ({ pipelineId, configurationId, arm, rolloutId }) =>
+          `${pipelineId}.${configurationId}.${arm}.${rolloutId ?? 'none'}`,
+      )
+      .join('\n'),
+  );
+}
+
+interface BulkTag {
+  version: string;
+  choices: string;
+  provisional: boolean;
+}
+
+/** The bulk ETags an If-None-Match names (weak or strong alike; others, such as `*`, are ignored). */
+function bulkTags(ifNoneMatch: string | undefined): BulkTag[] {
+  return (ifNoneMatch ?? '').split(',').flatMap((raw) => {
+    const parts = /^(?:W\/)?"([\w-]{22})\.([\w-]{22})(\.q)?"$/.exec(raw.trim());
+    return parts
+      ? [{ version: parts[1] as string, choices: parts[2] as string, provisional: parts[3] !== undefined }]
+      : [];
+  });
+}
+
+const etagOf = ({ version, choices, provisional }: BulkTag) =>
+  `"${version}.${choices}${provisional ? '.q' : ''}"`;
 
 function configurationOf(
   state: ServingState | undefined,
@@ -113,18 +149,57 @@ function configurationMemory() {
 }
 
 /**
- * Evaluates every pipeline of the caller's team for a context: one Query of the team's pipelines
- * decides the arms and the ETag (a 304 reads nothing else); the configurations come from the
- * environment's memory (they never change) or one BatchGet of the serving items.
+ * Evaluates every pipeline of the caller's team for a context. The team's serving version (one
+ * GetItem) decides a 304: every change to what the team serves bumps it in its own transaction,
+ * and it is read before the pipelines, so an ETag never names a state older than its version. An
+ * answer read before the team's index can have caught up with the last change (within
+ * `INDEX_SETTLE_MS`), or for a team without a version yet, gets a provisional ETag, which the next
+ * request checks against the index itself (one Query, as each request did before the version).
  */
 export function makeEvaluateFlags(
   { pipelines, teamServing }: { pipelines: PipelineRepository; teamServing: TeamServing },
   random: () => number,
+  clock: () => number,
 ) {
+  const configurationsOf = configurationReader(pipelines, teamServing);
+  return async (
+    principal: Principal,
+    targetingKey: string | undefined,
+    ifNoneMatch: string | undefined,
+  ): Promise<{ etag: string; flags: OfrepEvaluation[] | null }> => {
+    const { teamId } = principal;
+    const sent = bulkTags(ifNoneMatch);
+    const stamp = await teamServing.servingVersion(teamId);
+    const version = versionTag(teamId, stamp?.version ?? null, targetingKey);
+    const current = sent.find((tag) => !tag.provisional && tag.version === version);
+    // Without a targeting key the draw is random: the draw the caller holds is still a valid one.
+    if (stamp && current) return { etag: etagOf(current), flags: null };
+    if (!stamp) await teamServing.startServingVersion(teamId, clock());
+    const team = await teamServing.teamPipelines(teamId, MAX_BULK_FLAGS);
+    const choices = team.map((pipeline) => choose(pipeline, targetingKey, random));
+    const tag: BulkTag = {
+      version,
+      choices: choicesTag(choices),
+      provisional: !stamp || clock() - stamp.changedAt < INDEX_SETTLE_MS,
+    };
+    if (sent.some((sentTag) => sentTag.version === version && sentTag.choices === tag.choices))
+      return { etag: etagOf(tag), flags: null };
+    const memory = await configurationsOf(choices);
+    const flags = choices.flatMap(({ pipelineId, configurationId, arm, rolloutId }) => {
+      const configuration = memory.get(configurationId);
+      // None only for a pipeline deleted since the Query read it.
+      return configuration ? [flagEvaluation(pipelineId, configuration, arm, rolloutId)] : [];
+    });
+    return { etag: etagOf(tag), flags };
+  };
+}
+
+/** Reads the configurations of the choices: kept ones from memory, the others with one BatchGet. */
+function configurationReader(pipelines: PipelineRepository, teamServing: TeamServing) {
   const memory = configurationMemory();
-  const configurationsOf = async (choices: readonly Choice[]) => {
+  return async (choices: readonly Choice[]) => {
     const missing = choices.filter((choice) => memory.get(choice.configurationId) === undefined);
-    if (missing.length === 0) return;
+    if (missing.length === 0) return memory;
     const states = await teamServing.servingStates(missing.map((choice) => choice.pipelineId));
     await Promise.all(
       missing.map(async ({ pipelineId, configurationId }) => {
@@ -134,22 +209,6 @@ export function makeEvaluateFlags(
         if (configuration) memory.keep(configuration);
       }),
     );
-  };
-  return async (
-    principal: Principal,
-    targetingKey: string | undefined,
-    ifNoneMatch: string | undefined,
-  ): Promise<{ etag: string; flags: OfrepEvaluation[] | null }> => {
-    const team = await teamServing.teamPipelines(principal.teamId, MAX_BULK_FLAGS);
-    const choices = team.map((pipeline) => choose(pipeline, targetingKey, random));
-    const etag = bulkETag(choices);
-    if (matches(ifNoneMatch, etag)) return { etag, flags: null };
-    await configurationsOf(choices);
-    const flags = choices.flatMap(({ pipelineId, configurationId, arm, rolloutId }) => {
-      const configuration = memory.get(configurationId);
-      // None only for a pipeline deleted since the Query read it.
-      return configuration ? [flagEvaluation(pipelineId, configuration, arm, rolloutId)] : [];
-    });
-    return { etag, flags };
+    return memory;
   };
 }
