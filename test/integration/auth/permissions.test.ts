@@ -57,9 +57,11 @@ function pathParametersFor(route: GatewayRoute): Record<string, string> {
     pipelineId: ids.pipelineId as string,
     configurationId: ids.configurationId as string,
     id: ids.runId as string,
+    executionId: 'exec-permissions',
+    signal: 'v1/traces',
   };
   return Object.fromEntries(
-    [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [
+    [...route.path.matchAll(/\{(\w+)\+?\}/g)].map(([, name]) => [
       name as string,
       values[name as string] as string,
     ]),
@@ -196,8 +198,10 @@ describe('permissions on every resource route', () => {
         pathParameters: pathParametersFor(route),
         headers,
       });
-      // A pipeline that never had a rollout has none to show: 404 (docs/the-loop.md), not a 403.
-      const allowed = route.path.endsWith('/rollout') ? [200, 404] : [200, 409];
+      // A pipeline that never had a rollout has none to show, nor an execution never recorded:
+      // 404 (docs/the-loop.md), not a 403.
+      const absent = route.path.endsWith('/rollout') || route.path.endsWith('/{executionId}');
+      const allowed = absent ? [200, 404] : [200, 409];
       expect(allowed, `${route.method} ${route.path}`).toContain(response.status);
     }
     const create = await gateway.call({
