@@ -70,7 +70,12 @@ export const LAMBDA_BUNDLING: LambdaBundling = {
   // every bundle's ~415 KB, paid at every cold start) for credentials a Lambda never has; the
   // environment provider alone is what runs there (and in the local stack, which sets the same
   // variables).
-  alias: { '@aws-sdk/credential-provider-node': './lambdas/wiring/lambda-credentials.ts' },
+  // protobufjs (the OTLP ingest's decoder) loads long.js when it can; it is configured to decode
+  // 64-bit integers as numbers instead (lambdas/otlp/decode.ts), so long.js is left out.
+  alias: {
+    '@aws-sdk/credential-provider-node': './lambdas/wiring/lambda-credentials.ts',
+    long: './lambdas/wiring/no-long.ts',
+  },
 };
 
 /** `alias` with absolute replacement paths, for esbuild runs whose working directory is not REPO_ROOT. */

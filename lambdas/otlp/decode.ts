@@ -21,6 +21,12 @@ import { opentelemetry } from './generated/otlp-request.js';
 
 const requestType = opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 
+// 64-bit integers (times in nanoseconds, integer attributes) decode as numbers, not long.js
+// objects, in every environment alike: what is read of them is milliseconds and counts, where the
+// few hundred nanoseconds a double loses past 2^53 do not show. The bundles leave long.js out.
+protobuf.util.Long = undefined as unknown as typeof protobuf.util.Long;
+protobuf.configure();
+
 /** What a request held: the spans read, and how many were refused and why (one line a reason). */
 export interface DecodedRequest {
   spans: TraceSpan[];
@@ -228,14 +234,17 @@ function idOf(value: unknown, bytes: number, encoding: Encoding): string | undef
 }
 
 /**
- * Nanoseconds since the epoch (a protobuf Long or number, a JSON string or number) in milliseconds;
- * a number past 2^53 has lost a few hundred nanoseconds at most, which milliseconds do not see.
+ * Nanoseconds since the epoch (a protobuf Long or number, a JSON string or number) in milliseconds.
+ * A number past 2^53 (protobuf's 64-bit fields decode as numbers) has lost up to 128 ns, which
+ * could move a time on a whole millisecond to the one before: it is rounded to the nearest
+ * microsecond, which restores any time given in whole microseconds exactly.
  */
 function millisOf(value: unknown): number | undefined {
   let nanos: bigint;
   try {
     if (typeof value === 'string' && /^\d{1,20}$/.test(value)) nanos = BigInt(value);
-    else if (typeof value === 'number' && Number.isInteger(value) && value >= 0) nanos = BigInt(value);
+    else if (typeof value === 'number' && Number.isInteger(value) && value >= 0)
+      nanos = BigInt(Math.round(value / 1000)) * 1000n;
     else if (isRecord(value) && typeof value.low === 'number' && typeof value.high === 'number') {
       nanos = (BigInt(value.high >>> 0) << 32n) | BigInt(value.low >>> 0);
     } else return undefined;

@@ -62,11 +62,12 @@ async function readPage<T>(
     attributes: ['pk', 'sk'],
     partition: { name: 'pk', value: identity },
   })?.sk;
-  // `to` is inclusive: the cursor's own item (the last one answered) is read again and dropped.
+  // `to` is inclusive: the cursor's own item (the last one answered) is read again and dropped, so
+  // it is not counted among the page and the one item past it that says whether more follow.
   const { items, complete, frontier } = await readAcross(
     db,
     queriesOf(tableName, listing, filters, below),
-    { sortKey: 'sk', limit: page.limit + 1, ascending: false },
+    { sortKey: 'sk', limit: page.limit + (below === undefined ? 1 : 2), ascending: false },
     (item) => item,
   );
   const fresh = below === undefined ? items : items.filter((item) => item.sk !== below);

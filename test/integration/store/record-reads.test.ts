@@ -68,6 +68,33 @@ async function everyPage(pipelineId: string, filter: { status?: Execution['statu
 }
 
 describe('listings across the shards', () => {
+  it('says a page ending at the last execution is the last, however the executions fall over the shards', async () => {
+    // The second page re-reads the first page's last item (its cursor); whether it was counted
+    // as the item past the page depended on which shards the ids hashed to.
+    const pipelineIds = Array.from({ length: 20 }, () => `p-${nanoid()}`);
+    const pages = await Promise.all(
+      pipelineIds.map(async (pipelineId) => {
+        const records = Array.from({ length: 4 }, (_, index) => ({
+          ...execution(pipelineId, index),
+          id: `e-${nanoid()}`,
+          startedAt: new Date(Date.now() - 90_000 + index * 10_000).toISOString(),
+        }));
+        await makePipelineRepository(db, names.Data, names.Events).recordExecutions(
+          records,
+          RETENTION_DAYS.default,
+          null,
+        );
+        // As the API asks: since the start of the team's retention window.
+        const since = new Date(Date.now() - RETENTION_DAYS.default * 86_400_000).toISOString();
+        const first = await reads.listExecutions(pipelineId, { since }, { limit: 2 });
+        const cursor = first.nextCursor ?? undefined;
+        const second = await reads.listExecutions(pipelineId, { since }, { limit: 2, cursor });
+        return [first.items.length, second.items.length, second.nextCursor];
+      }),
+    );
+    expect(pages).toEqual(pipelineIds.map(() => [2, 2, null]));
+  });
+
   it('pages through every execution once, newest first, and by status', async () => {
     const pipelineId = `p-${nanoid()}`;
     const all = await history(pipelineId, 230, 30);
