@@ -63,7 +63,7 @@ describe('heuristic-v1 on evidence recorded before the last activation', () => {
     expect(patches(activated({ maxRetries: 3 }, [earlierSignal], timeouts))).toEqual([
       ['gen', { timeoutMs: 60_000 }],
     ]);
-    expect(patches(activated({ timeoutMs: 15_000 }, [earlierSignal], timeouts, null))).toEqual([
+    expect(patches(activated({ timeoutMs: 15_000 }, [], timeouts, null))).toEqual([
       ['gen', { timeoutMs: 60_000 }],
     ]);
   });

@@ -271,11 +271,11 @@ describe('refineDraft', () => {
     expect(revised?.findingIds).toEqual(['1', ...cited.slice(0, 19)]);
   });
 
-  it('keeps another change that broke nothing as it was and drops a setting of one that broke cases', () => {
+  it('keeps another change that broke nothing as it was (a removed number too) and drops a setting of one that broke cases', () => {
     const round = trial(
       'run-1',
       [
-        change('1', 'answer', { model: 'large', topP: 0.9 }),
+        change('1', 'answer', { model: 'large', topP: 0.9, maxTokens: null }),
         change('2', 'retrieve', { timeoutMs: 1600, index: 'kb-v2' }),
       ],
       {
@@ -286,7 +286,11 @@ describe('refineDraft', () => {
     );
     const refined = refineDraft(draft(), evidenceOf([round]), slots, shown(['case-5', 'case-6']));
     expect(refined.draft.changes.map(({ id, description, patch }) => ({ id, description, patch }))).toEqual([
-      { id: '1', description: 'Slot "answer": change 1', patch: { model: 'large', topP: 0.9 } },
+      {
+        id: '1',
+        description: 'Slot "answer": change 1',
+        patch: { model: 'large', topP: 0.9, maxTokens: null },
+      },
       {
         id: '2',
         description:
