@@ -16,6 +16,14 @@ describe('collectFaultEvidence', () => {
     expect(found?.executions.map((run) => run.id)).toEqual(['gen-r0']);
   });
 
+  it('attaches no run counts to a finding its signals opened when no run failed that way', () => {
+    const window = windowOf(
+      context([gen], [signal('s', { message: 'crash', slotId: 'gen' })], slotRuns('gen', 20)),
+    );
+    const [found] = collectFaultEvidence(window, 'error');
+    expect(found).toMatchObject({ slot: gen, runFailures: 0, runs: 0, executions: [] });
+  });
+
   it('opens a finding naming no slot for concentrated failed runs with no failed slot', () => {
     const runs = [
       execution('a', 1, undefined, { status: 'failed', error: 'crash' }),

@@ -47,6 +47,7 @@ describe('readWindow', () => {
           signal('odd', { kind: 'note', message: 'odd', severity: 'warning' }),
           signal('info', { kind: 'note', message: 'json parse error', severity: 'info', value: 0 }),
           signal('slow', { kind: 'latency', message: 'p95', severity: 'info', value: 25_000 }),
+          signal('info-odd', { kind: 'note', message: 'odd', severity: 'info', value: 3 }),
         ],
       ),
       HEURISTIC_RULES,
