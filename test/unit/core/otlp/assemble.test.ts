@@ -63,6 +63,11 @@ describe('the configuration a trace ran', () => {
       attributes: { 'feature_flag.key': 'pipe-1', 'feature_flag.result.variant': 'cfg-4' },
     });
     expect(configurationIdOf([asSpan], 'pipe-1')).toBe('cfg-4');
+    const numbered = span('a', {
+      attributes: { 'pipeline.configuration_id': 'cfg-5' },
+      events: [event('feature_flag.evaluation', { 'feature_flag.key': 'pipe-1', 'feature_flag.variant': 5 })],
+    });
+    expect(configurationIdOf([numbered], 'pipe-1')).toBe('cfg-5');
     const otherName = span('a', {
       name: 'evaluate flag',
       attributes: { 'feature_flag.key': 'pipe-1', 'feature_flag.result.variant': 'cfg-4' },
@@ -107,7 +112,7 @@ describe('the slot a span belongs to', () => {
     const named = span('n', { parentSpanId: 'r', name: 'judge' });
     const wrong = span('w', { parentSpanId: 'n', name: 'answer', attributes: { 'pipeline.slot': 'nope' } });
     const numbered = span('x', { parentSpanId: 'r', attributes: { 'pipeline.slot': 3 } });
-    expect(ids(slotsOf([root, step, inner, named, wrong, numbered], slots))).toEqual({
+    expect(ids(slotsOf([root, step, inner, named, wrong, numbered], slots))).toStrictEqual({
       s: 'retrieve',
       i: 'retrieve',
       n: 'judge',
@@ -118,7 +123,7 @@ describe('the slot a span belongs to', () => {
   it('survives a cycle of parents without naming a slot', () => {
     const a = span('a', { parentSpanId: 'b' });
     const b = span('b', { parentSpanId: 'a' });
-    expect(ids(slotsOf([a, b], slots))).toEqual({});
+    expect(ids(slotsOf([a, b], slots))).toStrictEqual({});
   });
 
   it("is else, for a GenAI span, the one slot whose model is the span's model", () => {
@@ -134,7 +139,7 @@ describe('the slot a span belongs to', () => {
       { 'openinference.span.kind': 'CHAIN', 'gen_ai.request.model': 'claude-x' },
     ];
     const notGenAi = otherAttributes.map((attributes, index) => span(`n${index}`, { attributes }));
-    expect(ids(slotsOf([...genAi, ...notGenAi], slots))).toEqual({
+    expect(ids(slotsOf([...genAi, ...notGenAi], slots))).toStrictEqual({
       g0: 'answer',
       g1: 'answer',
       g2: 'answer',
@@ -158,7 +163,7 @@ describe('the slot a span belongs to', () => {
     const legacy = span('y', {
       attributes: { 'llm.model_name': 'named', 'gen_ai.response.model': 'answered' },
     });
-    expect(ids(slotsOf([both, legacy], two))).toEqual({ x: 'a', y: 'c' });
+    expect(ids(slotsOf([both, legacy], two))).toStrictEqual({ x: 'a', y: 'c' });
   });
 
   it('is none when two slots share the model, or the span names no model', () => {
@@ -166,11 +171,11 @@ describe('the slot a span belongs to', () => {
       { id: 'a', model: 'm' },
       { id: 'b', model: 'm' },
     ]).slots;
-    expect(ids(slotsOf([span('x', { attributes: { 'llm.model_name': 'm' } })], shared))).toEqual({});
+    expect(ids(slotsOf([span('x', { attributes: { 'llm.model_name': 'm' } })], shared))).toStrictEqual({});
     const noModel = configuration([{ id: 'a' }]).slots;
-    expect(ids(slotsOf([span('x', { attributes: { 'gen_ai.operation.name': 'chat' } })], noModel))).toEqual(
-      {},
-    );
+    expect(
+      ids(slotsOf([span('x', { attributes: { 'gen_ai.operation.name': 'chat' } })], noModel)),
+    ).toStrictEqual({});
   });
 });
 

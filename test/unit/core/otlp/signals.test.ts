@@ -64,6 +64,8 @@ describe('an evaluation event', () => {
     const unnamed = signalOf({ 'gen_ai.evaluation.name': 3, 'gen_ai.evaluation.score.value': '0.1' });
     expect(unnamed).toEqual(expect.objectContaining({ kind: 'evaluation', message: 'evaluation' }));
     expect(unnamed).not.toHaveProperty('value');
+    const numericLabel = signalOf({ 'gen_ai.evaluation.name': 'tone', 'gen_ai.evaluation.score.label': 1 });
+    expect(numericLabel).toMatchObject({ message: 'tone', severity: 'info' });
     const long = signalOf({ 'gen_ai.evaluation.explanation': 'x'.repeat(3000) });
     expect(long?.message).toHaveLength(2000);
   });
@@ -144,8 +146,10 @@ describe("a slot's failed span", () => {
     ]);
   });
 
-  it('is not a signal when the span ended well', () => {
-    expect(signalsOf([span('r'), span('o', { parentSpanId: 'r', name: 'answer', status: 'ok' })])).toEqual(
+  it('is not a signal when the span ended well, or belongs to no slot', () => {
+    const ok = span('o', { parentSpanId: 'r', name: 'answer', status: 'ok' });
+    expect(signalsOf([span('r'), ok])).toEqual([]);
+    expect(signalsOf([span('r', { status: 'error', statusMessage: 'the whole request failed' })])).toEqual(
       [],
     );
   });
