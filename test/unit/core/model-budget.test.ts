@@ -51,7 +51,7 @@ describe("an ended run's model spend", () => {
     await settleModelSpend({ adjust: async (...args) => void calls.push(args) }, run);
     return calls;
   };
-  const run = { teamId: 'team-1', createdAt: '2026-10-31T23:00:00.000Z' };
+  const run = { teamId: 'team-1', createdAt: '2026-10-31T23:00:00.000Z', estimatedCostUsd: null };
   const usage = (costUsd: number) => ({ model: 'm', inputTokens: 1, outputTokens: 1, attempts: 1, costUsd });
 
   it('replaces its estimate with its reported cost, in the month it started', async () => {
