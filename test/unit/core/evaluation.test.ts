@@ -116,12 +116,14 @@ describe('the evaluation set at its edges', () => {
 
   it('averages a delta over the cases reporting it on both arms alone', () => {
     const summary = summarizeEvaluation(
-      ['a', 'b'],
+      ['a', 'b', 'c'],
       [
         result('a', 'base', true, { durationMs: 100 }),
         result('a', 'candidate', true, { durationMs: 130 }),
         result('b', 'base', true, { durationMs: 100 }),
         result('b', 'candidate', true),
+        result('c', 'base', true),
+        result('c', 'candidate', true, { durationMs: 500 }),
       ],
       at(1),
     );
