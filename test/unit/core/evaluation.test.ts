@@ -94,3 +94,44 @@ describe('summarizing results', () => {
     expect(summary.costUsdDelta).toBeNull();
   });
 });
+
+describe('the evaluation set at its edges', () => {
+  it('picks nothing for no room, and reads each sampled execution once, oldest first', () => {
+    expect(spreadPick(['a', 'b'], -1)).toEqual([]);
+    const sample = [
+      stub('c', 'failed', 3),
+      stub('b', 'failed', 1),
+      stub('a', 'failed', 1),
+      stub('c', 'failed', 3),
+    ];
+    expect(chooseEvaluationCases([], sample).map((ref) => ref.executionId)).toEqual(['a', 'b', 'c']);
+    const many = Array.from({ length: 120 }, (_, i) =>
+      stub(`e${String(i).padStart(3, '0')}`, 'succeeded', 119 - i),
+    );
+    const picked = chooseEvaluationCases([], many).map((ref) => ref.startedAt);
+    expect(picked[0]).toBe(at(0));
+    expect(picked.at(-1)).toBe(at(119));
+    expect([...picked].sort()).toEqual(picked);
+  });
+
+  it('averages a delta over the cases reporting it on both arms alone', () => {
+    const summary = summarizeEvaluation(
+      ['a', 'b', 'c'],
+      [
+        result('a', 'base', true, { durationMs: 100 }),
+        result('a', 'candidate', true, { durationMs: 130 }),
+        result('b', 'base', true, { durationMs: 100 }),
+        result('b', 'candidate', true),
+        result('c', 'base', true),
+        result('c', 'candidate', true, { durationMs: 500 }),
+      ],
+      at(1),
+    );
+    expect(summary.durationMsDelta).toBe(30);
+  });
+
+  it('recommends nothing before any case was evaluated on both arms', () => {
+    const summary = summarizeEvaluation(['a'], [result('a', 'base', true)], at(1), { changeIds: ['1'] });
+    expect(summary.recommendation).toBeNull();
+  });
+});

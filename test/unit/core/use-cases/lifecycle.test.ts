@@ -232,6 +232,9 @@ describe('the window arithmetic', () => {
       'execution retention window of 1 days (startedAt before 2025-06-01T10:00:00.000Z)',
     );
     expect(error?.message).toContain(': a, c.');
+    expect(error?.message).toContain(
+      'Send newer records, or ask a team admin to lengthen the window (PATCH /teams/{teamId}/settings).',
+    );
     expect(error?.details).toEqual({ retentionDays: 1, oldestAllowed: since });
   });
 });

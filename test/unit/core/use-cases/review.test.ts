@@ -127,6 +127,9 @@ describe('approving a run', () => {
     expect(error.message).toMatch(
       /found nothing to change .* nothing to approve or roll out; nothing was written/,
     );
+    expect(error.message).toContain(
+      'Reject it to close it, or start a new run once the pipeline has recorded new signals.',
+    );
     expect((await stored(run))?.status).toBe('generated');
   });
 
