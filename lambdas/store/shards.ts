@@ -107,26 +107,21 @@ export async function readAcross<T>(
 
 /**
  * As readAcross, for a read that goes on in each source from where that source stopped (an
- * export's cursor holds every source's position): every item read is answered, so none is read
- * twice, in order within the answer; a later read may answer a key before one answered here (from
- * a source read less far). `positions`: per source, where the next read goes on after (a key or a
- * bare time every key up to which is read; null: where this one started).
+ * export's cursor holds every source's position): every item read is answered, in order, so none
+ * is read twice; a later read may answer a key before one answered here (from a source read less
+ * far). `positions`: per source, the key or bare time up to which it is read (null: to its end).
  */
 export async function readOnward(
   db: DynamoDBDocumentClient,
   queries: RangeQuery[],
   order: Order,
-): Promise<{ items: Array<{ item: Item; source: number }>; positions: Array<string | null>; complete: boolean }> {
+): Promise<{ items: Item[]; positions: Array<string | null>; complete: boolean }> {
   const { sources } = await mergeRounds(db, queries, order, 1);
   const keyOf = (item: Item) => String(item[order.sortKey] ?? '');
   const items = sources
-    .flatMap((source, index) => source.items.map((item) => ({ item, source: index })))
-    .sort((a, b) => compare(keyOf(a.item), keyOf(b.item)) * (order.ascending ? 1 : -1));
-  const positions = sources.map((source) => {
-    const lastItem = source.items.at(-1);
-    if (source.exhausted) return lastItem ? keyOf(lastItem) : (source.query.after ?? null);
-    return source.last;
-  });
+    .flatMap((source) => source.items)
+    .sort((a, b) => compare(keyOf(a), keyOf(b)) * (order.ascending ? 1 : -1));
+  const positions = sources.map((source) => (source.exhausted ? null : source.last));
   return { items, positions, complete: sources.every((source) => source.exhausted) };
 }
 
