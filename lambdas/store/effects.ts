@@ -25,12 +25,12 @@ import { effectSchema } from '../core/schemas/rollouts.ts';
 import { contendedTransactionItems, failedTransactionItems, isConditionFailure } from './conditions.ts';
 import { applyEffectDelta, decodeEffectState, encodeEffectDelta, encodeEffectState } from './effect-state.ts';
 import { itemReader } from './items.ts';
+import { effectSnapshotKey } from './kept-keys.ts';
 import { isEmptyRange } from './key-ranges.ts';
 import {
   citingSignalsPartition,
   configurationExecutionsPartition,
   effectCacheKey,
-  effectSnapshotKey,
   effectStateKey,
   type ItemKey,
   RECORD_SHARDS,
@@ -304,7 +304,7 @@ async function putHead({ db, tableName }: EffectTable, head: KeptHead, state: Re
 
 /**
  * A new snapshot of the whole state and the effect item naming it, at once; answers the snapshot's
- * name. The snapshot goes to the shard its random name hashes to (store/keys.ts effectSnapshotKey).
+ * name. The snapshot goes to the shard its random name hashes to (store/kept-keys.ts effectSnapshotKey).
  */
 async function putSnapshot(
   { db, tableName }: EffectTable,

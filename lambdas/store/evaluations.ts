@@ -22,13 +22,13 @@ import { executionSchema } from '../core/schemas/records.ts';
 import { isConditionFailure } from './conditions.ts';
 import { carryingEvent } from './events.ts';
 import { itemReader } from './items.ts';
+import { executionEndsKey } from './kept-keys.ts';
 import { isEmptyRange } from './key-ranges.ts';
 import {
   EVALUATION_RESULT_PREFIX,
   evaluationPartition,
   evaluationResultKey,
   evaluationSetKey,
-  executionEndsKey,
   executionKey,
   executionsPartition,
   type ItemKey,
@@ -172,7 +172,7 @@ function makeHistoryEnds(db: DynamoDBDocumentClient, tables: EvaluationTables) {
   }
 
   /**
-   * The history's ends from the kept ends (one BatchGetItem, store/keys.ts executionEndsKey), or
+   * The history's ends from the kept ends (one BatchGetItem, store/kept-keys.ts executionEndsKey), or
    * null when none are kept (then read by Queries). The last slice reaches to the newest key there
    * is (`last`: past every kept start); an execution older than the kept oldest start (recorded
    * before the ends were kept, or sent late with an old start) is found by bounded Queries that

@@ -39,7 +39,7 @@ export const runKey = (id: string) => ({ id });
  *   effect kept    pk PIPELINE#<id>              sk EFFECT#<runId>   (a run's effect: the last answer, the marks
  *                                                                    and the delta since its snapshot; TTL)
  *   effect state   pk PIPELINE#<id>#EFFECTSTATE#<nn>  sk <runId>  (the snapshot: its arms' newest executions,
- *                                                     compressed, rewritten when the delta grows; effectSnapshotKey)
+ *                                                     compressed, rewritten when the delta grows; kept-keys.ts)
  *                  (the active one is also copied onto the pipeline item, attribute `rollout`, with
  *                  gsi2 ROLLOUTS#ACTIVE / <startedAt>#<pipelineId> while it is active: the guardrail's list)
  *   signal         pk PIPELINE#<id>#SIGNALS#<nn>      sk <occurredAt>#<signalId>
@@ -128,28 +128,10 @@ export const effectCacheKey = (pipelineId: string, runId: string): ItemKey => ({
   sk: `${EFFECT_PREFIX}${runId}`,
 });
 
-/**
- * Where versions before the sharded snapshots kept a run's effect state (read while an effect item
- * still names one there; rewritten under effectSnapshotKey at its next fold).
- */
+/** Where versions before kept a run's effect state (read while an effect item names it; kept-keys.ts now). */
 export const effectStateKey = (pipelineId: string, runId: string): ItemKey => ({
   pk: pipelinePartition(pipelineId),
   sk: `${EFFECT_PREFIX}${runId}#STATE`,
-});
-
-/**
- * The snapshot of a run's maintained effect state (its effect item holds the delta since and names
- * the snapshot and its shard). Each new snapshot goes to the shard its random name hashes to, so
- * the snapshots' writes spread over RECORD_SHARDS keys and none lands in the pipeline's partition,
- * which every poll reads. A stale one left in another shard expires with its TTL.
- *   effect snapshot pk PIPELINE#<id>#EFFECTSTATE#<nn>  sk <runId>
- */
-export const effectSnapshotsPartition = (pipelineId: string, shard: Shard) =>
-  sharded(`${pipelinePartition(pipelineId)}#EFFECTSTATE`, shard);
-
-export const effectSnapshotKey = (pipelineId: string, runId: string, shard: number): ItemKey => ({
-  pk: effectSnapshotsPartition(pipelineId, shard),
-  sk: runId,
 });
 
 /** The gsi2 partition listing pipelines with an active rollout (only their pipeline items carry it). */
@@ -205,7 +187,7 @@ export function recordShard(id: string): number {
 /** A partition's shard suffix; `null`: the legacy partition (no suffix) written before the shards. */
 export type Shard = number | null;
 
-const sharded = (partition: string, shard: Shard) =>
+export const sharded = (partition: string, shard: Shard) =>
   shard === null ? partition : `${partition}#${String(shard).padStart(2, '0')}`;
 
 /** Every source of a sharded partition, the legacy one first: what a reader merges. */
@@ -301,21 +283,6 @@ export const rolloutCountsPartition = (pipelineId: string, shard: Shard) =>
 export const rolloutCountsKey = (pipelineId: string, rolloutId: string, shard: number): ItemKey => ({
   pk: rolloutCountsPartition(pipelineId, shard),
   sk: rolloutId,
-});
-
-/**
- * The ends of a pipeline's executions, kept with the recording (store/records.ts keepEnds): per
- * shard (the shard of a batch's first execution) the oldest start of the first batch written there
- * and the newest start of any, so an evaluation set finds the history's ends with one BatchGetItem
- * instead of a Query a shard at each end. Small items, one update a batch, spread like the records.
- *   execution ends pk PIPELINE#<id>#EXECUTIONENDS#<nn>  sk ENDS
- */
-export const executionEndsPartition = (pipelineId: string, shard: Shard) =>
-  sharded(`${pipelinePartition(pipelineId)}#EXECUTIONENDS`, shard);
-
-export const executionEndsKey = (pipelineId: string, shard: number): ItemKey => ({
-  pk: executionEndsPartition(pipelineId, shard),
-  sk: 'ENDS',
 });
 
 export const evidencePartition = (runId: string) => `RUN#${runId}#EVIDENCE`;

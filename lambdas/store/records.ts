@@ -19,8 +19,8 @@ import {
   putNew,
   refusingTooLarge,
 } from './conditions.ts';
+import { executionEndsKey } from './kept-keys.ts';
 import {
-  executionEndsKey,
   executionIdKey,
   executionIndexKey,
   executionKey,
@@ -113,7 +113,7 @@ export function recordExecutions(
 }
 
 /**
- * Widens the kept ends of the pipeline's executions (store/keys.ts executionEndsKey) to a batch's
+ * Widens the kept ends of the pipeline's executions (store/kept-keys.ts executionEndsKey) to a batch's
  * starts: the newest start when the batch's is later, the oldest when the shard has none yet. Sent
  * beside the records' transaction, outside it (a transaction holds 100 items, a full batch fills
  * it): the ends only size an evaluation set's slices, whose first and last slices reach past them,

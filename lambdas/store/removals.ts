@@ -6,15 +6,14 @@
  */
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { DeletionCounts } from '../core/lifecycle.ts';
+import { effectSnapshotsPartition, executionEndsPartition } from './kept-keys.ts';
 import {
   ACTIVATION_PREFIX,
   APPROVAL_RULES_SORT_KEY,
   CONFIGURATION_PREFIX,
   EFFECT_PREFIX,
-  effectSnapshotsPartition,
   evaluationPartition,
   evidencePartition,
-  executionEndsPartition,
   executionIdsPartition,
   executionsPartition,
   pipelineIdempotencyPartition,

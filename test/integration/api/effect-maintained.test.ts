@@ -13,12 +13,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeJudgeRollouts } from '../../../lambdas/core/use-cases/guardrails.ts';
-import {
-  effectCacheKey,
-  effectSnapshotKey,
-  effectStateKey,
-  type ItemKey,
-} from '../../../lambdas/store/keys.ts';
+import { effectSnapshotKey } from '../../../lambdas/store/kept-keys.ts';
+import { effectCacheKey, effectStateKey, type ItemKey } from '../../../lambdas/store/keys.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRolloutRepository } from '../../../lambdas/store/rollouts.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';

@@ -1,6 +1,6 @@
 /*
  * The ends of a pipeline's execution history for an evaluation set, on DynamoDB Local: kept with the
- * recording (store/keys.ts executionEndsKey), so sampling reads no item to find them, and executions
+ * recording (store/kept-keys.ts executionEndsKey), so sampling reads no item to find them, and executions
  * written before the ends were kept (the legacy partition, older) are still sampled.
  */
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
