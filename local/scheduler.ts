@@ -18,7 +18,9 @@ export interface ScheduleOptions {
 
 /** Like `rate(n minutes)`: the first invocation one period after the start, then one per period. */
 export function startSchedule(options: ScheduleOptions): Schedule {
-  let running: Promise<unknown> = Promise.resolve();
+  // Every invocation still under way: one slower than the period overlaps the next, and stopping
+  // waits for all of them (else one ends after the database it reads has stopped, and says so).
+  const running = new Set<Promise<unknown>>();
   const fire = () => {
     const event: ScheduledEvent = {
       version: '0',
@@ -31,18 +33,22 @@ export function startSchedule(options: ScheduleOptions): Schedule {
       resources: [`arn:aws:events:${options.region}:${options.accountId}:rule/${options.ruleName}`],
       detail: {},
     };
-    running = options.invoke(event).catch((error: unknown) => {
-      options.log(
-        `[schedule ${options.ruleName}] ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
-      );
-    });
+    const invocation = options
+      .invoke(event)
+      .catch((error: unknown) => {
+        options.log(
+          `[schedule ${options.ruleName}] ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+        );
+      })
+      .finally(() => running.delete(invocation));
+    running.add(invocation);
   };
   const timer = setInterval(fire, options.everyMs);
   timer.unref();
   return {
     async stop() {
       clearInterval(timer);
-      await running;
+      await Promise.all(running);
     },
   };
 }

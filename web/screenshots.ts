@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { DEMO_SLOTS } from '../local/seed.ts';
 import { startLocalStack } from '../local/stack.ts';
+import { jsonBody, recordingTracer, run as tracedRun } from '../test/support/otlp-requests.ts';
 import { launchChromium } from './chromium.ts';
 
 const OUT_DIR = join(import.meta.dirname, '..', '.screenshots');
@@ -117,12 +118,16 @@ async function newcomerShots(page: Page, apiUrl: string, shot: (name: string) =>
     slotId: 'retrieve',
   }));
   await call('POST', `pipelines/${pipeline.id}/signals`, { signals });
+  const executionId = await recordExecutions(page, apiUrl, pipeline.id);
   const runId = await generated(pipeline.id);
   await call('POST', `synthesis-runs/${runId}/approve`, { rollout: { percent: 50 } });
   await generated(pipeline.id);
   await page.goto(`${apiUrl}/app/pipelines/${pipeline.id}`);
   await page.getByRole('region', { name: /Rollout in progress/ }).waitFor();
   await shot('7-pipeline-rollout');
+  await page.goto(`${apiUrl}/app/pipelines/${pipeline.id}/executions/${executionId}`);
+  await page.getByRole('heading', { name: 'Slots' }).waitFor();
+  await shot('7b-execution');
   await page.goto(`${apiUrl}/app/`);
   await page
     .getByText(/Rollout: version/)
@@ -140,4 +145,38 @@ async function newcomerShots(page: Page, apiUrl: string, shot: (name: string) =>
   await page.getByRole('heading', { name: 'Audit log', exact: true }).waitFor();
   await page.locator('section[aria-labelledby="audit-log"] tbody tr').first().waitFor();
   await shot('11-events-audit');
+}
+
+/** Two executions from OpenTelemetry traces (one failed) and one from the API; the failed one's id. */
+async function recordExecutions(page: Page, apiUrl: string, pipelineId: string): Promise<string> {
+  const tracer = recordingTracer();
+  const pipeline = await (await page.request.fetch(`${apiUrl}/pipelines/${pipelineId}`)).json();
+  const configurationId = pipeline.activeConfigurationId as string;
+  const now = Date.now();
+  tracedRun(tracer, pipelineId, configurationId, now - 60_000);
+  const failedTrace = tracedRun(tracer, pipelineId, configurationId, now - 30_000, true);
+  const traces = await page.request.fetch(`${apiUrl}/pipelines/${pipelineId}/otlp/v1/traces`, {
+    method: 'POST',
+    headers: { 'x-requested-with': 'screenshots', 'content-type': 'application/json' },
+    data: jsonBody(tracer.spans()),
+  });
+  if (!traces.ok()) throw new Error(`OTLP ingest answered ${traces.status()}: ${await traces.text()}`);
+  const execution = {
+    id: 'exec-0001',
+    configurationId,
+    status: 'succeeded',
+    durationMs: 2140,
+    slotResults: [{ slotId: 'retrieve', status: 'succeeded', durationMs: 1900 }],
+  };
+  await page.request.fetch(`${apiUrl}/pipelines/${pipelineId}/executions`, {
+    method: 'POST',
+    headers: { 'x-requested-with': 'screenshots', 'content-type': 'application/json' },
+    data: JSON.stringify({ executions: [execution] }),
+  });
+  const listed = await (await page.request.fetch(`${apiUrl}/pipelines/${pipelineId}/executions`)).json();
+  const failed = (listed.items as Array<{ id: string; status: string }>).find(
+    (item) => item.status === 'failed',
+  );
+  if (!failed) throw new Error(`trace ${failedTrace} became no failed execution`);
+  return failed.id;
 }

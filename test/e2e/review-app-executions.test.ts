@@ -112,4 +112,22 @@ describe('the executions of a pipeline in the review application', { timeout: 12
       await page.screenshot({ path: path.join(tmpdir(), `execution-${width}.png`), fullPage: true });
     });
   }
+
+  it('says the executions are loading until their first page answers, never an empty section', async () => {
+    const page = await signedIn(1440);
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(`**/pipelines/${pipelineId}/executions**`, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${stack.apiUrl}/app/pipelines/${pipelineId}`);
+    const section = page.locator('section', { has: page.getByRole('heading', { name: 'Executions' }) });
+    await section.getByText('Loading executions…').waitFor();
+    release();
+    await section.getByRole('link', { name: `Execution ${tracedId}` }).waitFor();
+    await expect(section.getByText('Loading executions…').count()).resolves.toBe(0);
+  });
 });

@@ -7,7 +7,8 @@
  *   node pipeline.mjs run <count>         handles <count> requests, each in a trace exported over OTLP
  *
  * Environment: API_URL, API_TOKEN, PIPELINE_ID; for `run`, WORSE_CONFIGURATION_ID (the configuration
- * under which every other request fails, as a worse prompt would).
+ * under which every other request fails, as a worse prompt would), and the exporter's own standard
+ * settings OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_EXPORTER_OTLP_HEADERS, as the README sets them.
  */
 
 import { OFREPProvider } from '@openfeature/ofrep-provider';
@@ -45,10 +46,8 @@ async function evaluate(keys) {
 }
 
 async function run(count) {
-  const exporter = new OTLPTraceExporter({
-    url: `${API_URL}/pipelines/${PIPELINE_ID}/otlp/v1/traces`,
-    headers: { Authorization: authorization },
-  });
+  // Configured only by OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_EXPORTER_OTLP_HEADERS.
+  const exporter = new OTLPTraceExporter();
   // As a pipeline exports: in batches (here of 50 traces, so 200 requests make 4 exports).
   const processor = new BatchSpanProcessor(exporter, { maxExportBatchSize: 50, maxQueueSize: 1_000 });
   const provider = new NodeTracerProvider({ spanProcessors: [processor] });

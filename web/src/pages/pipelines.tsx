@@ -108,8 +108,8 @@ export function LoadMore(props: {
 }
 
 /**
- * A paged list's body: `empty` once it has loaded nothing, `children` of its items while it has
- * some, and "Load more" while there are more.
+ * A paged list's body: "Loading …" until its first page answers, `empty` once it has loaded
+ * nothing, `children` of its items while it has some, and "Load more" while there are more.
  */
 export function PagedItems<Item>(props: {
   list: PagedList<Item>;
@@ -120,6 +120,7 @@ export function PagedItems<Item>(props: {
   const { list } = props;
   return (
     <>
+      {list.items.length === 0 && list.loading ? <Loading what={props.what} /> : null}
       {list.items.length === 0 && !list.loading ? <p class="muted">{props.empty}</p> : null}
       {list.items.length > 0 ? props.children(list.items) : null}
       <LoadMore list={list} what={props.what} />
