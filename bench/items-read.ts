@@ -3,7 +3,7 @@
  * and 2,000 signals over a minute) across the shards, against the same records in one unsharded
  * partition read as before the shards: one Query with the answer's Limit (evidence), two ends and
  * ten slices of 100 (evaluation set), pages of 200 (export). DynamoDB Local, every Query's
- * ScannedCount counted by a middleware on the client.
+ * ScannedCount and every BatchGetItem's items counted by a middleware on the client.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -142,8 +142,10 @@ export async function measureItemsRead(): Promise<ItemsRead[]> {
   client.middlewareStack.add(
     (next) => async (args) => {
       const result = await next(args);
-      const output = result.output as { ScannedCount?: number };
+      const output = result.output as { ScannedCount?: number; Responses?: Record<string, unknown[]> };
       if (typeof output.ScannedCount === 'number') itemsRead += output.ScannedCount;
+      // A BatchGetItem's items count too (the evaluation set's kept ends).
+      for (const items of Object.values(output.Responses ?? {})) itemsRead += items.length;
       return result;
     },
     { step: 'initialize', name: 'countItemsRead' },

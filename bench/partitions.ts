@@ -30,6 +30,8 @@ export interface PartitionFigures {
   pipelinePartition: { key: string; units: number };
   /** The next hottest keys, for the table. */
   top: Array<{ key: string; units: number }>;
+  /** The hottest key of each kind (its shard suffix and the pipeline's id left out), hottest first. */
+  kinds: Array<{ kind: string; key: string; units: number }>;
   recordsPerSecond: number;
   effectCounted: { base: number; applied: number };
   /** Executions per arm when the effect's latency was measured, its p50 and slowest against a poll's p50. */
@@ -229,6 +231,7 @@ export async function measurePartitions(perArm = 100_000): Promise<PartitionFigu
       hottestRecords: ranked.find((row) => row.key !== own) ?? { key: 'none', units: 0 },
       pipelinePartition: ranked.find((row) => row.key === own) ?? { key: own, units: 0 },
       top: ranked.slice(0, 6),
+      kinds: hottestOfEachKind(ranked, pipeline.id),
       recordsPerSecond,
       effectCounted,
       effectAt: { perArm: Math.max(perArm, EXECUTIONS / 2), ...latency },
@@ -239,6 +242,16 @@ export async function measurePartitions(perArm = 100_000): Promise<PartitionFigu
     await tally.stop();
     await dynamodb.stop();
   }
+}
+
+/** The hottest key of each kind of key (`PIPELINE#<id>#EXECUTIONS#<nn>`, …), hottest first. */
+function hottestOfEachKind(ranked: Array<{ key: string; units: number }>, pipelineId: string) {
+  const kinds = new Map<string, { kind: string; key: string; units: number }>();
+  for (const row of ranked) {
+    const kind = row.key.replaceAll(pipelineId, '<id>').replace(/#\d\d$/, '#<nn>');
+    if (!kinds.has(kind)) kinds.set(kind, { kind, ...row });
+  }
+  return [...kinds.values()];
 }
 
 /** Hottest key's units per record at most this: 5,000 records a second stay under a key's 1,000 units. */
@@ -257,6 +270,10 @@ export function formatPartitions(f: PartitionFigures): string {
     `  the pipeline's own partition (the guardrail's kept effect, written once a judgement, about every 5 s, whatever the rate): ${f.pipelinePartition.units} units in ${recordingSeconds.toFixed(0)} s, ${ownPerSecond.toFixed(0)} a second (a key takes 1,000) ${ok(ownPerSecond <= 1000)}`,
     `  at 5,000 records a second: ${(perRecord * 5000).toFixed(0)} units a second on that key (a key takes 1,000), so one pipeline is throttled at about ${(1000 / perRecord).toFixed(0)} records a second`,
     ...f.top.map((row) => `    ${row.units} units  ${row.key}`),
+    '  the hottest key of each kind (units, a record):',
+    ...f.kinds.map(
+      (row) => `    ${row.units} units, ${(row.units / f.records).toFixed(3)} a record  ${row.kind}`,
+    ),
     `recording through the local stack: ${f.recordsPerSecond.toFixed(0)} records a second (4 callers; compare with main's run of this section, docs/scaling.md)`,
     `effect with ${all.toLocaleString('en-US')} executions an arm counts base ${f.effectCounted.base}, applied ${f.effectCounted.applied} (target: all ${all}) ${ok(f.effectCounted.base === all && f.effectCounted.applied === all)}`,
     `  then ${f.straight.executions.toLocaleString('en-US')} more written straight to the table through the store's recording (keys, markers, counts; not the HTTP API) in ${f.straight.seconds.toFixed(0)} s`,

@@ -25,6 +25,7 @@ import { effectSchema } from '../core/schemas/rollouts.ts';
 import { contendedTransactionItems, failedTransactionItems, isConditionFailure } from './conditions.ts';
 import { applyEffectDelta, decodeEffectState, encodeEffectDelta, encodeEffectState } from './effect-state.ts';
 import { itemReader } from './items.ts';
+import { effectSnapshotKey } from './kept-keys.ts';
 import { isEmptyRange } from './key-ranges.ts';
 import {
   citingSignalsPartition,
@@ -34,6 +35,7 @@ import {
   type ItemKey,
   RECORD_SHARDS,
   RECORD_SOURCES,
+  recordShard,
   rolloutCountsKey,
 } from './keys.ts';
 import { newestAcross } from './shards.ts';
@@ -57,10 +59,17 @@ const citingSignalSchema = /* @__PURE__ */ (() =>
  * The effect snapshots this execution environment last read or wrote, by table, pipeline and run
  * (a warm Lambda's next measurement then reads only the small effect item). A few, newest kept.
  */
-const snapshots = new Map<string, { snapshot: string; state: EffectState }>();
+const snapshots = new Map<string, RememberedSnapshot>();
 const SNAPSHOTS_KEPT = 16;
 
-function remember(key: string, snapshot: { snapshot: string; state: EffectState }) {
+/** A snapshot's name, its shard (null: kept where versions before kept it) and its state. */
+interface RememberedSnapshot {
+  snapshot: string;
+  shard: number | null;
+  state: EffectState;
+}
+
+function remember(key: string, snapshot: RememberedSnapshot) {
   snapshots.delete(key);
   snapshots.set(key, snapshot);
   while (snapshots.size > SNAPSHOTS_KEPT) {
@@ -205,20 +214,24 @@ async function keptEffect(
   const cached = snapshots.get(key);
   const getItem = (itemKey: ItemKey) =>
     db.send(new GetCommand({ TableName: tableName, Key: itemKey, ConsistentRead: true }));
-  // The snapshot is read only when this environment does not hold the one the effect item names.
-  const [{ Item }, fetched] = await Promise.all([
-    getItem(effectCacheKey(pipelineId, runId)),
-    cached ? null : getItem(effectStateKey(pipelineId, runId)),
-  ]);
+  const { Item } = await getItem(effectCacheKey(pipelineId, runId));
   if (!Item || typeof Item.version !== 'number' || Item.effect === undefined) return null;
   const kept = { effect: read.effect(Item.effect), version: Item.version };
   if (typeof Item.snapshot !== 'string') return { ...kept, state: null };
+  // The snapshot is read only when this environment does not hold the one the effect item names.
   let snapshot = cached?.snapshot === Item.snapshot ? cached : null;
   if (!snapshot) {
-    const stored = fetched ?? (await getItem(effectStateKey(pipelineId, runId)));
-    const state = stored.Item?.snapshot === Item.snapshot ? decodeEffectState(stored.Item?.state) : null;
+    // In the shard the effect item names; without one, where versions before kept it.
+    const shard = typeof Item.snapshotShard === 'number' ? Item.snapshotShard : null;
+    const stored = await getItem(
+      shard === null ? effectStateKey(pipelineId, runId) : effectSnapshotKey(pipelineId, runId, shard),
+    );
+    const state =
+      stored.Item?.snapshot === Item.snapshot
+        ? decodeEffectState(stored.Item?.packed ?? stored.Item?.state)
+        : null;
     if (!state) return { ...kept, state: null };
-    snapshot = { snapshot: Item.snapshot, state };
+    snapshot = { snapshot: Item.snapshot, shard, state };
     remember(key, snapshot);
   }
   return { ...kept, state: applyEffectDelta(snapshot.state, Item.delta) };
@@ -259,16 +272,17 @@ async function keepEffect(
   try {
     if (delta !== null && cached) {
       // Most measurements: only the small effect item, with the delta since the snapshot.
-      await putHead(table, head, { snapshot: cached.snapshot, delta });
+      const shard = cached.shard === null ? {} : { snapshotShard: cached.shard };
+      await putHead(table, head, { snapshot: cached.snapshot, ...shard, delta });
     } else if (kept.state && whole !== null) {
-      const stateKey = effectStateKey(pipelineId, kept.effect.runId);
       const snapshot = await putSnapshot(table, head, {
-        key: stateKey,
+        pipelineId,
+        runId: kept.effect.runId,
         state: kept.state,
         whole,
         expiresAtEpoch,
       });
-      remember(key, { snapshot, state: kept.state });
+      remember(key, { ...snapshot, state: kept.state });
     } else {
       // No state, or one too large for an item: the answer alone (the next measurement starts afresh).
       await putHead(table, head, {});
@@ -288,25 +302,30 @@ async function putHead({ db, tableName }: EffectTable, head: KeptHead, state: Re
   );
 }
 
-/** A new snapshot of the whole state and the effect item naming it, at once; answers the snapshot's name. */
+/**
+ * A new snapshot of the whole state and the effect item naming it, at once; answers the snapshot's
+ * name. The snapshot goes to the shard its random name hashes to (store/kept-keys.ts effectSnapshotKey).
+ */
 async function putSnapshot(
   { db, tableName }: EffectTable,
   head: KeptHead,
   {
-    key,
+    pipelineId,
+    runId,
     state,
     whole,
     expiresAtEpoch,
-  }: { key: ItemKey; state: EffectState; whole: string; expiresAtEpoch: number },
-): Promise<string> {
+  }: { pipelineId: string; runId: string; state: EffectState; whole: Uint8Array; expiresAtEpoch: number },
+): Promise<{ snapshot: string; shard: number }> {
   const snapshot = randomUUID();
+  const snapshotShard = recordShard(snapshot);
   await db.send(
     new TransactWriteCommand({
       TransactItems: [
         {
           Put: {
             TableName: tableName,
-            Item: { ...head.item, snapshot, delta: encodeEffectDelta(state, state) },
+            Item: { ...head.item, snapshot, snapshotShard, delta: encodeEffectDelta(state, state) },
             ...head.condition,
           },
         },
@@ -314,9 +333,9 @@ async function putSnapshot(
           Put: {
             TableName: tableName,
             Item: {
-              ...key,
+              ...effectSnapshotKey(pipelineId, runId, snapshotShard),
               snapshot,
-              state: whole,
+              packed: whole,
               expiresAtEpoch: expiresAtEpoch + SNAPSHOT_EXTRA_SECONDS,
             },
           },
@@ -324,5 +343,5 @@ async function putSnapshot(
       ],
     }),
   );
-  return snapshot;
+  return { snapshot, shard: snapshotShard };
 }

@@ -18,10 +18,11 @@ import type { ExecutionStub } from '../core/evaluation.ts';
 import type { EvaluationStore, StoredEvaluationSet } from '../core/ports/evaluation.ts';
 import { timestampSchema } from '../core/schemas/common.ts';
 import { storedEvaluationResultSchema } from '../core/schemas/evaluation.ts';
-import { type Execution, executionSchema } from '../core/schemas/records.ts';
+import { executionSchema } from '../core/schemas/records.ts';
 import { isConditionFailure } from './conditions.ts';
 import { carryingEvent } from './events.ts';
 import { itemReader } from './items.ts';
+import { executionEndsKey } from './kept-keys.ts';
 import { isEmptyRange } from './key-ranges.ts';
 import {
   EVALUATION_RESULT_PREFIX,
@@ -31,12 +32,15 @@ import {
   executionKey,
   executionsPartition,
   type ItemKey,
+  RECORD_SHARDS,
   RECORD_SOURCES,
   runKey,
 } from './keys.ts';
 import { newestAcross } from './shards.ts';
 
 const WRITE_BATCH = 25;
+/** Sorts after every execution key (each begins with its start, an ISO time). */
+const PAST_EVERY_KEY = '~';
 const READ_BATCH = 100;
 const MAX_ROUNDS = 8;
 
@@ -57,6 +61,8 @@ const setSchema = /* @__PURE__ */ (() =>
     ),
     rootRunId: z.optional(z.string()),
   }))();
+
+const endsSchema = /* @__PURE__ */ (() => z.object({ oldestStart: z.string(), newestStart: z.string() }))();
 
 const stubSchema = /* @__PURE__ */ (() =>
   z.object({
@@ -118,27 +124,31 @@ function makeEvaluationSets(
   };
 }
 
-/** The executions a set's cases are chosen from (sampled over the history) and read back as. */
-function makeExecutionReads(
-  db: DynamoDBDocumentClient,
-  tables: EvaluationTables,
-): Pick<EvaluationStore, 'sampleExecutions' | 'loadExecutions'> {
-  const readStub = itemReader(stubSchema, 'execution');
-  const readExecution = itemReader(executionSchema, 'execution');
+/**
+ * The ends of a pipeline's execution history since `since` (the oldest key or time, the newest, and
+ * the upper bound of the last slice), or null when it has none: from the kept ends when there are.
+ */
+function makeHistoryEnds(db: DynamoDBDocumentClient, tables: EvaluationTables) {
+  const readEnds = itemReader(endsSchema, 'execution ends');
 
   /**
    * One end of the pipeline's execution history since `since` (its sort key), or null when it has
    * none: an execution outside the retention window is never read.
    */
-  async function edge(pipelineId: string, newest: boolean, since: string): Promise<string | null> {
+  async function edge(pipelineId: string, newest: boolean, since: string, before?: string) {
     // Each shard's end (and the legacy partition's): the pipeline's end is the furthest of them.
+    const range = before === undefined ? 'sk >= :since' : 'sk BETWEEN :since AND :before';
     const ends = await Promise.all(
       RECORD_SOURCES.map(async (shard) => {
         const { Items = [] } = await db.send(
           new QueryCommand({
             TableName: tables.data,
-            KeyConditionExpression: 'pk = :pk AND sk >= :since',
-            ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId, shard), ':since': since },
+            KeyConditionExpression: `pk = :pk AND ${range}`,
+            ExpressionAttributeValues: {
+              ':pk': executionsPartition(pipelineId, shard),
+              ':since': since,
+              ...(before === undefined ? {} : { ':before': before }),
+            },
             ProjectionExpression: 'sk',
             ScanIndexForward: !newest,
             Limit: 1,
@@ -151,6 +161,48 @@ function makeExecutionReads(
     const found = ends.filter((sk): sk is string => sk !== null).sort();
     return (newest ? found.at(-1) : found[0]) ?? null;
   }
+
+  /** The history's ends as read by Queries (before the kept ends): the oldest and newest keys. */
+  async function queriedEnds(pipelineId: string, since: string) {
+    const [oldest, newest] = await Promise.all([
+      edge(pipelineId, false, since),
+      edge(pipelineId, true, since),
+    ]);
+    return oldest === null || newest === null ? null : { oldest, newest, last: newest };
+  }
+
+  /**
+   * The history's ends from the kept ends (one BatchGetItem, store/kept-keys.ts executionEndsKey), or
+   * null when none are kept (then read by Queries). The last slice reaches to the newest key there
+   * is (`last`: past every kept start); an execution older than the kept oldest start (recorded
+   * before the ends were kept, or sent late with an old start) is found by bounded Queries that
+   * read nothing when there is none.
+   */
+  async function keptEnds(pipelineId: string, since: string) {
+    const keys = Array.from({ length: RECORD_SHARDS }, (_, shard) => executionEndsKey(pipelineId, shard));
+    const kept = await getAll(db, tables.data, keys, readEnds);
+    const newest = kept
+      .map((ends) => ends.newestStart)
+      .sort()
+      .at(-1);
+    const oldestKept = kept.map((ends) => ends.oldestStart).sort()[0];
+    if (newest === undefined || oldestKept === undefined || newest < since) return null;
+    const older = oldestKept > since ? await edge(pipelineId, false, since, oldestKept) : null;
+    return { oldest: older ?? (oldestKept < since ? since : oldestKept), newest, last: PAST_EVERY_KEY };
+  }
+
+  return async (pipelineId: string, since: string) =>
+    (await keptEnds(pipelineId, since)) ?? (await queriedEnds(pipelineId, since));
+}
+
+/** The executions a set's cases are chosen from (sampled over the history) and read back as. */
+function makeExecutionReads(
+  db: DynamoDBDocumentClient,
+  tables: EvaluationTables,
+): Pick<EvaluationStore, 'sampleExecutions' | 'loadExecutions'> {
+  const readStub = itemReader(stubSchema, 'execution');
+  const readExecution = itemReader(executionSchema, 'execution');
+  const historyEnds = makeHistoryEnds(db, tables);
 
   function slice(pipelineId: string, from: string, to: string): Promise<ExecutionStub[]> {
     // A slice narrower than a millisecond ends (a bare time) before the oldest key it would start at.
@@ -172,11 +224,9 @@ function makeExecutionReads(
 
   return {
     async sampleExecutions(pipelineId, since) {
-      const [oldest, newest] = await Promise.all([
-        edge(pipelineId, false, since),
-        edge(pipelineId, true, since),
-      ]);
-      if (oldest === null || newest === null) return [];
+      const ends = await historyEnds(pipelineId, since);
+      if (ends === null) return [];
+      const { oldest, newest } = ends;
       const start = Date.parse(oldest.split('#')[0] ?? '');
       const end = Date.parse(newest.split('#')[0] ?? '');
       const width = (end - start) / SAMPLING.slices;
@@ -184,7 +234,9 @@ function makeExecutionReads(
       const bounds = Array.from({ length: SAMPLING.slices }, (_, index) => {
         const from = index === 0 ? oldest : new Date(start + index * width).toISOString();
         const to =
-          index === SAMPLING.slices - 1 ? newest : `${new Date(start + (index + 1) * width).toISOString()}`;
+          index === SAMPLING.slices - 1
+            ? ends.last
+            : `${new Date(start + (index + 1) * width).toISOString()}`;
         return [from, to] as const;
       });
       const slices = await Promise.all(bounds.map(([from, to]) => slice(pipelineId, from, to)));
@@ -207,13 +259,13 @@ function makeExecutionReads(
 }
 
 /** Executions by their keys, in BatchGetItem rounds (what DynamoDB leaves unprocessed is asked again). */
-async function getAll(
+async function getAll<T>(
   db: DynamoDBDocumentClient,
   table: string,
   all: ItemKey[],
-  readExecution: (item: unknown) => Execution,
-): Promise<Execution[]> {
-  const found: Execution[] = [];
+  readExecution: (item: unknown) => T,
+): Promise<T[]> {
+  const found: T[] = [];
   for (let at = 0; at < all.length; at += READ_BATCH) {
     let keys: Array<Record<string, unknown>> = all.slice(at, at + READ_BATCH).map((key) => ({ ...key }));
     for (let round = 0; keys.length > 0; round++) {

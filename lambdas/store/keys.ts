@@ -38,8 +38,8 @@ export const runKey = (id: string) => ({ id });
  *                                                               rewritten in every transaction that moves them)
  *   effect kept    pk PIPELINE#<id>              sk EFFECT#<runId>   (a run's effect: the last answer, the marks
  *                                                                    and the delta since its snapshot; TTL)
- *   effect state   pk PIPELINE#<id>              sk EFFECT#<runId>#STATE  (the snapshot: its arms' newest
- *                                                                    executions, rewritten when the delta grows)
+ *   effect state   pk PIPELINE#<id>#EFFECTSTATE#<nn>  sk <runId>  (the snapshot: its arms' newest executions,
+ *                                                     compressed, rewritten when the delta grows; kept-keys.ts)
  *                  (the active one is also copied onto the pipeline item, attribute `rollout`, with
  *                  gsi2 ROLLOUTS#ACTIVE / <startedAt>#<pipelineId> while it is active: the guardrail's list)
  *   signal         pk PIPELINE#<id>#SIGNALS#<nn>      sk <occurredAt>#<signalId>
@@ -128,7 +128,7 @@ export const effectCacheKey = (pipelineId: string, runId: string): ItemKey => ({
   sk: `${EFFECT_PREFIX}${runId}`,
 });
 
-/** The snapshot of a run's maintained effect state (its effect item holds the delta since). */
+/** Where versions before kept a run's effect state (read while an effect item names it; kept-keys.ts now). */
 export const effectStateKey = (pipelineId: string, runId: string): ItemKey => ({
   pk: pipelinePartition(pipelineId),
   sk: `${EFFECT_PREFIX}${runId}#STATE`,
@@ -187,7 +187,7 @@ export function recordShard(id: string): number {
 /** A partition's shard suffix; `null`: the legacy partition (no suffix) written before the shards. */
 export type Shard = number | null;
 
-const sharded = (partition: string, shard: Shard) =>
+export const sharded = (partition: string, shard: Shard) =>
   shard === null ? partition : `${partition}#${String(shard).padStart(2, '0')}`;
 
 /** Every source of a sharded partition, the legacy one first: what a reader merges. */

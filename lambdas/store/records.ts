@@ -3,11 +3,23 @@
  * once in its pipeline (markers first, then the records, each with its TTL), and the newest of
  * them from a window's lower bound.
  */
-import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../core/errors.ts';
 import { expiryEpoch } from '../core/lifecycle.ts';
 import type { Execution, Signal } from '../core/schemas/records.ts';
-import { contendedTransactionItems, failedTransactionItems, putNew, refusingTooLarge } from './conditions.ts';
+import {
+  contendedTransactionItems,
+  failedTransactionItems,
+  isConditionFailure,
+  putNew,
+  refusingTooLarge,
+} from './conditions.ts';
+import { executionEndsKey } from './kept-keys.ts';
 import {
   executionIdKey,
   executionIndexKey,
@@ -96,7 +108,35 @@ export function recordExecutions(
     (recordedAt) => executions.map((execution) => newExecution(execution, retentionDays, recordedAt)),
     'execution',
     rollout ? countsUpdate(table.tableName, executions, rollout) : null,
+    () => keepEnds(table, executions),
   );
+}
+
+/**
+ * Widens the kept ends of the pipeline's executions (store/kept-keys.ts executionEndsKey) to a batch's
+ * starts: the newest start when the batch's is later, the oldest when the shard has none yet. Sent
+ * beside the records' transaction, outside it (a transaction holds 100 items, a full batch fills
+ * it): the ends only size an evaluation set's slices, whose first and last slices reach past them,
+ * so ends a little wide or narrow change which executions are sampled, never which can be.
+ */
+async function keepEnds({ db, tableName }: RecordTable, executions: Execution[]): Promise<void> {
+  const first = executions[0];
+  if (!first) return;
+  const starts = executions.map((execution) => execution.startedAt).sort();
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: executionEndsKey(first.pipelineId, recordShard(first.id)),
+        UpdateExpression: 'SET oldestStart = if_not_exists(oldestStart, :oldest), newestStart = :newest',
+        ConditionExpression: 'attribute_not_exists(newestStart) OR newestStart < :newest',
+        ExpressionAttributeValues: { ':oldest': starts[0], ':newest': starts.at(-1) },
+      }),
+    );
+  } catch (error) {
+    // The shard already holds a later start: nothing to widen.
+    if (!isConditionFailure(error)) throw error;
+  }
 }
 
 /** One update adding a batch's executions (and failures) of each arm to a shard of the rollout's counts. */
@@ -145,12 +185,13 @@ async function recordAllNew(
   recordsAt: (recordedAt: string) => NewRecord[],
   what: 'signal' | 'execution',
   counts: CountsUpdate | null = null,
+  alongside: () => Promise<void> = async () => undefined,
 ): Promise<void> {
   const claimed = recordsAt(new Date().toISOString());
   await claimIds(table, claimed, what);
   // Recorded as late as possible: the time between it and the write being visible is what a
   // reader's mark must leave room for (core/rollouts/effect-state.ts SETTLE_MS).
-  await putAllNew(table, recordsAt(new Date().toISOString()), `${what}s`, counts);
+  await Promise.all([putAllNew(table, recordsAt(new Date().toISOString()), `${what}s`, counts), alongside()]);
 }
 
 type CountsUpdate = NonNullable<ReturnType<typeof countsUpdate>>;

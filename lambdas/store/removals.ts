@@ -6,6 +6,7 @@
  */
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { DeletionCounts } from '../core/lifecycle.ts';
+import { effectSnapshotsPartition, executionEndsPartition } from './kept-keys.ts';
 import {
   ACTIVATION_PREFIX,
   APPROVAL_RULES_SORT_KEY,
@@ -281,6 +282,8 @@ export const REMOVALS: readonly RemovalKind[] = [
   /* @__PURE__ */ shardedRemoval('executions', 'executions', executionsPartition),
   /* @__PURE__ */ shardedRemoval('execution ids', null, executionIdsPartition),
   /* @__PURE__ */ shardedRemoval('rollout counts', null, rolloutCountsPartition),
+  /* @__PURE__ */ shardedRemoval('effect snapshots', null, effectSnapshotsPartition),
+  /* @__PURE__ */ shardedRemoval('execution ends', null, executionEndsPartition),
   /* @__PURE__ */ partitionRemoval('activations', 'activations', pipelinePartition, ACTIVATION_PREFIX),
   /* @__PURE__ */ partitionRemoval(
     'configurations',

@@ -106,6 +106,26 @@ export async function readAcross<T>(
 }
 
 /**
+ * As readAcross, for a read that goes on in each source from where that source stopped (an
+ * export's cursor holds every source's position): every item read is answered, in order, so none
+ * is read twice; a later read may answer a key before one answered here (from a source read less
+ * far). `positions`: per source, the key or bare time up to which it is read (null: to its end).
+ */
+export async function readOnward(
+  db: DynamoDBDocumentClient,
+  queries: RangeQuery[],
+  order: Order,
+): Promise<{ items: Item[]; positions: Array<string | null>; complete: boolean }> {
+  const { sources } = await mergeRounds(db, queries, order, 1);
+  const keyOf = (item: Item) => String(item[order.sortKey] ?? '');
+  const items = sources
+    .flatMap((source) => source.items)
+    .sort((a, b) => compare(keyOf(a), keyOf(b)) * (order.ascending ? 1 : -1));
+  const positions = sources.map((source) => (source.exhausted ? null : source.last));
+  return { items, positions, complete: sources.every((source) => source.exhausted) };
+}
+
+/**
  * The rounds of a merged read (see mergeAcross): the items read down to where every source is read
  * (in the read's order), and whether every source is read to its end.
  */
@@ -129,7 +149,8 @@ async function mergeRounds(db: DynamoDBDocumentClient, queries: RangeQuery[], or
     sources.map((source) => [source, { share: opening, until: null, estimated: false }]),
   );
   // The last round's items down to where every source is read, kept for a read that runs out of rounds.
-  let done: { complete: Item[]; exhausted: boolean; frontier: string | null } | null = null;
+  let done: { complete: Item[]; exhausted: boolean; frontier: string | null; sources: Source[] } | null =
+    null;
   for (let round = 0; round < MAX_MERGE_ROUNDS && pages.size > 0; round++) {
     const before = sources.reduce((sum, source) => sum + source.items.length, 0);
     await Promise.all([...pages].map(([source, page]) => readPage(db, source, page, { ...order, keyOf })));
@@ -142,7 +163,7 @@ async function mergeRounds(db: DynamoDBDocumentClient, queries: RangeQuery[], or
       frontier === undefined
         ? merged
         : merged.filter((item) => (ascending ? keyOf(item) <= frontier : keyOf(item) >= frontier));
-    done = { complete, exhausted: frontier === undefined, frontier: frontier ?? null };
+    done = { complete, exhausted: frontier === undefined, frontier: frontier ?? null, sources };
     if (frontier === undefined || complete.length >= limit) return done;
     pages = estimatedPages(open, merged.map(keyOf), complete.length, {
       limit,
@@ -153,7 +174,7 @@ async function mergeRounds(db: DynamoDBDocumentClient, queries: RangeQuery[], or
   }
   // Bounded: after the last round, the first of what was read; `bounded`: what was read down to
   // where every source is read (a read going on from its frontier then misses nothing).
-  return { complete: sorted(), exhausted: false, frontier: null, bounded: done };
+  return { complete: sorted(), exhausted: false, frontier: null, sources, bounded: done };
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -6,13 +6,15 @@
  * through the operations' handlers.
  */
 
+import { brotliDecompressSync } from 'node:zlib';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { nanoid } from 'nanoid';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeJudgeRollouts } from '../../../lambdas/core/use-cases/guardrails.ts';
-import { effectCacheKey, effectStateKey } from '../../../lambdas/store/keys.ts';
+import { effectSnapshotKey } from '../../../lambdas/store/kept-keys.ts';
+import { effectCacheKey, effectStateKey, type ItemKey } from '../../../lambdas/store/keys.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRolloutRepository } from '../../../lambdas/store/rollouts.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
@@ -255,12 +257,53 @@ describe('the effect measured afresh from its maintained state', () => {
     // The durations come from the sample: the newest 1,000, ten of them the slow failures.
     expect(fresh.arms.base.durationMs).toEqual({ p50: 100, p95: 100 });
     expect(figures(fresh)).toEqual(figures(await fromScratch(pipelineId, runId)));
-    const { Item } = await db.send(
-      new GetCommand({ TableName: names.Data, Key: effectStateKey(pipelineId, runId) }),
+    const get = async (Key: ItemKey) => (await db.send(new GetCommand({ TableName: names.Data, Key }))).Item;
+    const head = await get(effectCacheKey(pipelineId, runId));
+    expect(head?.snapshotShard).toEqual(expect.any(Number));
+    const kept = await get(effectSnapshotKey(pipelineId, runId, head?.snapshotShard));
+    // The kept snapshot of 1,000 + 40 executions, compressed: far below the ~95 KB of its JSON, and
+    // under its own key, not in the pipeline's partition (read by every poll).
+    expect(kept?.snapshot).toBe(head?.snapshot);
+    expect(kept?.packed).toBeInstanceOf(Uint8Array);
+    expect(kept?.packed.length).toBeGreaterThan(5_000);
+    expect(kept?.packed.length).toBeLessThan(40_000);
+    expect(await get(effectStateKey(pipelineId, runId))).toBeUndefined();
+  });
+
+  it('still reads a state kept as plain JSON in the pipeline partition by versions before', async () => {
+    const { pipelineId, runId, base, candidate } = await rolloutOfRun();
+    await recordExecutions(pipelineId, [
+      ...many(300, { configurationId: base, durationMs: 100 }),
+      ...many(30, { configurationId: candidate, failed: true }),
+    ]);
+    const first = await effect(runId);
+    const get = async (Key: ItemKey) => (await db.send(new GetCommand({ TableName: names.Data, Key }))).Item;
+    const head = await get(effectCacheKey(pipelineId, runId));
+    const kept = await get(effectSnapshotKey(pipelineId, runId, head?.snapshotShard));
+    // As versions before wrote them: a JSON string at the old key, no shard on the effect item (a
+    // new name, so no environment holds it in memory).
+    const snapshot = `before-${nanoid()}`;
+    const { snapshotShard: _shard, ...rest } = head ?? {};
+    await db.send(
+      new PutCommand({
+        TableName: names.Data,
+        Item: { ...rest, snapshot, delta: brotliDecompressSync(head?.delta).toString('utf8') },
+      }),
     );
-    // The kept snapshot of 2 × 1,000 executions stays far below DynamoDB's 400 KB.
-    expect(String(Item?.state).length).toBeGreaterThan(50_000);
-    expect(String(Item?.state).length).toBeLessThan(200_000);
+    const state = brotliDecompressSync(kept?.packed).toString('utf8');
+    await db.send(
+      new PutCommand({
+        TableName: names.Data,
+        Item: { ...effectStateKey(pipelineId, runId), snapshot, state },
+      }),
+    );
+    await recordExecutions(pipelineId, many(5, { configurationId: candidate }));
+    const next = await effect(runId);
+
+    expect(next.arms.applied.executions).toBe(first.arms.applied.executions + 5);
+    // Read, not rebuilt: the effect item still names the old snapshot, with a delta since it.
+    expect((await get(effectCacheKey(pipelineId, runId)))?.snapshot).toBe(snapshot);
+    expect(figures(next)).toEqual(figures(await fromScratch(pipelineId, runId)));
   });
 
   it('counts all 5,000 executions of each arm exactly, and a batch sent again once', async () => {

@@ -3,6 +3,7 @@
  * (store/effect-state.ts): what is read again is not counted twice, a signal recorded before its
  * execution waits for it, the oldest beyond 1,000 go, and the kept string reads back the same.
  */
+import { brotliDecompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
   emptyState,
@@ -133,6 +134,10 @@ describe('the maintained effect state', () => {
 
     expect(encoded).not.toBeNull();
     expect(decodeEffectState(encoded)).toEqual(state);
+    // Kept compressed: a fraction of its JSON, which versions before kept as a string and still reads.
+    const json = brotliDecompressSync(encoded as Uint8Array).toString('utf8');
+    expect(encoded?.length).toBeLessThan(json.length / 3);
+    expect(decodeEffectState(json)).toEqual(state);
     const huge = { ...state, slotIds: Array.from({ length: 50 }, (_, i) => `slot-${i}`) };
     huge.base = {
       ...state.base,
@@ -169,6 +174,9 @@ describe('the maintained effect state', () => {
 
     expect(delta?.length).toBeLessThan(2_000);
     expect(applyEffectDelta(snapshot, delta)).toEqual(next);
+    expect(applyEffectDelta(snapshot, brotliDecompressSync(delta as Uint8Array).toString('utf8'))).toEqual(
+      next,
+    );
     // The snapshot itself is left as it was.
     expect(snapshot.base.executions[0]?.id).toBe('e1');
     const grown = mergeRecorded(
