@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../../../lambdas/core/errors.ts';
+import { actorOf, runEvent } from '../../../../lambdas/core/events.ts';
 import type { Configuration, Pipeline, Slot } from '../../../../lambdas/core/schemas/pipelines.ts';
 import type { Change, SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
 import {
@@ -178,6 +179,7 @@ describe('rejecting a run', () => {
     });
     expect(await stored(run)).toEqual(rejected);
     expect(await active()).toBe(base.id);
+    expect(world.runs.events).toEqual([runEvent(run, 'rejected', '2025-06-02T10:00:01.000Z', actorOf(bob))]);
   });
 
   it('keeps no reason when none is given', async () => {

@@ -121,6 +121,9 @@ describe('starting a synthesis run', () => {
       errorMessage: 'The synthesis job could not be queued; start a new run.',
       generationCompletedAt: '2025-06-02T10:00:02.000Z',
     });
+    expect(world.runs.events.map((event) => [event.type, event.data.runId])).toEqual([
+      ['synthesis_run.failed', stored?.id],
+    ]);
     expect(started).toEqual([]);
   });
 
