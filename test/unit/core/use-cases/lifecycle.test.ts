@@ -4,6 +4,7 @@
  * settings' rules (admins, whole days from 1 to 3650, another team).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { DomainEvent } from '../../../../lambdas/core/events.ts';
 import {
   assertInsideWindow,
   type DeletionReceipt,
@@ -297,9 +298,11 @@ describe('the retention job', () => {
 describe('deleting a pipeline', () => {
   function fakeDeletions() {
     const receipts = new Map<string, DeletionReceipt>();
+    const events: DomainEvent[] = [];
     let steps = 0;
     const store: DeletionStore = {
-      start: async (receipt) => {
+      start: async (receipt, event) => {
+        events.push(event);
         receipts.set(receipt.id, receipt);
         world.pipelines.pipelines.delete(receipt.pipelineId);
       },
@@ -316,11 +319,11 @@ describe('deleting a pipeline', () => {
         return { done: false, receipt };
       },
     };
-    return { store, receipts };
+    return { store, receipts, events };
   }
 
   it('answers the pending receipt, queues its job, and is for admins of the team only', async () => {
-    const { store } = fakeDeletions();
+    const { store, events } = fakeDeletions();
     const sent: unknown[] = [];
     const remove = makeDeletePipeline({
       pipelines: world.pipelines,
@@ -331,9 +334,9 @@ describe('deleting a pipeline', () => {
       runs: world.runs,
     });
     const teamId = pipeline.teamId;
-    expect((await rejection(remove(principal({ teamId, role: 'member' }), pipeline.id))).statusCode).toBe(
-      403,
-    );
+    const member = await rejection(remove(principal({ teamId, role: 'member' }), pipeline.id));
+    expect(member.statusCode).toBe(403);
+    expect(member.message).toBe('Only a team admin can delete a pipeline; the member role cannot.');
     expect((await rejection(remove(principal({ teamId: 'other' }), pipeline.id))).statusCode).toBe(403);
     expect(sent).toEqual([]);
 
@@ -348,12 +351,28 @@ describe('deleting a pipeline', () => {
       runs: 0,
     });
     expect(sent).toEqual([{ deletionId: receipt.id }]);
+    // The audit log keeps that it happened and by whom: ids only.
+    expect(events).toEqual([
+      {
+        id: `evt_${receipt.id}_pipeline_deleted`,
+        type: 'pipeline.deleted',
+        timestamp: T0,
+        data: {
+          teamId,
+          pipelineId: pipeline.id,
+          status: 'pending',
+          actor: { userId: 'user-ada', credential: 'api_token' },
+        },
+      },
+    ]);
     expect((await rejection(remove(principal({ teamId, role: 'admin' }), pipeline.id))).statusCode).toBe(404);
 
     const get = makeGetDeletion({ deletions: store });
     expect(await get(principal({ teamId, role: 'viewer' }), receipt.id)).toEqual(receipt);
     expect((await rejection(get(principal({ teamId: 'other' }), receipt.id))).statusCode).toBe(403);
-    expect((await rejection(get(principal({ teamId }), 'missing'))).statusCode).toBe(404);
+    const missing = await rejection(get(principal({ teamId }), 'missing'));
+    expect(missing.statusCode).toBe(404);
+    expect(missing.message).toBe('Deletion missing does not exist.');
   });
 
   it("hides the pipeline's runs before it answers: reading, rejecting or showing the evidence of one is a 404", async () => {
