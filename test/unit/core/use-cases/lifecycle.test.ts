@@ -10,6 +10,7 @@ import {
   type DeletionReceipt,
   type DeletionStore,
   defaultTeamSettings,
+  type ExportStore,
   emptyDeletionCounts,
   expiryEpoch,
   type RetentionStore,
@@ -23,6 +24,7 @@ import { makeGenerateRun } from '../../../../lambdas/core/use-cases/generation.t
 import {
   makeApplyRetention,
   makeDeletePipeline,
+  makeExportPipeline,
   makeGetDeletion,
   makeRunDeletion,
   makeUpdateTeamSettings,
@@ -421,5 +423,43 @@ describe('deleting a pipeline', () => {
     const finished = await run('d1', () => false);
     expect(finished.outcome).toBe('completed');
     expect(finished.receipt).toMatchObject({ status: 'completed', completedAt: T0 });
+  });
+});
+
+describe('exporting a pipeline', () => {
+  it("reads a page of its team's pipeline inside the team's windows, under 5 MB unless told", async () => {
+    const asked: unknown[] = [];
+    const exports = {
+      page: async (...args: unknown[]) => {
+        asked.push(args);
+        return { records: [], nextCursor: null };
+      },
+    } as unknown as ExportStore;
+    settings.byTeam.set(pipeline.teamId, {
+      ...defaultTeamSettings(pipeline.teamId),
+      signalRetentionDays: 7,
+      executionRetentionDays: 30,
+    });
+    const page = makeExportPipeline({ pipelines: world.pipelines, exports, settings, clock: world.clock });
+    expect(await page(principal({ teamId: pipeline.teamId }), pipeline.id, 'c1')).toEqual({
+      records: [],
+      nextCursor: null,
+    });
+    expect(asked).toEqual([
+      [pipeline.id, 'c1', { signalsSince: daysBefore(7), executionsSince: daysBefore(30) }, 5 * 1024 * 1024],
+    ]);
+    const small = makeExportPipeline({
+      pipelines: world.pipelines,
+      exports,
+      settings,
+      clock: world.clock,
+      pageBytes: 10,
+    });
+    await small(principal({ teamId: pipeline.teamId }), pipeline.id, undefined);
+    expect(asked[1]).toEqual([pipeline.id, undefined, expect.any(Object), 10]);
+    expect((await rejection(page(principal({ teamId: 'other' }), pipeline.id, undefined))).statusCode).toBe(
+      403,
+    );
+    expect(asked).toHaveLength(2);
   });
 });
