@@ -67,6 +67,8 @@ const signal = (id: string, occurredAt: string): Signal => ({
   occurredAt,
 });
 
+const MODEL_USAGE = { model: 'claude-sonnet-4-5', inputTokens: 2000, outputTokens: 10, attempts: 1 };
+
 function seedRun(): SynthesisRun {
   const run = pendingRun({
     id: world.ids.newId(),
@@ -114,12 +116,18 @@ describe('a deletion while a run is generating', () => {
   it('ends the run failed and writes back nothing of the pipeline', async () => {
     await world.pipelines.recordSignals([signal('s-1', daysBefore(1))]);
     const run = seedRun();
+    let saves = 0;
+    const save = world.evidence.save.bind(world.evidence);
+    world.evidence.save = async (...args) => {
+      saves++;
+      return save(...args);
+    };
     const outcome = await generator({
       name: 'heuristic-v1',
       generate: async (context) => {
         const proposal = await heuristicV1.generate(context);
         world.pipelines.pipelines.delete(pipeline.id); // the DELETE lands while the model works
-        return proposal;
+        return { ...proposal, usage: MODEL_USAGE };
       },
     })({ runId: run.id, jobId: run.jobId });
 
@@ -127,7 +135,10 @@ describe('a deletion while a run is generating', () => {
     expect((await world.runs.get(run.id))?.status).toBe('failed');
     expect((await world.runs.get(run.id))?.errorMessage).toMatch(/was deleted while the run was generating/);
     expect(world.evidence.saved.has(run.id)).toBe(false);
+    expect(saves).toBe(0);
     expect([...world.pipelines.configurations.values()].map((c) => c.id)).toEqual([base.id]);
+    // What the model call cost is kept on the failed run.
+    expect((await world.runs.get(run.id))?.usage).toMatchObject(MODEL_USAGE);
   });
 
   it('takes back the evidence it kept when the DELETE lands between its check and its completion', async () => {
@@ -139,9 +150,13 @@ describe('a deletion while a run is generating', () => {
       world.pipelines.pipelines.delete(pipeline.id); // after the check, before the proposal is stored
     };
 
-    const outcome = await generator(heuristicV1)({ runId: run.id, jobId: run.jobId });
+    const outcome = await generator({
+      name: 'heuristic-v1',
+      generate: async (context) => ({ ...(await heuristicV1.generate(context)), usage: MODEL_USAGE }),
+    })({ runId: run.id, jobId: run.jobId });
 
     expect(outcome.outcome).toBe('failed');
+    expect((await world.runs.get(run.id))?.usage).toMatchObject(MODEL_USAGE);
     expect((await world.runs.get(run.id))?.errorMessage).toMatch(/was deleted while the run was generating/);
     expect(world.evidence.saved.has(run.id)).toBe(false);
     expect([...world.pipelines.configurations.values()].map((c) => c.id)).toEqual([base.id]);
