@@ -414,4 +414,14 @@ describe('comparing a run’s proposal with its base', () => {
     const { run: generated } = seedRun();
     expect(await rejection(makeDiffRun(world)(eve, generated.id))).toBeInstanceOf(ForbiddenError);
   });
+
+  it('is a 409 saying there is nothing to compare for a generated run that changes nothing', async () => {
+    const { run } = seedRun({ proposedConfigurationId: null }, null);
+    const error = await rejection(makeDiffRun(world)(ada, run.id));
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error.message).toBe(
+      `Run ${run.id} found nothing to change in the configuration (it proposes no change), so there is nothing to compare; nothing was written. ` +
+        'Reject it to close it, or start a new run once the pipeline has recorded new signals.',
+    );
+  });
 });
