@@ -54,9 +54,21 @@ const CONCURRENCY = 16;
 export function makeIngestTraces(deps: IngestTracesDeps) {
   return async (principal: Principal, pipelineId: string, spans: TraceSpan[], outcome: IngestOutcome) => {
     assertCanWrite(principal);
-    const pipeline = await loadOwnedPipeline(deps.pipelines, principal, pipelineId);
+    // The trace marks are read beside the pipeline and the team's settings, for every trace whole in
+    // this request (before the times are checked: a superset of those assembled). This request's
+    // staging never writes them: it marks only the parts that are not whole. A mark read for a
+    // pipeline of another team is never used: loadOwnedPipeline refuses first.
+    const [pipeline, team, partial] = await Promise.all([
+      loadOwnedPipeline(deps.pipelines, principal, pipelineId),
+      deps.settings.get(principal.teamId),
+      deps.traces.partial(
+        pipelineId,
+        byTrace(spans)
+          .filter((part) => part.whole)
+          .map((part) => part.traceId),
+      ),
+    ]);
     const now = deps.clock.now();
-    const team = await deps.settings.get(pipeline.teamId);
     const window = retentionWindow(team, now);
     const kept = spans.filter((span) =>
       insideTimes(span, now.getTime(), Date.parse(window.executionsSince), outcome),
@@ -64,22 +76,16 @@ export function makeIngestTraces(deps: IngestTracesDeps) {
     const parts = byTrace(kept);
     if (parts.length === 0) return outcome;
     const stagedDays = Math.min(STAGED_DAYS, team.executionRetentionDays);
-    await deps.traces.stage(pipelineId, parts, new Date(now.getTime() + stagedDays * DAY_MS));
+    const staging = deps.traces.stage(pipelineId, parts, new Date(now.getTime() + stagedDays * DAY_MS));
     const configurations = new Map<string, Promise<Configuration | null>>();
-    // A whole part of a trace nothing partial was staged for is the trace: no read of its spans.
-    const partial = await deps.traces.partial(
-      pipelineId,
-      parts.filter((part) => part.whole).map((part) => part.traceId),
-    );
-    const assembled = await mapLimited(parts, CONCURRENCY, (part) =>
-      assemble(
-        deps,
-        pipeline,
-        part.whole && !partial.has(part.traceId) ? part : part.traceId,
-        configurations,
-      ),
-    );
-    const traces = assembled.filter((trace): trace is Assembled => trace !== undefined);
+    // A whole part of a trace nothing partial was staged for is the trace: assembled from the
+    // request while its spans are staged. The others are read back once this request's part is in.
+    const direct = (part: TracePart) => part.whole && !partial.has(part.traceId);
+    const assembleAll = (traces: Array<string | TracePart>) =>
+      mapLimited(traces, CONCURRENCY, (trace) => assemble(deps, pipeline, trace, configurations));
+    const [fromRequest] = await Promise.all([assembleAll(parts.filter(direct)), staging]);
+    const fromStore = await assembleAll(parts.filter((part) => !direct(part)).map((part) => part.traceId));
+    const traces = [...fromRequest, ...fromStore].filter((trace): trace is Assembled => trace !== undefined);
     await recordAll(deps, principal, pipeline, traces, {
       executionDays: team.executionRetentionDays,
       signalsSince: window.signalsSince,
@@ -172,8 +178,8 @@ function configurationOf(
 
 /**
  * Records the traces' executions (new ones in batches, as POST …/executions does; an execution
- * already recorded is revised when more spans gave it), then the signals of the traces whose
- * execution was new or revised. A record already there is no error: spans are sent again.
+ * already recorded is revised when more spans gave it) and, beside each batch, its signals. A
+ * record already there is no error: spans are sent again.
  */
 async function recordAll(
   deps: IngestTracesDeps,
@@ -182,38 +188,46 @@ async function recordAll(
   traces: Assembled[],
   limits: { executionDays: number; signalsSince: string },
 ): Promise<void> {
-  const changed: Assembled[] = [];
+  const input = (trace: Assembled) => ({
+    ...trace.execution,
+    spanCount: trace.spanCount,
+    source: 'otlp' as const,
+  });
   for (let at = 0; at < traces.length; at += BATCH_SIZE) {
     const batch = traces.slice(at, at + BATCH_SIZE);
-    const input = (trace: Assembled) => ({
-      ...trace.execution,
-      spanCount: trace.spanCount,
-      source: 'otlp' as const,
-    });
-    try {
-      await deps.recordExecutions(principal, pipeline.id, batch.map(input));
-      changed.push(...batch);
-    } catch (error) {
-      if (!(error instanceof ConflictError)) throw error;
-      // Some are recorded already: each on its own, then revised if this request read more spans.
-      await mapLimited(batch, CONCURRENCY, async (trace) => {
-        if (await recordedOrRevised(deps, principal, pipeline, input(trace), limits.executionDays)) {
-          changed.push(trace);
-        }
-      });
-    }
+    // A batch's signals are recorded beside its executions: their ids come from the spans, so a
+    // signal sent again is refused as one already recorded (a retried request), never stored twice.
+    const signals = batch
+      .flatMap((trace) => trace.signals)
+      .filter((signal) => signal.occurredAt >= limits.signalsSince);
+    await Promise.all([
+      deps.recordExecutions(principal, pipeline.id, batch.map(input)).catch(async (error: unknown) => {
+        if (!(error instanceof ConflictError)) throw error;
+        // Some are recorded already: each on its own, then revised if this request read more spans.
+        await mapLimited(batch, CONCURRENCY, (trace) =>
+          recordedOrRevised(deps, principal, pipeline, input(trace), limits.executionDays),
+        );
+      }),
+      recordSignals(deps, principal, pipeline.id, signals),
+    ]);
   }
-  const signals = changed
-    .flatMap((trace) => trace.signals)
-    .filter((signal) => signal.occurredAt >= limits.signalsSince);
+}
+
+/** Signals in batches; a batch holding one already recorded goes one by one, the recorded ones left. */
+async function recordSignals(
+  deps: IngestTracesDeps,
+  principal: Principal,
+  pipelineId: string,
+  signals: SignalInput[],
+): Promise<void> {
   for (let at = 0; at < signals.length; at += BATCH_SIZE) {
     const batch = signals.slice(at, at + BATCH_SIZE);
     try {
-      await deps.recordSignals(principal, pipeline.id, batch);
+      await deps.recordSignals(principal, pipelineId, batch);
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
       await mapLimited(batch, CONCURRENCY, (signal) =>
-        deps.recordSignals(principal, pipeline.id, [signal]).catch((refused: unknown) => {
+        deps.recordSignals(principal, pipelineId, [signal]).catch((refused: unknown) => {
           if (!(refused instanceof ConflictError)) throw refused;
         }),
       );
