@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../../../lambdas/core/errors.ts';
+import type { PipelineRepository } from '../../../../lambdas/core/ports/pipelines.ts';
 import {
   makeCreatePipeline,
   makeGetConfiguration,
@@ -226,7 +227,8 @@ describe("records older than the team's retention window", () => {
     };
     const handed: unknown[] = [];
     const store = world.pipelines.recordExecutions.bind(world.pipelines);
-    world.pipelines.recordExecutions = async (executions, days, inRollout) => {
+    const port: PipelineRepository = world.pipelines;
+    port.recordExecutions = async (executions, days, inRollout) => {
       handed.push([days, inRollout]);
       return store(executions);
     };
