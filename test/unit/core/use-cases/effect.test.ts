@@ -320,6 +320,24 @@ describe('before against after', () => {
     expect(arm(await getEffect()(ada, 'runapproved0000000001'))).toEqual([2, 2]);
   });
 
+  it('stops counting a signal once it leaves the signal window, with nothing new recorded', async () => {
+    world.settings.byTeam.set('team-a', { ...(await world.settings.get('team-a')), signalRetentionDays: 1 });
+    world.clock.set(new Date(Date.parse(at(30)) + 86_400_000 - 60_000).toISOString());
+    approvedRun();
+    expect((await getEffect()(ada, 'runapproved0000000001')).arms.base.signals.warning).toBe(1);
+    world.clock.advance(120_000);
+    expect((await getEffect()(ada, 'runapproved0000000001')).arms.base.signals.warning).toBe(0);
+  });
+
+  it('answers the kept measurement when what arrived changes no figure', async () => {
+    approvedRun();
+    const first = await getEffect()(ada, 'runapproved0000000001');
+    // A signal citing an execution no arm holds: kept aside, counted nowhere.
+    store.cite('exec-elsewhere', 's9', 'critical', at(61));
+    world.clock.advance(10_000);
+    expect(await getEffect()(ada, 'runapproved0000000001')).toEqual(first);
+  });
+
   it('is rebuilt from the start of its windows when the kept state no longer fits', async () => {
     approvedRun();
     await getEffect()(ada, 'runapproved0000000001');
