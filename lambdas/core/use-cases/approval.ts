@@ -49,7 +49,7 @@ export function makeApproveRun(deps: ApproveDeps) {
     assertCanWrite(principal);
     const nothing = nothingToChange(run, 'to approve or roll out');
     if (nothing) throw nothing;
-    // Stryker disable next-line ConditionalExpression: runs.approve refuses a run that is not generated with the same 409 naming its status; the check spares the reads
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: runs.approve refuses a run that is not generated with the same 409 naming its status; the check spares the reads
     if (run.status !== 'generated' || !run.proposedConfigurationId) {
       throw new ConflictError(`The run is ${run.status}; only a generated run can be approved.`);
     }

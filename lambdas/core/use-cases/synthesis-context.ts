@@ -49,6 +49,7 @@ export async function readSynthesisContext(
   // A held-out case is never shown to a refinement: neither its execution nor a signal citing it.
   const hidden = refinement?.heldOutIds ?? new Set<string>();
   const signals = windows.signals.filter(
+    // Stryker disable next-line ConditionalExpression: hidden holds execution ids only, so a signal citing none is kept either way
     (signal) => signal.executionId === undefined || !hidden.has(signal.executionId),
   );
   const executions = windows.executions.filter((execution) => !hidden.has(execution.id));

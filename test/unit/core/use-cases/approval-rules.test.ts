@@ -109,6 +109,28 @@ describe('enforcing approval rules', () => {
     expect(failure.length).toBeGreaterThan(10);
   });
 
+  it('names every failing rule, in the order of the rules, and lists them in its details', async () => {
+    await makePutApprovalRules(world)(admin, pipeline.id, {
+      ...APPROVAL_RULE_DEFAULTS,
+      requireEvaluation: true,
+      forbidSelfApproval: true,
+    });
+    const error = await rejection(
+      enforceApprovalRules(
+        world.approvalRules,
+        member,
+        { act: 'approve', pipelineId: pipeline.id, run: run() },
+        undefined,
+      ),
+    );
+    expect(error.message).toBe(
+      "The pipeline's approval rules refuse this approval: " +
+        'The pipeline requires an evaluation: replay the evaluation set (pipeline-synthesis evaluate) before approving. ' +
+        'The pipeline forbids approving a run you started: another person must approve it.',
+    );
+    expect(error).toMatchObject({ details: { rules: ['requireEvaluation', 'forbidSelfApproval'] } });
+  });
+
   it('answers the override reason of an admin, else null', async () => {
     const act = { act: 'activate' as const, pipelineId: pipeline.id, run: null };
     expect(await enforceApprovalRules(world.approvalRules, admin, act, { reason: 'hotfix' })).toBe('hotfix');

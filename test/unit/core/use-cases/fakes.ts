@@ -310,6 +310,8 @@ const FAILABLE: readonly SynthesisRun['status'][] = ['pending', 'generating'];
 /** The runs table; completeGenerated and approve also write the data table (the pipeline fake). */
 export class FakeRunRepository implements RunRepository {
   readonly runs = new Map<string, SynthesisRun>();
+  /** The events written with the runs' moves (only when the move was made), in order. */
+  readonly events: DomainEvent[] = [];
   /** Runs hidden by their pipeline's deletion (the adapter's pipelineDeletedAt). */
   readonly hidden = new Set<string>();
 
@@ -375,6 +377,7 @@ export class FakeRunRepository implements RunRepository {
     run: SynthesisRun,
     proposed: Omit<Configuration, 'version'> | null,
     leaseStartedAt: string,
+    event: DomainEvent,
   ): Promise<SynthesisRun> {
     const stored = this.runs.get(run.id);
     if (!this.data.pipelines.has(run.pipelineId)) {
@@ -388,6 +391,7 @@ export class FakeRunRepository implements RunRepository {
     }
     if (proposed) this.data.putConfiguration(proposed);
     this.runs.set(run.id, structuredClone(run));
+    this.events.push(event);
     return run;
   }
 
@@ -411,10 +415,12 @@ export class FakeRunRepository implements RunRepository {
     errorMessage: string,
     at: string,
     from: SynthesisRun['status'][],
-    usage?: SynthesisUsage,
+    usage: SynthesisUsage | undefined,
+    event: DomainEvent,
   ): Promise<SynthesisRun | null> {
     const run = this.runs.get(id);
     if (!run || !from.filter((status) => FAILABLE.includes(status)).includes(run.status)) return null;
+    this.events.push(event);
     run.status = 'failed';
     run.errorMessage = errorMessage;
     run.generationCompletedAt = at;
@@ -473,10 +479,12 @@ export class FakeRunRepository implements RunRepository {
   async reject(
     run: SynthesisRun,
     decision: { at: string; by: string; reason: string | null },
+    event: DomainEvent,
   ): Promise<SynthesisRun> {
     const runId = run.id;
     const stored = this.runs.get(runId);
     if (stored?.status !== 'generated') throw this.notDecidable(runId, 'rejected');
+    this.events.push(event);
     stored.status = 'rejected';
     stored.rejectedAt = decision.at;
     stored.rejectedBy = decision.by;

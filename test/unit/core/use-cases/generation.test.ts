@@ -4,6 +4,7 @@ import {
   SynthesisFailure,
   TransientSynthesisError,
 } from '../../../../lambdas/core/errors.ts';
+import { runEvent, SYSTEM_ACTOR } from '../../../../lambdas/core/events.ts';
 import type {
   SynthesisContext,
   SynthesisEngine,
@@ -209,6 +210,11 @@ describe('generating a run', () => {
       signals: [signal('sig-2', '2025-06-02T09:30:00.000Z')],
       executions: [execution('exe-1', '2025-06-02T09:10:00.000Z')],
     });
+    expect(world.runs.events).toEqual([
+      runEvent(run, 'generated', '2025-06-02T10:00:05.000Z', SYSTEM_ACTOR, {
+        configurationId: proposedConfigurationId,
+      }),
+    ]);
   });
 
   it('shows the engine the newest 200 signals and the newest 200 executions', async () => {
@@ -227,6 +233,19 @@ describe('generating a run', () => {
     expect(context?.executions).toHaveLength(200);
     expect(context?.executions[0]?.id).toBe('exe-202');
     expect(context?.executions.at(-1)?.id).toBe('exe-3');
+  });
+
+  it('proposes no configuration when the proposal changes nothing', async () => {
+    const run = seedRun();
+    const outcome = await generator(engine(() => proposal({ changes: [], structuredWarnings: [] })))(
+      job(run),
+    );
+    expect(outcome).toMatchObject({
+      outcome: 'generated',
+      run: { status: 'generated', proposedConfigurationId: null },
+    });
+    expect(world.pipelines.configurations.size).toBe(1);
+    expect(world.runs.events).toEqual([runEvent(run, 'generated', T0, SYSTEM_ACTOR)]);
   });
 
   it('gives successive proposals of one pipeline increasing versions', async () => {
@@ -350,6 +369,7 @@ describe('a permanent fault', () => {
     });
     expect(world.pipelines.configurations.size).toBe(1);
     expect(world.evidence.saved.size).toBe(0);
+    expect(world.runs.events).toEqual([runEvent(run, 'failed', '2025-06-02T10:00:03.000Z', SYSTEM_ACTOR)]);
   });
 
   it('is never retried, even when the transient check would match it', async () => {
@@ -457,7 +477,9 @@ describe('a permanent fault', () => {
     const run = seedRun();
     const outcome = await generator(
       engine(async () => {
-        await world.runs.fail(run.id, 'Stopped by the sweeper.', T0, ['generating']);
+        await world.runs.fail(run.id, 'Stopped by the sweeper.', T0, ['generating'], undefined, {
+          ...runEvent(run, 'failed', T0, SYSTEM_ACTOR),
+        });
         throw new SynthesisFailure('The model refused to answer.');
       }),
     )(job(run));
@@ -557,6 +579,10 @@ describe('a dead job', () => {
       errorMessage:
         'Generation did not succeed in 1 attempt and the job was moved to the dead-letter queue. Start a new run.',
     });
+    expect(world.runs.events.map((event) => [event.type, event.data.runId])).toEqual([
+      ['synthesis_run.failed', pending.id],
+      ['synthesis_run.failed', generating.id],
+    ]);
   });
 
   it("gives the month back the estimate its run reserved, once, and a finished run's stays spent", async () => {
@@ -619,6 +645,10 @@ describe('the sweeper', () => {
     );
     expect(await stored(young)).toEqual(young);
     expect(await stored(finished)).toEqual(finished);
+    expect(world.runs.events).toEqual([
+      runEvent(stuckPending, 'failed', '2025-06-02T10:25:00.000Z', SYSTEM_ACTOR),
+      runEvent(stuckGenerating, 'failed', '2025-06-02T10:25:00.000Z', SYSTEM_ACTOR),
+    ]);
   });
 
   it('gives each swept run’s reserved estimate back to the month it started in', async () => {

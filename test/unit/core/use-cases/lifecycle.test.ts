@@ -4,11 +4,13 @@
  * settings' rules (admins, whole days from 1 to 3650, another team).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { DomainEvent } from '../../../../lambdas/core/events.ts';
 import {
   assertInsideWindow,
   type DeletionReceipt,
   type DeletionStore,
   defaultTeamSettings,
+  type ExportStore,
   emptyDeletionCounts,
   expiryEpoch,
   type RetentionStore,
@@ -22,6 +24,7 @@ import { makeGenerateRun } from '../../../../lambdas/core/use-cases/generation.t
 import {
   makeApplyRetention,
   makeDeletePipeline,
+  makeExportPipeline,
   makeGetDeletion,
   makeRunDeletion,
   makeUpdateTeamSettings,
@@ -63,6 +66,8 @@ const signal = (id: string, occurredAt: string): Signal => ({
   slotId: 'retrieve',
   occurredAt,
 });
+
+const MODEL_USAGE = { model: 'claude-sonnet-4-5', inputTokens: 2000, outputTokens: 10, attempts: 1 };
 
 function seedRun(): SynthesisRun {
   const run = pendingRun({
@@ -111,12 +116,18 @@ describe('a deletion while a run is generating', () => {
   it('ends the run failed and writes back nothing of the pipeline', async () => {
     await world.pipelines.recordSignals([signal('s-1', daysBefore(1))]);
     const run = seedRun();
+    let saves = 0;
+    const save = world.evidence.save.bind(world.evidence);
+    world.evidence.save = async (...args) => {
+      saves++;
+      return save(...args);
+    };
     const outcome = await generator({
       name: 'heuristic-v1',
       generate: async (context) => {
         const proposal = await heuristicV1.generate(context);
         world.pipelines.pipelines.delete(pipeline.id); // the DELETE lands while the model works
-        return proposal;
+        return { ...proposal, usage: MODEL_USAGE };
       },
     })({ runId: run.id, jobId: run.jobId });
 
@@ -124,7 +135,10 @@ describe('a deletion while a run is generating', () => {
     expect((await world.runs.get(run.id))?.status).toBe('failed');
     expect((await world.runs.get(run.id))?.errorMessage).toMatch(/was deleted while the run was generating/);
     expect(world.evidence.saved.has(run.id)).toBe(false);
+    expect(saves).toBe(0);
     expect([...world.pipelines.configurations.values()].map((c) => c.id)).toEqual([base.id]);
+    // What the model call cost is kept on the failed run.
+    expect((await world.runs.get(run.id))?.usage).toMatchObject(MODEL_USAGE);
   });
 
   it('takes back the evidence it kept when the DELETE lands between its check and its completion', async () => {
@@ -136,9 +150,13 @@ describe('a deletion while a run is generating', () => {
       world.pipelines.pipelines.delete(pipeline.id); // after the check, before the proposal is stored
     };
 
-    const outcome = await generator(heuristicV1)({ runId: run.id, jobId: run.jobId });
+    const outcome = await generator({
+      name: 'heuristic-v1',
+      generate: async (context) => ({ ...(await heuristicV1.generate(context)), usage: MODEL_USAGE }),
+    })({ runId: run.id, jobId: run.jobId });
 
     expect(outcome.outcome).toBe('failed');
+    expect((await world.runs.get(run.id))?.usage).toMatchObject(MODEL_USAGE);
     expect((await world.runs.get(run.id))?.errorMessage).toMatch(/was deleted while the run was generating/);
     expect(world.evidence.saved.has(run.id)).toBe(false);
     expect([...world.pipelines.configurations.values()].map((c) => c.id)).toEqual([base.id]);
@@ -297,9 +315,11 @@ describe('the retention job', () => {
 describe('deleting a pipeline', () => {
   function fakeDeletions() {
     const receipts = new Map<string, DeletionReceipt>();
+    const events: DomainEvent[] = [];
     let steps = 0;
     const store: DeletionStore = {
-      start: async (receipt) => {
+      start: async (receipt, event) => {
+        events.push(event);
         receipts.set(receipt.id, receipt);
         world.pipelines.pipelines.delete(receipt.pipelineId);
       },
@@ -316,11 +336,11 @@ describe('deleting a pipeline', () => {
         return { done: false, receipt };
       },
     };
-    return { store, receipts };
+    return { store, receipts, events };
   }
 
   it('answers the pending receipt, queues its job, and is for admins of the team only', async () => {
-    const { store } = fakeDeletions();
+    const { store, events } = fakeDeletions();
     const sent: unknown[] = [];
     const remove = makeDeletePipeline({
       pipelines: world.pipelines,
@@ -331,9 +351,9 @@ describe('deleting a pipeline', () => {
       runs: world.runs,
     });
     const teamId = pipeline.teamId;
-    expect((await rejection(remove(principal({ teamId, role: 'member' }), pipeline.id))).statusCode).toBe(
-      403,
-    );
+    const member = await rejection(remove(principal({ teamId, role: 'member' }), pipeline.id));
+    expect(member.statusCode).toBe(403);
+    expect(member.message).toBe('Only a team admin can delete a pipeline; the member role cannot.');
     expect((await rejection(remove(principal({ teamId: 'other' }), pipeline.id))).statusCode).toBe(403);
     expect(sent).toEqual([]);
 
@@ -348,12 +368,28 @@ describe('deleting a pipeline', () => {
       runs: 0,
     });
     expect(sent).toEqual([{ deletionId: receipt.id }]);
+    // The audit log keeps that it happened and by whom: ids only.
+    expect(events).toEqual([
+      {
+        id: `evt_${receipt.id}_pipeline_deleted`,
+        type: 'pipeline.deleted',
+        timestamp: T0,
+        data: {
+          teamId,
+          pipelineId: pipeline.id,
+          status: 'pending',
+          actor: { userId: 'user-ada', credential: 'api_token' },
+        },
+      },
+    ]);
     expect((await rejection(remove(principal({ teamId, role: 'admin' }), pipeline.id))).statusCode).toBe(404);
 
     const get = makeGetDeletion({ deletions: store });
     expect(await get(principal({ teamId, role: 'viewer' }), receipt.id)).toEqual(receipt);
     expect((await rejection(get(principal({ teamId: 'other' }), receipt.id))).statusCode).toBe(403);
-    expect((await rejection(get(principal({ teamId }), 'missing'))).statusCode).toBe(404);
+    const missing = await rejection(get(principal({ teamId }), 'missing'));
+    expect(missing.statusCode).toBe(404);
+    expect(missing.message).toBe('Deletion missing does not exist.');
   });
 
   it("hides the pipeline's runs before it answers: reading, rejecting or showing the evidence of one is a 404", async () => {
@@ -402,5 +438,43 @@ describe('deleting a pipeline', () => {
     const finished = await run('d1', () => false);
     expect(finished.outcome).toBe('completed');
     expect(finished.receipt).toMatchObject({ status: 'completed', completedAt: T0 });
+  });
+});
+
+describe('exporting a pipeline', () => {
+  it("reads a page of its team's pipeline inside the team's windows, under 5 MB unless told", async () => {
+    const asked: unknown[] = [];
+    const exports = {
+      page: async (...args: unknown[]) => {
+        asked.push(args);
+        return { records: [], nextCursor: null };
+      },
+    } as unknown as ExportStore;
+    settings.byTeam.set(pipeline.teamId, {
+      ...defaultTeamSettings(pipeline.teamId),
+      signalRetentionDays: 7,
+      executionRetentionDays: 30,
+    });
+    const page = makeExportPipeline({ pipelines: world.pipelines, exports, settings, clock: world.clock });
+    expect(await page(principal({ teamId: pipeline.teamId }), pipeline.id, 'c1')).toEqual({
+      records: [],
+      nextCursor: null,
+    });
+    expect(asked).toEqual([
+      [pipeline.id, 'c1', { signalsSince: daysBefore(7), executionsSince: daysBefore(30) }, 5 * 1024 * 1024],
+    ]);
+    const small = makeExportPipeline({
+      pipelines: world.pipelines,
+      exports,
+      settings,
+      clock: world.clock,
+      pageBytes: 10,
+    });
+    await small(principal({ teamId: pipeline.teamId }), pipeline.id, undefined);
+    expect(asked[1]).toEqual([pipeline.id, undefined, expect.any(Object), 10]);
+    expect((await rejection(page(principal({ teamId: 'other' }), pipeline.id, undefined))).statusCode).toBe(
+      403,
+    );
+    expect(asked).toHaveLength(2);
   });
 });

@@ -10,6 +10,7 @@ import type {
   TeamServing,
 } from '../../../../lambdas/core/ports/team-serving.ts';
 import type { Principal } from '../../../../lambdas/core/principal.ts';
+import { routingPoint } from '../../../../lambdas/core/rollouts/routing.ts';
 import type { Configuration } from '../../../../lambdas/core/schemas/pipelines.ts';
 import { INDEX_SETTLE_MS, makeEvaluateFlags } from '../../../../lambdas/core/use-cases/ofrep.ts';
 
@@ -133,5 +134,140 @@ describe('the bulk evaluation’s ETag', () => {
     expect(first.flags?.[0]?.variant).toBe('c1');
     expect(state.reads).toEqual(['version', 'index']);
     expect(state.stamp).toEqual({ version: 0, changedAt: now.ms });
+  });
+});
+
+describe('the bulk evaluation’s flags', () => {
+  const cfg = (id: string, pipelineId: string, version: number): Configuration => ({
+    ...configuration(id),
+    pipelineId,
+    version,
+  });
+  /** p1 without a rollout, p2 in a rollout of 50 % (its state served), p3 with no serving item. */
+  function world() {
+    const now = { ms: 1_000_000 };
+    const reads = { configurations: [] as string[], states: [] as string[][], starts: 0 };
+    const states = new Map([
+      [
+        'p2',
+        {
+          pipelineId: 'p2',
+          teamId: 'team-1',
+          active: cfg('c2', 'p2', 3),
+          rollout: { id: 'rollout-2', percent: 50, candidate: cfg('c2-next', 'p2', 4) },
+        },
+      ],
+    ]);
+    const indexed: TeamPipeline[] = [
+      { id: 'p1', activeConfigurationId: 'c1', rollout: null },
+      {
+        id: 'p2',
+        activeConfigurationId: 'c2',
+        rollout: { id: 'rollout-2', percent: 50, candidateConfigurationId: 'c2-next' },
+      },
+      { id: 'p3', activeConfigurationId: 'c3', rollout: null },
+    ];
+    const stored = new Map([
+      ['c1', cfg('c1', 'p1', 1)],
+      ['c3', cfg('c3', 'p3', 2)],
+    ]);
+    const serving: TeamServing = {
+      servingVersion: async () => ({ version: 5, changedAt: 0 }),
+      startServingVersion: async () => {
+        reads.starts++;
+      },
+      teamPipelines: async () => indexed,
+      servingStates: async (ids) => {
+        reads.states.push([...ids]);
+        return new Map([...states].filter(([id]) => ids.includes(id)));
+      },
+    };
+    const pipelines = {
+      getConfiguration: async (_pipelineId: string, id: string) => {
+        reads.configurations.push(id);
+        return stored.get(id) ?? null;
+      },
+    } as unknown as PipelineRepository;
+    const evaluate = makeEvaluateFlags(
+      { pipelines, teamServing: serving },
+      () => 0.5,
+      () => now.ms,
+    );
+    return { reads, indexed, stored, evaluate };
+  }
+  const keyIn = (inside: boolean) => {
+    for (let i = 0; ; i++) if (routingPoint('rollout-2', `user-${i}`) < 50 === inside) return `user-${i}`;
+  };
+
+  it('answers every pipeline of the team: STATIC outside a rollout, SPLIT on the arm the key gets', async () => {
+    const { evaluate } = world();
+    const candidate = await evaluate(principal, keyIn(true), undefined);
+    expect(candidate.flags).toEqual([
+      {
+        key: 'p1',
+        value: { configurationId: 'c1', version: 1, slots: [] },
+        variant: 'c1',
+        reason: 'STATIC',
+        metadata: { arm: 'base', version: 1 },
+      },
+      {
+        key: 'p2',
+        value: { configurationId: 'c2-next', version: 4, slots: [] },
+        variant: 'c2-next',
+        reason: 'SPLIT',
+        metadata: { rolloutId: 'rollout-2', arm: 'candidate', version: 4 },
+      },
+      expect.objectContaining({ key: 'p3', variant: 'c3', reason: 'STATIC' }),
+    ]);
+    const base = await evaluate(principal, keyIn(false), undefined);
+    expect(base.flags?.[1]).toMatchObject({
+      variant: 'c2',
+      reason: 'SPLIT',
+      metadata: { arm: 'base', version: 3 },
+    });
+    expect(base.etag).not.toBe(candidate.etag);
+  });
+
+  it("reads a configuration once: from the pipeline's serving item, else the table, then from memory", async () => {
+    const { reads, evaluate } = world();
+    await evaluate(principal, keyIn(true), undefined);
+    expect(reads.states).toEqual([['p1', 'p2', 'p3']]);
+    expect(reads.configurations.sort()).toEqual(['c1', 'c3']);
+    await evaluate(principal, keyIn(false), undefined);
+    // Only the base arm of p2 is new: its serving item names it.
+    expect(reads.states).toEqual([['p1', 'p2', 'p3'], ['p2']]);
+    expect(reads.configurations.sort()).toEqual(['c1', 'c3']);
+    await evaluate(principal, keyIn(true), undefined);
+    expect(reads.states).toHaveLength(2);
+    expect(reads.starts).toBe(0);
+  });
+
+  it('leaves out a pipeline deleted since the index read it', async () => {
+    const { stored, evaluate } = world();
+    stored.delete('c3');
+    const answer = await evaluate(principal, keyIn(true), undefined);
+    expect(answer.flags?.map((flag) => flag.key)).toEqual(['p1', 'p2']);
+  });
+
+  it('answers 304 to its ETag sent weak, among others, and not to one of another targeting key or malformed', async () => {
+    const { evaluate } = world();
+    const key = keyIn(true);
+    const { etag } = await evaluate(principal, key, undefined);
+    expect(await evaluate(principal, key, `W/${etag}`)).toEqual({ etag, flags: null });
+    expect(await evaluate(principal, key, `"other", *,  ${etag} `)).toEqual({ etag, flags: null });
+    expect((await evaluate(principal, keyIn(false), etag)).flags).toHaveLength(3);
+    expect((await evaluate(principal, key, `x${etag}`)).flags).toHaveLength(3);
+    expect((await evaluate(principal, key, `${etag}x`)).flags).toHaveLength(3);
+  });
+
+  it('answers 304 to a provisional ETag once the index shows the same flags', async () => {
+    const now = { ms: 1_000_000 };
+    const { state, change, evaluate } = team(now);
+    change('c1');
+    const first = await evaluate();
+    expect(first.etag).toMatch(/\.q"$/);
+    const again = await evaluate(first.etag);
+    expect(again).toEqual({ etag: first.etag, flags: null });
+    expect(state.reads).toEqual(['version', 'index', 'version', 'index']);
   });
 });

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../../../lambdas/core/errors.ts';
+import type { PipelineRepository } from '../../../../lambdas/core/ports/pipelines.ts';
 import {
   makeCreatePipeline,
   makeGetConfiguration,
@@ -204,6 +205,42 @@ describe('recording executions', () => {
 describe("records older than the team's retention window", () => {
   // The clock reads 2025-06-02T10:00Z and the default windows are 90 days: 2025-03-04T10:00Z is the oldest kept.
   const old = '2025-03-01T00:00:00.000Z';
+
+  it("hands the store the pipeline's rollout, so its arms' counts move with the batch", async () => {
+    const { pipeline } = await seedPipeline(world);
+    const rollout = {
+      id: 'rollout-1',
+      pipelineId: pipeline.id,
+      synthesisRunId: 'run-1',
+      baseConfigurationId: pipeline.activeConfigurationId,
+      candidateConfigurationId: 'cfg-candidate',
+      percent: 50,
+      minExecutions: 30,
+      autoPromote: false,
+      autoRollback: true,
+      status: 'active' as const,
+      startedAt: '2025-06-02T09:00:00.000Z',
+      startedBy: 'user-ada',
+      endedAt: null,
+      endedBy: null,
+      endReason: null,
+    };
+    const handed: unknown[] = [];
+    const store = world.pipelines.recordExecutions.bind(world.pipelines);
+    const port: PipelineRepository = world.pipelines;
+    port.recordExecutions = async (executions, days, inRollout) => {
+      handed.push([days, inRollout]);
+      return store(executions);
+    };
+    await makeRecordExecutions(world)(ada, pipeline.id, [{ status: 'succeeded', durationMs: 5 }]);
+    const entry = world.pipelines.pipelines.get(pipeline.id);
+    if (entry) entry.pipeline = { ...entry.pipeline, rollout };
+    await makeRecordExecutions(world)(ada, pipeline.id, [{ status: 'succeeded', durationMs: 5 }]);
+    expect(handed).toEqual([
+      [90, null],
+      [90, rollout],
+    ]);
+  });
 
   it('refuses old executions, naming them, the window and the field, and stores none of the batch', async () => {
     const { pipeline } = await seedPipeline(world);

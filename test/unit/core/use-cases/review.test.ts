@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../../../lambdas/core/errors.ts';
+import { actorOf, runEvent } from '../../../../lambdas/core/events.ts';
 import type { Configuration, Pipeline, Slot } from '../../../../lambdas/core/schemas/pipelines.ts';
 import type { Change, SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
 import {
@@ -178,6 +179,7 @@ describe('rejecting a run', () => {
     });
     expect(await stored(run)).toEqual(rejected);
     expect(await active()).toBe(base.id);
+    expect(world.runs.events).toEqual([runEvent(run, 'rejected', '2025-06-02T10:00:01.000Z', actorOf(bob))]);
   });
 
   it('keeps no reason when none is given', async () => {
@@ -411,5 +413,15 @@ describe('comparing a run’s proposal with its base', () => {
     );
     const { run: generated } = seedRun();
     expect(await rejection(makeDiffRun(world)(eve, generated.id))).toBeInstanceOf(ForbiddenError);
+  });
+
+  it('is a 409 saying there is nothing to compare for a generated run that changes nothing', async () => {
+    const { run } = seedRun({ proposedConfigurationId: null }, null);
+    const error = await rejection(makeDiffRun(world)(ada, run.id));
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error.message).toBe(
+      `Run ${run.id} found nothing to change in the configuration (it proposes no change), so there is nothing to compare; nothing was written. ` +
+        'Reject it to close it, or start a new run once the pipeline has recorded new signals.',
+    );
   });
 });

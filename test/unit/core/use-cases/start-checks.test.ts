@@ -1,5 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  ConflictError,
+  NotFoundError,
+  SynthesisFailure,
+  ValidationError,
+} from '../../../../lambdas/core/errors.ts';
 import type { SynthesisRun } from '../../../../lambdas/core/schemas/runs.ts';
+import { checkParent, reserveModelBudget } from '../../../../lambdas/core/use-cases/start-checks.ts';
 import { makeStartSynthesis } from '../../../../lambdas/core/use-cases/synthesis.ts';
 import { makeWorld, pendingRun, principal, rejection, seedPipeline, type World } from './fakes.ts';
 
@@ -132,5 +139,120 @@ describe('starting a refinement', () => {
       statusCode: 404,
     });
     expect(world.queue.sent).toHaveLength(0);
+  });
+});
+
+describe("a refinement's parent, checked", () => {
+  const evaluation = {
+    cases: 2,
+    evaluated: 2,
+    base: { passed: 1, failed: 1 },
+    candidate: { passed: 2, failed: 0 },
+    fixed: ['exec-1'],
+    regressed: [],
+    durationMsDelta: null,
+    costUsdDelta: null,
+    updatedAt: '2025-06-20T09:00:00.000Z',
+  };
+  const parent = (id: string, fields: Partial<SynthesisRun> = {}) =>
+    world.runs.seed({
+      ...pendingRun({
+        id,
+        pipelineId: 'pipe-a',
+        baseConfigurationId: 'c',
+        createdAt: '2025-06-20T08:00:00.000Z',
+      }),
+      status: 'generated',
+      evaluation,
+      ...fields,
+    });
+  const check = (parentRunId: string, pipelineId = 'pipe-a') =>
+    checkParent(world.runs, ada, pipelineId, parentRunId);
+
+  it('places a refinement under its parent and the first run of the chain', async () => {
+    parent('run_first____________');
+    parent('run_second___________', { rootRunId: 'run_first____________' });
+    expect(await check('run_first____________')).toEqual({
+      parentRunId: 'run_first____________',
+      rootRunId: 'run_first____________',
+    });
+    expect(await check('run_second___________')).toEqual({
+      parentRunId: 'run_second___________',
+      rootRunId: 'run_first____________',
+    });
+  });
+
+  it('names what is wrong with a parent a refinement cannot start from', async () => {
+    parent('run_approved_________', { status: 'approved' });
+    parent('run_unevaluated______', { evaluation: { ...evaluation, evaluated: 0 } });
+    const missing = await rejection(check('run_missing__________'));
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect(missing.message).toBe('Synthesis run run_missing__________ (parentRunId) does not exist.');
+    const elsewhere = await rejection(check('run_approved_________', 'pipe-b'));
+    expect(elsewhere).toBeInstanceOf(ValidationError);
+    expect(elsewhere.message).toBe(
+      "parentRunId names run run_approved_________ of pipeline pipe-a; a refinement's parent must be a run of pipeline pipe-b.",
+    );
+    expect(elsewhere).toMatchObject({
+      details: [{ path: 'parentRunId', message: 'is a run of another pipeline' }],
+    });
+    const approved = await rejection(check('run_approved_________'));
+    expect(approved).toBeInstanceOf(ConflictError);
+    expect(approved.message).toBe(
+      'Run run_approved_________ is approved; only a generated run can be refined. Start a run without parentRunId.',
+    );
+    const unevaluated = await rejection(check('run_unevaluated______'));
+    expect(unevaluated).toBeInstanceOf(ConflictError);
+    expect(unevaluated.message).toBe(
+      'Run run_unevaluated______ has no evaluation yet: a refinement learns from it. Replay its cases first ' +
+        '(pipeline-synthesis evaluate run_unevaluated______ --exec "<runner>"), then start the refinement.',
+    );
+  });
+});
+
+describe("reserving a run's model cost", () => {
+  const run = (synthesisHandler: string) =>
+    pendingRun({
+      id: 'run_budget___________',
+      pipelineId: 'pipe-a',
+      baseConfigurationId: 'c',
+      createdAt: '2025-06-20T08:00:00.000Z',
+      synthesisHandler,
+    });
+  const deps = () => ({
+    estimator: world.estimator,
+    spend: world.spend,
+    settings: world.settings,
+    clock: world.clock,
+  });
+
+  it('reserves nothing for a run with no model cost, or none known', async () => {
+    expect((await reserveModelBudget(deps(), run('heuristic-v1'))).estimatedCostUsd).toBe(0);
+    world.estimator.estimate = async () => ({ model: null, promptTokens: 0, estimatedCostUsd: null });
+    expect((await reserveModelBudget(deps(), run('claude-v1'))).estimatedCostUsd).toBeNull();
+    expect(world.spend.months.size).toBe(0);
+  });
+
+  it("reserves the estimate in the run's month and gives it back when the run never starts", async () => {
+    const reservation = await reserveModelBudget(deps(), run('claude-v1'));
+    expect(reservation.estimatedCostUsd).toBe(0.05);
+    expect(await world.spend.spent('team-a', '2025-06')).toBeCloseTo(0.05);
+    await reservation.giveBack();
+    expect(await world.spend.spent('team-a', '2025-06')).toBeCloseTo(0);
+  });
+
+  it('answers 409 when what the estimate needs is gone, and passes other failures on', async () => {
+    world.estimator.estimate = async () => {
+      throw new SynthesisFailure('Pipeline pipe-a no longer exists.');
+    };
+    const gone = await rejection(reserveModelBudget(deps(), run('claude-v1')));
+    expect(gone).toBeInstanceOf(ConflictError);
+    expect(gone.message).toBe('Pipeline pipe-a no longer exists.');
+    world.estimator.estimate = async () => {
+      throw new Error('pricing unavailable');
+    };
+    const failed = await rejection(reserveModelBudget(deps(), run('claude-v1')));
+    expect(failed).not.toBeInstanceOf(ConflictError);
+    expect(failed.message).toBe('pricing unavailable');
   });
 });

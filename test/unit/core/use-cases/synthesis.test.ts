@@ -14,7 +14,7 @@ import {
   makeStartSynthesis,
   type StartSynthesisDeps,
 } from '../../../../lambdas/core/use-cases/synthesis.ts';
-import { makeWorld, principal, rejection, seedPipeline, type World } from './fakes.ts';
+import { makeWorld, pendingRun, principal, rejection, seedPipeline, type World } from './fakes.ts';
 
 let world: World;
 let started: SynthesisRun[];
@@ -121,6 +121,9 @@ describe('starting a synthesis run', () => {
       errorMessage: 'The synthesis job could not be queued; start a new run.',
       generationCompletedAt: '2025-06-02T10:00:02.000Z',
     });
+    expect(world.runs.events.map((event) => [event.type, event.data.runId])).toEqual([
+      ['synthesis_run.failed', stored?.id],
+    ]);
     expect(started).toEqual([]);
   });
 
@@ -178,6 +181,47 @@ describe('Idempotency-Key', () => {
       );
     }
     expect(world.runs.runs.size).toBe(1);
+  });
+
+  it('is a 409 when the key was used to refine another parent', async () => {
+    const { pipeline, configuration } = await seedPipeline(world);
+    for (const id of ['run_parent_one_______', 'run_parent_two_______']) {
+      world.runs.seed({
+        ...pendingRun({
+          id,
+          pipelineId: pipeline.id,
+          baseConfigurationId: configuration.id,
+          createdAt: '2025-06-02T09:00:00.000Z',
+        }),
+        status: 'generated',
+        evaluation: {
+          cases: 1,
+          evaluated: 1,
+          base: { passed: 0, failed: 1 },
+          candidate: { passed: 1, failed: 0 },
+          fixed: ['e1'],
+          regressed: [],
+          durationMsDelta: null,
+          costUsdDelta: null,
+          updatedAt: '2025-06-02T09:30:00.000Z',
+        },
+      });
+    }
+    await start()(ada, pipeline.id, { parentRunId: 'run_parent_one_______' }, 'key-1');
+    for (const body of [{ parentRunId: 'run_parent_two_______' }, {}]) {
+      const error = await rejection(start()(ada, pipeline.id, body, 'key-1'));
+      expect(error).toBeInstanceOf(ConflictError);
+    }
+    expect(world.runs.runs.size).toBe(3);
+  });
+
+  it('answers 404 to a repeat once the pipeline was deleted', async () => {
+    const { pipeline } = await seedPipeline(world);
+    await start()(ada, pipeline.id, {}, 'key-1');
+    world.pipelines.pipelines.delete(pipeline.id);
+    const error = await rejection(start()(ada, pipeline.id, {}, 'key-1'));
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error.message).toBe(`Pipeline ${pipeline.id} does not exist.`);
   });
 
   it('is scoped to the team: another team’s same key starts its own run', async () => {
@@ -347,6 +391,31 @@ describe('reading a run and its evidence', () => {
     await world.evidence.save('run-missing', { signals: [signal], executions: [] });
     const read = makeGetRunEvidence(world);
     expect(await read(viewer, run.id)).toEqual({ signals: [signal], executions: [] });
+    // Cited records the team's windows no longer hold are left out; one at a window's start stays.
+    world.settings.byTeam.set('team-a', {
+      ...(await world.settings.get('team-a')),
+      signalRetentionDays: 1,
+      executionRetentionDays: 2,
+    });
+    const at = (days: number) => new Date(Date.parse('2025-06-02T10:00:00.000Z') - days * DAY).toISOString();
+    const execution = (id: string, startedAt: string) => ({
+      id,
+      pipelineId: pipeline.id,
+      configurationId: 'c',
+      status: 'failed' as const,
+      durationMs: 5,
+      startedAt,
+    });
+    await world.evidence.save(run.id, {
+      signals: [
+        { ...signal, id: 'sig-edge', occurredAt: at(1) },
+        { ...signal, id: 'sig-old', occurredAt: at(1.5) },
+      ],
+      executions: [execution('exe-edge', at(2)), execution('exe-old', at(2.5))],
+    });
+    const windowed = await read(viewer, run.id);
+    expect(windowed.signals.map((kept) => kept.id)).toEqual(['sig-1', 'sig-edge']);
+    expect(windowed.executions.map((kept) => kept.id)).toEqual(['exe-edge']);
     expect(await rejection(read(ada, 'run-missing'))).toBeInstanceOf(NotFoundError);
     expect(await rejection(read(eve, run.id))).toBeInstanceOf(ForbiddenError);
   });

@@ -84,7 +84,7 @@ describe('the windowed evidence', () => {
       },
     });
     const read = makeReadWindowedEvidence({ ...world, pipelines });
-    await read(pipeline, { signals: 0, executions: 0 });
+    expect(await read(pipeline, { signals: 0, executions: 0 })).toEqual({ signals: [], executions: [] });
     expect(reads).toEqual([]);
     await read(pipeline, { signals: 1, executions: 0 });
     await read(pipeline, { signals: 0, executions: 1 });
