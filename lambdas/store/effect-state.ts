@@ -5,7 +5,9 @@
  * A state whose JSON is over KEPT_STATE_BYTES is not kept (measured from scratch each time; see
  * docs/scaling.md). Kept strings of the JSON itself (before the compression) still read.
  */
-import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+// node:zlib loads when a kept effect is first written or read, not at every cold start of the
+// functions that bundle this module without using it (its load showed in their init time).
+const zlib = () => process.getBuiltinModule('node:zlib');
 
 import {
   type ArmWindow,
@@ -23,13 +25,14 @@ const BROTLI_QUALITY = 6;
 
 /** The JSON as kept: brotli-compressed bytes (a DynamoDB binary attribute). */
 function pack(json: string): Uint8Array {
+  const { brotliCompressSync, constants } = zlib();
   return brotliCompressSync(json, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } });
 }
 
 /** The JSON of a kept value: compressed bytes, or the plain string that versions before kept. */
 function unpack(kept: unknown): string | null {
   if (typeof kept === 'string') return kept;
-  if (kept instanceof Uint8Array) return brotliDecompressSync(kept).toString('utf8');
+  if (kept instanceof Uint8Array) return zlib().brotliDecompressSync(kept).toString('utf8');
   return null;
 }
 

@@ -9,7 +9,10 @@
  * the API answers with, so a line holds a record exactly as the API shows it.
  */
 
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+// node:zlib loads when an export cursor is first written or read, not at every cold start of the
+// functions that bundle this module without using it (its load showed in their init time).
+const zlib = () => process.getBuiltinModule('node:zlib');
+
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { ValidationError } from '../core/errors.ts';
@@ -223,7 +226,7 @@ function encode(cursor: Cursor): string {
   const json = JSON.stringify(cursor);
   return cursor.heads === undefined
     ? Buffer.from(json, 'utf8').toString('base64url')
-    : `z${deflateRawSync(json).toString('base64url')}`;
+    : `z${zlib().deflateRawSync(json).toString('base64url')}`;
 }
 
 /** The largest cursor JSON read back (a deflated one is never inflated past it). */
@@ -237,7 +240,9 @@ function decode(cursor: string | undefined, pipelineId: string, parts: readonly 
   let parsed: unknown;
   try {
     const bytes = Buffer.from(cursor.startsWith('z') ? cursor.slice(1) : cursor, 'base64url');
-    const json = cursor.startsWith('z') ? inflateRawSync(bytes, { maxOutputLength: MAX_CURSOR_JSON }) : bytes;
+    const json = cursor.startsWith('z')
+      ? zlib().inflateRawSync(bytes, { maxOutputLength: MAX_CURSOR_JSON })
+      : bytes;
     parsed = JSON.parse(json.toString('utf8'));
   } catch {
     throw invalid();
