@@ -205,7 +205,7 @@ async function recordAll(
         if (!(error instanceof ConflictError)) throw error;
         // Some are recorded already: each on its own, then revised if this request read more spans.
         await mapLimited(batch, CONCURRENCY, (trace) =>
-          recordedOrRevised(deps, principal, pipeline, input(trace), limits.executionDays),
+          recordOrRevise(deps, principal, pipeline, input(trace), limits.executionDays),
         );
       }),
       recordSignals(deps, principal, pipeline.id, signals),
@@ -235,7 +235,8 @@ async function recordSignals(
   }
 }
 
-async function recordedOrRevised(
+/** Records one execution, or revises it when it is recorded already (more spans may have come). */
+async function recordOrRevise(
   deps: IngestTracesDeps,
   principal: Principal,
   pipeline: Pipeline,
@@ -247,14 +248,14 @@ async function recordedOrRevised(
     source: 'otlp';
   },
   retentionDays: number,
-): Promise<boolean> {
+): Promise<void> {
   try {
     await deps.recordExecutions(principal, pipeline.id, [execution]);
-    return true;
+    return;
   } catch (error) {
     if (!(error instanceof ConflictError)) throw error;
   }
-  return deps.reviseExecution(
+  await deps.reviseExecution(
     { ...execution, pipelineId: pipeline.id },
     retentionDays,
     pipeline.rollout ?? null,
