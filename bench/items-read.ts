@@ -142,9 +142,14 @@ export async function measureItemsRead(): Promise<ItemsRead[]> {
   client.middlewareStack.add(
     (next) => async (args) => {
       const result = await next(args);
-      const output = result.output as { ScannedCount?: number; Responses?: Record<string, unknown[]> };
+      const output = result.output as {
+        ScannedCount?: number;
+        Responses?: Record<string, unknown[]>;
+        Item?: unknown;
+      };
       if (typeof output.ScannedCount === 'number') itemsRead += output.ScannedCount;
-      // A BatchGetItem's items count too (the evaluation set's kept ends).
+      // A GetItem's and a BatchGetItem's items count too (the evaluation set's kept oldest start).
+      if (output.Item !== undefined) itemsRead += 1;
       for (const items of Object.values(output.Responses ?? {})) itemsRead += items.length;
       return result;
     },

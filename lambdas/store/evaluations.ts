@@ -22,7 +22,7 @@ import { executionSchema } from '../core/schemas/records.ts';
 import { isConditionFailure } from './conditions.ts';
 import { carryingEvent } from './events.ts';
 import { itemReader } from './items.ts';
-import { executionEndsKey } from './kept-keys.ts';
+import { executionOldestKey } from './kept-keys.ts';
 import { isEmptyRange } from './key-ranges.ts';
 import {
   EVALUATION_RESULT_PREFIX,
@@ -32,7 +32,6 @@ import {
   executionKey,
   executionsPartition,
   type ItemKey,
-  RECORD_SHARDS,
   RECORD_SOURCES,
   runKey,
 } from './keys.ts';
@@ -62,7 +61,7 @@ const setSchema = /* @__PURE__ */ (() =>
     rootRunId: z.optional(z.string()),
   }))();
 
-const endsSchema = /* @__PURE__ */ (() => z.object({ oldestStart: z.string(), newestStart: z.string() }))();
+const oldestSchema = /* @__PURE__ */ (() => z.object({ oldestStart: z.string() }))();
 
 const stubSchema = /* @__PURE__ */ (() =>
   z.object({
@@ -128,15 +127,14 @@ function makeEvaluationSets(
  * The ends of a pipeline's execution history since `since` (the oldest key or time, the newest, and
  * the upper bound of the last slice), or null when it has none: from the kept ends when there are.
  */
-function makeHistoryEnds(db: DynamoDBDocumentClient, tables: EvaluationTables) {
-  const readEnds = itemReader(endsSchema, 'execution ends');
+function makeHistoryStart(db: DynamoDBDocumentClient, tables: EvaluationTables) {
+  const readOldest = itemReader(oldestSchema, 'oldest start');
 
   /**
-   * One end of the pipeline's execution history since `since` (its sort key), or null when it has
-   * none: an execution outside the retention window is never read.
+   * The oldest key of the pipeline's execution history since `since` (and before `before`), or null
+   * when it has none: a Query a shard (Limit 1, the key only), the oldest of their answers.
    */
-  async function edge(pipelineId: string, newest: boolean, since: string, before?: string) {
-    // Each shard's end (and the legacy partition's): the pipeline's end is the furthest of them.
+  async function queriedOldest(pipelineId: string, since: string, before?: string) {
     const range = before === undefined ? 'sk >= :since' : 'sk BETWEEN :since AND :before';
     const ends = await Promise.all(
       RECORD_SOURCES.map(async (shard) => {
@@ -150,7 +148,6 @@ function makeHistoryEnds(db: DynamoDBDocumentClient, tables: EvaluationTables) {
               ...(before === undefined ? {} : { ':before': before }),
             },
             ProjectionExpression: 'sk',
-            ScanIndexForward: !newest,
             Limit: 1,
           }),
         );
@@ -158,41 +155,26 @@ function makeHistoryEnds(db: DynamoDBDocumentClient, tables: EvaluationTables) {
         return typeof sk === 'string' ? sk : null;
       }),
     );
-    const found = ends.filter((sk): sk is string => sk !== null).sort();
-    return (newest ? found.at(-1) : found[0]) ?? null;
-  }
-
-  /** The history's ends as read by Queries (before the kept ends): the oldest and newest keys. */
-  async function queriedEnds(pipelineId: string, since: string) {
-    const [oldest, newest] = await Promise.all([
-      edge(pipelineId, false, since),
-      edge(pipelineId, true, since),
-    ]);
-    return oldest === null || newest === null ? null : { oldest, newest, last: newest };
+    return ends.filter((sk): sk is string => sk !== null).sort()[0] ?? null;
   }
 
   /**
-   * The history's ends from the kept ends (one BatchGetItem, store/kept-keys.ts executionEndsKey), or
-   * null when none are kept (then read by Queries). The last slice reaches to the newest key there
-   * is (`last`: past every kept start); an execution older than the kept oldest start (recorded
-   * before the ends were kept, or sent late with an old start) is found by bounded Queries that
-   * read nothing when there is none.
+   * Where the history since `since` starts: the oldest start kept with the recording (one GetItem,
+   * store/kept-keys.ts executionOldestKey), or `since` when the kept start is older (the window
+   * starts after the history does). An execution older than the kept start (recorded before it was
+   * kept, in the legacy partition, or sent late with an old start) is found by bounded Queries that
+   * read nothing when there is none. Nothing kept (no execution recorded since this version): the
+   * Queries of the whole window.
    */
-  async function keptEnds(pipelineId: string, since: string) {
-    const keys = Array.from({ length: RECORD_SHARDS }, (_, shard) => executionEndsKey(pipelineId, shard));
-    const kept = await getAll(db, tables.data, keys, readEnds);
-    const newest = kept
-      .map((ends) => ends.newestStart)
-      .sort()
-      .at(-1);
-    const oldestKept = kept.map((ends) => ends.oldestStart).sort()[0];
-    if (newest === undefined || oldestKept === undefined || newest < since) return null;
-    const older = oldestKept > since ? await edge(pipelineId, false, since, oldestKept) : null;
-    return { oldest: older ?? (oldestKept < since ? since : oldestKept), newest, last: PAST_EVERY_KEY };
-  }
-
-  return async (pipelineId: string, since: string) =>
-    (await keptEnds(pipelineId, since)) ?? (await queriedEnds(pipelineId, since));
+  return async (pipelineId: string, since: string): Promise<string | null> => {
+    const { Item } = await db.send(
+      new GetCommand({ TableName: tables.data, Key: executionOldestKey(pipelineId) }),
+    );
+    if (Item === undefined) return queriedOldest(pipelineId, since);
+    const kept = readOldest(Item).oldestStart;
+    if (kept <= since) return since;
+    return (await queriedOldest(pipelineId, since, kept)) ?? kept;
+  };
 }
 
 /** The executions a set's cases are chosen from (sampled over the history) and read back as. */
@@ -202,9 +184,15 @@ function makeExecutionReads(
 ): Pick<EvaluationStore, 'sampleExecutions' | 'loadExecutions'> {
   const readStub = itemReader(stubSchema, 'execution');
   const readExecution = itemReader(executionSchema, 'execution');
-  const historyEnds = makeHistoryEnds(db, tables);
+  const historyStart = makeHistoryStart(db, tables);
 
-  function slice(pipelineId: string, from: string, to: string): Promise<ExecutionStub[]> {
+  function slice(
+    pipelineId: string,
+    from: string,
+    to: string,
+    narrow?: (newestKey: string) => string,
+    rate?: number,
+  ): Promise<ExecutionStub[]> {
     // A slice narrower than a millisecond ends (a bare time) before the oldest key it would start at.
     if (isEmptyRange(from, to)) return Promise.resolve([]);
     // The slice's newest perSlice across the shards, merged: no more items read than one partition's.
@@ -219,28 +207,40 @@ function makeExecutionReads(
       from,
       to,
     }));
-    return newestAcross(db, queries, 'sk', SAMPLING.perSlice, readStub);
+    // Its items count more than its time (docs/scaling.md, "Merged reads").
+    return newestAcross(db, queries, 'sk', SAMPLING.perSlice, readStub, {
+      frugal: true,
+      ...(narrow ? { narrow } : {}),
+      ...(rate ? { rate } : {}),
+    });
   }
 
   return {
     async sampleExecutions(pipelineId, since) {
-      const ends = await historyEnds(pipelineId, since);
-      if (ends === null) return [];
-      const { oldest, newest } = ends;
+      const oldest = await historyStart(pipelineId, since);
+      if (oldest === null) return [];
       const start = Date.parse(oldest.split('#')[0] ?? '');
-      const end = Date.parse(newest.split('#')[0] ?? '');
-      const width = (end - start) / SAMPLING.slices;
+      const at = (slice: number, width: number) => new Date(start + slice * width).toISOString();
       // Sort keys are `<startedAt>#<id>`: a slice runs from its start time to just before the next.
-      const bounds = Array.from({ length: SAMPLING.slices }, (_, index) => {
-        const from = index === 0 ? oldest : new Date(start + index * width).toISOString();
-        const to =
-          index === SAMPLING.slices - 1
-            ? ends.last
-            : `${new Date(start + (index + 1) * width).toISOString()}`;
-        return [from, to] as const;
+      let earlier: Array<readonly [string, string]> = [];
+      // The last slice first, newest first from the top: its first round reads the history's newest
+      // execution, whose start cuts the time range into the slices (and starts this one).
+      const last = await slice(pipelineId, oldest, PAST_EVERY_KEY, (newestKey) => {
+        const width = (Date.parse(newestKey.split('#')[0] ?? '') - start) / SAMPLING.slices;
+        earlier = Array.from({ length: SAMPLING.slices - 1 }, (_, index) => [
+          index === 0 ? oldest : at(index, width),
+          at(index + 1, width),
+        ]);
+        return at(SAMPLING.slices - 1, width);
       });
-      const slices = await Promise.all(bounds.map(([from, to]) => slice(pipelineId, from, to)));
-      return slices.flat();
+      // The newest slice's rate aims the others' first rounds (an older slice is most often sparser).
+      const times = [last[0], last.at(-1)].map((stub) => Date.parse(stub?.startedAt ?? ''));
+      const span = (times[0] ?? Number.NaN) - (times[1] ?? Number.NaN);
+      const rate = span > 0 ? (last.length - 1) / span : undefined;
+      const slices = await Promise.all(
+        earlier.map(([from, to]) => slice(pipelineId, from, to, undefined, rate)),
+      );
+      return [...slices.flat(), ...last];
     },
 
     async loadExecutions(pipelineId, refs) {

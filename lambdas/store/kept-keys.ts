@@ -1,22 +1,23 @@
 /*
- * Keys of what is kept beside a pipeline's records (the layout is in store/keys.ts): the ends of its
- * executions' history and the snapshots of its rollouts' effects, each sharded like the records.
+ * Keys of what is kept beside a pipeline's records (the layout is in store/keys.ts): the oldest start
+ * of its executions and the snapshots of its rollouts' effects (sharded like the records).
  */
 import { type ItemKey, pipelinePartition, type Shard, sharded } from './keys.ts';
 
 /**
- * The ends of a pipeline's executions, kept with the recording (store/records.ts keepEnds): per
- * shard (the shard of a batch's first execution) the oldest start of the first batch written there
- * and the newest start of any, so an evaluation set finds the history's ends with one BatchGetItem
- * instead of a Query a shard at each end. Small items, one update a batch, spread like the records.
- *   execution ends pk PIPELINE#<id>#EXECUTIONENDS#<nn>  sk ENDS
+ * The oldest start of a pipeline's executions, kept with the recording (store/records.ts
+ * keepOldestStart) so an evaluation set finds its history's start with one GetItem instead of a
+ * Query a shard; the newest comes from reading the last slice (store/evaluations.ts). Written a few
+ * times in the pipeline's life (once an environment), so one unsharded key. Earlier versions kept
+ * both ends per shard (sk ENDS under `#<nn>`): no longer read, removed with the pipeline's data.
+ *   oldest start  pk PIPELINE#<id>#EXECUTIONENDS  sk OLDEST
  */
 export const executionEndsPartition = (pipelineId: string, shard: Shard) =>
   sharded(`${pipelinePartition(pipelineId)}#EXECUTIONENDS`, shard);
 
-export const executionEndsKey = (pipelineId: string, shard: number): ItemKey => ({
-  pk: executionEndsPartition(pipelineId, shard),
-  sk: 'ENDS',
+export const executionOldestKey = (pipelineId: string): ItemKey => ({
+  pk: executionEndsPartition(pipelineId, null),
+  sk: 'OLDEST',
 });
 
 /**

@@ -19,7 +19,7 @@ import {
   putNew,
   refusingTooLarge,
 } from './conditions.ts';
-import { executionEndsKey } from './kept-keys.ts';
+import { executionOldestKey } from './kept-keys.ts';
 import {
   executionIdKey,
   executionIndexKey,
@@ -108,35 +108,51 @@ export function recordExecutions(
     (recordedAt) => executions.map((execution) => newExecution(execution, retentionDays, recordedAt)),
     'execution',
     rollout ? countsUpdate(table.tableName, executions, rollout) : null,
-    () => keepEnds(table, executions),
+    () => keepOldestStart(table, executions),
   );
 }
 
+/** Per environment: the oldest start known kept for each pipeline (bounded; forgetting costs one write). */
+const knownOldest = new Map<string, string>();
+const KNOWN_OLDEST = 10_000;
+
 /**
- * Widens the kept ends of the pipeline's executions (store/kept-keys.ts executionEndsKey) to a batch's
- * starts: the newest start when the batch's is later, the oldest when the shard has none yet. Sent
- * beside the records' transaction, outside it (a transaction holds 100 items, a full batch fills
- * it): the ends only size an evaluation set's slices, whose first and last slices reach past them,
- * so ends a little wide or narrow change which executions are sampled, never which can be.
+ * Keeps the oldest start of the pipeline's executions (store/kept-keys.ts executionOldestKey) at
+ * most a batch's oldest start. Written once an environment and pipeline (the environment remembers
+ * what it wrote or found there), and again only for a batch starting earlier still (sent late), so
+ * one key takes a few writes however fast the pipeline records. Sent beside the records'
+ * transaction, outside it (a transaction holds 100 items, a full batch fills it): the oldest start
+ * only sizes an evaluation set's slices, whose first slice reaches past it (store/evaluations.ts).
  */
-async function keepEnds({ db, tableName }: RecordTable, executions: Execution[]): Promise<void> {
+async function keepOldestStart({ db, tableName }: RecordTable, executions: Execution[]): Promise<void> {
   const first = executions[0];
   if (!first) return;
-  const starts = executions.map((execution) => execution.startedAt).sort();
+  const oldest = executions.reduce(
+    (min, { startedAt }) => (startedAt < min ? startedAt : min),
+    first.startedAt,
+  );
+  const known = knownOldest.get(first.pipelineId);
+  if (known !== undefined && known <= oldest) return;
+  let kept = oldest;
   try {
     await db.send(
       new UpdateCommand({
         TableName: tableName,
-        Key: executionEndsKey(first.pipelineId, recordShard(first.id)),
-        UpdateExpression: 'SET oldestStart = if_not_exists(oldestStart, :oldest), newestStart = :newest',
-        ConditionExpression: 'attribute_not_exists(newestStart) OR newestStart < :newest',
-        ExpressionAttributeValues: { ':oldest': starts[0], ':newest': starts.at(-1) },
+        Key: executionOldestKey(first.pipelineId),
+        UpdateExpression: 'SET oldestStart = :oldest',
+        ConditionExpression: 'attribute_not_exists(oldestStart) OR oldestStart > :oldest',
+        ExpressionAttributeValues: { ':oldest': oldest },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
   } catch (error) {
-    // The shard already holds a later start: nothing to widen.
+    // An earlier start is kept already: remembered, so this environment writes no more.
     if (!isConditionFailure(error)) throw error;
+    const stored = (error as { Item?: { oldestStart?: { S?: string } } }).Item?.oldestStart?.S;
+    kept = stored !== undefined && stored < oldest ? stored : oldest;
   }
+  if (knownOldest.size >= KNOWN_OLDEST) knownOldest.clear();
+  knownOldest.set(first.pipelineId, kept);
 }
 
 /** One update adding a batch's executions (and failures) of each arm to a shard of the rollout's counts. */
@@ -298,7 +314,8 @@ export function newest<T>(
     partition: 'pk = :pk',
     from: since,
   }));
-  return newestAcross(db, queries, 'sk', limit, parse);
+  // Synthesis evidence: its items count more than its time (docs/scaling.md, "Merged reads").
+  return newestAcross(db, queries, 'sk', limit, parse, { frugal: true });
 }
 
 /**

@@ -14,6 +14,12 @@ const ESTIMATE_AIM = 0.8;
 /** The rounds of Queries one merged read makes at most (each round queries its sources in parallel). */
 export const MAX_MERGE_ROUNDS = 24;
 
+/** The rounds of a frugal read (more, smaller ones); its last two read every source to its end. */
+const MAX_FRUGAL_ROUNDS = 40;
+
+/** How likely a frugal round may be to find more items than are missing (frugalAim). */
+const FRUGAL_RISK = 0.02;
+
 /**
  * One source of a merged read: its Query without the key condition, its partition's condition and
  * the sort key's bounds (`from`/`to` inclusive, `after` exclusive, in key order whatever the read's).
@@ -45,11 +51,35 @@ export interface MergeStats {
   itemsRead: number;
 }
 
-interface Order {
+/** How a newest-first read may spend its rounds (newestAcross). */
+export interface MergeOptions {
+  stats?: MergeStats;
+  /**
+   * Read as few items past the answer as the rounds allow, at the cost of more rounds: for reads
+   * whose items count more than their time (synthesis evidence, an evaluation set). One source's
+   * newest item first, then every other source down to it (items that are all the answer's), and
+   * the last items aimed at so that a round rarely finds more than are missing (frugalAim).
+   */
+  frugal?: boolean;
+  /**
+   * Once every source is read, the newest key read (the history's newest) gives the read's lower
+   * bound (`from`), e.g. an evaluation set's last slice, whose start depends on the newest
+   * execution; items read below it are dropped.
+   */
+  narrow?: (newestKey: string) => string;
+  /**
+   * With `frugal`: the rate the records are expected at (items a millisecond over every source,
+   * e.g. an evaluation set's newest slice's), for reads whose sources share an upper bound `to`
+   * (a time): the first round reads every source down to where a quarter of the answer is expected,
+   * instead of reading two sources first.
+   */
+  rate?: number;
+}
+
+interface Order extends MergeOptions {
   sortKey: string;
   limit: number;
   ascending: boolean;
-  stats?: MergeStats;
 }
 
 /** A round's page of one source: at most `share` items, down to `until` (a key or bare time) if given. */
@@ -67,9 +97,9 @@ export function newestAcross<T>(
   sortKey: string,
   limit: number,
   parse: (item: Item) => T,
-  stats?: MergeStats,
+  options: MergeOptions = {},
 ): Promise<T[]> {
-  return mergeAcross(db, queries, { sortKey, limit, ascending: false, ...(stats ? { stats } : {}) }, parse);
+  return mergeAcross(db, queries, { sortKey, limit, ascending: false, ...options }, parse);
 }
 
 /**
@@ -143,19 +173,25 @@ async function mergeRounds(db: DynamoDBDocumentClient, queries: RangeQuery[], or
     sources
       .flatMap((source) => source.items)
       .sort((a, b) => compare(keyOf(a), keyOf(b)) * (ascending ? 1 : -1));
-  // Half an even share first: a source rarely holds fewer of the answer than that.
-  const opening = Math.max(1, Math.floor(limit / sources.length / 2));
-  let pages = new Map<Source, Page>(
-    sources.map((source) => [source, { share: opening, until: null, estimated: false }]),
-  );
+  const maxRounds = order.frugal ? MAX_FRUGAL_ROUNDS : MAX_MERGE_ROUNDS;
+  let round = 0;
+  let pages = await openingPages(db, sources, { ...order, keyOf });
+  if (pages.size < sources.length) round++;
+  let narrow = order.narrow;
   // The last round's items down to where every source is read, kept for a read that runs out of rounds.
   let done: { complete: Item[]; exhausted: boolean; frontier: string | null; sources: Source[] } | null =
     null;
   // Rounds in a row that found nothing up to their estimate.
   let stalls = 0;
-  for (let round = 0; round < MAX_MERGE_ROUNDS && pages.size > 0; round++) {
+  for (; round < maxRounds && pages.size > 0; round++) {
     const before = sources.reduce((sum, source) => sum + source.items.length, 0);
     await Promise.all([...pages].map(([source, page]) => readPage(db, source, page, { ...order, keyOf })));
+    const newest = narrow ? sorted()[0] : undefined;
+    if (narrow && newest) {
+      // Every source is read now: the newest key read is the history's newest.
+      narrowTo(sources, narrow(keyOf(newest)), keyOf);
+    }
+    narrow = undefined;
     const merged = sorted();
     const open = sources.filter((source) => !source.exhausted);
     // Every open source is read down to the frontier (the least read of them): what lies before it is complete.
@@ -173,11 +209,95 @@ async function mergeRounds(db: DynamoDBDocumentClient, queries: RangeQuery[], or
       ascending,
       stalls,
       aim,
+      // A frugal read's last two rounds read every source to its end: the answer is whole.
+      frugal: order.frugal === true && round < maxRounds - 3,
     });
   }
   // Bounded: after the last round, the first of what was read; `bounded`: what was read down to
   // where every source is read (a read going on from its frontier then misses nothing).
   return { complete: sorted(), exhausted: false, frontier: null, sources, bounded: done };
+}
+
+/**
+ * The first round's pages: half an even share a source (a source rarely holds fewer of the answer
+ * than that). A frugal read first reads two sources' newest items alone, then every other source
+ * down to the newer of them: every item of that round is among the newest (about half an item a
+ * source), none past the answer, and their times give the rate for the next rounds. (One source's
+ * newest item lies past the newest 100 in one read of 23; the newer of two, in one of 500.) The
+ * pilots are the last sources (shards: the legacy partition, first, holds only older records).
+ */
+async function openingPages(
+  db: DynamoDBDocumentClient,
+  sources: Source[],
+  order: Order & { keyOf: (item: Item) => string },
+): Promise<Map<Source, Page>> {
+  const opening = Math.max(1, Math.floor(order.limit / sources.length / 2));
+  const share = Math.max(2, Math.ceil((2 * order.limit) / sources.length));
+  const top = timeOf(sources[0]?.query.to ?? '');
+  if (order.frugal && order.rate && order.rate > 0 && !order.ascending && Number.isFinite(top)) {
+    // Down to where a quarter of the answer is expected: all of it the answer's, unless the
+    // records are four times denser here than the rate says.
+    const until = new Date(Math.max(top - order.limit / 4 / order.rate, YEAR_0)).toISOString();
+    return new Map(sources.map((source) => [source, { share, until, estimated: true }]));
+  }
+  const pilots = order.frugal && !order.ascending && sources.length > 2 ? sources.slice(-2) : [];
+  await Promise.all(
+    pilots.map((pilot) => readPage(db, pilot, { share: 1, until: null, estimated: false }, order)),
+  );
+  const newest = pilots
+    .flatMap((pilot) => pilot.items.slice(0, 1).map(order.keyOf))
+    .sort()
+    .at(-1);
+  return new Map(
+    sources
+      .filter((source) => !pilots.includes(source))
+      .map((source) => [
+        source,
+        newest === undefined
+          ? { share: opening, until: null, estimated: false }
+          : { share, until: newest, estimated: true },
+      ]),
+  );
+}
+
+/**
+ * A newest-first read's lower bound raised to `bound` once every source is read (MergeOptions
+ * narrow): items below it are dropped, and a source read past it is read whole.
+ */
+function narrowTo(sources: Source[], bound: string, keyOf: (item: Item) => string) {
+  for (const source of sources) {
+    const { from } = source.query;
+    if (from === undefined || from < bound) source.query = { ...source.query, from: bound };
+    source.items = source.items.filter((item) => keyOf(item) >= bound);
+    if (source.last !== null && source.last < bound) source.exhausted = true;
+  }
+}
+
+/**
+ * The share of the `missing` items a frugal round aims at: the most whose round finds more than
+ * are missing (an item read past the answer) with a chance of at most FRUGAL_RISK, were the items
+ * strewn at random in time (Poisson), and at most 80 % of them.
+ */
+export function frugalAim(missing: number): number {
+  if (missing > 50) return Math.min(0.8 * missing, missing - 2.06 * Math.sqrt(missing));
+  const above = (mean: number) => {
+    let term = Math.exp(-mean);
+    let atMost = term;
+    for (let k = 1; k <= missing; k++) {
+      term *= mean / k;
+      atMost += term;
+    }
+    return 1 - atMost;
+  };
+  let low = 0;
+  let high = 0.8 * missing;
+  if (above(high) <= FRUGAL_RISK) return high;
+  for (let step = 0; step < 30; step++) {
+    const middle = (low + high) / 2;
+    if (above(middle) <= FRUGAL_RISK) low = middle;
+    else high = middle;
+  }
+  return low;
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -198,7 +318,13 @@ function estimatedPages(
   open: Source[],
   keys: string[],
   complete: number,
-  { limit, ascending, stalls, aim }: { limit: number; ascending: boolean; stalls: number; aim: number },
+  {
+    limit,
+    ascending,
+    stalls,
+    aim,
+    frugal,
+  }: { limit: number; ascending: boolean; stalls: number; aim: number; frugal: boolean },
 ): Map<Source, Page> {
   const missing = limit - complete;
   const even = (): Map<Source, Page> =>
@@ -210,8 +336,9 @@ function estimatedPages(
     );
   const times = keys.map(timeOf);
   const lasts = open.map((source) => timeOf(source.last ?? ''));
-  // Twice in a row nothing up to the estimate (a gap in the history): the sources are read to their ends.
-  if (stalls > 1 || times.length === 0 || [...times, ...lasts].some(Number.isNaN)) return even();
+  // Twice in a row nothing up to the estimate (a gap in the history): the sources are read to their
+  // ends. A frugal read goes on aiming (each empty round lowers the rate), twice as far a round after three.
+  if ((stalls > 1 && !frugal) || times.length === 0 || [...times, ...lasts].some(Number.isNaN)) return even();
   // Where the read started (the newest or oldest time read), and each source's distance from it.
   const origin = ascending ? Math.min(...times) : Math.max(...times);
   const spans = lasts.map((last) => Math.max(1, Math.abs(origin - last)));
@@ -228,7 +355,9 @@ function estimatedPages(
   // Once nothing was found up to the estimate (the last few items are often just past it, by
   // chance), aimed four times as far rather than an even share of every source: 33 sources asked
   // for one item each read 33 for the one or two missing.
-  const target = complete + (missing > 2 ? missing * aim : missing) * (stalls === 1 ? 4 : 1);
+  const target = frugal
+    ? complete + frugalAim(missing) * 2 ** Math.max(0, stalls - 3)
+    : complete + (missing > 2 ? missing * aim : missing) * (stalls === 1 ? 4 : 1);
   const direction = ascending ? 1 : -1;
   let near = ascending ? Math.min(...lasts) : Math.max(...lasts);
   let step = missing / rate / open.length + 1;

@@ -1,7 +1,8 @@
 /*
- * The ends of a pipeline's execution history for an evaluation set, on DynamoDB Local: kept with the
- * recording (store/kept-keys.ts executionEndsKey), so sampling reads no item to find them, and executions
- * written before the ends were kept (the legacy partition, older) are still sampled.
+ * The ends of a pipeline's execution history for an evaluation set, on DynamoDB Local: its oldest
+ * start kept with the recording (store/kept-keys.ts executionOldestKey) in a few writes, its newest
+ * read with the last slice, so sampling reads no more items than one partition's Queries did, and
+ * executions written before the start was kept (the legacy partition, older) are still sampled.
  */
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { nanoid } from 'nanoid';
@@ -75,6 +76,69 @@ describe("an evaluation set's history ends", () => {
     expect(ids).toContain('e-0');
     expect(ids).toContain('e-599');
     expect(items).toBe(0);
+  });
+
+  it('keep the oldest start in a few writes: once an environment, again only for an older start', async () => {
+    const pipelineId = `p-${nanoid()}`;
+    const writes: string[] = [];
+    const name = `count-oldest-writes-${nanoid(6)}`;
+    db.middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as {
+          Key?: { sk?: string };
+          ExpressionAttributeValues?: Record<string, string>;
+        };
+        if (input.Key?.sk === 'OLDEST') writes.push(String(input.ExpressionAttributeValues?.[':oldest']));
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      await record(executions(pipelineId, 1000, BASE, 'e'));
+      expect(writes).toEqual([new Date(BASE).toISOString()]);
+      // Sent late, an hour before the rest: the history now starts there.
+      await record(executions(pipelineId, 5, BASE - 3_600_000, 'late'));
+      await record(executions(pipelineId, 5, BASE - 1_800_000, 'later'));
+      expect(writes).toEqual([new Date(BASE).toISOString(), new Date(BASE - 3_600_000).toISOString()]);
+    } finally {
+      db.middlewareStack.remove(name);
+    }
+    const ids = (await store().sampleExecutions(pipelineId, WHOLE_HISTORY)).map((stub) => stub.id);
+    expect(ids).toContain('late-0');
+    expect(ids).toContain('e-999');
+  });
+
+  it('read no more items than one partition did: two ends and ten slices of 100', async () => {
+    const pipelineId = `p-${nanoid()}`;
+    // 2,000 over a minute, as `npm run bench -- partitions` records them (its ids are random).
+    const all = Array.from({ length: 2000 }, (_, index) => ({
+      ...executions(pipelineId, 1, BASE + index * 30, `x${index}`)[0],
+      status: index % 10 === 0 ? ('failed' as const) : ('succeeded' as const),
+    })) as Execution[];
+    await record(all);
+    let items = 0;
+    const name = `count-items-${nanoid(6)}`;
+    db.middlewareStack.add(
+      (next) => async (args) => {
+        const result = await next(args);
+        const output = result.output as { ScannedCount?: number; Item?: unknown };
+        items += (output.ScannedCount ?? 0) + (output.Item === undefined ? 0 : 1);
+        return result;
+      },
+      { step: 'initialize', name },
+    );
+    let sampled: Array<{ id: string }>;
+    try {
+      sampled = await store().sampleExecutions(pipelineId, WHOLE_HISTORY);
+    } finally {
+      db.middlewareStack.remove(name);
+    }
+    // The newest 100 of each tenth of the minute: the 100 before every 200th start.
+    const expected = Array.from({ length: 10 }, (_, slice) =>
+      Array.from({ length: 100 }, (_, index) => `x${slice * 200 + 199 - index}-0`),
+    ).flat();
+    expect(sampled.map((stub) => stub.id)).toEqual(expected);
+    expect(items).toBeLessThanOrEqual(1002);
   });
 
   it('still reach executions written before the ends were kept, older than every kept start', async () => {

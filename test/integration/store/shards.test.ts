@@ -187,12 +187,73 @@ describe('sharded records', () => {
         },
         partition: 'pk = :pk',
       }));
-      const found = await newestAcross(db, queries, 'sk', limit, (item) => item.id, stats);
+      const found = await newestAcross(db, queries, 'sk', limit, (item) => item.id, { stats });
       expect(found).toHaveLength(limit);
       // One partition's Query reads `limit` items; the merge's Queries stop at the answer's estimated
       // end, so it reads a few more at most (measured: 60 for 50, 200 for 200; docs/scaling.md).
       expect(stats.itemsRead).toBeLessThanOrEqual(limit + RECORD_SOURCES.length / 2);
     }
+  });
+
+  it('reads exactly the newest N when frugal, as one partition would, and the same answer', async () => {
+    const pipelineId = `p-${nanoid()}`;
+    // Times strewn at random (a seeded generator, so the read is the same every run).
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 48_271) % 2_147_483_647;
+      return seed / 2_147_483_647;
+    };
+    let time = BASE;
+    const all = Array.from({ length: 1000 }, (_, index) => {
+      time += Math.round(-Math.log(1 - random()) * 1000);
+      return { ...execution(pipelineId, index), startedAt: new Date(time).toISOString() };
+    });
+    for (let at = 0; at < all.length; at += 100) {
+      await pipelines.recordExecutions(all.slice(at, at + 100), RETENTION_DAYS.default, null);
+    }
+    const queries = RECORD_SOURCES.map((shard) => ({
+      base: {
+        TableName: names.Data,
+        ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId, shard) },
+      },
+      partition: 'pk = :pk',
+    }));
+    const newestFirst = [...all]
+      .sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1))
+      .map((record) => record.id);
+    for (const limit of [100, 200]) {
+      const stats: MergeStats = { queries: 0, itemsRead: 0 };
+      const found = await newestAcross(db, queries, 'sk', limit, (item) => item.id, { stats, frugal: true });
+      expect(found).toEqual(newestFirst.slice(0, limit));
+      // Synthesis evidence and an evaluation set's slices (docs/scaling.md, "Merged reads").
+      expect(stats.itemsRead).toBe(limit);
+    }
+  });
+
+  it('narrows a frugal read to a bound set by the newest key, reading little below it', async () => {
+    const pipelineId = `p-${nanoid()}`;
+    await recordMany(pipelineId, 1000);
+    const queries = RECORD_SOURCES.map((shard) => ({
+      base: {
+        TableName: names.Data,
+        ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId, shard) },
+      },
+      partition: 'pk = :pk',
+    }));
+    const stats: MergeStats = { queries: 0, itemsRead: 0 };
+    const newest: string[] = [];
+    // The last 30 seconds before the newest record's start: 31 records, though 100 are asked for.
+    const found = await newestAcross(db, queries, 'sk', 100, (item) => item.id, {
+      stats,
+      frugal: true,
+      narrow: (key) => {
+        newest.push(key);
+        return new Date(Date.parse(key.slice(0, 24)) - 30_000).toISOString();
+      },
+    });
+    expect(newest).toEqual([`${new Date(BASE + 999_000).toISOString()}#e-999`]);
+    expect(found).toEqual(Array.from({ length: 31 }, (_, index) => `e-${999 - index}`));
+    expect(stats.itemsRead).toBeLessThan(31 + 10);
   });
 
   it('reads each record once when it reads on after its last item, as the export does', async () => {
