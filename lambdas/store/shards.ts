@@ -14,7 +14,7 @@ const ESTIMATE_AIM = 0.8;
 /** The rounds of Queries one merged read makes at most (each round queries its sources in parallel). */
 export const MAX_MERGE_ROUNDS = 24;
 
-/** The rounds of a frugal read (more, smaller ones); its last two read every source to its end. */
+/** The rounds of a frugal read (more, smaller ones); its last three aim as a plain read's do. */
 const MAX_FRUGAL_ROUNDS = 40;
 
 /** How likely a frugal round may be to find more items than are missing (frugalAim). */
@@ -56,9 +56,10 @@ export interface MergeOptions {
   stats?: MergeStats;
   /**
    * Read as few items past the answer as the rounds allow, at the cost of more rounds: for reads
-   * whose items count more than their time (synthesis evidence, an evaluation set). One source's
-   * newest item first, then every other source down to it (items that are all the answer's), and
-   * the last items aimed at so that a round rarely finds more than are missing (frugalAim).
+   * whose items count more than their time (synthesis evidence, an evaluation set). Two sources'
+   * newest items first, then every other source down to the newer (items that are all the
+   * answer's), and the last items aimed at so that a round rarely finds more than are missing
+   * (frugalAim).
    */
   frugal?: boolean;
   /**
@@ -209,7 +210,7 @@ async function mergeRounds(db: DynamoDBDocumentClient, queries: RangeQuery[], or
       ascending,
       stalls,
       aim,
-      // A frugal read's last two rounds read every source to its end: the answer is whole.
+      // A frugal read's last three rounds aim as a plain read's do, so it ends with the answer whole.
       frugal: order.frugal === true && round < maxRounds - 3,
     });
   }
@@ -279,13 +280,13 @@ function narrowTo(sources: Source[], bound: string, keyOf: (item: Item) => strin
  * strewn at random in time (Poisson), and at most 80 % of them.
  */
 export function frugalAim(missing: number): number {
-  if (missing > 50) return Math.min(0.8 * missing, missing - 2.06 * Math.sqrt(missing));
+  // P(a Poisson count of this mean exceeds `missing`), its terms summed in log space (no underflow).
   const above = (mean: number) => {
-    let term = Math.exp(-mean);
-    let atMost = term;
+    let logTerm = -mean;
+    let atMost = Math.exp(logTerm);
     for (let k = 1; k <= missing; k++) {
-      term *= mean / k;
-      atMost += term;
+      logTerm += Math.log(mean / k);
+      atMost += Math.exp(logTerm);
     }
     return 1 - atMost;
   };

@@ -1,0 +1,43 @@
+/**
+ * How far a frugal merged read aims (store/shards.ts frugalAim): at most as many of the missing
+ * items as a round finds more than are missing in 2 % of rounds, were the records strewn at random
+ * in time (docs/scaling.md, "Frugal merged reads").
+ */
+import { describe, expect, it } from 'vitest';
+import { frugalAim } from '../../../lambdas/store/shards.ts';
+
+/** P(a Poisson count of the given mean exceeds `missing`), in log space. */
+function above(mean: number, missing: number) {
+  let logTerm = -mean;
+  let atMost = Math.exp(logTerm);
+  for (let k = 1; k <= missing; k++) {
+    logTerm += Math.log(mean / k);
+    atMost += Math.exp(logTerm);
+  }
+  return 1 - atMost;
+}
+
+describe('a frugal round aims', () => {
+  it('short of the last few items, so that it rarely reads one past the answer', () => {
+    expect(frugalAim(1)).toBeCloseTo(0.215, 2);
+    expect(frugalAim(2)).toBeCloseTo(0.6, 1);
+    expect(frugalAim(5)).toBeCloseTo(2.09, 1);
+    for (const missing of [1, 2, 3, 5, 10, 20, 50, 200, 1000]) {
+      expect(above(frugalAim(missing), missing)).toBeLessThanOrEqual(0.02 + 1e-9);
+      // Not needlessly short: a little further would pass the 2 %.
+      if (frugalAim(missing) < 0.8 * missing)
+        expect(above(frugalAim(missing) * 1.05, missing)).toBeGreaterThan(0.02);
+    }
+  });
+
+  it('at most 80 % of many missing items, and further the more are missing', () => {
+    let previous = 0;
+    for (const missing of [1, 2, 5, 10, 50, 51, 100, 200, 1000]) {
+      const aim = frugalAim(missing);
+      expect(aim).toBeGreaterThan(previous);
+      expect(aim).toBeLessThanOrEqual(0.8 * missing);
+      previous = aim;
+    }
+    expect(frugalAim(1000)).toBe(800);
+  });
+});
