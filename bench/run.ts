@@ -11,6 +11,7 @@ import { measureCli } from './cli.ts';
 import { formatDiagnosisTable, measureDiagnosis } from './diagnosis.ts';
 import { formatEvaluation, measureEvaluation } from './evaluation.ts';
 import { formatGuardrail, measureGuardrail } from './guardrail.ts';
+import { formatItemsRead, measureItemsRead } from './items-read.ts';
 import { formatLifecycle, measureLifecycle } from './lifecycle.ts';
 import { formatLoadTable } from './load.ts';
 import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
@@ -172,6 +173,7 @@ if (wanted('partitions')) {
   print(
     formatShardThroughput(await measureShardThroughput(Number(process.env.BENCH_SHARD_PAIRS) || undefined)),
   );
+  print(formatItemsRead(await measureItemsRead()));
 }
 
 if (wanted('rollouts')) {
