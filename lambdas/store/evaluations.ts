@@ -124,8 +124,8 @@ function makeEvaluationSets(
 }
 
 /**
- * The ends of a pipeline's execution history since `since` (the oldest key or time, the newest, and
- * the upper bound of the last slice), or null when it has none: from the kept ends when there are.
+ * Where a pipeline's execution history since `since` starts (its oldest key, or a time), or null
+ * when it has none; its newest is read with the last slice (sampleExecutions).
  */
 function makeHistoryStart(db: DynamoDBDocumentClient, tables: EvaluationTables) {
   const readOldest = itemReader(oldestSchema, 'oldest start');
