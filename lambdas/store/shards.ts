@@ -3,10 +3,19 @@
  * Queries merged in sort-key order, never a Scan, reading about as many items as one partition's
  * Query would (docs/scaling.md, "Merged reads").
  */
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { isEmptyRange } from './key-ranges.ts';
+import {
+  estimatedPages,
+  type Item,
+  type Page,
+  type RangeQuery,
+  type Source,
+  timeOf,
+  YEAR_0,
+} from './merge-aim.ts';
 
-type Item = Record<string, unknown>;
+export type { RangeQuery } from './merge-aim.ts';
 
 /** The share of the items still missing an estimated round of a read of exactly N aims at (estimatedPages). */
 const ESTIMATE_AIM = 0.8;
@@ -16,34 +25,6 @@ export const MAX_MERGE_ROUNDS = 24;
 
 /** The rounds of a frugal read (more, smaller ones); its last three aim as a plain read's do. */
 const MAX_FRUGAL_ROUNDS = 40;
-
-/** How likely a frugal round may be to find more items than are missing (frugalAim). */
-const FRUGAL_RISK = 0.02;
-
-/**
- * One source of a merged read: its Query without the key condition, its partition's condition and
- * the sort key's bounds (`from`/`to` inclusive, `after` exclusive, in key order whatever the read's).
- * Sort keys start with an ISO time (`<time>#<id>`), which the estimates below read.
- */
-export interface RangeQuery {
-  base: Omit<QueryCommandInput, 'KeyConditionExpression'>;
-  /** The partition's condition, e.g. `pk = :pk` (its values in base.ExpressionAttributeValues). */
-  partition: string;
-  from?: string;
-  after?: string;
-  to?: string;
-}
-
-interface Source {
-  query: RangeQuery;
-  items: Item[];
-  /** Everything of this source before `last` (in the read's order) is read. */
-  last: string | null;
-  /** LastEvaluatedKey, when the last page stopped at its Limit (else `last` is a bare time). */
-  start: Item | undefined;
-  /** Read to the end of its range: every item of it is read. */
-  exhausted: boolean;
-}
 
 /** What a merged read did, for the bench and the tests that compare items read. */
 export interface MergeStats {
@@ -81,14 +62,6 @@ interface Order extends MergeOptions {
   sortKey: string;
   limit: number;
   ascending: boolean;
-}
-
-/** A round's page of one source: at most `share` items, down to `until` (a key or bare time) if given. */
-interface Page {
-  share: number;
-  until: string | null;
-  /** `until` is an estimate: reaching it does not end the source. */
-  estimated: boolean;
 }
 
 /** Up to `limit` items of several partitions' Queries, newest (highest `sortKey`) first, merged. */
@@ -274,115 +247,7 @@ function narrowTo(sources: Source[], bound: string, keyOf: (item: Item) => strin
   }
 }
 
-/**
- * The share of the `missing` items a frugal round aims at: the most whose round finds more than
- * are missing (an item read past the answer) with a chance of at most FRUGAL_RISK, were the items
- * strewn at random in time (Poisson), and at most 80 % of them.
- */
-export function frugalAim(missing: number): number {
-  // P(a Poisson count of this mean exceeds `missing`), its terms summed in log space (no underflow).
-  const above = (mean: number) => {
-    let logTerm = -mean;
-    let atMost = Math.exp(logTerm);
-    for (let k = 1; k <= missing; k++) {
-      logTerm += Math.log(mean / k);
-      atMost += Math.exp(logTerm);
-    }
-    return 1 - atMost;
-  };
-  let low = 0;
-  let high = 0.8 * missing;
-  if (above(high) <= FRUGAL_RISK) return high;
-  for (let step = 0; step < 30; step++) {
-    const middle = (low + high) / 2;
-    if (above(middle) <= FRUGAL_RISK) low = middle;
-    else high = middle;
-  }
-  return low;
-}
-
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-const YEAR_0 = Date.parse('0000-01-01T00:00:00.000Z');
-const YEAR_9999 = Date.parse('9999-12-31T23:59:59.999Z');
-
-/** The time a sort key starts with, in ms (NaN when it does not start with an ISO time). */
-const timeOf = (key: string) => Date.parse(key.slice(0, 24));
-
-/**
- * Before the answer is complete: the time down to which the items read and those expected (the
- * rate the sources were read at so far; the ids' hash spreads the records evenly over them) make
- * the answer, aimed at `aim` of what is missing, and each open source's page down to it. Keys
- * without a time, or a round that found nothing: an even share each, to the sources' ends.
- */
-function estimatedPages(
-  open: Source[],
-  keys: string[],
-  complete: number,
-  {
-    limit,
-    ascending,
-    stalls,
-    aim,
-    frugal,
-  }: { limit: number; ascending: boolean; stalls: number; aim: number; frugal: boolean },
-): Map<Source, Page> {
-  const missing = limit - complete;
-  const even = (): Map<Source, Page> =>
-    new Map(
-      open.map((source) => [
-        source,
-        { share: Math.max(1, Math.ceil(missing / open.length)), until: null, estimated: false },
-      ]),
-    );
-  const times = keys.map(timeOf);
-  const lasts = open.map((source) => timeOf(source.last ?? ''));
-  // Twice in a row nothing up to the estimate (a gap in the history): the sources are read to their
-  // ends. A frugal read goes on aiming (each empty round lowers the rate), twice as far a round after three.
-  if ((stalls > 1 && !frugal) || times.length === 0 || [...times, ...lasts].some(Number.isNaN)) return even();
-  // Where the read started (the newest or oldest time read), and each source's distance from it.
-  const origin = ascending ? Math.min(...times) : Math.max(...times);
-  const spans = lasts.map((last) => Math.max(1, Math.abs(origin - last)));
-  const rate =
-    open.reduce((sum, source) => sum + source.items.length, 0) / spans.reduce((sum, span) => sum + span, 0);
-  if (!(rate > 0)) return even();
-  const beyond = (a: number, b: number) => (ascending ? a > b : a < b);
-  // Items read before the time `at`, and those expected from every open source between its last key and it.
-  const count = (at: number) =>
-    times.reduce((sum, time) => sum + (beyond(time, at) ? 0 : 1), 0) +
-    lasts.reduce((sum, last) => sum + rate * Math.max(0, ascending ? at - last : last - at), 0);
-  // Aimed short of the answer's end: items read past it are read for nothing, while a round short
-  // of it costs only one more round (the last few items are aimed at whole).
-  // Once nothing was found up to the estimate (the last few items are often just past it, by
-  // chance), aimed four times as far rather than an even share of every source: 33 sources asked
-  // for one item each read 33 for the one or two missing.
-  const target = frugal
-    ? complete + frugalAim(missing) * 2 ** Math.max(0, stalls - 3)
-    : complete + (missing > 2 ? missing * aim : missing) * (stalls === 1 ? 4 : 1);
-  const direction = ascending ? 1 : -1;
-  let near = ascending ? Math.min(...lasts) : Math.max(...lasts);
-  let step = missing / rate / open.length + 1;
-  let far = near + direction * step;
-  for (let grow = 0; grow < 60 && count(far) < target; grow++) {
-    near = far;
-    step *= 2;
-    far = near + direction * step;
-  }
-  for (let halve = 0; halve < 40; halve++) {
-    const middle = (near + far) / 2;
-    if (count(middle) < target) near = middle;
-    else far = middle;
-  }
-  // Within four-digit years: a time outside them does not sort among ISO keys (`+010000-…` < `2026-…`).
-  const until = new Date(Math.min(Math.max(Math.round(far), YEAR_0), YEAR_9999)).toISOString();
-  const pages = new Map<Source, Page>();
-  open.forEach((source, index) => {
-    const last = lasts[index] as number;
-    const share = Math.ceil(rate * Math.abs(far - last) * 2) + 2;
-    if (beyond(far, last)) pages.set(source, { share, until, estimated: true });
-  });
-  return pages.size > 0 ? pages : even();
-}
 
 /**
  * The key condition of a source's page: its own bounds, the far end narrowed to `until`, the near

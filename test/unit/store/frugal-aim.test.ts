@@ -4,7 +4,7 @@
  * in time (docs/scaling.md, "Frugal merged reads").
  */
 import { describe, expect, it } from 'vitest';
-import { frugalAim } from '../../../lambdas/store/shards.ts';
+import { frugalAim } from '../../../lambdas/store/merge-aim.ts';
 
 /** P(a Poisson count of the given mean exceeds `missing`), in log space. */
 function above(mean: number, missing: number) {
