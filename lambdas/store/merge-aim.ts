@@ -43,22 +43,24 @@ export interface Page {
   estimated: boolean;
 }
 
+/** P(a Poisson count of this mean exceeds `missing`), its terms summed in log space (no underflow). */
+export function poissonAbove(mean: number, missing: number): number {
+  let logTerm = -mean;
+  let atMost = Math.exp(logTerm);
+  for (let k = 1; k <= missing; k++) {
+    logTerm += Math.log(mean / k);
+    atMost += Math.exp(logTerm);
+  }
+  return 1 - atMost;
+}
+
 /**
  * The share of the `missing` items a frugal round aims at: the most whose round finds more than
  * are missing (an item read past the answer) with a chance of at most FRUGAL_RISK, were the items
  * strewn at random in time (Poisson), and at most 80 % of them.
  */
 export function frugalAim(missing: number): number {
-  // P(a Poisson count of this mean exceeds `missing`), its terms summed in log space (no underflow).
-  const above = (mean: number) => {
-    let logTerm = -mean;
-    let atMost = Math.exp(logTerm);
-    for (let k = 1; k <= missing; k++) {
-      logTerm += Math.log(mean / k);
-      atMost += Math.exp(logTerm);
-    }
-    return 1 - atMost;
-  };
+  const above = (mean: number) => poissonAbove(mean, missing);
   let low = 0;
   let high = 0.8 * missing;
   if (above(high) <= FRUGAL_RISK) return high;

@@ -43,6 +43,17 @@ const execution = (pipelineId: string, index: number): Execution => ({
   startedAt: new Date(BASE + index * 1000).toISOString(),
 });
 
+/** A merged read's sources: the pipeline's execution shards and its legacy partition, within `range`. */
+const executionQueries = (pipelineId: string, range: { after?: string } = {}) =>
+  RECORD_SOURCES.map((shard) => ({
+    base: {
+      TableName: names.Data,
+      ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId, shard) },
+    },
+    partition: 'pk = :pk',
+    ...range,
+  }));
+
 async function recordMany(pipelineId: string, count: number) {
   const all = Array.from({ length: count }, (_, index) => execution(pipelineId, index));
   for (let at = 0; at < all.length; at += 100) {
@@ -104,15 +115,7 @@ describe('sharded records', () => {
     }
     const keyOf = (record: Execution) => `${record.startedAt}#${record.id}`;
     const ordered = [...same, ...spread].sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
-    const queries = (range: { after?: string }) =>
-      RECORD_SOURCES.map((shard) => ({
-        base: {
-          TableName: names.Data,
-          ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId, shard) },
-        },
-        partition: 'pk = :pk',
-        ...range,
-      }));
+    const queries = (range: { after?: string }) => executionQueries(pipelineId, range);
     for (const limit of [10, 120, 200]) {
       const newest = await newestAcross(db, queries({}), 'sk', limit, (item) => item.id);
       expect(newest).toEqual(
@@ -146,13 +149,7 @@ describe('sharded records', () => {
     for (let index = 0; index < all.length; index += 100) {
       await pipelines.recordExecutions(all.slice(index, index + 100), RETENTION_DAYS.default, null);
     }
-    const queries = RECORD_SOURCES.map((shard) => ({
-      base: {
-        TableName: names.Data,
-        ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId, shard) },
-      },
-      partition: 'pk = :pk',
-    }));
+    const queries = executionQueries(pipelineId);
     const ids = all.map((record) => record.id);
     const oldest = await mergeAcross(
       db,
@@ -180,13 +177,7 @@ describe('sharded records', () => {
     await recordMany(pipelineId, 1000);
     for (const limit of [50, 200]) {
       const stats: MergeStats = { queries: 0, itemsRead: 0 };
-      const queries = RECORD_SOURCES.map((shard) => ({
-        base: {
-          TableName: names.Data,
-          ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId, shard) },
-        },
-        partition: 'pk = :pk',
-      }));
+      const queries = executionQueries(pipelineId);
       const found = await newestAcross(db, queries, 'sk', limit, (item) => item.id, { stats });
       expect(found).toHaveLength(limit);
       // One partition's Query reads `limit` items; the merge's Queries stop at the answer's estimated
@@ -211,13 +202,7 @@ describe('sharded records', () => {
     for (let at = 0; at < all.length; at += 100) {
       await pipelines.recordExecutions(all.slice(at, at + 100), RETENTION_DAYS.default, null);
     }
-    const queries = RECORD_SOURCES.map((shard) => ({
-      base: {
-        TableName: names.Data,
-        ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId, shard) },
-      },
-      partition: 'pk = :pk',
-    }));
+    const queries = executionQueries(pipelineId);
     const newestFirst = [...all]
       .sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1))
       .map((record) => record.id);
@@ -235,13 +220,7 @@ describe('sharded records', () => {
   it('narrows a frugal read to a bound set by the newest key, reading little below it', async () => {
     const pipelineId = `p-${nanoid()}`;
     await recordMany(pipelineId, 1000);
-    const queries = RECORD_SOURCES.map((shard) => ({
-      base: {
-        TableName: names.Data,
-        ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId, shard) },
-      },
-      partition: 'pk = :pk',
-    }));
+    const queries = executionQueries(pipelineId);
     const stats: MergeStats = { queries: 0, itemsRead: 0 };
     const newest: string[] = [];
     // The last 30 seconds before the newest record's start: 31 records, though 100 are asked for.
@@ -265,14 +244,7 @@ describe('sharded records', () => {
     const read: string[] = [];
     let after: string | undefined;
     for (let page = 0; page < 50; page++) {
-      const queries = RECORD_SOURCES.map((shard) => ({
-        base: {
-          TableName: names.Data,
-          ExpressionAttributeValues: { ':pk': executionsPartition(pipelineId, shard) },
-        },
-        partition: 'pk = :pk',
-        ...(after ? { after } : {}),
-      }));
+      const queries = executionQueries(pipelineId, after ? { after } : {});
       const { items, complete } = await readAcross(
         db,
         queries,

@@ -1,24 +1,17 @@
 /**
- * How far a frugal merged read aims (store/shards.ts frugalAim): at most as many of the missing
+ * How far a frugal merged read aims (store/merge-aim.ts frugalAim): at most as many of the missing
  * items as a round finds more than are missing in 2 % of rounds, were the records strewn at random
  * in time (docs/scaling.md, "Frugal merged reads").
  */
 import { describe, expect, it } from 'vitest';
-import { frugalAim } from '../../../lambdas/store/merge-aim.ts';
-
-/** P(a Poisson count of the given mean exceeds `missing`), in log space. */
-function above(mean: number, missing: number) {
-  let logTerm = -mean;
-  let atMost = Math.exp(logTerm);
-  for (let k = 1; k <= missing; k++) {
-    logTerm += Math.log(mean / k);
-    atMost += Math.exp(logTerm);
-  }
-  return 1 - atMost;
-}
+import { poissonAbove as above, frugalAim } from '../../../lambdas/store/merge-aim.ts';
 
 describe('a frugal round aims', () => {
   it('short of the last few items, so that it rarely reads one past the answer', () => {
+    // The tail it is held to, against closed forms: P(X > 0) = 1 − e^−m, P(X > 1) = 1 − (1 + m)e^−m.
+    expect(above(2, 0)).toBeCloseTo(1 - Math.exp(-2), 12);
+    expect(above(1, 1)).toBeCloseTo(1 - 2 / Math.E, 12);
+    expect(above(800, 1000)).toBeLessThan(1e-9);
     expect(frugalAim(1)).toBeCloseTo(0.215, 2);
     expect(frugalAim(2)).toBeCloseTo(0.6, 1);
     expect(frugalAim(5)).toBeCloseTo(2.09, 1);
