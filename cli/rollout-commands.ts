@@ -43,6 +43,13 @@ function renderRollout(named: Rollout): string {
 const percent = (rate: number | null | undefined) =>
   rate === null || rate === undefined ? 'n/a' : `${(rate * 100).toFixed(1)} %`;
 
+/** A difference of two rates, in signed percentage points ("+2.5 pp" is 10 % → 12.5 %). */
+const points = (difference: number | undefined) => {
+  if (difference === undefined) return 'n/a';
+  const value = Math.round(difference * 1000) / 10;
+  return `${value > 0 ? '+' : ''}${value.toFixed(1)} percentage points`;
+};
+
 export function addRolloutCommands(program: Command, io: Io): void {
   const rollout = program.command('rollout').description("a pipeline's rollout: show, promote, roll back");
   rollout
@@ -122,7 +129,7 @@ export function addRolloutCommands(program: Command, io: Io): void {
         if (effect.failureRate) {
           const [low, high] = effect.failureRate.ci95;
           lines.push(
-            `difference ${percent(effect.failureRate.difference)} (95 % interval ${percent(low)} to ${percent(high)}), p = ${effect.failureRate.pValue.toFixed(4)}`,
+            `difference ${points(effect.failureRate.difference)} (95 % interval ${points(low)} to ${points(high)}), p = ${effect.failureRate.pValue.toFixed(4)}`,
           );
         }
         for (const slot of effect.slots) {

@@ -61,10 +61,12 @@ try {
     await other.goto(page.url().replace(/runs\/[^/]+$/, `pipelines/${team.pipelineIds[0]}`));
     await other.getByRole('button', { name: 'Synthesize' }).click();
     await waitForStatus(other, 'generated');
-    await other.getByRole('button', { name: 'Approve' }).click();
+    await other.getByRole('button', { name: 'Approve', exact: true }).click();
+    await other.getByRole('dialog').getByRole('button', { name: 'Approve', exact: true }).click();
     await waitForStatus(other, 'approved');
     await other.close();
-    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Approve', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: 'What now' }).waitFor();
     await page
       .getByRole('region', { name: 'Decide' })

@@ -114,6 +114,7 @@ describe('checking a proposal in the review application', { timeout: 90_000 }, (
 
     await page.getByLabel('Override reason (admins)').fill('The regressed case is a known flaky upstream.');
     await page.getByRole('button', { name: 'Approve with override' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Approve with override' }).click();
     await page
       .getByRole('status', { name: 'Run status' })
       .filter({ hasText: /^approved$/ })

@@ -127,6 +127,12 @@ async function signIn(tab: Tab): Promise<void> {
 
 const runStatus = (page: Page) => page.getByRole('status', { name: 'Run status' });
 
+/** Presses a decision's button, then its confirmation's (a decision always asks first). */
+async function decide(page: Page, action: 'Approve' | 'Reject'): Promise<void> {
+  await page.getByRole('button', { name: action, exact: true }).click();
+  await page.getByRole('dialog').getByRole('button', { name: action, exact: true }).click();
+}
+
 async function waitForStatus(page: Page, status: string): Promise<void> {
   await runStatus(page)
     .filter({ hasText: new RegExp(`^${status}$`) })
@@ -274,7 +280,7 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     const prompt = page.getByRole('table', { name: /Settings of Answer prompt/ });
     expect(await prompt.getByRole('row', { name: /instructions/ }).textContent()).toContain('(not set)');
 
-    await page.getByRole('button', { name: 'Approve' }).click();
+    await decide(page, 'Approve');
     await waitForStatus(page, 'approved');
     const proposedVersion = Number(
       // The run's facts (an approved run also shows its effect's figures in a list of facts).
@@ -349,7 +355,7 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     await waitForStatus(page, 'generated');
 
     await page.getByLabel('Reason').fill('Raising timeouts hides the slow index; fix the index first.');
-    await page.getByRole('button', { name: 'Reject' }).click();
+    await decide(page, 'Reject');
     await waitForStatus(page, 'rejected');
 
     expect(await page.getByText('Rejected: Raising timeouts hides the slow index').count()).toBe(1);
@@ -370,10 +376,10 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     // In another tab the other proposal, made from the same configuration, is approved first.
     await second.page.goto(appUrl(`runs/${theirs}`));
     await waitForStatus(second.page, 'generated');
-    await second.page.getByRole('button', { name: 'Approve' }).click();
+    await decide(second.page, 'Approve');
     await waitForStatus(second.page, 'approved');
 
-    await first.page.getByRole('button', { name: 'Approve' }).click();
+    await decide(first.page, 'Approve');
     const alert = first.page.getByRole('alert').filter({ hasText: 'What now' });
     await alert.waitFor();
     const baseMoved = (await alert.textContent()) ?? '';
@@ -388,9 +394,9 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     // Now the same proposal is rejected in the other tab, and this one tries to reject it too.
     await second.page.goto(appUrl(`runs/${mine}`));
     await waitForStatus(second.page, 'generated');
-    await second.page.getByRole('button', { name: 'Reject' }).click();
+    await decide(second.page, 'Reject');
     await waitForStatus(second.page, 'rejected');
-    await first.page.getByRole('button', { name: 'Reject' }).click();
+    await decide(first.page, 'Reject');
     await first.page.getByRole('alert').filter({ hasText: 'already rejected' }).waitFor();
     const decidedFirst =
       (await first.page.getByRole('alert').filter({ hasText: 'What now' }).textContent()) ?? '';
@@ -398,6 +404,9 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     expect(decidedFirst).toContain('This proposal was already rejected');
     expect(decidedFirst).toContain('rejected by you');
     expect(decidedFirst).not.toMatch(/[{}]|CONFLICT|409/);
+    // Nothing is left to decide: the form no longer offers to send anything.
+    expect(await first.page.getByRole('button', { name: 'Approve', exact: true }).isDisabled()).toBe(true);
+    expect(await first.page.getByRole('button', { name: 'Reject', exact: true }).isDisabled()).toBe(true);
   });
 
   it('creates an API token, shows its secret once with a warning, and revokes it after confirmation', async () => {
@@ -650,8 +659,9 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     expect(proposed).toBeGreaterThan(1);
 
     await changes.nth(1).uncheck();
-    await page.getByLabel(/Roll out to a share of traffic/).fill('20');
-    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('checkbox', { name: /Roll out to a share of traffic/ }).check();
+    await page.getByLabel(/Share of traffic for the candidate/).fill('20');
+    await decide(page, 'Approve');
 
     await page
       .getByRole('status', { name: 'Rollout status' })
@@ -716,7 +726,7 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
       await box.uncheck();
     }
     await page.getByRole('checkbox', { name: /Rebase onto/ }).check();
-    await page.getByRole('button', { name: 'Approve' }).click();
+    await decide(page, 'Approve');
 
     const conflicts = page.getByRole('alert', { name: 'Rebase conflicts' });
     await conflicts.waitFor();

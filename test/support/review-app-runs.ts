@@ -34,32 +34,46 @@ export async function signIn(page: Page, apiUrl: string, team: SeedTeam): Promis
   await page.getByRole('heading', { name: 'Pipelines', level: 1 }).waitFor();
 }
 
+const RETRIEVE_AND_MODEL = [
+  { id: 'retrieve', name: 'Retrieve', kind: 'retrieval', settings: { topK: 8, timeoutMs: 1000 } },
+  { id: 'model', name: 'Model', kind: 'model', settings: { model: 'm', maxTokens: 256 } },
+];
+const TIMEOUTS = Array.from({ length: 5 }, (_, i) => ({
+  kind: 'timeout',
+  severity: 'critical',
+  message: `Retrieval timed out (${i})`,
+  slotId: 'retrieve',
+}));
+
+/** Four reports of each fault, for the demo's slots: heuristic-v1 answers them with five changes. */
+export const FIVE_CHANGE_SIGNALS = [
+  ['timeout', 'critical', 'Retrieval timed out after 1500 ms', 'retrieve'],
+  ['truncation', 'warning', 'Answer truncated: stop_reason max_tokens', 'answer-model'],
+  ['format', 'critical', 'Malformed JSON: unexpected token', 'answer-model'],
+  ['feedback', 'warning', 'User said the answer was wrong', 'answer-prompt'],
+].flatMap(([kind, severity, message, slotId]) =>
+  Array.from({ length: 4 }, (_, i) => ({ kind, severity, message: `${message} (${i})`, slotId })),
+);
+
 /**
- * A pipeline of its own (its rules affect no other test) named `name`, with five retrieval timeouts,
- * `executions` executions carrying input (every other one failed), the oldest `oldestMinutesAgo`
- * minutes ago, one a minute, and a generated run.
+ * A pipeline of its own (its rules affect no other test) named `name`, with five retrieval timeouts
+ * (or `signals` on `slots`), `executions` executions carrying input (every other one failed), the
+ * oldest `oldestMinutesAgo` minutes ago, one a minute, and a generated run.
  */
 export async function generatedRun(
   apiUrl: string,
   context: BrowserContext,
-  { name, executions, oldestMinutesAgo }: { name: string; executions: number; oldestMinutesAgo: number },
-): Promise<{ pipelineId: string; runId: string }> {
-  const created = await apiAs(apiUrl, context, 'POST', 'pipelines', {
+  {
     name,
-    slots: [
-      { id: 'retrieve', name: 'Retrieve', kind: 'retrieval', settings: { topK: 8, timeoutMs: 1000 } },
-      { id: 'model', name: 'Model', kind: 'model', settings: { model: 'm', maxTokens: 256 } },
-    ],
-  });
+    executions,
+    oldestMinutesAgo,
+    slots = RETRIEVE_AND_MODEL,
+    signals = TIMEOUTS,
+  }: { name: string; executions: number; oldestMinutesAgo: number; slots?: unknown[]; signals?: unknown[] },
+): Promise<{ pipelineId: string; runId: string }> {
+  const created = await apiAs(apiUrl, context, 'POST', 'pipelines', { name, slots });
   const pipelineId = created.body.id as string;
-  await apiAs(apiUrl, context, 'POST', `pipelines/${pipelineId}/signals`, {
-    signals: Array.from({ length: 5 }, (_, i) => ({
-      kind: 'timeout',
-      severity: 'critical',
-      message: `Retrieval timed out (${i})`,
-      slotId: 'retrieve',
-    })),
-  });
+  await apiAs(apiUrl, context, 'POST', `pipelines/${pipelineId}/signals`, { signals });
   await apiAs(apiUrl, context, 'POST', `pipelines/${pipelineId}/executions`, {
     executions: Array.from({ length: executions }, (_, i) => ({
       id: `case-${i}`,

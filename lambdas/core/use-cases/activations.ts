@@ -76,7 +76,7 @@ export function makeActivateConfiguration(deps: ActivationDeps) {
     const overrideReason = await enforceApprovalRules(
       deps.approvalRules,
       principal,
-      { act: 'activate', pipelineId, run },
+      { act: 'activate', pipelineId, run, changeIds: target.appliedChangeIds },
       override,
     );
     if (history.rolledBack && !override) {

@@ -1,5 +1,5 @@
 /* A pipeline's approval rules: reading and changing them (admins), and enforcing them on approve. */
-import { failingRules } from '../approval-rules.ts';
+import { failingRules, judgedRegressions } from '../approval-rules.ts';
 import { ConflictError, ForbiddenError } from '../errors.ts';
 import { actorOf, newEvent } from '../events.ts';
 import type { Clock, IdGenerator } from '../ports/common.ts';
@@ -85,6 +85,8 @@ export interface RuledAct {
   pipelineId: string;
   /** The run approved, or the run the configuration activated came from; null for a manual one. */
   run: SynthesisRun | null;
+  /** The run's changes approved (or applied by the configuration activated); undefined: all. */
+  changeIds?: readonly string[] | undefined;
 }
 
 /** What a person is told must be done by a person, by act. */
@@ -102,7 +104,7 @@ const PERSON_MUST: Record<RuledAct['act'], string> = {
 export async function enforceApprovalRules(
   store: ApprovalRulesStore,
   principal: Principal,
-  { act, pipelineId, run }: RuledAct,
+  { act, pipelineId, run, changeIds }: RuledAct,
   override: ApproveBody['override'],
 ): Promise<string | null> {
   const rules = await rulesInForce(store, pipelineId);
@@ -114,14 +116,17 @@ export async function enforceApprovalRules(
   if (override && principal.role !== 'admin') {
     throw new ForbiddenError('Only a team admin may override the approval rules.');
   }
-  const failing = run
-    ? failingRules(rules, {
+  const attempt = run
+    ? {
         evaluation: run.evaluation,
+        runChangeIds: run.changes.map((change) => change.id),
+        chosenChangeIds: changeIds,
         triggeredBy: run.triggeredBy,
         approverUserId: principal.userId,
         overridden: override !== undefined,
-      })
-    : [];
+      }
+    : null;
+  const failing = attempt ? failingRules(rules, attempt) : [];
   if (failing.length > 0) {
     const refused =
       act === 'approve'
@@ -129,7 +134,13 @@ export async function enforceApprovalRules(
         : `activating a configuration of run ${run?.id} (an admin may pass the evaluation rules with "override": {"reason"})`;
     throw new ConflictError(
       `The pipeline's approval rules refuse ${refused}: ${failing.map((failure) => failure.message).join(' ')}`,
-      { details: { rules: failing.map((failure) => failure.rule), failures: failing } },
+      {
+        details: {
+          rules: failing.map((failure) => failure.rule),
+          failures: failing,
+          regressions: attempt ? judgedRegressions(attempt) : null,
+        },
+      },
     );
   }
   return override?.reason ?? null;

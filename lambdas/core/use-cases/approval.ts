@@ -58,7 +58,7 @@ export function makeApproveRun(deps: ApproveDeps) {
     const overrideReason = await enforceApprovalRules(
       approvalRules,
       principal,
-      { act: 'approve', pipelineId: run.pipelineId, run },
+      { act: 'approve', pipelineId: run.pipelineId, run, changeIds: chosen.map((change) => change.id) },
       body.override,
     );
     const [pipeline, base, proposed] = await Promise.all([

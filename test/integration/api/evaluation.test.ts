@@ -528,6 +528,69 @@ describe('approval rules', () => {
     });
   });
 
+  it('judge maxRegressions on the chosen changes when each was replayed alone, and say which basis the 409 used', async () => {
+    const pipeline = await newPipeline(12);
+    await call('record-signals', {
+      method: 'POST',
+      resource: '/pipelines/{pipelineId}/signals',
+      pathParameters: { pipelineId: pipeline.id },
+      body: {
+        signals: Array.from({ length: 4 }, (_, i) => ({
+          kind: 'truncation',
+          severity: 'warning',
+          message: `Answer truncated: stop_reason max_tokens #${i}`,
+          slotId: 'answer-model',
+        })),
+      },
+      principal: admin.principal,
+    });
+    const run = await generatedRun(pipeline.id);
+    const [first, second] = run.changes.map((change: { id: string }) => change.id) as [string, string];
+    expect(run.changes.length).toBeGreaterThanOrEqual(2);
+    await putRules(pipeline.id, {
+      requireEvaluation: true,
+      maxRegressions: 0,
+      minEvaluatedCases: 0,
+      forbidSelfApproval: false,
+      allowApiTokens: true,
+    });
+    const ids: string[] = (await getSet(run.id)).body.cases.map(
+      (c: { executionId: string }) => c.executionId,
+    );
+    const [fixedCase, brokenCase, ...rest] = ids as [string, string, ...string[]];
+    // The second change alone breaks brokenCase (and so does the candidate); the first alone only fixes.
+    const results = [
+      ...ids.map((id) => ({ executionId: id, arm: 'base', passed: id !== fixedCase })),
+      ...ids.map((id) => ({ executionId: id, arm: 'candidate', passed: id !== brokenCase })),
+      ...ids.map((id) => ({ executionId: id, arm: `change:${first}`, passed: true })),
+      ...ids.map((id) => ({ executionId: id, arm: `change:${second}`, passed: id !== brokenCase })),
+    ];
+    for (let at = 0; at < results.length; at += 100) {
+      expect((await post(run.id, results.slice(at, at + 100))).status).toBe(200);
+    }
+    expect(rest.length).toBeGreaterThan(0);
+
+    const whole = await approve(run.id);
+    expect(whole.status).toBe(409);
+    expect(whole.body.details.regressions).toMatchObject({ basis: 'candidate', regressed: 1 });
+    expect(whole.body.message).toContain('judged on the whole candidate');
+    const breaking = await approve(run.id, admin.principal, { changeIds: [second] });
+    expect(breaking.status).toBe(409);
+    expect(breaking.body.details.regressions).toEqual({
+      basis: 'chosen_changes',
+      changeIds: [second],
+      regressed: 1,
+      text: `judged on change ${second}, each replayed alone on the base`,
+    });
+    expect((await getRun(run.id)).body.status).toBe('generated');
+
+    // Leaving out the change that broke a case follows the recommendation without an override.
+    const approved = await approve(run.id, admin.principal, { changeIds: [first] });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'approved', approvedChangeIds: [first] });
+    expect(approved.body.approvalOverrideReason ?? null).toBeNull();
+  });
+
   it('make an API token a 403 where a person must approve, and never let an override pass self-approval', async () => {
     const pipeline = await newPipeline(10);
     const run = await generatedRun(pipeline.id);

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { type ApprovalAttempt, failingRules } from '../../../lambdas/core/approval-rules.ts';
+import {
+  type ApprovalAttempt,
+  failingRules,
+  judgedRegressions,
+} from '../../../lambdas/core/approval-rules.ts';
 import type { EvaluationSummary } from '../../../lambdas/core/schemas/evaluation.ts';
 import { APPROVAL_RULE_DEFAULTS, type ApprovalRules } from '../../../lambdas/core/schemas/review.ts';
 
@@ -17,6 +21,7 @@ const evaluation = (over: Partial<EvaluationSummary> = {}): EvaluationSummary =>
 });
 const attempt = (over: Partial<ApprovalAttempt> = {}): ApprovalAttempt => ({
   evaluation: undefined,
+  runChangeIds: ['1', '2', '3'],
   triggeredBy: 'alice',
   approverUserId: 'bob',
   overridden: false,
@@ -73,7 +78,7 @@ describe('approval rules', () => {
     ]);
     const threeRegressed = attempt({ evaluation: evaluation({ regressed: ['x', 'y', 'z'] }) });
     expect(messages(rules({ maxRegressions: 1 }), threeRegressed)).toEqual([
-      '3 case(s) regressed; the pipeline allows at most 1.',
+      '3 case(s) regressed, judged on the whole candidate (every change together); the pipeline allows at most 1.',
     ]);
     expect(messages(rules({ minEvaluatedCases: 12 }), attempt({ evaluation: evaluation() }))).toEqual([
       '10 case(s) were evaluated on both arms; the pipeline requires at least 12.',
@@ -81,5 +86,64 @@ describe('approval rules', () => {
     expect(messages(rules({ forbidSelfApproval: true }), attempt({ approverUserId: 'alice' }))).toEqual([
       'The pipeline forbids approving a run you started: another person must approve it.',
     ]);
+  });
+
+  describe('regressions are counted on what is approved', () => {
+    /** Change 1 fixes a case alone, 3 breaks x and y, 2 was never replayed alone; together: x, y regressed. */
+    const perChange = evaluation({
+      regressed: ['x', 'y'],
+      changes: [
+        { changeId: '1', evaluated: 10, fixed: ['a'], fixedCount: 1, broken: [], brokenCount: 0 },
+        { changeId: '3', evaluated: 10, fixed: [], fixedCount: 0, broken: ['x', 'y'], brokenCount: 2 },
+      ],
+    });
+    const approving = (chosenChangeIds?: string[]) => attempt({ evaluation: perChange, chosenChangeIds });
+
+    it('a part whose every change was replayed alone is judged on those changes: leaving out the breaking one passes', () => {
+      expect(names(rules(), approving(['1']))).toEqual([]);
+      expect(judgedRegressions(approving(['1']))).toEqual({
+        basis: 'chosen_changes',
+        changeIds: ['1'],
+        regressed: 0,
+        text: 'judged on change 1, each replayed alone on the base',
+      });
+      expect(failingRules(rules(), approving(['1', '3'])).map((f) => f.message)).toEqual([
+        '2 case(s) regressed, judged on changes 1 and 3, each replayed alone on the base; the pipeline allows at most 0.',
+      ]);
+    });
+
+    it('every change, or a part with a change never replayed alone, is judged on the whole candidate', () => {
+      expect(judgedRegressions(approving())).toMatchObject({ basis: 'candidate', regressed: 2 });
+      expect(judgedRegressions(approving(['1', '2', '3']))).toMatchObject({ basis: 'candidate' });
+      expect(judgedRegressions(approving(['1', '2']))).toEqual({
+        basis: 'candidate',
+        changeIds: ['1', '2'],
+        regressed: 2,
+        text: 'judged on the whole candidate, as change 2 was not replayed alone (evaluate --per-change)',
+      });
+      expect(names(rules(), approving(['1', '2']))).toEqual(['maxRegressions']);
+    });
+
+    it('counts a case two chosen changes break once, and a change listing only its first ids in full', () => {
+      const overlapping = evaluation({
+        changes: [
+          { changeId: '1', evaluated: 9, fixed: [], fixedCount: 0, broken: ['x', 'y'], brokenCount: 2 },
+          { changeId: '2', evaluated: 9, fixed: [], fixedCount: 0, broken: ['y', 'z'], brokenCount: 60 },
+        ],
+      });
+      expect(
+        judgedRegressions({ evaluation: overlapping, runChangeIds: ['1', '2', '3'], chosenChangeIds: ['1'] })
+          ?.regressed,
+      ).toBe(2);
+      // x, y, z listed, and 58 of change 2's broken cases beyond its listed ids.
+      expect(
+        judgedRegressions({
+          evaluation: overlapping,
+          runChangeIds: ['1', '2', '3'],
+          chosenChangeIds: ['1', '2'],
+        })?.regressed,
+      ).toBe(61);
+      expect(judgedRegressions({ evaluation: undefined, runChangeIds: ['1'] })).toBeNull();
+    });
   });
 });

@@ -50,7 +50,12 @@ export function ChainSection({ run }: { run: Run }) {
                   {round.runId === chain.data?.bestRunId ? <strong> · best</strong> : null}
                 </td>
                 <td data-label="Run">
-                  <Link to={`runs/${encodeURIComponent(round.runId)}`}>{round.status}</Link>
+                  {round.runId === run.id ? (
+                    <span>this run</span>
+                  ) : (
+                    <Link to={`runs/${encodeURIComponent(round.runId)}`}>run of round {index + 1}</Link>
+                  )}{' '}
+                  <span class={`status status-${round.status}`}>{round.status}</span>
                 </td>
                 <td data-label="Changes">{round.changeCount}</td>
                 <td data-label="Held-out fixed">

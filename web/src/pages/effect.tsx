@@ -7,6 +7,16 @@ import type { Effect, Run } from '../types.ts';
 import { ErrorNotice, Loading, useLoad } from '../ui.tsx';
 import { percentText } from './release.tsx';
 
+/**
+ * A difference of two rates in percentage points, signed: "+2.5 percentage points" (a failure rate
+ * going from 10 % to 12.5 %), not "2.5 %", which would read as a share of the rate itself.
+ */
+export function pointsText(difference: number | undefined, unit = true): string {
+  if (difference === undefined) return 'n/a';
+  const points = Math.round(difference * 1000) / 10;
+  return `${points > 0 ? '+' : points < 0 ? '−' : '±'}${Math.abs(points).toFixed(1)}${unit ? ' percentage points' : ''}`;
+}
+
 /** An arm's failure rate with its 95 % (Wald) interval, for the chart. */
 function armInterval(arm: Effect['arms']['base']): { rate: number; low: number; high: number } | null {
   if (arm.failureRate === null || arm.executions === 0) return null;
@@ -62,8 +72,8 @@ export function EffectPanel({ run }: { run: Run }) {
           <>
             <dt>Difference</dt>
             <dd>
-              {percentText(data.failureRate.difference)} (95 % interval{' '}
-              {percentText(data.failureRate.ci95[0])} to {percentText(data.failureRate.ci95[1])}, p ={' '}
+              {pointsText(data.failureRate.difference)} in the failure rate (95 % interval{' '}
+              {pointsText(data.failureRate.ci95[0], false)} to {pointsText(data.failureRate.ci95[1])}, p ={' '}
               {data.failureRate.pValue.toFixed(3)})
             </dd>
           </>

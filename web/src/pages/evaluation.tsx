@@ -1,11 +1,17 @@
 /**
  * Checking a proposal before approval, on the run page: the evaluation (fixed and regressed cases,
- * each opening its input and both arms' answers), the pipeline's approval rules in force, why
- * Approve is disabled, and an admin's override.
+ * each opening its input and both arms' answers; each change replayed alone and the recommendation),
+ * the pipeline's approval rules in force, what regressions are judged on, why Approve is disabled,
+ * and an admin's override.
  */
 import { useState } from 'preact/hooks';
 import type { ResponseBody } from '../../../cli/client.ts';
-import { type FailingRule, failingRules } from '../../../lambdas/core/approval-rules.ts';
+import {
+  type FailingRule,
+  failingRules,
+  type JudgedRegressions,
+  judgedRegressions,
+} from '../../../lambdas/core/approval-rules.ts';
 import { api, client } from '../api.ts';
 import { formatDuration } from '../format.ts';
 import { useSession } from '../session.ts';
@@ -21,11 +27,13 @@ export interface ApprovalGate {
   /** The rules this approval would break now (empty: Approve is enabled). */
   failing: FailingRule[];
   blocked: boolean;
+  /** What the regressions of this approval are counted on (null before an evaluation). */
+  judged: JudgedRegressions | null;
   error: unknown;
 }
 
-/** The pipeline's rules and what they say of approving this run as the signed-in person. */
-export function useApprovalGate(run: Run): ApprovalGate {
+/** The pipeline's rules and what they say of approving these changes of the run as the signed-in person. */
+export function useApprovalGate(run: Run, chosenChangeIds: readonly string[] | undefined): ApprovalGate {
   const { me } = useSession();
   const rules = useLoad(
     () =>
@@ -36,15 +44,22 @@ export function useApprovalGate(run: Run): ApprovalGate {
       ),
     [run.pipelineId],
   );
-  const failing = rules.data
-    ? failingRules(rules.data, {
-        evaluation: run.evaluation,
-        triggeredBy: run.triggeredBy,
-        approverUserId: me.user.id,
-        overridden: false,
-      })
-    : [];
-  return { rules: rules.data, failing, blocked: failing.length > 0, error: rules.error };
+  const attempt = {
+    evaluation: run.evaluation,
+    runChangeIds: run.changes.map((change) => change.id),
+    chosenChangeIds,
+    triggeredBy: run.triggeredBy,
+    approverUserId: me.user.id,
+    overridden: false,
+  };
+  const failing = rules.data ? failingRules(rules.data, attempt) : [];
+  return {
+    rules: rules.data,
+    failing,
+    blocked: failing.length > 0,
+    judged: judgedRegressions(attempt),
+    error: rules.error,
+  };
 }
 
 const RULE_LABELS: Record<keyof Omit<ApprovalRules, 'pipelineId' | 'updatedAt' | 'updatedBy'>, string> = {
@@ -59,33 +74,19 @@ function ruleValue(value: unknown): string {
   return typeof value === 'boolean' ? (value ? 'yes' : 'no') : String(value);
 }
 
-/** The rules in force, why Approve is disabled, and (for admins) approving with an override. */
-export function ApprovalGateNotice(props: { gate: ApprovalGate; run: Run; onDecided: (run: Run) => void }) {
+/**
+ * The rules in force, what regressions are judged on, why Approve is disabled, and (for admins)
+ * an override reason: approving with it goes through the same confirmation and form as Approve.
+ */
+export function ApprovalGateNotice(props: {
+  gate: ApprovalGate;
+  disabled: boolean;
+  onOverride: (reason: string) => void;
+}) {
   const { role } = useSession();
   const { gate } = props;
   const [reason, setReason] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
   const overridable = gate.failing.every((failure) => failure.rule !== 'forbidSelfApproval');
-
-  const approveWithOverride = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      props.onDecided(
-        await api(
-          client.POST('/synthesis-runs/{id}/approve', {
-            params: { path: { id: props.run.id } },
-            body: { override: { reason: reason.trim() } },
-          }),
-        ),
-      );
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
 
   return (
     <div class="approval-rules">
@@ -102,6 +103,12 @@ export function ApprovalGateNotice(props: { gate: ApprovalGate; run: Run; onDeci
             ))}
           </dl>
         </details>
+      ) : null}
+      {gate.judged ? (
+        <p class="small judged-regressions">
+          Regressions are {gate.judged.text}: {gate.judged.regressed} case
+          {gate.judged.regressed === 1 ? '' : 's'} broken.
+        </p>
       ) : null}
       {gate.blocked ? (
         <div class="notice notice-warning" role="status" aria-label="Why Approve is disabled">
@@ -123,13 +130,12 @@ export function ApprovalGateNotice(props: { gate: ApprovalGate; run: Run; onDeci
                 value={reason}
                 onInput={(event) => setReason(event.currentTarget.value)}
               />
-              <ErrorNotice error={error} />
               <div class="actions">
                 <button
                   type="button"
                   class="primary"
-                  disabled={busy || reason.trim() === ''}
-                  onClick={() => void approveWithOverride()}
+                  disabled={props.disabled || reason.trim() === ''}
+                  onClick={() => props.onOverride(reason.trim())}
                 >
                   Approve with override
                 </button>
@@ -181,6 +187,53 @@ function CaseDetails({ evaluationCase, verdict }: { evaluationCase: EvaluationCa
   );
 }
 
+type ChangeOutcome = NonNullable<NonNullable<Run['evaluation']>['changes']>[number];
+
+function outcomeVerdict(outcome: ChangeOutcome): string {
+  if (outcome.brokenCount > 0) return 'breaks cases: leave it out';
+  return outcome.fixedCount > 0 ? 'fixes cases, breaks none' : 'changes no result';
+}
+
+/** Each change replayed alone on the base (`evaluate --per-change`): what it fixed and broke. */
+function PerChangeTable({ run, outcomes }: { run: Run; outcomes: ChangeOutcome[] }) {
+  const byId = new Map(outcomes.map((outcome) => [outcome.changeId, outcome]));
+  const ids = run.changes.map((change) => change.id).sort((a, b) => Number(a) - Number(b));
+  return (
+    <div class="table-scroll">
+      <table class="list cards-on-phone" aria-label="Each change replayed alone">
+        <caption>Each change replayed alone on the base</caption>
+        <thead>
+          <tr>
+            <th scope="col">Change</th>
+            <th scope="col">Cases</th>
+            <th scope="col">Fixed</th>
+            <th scope="col">Broken</th>
+            <th scope="col">Verdict</th>
+          </tr>
+        </thead>
+        <tbody>
+          {ids.map((id) => {
+            const outcome = byId.get(id);
+            return (
+              <tr key={id}>
+                <th scope="row" data-label="Change">
+                  Change {id}
+                </th>
+                <td data-label="Cases">{outcome ? outcome.evaluated : '–'}</td>
+                <td data-label="Fixed">{outcome ? outcome.fixedCount : '–'}</td>
+                <td data-label="Broken" class={outcome?.brokenCount ? 'status-failed' : ''}>
+                  {outcome ? outcome.brokenCount : '–'}
+                </td>
+                <td data-label="Verdict">{outcome ? outcomeVerdict(outcome) : 'not replayed alone'}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 const signed = (value: number, unit: string) =>
   `${value >= 0 ? '+' : ''}${Math.round(value * 1000) / 1000}${unit}`;
 
@@ -218,6 +271,14 @@ export function EvaluationSection({ run }: { run: Run }) {
               : ` · duration ${evaluation.durationMsDelta < 0 ? '-' : '+'}${formatDuration(Math.abs(evaluation.durationMsDelta))} a case`}
             {evaluation.costUsdDelta === null ? '' : ` · cost ${signed(evaluation.costUsdDelta, ' USD')}`}
           </p>
+          {evaluation.recommendation ? (
+            <p class="recommendation">
+              <strong>Recommendation:</strong> {evaluation.recommendation.text}
+            </p>
+          ) : null}
+          {evaluation.changes && evaluation.changes.length > 0 ? (
+            <PerChangeTable run={run} outcomes={evaluation.changes} />
+          ) : null}
           <ErrorNotice error={set.error} />
           {set.loading && !set.data && (evaluation.fixed.length > 0 || evaluation.regressed.length > 0) ? (
             <Loading what="the cases" />

@@ -1,16 +1,20 @@
 /**
  * Where a pipeline stands, for the pipelines list and the pipeline page: its active version, the
- * rollout running on it (its candidate version, percent and arms) and the runs awaiting review.
+ * rollout running on it (its candidate version, percent, arms and progress, promote and roll back)
+ * or how the last one ended, and the runs awaiting review.
  */
 import { ApiError, api, client } from '../api.ts';
 import { Link } from '../router.tsx';
 import type { Pipeline, Rollout } from '../types.ts';
 import { Person, Time, useLoad } from '../ui.tsx';
+import { ArmProgress, CandidateDiff, EndRolloutControls } from './rollout-progress.tsx';
 
 export interface PipelineState {
   activeVersion: number;
   /** The running rollout, with its candidate's version; null when none runs. */
   rollout: (Rollout & { candidateVersion: number }) | null;
+  /** The last rollout when it ended (promoted or rolled back), with its candidate's version; else null. */
+  lastRollout: (Rollout & { candidateVersion: number }) | null;
   /** Whether a generated run awaits a decision (the newest such run's id). */
   awaitingReview: string | null;
 }
@@ -39,15 +43,17 @@ export async function loadPipelineState(pipeline: Pipeline): Promise<PipelineSta
       }),
     ),
   ]);
-  const running = rollout?.status === 'active' ? rollout : null;
+  const withVersion = rollout
+    ? {
+        ...rollout,
+        candidateVersion: await configurationVersion(pipeline.id, rollout.candidateConfigurationId),
+      }
+    : null;
+  const running = withVersion?.status === 'active';
   return {
     activeVersion,
-    rollout: running
-      ? {
-          ...running,
-          candidateVersion: await configurationVersion(pipeline.id, running.candidateConfigurationId),
-        }
-      : null,
+    rollout: running ? withVersion : null,
+    lastRollout: running ? null : withVersion,
     awaitingReview: waiting.items[0]?.id ?? null,
   };
 }
@@ -75,10 +81,37 @@ export function PipelineStateLine({ pipeline }: { pipeline: Pipeline }) {
   );
 }
 
-/** The pipeline page's account of a running rollout: both arms, their shares, who started it. */
-export function RolloutSummary({ state }: { state: PipelineState }) {
+/** How the last rollout ended, for the pipeline page when none runs: its candidate, outcome, when and why. */
+function LastRollout({ rollout }: { rollout: Rollout & { candidateVersion: number } }) {
+  return (
+    <section aria-labelledby="last-rollout" class="card rollout-summary">
+      <h2 id="last-rollout">
+        Last rollout: version {rollout.candidateVersion}{' '}
+        {rollout.status === 'promoted' ? 'promoted' : 'rolled back'}
+      </h2>
+      <p>
+        Ended <Time iso={rollout.endedAt} /> by <Person name={rollout.endedByName} id={rollout.endedBy} />
+        {rollout.endReason ? `: ${rollout.endReason}` : ''}
+      </p>
+      <p class="muted small">
+        It served version {rollout.candidateVersion} to {rollout.percent} % of traffic ·{' '}
+        <Link to={`runs/${encodeURIComponent(rollout.synthesisRunId)}`}>its run</Link>
+      </p>
+    </section>
+  );
+}
+
+/** The pipeline page's account of a rollout: a running one's arms, progress, diff and end; else the last one's outcome. */
+export function RolloutSummary({ state, onChanged }: { state: PipelineState; onChanged: () => void }) {
   const { rollout, activeVersion } = state;
-  if (!rollout) return null;
+  const effect = useLoad(
+    async () =>
+      rollout
+        ? api(client.GET('/synthesis-runs/{id}/effect', { params: { path: { id: rollout.synthesisRunId } } }))
+        : undefined,
+    [rollout?.id],
+  );
+  if (!rollout) return state.lastRollout ? <LastRollout rollout={state.lastRollout} /> : null;
   return (
     <section aria-labelledby="pipeline-rollout" class="card rollout-summary">
       <h2 id="pipeline-rollout">
@@ -92,15 +125,19 @@ export function RolloutSummary({ state }: { state: PipelineState }) {
           <strong>Base</strong> (the active configuration): version {activeVersion}, {100 - rollout.percent} %
         </li>
       </ul>
+      <ArmProgress rollout={rollout} arms={effect.data?.arms} />
+      <CandidateDiff rollout={rollout} />
       <p class="muted small">
         Started <Time iso={rollout.startedAt} /> by{' '}
         <Person name={rollout.startedByName} id={rollout.startedBy} /> ·{' '}
         {rollout.autoPromote ? 'promotes itself' : 'promoted by hand'} after {rollout.minExecutions}{' '}
-        executions per arm ·{' '}
-        <Link to={`runs/${encodeURIComponent(rollout.synthesisRunId)}`}>
-          the run, to promote or roll back
-        </Link>
+        executions per arm · <Link to={`runs/${encodeURIComponent(rollout.synthesisRunId)}`}>its run</Link>
       </p>
+      <EndRolloutControls
+        rollout={rollout}
+        candidateExecutions={effect.data?.arms.applied.executions}
+        onEnded={onChanged}
+      />
     </section>
   );
 }

@@ -1,6 +1,7 @@
 /**
- * One pipeline: start a synthesis run, its active configuration (slots and settings), its runs
- * with their status, and its configuration history with roll back.
+ * One pipeline: start a synthesis run, its rollout (or how the last one ended), its active
+ * configuration (slots and settings), its runs with their status and rollout outcome, and its
+ * configuration history (approvals, promotions, roll backs) with roll back.
  */
 import { useState } from 'preact/hooks';
 import {
@@ -11,12 +12,13 @@ import { api, client } from '../api.ts';
 import { formatValue } from '../format.ts';
 import { Link, navigate } from '../router.tsx';
 import { useSession } from '../session.ts';
-import type { Activation, Configuration, Pipeline, Run } from '../types.ts';
+import type { Activation, Configuration, Pipeline, Rollout, Run } from '../types.ts';
 import { ConfirmDialog, ErrorNotice, Loading, Person, Time, useLoad, useTitle } from '../ui.tsx';
 import { DeletePipeline, DeletionReceipt } from './delete-pipeline.tsx';
 import { Executions } from './executions.tsx';
 import { loadPipelineState, RolloutSummary } from './pipeline-state.tsx';
 import { LoadMore, PagedItems, type PagedList, usePagedList } from './pipelines.tsx';
+import { rolloutOutcomeWords } from './run-outcome.tsx';
 
 export const getPipeline = (pipelineId: string) =>
   api(client.GET('/pipelines/{pipelineId}', { params: { path: { pipelineId } } }));
@@ -79,7 +81,7 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
       <p class="muted small">
         <code>{pipeline.id}</code> · created <Time iso={pipeline.createdAt} />
       </p>
-      <RolloutSummary state={state} />
+      <RolloutSummary state={state} onChanged={reloadAll} />
       <Synthesize pipelineId={pipeline.id} />
       <section aria-labelledby="active-configuration">
         <h2 id="active-configuration">
@@ -92,7 +94,7 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
         <h2 id="runs">Synthesis runs</h2>
         <ErrorNotice error={runs.error} />
         <PagedItems list={runs} empty="No synthesis runs yet." what="runs">
-          {(items) => <RunTable runs={items} />}
+          {(items) => <RunTable runs={items} rollout={state.rollout ?? state.lastRollout} />}
         </PagedItems>
       </section>
       <Executions pipelineId={pipeline.id} />
@@ -101,6 +103,7 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
         active={active}
         history={history}
         rolloutRunning={state.rollout !== null}
+        lastRollout={state.lastRollout}
         onActivated={reloadAll}
       />
       {role === 'admin' ? (
@@ -202,7 +205,8 @@ export function ConfigurationView({ configuration }: { configuration: Configurat
   );
 }
 
-export function RunTable({ runs }: { runs: Run[] }) {
+/** Runs with their status; the run of the pipeline's latest rollout says how that rollout stands. */
+export function RunTable({ runs, rollout }: { runs: Run[]; rollout?: Rollout | null }) {
   return (
     <div class="table-scroll">
       <table class="list cards-on-phone">
@@ -224,6 +228,9 @@ export function RunTable({ runs }: { runs: Run[] }) {
               </td>
               <td data-label="Status">
                 <span class={`status status-${run.status}`}>{run.status}</span>
+                {rollout && run.id === rollout.synthesisRunId ? (
+                  <span class="small"> · {rolloutOutcomeWords(rollout)}</span>
+                ) : null}
               </td>
               <td data-label="Handler">{run.synthesisHandler}</td>
               <td data-label="Confidence">{run.confidence ?? '—'}</td>
@@ -256,6 +263,7 @@ function History(props: {
   active: Configuration;
   history: PagedList<Activation>;
   rolloutRunning: boolean;
+  lastRollout: (Rollout & { candidateVersion: number }) | null;
   onActivated: () => void;
 }) {
   const { canWrite } = useSession();
@@ -290,7 +298,11 @@ function History(props: {
       {props.history.items.length === 0 && !props.history.loading ? (
         <p class="muted">
           Version {props.active.version} has been active since the pipeline was created
-          {props.rolloutRunning ? '; a rollout of a candidate is running beside it (above)' : ''}.
+          {props.rolloutRunning ? '; a rollout of a candidate is running beside it (above)' : ''}
+          {props.lastRollout?.status === 'rolled_back'
+            ? `; the rollout of version ${props.lastRollout.candidateVersion} was rolled back (above)`
+            : ''}
+          .
         </p>
       ) : null}
       <ol class="history" aria-label="Activations, newest first">
@@ -332,6 +344,15 @@ function History(props: {
   );
 }
 
+/** What moved the configuration: an approval, a rollout's promotion, or activating a version by hand. */
+export function activationKind(
+  activation: Pick<Activation, 'source' | 'version' | 'previousVersion'>,
+): string {
+  if (activation.source === 'approval') return 'approval';
+  if (activation.source === 'rollout') return 'promotion of a rollout';
+  return activation.version < activation.previousVersion ? 'roll back' : 'activated by hand';
+}
+
 function ActivationItem({ activation }: { activation: Activation }) {
   return (
     <li>
@@ -339,8 +360,8 @@ function ActivationItem({ activation }: { activation: Activation }) {
         <strong>{activation.summary}</strong>
       </p>
       <p class="muted small">
-        <Time iso={activation.activatedAt} /> · {activation.source === 'approval' ? 'approval' : 'roll back'}{' '}
-        by <Person name={activation.activatedByName} id={activation.activatedBy} />
+        <Time iso={activation.activatedAt} /> · {activationKind(activation)} by{' '}
+        <Person name={activation.activatedByName} id={activation.activatedBy} />
         {activation.synthesisRunId ? (
           <>
             {' '}

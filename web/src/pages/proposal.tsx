@@ -31,7 +31,8 @@ type Change = Run['changes'][number];
 /** An in-page link to a finding (the shell's <base href> would turn a bare #id into another page). */
 const findingHref = (id: string) => `${window.location.pathname}#finding-${id}`;
 
-export function Proposal({ run, data }: { run: Run; data: ProposalData }) {
+/** The diagnosis with its findings and their evidence, and the warnings naming no change of the run. */
+export function Diagnosis({ run, evidence }: { run: Run; evidence: Evidence | null }) {
   const changeIds = new Set(run.changes.map((change) => change.id));
   const general = run.structuredWarnings.filter(
     (warning) => !warning.changeIds?.some((id) => changeIds.has(id)),
@@ -48,7 +49,7 @@ export function Proposal({ run, data }: { run: Run; data: ProposalData }) {
         {run.diagnosis && run.diagnosis.findings.length > 0 ? (
           <ol class="findings" aria-label="Findings">
             {run.diagnosis.findings.map((finding) => (
-              <FindingItem key={finding.id} finding={finding} evidence={data.evidence} />
+              <FindingItem key={finding.id} finding={finding} evidence={evidence} />
             ))}
           </ol>
         ) : null}
@@ -59,31 +60,47 @@ export function Proposal({ run, data }: { run: Run; data: ProposalData }) {
           <Warnings warnings={general} />
         </section>
       ) : null}
+    </>
+  );
+}
+
+/** The slots a change touches, in the order of their first change's number. */
+function slotsInChangeOrder(run: Run, diff: RunDiff): RunDiff['slots'] {
+  const first = (slotId: string) =>
+    Math.min(...run.changes.filter((change) => change.slotId === slotId).map((change) => Number(change.id)));
+  return diff.slots
+    .filter((slot) => slot.status !== 'unchanged' || slot.changeIds.length > 0)
+    .sort((a, b) => first(a.slotId) - first(b.slotId));
+}
+
+export function Proposal({ run, data }: { run: Run; data: ProposalData }) {
+  return (
+    <>
+      <Diagnosis run={run} evidence={data.evidence} />
       <section aria-labelledby="changes">
         <h2 id="changes">Changes</h2>
         {run.changes.length === 0 ? <p class="muted">The proposal changes nothing.</p> : null}
-        {data.diff.slots
-          .filter((slot) => slot.status !== 'unchanged' || slot.changeIds.length > 0)
-          .map((slot) => (
-            <section key={slot.slotId} class="card change-slot" aria-labelledby={`slot-${slot.slotId}`}>
-              <h3 id={`slot-${slot.slotId}`}>
-                {slot.name} <span class="tag">{slot.kind}</span>{' '}
-                <span class={`tag tag-${slot.status}`}>{slot.status}</span>
-              </h3>
-              {run.changes
-                .filter((change) => change.slotId === slot.slotId)
-                .map((change) => (
-                  <ChangeItem key={change.id} change={change} warnings={run.structuredWarnings} />
-                ))}
-              <SettingsDiff
-                slotName={slot.name}
-                before={data.base.slots.find((candidate) => candidate.id === slot.slotId)?.settings}
-                after={data.proposed.slots.find((candidate) => candidate.id === slot.slotId)?.settings}
-                baseVersion={data.diff.base.version}
-                proposedVersion={data.diff.proposed.version}
-              />
-            </section>
-          ))}
+        {slotsInChangeOrder(run, data.diff).map((slot) => (
+          <section key={slot.slotId} class="card change-slot" aria-labelledby={`slot-${slot.slotId}`}>
+            <h3 id={`slot-${slot.slotId}`}>
+              {slot.name} <span class="tag">{slot.kind}</span>{' '}
+              <span class={`tag tag-${slot.status}`}>{slot.status}</span>
+            </h3>
+            {run.changes
+              .filter((change) => change.slotId === slot.slotId)
+              .sort((a, b) => Number(a.id) - Number(b.id))
+              .map((change) => (
+                <ChangeItem key={change.id} change={change} warnings={run.structuredWarnings} />
+              ))}
+            <SettingsDiff
+              slotName={slot.name}
+              before={data.base.slots.find((candidate) => candidate.id === slot.slotId)?.settings}
+              after={data.proposed.slots.find((candidate) => candidate.id === slot.slotId)?.settings}
+              baseVersion={data.diff.base.version}
+              proposedVersion={data.diff.proposed.version}
+            />
+          </section>
+        ))}
         <UnchangedSlots diff={data.diff} />
       </section>
     </>

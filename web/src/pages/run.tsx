@@ -4,26 +4,20 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, client } from '../api.ts';
-import { type ConflictExplanation, explainConflict } from '../conflict.ts';
 import { between, formatCount } from '../format.ts';
 import { isSettled, nextPollDelay } from '../poll.ts';
 import { Link } from '../router.tsx';
-import { useSession } from '../session.ts';
-import type { Pipeline, Run, RunDiff } from '../types.ts';
+import type { Run, RunDiff } from '../types.ts';
 import { ErrorNotice, Loading, Person, Time, useLoad, useTitle } from '../ui.tsx';
+import { ShippedChanges } from './approve-form.tsx';
 import { ChainSection } from './chain.tsx';
+import { Decide } from './decide.tsx';
 import { EffectPanel } from './effect.tsx';
-import { ApprovalGateNotice, EvaluationSection, useApprovalGate } from './evaluation.tsx';
+import { EvaluationSection } from './evaluation.tsx';
 import { getConfiguration, getPipeline } from './pipeline.tsx';
-import { Proposal, type ProposalData } from './proposal.tsx';
-import {
-  type ApproveChoice,
-  ApproveOptions,
-  conflictsOf,
-  type RebaseConflict,
-  RebaseConflicts,
-  RolloutPanel,
-} from './release.tsx';
+import { Diagnosis, Proposal, type ProposalData } from './proposal.tsx';
+import { RolloutPanel } from './release.tsx';
+import { RetryWithHeuristic, RolloutOutcome } from './run-outcome.tsx';
 
 /** The run, read again with backoff while a worker may still move it. */
 function usePolledRun(runId: string) {
@@ -66,24 +60,39 @@ function usePolledRun(runId: string) {
 
 const getRun = (id: string) => api(client.GET('/synthesis-runs/{id}', { params: { path: { id } } }));
 
+// Servers without the evidence route (or runs from before it) answer 404: show the ids then.
+const loadEvidence = (run: Run) =>
+  api(client.GET('/synthesis-runs/{id}/evidence', { params: { path: { id: run.id } } })).catch(
+    (error: unknown) => {
+      if (error instanceof ApiError && error.status === 404) return null;
+      throw error;
+    },
+  );
+
 async function loadProposal(run: Run): Promise<ProposalData> {
   const params = { path: { id: run.id } };
   const [base, proposed, diff, evidence] = await Promise.all([
     getConfiguration(run.pipelineId, run.baseConfigurationId),
     getConfiguration(run.pipelineId, run.proposedConfigurationId ?? ''),
     api(client.GET('/synthesis-runs/{id}/diff', { params })),
-    // Servers without the evidence route (or runs from before it) answer 404: show the ids then.
-    api(client.GET('/synthesis-runs/{id}/evidence', { params })).catch((error: unknown) => {
-      if (error instanceof ApiError && error.status === 404) return null;
-      throw error;
-    }),
+    loadEvidence(run),
   ]);
   return { base, proposed, diff, evidence };
+}
+
+/** A run that proposes nothing still has its diagnosis and warnings (the CLI prints them too). */
+function NoProposalDiagnosis({ run }: { run: Run }) {
+  const evidence = useLoad(() => loadEvidence(run), [run.id]);
+  if (evidence.error) return <ErrorNotice error={evidence.error} />;
+  if (evidence.loading && evidence.data === undefined) return <Loading what="the diagnosis" />;
+  return <Diagnosis run={run} evidence={evidence.data ?? null} />;
 }
 
 export function RunPage({ runId }: { runId: string }) {
   useTitle('Synthesis run');
   const { run, setRun, error } = usePolledRun(runId);
+  // Bumped when the rollout panel ends the rollout, so the status line reads its outcome again.
+  const [rolloutEnds, setRolloutEnds] = useState(0);
   const pipeline = useLoad(async () => (run ? getPipeline(run.pipelineId) : undefined), [run?.pipelineId]);
   const proposal = useLoad(
     async () => (run?.proposedConfigurationId ? loadProposal(run) : undefined),
@@ -106,11 +115,13 @@ export function RunPage({ runId }: { runId: string }) {
           {run.status}
         </output>
         {isSettled(run.status) ? null : <span class="muted small"> · updating by itself</span>}
+        {run.rolloutId ? <RolloutOutcome run={run} version={rolloutEnds} /> : null}
       </p>
       <ErrorNotice error={error} />
       {run.status === 'failed' && run.errorMessage ? (
         <div class="notice notice-error" role="alert">
           <p>The run failed: {run.errorMessage}</p>
+          <RetryWithHeuristic run={run} />
         </div>
       ) : null}
       <Facts run={run} diff={proposal.data?.diff} />
@@ -129,6 +140,9 @@ export function RunPage({ runId }: { runId: string }) {
         <Loading what="the proposal" />
       ) : null}
       {proposal.data ? <Proposal run={run} data={proposal.data} /> : null}
+      {run.status !== 'failed' && isSettled(run.status) && !run.proposedConfigurationId ? (
+        <NoProposalDiagnosis run={run} />
+      ) : null}
       {nothingToChange(run) ? null : <EvaluationSection run={run} />}
       <ChainSection run={run} />
       {run.status === 'generated' ? (
@@ -160,7 +174,10 @@ export function RunPage({ runId }: { runId: string }) {
           </p>
         </div>
       ) : null}
-      {run.status === 'approved' && run.rolloutId ? <RolloutPanel run={run} /> : null}
+      {run.status === 'approved' ? <ShippedChanges run={run} /> : null}
+      {run.status === 'approved' && run.rolloutId ? (
+        <RolloutPanel run={run} onEnded={() => setRolloutEnds((n) => n + 1)} />
+      ) : null}
       {run.status === 'approved' ? <EffectPanel run={run} /> : null}
       {run.status === 'rejected' ? (
         <div class="notice" role="status">
@@ -192,7 +209,11 @@ function Facts({ run, diff }: { run: Run; diff: RunDiff | undefined }) {
         {usage
           ? `${usage.model}: ${formatCount(usage.inputTokens)} input and ${formatCount(usage.outputTokens)} output tokens in ${usage.attempts} request${usage.attempts === 1 ? '' : 's'}`
           : isSettledWithoutModel(run)
-            ? 'none (this handler calls no model)'
+            ? run.synthesisHandler === 'heuristic-v1'
+              ? 'none (this handler calls no model)'
+              : run.status === 'failed'
+                ? 'none: the run failed before the model answered'
+                : 'none recorded'
             : '—'}
       </dd>
       <dt>Configuration</dt>
@@ -229,128 +250,3 @@ const isSettledWithoutModel = (run: Run) => isSettled(run.status) && run.usage =
 
 /** A generated run that proposes nothing (the API keeps no configuration for it). */
 const nothingToChange = (run: Run) => run.status === 'generated' && run.proposedConfigurationId === null;
-
-/** After a 409: reads where the run and the pipeline stand now, and says what happened. */
-async function explainDecisionConflict(
-  action: 'approve' | 'reject',
-  known: { run: Run; pipeline: Pipeline | undefined; baseVersion: number | undefined; userId: string },
-): Promise<ConflictExplanation> {
-  const run = await getRun(known.run.id).catch(() => known.run);
-  const pipeline = await getPipeline(run.pipelineId).catch(() => known.pipeline);
-  const active = pipeline
-    ? await getConfiguration(run.pipelineId, pipeline.activeConfigurationId).catch(() => undefined)
-    : undefined;
-  return explainConflict({
-    action,
-    run,
-    userId: known.userId,
-    activeConfigurationId: pipeline?.activeConfigurationId,
-    activeVersion: active?.version,
-    baseVersion: known.baseVersion,
-  });
-}
-
-function ConflictNotice({ conflict }: { conflict: ConflictExplanation }) {
-  return (
-    <div class="notice notice-warning" role="alert">
-      <h3>{conflict.title}</h3>
-      <p>{conflict.detail}</p>
-      <p>
-        <strong>What now:</strong> {conflict.next}
-      </p>
-    </div>
-  );
-}
-
-function Decide(props: {
-  run: Run;
-  pipeline: Pipeline | undefined;
-  baseVersion: number | undefined;
-  onDecided: (run: Run) => void;
-}) {
-  const { me, canWrite } = useSession();
-  const [reason, setReason] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [conflict, setConflict] = useState<ConflictExplanation>();
-  const gate = useApprovalGate(props.run);
-  const [choice, setChoice] = useState<ApproveChoice>({});
-  const [rebaseConflicts, setRebaseConflicts] = useState<RebaseConflict[]>([]);
-
-  const decide = async (action: 'approve' | 'reject') => {
-    setBusy(true);
-    setError(undefined);
-    setConflict(undefined);
-    setRebaseConflicts([]);
-    const params = { path: { id: props.run.id } };
-    try {
-      const trimmed = reason.trim();
-      const decided = await api(
-        action === 'approve'
-          ? client.POST('/synthesis-runs/{id}/approve', { params, body: choice })
-          : client.POST('/synthesis-runs/{id}/reject', { params, body: trimmed ? { reason: trimmed } : {} }),
-      );
-      props.onDecided(decided);
-    } catch (caught) {
-      if (conflictsOf(caught).length > 0) {
-        setRebaseConflicts(conflictsOf(caught));
-      } else if (caught instanceof ApiError && caught.status === 409) {
-        setConflict(await explainDecisionConflict(action, { ...props, userId: me.user.id }));
-      } else {
-        setError(caught);
-      }
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  return (
-    <section aria-labelledby="decide" class="card decide">
-      <h2 id="decide">Decide</h2>
-      {conflict ? <ConflictNotice conflict={conflict} /> : null}
-      {rebaseConflicts.length > 0 ? <RebaseConflicts conflicts={rebaseConflicts} /> : null}
-      <ErrorNotice error={error} />
-      {canWrite ? (
-        <>
-          {nothingToChange(props.run) ? null : (
-            <div class="decide-approve">
-              <h3>Approve</h3>
-              <p>
-                Approving makes the chosen changes the pipeline's active configuration at once, or serves them
-                to a share of the traffic first.
-              </p>
-              <ApproveOptions run={props.run} onChange={setChoice} />
-              <ApprovalGateNotice gate={gate} run={props.run} onDecided={props.onDecided} />
-              <div class="actions">
-                <button
-                  type="button"
-                  class="primary"
-                  disabled={busy || gate.blocked || choice.changeIds?.length === 0}
-                  onClick={() => void decide('approve')}
-                >
-                  Approve
-                </button>
-              </div>
-            </div>
-          )}
-          <h3>Reject</h3>
-          <label for="reject-reason">Reason for rejecting</label>
-          <textarea
-            id="reject-reason"
-            rows={2}
-            placeholder="Why this proposal should not be used (optional, kept with the run)"
-            value={reason}
-            onInput={(event) => setReason(event.currentTarget.value)}
-          />
-          <div class="actions">
-            <button type="button" class="danger" disabled={busy} onClick={() => void decide('reject')}>
-              Reject
-            </button>
-          </div>
-        </>
-      ) : (
-        <p class="muted">Viewers can read proposals but not decide on them.</p>
-      )}
-    </section>
-  );
-}

@@ -292,6 +292,52 @@ describe('approving a run (what is written)', () => {
     expect(error.message).toContain('require a person to approve: sign in');
     expect(written).toEqual([]);
   });
+  it("judges maxRegressions on the chosen changes' own arms: leaving out the breaking one approves, the 409 says the basis", async () => {
+    const { run } = seedRun();
+    // Together the changes broke x; alone, c1 broke x and c2 broke nothing.
+    world.runs.seed({
+      ...run,
+      evaluation: {
+        cases: 4,
+        evaluated: 4,
+        base: { passed: 3, failed: 1 },
+        candidate: { passed: 3, failed: 1 },
+        fixed: ['a'],
+        regressed: ['x'],
+        durationMsDelta: null,
+        costUsdDelta: null,
+        changes: [
+          { changeId: 'c1', evaluated: 4, fixed: [], fixedCount: 0, broken: ['x'], brokenCount: 1 },
+          { changeId: 'c2', evaluated: 4, fixed: ['a'], fixedCount: 1, broken: [], brokenCount: 0 },
+        ],
+        updatedAt: T0,
+      },
+    });
+    world.approvalRules.rules.set(pipeline.id, {
+      ...APPROVAL_RULE_DEFAULTS,
+      pipelineId: pipeline.id,
+      updatedAt: T0,
+      updatedBy: 'user-root',
+    });
+    const whole = await rejection(makeApproveRun(deps)(ada, run.id));
+    expect(whole.statusCode).toBe(409);
+    expect(whole.message).toContain(
+      '1 case(s) regressed, judged on the whole candidate (every change together)',
+    );
+    expect((whole as ConflictError).details).toMatchObject({
+      rules: ['maxRegressions'],
+      regressions: { basis: 'candidate', changeIds: ['c1', 'c2'], regressed: 1 },
+    });
+    const breaking = await rejection(makeApproveRun(deps)(ada, run.id, { changeIds: ['c1'] }));
+    expect((breaking as ConflictError).details).toMatchObject({
+      regressions: { basis: 'chosen_changes', changeIds: ['c1'], regressed: 1 },
+    });
+    expect(written).toEqual([]);
+
+    const approved = await makeApproveRun(deps)(ada, run.id, { changeIds: ['c2'] });
+    expect(approved.approvedChangeIds).toEqual(['c2']);
+    expect(approved.status).toBe('approved');
+  });
   it('with rebase, names every conflict, separated', async () => {
     const { run } = seedRun();
     const moved = withSetting('model', 'temperature', 0.9).map((slot) =>
