@@ -1,5 +1,5 @@
 /**
- * `npm run screenshots`: the review application's main pages at 375 px and 1440 px, written to
+ * `npm run screenshots`: the review application's main pages at 375 px and 1280 px, written to
  * .screenshots/ (git-ignored) so a reviewer can look without starting anything. It starts its own
  * local stack (free port, temporary state) and drives Debian's Chromium through playwright-core.
  */
@@ -11,9 +11,10 @@ import { DEMO_SLOTS } from '../local/seed.ts';
 import { startLocalStack } from '../local/stack.ts';
 import { jsonBody, recordingTracer, run as tracedRun } from '../test/support/otlp-requests.ts';
 import { launchChromium } from './chromium.ts';
+import { decisionShots } from './screenshots-decision.ts';
 
 const OUT_DIR = join(import.meta.dirname, '..', '.screenshots');
-const WIDTHS = [1440, 375];
+const WIDTHS = [1280, 375];
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
@@ -31,10 +32,10 @@ try {
     if (!team) throw new Error('The local stack seeded no team.');
     const context = await browser.newContext({ viewport: { width, height: 900 } });
     const page = await context.newPage();
+    const fileOf = (name: string) => join(OUT_DIR, `${name}-${width}.png`);
     const shot = async (name: string) => {
-      const file = join(OUT_DIR, `${name}-${width}.png`);
-      await page.screenshot({ path: file, fullPage: true });
-      process.stdout.write(`${file}\n`);
+      await page.screenshot({ path: fileOf(name), fullPage: true });
+      process.stdout.write(`${fileOf(name)}\n`);
     };
     await page.goto(`${stack.apiUrl}/app/`);
     await page.getByLabel('Email').fill(team.email);
@@ -61,10 +62,12 @@ try {
     await other.goto(page.url().replace(/runs\/[^/]+$/, `pipelines/${team.pipelineIds[0]}`));
     await other.getByRole('button', { name: 'Synthesize' }).click();
     await waitForStatus(other, 'generated');
+    await tickEveryChange(other);
     await other.getByRole('button', { name: 'Approve', exact: true }).click();
     await other.getByRole('dialog').getByRole('button', { name: 'Approve', exact: true }).click();
     await waitForStatus(other, 'approved');
     await other.close();
+    await tickEveryChange(page);
     await page.getByRole('button', { name: 'Approve', exact: true }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Approve', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: 'What now' }).waitFor();
@@ -77,12 +80,20 @@ try {
     await page.getByRole('button', { name: 'Copy' }).waitFor();
     await shot('5-api-tokens');
     await newcomerShots(page, stack.apiUrl, shot);
+    await decisionShots(page, stack.apiUrl, shot, fileOf);
     await context.close();
   }
 } finally {
   await browser.close();
   await stack.stop();
   await rm(stateDir, { recursive: true, force: true });
+}
+
+/** The whole proposal: the doubtful changes start unticked. */
+async function tickEveryChange(page: Page): Promise<void> {
+  const boxes = page.getByRole('checkbox', { name: /^Change / });
+  await boxes.first().waitFor();
+  for (const box of await boxes.all()) await box.check();
 }
 
 async function waitForStatus(page: Page, status: string): Promise<void> {

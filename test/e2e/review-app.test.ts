@@ -127,6 +127,13 @@ async function signIn(tab: Tab): Promise<void> {
 
 const runStatus = (page: Page) => page.getByRole('status', { name: 'Run status' });
 
+/** Ticks every change, the doubtful ones (which start unticked) included: the whole proposal. */
+async function tickEveryChange(page: Page): Promise<void> {
+  const boxes = page.getByRole('checkbox', { name: /^Change / });
+  await boxes.first().waitFor();
+  for (const box of await boxes.all()) await box.check();
+}
+
 /** Presses a decision's button, then its confirmation's (a decision always asks first). */
 async function decide(page: Page, action: 'Approve' | 'Reject'): Promise<void> {
   await page.getByRole('button', { name: action, exact: true }).click();
@@ -280,6 +287,7 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     const prompt = page.getByRole('table', { name: /Settings of Answer prompt/ });
     expect(await prompt.getByRole('row', { name: /instructions/ }).textContent()).toContain('(not set)');
 
+    await tickEveryChange(page);
     await decide(page, 'Approve');
     await waitForStatus(page, 'approved');
     const proposedVersion = Number(
@@ -376,9 +384,11 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     // In another tab the other proposal, made from the same configuration, is approved first.
     await second.page.goto(appUrl(`runs/${theirs}`));
     await waitForStatus(second.page, 'generated');
+    await tickEveryChange(second.page);
     await decide(second.page, 'Approve');
     await waitForStatus(second.page, 'approved');
 
+    await tickEveryChange(first.page);
     await decide(first.page, 'Approve');
     const alert = first.page.getByRole('alert').filter({ hasText: 'What now' });
     await alert.waitFor();
@@ -589,6 +599,15 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     await page.getByRole('heading', { name: 'Team settings', level: 1 }).waitFor();
     await page.getByLabel('Signals kept (days)').fill('30');
     await page.getByRole('button', { name: 'Save retention' }).click();
+    // Lowering a window deletes data: it asks first, saying what goes; cancelled, nothing is saved.
+    const lowering = page.getByRole('dialog');
+    expect(await lowering.textContent()).toMatch(/Signals older than 30 days \(now \d+\) are no longer read/);
+    await lowering.getByRole('button', { name: 'Cancel' }).click();
+    expect((await apiAs(context, 'GET', `teams/${team.teamId}/settings`)).body).not.toMatchObject({
+      signalRetentionDays: 30,
+    });
+    await page.getByRole('button', { name: 'Save retention' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Lower retention' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     const settings = await apiAs(context, 'GET', `teams/${team.teamId}/settings`);
     expect(settings.body).toMatchObject({ signalRetentionDays: 30, executionRetentionDays: 90 });

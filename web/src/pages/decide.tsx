@@ -19,7 +19,7 @@ import { useSession } from '../session.ts';
 import type { Pipeline, Run } from '../types.ts';
 import { ErrorNotice } from '../ui.tsx';
 import { ApproveOptions, DecisionDialog } from './approve-form.tsx';
-import { ApprovalGateNotice, useApprovalGate } from './evaluation.tsx';
+import { type ApprovalGate, ApprovalGateNotice, useApprovalGate } from './evaluation.tsx';
 import { getConfiguration, getPipeline } from './pipeline.tsx';
 import { conflictsOf, type RebaseConflict, RebaseConflicts } from './release.tsx';
 
@@ -60,37 +60,23 @@ function ConflictNotice({ conflict }: { conflict: ConflictExplanation }) {
 
 type Asking = { action: 'approve'; body: ApproveRequest } | { action: 'reject'; reason: string };
 
-export function Decide(props: {
-  run: Run;
-  pipeline: Pipeline | undefined;
-  baseVersion: number | undefined;
-  onDecided: (run: Run) => void;
-}) {
+/** Sends a decision; after a 409, says what happened and closes the form when the run was decided meanwhile. */
+function useSend(
+  props: {
+    run: Run;
+    pipeline: Pipeline | undefined;
+    baseVersion: number | undefined;
+    onDecided: (run: Run) => void;
+  },
+  userId: string,
+) {
   const { run } = props;
-  const { me, canWrite } = useSession();
-  const initial = useMemo(() => defaultChoice(run), [run.id]);
-  const [form, setForm] = useState<ApproveForm>({
-    chosen: initial.chosen,
-    rebase: false,
-    rollout: false,
-    percent: DEFAULT_PERCENT,
-    minExecutions: '',
-    autoPromote: false,
-  });
-  const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const [conflict, setConflict] = useState<ConflictExplanation>();
   // The run was decided meanwhile (a 409 said so): nothing here can be sent any more.
   const [closed, setClosed] = useState(false);
-  const [asking, setAsking] = useState<Asking>();
   const [rebaseConflicts, setRebaseConflicts] = useState<RebaseConflict[]>([]);
-  const checked = checkApproveForm(run, form);
-  const chosenIds = changesByNumber(run)
-    .map((change) => change.id)
-    .filter((id) => form.chosen.has(id));
-  const gate = useApprovalGate(run, chosenIds.length === run.changes.length ? undefined : chosenIds);
-
   const send = async (decision: Asking) => {
     setBusy(true);
     setError(undefined);
@@ -111,7 +97,7 @@ export function Decide(props: {
       if (conflictsOf(caught).length > 0) {
         setRebaseConflicts(conflictsOf(caught));
       } else if (caught instanceof ApiError && caught.status === 409) {
-        const now = await explainDecisionConflict(decision.action, { ...props, userId: me.user.id });
+        const now = await explainDecisionConflict(decision.action, { ...props, userId });
         setConflict(now.explanation);
         if (now.run.status !== 'generated') setClosed(true);
       } else {
@@ -121,6 +107,35 @@ export function Decide(props: {
       setBusy(false);
     }
   };
+  return { send, busy, error, conflict, closed, rebaseConflicts };
+}
+
+export function Decide(props: {
+  run: Run;
+  pipeline: Pipeline | undefined;
+  baseVersion: number | undefined;
+  onDecided: (run: Run) => void;
+}) {
+  const { run } = props;
+  const { me, canWrite } = useSession();
+  const initial = useMemo(() => defaultChoice(run), [run.id]);
+  const [form, setForm] = useState<ApproveForm>({
+    chosen: initial.chosen,
+    rebase: false,
+    rollout: false,
+    percent: DEFAULT_PERCENT,
+    minExecutions: '',
+    autoPromote: false,
+  });
+  const [reason, setReason] = useState('');
+  const [asking, setAsking] = useState<Asking>();
+  const checked = checkApproveForm(run, form);
+  const chosenIds = changesByNumber(run)
+    .map((change) => change.id)
+    .filter((id) => form.chosen.has(id));
+  const gate = useApprovalGate(run, chosenIds.length === run.changes.length ? undefined : chosenIds);
+
+  const { send, busy, error, conflict, closed, rebaseConflicts } = useSend(props, me.user.id);
   const approve = (override?: string) => {
     if (!checked.body) return;
     setAsking({
@@ -142,70 +157,125 @@ export function Decide(props: {
         <fieldset class="decide-fields" disabled={closed}>
           <legend class="visually-hidden">Your decision</legend>
           {run.changes.length === 0 ? null : (
-            <div class="decide-approve">
-              <h3>Approve</h3>
-              <p>
-                Approving makes the chosen changes the pipeline's active configuration at once, or serves them
-                to a share of the traffic first.
-              </p>
-              <ApproveOptions
-                run={run}
-                form={form}
-                errors={checked.errors}
-                why={initial.why}
-                onChange={setForm}
-              />
-              <ApprovalGateNotice gate={gate} disabled={off || !checked.body} onOverride={approve} />
-              <div class="actions">
-                <button
-                  type="button"
-                  class="primary"
-                  disabled={off || gate.blocked || !checked.body}
-                  onClick={() => approve()}
-                >
-                  Approve
-                </button>
-              </div>
-            </div>
-          )}
-          <h3>Reject</h3>
-          <label for="reject-reason">Reason for rejecting</label>
-          <textarea
-            id="reject-reason"
-            rows={2}
-            placeholder="Why this proposal should not be used (optional, kept with the run)"
-            value={reason}
-            onInput={(event) => setReason(event.currentTarget.value)}
-          />
-          <div class="actions">
-            <button
-              type="button"
-              class="danger"
+            <ApproveFields
+              run={run}
+              form={form}
+              onChange={setForm}
+              why={initial.why}
+              gate={gate}
               disabled={off}
-              onClick={() => setAsking({ action: 'reject', reason: reason.trim() })}
-            >
-              Reject
-            </button>
-          </div>
+              onApprove={approve}
+            />
+          )}
+          <RejectFields
+            reason={reason}
+            disabled={off}
+            onInput={setReason}
+            onReject={() => setAsking({ action: 'reject', reason: reason.trim() })}
+          />
         </fieldset>
       )}
       {asking ? (
-        <DecisionDialog
-          action={asking.action}
-          override={asking.action === 'approve' && asking.body.override !== undefined}
+        <AskFirst
+          run={run}
+          asking={asking}
           onConfirm={() => {
             setAsking(undefined);
             void send(asking);
           }}
           onCancel={() => setAsking(undefined)}
-        >
-          <p class="decision-words">
-            {asking.action === 'approve'
-              ? describeApproval(run, asking.body)
-              : `The run is closed as rejected: ${run.changes.length === 0 ? 'it proposed nothing' : 'none of its changes can be approved afterwards (a new synthesis may propose them again)'}. ${asking.reason ? `Your reason is kept with the run: “${asking.reason}”.` : 'No reason is given.'}`}
-          </p>
-        </DecisionDialog>
+        />
       ) : null}
     </section>
+  );
+}
+
+/** Approve: the form, the rules' gate (and an admin's override), and the button. */
+function ApproveFields(props: {
+  run: Run;
+  form: ApproveForm;
+  onChange: (form: ApproveForm) => void;
+  why: ReadonlyMap<string, string>;
+  gate: ApprovalGate;
+  disabled: boolean;
+  onApprove: (override?: string) => void;
+}) {
+  const checked = checkApproveForm(props.run, props.form);
+  return (
+    <div class="decide-approve">
+      <h3>Approve</h3>
+      <p>
+        Approving makes the chosen changes the pipeline's active configuration at once, or serves them to a
+        share of the traffic first.
+      </p>
+      <ApproveOptions
+        run={props.run}
+        form={props.form}
+        errors={checked.errors}
+        why={props.why}
+        onChange={props.onChange}
+      />
+      <ApprovalGateNotice
+        gate={props.gate}
+        disabled={props.disabled || !checked.body}
+        onOverride={props.onApprove}
+      />
+      <div class="actions">
+        <button
+          type="button"
+          class="primary"
+          disabled={props.disabled || props.gate.blocked || !checked.body}
+          onClick={() => props.onApprove()}
+        >
+          Approve
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** Reject, right after its reason. */
+function RejectFields(props: {
+  reason: string;
+  disabled: boolean;
+  onInput: (reason: string) => void;
+  onReject: () => void;
+}) {
+  return (
+    <>
+      <h3>Reject</h3>
+      <label for="reject-reason">Reason for rejecting</label>
+      <textarea
+        id="reject-reason"
+        rows={2}
+        placeholder="Why this proposal should not be used (optional, kept with the run)"
+        value={props.reason}
+        onInput={(event) => props.onInput(event.currentTarget.value)}
+      />
+      <div class="actions">
+        <button type="button" class="danger" disabled={props.disabled} onClick={props.onReject}>
+          Reject
+        </button>
+      </div>
+    </>
+  );
+}
+
+/** The confirmation of a decision, saying what it will do. */
+function AskFirst(props: { run: Run; asking: Asking; onConfirm: () => void; onCancel: () => void }) {
+  const { run, asking } = props;
+  return (
+    <DecisionDialog
+      action={asking.action}
+      override={asking.action === 'approve' && asking.body.override !== undefined}
+      onConfirm={props.onConfirm}
+      onCancel={props.onCancel}
+    >
+      <p class="decision-words">
+        {asking.action === 'approve'
+          ? describeApproval(run, asking.body)
+          : `The run is closed as rejected: ${run.changes.length === 0 ? 'it proposed nothing' : 'none of its changes can be approved afterwards (a new synthesis may propose them again)'}. ${asking.reason ? `Your reason is kept with the run: “${asking.reason}”.` : 'No reason is given.'}`}
+      </p>
+    </DecisionDialog>
   );
 }
