@@ -50,13 +50,8 @@ async function evaluatedRun(call: Call): Promise<{ pipelineId: string; runId: st
   return { pipelineId, runId: id as string };
 }
 
-/** `shot` takes a full page; `file` names where an element's own screenshot goes. */
-export async function decisionShots(
-  page: Page,
-  apiUrl: string,
-  shot: (name: string) => Promise<void>,
-  file: (name: string) => string,
-) {
+/** `file` names where each screenshot goes (parts of pages and dialogs, not whole pages). */
+export async function decisionShots(page: Page, apiUrl: string, file: (name: string) => string) {
   const call: Call = async (method, route, body) => {
     const response = await page.request.fetch(`${apiUrl}/${route}`, {
       method,
@@ -70,25 +65,39 @@ export async function decisionShots(
   await page.getByRole('checkbox', { name: /^Change 1 / }).waitFor();
   await page.getByRole('checkbox', { name: /Roll out to a share of traffic first/ }).check();
   await page.getByLabel(/Share of traffic for the candidate/).fill('abc');
+  await page.locator('.recommendation').waitFor();
+  await page.getByRole('list', { name: 'Regressed cases' }).waitFor();
+  await page.getByText(/Regressions are judged on/).waitFor();
+  await page
+    .getByRole('region', { name: 'Evaluation' })
+    .screenshot({ path: file('12a-evaluation-per-change') });
   await page.getByRole('region', { name: 'Decide' }).screenshot({ path: file('12-approve-form-typo') });
   await page.getByLabel(/Share of traffic for the candidate/).fill('10');
   await page.getByRole('button', { name: 'Approve', exact: true }).click();
   await page.getByRole('dialog').waitFor();
-  await shot('13-approve-confirm');
+  await page.screenshot({ path: file('13-approve-confirm') });
   await page.getByRole('dialog').getByRole('button', { name: 'Approve', exact: true }).click();
   await page.getByRole('region', { name: 'What was approved' }).waitFor();
-  await page.getByRole('region', { name: 'Rollout' }).waitFor();
-  await shot('14-approved-run');
+  await page
+    .getByText(/executions a guardrail needs/)
+    .first()
+    .waitFor();
+  await page
+    .getByRole('region', { name: 'What was approved' })
+    .screenshot({ path: file('14-approved-shipped') });
+  await page.getByRole('region', { name: 'Rollout' }).screenshot({ path: file('14b-rollout-panel') });
   await page.goto(`${apiUrl}/app/pipelines/${pipelineId}`);
   await page
     .getByText(/executions a guardrail needs/)
     .first()
     .waitFor();
   await page.getByText(/What the candidate \(version/).click();
-  await shot('15-pipeline-rollout-progress');
+  await page
+    .getByRole('region', { name: /Rollout in progress/ })
+    .screenshot({ path: file('15-pipeline-rollout-progress') });
   await page.getByRole('button', { name: 'Promote to all traffic…' }).click();
   await page.getByRole('dialog').waitFor();
-  await shot('16-promote-unmeasured');
+  await page.screenshot({ path: file('16-promote-unmeasured') });
   await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
   await page.getByRole('button', { name: 'Roll back…' }).click();
   await page
@@ -97,5 +106,6 @@ export async function decisionShots(
     .fill('Change 4 needs a second look first.');
   await page.getByRole('dialog').getByRole('button', { name: 'Roll back' }).click();
   await page.getByRole('region', { name: /Last rollout/ }).waitFor();
-  await shot('17-pipeline-after-roll-back');
+  await page.getByText(/· rollout rolled back/).waitFor();
+  await page.screenshot({ path: file('17-pipeline-after-roll-back') });
 }

@@ -80,7 +80,7 @@ try {
     await page.getByRole('button', { name: 'Copy' }).waitFor();
     await shot('5-api-tokens');
     await newcomerShots(page, stack.apiUrl, shot);
-    await decisionShots(page, stack.apiUrl, shot, fileOf);
+    await decisionShots(page, stack.apiUrl, fileOf);
     await context.close();
   }
 } finally {

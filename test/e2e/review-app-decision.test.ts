@@ -333,6 +333,20 @@ describe('deciding in the review application', { timeout: 150_000 }, () => {
       quiet.structuredWarnings[0].message,
     );
 
+    // The effect's difference of two failure rates is in percentage points, not "%".
+    await apiAs(context, 'POST', `pipelines/${first.pipelineId}/executions`, {
+      executions: Array.from({ length: 4 }, (_, i) => ({
+        status: i === 0 ? 'failed' : 'succeeded',
+        durationMs: 700,
+      })),
+    });
+    await page.goto(appUrl(`runs/${first.runId}`));
+    const difference = page.getByRole('region', { name: 'Effect' }).locator('dt', { hasText: 'Difference' });
+    await difference.waitFor();
+    expect(await difference.locator('xpath=following-sibling::dd[1]').textContent()).toMatch(
+      /^−25\.0 percentage points in the failure rate \(95 % interval −\d+\.\d to \+\d+\.\d percentage points/,
+    );
+
     const failed = await apiAs(context, 'POST', `pipelines/${first.pipelineId}/synthesize`, {
       synthesisHandler: 'claude-v1',
     });

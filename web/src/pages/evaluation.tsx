@@ -200,8 +200,8 @@ function PerChangeTable({ run, outcomes }: { run: Run; outcomes: ChangeOutcome[]
   const ids = run.changes.map((change) => change.id).sort((a, b) => Number(a) - Number(b));
   return (
     <div class="table-scroll">
+      <h3>Each change replayed alone on the base</h3>
       <table class="list cards-on-phone" aria-label="Each change replayed alone">
-        <caption>Each change replayed alone on the base</caption>
         <thead>
           <tr>
             <th scope="col">Change</th>
