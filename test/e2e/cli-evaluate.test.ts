@@ -261,4 +261,26 @@ describe('pipeline-synthesis evaluate', () => {
     expect(approved.code, approved.stderr).toBe(0);
     expect((await readRun(run.id)).approvalOverrideReason).toBe('Replayed by hand.');
   });
+
+  it('says what a refused approval was judged on: here the whole candidate, every change being chosen', async () => {
+    const run = await generatedRun(40);
+    expect((await cli(['evaluate', run.id, '--exec', 'sh regress.sh'])).code).toBe(5);
+    const rules = await (await sessionClient()).PUT('/pipelines/{pipelineId}/approval-rules', {
+      params: { path: { pipelineId: run.pipelineId } },
+      body: {
+        requireEvaluation: false,
+        maxRegressions: 0,
+        minEvaluatedCases: 0,
+        forbidSelfApproval: false,
+        allowApiTokens: true,
+      },
+    });
+    expect(rules.response.status).toBe(200);
+
+    const refused = await cli(['approve', run.id]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /\d+ case\(s\) regressed, judged on the whole candidate \(every change together\); the pipeline allows at most 0/,
+    );
+  });
 });
