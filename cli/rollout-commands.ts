@@ -50,6 +50,37 @@ const points = (difference: number | undefined) => {
   return `${value > 0 ? '+' : ''}${value.toFixed(1)} percentage points`;
 };
 
+type Effect = Awaited<ReturnType<typeof getEffect>>;
+
+function getEffect(context: Context, runId: string) {
+  return call(
+    context.client.GET('/synthesis-runs/{id}/effect', { params: { path: { id: runId } } }),
+    context.apiUrl,
+  );
+}
+
+/** The effect in lines: the verdict, each arm's failure rate, their difference in percentage points, each slot. */
+export function renderEffect(effect: Effect): string {
+  const { base, applied } = effect.arms;
+  const lines = [
+    `verdict: ${effect.verdict.replaceAll('_', ' ')} (${effect.mode.replace('_', ' ')}, at least ${effect.minExecutions} executions per arm)`,
+    `base       ${effect.baseConfigurationId}: ${percent(base.failureRate)} failed (${base.failed} of ${base.executions})`,
+    `candidate  ${effect.appliedConfigurationId}: ${percent(applied.failureRate)} failed (${applied.failed} of ${applied.executions})`,
+  ];
+  if (effect.failureRate) {
+    const [low, high] = effect.failureRate.ci95;
+    lines.push(
+      `difference ${points(effect.failureRate.difference)} (95 % interval ${points(low)} to ${points(high)}), p = ${effect.failureRate.pValue.toFixed(4)}`,
+    );
+  }
+  for (const slot of effect.slots) {
+    lines.push(
+      `slot ${slot.slotId}: ${percent(slot.base.failureRate)} → ${percent(slot.applied.failureRate)} failed`,
+    );
+  }
+  return lines.join('\n');
+}
+
 export function addRolloutCommands(program: Command, io: Io): void {
   const rollout = program.command('rollout').description("a pipeline's rollout: show, promote, roll back");
   rollout
@@ -115,29 +146,7 @@ export function addRolloutCommands(program: Command, io: Io): void {
     .argument('<runId>')
     .action(async (runId: string, _options, command: Command) => {
       const context = contextOf(io, command);
-      const effect = await call(
-        context.client.GET('/synthesis-runs/{id}/effect', { params: { path: { id: runId } } }),
-        context.apiUrl,
-      );
-      context.print(effect, () => {
-        const { base, applied } = effect.arms;
-        const lines = [
-          `verdict: ${effect.verdict.replaceAll('_', ' ')} (${effect.mode.replace('_', ' ')}, at least ${effect.minExecutions} executions per arm)`,
-          `base       ${effect.baseConfigurationId}: ${percent(base.failureRate)} failed (${base.failed} of ${base.executions})`,
-          `candidate  ${effect.appliedConfigurationId}: ${percent(applied.failureRate)} failed (${applied.failed} of ${applied.executions})`,
-        ];
-        if (effect.failureRate) {
-          const [low, high] = effect.failureRate.ci95;
-          lines.push(
-            `difference ${points(effect.failureRate.difference)} (95 % interval ${points(low)} to ${points(high)}), p = ${effect.failureRate.pValue.toFixed(4)}`,
-          );
-        }
-        for (const slot of effect.slots) {
-          lines.push(
-            `slot ${slot.slotId}: ${percent(slot.base.failureRate)} → ${percent(slot.applied.failureRate)} failed`,
-          );
-        }
-        return lines.join('\n');
-      });
+      const effect = await getEffect(context, runId);
+      context.print(effect, () => renderEffect(effect));
     });
 }
