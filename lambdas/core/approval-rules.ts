@@ -61,7 +61,7 @@ const changesWord = (ids: readonly string[]) => `change${ids.length === 1 ? '' :
  * Regressions counted on what is approved: a part of the proposal whose every change was replayed
  * alone is judged on those changes' broken cases (their union; a change listing only its first
  * ids counts the rest as distinct, so the count never falls short); all changes, or a part with a
- * change never replayed alone, on the whole candidate. Null before any evaluation.
+ * change never replayed alone, on the whole candidate. Null before any evaluation, or with no change chosen.
  */
 export function judgedRegressions(
   attempt: Pick<ApprovalAttempt, 'evaluation' | 'runChangeIds' | 'chosenChangeIds'>,
@@ -69,6 +69,7 @@ export function judgedRegressions(
   const { evaluation, runChangeIds } = attempt;
   if (!evaluation) return null;
   const chosen = [...(attempt.chosenChangeIds ?? runChangeIds)];
+  if (chosen.length === 0) return null;
   const candidate = (text: string): JudgedRegressions => ({
     basis: 'candidate',
     changeIds: chosen,

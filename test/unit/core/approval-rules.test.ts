@@ -144,6 +144,9 @@ describe('approval rules', () => {
         })?.regressed,
       ).toBe(61);
       expect(judgedRegressions({ evaluation: undefined, runChangeIds: ['1'] })).toBeNull();
+      expect(
+        judgedRegressions({ evaluation: overlapping, runChangeIds: ['1'], chosenChangeIds: [] }),
+      ).toBeNull();
     });
   });
 });
