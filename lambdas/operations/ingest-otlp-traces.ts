@@ -75,7 +75,7 @@ export const handler = /* @__PURE__ */ operationHandler(ingestOtlpTraces, () => 
     const encoding = encodingOf(event);
     const decoded = decodeRequest(bodyOf(event), encoding);
     try {
-      await ingest(principal, params.pipelineId, decoded.spans, decoded);
+      await ingest(principal, params.pipelineId, decoded, decoded);
     } catch (error) {
       if (error instanceof Error && THROTTLED.has(error.name)) {
         throw new ServiceUnavailableError('The store is busy: send the batch again after Retry-After.', {
