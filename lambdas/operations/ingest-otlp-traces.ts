@@ -21,18 +21,54 @@ import {
 } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
+const binary = (what: string) => ({ type: 'string', format: 'binary', description: what });
+const partialSuccess = {
+  type: 'object',
+  description: 'Present when spans were refused (the rest is stored): how many, and why.',
+  properties: {
+    rejectedSpans: { type: ['integer', 'string'], description: 'int64 (OTLP/JSON may write it as text)' },
+    errorMessage: { type: 'string' },
+  },
+};
+
 export const ingestOtlpTraces = defineOperation({
   name: 'ingest-otlp-traces',
   method: 'POST',
   // One greedy resource under /otlp (v1/traces is its only value): the deep path would cost the
-  // API's template two resources more than any other operation.
+  // API's template two resources more than any other operation. The document shows the one path.
   path: '/pipelines/{pipelineId}/otlp/{signal+}',
-  summary: 'OTLP/HTTP at …/otlp/v1/traces (protobuf or JSON, gzip): traces become executions and signals.',
+  documentedPath: '/pipelines/{pipelineId}/otlp/v1/traces',
+  summary:
+    'OTLP/HTTP (protobuf or JSON, gzip allowed): traces become executions and signals. Limits: docs/opentelemetry.md.',
   access: { data: 'readWrite', send: ['guardrail-checks'] },
+  // The largest accepted request (32 MB inflated, 2,000,000 values) decodes within about a third of
+  // this (bench/otlp.ts); at most 20 at once, so a flood of them cannot take the account's concurrency.
+  memoryMb: 1024,
+  reservedConcurrency: 20,
   params: { pipelineId: idSchema, signal: z.string().check(z.regex(/^v1\/traces$/)) },
+  documentedBody: {
+    required: true,
+    content: {
+      'application/x-protobuf': binary('An OTLP ExportTraceServiceRequest in protobuf (gzip with Content-Encoding: gzip).'),
+      'application/protobuf': binary('The same, under the other protobuf media type.'),
+      'application/json': {
+        type: 'object',
+        description: 'An OTLP/JSON ExportTraceServiceRequest: trace and span ids in hex.',
+        properties: { resourceSpans: { type: 'array', items: { type: 'object' } } },
+      },
+    },
+  },
   response: {
     status: 200,
     contentType: 'application/x-protobuf',
+    documentedContent: {
+      'application/x-protobuf': binary('An ExportTraceServiceResponse in protobuf (to a protobuf request).'),
+      'application/json': {
+        type: 'object',
+        description: 'An ExportTraceServiceResponse in OTLP/JSON (to a JSON request).',
+        properties: { partialSuccess },
+      },
+    },
   },
   // 503 when the store is throttled (with Retry-After: OTLP exporters send the batch again).
   errors: [404, 409, 429, 503],

@@ -89,7 +89,7 @@ const errorRef = (status: number) => ({ $ref: `#/components/responses/${ERRORS[s
 function parametersOf(operation: OperationDeclaration): JsonSchema[] {
   // API Gateway's greedy `{proxy+}` (the rest of the path) has no OpenAPI form: it is documented
   // as `{proxy}`, a parameter that may hold slashes.
-  const path = [...operation.path.matchAll(/\{(\w+)(\+?)\}/g)].map(([, name = '', greedy]) => ({
+  const path = [...(operation.documentedPath ?? operation.path).matchAll(/\{(\w+)(\+?)\}/g)].map(([, name = '', greedy]) => ({
     name,
     ...(greedy ? { description: 'The rest of the path, slashes included.' } : {}),
     in: 'path',
@@ -126,8 +126,10 @@ function writtenOut(schema: unknown): unknown {
 }
 
 function successResponse(operation: OperationDeclaration): Record<string, JsonSchema> {
-  const { status, schema, contentType, headers, alsoAnswers = {} } = operation.response;
-  const content = schema
+  const { status, schema, contentType, headers, alsoAnswers = {}, documentedContent } = operation.response;
+  const content = documentedContent
+    ? { content: Object.fromEntries(Object.entries(documentedContent).map(([type, body]) => [type, { schema: body }])) }
+    : schema
     ? { content: { 'application/json': { schema: writtenOut(schema) } } }
     : contentType
       ? { content: { [contentType]: { schema: { type: 'string' } } } }
@@ -148,6 +150,15 @@ function successResponse(operation: OperationDeclaration): Record<string, JsonSc
 }
 
 function requestBody(operation: OperationDeclaration): JsonSchema {
+  if (operation.documentedBody) {
+    const { required, content } = operation.documentedBody;
+    return {
+      requestBody: {
+        required,
+        content: Object.fromEntries(Object.entries(content).map(([type, schema]) => [type, { schema }])),
+      },
+    };
+  }
   if (!operation.body) return {};
   const { schema, required, example } = operation.body;
   return {
@@ -223,7 +234,7 @@ export function buildOpenApiDocument(operations: readonly OperationDeclaration[]
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const usedErrors = new Set<number>();
   for (const operation of operations) {
-    const documentedPath = operation.path.replace(/\{(\w+)\+\}/g, '{$1}');
+    const documentedPath = operation.documentedPath ?? operation.path.replace(/\{(\w+)\+\}/g, '{$1}');
     paths[documentedPath] = {
       ...paths[documentedPath],
       [operation.method.toLowerCase()]: operationObject(operation, usedErrors),
