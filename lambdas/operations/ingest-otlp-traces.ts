@@ -49,7 +49,9 @@ export const ingestOtlpTraces = defineOperation({
   documentedBody: {
     required: true,
     content: {
-      'application/x-protobuf': binary('An OTLP ExportTraceServiceRequest in protobuf (gzip with Content-Encoding: gzip).'),
+      'application/x-protobuf': binary(
+        'An OTLP ExportTraceServiceRequest in protobuf (gzip with Content-Encoding: gzip).',
+      ),
       'application/protobuf': binary('The same, under the other protobuf media type.'),
       'application/json': {
         type: 'object',

@@ -89,13 +89,15 @@ const errorRef = (status: number) => ({ $ref: `#/components/responses/${ERRORS[s
 function parametersOf(operation: OperationDeclaration): JsonSchema[] {
   // API Gateway's greedy `{proxy+}` (the rest of the path) has no OpenAPI form: it is documented
   // as `{proxy}`, a parameter that may hold slashes.
-  const path = [...(operation.documentedPath ?? operation.path).matchAll(/\{(\w+)(\+?)\}/g)].map(([, name = '', greedy]) => ({
-    name,
-    ...(greedy ? { description: 'The rest of the path, slashes included.' } : {}),
-    in: 'path',
-    required: true,
-    schema: operation.params?.[name] ? jsonSchemaOf(operation.params[name], 'input') : { type: 'string' },
-  }));
+  const path = [...(operation.documentedPath ?? operation.path).matchAll(/\{(\w+)(\+?)\}/g)].map(
+    ([, name = '', greedy]) => ({
+      name,
+      ...(greedy ? { description: 'The rest of the path, slashes included.' } : {}),
+      in: 'path',
+      required: true,
+      schema: operation.params?.[name] ? jsonSchemaOf(operation.params[name], 'input') : { type: 'string' },
+    }),
+  );
   const documented =
     (where: 'query' | 'header') =>
     ([name, spec]: [string, ParameterSpec]) => ({
@@ -128,12 +130,16 @@ function writtenOut(schema: unknown): unknown {
 function successResponse(operation: OperationDeclaration): Record<string, JsonSchema> {
   const { status, schema, contentType, headers, alsoAnswers = {}, documentedContent } = operation.response;
   const content = documentedContent
-    ? { content: Object.fromEntries(Object.entries(documentedContent).map(([type, body]) => [type, { schema: body }])) }
+    ? {
+        content: Object.fromEntries(
+          Object.entries(documentedContent).map(([type, body]) => [type, { schema: body }]),
+        ),
+      }
     : schema
-    ? { content: { 'application/json': { schema: writtenOut(schema) } } }
-    : contentType
-      ? { content: { [contentType]: { schema: { type: 'string' } } } }
-      : {};
+      ? { content: { 'application/json': { schema: writtenOut(schema) } } }
+      : contentType
+        ? { content: { [contentType]: { schema: { type: 'string' } } } }
+        : {};
   const documentedHeaders = headers
     ? {
         headers: Object.fromEntries(

@@ -152,7 +152,10 @@ export function walkProtobuf(body: Uint8Array, walk: ProtobufWalk): void {
   const reader = protobuf.Reader.create(body);
   const count: Count = { records: 0, values: 0 };
   const fields = new Map(
-    Object.entries(walk.shapes).map(([name, list]) => [name, new Map(list.map((field) => [field.number, field]))]),
+    Object.entries(walk.shapes).map(([name, list]) => [
+      name,
+      new Map(list.map((field) => [field.number, field])),
+    ]),
   );
   const visit = (shape: string, end: number, depth: number, onRecord: boolean) => {
     const own = fields.get(shape);
@@ -220,7 +223,10 @@ export interface JsonScan {
 export function scanJson(text: string, scan: JsonScan): void {
   const count: Count = { records: 0, values: 0 };
   const fieldsByName = new Map(
-    Object.entries(scan.shapes).map(([name, list]) => [name, new Map(list.map((field) => [field.name, field]))]),
+    Object.entries(scan.shapes).map(([name, list]) => [
+      name,
+      new Map(list.map((field) => [field.name, field])),
+    ]),
   );
   const stack: Frame[] = [];
   const noOwner: Owner = { attribute: 0, event: 0, link: 0 };

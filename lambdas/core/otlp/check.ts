@@ -99,7 +99,11 @@ export function signalIssue(signal: TraceSignal): string | undefined {
 }
 
 /** A trace's records as the JSON endpoints would take them: why the execution is refused, the signals kept. */
-export function checkRecords(trace: AssembledTrace): { issue?: string; signals: TraceSignal[]; refused: string[] } {
+export function checkRecords(trace: AssembledTrace): {
+  issue?: string;
+  signals: TraceSignal[];
+  refused: string[];
+} {
   const issue = executionIssue(trace.execution);
   if (issue) return { issue, signals: [], refused: [] };
   const signals: TraceSignal[] = [];

@@ -98,7 +98,9 @@ export function makeIngestTraces(deps: IngestTracesDeps) {
       mapLimited(traces, CONCURRENCY, (trace) => assemble(deps, pipeline, trace, configurations));
     const [fromRequest] = await Promise.all([assembleAll(parts.filter(direct)), staging]);
     const fromStore = await assembleAll(parts.filter((part) => !direct(part)).map((part) => part.traceId));
-    const assembled = [...fromRequest, ...fromStore].filter((trace): trace is Assembled => trace !== undefined);
+    const assembled = [...fromRequest, ...fromStore].filter(
+      (trace): trace is Assembled => trace !== undefined,
+    );
     const spansHere = new Map(parts.map((part) => [part.traceId, part.spans.length]));
     const traces = storable(assembled, spansHere, outcome);
     const foreign = await recordAll(deps, principal, pipeline, traces, {
@@ -158,7 +160,11 @@ function storable(traces: Assembled[], spansHere: Map<string, number>, outcome: 
   for (const trace of traces) {
     const checked = checkRecords(trace);
     if (checked.issue !== undefined) {
-      refuse(outcome, spansHere.get(trace.execution.id) ?? 0, `a trace's execution is refused: ${checked.issue}`);
+      refuse(
+        outcome,
+        spansHere.get(trace.execution.id) ?? 0,
+        `a trace's execution is refused: ${checked.issue}`,
+      );
       continue;
     }
     for (const reason of checked.refused) refuse(outcome, 1, `a span's signal is refused: ${reason}`);
