@@ -235,12 +235,25 @@ export function documentServedFrom(document: JsonSchema, origin: string | undefi
   };
 }
 
+/**
+ * The path the document shows for an operation's route: its own documented one, else the route with
+ * API Gateway's greedy `{proxy+}` as `{proxy}`.
+ */
+export function documentedPathOf(
+  method: string,
+  path: string,
+  operations: readonly OperationDeclaration[],
+): string {
+  const declared = operations.find((operation) => operation.method === method && operation.path === path);
+  return declared?.documentedPath ?? path.replace(/\{(\w+)\+\}/g, '{$1}');
+}
+
 /** The OpenAPI 3.1 document of the operations, built from the same zod schemas that validate them. */
 export function buildOpenApiDocument(operations: readonly OperationDeclaration[]): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const usedErrors = new Set<number>();
   for (const operation of operations) {
-    const documentedPath = operation.documentedPath ?? operation.path.replace(/\{(\w+)\+\}/g, '{$1}');
+    const documentedPath = documentedPathOf(operation.method, operation.path, [operation]);
     paths[documentedPath] = {
       ...paths[documentedPath],
       [operation.method.toLowerCase()]: operationObject(operation, usedErrors),
