@@ -1926,8 +1926,39 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example (the protobuf bytes an OTLP exporter writes) */
                 "application/x-protobuf": string;
+                /** @example (the protobuf bytes an OTLP exporter writes) */
                 "application/protobuf": string;
+                /**
+                 * @example {
+                 *       "resourceSpans": [
+                 *         {
+                 *           "scopeSpans": [
+                 *             {
+                 *               "spans": [
+                 *                 {
+                 *                   "traceId": "5b8efff798038103d269b633813fc60c",
+                 *                   "spanId": "eee19b7ec3c1b174",
+                 *                   "name": "answer-question",
+                 *                   "startTimeUnixNano": "1764547200000000000",
+                 *                   "endTimeUnixNano": "1764547200900000000",
+                 *                   "attributes": [
+                 *                     {
+                 *                       "key": "input.value",
+                 *                       "value": {
+                 *                         "stringValue": "{\"question\":\"what is our refund policy?\"}"
+                 *                       }
+                 *                     }
+                 *                   ]
+                 *                 }
+                 *               ]
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     resourceSpans?: Record<string, never>[];
                 };

@@ -78,7 +78,10 @@ export interface OperationDeclaration {
   /** The JSON body: `required` says whether an absent body is a 400 (else it reads as `{}`). */
   body?: { schema: z.ZodMiniType; required: boolean; example: Record<string, unknown> };
   /** The body as documented by media type, for a body the handler decodes itself (OTLP's). */
-  documentedBody?: { required: boolean; content: Readonly<Record<string, JsonSchema>> };
+  documentedBody?: {
+    required: boolean;
+    content: Readonly<Record<string, { schema: JsonSchema; example: unknown }>>;
+  };
   response: ResponseSpec;
   /** Error statuses besides 400, 413, 500 and (behind the authorizer) 401 and 403. */
   errors: readonly number[];

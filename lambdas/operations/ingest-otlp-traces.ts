@@ -31,6 +31,15 @@ const partialSuccess = {
   },
 };
 
+const OTLP_JSON_SPAN = {
+  traceId: '5b8efff798038103d269b633813fc60c',
+  spanId: 'eee19b7ec3c1b174',
+  name: 'answer-question',
+  startTimeUnixNano: '1764547200000000000',
+  endTimeUnixNano: '1764547200900000000',
+  attributes: [{ key: 'input.value', value: { stringValue: '{"question":"what is our refund policy?"}' } }],
+};
+
 export const ingestOtlpTraces = defineOperation({
   name: 'ingest-otlp-traces',
   method: 'POST',
@@ -49,14 +58,21 @@ export const ingestOtlpTraces = defineOperation({
   documentedBody: {
     required: true,
     content: {
-      'application/x-protobuf': binary(
-        'An OTLP ExportTraceServiceRequest in protobuf (gzip with Content-Encoding: gzip).',
-      ),
-      'application/protobuf': binary('The same, under the other protobuf media type.'),
+      'application/x-protobuf': {
+        schema: binary('An OTLP ExportTraceServiceRequest in protobuf (gzip with Content-Encoding: gzip).'),
+        example: '(the protobuf bytes an OTLP exporter writes)',
+      },
+      'application/protobuf': {
+        schema: binary('The same, under the other protobuf media type.'),
+        example: '(the protobuf bytes an OTLP exporter writes)',
+      },
       'application/json': {
-        type: 'object',
-        description: 'An OTLP/JSON ExportTraceServiceRequest: trace and span ids in hex.',
-        properties: { resourceSpans: { type: 'array', items: { type: 'object' } } },
+        schema: {
+          type: 'object',
+          description: 'An OTLP/JSON ExportTraceServiceRequest: trace and span ids in hex.',
+          properties: { resourceSpans: { type: 'array', items: { type: 'object' } } },
+        },
+        example: { resourceSpans: [{ scopeSpans: [{ spans: [OTLP_JSON_SPAN] }] }] },
       },
     },
   },

@@ -161,7 +161,7 @@ function requestBody(operation: OperationDeclaration): JsonSchema {
     return {
       requestBody: {
         required,
-        content: Object.fromEntries(Object.entries(content).map(([type, schema]) => [type, { schema }])),
+        content: Object.fromEntries(Object.entries(content).map(([type, body]) => [type, { ...body }])),
       },
     };
   }
