@@ -7,6 +7,7 @@
  * the reason.
  */
 import protobuf from 'protobufjs/minimal.js';
+import { signalsOfSpan, spanIssue, writeBoundExcess } from '../core/otlp/check.ts';
 import {
   ATTRIBUTE_TEXT_LENGTH,
   type Attributes,
@@ -18,7 +19,6 @@ import {
   type TraceSpan,
 } from '../core/otlp/spans.ts';
 import { INPUT_BYTES } from '../core/schemas/common.ts';
-import { spanIssue } from '../core/otlp/check.ts';
 import { opentelemetry } from './generated/otlp-request.js';
 import { OverLimitError, scanJson, TRACE_LIMITS, TRACE_SHAPES, walkProtobuf } from './limits.ts';
 
@@ -66,7 +66,8 @@ export function decodeProtobuf(body: Uint8Array): DecodedRequest {
   try {
     walkProtobuf(body, {
       ...walkLimits,
-      onRecord: (reader, length) => keep(decoded, readSpan(record(spanType.decode(reader, length)), 'protobuf')),
+      onRecord: (reader, length) =>
+        keep(decoded, readSpan(record(spanType.decode(reader, length)), 'protobuf')),
     });
   } catch (error) {
     if (error instanceof OverLimitError) throw error;
@@ -109,6 +110,17 @@ export function decodeJson(text: string): DecodedRequest {
 
 const emptyRequest = (): DecodedRequest => ({ spans: [], bytes: 0, rejected: 0, reasons: new Set() });
 
+/** What the kept spans would store so far: past a write bound, the request stops here (413). */
+const tallies = new WeakMap<DecodedRequest, { traces: Set<string>; signals: number }>();
+function countStored(decoded: DecodedRequest, span: TraceSpan): void {
+  const tally = tallies.get(decoded) ?? { traces: new Set<string>(), signals: 0 };
+  tallies.set(decoded, tally);
+  tally.traces.add(span.traceId);
+  tally.signals += signalsOfSpan(span);
+  const over = writeBoundExcess(tally.traces.size, tally.signals, decoded.bytes);
+  if (over) throw new OverLimitError(over, 413);
+}
+
 /** Keeps a span read, or counts it refused with its reason (too large, or never a storable record). */
 function keep(decoded: DecodedRequest, span: TraceSpan | string): void {
   const bytes = typeof span === 'string' ? 0 : Buffer.byteLength(JSON.stringify(span));
@@ -124,6 +136,7 @@ function keep(decoded: DecodedRequest, span: TraceSpan | string): void {
   } else if (typeof span !== 'string') {
     decoded.spans.push(span);
     decoded.bytes += bytes;
+    countStored(decoded, span);
   }
 }
 
@@ -285,18 +298,30 @@ function statusOf(code: unknown): TraceSpan['status'] {
   return typeof code === 'string' ? (STATUS_NAMES[code] ?? 'unset') : 'unset';
 }
 
+/** Appends `value` as a protobuf varint. */
+function varint(value: number, out: number[]): number[] {
+  let rest = value;
+  while (rest > 0x7f) {
+    out.push((rest % 0x80) | 0x80);
+    rest = Math.floor(rest / 0x80);
+  }
+  out.push(rest);
+  return out;
+}
+
 /**
- * The ExportTraceServiceResponse in protobuf, written with protobufjs's writer: field 1
- * `partial_success` {1: `rejected_spans` int64, 2: `error_message` string}, as the OTLP
- * specification numbers them (the kept definitions predate the field); empty when none refused.
+ * The ExportTraceServiceResponse in protobuf: field 1 `partial_success` {1: `rejected_spans` int64,
+ * 2: `error_message` string}, as the OTLP specification numbers them (the kept definitions predate
+ * the field); empty when none refused. Written here, three fields, rather than with protobufjs's
+ * writer, which the bundles leave out (lambdas/wiring/protobuf-reader.js).
  */
 export function encodeResponse(partialSuccess: { rejectedSpans: number; errorMessage: string } | undefined) {
-  const writer = protobuf.Writer.create();
-  if (partialSuccess) {
-    writer.uint32((1 << 3) | 2).fork();
-    writer.uint32(1 << 3).int64(partialSuccess.rejectedSpans);
-    writer.uint32((2 << 3) | 2).string(partialSuccess.errorMessage);
-    writer.ldelim();
-  }
-  return writer.finish();
+  if (!partialSuccess) return new Uint8Array(0);
+  const message = Buffer.from(partialSuccess.errorMessage, 'utf8');
+  const fields = Buffer.concat([
+    Buffer.from(varint(partialSuccess.rejectedSpans, [1 << 3])),
+    Buffer.from(varint(message.length, [(2 << 3) | 2])),
+    message,
+  ]);
+  return Buffer.concat([Buffer.from(varint(fields.length, [(1 << 3) | 2])), fields]);
 }

@@ -9,7 +9,14 @@ import { ValidationError } from '../errors.ts';
 import { executionInputSchema, executionInputValueSchema, signalInputSchema } from '../schemas/records.ts';
 import { assertStorableJson, isInvalidText, isStorableNumber } from '../schemas/storable.ts';
 import type { AssembledTrace, TraceExecution, TraceSignal } from './assemble.ts';
-import { type Attributes, INPUT_ATTRIBUTES, TOKEN_ATTRIBUTES, TOKENS_MAX, type TraceSpan } from './spans.ts';
+import {
+  type Attributes,
+  INPUT_ATTRIBUTES,
+  TOKEN_ATTRIBUTES,
+  TOKENS_MAX,
+  type TraceSpan,
+  WRITE_BOUNDS,
+} from './spans.ts';
 
 export const SCORE_ATTRIBUTE = 'gen_ai.evaluation.score.value';
 
@@ -114,4 +121,25 @@ export function checkRecords(trace: AssembledTrace): {
     else signals.push(signal);
   }
   return { signals, refused };
+}
+
+/** The signals a span may give: its evaluation events, and itself when it failed. */
+export const signalsOfSpan = (span: TraceSpan) =>
+  (span.status === 'error' ? 1 : 0) +
+  span.events.filter((event) => event.name === 'gen_ai.evaluation.result').length;
+
+/** The 413's message when a request's spans would store past WRITE_BOUNDS, or undefined. */
+export function writeBoundExcess(traces: number, signals: number, bytes: number): string | undefined {
+  const over =
+    traces > WRITE_BOUNDS.traces
+      ? `${traces} traces; at most ${WRITE_BOUNDS.traces} traces`
+      : signals > WRITE_BOUNDS.signals
+        ? `${signals} signals (evaluation events and failed spans); at most ${WRITE_BOUNDS.signals}`
+        : bytes > WRITE_BOUNDS.bytes
+          ? `${(bytes / 1024 / 1024).toFixed(1)} MB of spans as read; at most ${WRITE_BOUNDS.bytes / 1024 / 1024} MB`
+          : undefined;
+  return (
+    over &&
+    `This request would store ${over} are stored from one OTLP request: send smaller batches. Nothing was stored.`
+  );
 }

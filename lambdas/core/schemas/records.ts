@@ -39,11 +39,11 @@ export type Signal = z.infer<typeof signalSchema>;
 
 const tokenCount = /* @__PURE__ */ boundedInt(0, 1_000_000_000);
 /**
- * A stored token count: one outside the bound (stored from a trace before it was checked) reads as
- * absent rather than making its execution unreadable.
+ * A stored token count: one past the bound (stored from a trace before it was checked) reads as it
+ * is rather than making its execution unreadable.
  */
 const storedTokenCount = /* @__PURE__ */ z.optional(
-  /* @__PURE__ */ z.catch(/* @__PURE__ */ z.optional(tokenCount), undefined),
+  /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0)),
 );
 
 /** A slot's result as POST …/executions takes it. */

@@ -7,8 +7,8 @@
 import { ConflictError, PayloadTooLargeError } from '../errors.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import { type AssembledTrace, assembleTrace, configurationIdOf, rootOf } from '../otlp/assemble.ts';
-import { checkRecords } from '../otlp/check.ts';
-import { type TraceSpan, WRITE_BOUNDS } from '../otlp/spans.ts';
+import { checkRecords, signalsOfSpan, writeBoundExcess } from '../otlp/check.ts';
+import type { TraceSpan } from '../otlp/spans.ts';
 import type { Clock } from '../ports/common.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
 import type { ReviseExecution, TracePart, TraceStaging } from '../ports/traces.ts';
@@ -127,27 +127,9 @@ const refuse = (outcome: IngestOutcome, spans: number, reason: string) => {
  * its spans may give (evaluation events, failed spans) and the bytes staged; past one, a 413.
  */
 function assertWithinWriteBounds(spans: readonly TraceSpan[], bytes: number): void {
-  const traces = new Set(spans.map((span) => span.traceId)).size;
-  const signals = spans.reduce(
-    (sum, span) =>
-      sum +
-      (span.status === 'error' ? 1 : 0) +
-      span.events.filter((event) => event.name === 'gen_ai.evaluation.result').length,
-    0,
-  );
-  const over =
-    traces > WRITE_BOUNDS.traces
-      ? `${traces} traces; at most ${WRITE_BOUNDS.traces} traces`
-      : signals > WRITE_BOUNDS.signals
-        ? `${signals} signals (evaluation events and failed spans); at most ${WRITE_BOUNDS.signals}`
-        : bytes > WRITE_BOUNDS.bytes
-          ? `${(bytes / 1024 / 1024).toFixed(1)} MB of spans as read; at most ${WRITE_BOUNDS.bytes / 1024 / 1024} MB`
-          : undefined;
-  if (over) {
-    throw new PayloadTooLargeError(
-      `This request would store ${over} are stored from one OTLP request: send smaller batches. Nothing was stored.`,
-    );
-  }
+  const signals = spans.reduce((sum, span) => sum + signalsOfSpan(span), 0);
+  const over = writeBoundExcess(new Set(spans.map((span) => span.traceId)).size, signals, bytes);
+  if (over) throw new PayloadTooLargeError(over);
 }
 
 /**

@@ -228,7 +228,7 @@ describe('records a trace gives pass the JSON endpoints’ rules', () => {
 
     expect(one.status).toBe(200);
     expect(one.body.execution.slotResults).toEqual([
-      { slotId: 'answer-model', status: 'succeeded', durationMs: 5, outputTokens: 7 },
+      { slotId: 'answer-model', status: 'succeeded', durationMs: 5, inputTokens: 5e9, outputTokens: 7 },
     ]);
     expect(listed.status).toBe(200);
     expect(listed.body.items.map((execution: { id: string }) => execution.id)).toEqual([stored.id]);
