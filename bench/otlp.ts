@@ -11,7 +11,8 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { DEMO_SLOTS } from '../local/seed.ts';
 import { startLocalStack } from '../local/stack.ts';
-import { recordingTracer } from '../test/support/otlp-requests.ts';
+import { reviewBombs } from '../test/support/otlp-bombs.ts';
+import { protobufBody, recordingTracer, run } from '../test/support/otlp-requests.ts';
 import { stackApi, UNLIMITED } from './stack-api.ts';
 
 const TRACES = 1_000;
@@ -24,6 +25,78 @@ export interface OtlpFigures {
   heapMb: number[];
   bytesPerSpan: number;
   bigBatch: { bytes: number; status: number };
+  /** Another team's one-trace requests: median latency alone and while the review's bombs are sent. */
+  underBombs: { quietMs: number; bombedMs: number; ratio: number; bombs: number; answers: number[] };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+};
+
+/**
+ * The second team's latency, one trace a request (protobuf), 30 requests alone, then 30 while the
+ * first team sends the review's bombs in a loop: the bombs must not make it more than 2 × slower.
+ */
+async function measureUnderBombs(stack: Awaited<ReturnType<typeof startLocalStack>>) {
+  const [attacker, other] = stack.teams;
+  if (!attacker || !other) throw new Error('the bench needs the two seeded teams');
+  const otherApi = stackApi(stack.apiUrl, other.apiToken);
+  const pipeline = await otherApi('GET', `/pipelines/${other.pipelineIds[0]}`);
+  const post = async (
+    token: string,
+    pipelineId: string,
+    body: Uint8Array,
+    headers: Record<string, string>,
+  ) => {
+    const started = performance.now();
+    const response = await fetch(`${stack.apiUrl}/pipelines/${pipelineId}/otlp/v1/traces`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, ...headers },
+      body,
+    });
+    await response.arrayBuffer();
+    return { ms: performance.now() - started, status: response.status };
+  };
+  const oneTrace = async (round: number) => {
+    const tracer = recordingTracer();
+    run(tracer, pipeline.id, pipeline.activeConfigurationId, Date.now() - 60_000 - round);
+    const body = protobufBody(tracer.spans());
+    return post(other.apiToken, pipeline.id, body, { 'content-type': 'application/x-protobuf' });
+  };
+  const series = async (from: number) => {
+    const times: number[] = [];
+    for (let round = from; round < from + 30; round++) times.push((await oneTrace(round)).ms);
+    return times;
+  };
+  await series(1_000); // warm
+  const quiet = await series(0);
+  let bombing = true;
+  const answers: number[] = [];
+  const bombs = reviewBombs();
+  const attack = (async () => {
+    for (let at = 0; bombing; at++) {
+      const bomb = bombs[at % bombs.length] ?? bombs[0];
+      if (!bomb) break;
+      const headers = {
+        'content-type': bomb.contentType,
+        ...(bomb.gzip ? { 'content-encoding': 'gzip' } : {}),
+      };
+      answers.push((await post(attacker.apiToken, attacker.pipelineIds[0] ?? '', bomb.body, headers)).status);
+    }
+  })();
+  const bombed = await series(100);
+  bombing = false;
+  await attack;
+  const quietMs = median(quiet);
+  const bombedMs = median(bombed);
+  return {
+    quietMs,
+    bombedMs,
+    ratio: bombedMs / quietMs,
+    bombs: answers.length,
+    answers: [...new Set(answers)],
+  };
 }
 
 /** 1,000 traces of a root and 9 children (retrieval, model calls with tokens), an evaluation event each. */
@@ -170,6 +243,7 @@ export async function measureOtlp(): Promise<OtlpFigures> {
         traces(big.id, big.activeConfigurationId, 1_000, ' '.repeat(560)),
       ) ?? new Uint8Array();
     const bigStatus = await send(big.id, bigBody);
+    const underBombs = await measureUnderBombs(stack);
 
     const otlpPerSecond = TRACES / (otlpMs / 1000);
     const jsonPerSecond = TRACES / (jsonMs / 1000);
@@ -180,6 +254,7 @@ export async function measureOtlp(): Promise<OtlpFigures> {
       heapMb,
       bytesPerSpan,
       bigBatch: { bytes: bigBody.length, status: bigStatus },
+      underBombs,
     };
   } finally {
     await stack.stop();
@@ -192,5 +267,6 @@ export function formatOtlp(figures: OtlpFigures, verdict: (ok: boolean) => strin
     `otlp ingest: ${figures.otlpPerSecond.toFixed(0)} traces/s (10 spans each, protobuf, 512 spans a request) vs JSON ${figures.jsonPerSecond.toFixed(0)} executions+signals/s (batches of 100): ${figures.ratio.toFixed(2)}× (target ≥ 0.8×) ${verdict(figures.ratio >= 0.8)}`,
     `otlp ingesting function's heap after each request: ${heap} MB (flat: each request's spans are let go)`,
     `otlp bytes per span as the official serializer writes them: ${figures.bytesPerSpan.toFixed(0)}; a ${(figures.bigBatch.bytes / 1024 / 1024).toFixed(1)} MB batch answered ${figures.bigBatch.status} ${verdict(figures.bigBatch.status === 200)}`,
+    `otlp another team's one-trace request, median: ${figures.underBombs.quietMs.toFixed(1)} ms alone, ${figures.underBombs.bombedMs.toFixed(1)} ms while ${figures.underBombs.bombs} of the review's bombs were sent (answered ${figures.underBombs.answers.join(', ')}): ${figures.underBombs.ratio.toFixed(2)}× (target ≤ 2×) ${verdict(figures.underBombs.ratio <= 2 && figures.underBombs.answers.every((status) => status < 500))}`,
   ].join('\n');
 }

@@ -146,7 +146,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/pipelines/{pipelineId}/otlp/{signal}": {
+    "/pipelines/{pipelineId}/otlp/v1/traces": {
         parameters: {
             query?: never;
             header?: never;
@@ -155,7 +155,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** OTLP/HTTP at …/otlp/v1/traces (protobuf or JSON, gzip): traces become executions and signals. */
+        /** OTLP/HTTP (protobuf or JSON, gzip allowed): traces become executions and signals. Limits: docs/opentelemetry.md. */
         post: operations["ingest-otlp-traces"];
         delete?: never;
         options?: never;
@@ -1921,12 +1921,49 @@ export interface operations {
             header?: never;
             path: {
                 pipelineId: string;
-                /** @description The rest of the path, slashes included. */
-                signal: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /** @example (the protobuf bytes an OTLP exporter writes) */
+                "application/x-protobuf": string;
+                /** @example (the protobuf bytes an OTLP exporter writes) */
+                "application/protobuf": string;
+                /**
+                 * @example {
+                 *       "resourceSpans": [
+                 *         {
+                 *           "scopeSpans": [
+                 *             {
+                 *               "spans": [
+                 *                 {
+                 *                   "traceId": "5b8efff798038103d269b633813fc60c",
+                 *                   "spanId": "eee19b7ec3c1b174",
+                 *                   "name": "answer-question",
+                 *                   "startTimeUnixNano": "1764547200000000000",
+                 *                   "endTimeUnixNano": "1764547200900000000",
+                 *                   "attributes": [
+                 *                     {
+                 *                       "key": "input.value",
+                 *                       "value": {
+                 *                         "stringValue": "{\"question\":\"what is our refund policy?\"}"
+                 *                       }
+                 *                     }
+                 *                   ]
+                 *                 }
+                 *               ]
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    resourceSpans?: Record<string, never>[];
+                };
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -1935,6 +1972,14 @@ export interface operations {
                 };
                 content: {
                     "application/x-protobuf": string;
+                    "application/json": {
+                        /** @description Present when spans were refused (the rest is stored): how many, and why. */
+                        partialSuccess?: {
+                            /** @description int64 (OTLP/JSON may write it as text) */
+                            rejectedSpans?: number | string;
+                            errorMessage?: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["ValidationError"];

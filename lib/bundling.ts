@@ -75,6 +75,7 @@ export const LAMBDA_BUNDLING: LambdaBundling = {
   alias: {
     '@aws-sdk/credential-provider-node': './lambdas/wiring/lambda-credentials.ts',
     long: './lambdas/wiring/no-long.ts',
+    'protobufjs/minimal.js': './lambdas/wiring/protobuf-reader.js',
   },
 };
 

@@ -53,6 +53,9 @@ export class RouteFunctions extends Construct {
             .join(', '),
           memorySize: definition.memoryMb,
           timeout: Duration.seconds(definition.timeoutSeconds),
+          ...(definition.reservedConcurrency === null
+            ? {}
+            : { reservedConcurrentExecutions: definition.reservedConcurrency }),
           beforeBundling: definition.buildsFirst.map(buildScriptCommand),
           onDemandParts: onDemandParts(definition.module),
         }),

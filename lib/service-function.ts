@@ -85,6 +85,8 @@ export interface ServiceFunctionProps {
   readonly description: string;
   readonly timeout?: Duration;
   readonly memorySize?: number;
+  /** Concurrency reserved for (and capping) the function; none by default. */
+  readonly reservedConcurrentExecutions?: number;
   /** Shell commands run (in the repository root) right before esbuild bundles the entry. */
   readonly beforeBundling?: readonly string[];
   /**
@@ -128,6 +130,9 @@ export class ServiceFunction extends Construct {
       architecture: Architecture.ARM_64,
       timeout: props.timeout ?? Duration.seconds(HTTP_FUNCTION_TIMEOUT_SECONDS),
       memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
+      ...(props.reservedConcurrentExecutions === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       role: this.role,
       logGroup,
       tracing: settings.tracing ? Tracing.ACTIVE : Tracing.DISABLED,

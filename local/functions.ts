@@ -97,7 +97,8 @@ export function localFunctions(
       writes: writtenTables(definition.access),
       timeoutMs: definition.timeoutSeconds * 1000,
       memoryMb: definition.memoryMb,
-      maxEnvironments,
+      // A function's reserved concurrency caps it here as on Lambda.
+      maxEnvironments: Math.min(maxEnvironments, definition.reservedConcurrency ?? maxEnvironments),
     }),
   );
   return new Map([...handlerFunctions, ...apiFunctions].map((definition) => [definition.entry, definition]));

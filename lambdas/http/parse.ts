@@ -7,9 +7,9 @@ import { NotFoundError, PayloadTooLargeError, UnauthorizedError, ValidationError
 import { type Principal, principalSchema } from '../core/principal.ts';
 import { LIMITS } from '../core/schemas/common.ts';
 import '../core/zod-locale.ts';
+import { assertStorableJson } from '../core/schemas/storable.ts';
 import type { ParameterSpec } from '../operations/declaration.ts';
 import { findHeader } from './headers.ts';
-import { assertStorableJson } from './json-guard.ts';
 import type { HttpEvent } from './response.ts';
 
 /** The caller as established by the authorizer; a request without one never reached a handler on AWS. */

@@ -30,6 +30,8 @@ export interface ResponseSpec {
   headers?: Record<string, JsonSchema>;
   /** Other statuses that are no error, with what they mean (a redirect, a 304). */
   alsoAnswers?: Readonly<Record<number, string>>;
+  /** The body by media type as documented, for an answer in several encodings (OTLP's). */
+  documentedContent?: Readonly<Record<string, JsonSchema>>;
 }
 
 export interface OperationDeclaration {
@@ -43,6 +45,11 @@ export interface OperationDeclaration {
   method: HttpMethod;
   /** API Gateway path with `{param}` placeholders; a last `{name+}` takes the rest of the path. */
   path: string;
+  /**
+   * The path as the document shows it, when the route is greedier than the one path it serves
+   * (a generated client would send a greedy parameter's slashes encoded, as %2F).
+   */
+  documentedPath?: string;
   summary: string;
   /** What the function may reach: its grants and environment variables. */
   access: FunctionAccess;
@@ -53,6 +60,11 @@ export interface OperationDeclaration {
   public?: string;
   memoryMb?: number;
   timeoutSeconds?: number;
+  /**
+   * Concurrency reserved for the function, which is also the most it runs at once: an operation
+   * whose requests may each take much memory and time cannot take the account's whole concurrency.
+   */
+  reservedConcurrency?: number;
   /**
    * Scripts of this repository that generate what the module imports (run with Node and tsx from
    * the repository root right before the function is bundled), e.g. the review application's build.
@@ -65,6 +77,11 @@ export interface OperationDeclaration {
   headers?: Readonly<Record<string, ParameterSpec>>;
   /** The JSON body: `required` says whether an absent body is a 400 (else it reads as `{}`). */
   body?: { schema: z.ZodMiniType; required: boolean; example: Record<string, unknown> };
+  /** The body as documented by media type, for a body the handler decodes itself (OTLP's). */
+  documentedBody?: {
+    required: boolean;
+    content: Readonly<Record<string, { schema: JsonSchema; example: unknown }>>;
+  };
   response: ResponseSpec;
   /** Error statuses besides 400, 413, 500 and (behind the authorizer) 401 and 403. */
   errors: readonly number[];
@@ -103,5 +120,7 @@ export function functionSettings(operation: OperationDeclaration) {
   return {
     memoryMb: operation.memoryMb ?? DEFAULT_MEMORY_MB,
     timeoutSeconds: operation.timeoutSeconds ?? HTTP_FUNCTION_TIMEOUT_SECONDS,
+    /** Null: the function draws on the account's unreserved concurrency, without a cap of its own. */
+    reservedConcurrency: operation.reservedConcurrency ?? null,
   };
 }

@@ -13,6 +13,7 @@ export interface OperationFunction {
   access: FunctionAccess;
   memoryMb: number;
   timeoutSeconds: number;
+  reservedConcurrency: number | null;
   buildsFirst: readonly string[];
 }
 

@@ -89,13 +89,15 @@ const errorRef = (status: number) => ({ $ref: `#/components/responses/${ERRORS[s
 function parametersOf(operation: OperationDeclaration): JsonSchema[] {
   // API Gateway's greedy `{proxy+}` (the rest of the path) has no OpenAPI form: it is documented
   // as `{proxy}`, a parameter that may hold slashes.
-  const path = [...operation.path.matchAll(/\{(\w+)(\+?)\}/g)].map(([, name = '', greedy]) => ({
-    name,
-    ...(greedy ? { description: 'The rest of the path, slashes included.' } : {}),
-    in: 'path',
-    required: true,
-    schema: operation.params?.[name] ? jsonSchemaOf(operation.params[name], 'input') : { type: 'string' },
-  }));
+  const path = [...(operation.documentedPath ?? operation.path).matchAll(/\{(\w+)(\+?)\}/g)].map(
+    ([, name = '', greedy]) => ({
+      name,
+      ...(greedy ? { description: 'The rest of the path, slashes included.' } : {}),
+      in: 'path',
+      required: true,
+      schema: operation.params?.[name] ? jsonSchemaOf(operation.params[name], 'input') : { type: 'string' },
+    }),
+  );
   const documented =
     (where: 'query' | 'header') =>
     ([name, spec]: [string, ParameterSpec]) => ({
@@ -126,12 +128,18 @@ function writtenOut(schema: unknown): unknown {
 }
 
 function successResponse(operation: OperationDeclaration): Record<string, JsonSchema> {
-  const { status, schema, contentType, headers, alsoAnswers = {} } = operation.response;
-  const content = schema
-    ? { content: { 'application/json': { schema: writtenOut(schema) } } }
-    : contentType
-      ? { content: { [contentType]: { schema: { type: 'string' } } } }
-      : {};
+  const { status, schema, contentType, headers, alsoAnswers = {}, documentedContent } = operation.response;
+  const content = documentedContent
+    ? {
+        content: Object.fromEntries(
+          Object.entries(documentedContent).map(([type, body]) => [type, { schema: body }]),
+        ),
+      }
+    : schema
+      ? { content: { 'application/json': { schema: writtenOut(schema) } } }
+      : contentType
+        ? { content: { [contentType]: { schema: { type: 'string' } } } }
+        : {};
   const documentedHeaders = headers
     ? {
         headers: Object.fromEntries(
@@ -148,6 +156,15 @@ function successResponse(operation: OperationDeclaration): Record<string, JsonSc
 }
 
 function requestBody(operation: OperationDeclaration): JsonSchema {
+  if (operation.documentedBody) {
+    const { required, content } = operation.documentedBody;
+    return {
+      requestBody: {
+        required,
+        content: Object.fromEntries(Object.entries(content).map(([type, body]) => [type, { ...body }])),
+      },
+    };
+  }
   if (!operation.body) return {};
   const { schema, required, example } = operation.body;
   return {
@@ -218,12 +235,25 @@ export function documentServedFrom(document: JsonSchema, origin: string | undefi
   };
 }
 
+/**
+ * The path the document shows for an operation's route: its own documented one, else the route with
+ * API Gateway's greedy `{proxy+}` as `{proxy}`.
+ */
+export function documentedPathOf(
+  method: string,
+  path: string,
+  operations: readonly OperationDeclaration[],
+): string {
+  const declared = operations.find((operation) => operation.method === method && operation.path === path);
+  return declared?.documentedPath ?? path.replace(/\{(\w+)\+\}/g, '{$1}');
+}
+
 /** The OpenAPI 3.1 document of the operations, built from the same zod schemas that validate them. */
 export function buildOpenApiDocument(operations: readonly OperationDeclaration[]): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const usedErrors = new Set<number>();
   for (const operation of operations) {
-    const documentedPath = operation.path.replace(/\{(\w+)\+\}/g, '{$1}');
+    const documentedPath = documentedPathOf(operation.method, operation.path, [operation]);
     paths[documentedPath] = {
       ...paths[documentedPath],
       [operation.method.toLowerCase()]: operationObject(operation, usedErrors),

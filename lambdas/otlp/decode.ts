@@ -2,9 +2,12 @@
  * OTLP/HTTP trace requests into the spans the ingest reads (core/otlp/spans.ts), from either
  * encoding: protobuf through protobufjs and the OTLP definitions in proto/ (compiled into the
  * static decoder generated/otlp-request.js), or OTLP/JSON (hex ids, enums as numbers or names, 64-bit
- * integers as strings or numbers). A span that cannot be read is refused, with the reason.
+ * integers as strings or numbers), each counted against limits.ts while it is read. A span that
+ * cannot be read, or could never become a storable record (core/otlp/check.ts), is refused, with
+ * the reason.
  */
 import protobuf from 'protobufjs/minimal.js';
+import { signalsOfSpan, spanIssue, writeBoundExcess } from '../core/otlp/check.ts';
 import {
   ATTRIBUTE_TEXT_LENGTH,
   type Attributes,
@@ -12,14 +15,12 @@ import {
   INPUT_ATTRIBUTES,
   READ_ATTRIBUTES,
   READ_EVENTS,
-  SPANS_PER_REQUEST,
   type SpanEvent,
   type TraceSpan,
 } from '../core/otlp/spans.ts';
 import { INPUT_BYTES } from '../core/schemas/common.ts';
 import { opentelemetry } from './generated/otlp-request.js';
-
-const requestType = opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import { OverLimitError, scanJson, TRACE_LIMITS, TRACE_SHAPES, walkProtobuf } from './limits.ts';
 
 // 64-bit integers (times in nanoseconds, integer attributes) decode as numbers, not long.js
 // objects, in every environment alike: what is read of them is milliseconds and counts, where the
@@ -27,9 +28,13 @@ const requestType = opentelemetry.proto.collector.trace.v1.ExportTraceServiceReq
 protobuf.util.Long = undefined as unknown as typeof protobuf.util.Long;
 protobuf.configure();
 
-/** What a request held: the spans read, and how many were refused and why (one line a reason). */
+/**
+ * What a request held: the spans read and their size as read (bytes of JSON), and how many were
+ * refused and why (one line a reason).
+ */
 export interface DecodedRequest {
   spans: TraceSpan[];
+  bytes: number;
   rejected: number;
   reasons: Set<string>;
 }
@@ -48,63 +53,91 @@ const isRecord = (value: unknown): value is Raw =>
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const record = (value: unknown): Raw => (isRecord(value) ? value : {});
 
-/** Decodes a protobuf ExportTraceServiceRequest. */
+const spanType = opentelemetry.proto.trace.v1.Span;
+const walkLimits = { shapes: TRACE_SHAPES, root: 'request', limits: TRACE_LIMITS, records: 'spans' };
+
+/**
+ * Decodes a protobuf ExportTraceServiceRequest span by span: the request is walked by its wire
+ * format and counted (limits.ts), and each span is decoded, read and let go once its own counts are
+ * within the limits; nothing of a request past a limit is built.
+ */
 export function decodeProtobuf(body: Uint8Array): DecodedRequest {
-  let message: unknown;
+  const decoded = emptyRequest();
   try {
-    message = requestType.decode(body);
+    walkProtobuf(body, {
+      ...walkLimits,
+      onRecord: (reader, length) =>
+        keep(decoded, readSpan(record(spanType.decode(reader, length)), 'protobuf')),
+    });
   } catch (error) {
-    throw new UndecodableBodyError(
-      `The body is not an OTLP ExportTraceServiceRequest in protobuf (${error instanceof Error ? error.message : 'undecodable'}).`,
-    );
+    if (error instanceof OverLimitError) throw error;
+    throw new UndecodableBodyError('The body is not an OTLP ExportTraceServiceRequest in protobuf.', {
+      cause: error,
+    });
   }
-  return readRequest(record(message), 'protobuf');
+  return decoded;
 }
 
-/** Decodes an OTLP/JSON ExportTraceServiceRequest. */
+/** Decodes an OTLP/JSON ExportTraceServiceRequest, counted (limits.ts) before it is parsed. */
 export function decodeJson(text: string): DecodedRequest {
   let value: unknown;
   try {
+    scanJson(text, walkLimits);
     value = JSON.parse(text);
-  } catch {
-    throw new UndecodableBodyError('The body is not JSON: send an OTLP/JSON ExportTraceServiceRequest.');
+  } catch (error) {
+    if (error instanceof OverLimitError) throw error;
+    throw new UndecodableBodyError('The body is not JSON: send an OTLP/JSON ExportTraceServiceRequest.', {
+      cause: error,
+    });
   }
   if (!isRecord(value) || (value.resourceSpans !== undefined && !Array.isArray(value.resourceSpans))) {
     throw new UndecodableBodyError(
       'The body is not an OTLP/JSON ExportTraceServiceRequest ({resourceSpans: [...]}).',
     );
   }
-  return readRequest(value, 'json');
-}
-
-function readRequest(request: Raw, encoding: Encoding): DecodedRequest {
-  const decoded: DecodedRequest = { spans: [], rejected: 0, reasons: new Set() };
-  for (const resourceSpans of list(request.resourceSpans)) {
+  const decoded = emptyRequest();
+  for (const resourceSpans of list(value.resourceSpans)) {
     const scopes = [
       ...list(record(resourceSpans).scopeSpans),
       ...list(record(resourceSpans).instrumentationLibrarySpans),
     ];
     for (const scope of scopes) {
-      for (const raw of list(record(scope).spans)) {
-        if (decoded.spans.length >= SPANS_PER_REQUEST) {
-          decoded.rejected++;
-          decoded.reasons.add(
-            `at most ${SPANS_PER_REQUEST} spans are read from one request: send smaller batches`,
-          );
-          continue;
-        }
-        const span = readSpan(record(raw), encoding);
-        if (typeof span !== 'string' && Buffer.byteLength(JSON.stringify(span)) > SPAN_BYTES) {
-          decoded.rejected++;
-          decoded.reasons.add(`a span's read attributes and events must fit ${SPAN_BYTES} bytes`);
-        } else if (typeof span === 'string') {
-          decoded.rejected++;
-          decoded.reasons.add(span);
-        } else decoded.spans.push(span);
-      }
+      for (const raw of list(record(scope).spans)) keep(decoded, readSpan(record(raw), 'json'));
     }
   }
   return decoded;
+}
+
+const emptyRequest = (): DecodedRequest => ({ spans: [], bytes: 0, rejected: 0, reasons: new Set() });
+
+/** What the kept spans would store so far: past a write bound, the request stops here (413). */
+const tallies = new WeakMap<DecodedRequest, { traces: Set<string>; signals: number }>();
+function countStored(decoded: DecodedRequest, span: TraceSpan): void {
+  const tally = tallies.get(decoded) ?? { traces: new Set<string>(), signals: 0 };
+  tallies.set(decoded, tally);
+  tally.traces.add(span.traceId);
+  tally.signals += signalsOfSpan(span);
+  const over = writeBoundExcess(tally.traces.size, tally.signals, decoded.bytes);
+  if (over) throw new OverLimitError(over, 413);
+}
+
+/** Keeps a span read, or counts it refused with its reason (too large, or never a storable record). */
+function keep(decoded: DecodedRequest, span: TraceSpan | string): void {
+  const bytes = typeof span === 'string' ? 0 : Buffer.byteLength(JSON.stringify(span));
+  const issue =
+    typeof span === 'string'
+      ? span
+      : bytes > SPAN_BYTES
+        ? `a span's read attributes and events must fit ${SPAN_BYTES} bytes`
+        : spanIssue(span);
+  if (issue !== undefined) {
+    decoded.rejected++;
+    decoded.reasons.add(issue);
+  } else if (typeof span !== 'string') {
+    decoded.spans.push(span);
+    decoded.bytes += bytes;
+    countStored(decoded, span);
+  }
 }
 
 /** A span, or why it is refused. */
@@ -265,18 +298,30 @@ function statusOf(code: unknown): TraceSpan['status'] {
   return typeof code === 'string' ? (STATUS_NAMES[code] ?? 'unset') : 'unset';
 }
 
+/** Appends `value` as a protobuf varint. */
+function varint(value: number, out: number[]): number[] {
+  let rest = value;
+  while (rest > 0x7f) {
+    out.push((rest % 0x80) | 0x80);
+    rest = Math.floor(rest / 0x80);
+  }
+  out.push(rest);
+  return out;
+}
+
 /**
- * The ExportTraceServiceResponse in protobuf, written with protobufjs's writer: field 1
- * `partial_success` {1: `rejected_spans` int64, 2: `error_message` string}, as the OTLP
- * specification numbers them (the kept definitions predate the field); empty when none refused.
+ * The ExportTraceServiceResponse in protobuf: field 1 `partial_success` {1: `rejected_spans` int64,
+ * 2: `error_message` string}, as the OTLP specification numbers them (the kept definitions predate
+ * the field); empty when none refused. Written here, three fields, rather than with protobufjs's
+ * writer, which the bundles leave out (lambdas/wiring/protobuf-reader.js).
  */
 export function encodeResponse(partialSuccess: { rejectedSpans: number; errorMessage: string } | undefined) {
-  const writer = protobuf.Writer.create();
-  if (partialSuccess) {
-    writer.uint32((1 << 3) | 2).fork();
-    writer.uint32(1 << 3).int64(partialSuccess.rejectedSpans);
-    writer.uint32((2 << 3) | 2).string(partialSuccess.errorMessage);
-    writer.ldelim();
-  }
-  return writer.finish();
+  if (!partialSuccess) return new Uint8Array(0);
+  const message = Buffer.from(partialSuccess.errorMessage, 'utf8');
+  const fields = Buffer.concat([
+    Buffer.from(varint(partialSuccess.rejectedSpans, [1 << 3])),
+    Buffer.from(varint(message.length, [(2 << 3) | 2])),
+    message,
+  ]);
+  return Buffer.concat([Buffer.from(varint(fields.length, [(1 << 3) | 2])), fields]);
 }

@@ -14,6 +14,7 @@ import {
   encodeResponse,
   UndecodableBodyError,
 } from './decode.ts';
+import { OverLimitError } from './limits.ts';
 
 /** API Gateway's payload limit, which the body arrives within. */
 export const PLATFORM_BODY_BYTES = 10 * 1024 * 1024;
@@ -69,12 +70,20 @@ export function bodyOf(event: HttpEvent): Buffer {
   }
 }
 
-/** The request's spans; an undecodable body is a 400 (OTLP: not retryable). */
+/**
+ * The request's spans; an undecodable body is a 400 (OTLP: not retryable), a request past a count
+ * of limits.ts a 413 naming it (or a 400 for values nested too deep), found while it is read.
+ */
 export function decodeRequest(body: Buffer, encoding: OtlpEncoding): DecodedRequest {
   try {
     return encoding === 'protobuf' ? decodeProtobuf(body) : decodeJson(body.toString('utf8'));
   } catch (error) {
     if (error instanceof UndecodableBodyError) throw new ValidationError(error.message, { cause: error });
+    if (error instanceof OverLimitError) {
+      throw error.status === 413
+        ? new PayloadTooLargeError(error.message, { cause: error })
+        : new ValidationError(error.message, { cause: error });
+    }
     throw error;
   }
 }

@@ -216,16 +216,16 @@ async function markerOf(db: DynamoDBDocumentClient, tableName: string, pipelineI
 export function makeReviseExecution(db: DynamoDBDocumentClient, tableName: string): ReviseExecution {
   return async (execution, retentionDays, rollout) => {
     const marker = await markerOf(db, tableName, execution.pipelineId, execution.id);
-    if (marker === null) return false;
+    if (marker === null) return 'kept';
     const { recordTime, legacy } = marker;
     const oldKey = {
       pk: executionsPartition(execution.pipelineId, legacy ? null : recordShard(execution.id)),
       sk: `${recordTime}#${execution.id}`,
     };
     const old = await db.send(new GetCommand({ TableName: tableName, Key: oldKey, ConsistentRead: true }));
-    if (!old.Item || typeof old.Item.spanCount !== 'number' || old.Item.spanCount >= execution.spanCount) {
-      return false;
-    }
+    if (!old.Item) return 'kept';
+    if (typeof old.Item.spanCount !== 'number' || old.Item.source !== 'otlp') return 'foreign';
+    if (old.Item.spanCount >= execution.spanCount) return 'kept';
     const recordedAt = String(old.Item.gsi2sk ?? '').slice(0, -(execution.id.length + 1));
     const ttl = { expiresAtEpoch: expiryEpoch(execution.startedAt, retentionDays) };
     const item = {
@@ -261,10 +261,10 @@ export function makeReviseExecution(db: DynamoDBDocumentClient, tableName: strin
           ],
         }),
       );
-      return true;
+      return 'revised';
     } catch (error) {
       if (isConditionFailure(error) || (error as { name?: string }).name === 'TransactionCanceledException') {
-        return false;
+        return 'kept';
       }
       throw error;
     }

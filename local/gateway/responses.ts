@@ -2,7 +2,7 @@
  * API Gateway's side of a response: its own error responses, from the same table as the CDK stack
  * (lib/gateway-errors.ts), and a Lambda proxy result read the way API Gateway reads it.
  */
-import { type OutgoingHttpHeaders, validateHeaderName, validateHeaderValue } from 'node:http';
+import { type OutgoingHttpHeaders, STATUS_CODES, validateHeaderName, validateHeaderValue } from 'node:http';
 import { z } from 'zod';
 import {
   GATEWAY_ERRORS,
@@ -135,4 +135,39 @@ export function proxyReply(result: unknown, requestId: string): Reply | undefine
     headers: replyHeaders,
     body: Buffer.from(body ?? '', isBase64Encoded ? 'base64' : 'utf8'),
   };
+}
+
+/** Node's reasons for not reading a request, and the gateway's JSON answer to each. */
+const CLIENT_ERRORS: Record<string, { status: number; error: string; message: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    error: 'REQUEST_TIMEOUT',
+    message: 'The request did not arrive whole in time: is its body shorter than its Content-Length?',
+  },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    error: 'VALIDATION_ERROR',
+    message: 'The request headers are too large.',
+  },
+};
+const UNREADABLE = {
+  status: 400,
+  error: 'VALIDATION_ERROR',
+  message: 'The request is not valid HTTP (a header with a control character, a malformed line).',
+};
+
+/**
+ * The raw HTTP answer to a request Node could not read (its `clientError`): the gateway's JSON
+ * `{error, message}` with the headers of its own answers, and the connection closed.
+ */
+export function clientErrorResponse(code: string | undefined, requestId: string): string {
+  const answer = (code && CLIENT_ERRORS[code]) || UNREADABLE;
+  const body = JSON.stringify({ error: answer.error, message: answer.message });
+  const headers = {
+    ...gatewayResponse('BAD_REQUEST_PARAMETERS', requestId).headers,
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${String(value)}`);
+  return `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n${lines.join('\r\n')}\r\n\r\n${body}`;
 }

@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { InvocationTimeoutError } from '../runtime/lambda-function.ts';
 import { readAuthorizerResult } from './authorizer.ts';
@@ -24,7 +25,13 @@ import {
   proxyEvent,
   readRequest,
 } from './request.ts';
-import { gatewayResponse, proxyReply, type Reply, rateLimitedResponse } from './responses.ts';
+import {
+  clientErrorResponse,
+  gatewayResponse,
+  proxyReply,
+  type Reply,
+  rateLimitedResponse,
+} from './responses.ts';
 import { type GatewayRoute, MalformedPathError, type ResourceMatch, RouteTable } from './routing.ts';
 
 /** API Gateway's payload limit. */
@@ -54,6 +61,8 @@ export interface LocalGatewayOptions {
   log?: (line: string) => void;
   /** The web ACL's per-caller rates; none when absent. */
   rateLimits?: LocalRateLimits;
+  /** How long a request may take to arrive whole (headers and body): Node's 300 s by default. */
+  requestTimeoutMs?: number;
 }
 
 export interface LocalGateway {
@@ -97,12 +106,26 @@ interface Gateway extends GatewayIdentity {
 /** Serves the routes on `host:port` like API Gateway in front of the functions. */
 export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
   const gateway = gatewayFrom(options);
-  const server = createServer((request, response) => serve(gateway, request, response));
+  const requestTimeout = options.requestTimeoutMs ?? 300_000;
+  const server = createServer(
+    // Node looks for requests past their time every this often (30 s by default).
+    { connectionsCheckingInterval: Math.min(30_000, Math.max(100, requestTimeout / 4)) },
+    (request, response) => serve(gateway, request, response),
+  );
+  // A request Node cannot read (a control character in a header, a body shorter than its
+  // Content-Length when its time runs out) is answered in the gateway's JSON, not a bare status.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // Node's own rule: answer only where no answer of the request has begun.
+    const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+    if (socket.writable && !inFlight?.headersSent) socket.end(clientErrorResponse(error.code, randomUUID()));
+    else socket.destroy();
+  });
   // Node closes an idle keep-alive connection after 5 s, just when a client polling with a 5 s
   // backoff reuses it: the client's request then dies with "other side closed". Keep idle
   // connections as long as a load balancer in front of API Gateway would (60 s).
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  server.requestTimeout = requestTimeout;
+  server.headersTimeout = Math.min(66_000, requestTimeout);
   await listen(server, options.port, gateway.host);
   const { port } = server.address() as AddressInfo;
   const urlHost = gateway.host.includes(':') ? `[${gateway.host}]` : gateway.host;

@@ -70,10 +70,16 @@ function once(listener: (description: string) => void): (description: string) =>
 }
 
 function startProcess(options: SandboxOptions): Sandbox {
+  const limits = heapLimits(options.memoryMb);
   const child = fork(options.host, [options.bundle], {
     execPath: options.execPath,
     // Not this process's flags (a TypeScript loader, inspector ports): a Lambda sandbox has none.
-    execArgv: [],
+    // Its heap is bounded by the function's memory, as a worker's is: a function that outgrows it
+    // ends its own process (a 502 for that request), never the machine's memory the stack needs.
+    execArgv: [
+      `--max-old-space-size=${limits.maxOldGenerationSizeMb}`,
+      `--max-semi-space-size=${Math.max(1, Math.round(limits.maxYoungGenerationSizeMb / 3))}`,
+    ],
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     // Structured clone, as a worker's port: no JSON text to build and parse for each message.

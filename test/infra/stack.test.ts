@@ -1070,16 +1070,21 @@ describe('authentication', () => {
     expect(hashing.sort()).toEqual(declared.map(({ module }) => module).sort());
   }, 60_000);
 
-  it('gives the functions that hash passwords 1024 MB and every other function its default', () => {
+  it('gives the functions that hash passwords 1024 MB, the OTLP ingest 1536 MB and 20 reserved concurrency, every other function its default', () => {
     const hashing = OPERATIONS.filter((operation) => operation.memoryMb === PASSWORD_HASHING_MEMORY_MB);
 
     expect(PASSWORD_HASHING_MEMORY_MB).toBe(1024);
     expect(hashing.map(moduleOf).sort()).toEqual(['change-password', 'log-in']);
-    for (const { module, memoryMb } of OPERATION_FUNCTIONS) {
-      expect(memoryMb, module).toBe(
-        ['change-password', 'log-in'].includes(module) ? 1024 : DEFAULT_MEMORY_MB,
-      );
+    for (const { module, memoryMb, reservedConcurrency } of OPERATION_FUNCTIONS) {
+      const sized = { 'change-password': 1024, 'log-in': 1024, 'ingest-otlp-traces': 1536 } as Record<
+        string,
+        number
+      >;
+      expect(memoryMb, module).toBe(sized[module] ?? DEFAULT_MEMORY_MB);
+      expect(reservedConcurrency, module).toBe(module === 'ingest-otlp-traces' ? 20 : null);
     }
+    const ingest = propertiesOf(dev, logicalIdOf(byName(dev, 'ingest-otlp-traces').fn.function));
+    expect(ingest).toMatchObject({ MemorySize: 1536, ReservedConcurrentExecutions: 20 });
     for (const { name, fn, memorySize } of functionsOf(dev.stacks)) {
       expect(propertiesOf(dev, logicalIdOf(fn.function)).MemorySize, name).toBe(memorySize);
     }

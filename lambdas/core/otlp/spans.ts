@@ -29,6 +29,18 @@ export interface TraceSpan {
 /** The input attributes: kept whole when they fit the replay input's limit, else not kept. */
 export const INPUT_ATTRIBUTES: ReadonlySet<string> = new Set(['input.value', 'gen_ai.input.messages']);
 
+/** The token counts of a model call (current GenAI, legacy OpenLLMetry, OpenInference names). */
+export const TOKEN_ATTRIBUTES: readonly string[] = [
+  'gen_ai.usage.input_tokens',
+  'gen_ai.usage.output_tokens',
+  'gen_ai.usage.prompt_tokens',
+  'gen_ai.usage.completion_tokens',
+  'llm.token_count.prompt',
+  'llm.token_count.completion',
+];
+/** Most tokens a span may report, as an execution's slot result may hold (POST …/executions). */
+export const TOKENS_MAX = 1_000_000_000;
+
 /** The attributes the mapping reads (legacy OpenLLMetry and OpenInference names included). */
 export const READ_ATTRIBUTES: ReadonlySet<string> = new Set([
   'pipeline.slot',
@@ -38,15 +50,10 @@ export const READ_ATTRIBUTES: ReadonlySet<string> = new Set([
   'gen_ai.response.model',
   'gen_ai.system',
   'gen_ai.provider.name',
-  'gen_ai.usage.input_tokens',
-  'gen_ai.usage.output_tokens',
-  'gen_ai.usage.prompt_tokens',
-  'gen_ai.usage.completion_tokens',
+  ...TOKEN_ATTRIBUTES,
   'gen_ai.prompt.0.content',
   'gen_ai.prompt.0.role',
   'llm.model_name',
-  'llm.token_count.prompt',
-  'llm.token_count.completion',
   'openinference.span.kind',
   'error.type',
   'exception.type',
@@ -70,5 +77,11 @@ export const READ_EVENTS: ReadonlySet<string> = new Set([
 
 /** Longest kept text of an attribute that is not an input (a longer one is cut there). */
 export const ATTRIBUTE_TEXT_LENGTH = 4096;
-/** Most spans read from one request; the rest are refused in the partial success. */
+/** Most spans of one request: a request with more is refused whole (413), before it is built. */
 export const SPANS_PER_REQUEST = 10_000;
+/**
+ * What one request may store (docs/opentelemetry.md, "Limits"), checked before anything is
+ * written: its traces (each one staged item, a mark when partial, an execution), the signals its
+ * spans may give, and the bytes of its spans as read (what is staged).
+ */
+export const WRITE_BOUNDS = { traces: 1_000, signals: 2_000, bytes: 8 * 1024 * 1024 } as const;

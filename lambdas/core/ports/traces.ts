@@ -29,12 +29,14 @@ export interface TraceStaging {
 /**
  * Replacing an execution assembled from a trace by the one assembled from more of its spans: the
  * execution (same id, same pipeline) is replaced only when `spanCount` is above the count it was
- * assembled from, so a request that read fewer spans never overwrites one that read more; true
- * when replaced. Kept beside the repository's recording (same table, same keys, same TTL).
+ * assembled from, so a request that read fewer spans never overwrites one that read more:
+ * `revised` when replaced, `kept` when the stored one read as many, `foreign` when the stored
+ * execution of that id was not assembled from a trace (recorded through POST …/executions), which a
+ * trace never changes. Kept beside the repository's recording (same table, same keys, same TTL).
  */
 export type ReviseExecution = (
   execution: Execution & { spanCount: number },
   retentionDays: number,
   /** The pipeline's rollout: a revision changing an arm or a status moves its counts with it. */
   rollout: Pick<Rollout, 'id' | 'baseConfigurationId' | 'candidateConfigurationId' | 'startedAt'> | null,
-) => Promise<boolean>;
+) => Promise<'revised' | 'kept' | 'foreign'>;

@@ -37,14 +37,30 @@ export const signalSchema = /* @__PURE__ */ z.object({
 });
 export type Signal = z.infer<typeof signalSchema>;
 
-export const slotResultSchema = /* @__PURE__ */ z.object({
+const tokenCount = /* @__PURE__ */ boundedInt(0, 1_000_000_000);
+/**
+ * A stored token count: one past the bound (stored from a trace before it was checked) reads as it
+ * is rather than making its execution unreadable.
+ */
+const storedTokenCount = /* @__PURE__ */ z.optional(
+  /* @__PURE__ */ z.number().check(/* @__PURE__ */ z.gte(0)),
+);
+
+/** A slot's result as POST …/executions takes it. */
+const slotResultInputShape = {
   slotId: idSchema,
   status: /* @__PURE__ */ z.enum(['succeeded', 'failed']),
   durationMs: /* @__PURE__ */ boundedInt(0, 86_400_000),
   error: /* @__PURE__ */ z.optional(/* @__PURE__ */ shortString(MESSAGE_LENGTH)),
   /** The slot's model tokens (prompt and completion), as a trace's GenAI spans report them. */
-  inputTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ boundedInt(0, 1_000_000_000)),
-  outputTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ boundedInt(0, 1_000_000_000)),
+  inputTokens: /* @__PURE__ */ z.optional(tokenCount),
+  outputTokens: /* @__PURE__ */ z.optional(tokenCount),
+};
+
+export const slotResultSchema = /* @__PURE__ */ z.object({
+  ...slotResultInputShape,
+  inputTokens: storedTokenCount,
+  outputTokens: storedTokenCount,
 });
 
 /**
@@ -120,7 +136,7 @@ export const executionInputSchema = /* @__PURE__ */ (() => {
     configurationId: z.optional(executionFields.configurationId),
     startedAt: z.optional(eventTimestampSchema),
     slotResults: z.optional(
-      z.array(z.strictObject(slotResultSchema.shape)).check(z.maxLength(SLOTS_PER_CONFIGURATION)),
+      z.array(z.strictObject(slotResultInputShape)).check(z.maxLength(SLOTS_PER_CONFIGURATION)),
     ),
   });
 })();

@@ -4,9 +4,10 @@
  * same use cases as POST …/executions and POST …/signals (docs/opentelemetry.md, "Assembly").
  */
 
-import { ConflictError } from '../errors.ts';
+import { ConflictError, PayloadTooLargeError } from '../errors.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import { type AssembledTrace, assembleTrace, configurationIdOf, rootOf } from '../otlp/assemble.ts';
+import { checkRecords, signalsOfSpan, writeBoundExcess } from '../otlp/check.ts';
 import type { TraceSpan } from '../otlp/spans.ts';
 import type { Clock } from '../ports/common.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
@@ -43,6 +44,12 @@ export interface IngestOutcome {
   reasons: Set<string>;
 }
 
+/** The spans a request carried, and their size as read (the bytes of JSON that would be staged). */
+export interface SpansRequest {
+  spans: TraceSpan[];
+  bytes: number;
+}
+
 /** How long staged spans wait for the rest of their trace (within the team's window). */
 export const STAGED_DAYS = 7;
 const DAY_MS = 86_400_000;
@@ -52,8 +59,14 @@ const CONCURRENCY = 16;
 
 /** Ingests decoded spans for a pipeline of the caller's team; the spans it refuses are counted. */
 export function makeIngestTraces(deps: IngestTracesDeps) {
-  return async (principal: Principal, pipelineId: string, spans: TraceSpan[], outcome: IngestOutcome) => {
+  return async (
+    principal: Principal,
+    pipelineId: string,
+    { spans, bytes }: SpansRequest,
+    outcome: IngestOutcome,
+  ) => {
     assertCanWrite(principal);
+    assertWithinWriteBounds(spans, bytes);
     // The trace marks are read beside the pipeline and the team's settings, for every trace whole in
     // this request (before the times are checked: a superset of those assembled). This request's
     // staging never writes them: it marks only the parts that are not whole. A mark read for a
@@ -85,19 +98,72 @@ export function makeIngestTraces(deps: IngestTracesDeps) {
       mapLimited(traces, CONCURRENCY, (trace) => assemble(deps, pipeline, trace, configurations));
     const [fromRequest] = await Promise.all([assembleAll(parts.filter(direct)), staging]);
     const fromStore = await assembleAll(parts.filter((part) => !direct(part)).map((part) => part.traceId));
-    const traces = [...fromRequest, ...fromStore].filter((trace): trace is Assembled => trace !== undefined);
-    await recordAll(deps, principal, pipeline, traces, {
+    const assembled = [...fromRequest, ...fromStore].filter(
+      (trace): trace is Assembled => trace !== undefined,
+    );
+    const spansHere = new Map(parts.map((part) => [part.traceId, part.spans.length]));
+    const traces = storable(assembled, spansHere, outcome);
+    const foreign = await recordAll(deps, principal, pipeline, traces, {
       executionDays: team.executionRetentionDays,
       signalsSince: window.signalsSince,
     });
+    for (const traceId of foreign) {
+      refuse(outcome, spansHere.get(traceId) ?? 0, FOREIGN);
+    }
     return outcome;
   };
+}
+
+const FOREIGN = 'a trace id that is the id of an execution recorded through POST …/executions is not read';
+
+const refuse = (outcome: IngestOutcome, spans: number, reason: string) => {
+  if (spans === 0) return;
+  outcome.rejected += spans;
+  outcome.reasons.add(reason);
+};
+
+/**
+ * What one request may store (WRITE_BOUNDS), before anything is written: its traces, the signals
+ * its spans may give (evaluation events, failed spans) and the bytes staged; past one, a 413.
+ */
+function assertWithinWriteBounds(spans: readonly TraceSpan[], bytes: number): void {
+  const signals = spans.reduce((sum, span) => sum + signalsOfSpan(span), 0);
+  const over = writeBoundExcess(new Set(spans.map((span) => span.traceId)).size, signals, bytes);
+  if (over) throw new PayloadTooLargeError(over);
+}
+
+/**
+ * The traces whose records pass POST …/executions' and POST …/signals' schemas; a trace whose
+ * execution does not is refused with this request's spans of it, a signal that does not is dropped,
+ * each counted with its reason.
+ */
+function storable(traces: Assembled[], spansHere: Map<string, number>, outcome: IngestOutcome): Assembled[] {
+  const kept: Assembled[] = [];
+  for (const trace of traces) {
+    const checked = checkRecords(trace);
+    if (checked.issue !== undefined) {
+      refuse(
+        outcome,
+        spansHere.get(trace.execution.id) ?? 0,
+        `a trace's execution is refused: ${checked.issue}`,
+      );
+      continue;
+    }
+    for (const reason of checked.refused) refuse(outcome, 1, `a span's signal is refused: ${reason}`);
+    kept.push({ ...trace, signals: checked.signals });
+  }
+  return kept;
 }
 
 function insideTimes(span: TraceSpan, now: number, since: number, outcome: IngestOutcome): boolean {
   if (span.startMs < EARLIEST || span.endMs > now + MAX_FUTURE_SKEW_MS) {
     outcome.rejected++;
     outcome.reasons.add('span times must be between 2000-01-01 and 24 h from now');
+    return false;
+  }
+  if (span.events.some((event) => event.atMs < EARLIEST || event.atMs > now + MAX_FUTURE_SKEW_MS)) {
+    outcome.rejected++;
+    outcome.reasons.add('span event times must be between 2000-01-01 and 24 h from now');
     return false;
   }
   if (span.startMs < since) {
@@ -178,8 +244,9 @@ function configurationOf(
 
 /**
  * Records the traces' executions (new ones in batches, as POST …/executions does; an execution
- * already recorded is revised when more spans gave it) and, beside each batch, its signals. A
- * record already there is no error: spans are sent again.
+ * already recorded is revised when more spans gave it), then each batch's signals. A record already
+ * there is no error: spans are sent again. The ids of traces whose id belongs to an execution
+ * recorded through the API are answered: those traces record nothing, signals included.
  */
 async function recordAll(
   deps: IngestTracesDeps,
@@ -187,30 +254,35 @@ async function recordAll(
   pipeline: Pipeline,
   traces: Assembled[],
   limits: { executionDays: number; signalsSince: string },
-): Promise<void> {
+): Promise<string[]> {
   const input = (trace: Assembled) => ({
     ...trace.execution,
     spanCount: trace.spanCount,
     source: 'otlp' as const,
   });
+  const foreign: string[] = [];
   for (let at = 0; at < traces.length; at += BATCH_SIZE) {
     const batch = traces.slice(at, at + BATCH_SIZE);
-    // A batch's signals are recorded beside its executions: their ids come from the spans, so a
-    // signal sent again is refused as one already recorded (a retried request), never stored twice.
-    const signals = batch
+    let ours = batch;
+    try {
+      await deps.recordExecutions(principal, pipeline.id, batch.map(input));
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      // Some are recorded already: each on its own, then revised if this request read more spans.
+      const owned = await mapLimited(batch, CONCURRENCY, (trace) =>
+        recordOrRevise(deps, principal, pipeline, input(trace), limits.executionDays),
+      );
+      ours = batch.filter((_, index) => owned[index]);
+      foreign.push(...batch.filter((_, index) => !owned[index]).map((trace) => trace.execution.id));
+    }
+    // Signals after their executions: only a trace's own execution is cited. Their ids come from the
+    // spans, so a signal sent again is refused as one already recorded (a retry), never stored twice.
+    const signals = ours
       .flatMap((trace) => trace.signals)
       .filter((signal) => signal.occurredAt >= limits.signalsSince);
-    await Promise.all([
-      deps.recordExecutions(principal, pipeline.id, batch.map(input)).catch(async (error: unknown) => {
-        if (!(error instanceof ConflictError)) throw error;
-        // Some are recorded already: each on its own, then revised if this request read more spans.
-        await mapLimited(batch, CONCURRENCY, (trace) =>
-          recordOrRevise(deps, principal, pipeline, input(trace), limits.executionDays),
-        );
-      }),
-      recordSignals(deps, principal, pipeline.id, signals),
-    ]);
+    await recordSignals(deps, principal, pipeline.id, signals);
   }
+  return foreign;
 }
 
 /** Signals in batches; a batch holding one already recorded goes one by one, the recorded ones left. */
@@ -235,7 +307,10 @@ async function recordSignals(
   }
 }
 
-/** Records one execution, or revises it when it is recorded already (more spans may have come). */
+/**
+ * Records one execution, or revises it when it is recorded already (more spans may have come);
+ * false when the id is an execution's that no trace recorded.
+ */
 async function recordOrRevise(
   deps: IngestTracesDeps,
   principal: Principal,
@@ -248,18 +323,19 @@ async function recordOrRevise(
     source: 'otlp';
   },
   retentionDays: number,
-): Promise<void> {
+): Promise<boolean> {
   try {
     await deps.recordExecutions(principal, pipeline.id, [execution]);
-    return;
+    return true;
   } catch (error) {
     if (!(error instanceof ConflictError)) throw error;
   }
-  await deps.reviseExecution(
+  const revised = await deps.reviseExecution(
     { ...execution, pipelineId: pipeline.id },
     retentionDays,
     pipeline.rollout ?? null,
   );
+  return revised !== 'foreign';
 }
 
 /** `work` over `items`, at most `limit` at a time, results in order. */

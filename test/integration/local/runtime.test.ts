@@ -262,29 +262,34 @@ describe.runIf(LAMBDA_MAJOR_HERE)('worker-thread environments', () => {
     }
   });
 
-  it('end only their own environment when a function outgrows its memory size', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'hungry-'));
-    const entryFile = path.join(dir, 'hungry.ts');
-    await writeFile(
-      entryFile,
-      [
-        'const kept: string[][] = [];',
-        'export const handler = async (event: { grow?: boolean }) => {',
-        '  while (event.grow) kept.push(Array.from({ length: 100_000 }, (_, i) => String(i)));',
-        '  return kept.length;',
-        '};',
-      ].join('\n'),
-    );
-    const fake = await startFakeFunctions([{ entry: 'hungry', entryFile, memoryMb: 128 }], 'worker');
-    try {
-      const grown = fake.invoke('hungry', { grow: true }, 'r-oom');
+  // A child process's heap is bounded as a worker's is: unbounded, an OTLP bomb grew one to the
+  // machine's memory and the stack went down with it.
+  it.each(['worker', 'process'] as const)(
+    'end only their own environment when a function outgrows its memory size (%s)',
+    async (kind) => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'hungry-'));
+      const entryFile = path.join(dir, 'hungry.ts');
+      await writeFile(
+        entryFile,
+        [
+          'const kept: string[][] = [];',
+          'export const handler = async (event: { grow?: boolean }) => {',
+          '  while (event.grow) kept.push(Array.from({ length: 100_000 }, (_, i) => String(i)));',
+          '  return kept.length;',
+          '};',
+        ].join('\n'),
+      );
+      const fake = await startFakeFunctions([{ entry: 'hungry', entryFile, memoryMb: 128 }], kind);
+      try {
+        const grown = fake.invoke('hungry', { grow: true }, 'r-oom');
 
-      await expect(grown).rejects.toThrow(/Runtime exited/);
-      expect(await fake.invoke('hungry', {}, 'r-after')).toBe(0);
-      expect(fake.lines.join('\n')).toMatch(/memory/i);
-    } finally {
-      await fake.stop();
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+        await expect(grown).rejects.toThrow(/Runtime exited/);
+        expect(await fake.invoke('hungry', {}, 'r-after')).toBe(0);
+        expect(fake.lines.join('\n')).toMatch(/memory/i);
+      } finally {
+        await fake.stop();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

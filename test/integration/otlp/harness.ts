@@ -36,6 +36,7 @@ beforeAll(async () => {
     'list-executions',
     'get-execution',
     'list-signals',
+    'export-pipeline',
   ]);
 });
 

@@ -126,7 +126,7 @@ describe('hostile OTLP requests', () => {
     expect(execution?.input).toBeUndefined();
   });
 
-  it('reads 10,000 spans of one request (one trace) and refuses the 10,001st in a partial success', async () => {
+  it('reads 10,000 spans of one request (one trace), and refuses 10,001 whole with a 413 naming the limit, storing nothing', async () => {
     const pipeline = await newPipeline();
     const at = Date.now() - 10_000;
     const children = Array.from({ length: 10_000 }, (_, index) =>
@@ -140,11 +140,16 @@ describe('hostile OTLP requests', () => {
     );
     const root = span({ spanId: hex(8, 'f'), startTimeUnixNano: nanos(at), endTimeUnixNano: nanos(at + 50) });
 
-    const answer = await post(pipeline.id, json(request([root, ...children])), asJson);
-
-    expect(answer.answer).toEqual({
-      partialSuccess: { rejectedSpans: 1, errorMessage: expect.stringContaining('at most 10000 spans') },
+    const over = await post(pipeline.id, json(request([root, ...children])), asJson);
+    expect(over).toMatchObject({
+      status: 413,
+      answer: { error: 'PAYLOAD_TOO_LARGE', message: expect.stringContaining('at most 10000 spans') },
     });
+    expect(await executionsOf(pipeline.id)).toEqual([]);
+
+    const answer = await post(pipeline.id, json(request([root, ...children.slice(1)])), asJson);
+
+    expect(answer).toMatchObject({ status: 200, answer: {} });
     const [execution] = await executionsOf(pipeline.id);
     expect(execution).toMatchObject({
       durationMs: 50,

@@ -72,9 +72,9 @@ describe('revising an execution assembled from a trace', () => {
 
     const revise = makeReviseExecution(db, names.Data);
     const fuller = { ...sparse, status: 'failed' as const, error: 'timeout', spanCount: 5 };
-    expect(await revise(fuller, RETENTION_DAYS.default, rollout)).toBe(true);
+    expect(await revise(fuller, RETENTION_DAYS.default, rollout)).toBe('revised');
     // The same revision again (a retried request) changes nothing.
-    expect(await revise(fuller, RETENTION_DAYS.default, rollout)).toBe(false);
+    expect(await revise(fuller, RETENTION_DAYS.default, rollout)).toBe('kept');
 
     expect(await counts(pipelineId, rollout.id)).toEqual({
       base: 1,

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerableStatuses } from '../../../lambdas/operations/declaration.ts';
 import { OPERATIONS } from '../../../lambdas/operations/index.ts';
-import { buildOpenApiDocument } from '../../../lambdas/operations/openapi.ts';
+import { buildOpenApiDocument, documentedPathOf } from '../../../lambdas/operations/openapi.ts';
 
 type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; items?: Schema };
 type Operation = {
@@ -17,7 +17,7 @@ type Operation = {
 
 const document = buildOpenApiDocument(OPERATIONS) as { paths: Record<string, Record<string, Operation>> };
 const operation = (method: string, path: string) =>
-  document.paths[path.replace(/\{(\w+)\+\}/g, '{$1}')]?.[method.toLowerCase()] as Operation;
+  document.paths[documentedPathOf(method, path, OPERATIONS)]?.[method.toLowerCase()] as Operation;
 const bodyProperty = (method: string, path: string, name: string) =>
   operation(method, path).requestBody?.content['application/json'].schema.properties?.[name];
 

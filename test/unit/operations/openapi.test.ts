@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../../lambdas/operations/index.ts';
-import { buildOpenApiDocument } from '../../../lambdas/operations/openapi.ts';
+import { buildOpenApiDocument, documentedPathOf } from '../../../lambdas/operations/openapi.ts';
 
 type Operation = {
   security: unknown[];
@@ -15,9 +15,9 @@ const document = buildOpenApiDocument(OPERATIONS) as {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
 };
-// API Gateway's greedy `{proxy+}` is documented as `{proxy}`.
+// API Gateway's greedy `{proxy+}` is documented as `{proxy}` (or as the operation's documentedPath).
 const operation = (method: string, path: string) =>
-  document.paths[path.replace(/\{(\w+)\+\}/g, '{$1}')]?.[method.toLowerCase()] as Operation;
+  document.paths[documentedPathOf(method, path, OPERATIONS)]?.[method.toLowerCase()] as Operation;
 
 describe('the OpenAPI document', () => {
   it('describes every operation, and nothing else', () => {
@@ -41,8 +41,32 @@ describe('the OpenAPI document', () => {
     expect(operation('POST', '/synthesis-runs/{id}/reject').requestBody?.required).toBe(false);
     expect(operation('POST', '/pipelines/{pipelineId}/synthesize').requestBody?.required).toBe(false);
     for (const declared of OPERATIONS) {
-      expect(operation(declared.method, declared.path).requestBody?.required).toBe(declared.body?.required);
+      const body = declared.body ?? declared.documentedBody;
+      expect(operation(declared.method, declared.path).requestBody?.required).toBe(body?.required);
     }
+  });
+
+  it('shows the OTLP endpoint at the path exporters post to, with its bodies and answers in both encodings', () => {
+    const otlp = document.paths['/pipelines/{pipelineId}/otlp/v1/traces']?.post as unknown as {
+      parameters: Array<{ name: string }>;
+      requestBody: { content: Record<string, unknown> };
+      responses: Record<string, { content: Record<string, unknown> }>;
+    };
+
+    // Not a {signal} parameter, which a generated client would send as v1%2Ftraces.
+    expect(Object.keys(document.paths).filter((path) => path.includes('/otlp'))).toEqual([
+      '/pipelines/{pipelineId}/otlp/v1/traces',
+    ]);
+    expect(otlp.parameters.map((parameter) => parameter.name)).toEqual(['pipelineId']);
+    expect(Object.keys(otlp.requestBody.content)).toEqual([
+      'application/x-protobuf',
+      'application/protobuf',
+      'application/json',
+    ]);
+    expect(Object.keys(otlp.responses['200']?.content ?? {})).toEqual([
+      'application/x-protobuf',
+      'application/json',
+    ]);
   });
 
   it('documents request bodies from the zod schemas that validate them', () => {

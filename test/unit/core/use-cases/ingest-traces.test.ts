@@ -68,11 +68,13 @@ const revise =
     revisions.push({ id: execution.id, spanCount: execution.spanCount, retentionDays, rollout });
     for (const [key, stored] of into.pipelines.executions) {
       const counted = stored as Execution & { spanCount?: number };
-      if (stored.id !== execution.id || (counted.spanCount ?? 0) >= execution.spanCount) continue;
+      if (stored.id !== execution.id) continue;
+      if (counted.spanCount === undefined || stored.source !== 'otlp') return 'foreign';
+      if (counted.spanCount >= execution.spanCount) return 'kept';
       into.pipelines.executions.set(key, structuredClone(execution));
-      return true;
+      return 'revised';
     }
-    return false;
+    return 'kept';
   };
 
 beforeEach(async () => {
@@ -106,7 +108,7 @@ const span = (traceId: string, spanId: string, fields: Partial<TraceSpan> = {}) 
   baseSpan(spanId, { traceId, ...fields });
 const outcome = (): IngestOutcome => ({ rejected: 0, reasons: new Set() });
 const ingest = (spans: TraceSpan[], who: Principal = ada, into = outcome()) =>
-  makeIngestTraces(deps)(who, pipeline.id, spans, into);
+  makeIngestTraces(deps)(who, pipeline.id, { spans, bytes: Buffer.byteLength(JSON.stringify(spans)) }, into);
 
 /** A root and a model call that was judged: one execution, one evaluation signal. */
 const judgedTrace = (traceId: string, extra: Partial<TraceSpan> = {}) => [

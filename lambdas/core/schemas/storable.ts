@@ -1,8 +1,9 @@
 /**
  * What every JSON request body must be before any schema sees it: storable in DynamoDB and safe
- * in JavaScript. Checked once, in parseBody, for every endpoint.
+ * in JavaScript. Checked once, in parseBody, for every endpoint, and on every record
+ * built from an OTLP trace (core/otlp/check.ts).
  */
-import { ValidationError } from '../core/errors.ts';
+import { ValidationError } from '../errors.ts';
 
 const JSON_LIMITS = {
   /**
@@ -17,18 +18,24 @@ const JSON_LIMITS = {
 
 // A UTF-16 surrogate without its partner is not Unicode text (DynamoDB stores UTF-8).
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const isInvalidText = (text: string) => text.includes('\0') || UNPAIRED_SURROGATE.test(text);
+/** Whether a text holds a NUL or an unpaired surrogate (not storable as a key or a value here). */
+export const isInvalidText = (text: string) => text.includes('\0') || UNPAIRED_SURROGATE.test(text);
+
+/** Whether DynamoDB stores the number as it is (finite, magnitude 0 or from 1e-130 to below 1e126). */
+export function isStorableNumber(value: number): boolean {
+  const magnitude = Math.abs(value);
+  return (
+    Number.isFinite(value) &&
+    magnitude < JSON_LIMITS.maxMagnitude &&
+    (magnitude === 0 || magnitude >= JSON_LIMITS.minMagnitude)
+  );
+}
 
 /** Throws a ValidationError naming the first place where `value` is not storable, safe JSON. */
 export function assertStorableJson(value: unknown): void {
   const visit = (node: unknown, path: string, depth: number): void => {
     if (typeof node === 'number') {
-      const magnitude = Math.abs(node);
-      if (
-        !Number.isFinite(node) ||
-        magnitude >= JSON_LIMITS.maxMagnitude ||
-        (magnitude !== 0 && magnitude < JSON_LIMITS.minMagnitude)
-      ) {
+      if (!isStorableNumber(node)) {
         throw new ValidationError(
           `${path || 'The body'} holds a number that cannot be stored: numbers must be finite, with a magnitude from 1e-130 to below 1e126.`,
         );
