@@ -51,6 +51,12 @@ export interface OperationDeclaration {
    * cdk-nag acknowledgements). Every other operation is behind the authorizer.
    */
   public?: string;
+  /**
+   * `evaluation`: a configuration read a pipeline may make on each of its requests (serving-
+   * configuration, OFREP), counted against the team's evaluation rate, not the credential's
+   * (lambdas/limits.ts). Exactly the operations that say so: a path merely ending like one is not.
+   */
+  rateLimit?: 'evaluation';
   memoryMb?: number;
   timeoutSeconds?: number;
   /**
@@ -96,6 +102,11 @@ export function answerableStatuses(operation: OperationDeclaration): number[] {
   const always = [400, 413, 500, ...(operation.public === undefined ? [401, 403] : [])];
   const other = Object.keys(operation.response.alsoAnswers ?? {}).map(Number);
   return [...new Set([operation.response.status, ...other, ...always, ...operation.errors])];
+}
+
+/** The paths of the operations counted against the team's evaluation rate (`rateLimit: 'evaluation'`). */
+export function evaluationPaths(operations: readonly OperationDeclaration[]): string[] {
+  return operations.filter((operation) => operation.rateLimit === 'evaluation').map((o) => o.path);
 }
 
 /** What the function of an operation runs with where the declaration says nothing. */
