@@ -583,7 +583,7 @@ export interface paths {
         /** Your API tokens (never their secrets). */
         get: operations["list-api-tokens"];
         put?: never;
-        /** Create an API token for one of your teams (with a session); the secret is shown once. */
+        /** Create an API token for one of your teams (with a session); the secret is shown once. At most 100 tokens a person (across their teams) and 500 a team that are not revoked (an expired one counts until revoked). */
         post: operations["create-api-token"];
         delete?: never;
         options?: never;
@@ -974,6 +974,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody?: {
             content: {
                 /**
@@ -1270,6 +1271,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1317,6 +1319,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1376,6 +1379,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1386,6 +1390,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -1415,6 +1420,7 @@ export interface operations {
                  */
                 "application/json": {
                     name: string;
+                    /** @description The slots of the configuration; each slot id appears once. */
                     slots: {
                         id: string;
                         name: string;
@@ -1466,6 +1472,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1520,6 +1527,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1568,6 +1576,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1593,6 +1602,7 @@ export interface operations {
                         id: string;
                         pipelineId: string;
                         version: number;
+                        /** @description The slots of the configuration; each slot id appears once. */
                         slots: {
                             id: string;
                             name: string;
@@ -1627,6 +1637,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1679,6 +1690,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1691,6 +1703,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -1707,6 +1720,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description 1 to 100 signals; an id given appears once in the batch. */
                     signals: {
                         id?: string;
                         kind: string;
@@ -1716,7 +1730,10 @@ export interface operations {
                         slotId?: string;
                         executionId?: string;
                         value?: number;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description An ISO 8601 UTC time from 2000-01-01 to at most 24 hours after the server's clock.
+                         */
                         occurredAt?: string;
                     }[];
                 };
@@ -1752,6 +1769,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1814,6 +1832,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1826,6 +1845,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -1849,13 +1869,17 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description 1 to 100 executions; an id given appears once in the batch. */
                     executions: {
                         id?: string;
                         configurationId?: string;
                         /** @enum {string} */
                         status: "succeeded" | "failed";
                         durationMs: number;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description An ISO 8601 UTC time from 2000-01-01 to at most 24 hours after the server's clock.
+                         */
                         startedAt?: string;
                         error?: string;
                         slotResults?: {
@@ -1912,6 +1936,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2011,6 +2036,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2023,6 +2049,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody?: {
             content: {
                 /**
@@ -2188,6 +2215,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2200,6 +2228,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody?: {
             content: {
                 /**
@@ -2347,6 +2376,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2412,6 +2442,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2464,6 +2495,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2621,6 +2653,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2634,6 +2667,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody?: {
             content: {
                 /**
@@ -2681,6 +2715,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2734,6 +2769,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2760,6 +2796,7 @@ export interface operations {
                             id: string;
                             pipelineId: string;
                             version: number;
+                            /** @description The slots of the configuration; each slot id appears once. */
                             slots: {
                                 id: string;
                                 name: string;
@@ -2791,6 +2828,7 @@ export interface operations {
                             id: string;
                             pipelineId: string;
                             version: number;
+                            /** @description The slots of the configuration; each slot id appears once. */
                             slots: {
                                 id: string;
                                 name: string;
@@ -2879,6 +2917,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2891,6 +2930,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -2914,6 +2954,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description At most 100 results; each (executionId, arm) appears once in the batch. */
                     results: {
                         executionId: string;
                         arm: ("base" | "candidate") | string;
@@ -2981,6 +3022,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3018,6 +3060,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3030,6 +3073,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -3074,6 +3118,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3122,6 +3167,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3134,6 +3180,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody?: {
             content: {
                 /**
@@ -3182,6 +3229,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3194,6 +3242,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody?: {
             content: {
                 /**
@@ -3242,6 +3291,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3275,6 +3325,7 @@ export interface operations {
                             id: string;
                             pipelineId: string;
                             version: number;
+                            /** @description The slots of the configuration; each slot id appears once. */
                             slots: {
                                 id: string;
                                 name: string;
@@ -3320,6 +3371,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3332,6 +3384,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -3439,6 +3492,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             /** @description OFREP general error: something went wrong on our side. */
             500: {
                 headers: {
@@ -3467,6 +3521,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -3561,6 +3616,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             /** @description OFREP general error: something went wrong on our side. */
             500: {
                 headers: {
@@ -3680,6 +3736,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3690,6 +3747,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -3751,6 +3809,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody?: {
             content: {
                 /**
@@ -3793,6 +3852,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3813,7 +3873,9 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["ValidationError"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3840,6 +3902,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationError"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3850,6 +3913,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -3887,6 +3951,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -3935,6 +4000,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3945,6 +4011,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -4017,6 +4084,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4027,6 +4095,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -4070,6 +4139,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4096,6 +4166,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4132,6 +4203,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4142,6 +4214,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -4186,6 +4259,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4212,6 +4286,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4262,6 +4337,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4322,6 +4398,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4345,6 +4422,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationError"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4375,6 +4453,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationError"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4402,6 +4481,7 @@ export interface operations {
             400: components["responses"]["ValidationError"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4438,6 +4518,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4450,6 +4531,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -4488,6 +4570,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4534,6 +4617,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4567,6 +4651,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4624,6 +4709,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -72,7 +72,7 @@ export interface OperationDeclaration {
   /** The JSON body: `required` says whether an absent body is a 400 (else it reads as `{}`). */
   body?: { schema: z.ZodMiniType; required: boolean; example: Record<string, unknown> };
   response: ResponseSpec;
-  /** Error statuses besides 400, 413, 500 and (behind the authorizer) 401 and 403. */
+  /** Error statuses besides 400, 413, 429, 500 and (behind the authorizer) 401 and 403. */
   errors: readonly number[];
   /**
    * Error answers in a protocol's own shape (OFREP's), by status, documented in place of the API's
@@ -97,9 +97,13 @@ export function moduleOf(operation: Pick<OperationDeclaration, 'name' | 'module'
   return operation.module ?? operation.name;
 }
 
-/** The statuses an operation may answer: its success, its declared errors and the ones any may. */
+/**
+ * The statuses an operation may answer: its success, its declared errors and the ones any may: a
+ * bad request 400, a body too large 413, 429 (the web ACL's rate rules and the stage's throttle
+ * reach every route), 500, and behind the authorizer its 401 and 403.
+ */
 export function answerableStatuses(operation: OperationDeclaration): number[] {
-  const always = [400, 413, 500, ...(operation.public === undefined ? [401, 403] : [])];
+  const always = [400, 413, 429, 500, ...(operation.public === undefined ? [401, 403] : [])];
   const other = Object.keys(operation.response.alsoAnswers ?? {}).map(Number);
   return [...new Set([operation.response.status, ...other, ...always, ...operation.errors])];
 }
