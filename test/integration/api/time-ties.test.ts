@@ -10,17 +10,16 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
+import { exportLines, listAll, MERGED_READ_HANDLERS, runReads } from '../../support/merged-reads.ts';
 import {
   apiEvent,
   type Caller,
   createCaller,
   type HttpLambda,
   invoke,
-  lambdaContext,
   loadHandlers,
   type SqsLambda,
   setUpApiEnvironment,
-  sqsEvent,
 } from './harness.ts';
 
 const sqs = mockClient(SQSClient);
@@ -35,13 +34,7 @@ beforeAll(async () => {
     'create-pipeline',
     'record-signals',
     'record-executions',
-    'list-signals',
-    'list-executions',
-    'export-pipeline',
-    'synthesize-pipeline',
-    'get-synthesis-run',
-    'get-synthesis-run-evidence',
-    'get-synthesis-run-evaluation-set',
+    ...MERGED_READ_HANDLERS,
   ]);
   worker = (await import('../../../lambdas/handlers/process-synthesis-jobs.ts')).handler as SqsLambda;
 });
@@ -51,61 +44,10 @@ beforeEach(() => {
   sqs.on(SendMessageCommand).resolves({ MessageId: 'm' });
 });
 
+const reader = () => ({ http, principal: admin.principal });
+const lastJob = () => sqs.commandCalls(SendMessageCommand).at(-1)?.args[0].input.MessageBody as string;
 const call = (entry: string, input: Omit<Parameters<typeof apiEvent>[0], 'principal'>) =>
   invoke(http[entry] as HttpLambda, apiEvent({ ...input, principal: admin.principal }));
-
-/** The export's pages answer NDJSON, which `invoke` cannot parse: the raw handler, page by page. */
-async function exportLines(pipelineId: string) {
-  const lines: Array<{ type: string; record: { id: string } }> = [];
-  const statuses: number[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 50; page++) {
-    const result = await (http['export-pipeline'] as HttpLambda)(
-      apiEvent({
-        method: 'GET',
-        resource: '/pipelines/{pipelineId}/export',
-        pathParameters: { pipelineId },
-        ...(cursor ? { query: { cursor } } : {}),
-        principal: admin.principal,
-      }),
-      lambdaContext(),
-    );
-    statuses.push(result.statusCode);
-    if (result.statusCode !== 200) break;
-    lines.push(
-      ...result.body
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line)),
-    );
-    const link = String(result.headers?.Link ?? result.headers?.link ?? '');
-    cursor = /[?&]cursor=([^&>]+)/.exec(link)?.[1];
-    if (cursor === undefined) break;
-    cursor = decodeURIComponent(cursor);
-  }
-  return { lines, statuses };
-}
-
-async function listAll(entry: 'list-signals' | 'list-executions', pipelineId: string) {
-  const resource = entry === 'list-signals' ? 'signals' : 'executions';
-  const ids: string[] = [];
-  const statuses: number[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 50; page++) {
-    const answer = await call(entry, {
-      method: 'GET',
-      resource: `/pipelines/{pipelineId}/${resource}`,
-      pathParameters: { pipelineId },
-      query: { limit: '100', ...(cursor ? { cursor } : {}) },
-    });
-    statuses.push(answer.status);
-    if (answer.status !== 200) break;
-    ids.push(...answer.body.items.map((item: { id: string }) => item.id));
-    cursor = answer.body.nextCursor ?? undefined;
-    if (cursor === undefined) break;
-  }
-  return { ids, statuses };
-}
 
 /** Signals and executions each: two hundred at one instant, two hundred at the next. */
 const RECORDS = 400;
@@ -173,7 +115,7 @@ describe('records that share one millisecond', () => {
   }, 120_000);
 
   it('exports every record once, page after page', async () => {
-    const { lines, statuses } = await exportLines(pipelineId);
+    const { lines, statuses } = await exportLines(reader(), pipelineId);
 
     expect(statuses.every((status) => status === 200)).toBe(true);
     const ofType = (type: string) => lines.filter((line) => line.type === type).map((line) => line.record.id);
@@ -182,8 +124,8 @@ describe('records that share one millisecond', () => {
   });
 
   it('lists every signal and every execution once, page after page', async () => {
-    const signals = await listAll('list-signals', pipelineId);
-    const executions = await listAll('list-executions', pipelineId);
+    const signals = await listAll(reader(), 'list-signals', pipelineId);
+    const executions = await listAll(reader(), 'list-executions', pipelineId);
 
     expect(signals.statuses.every((status) => status === 200)).toBe(true);
     expect(executions.statuses.every((status) => status === 200)).toBe(true);
@@ -192,32 +134,9 @@ describe('records that share one millisecond', () => {
   });
 
   it("reads a run's evidence and its evaluation set", async () => {
-    const started = await call('synthesize-pipeline', {
-      method: 'POST',
-      resource: '/pipelines/{pipelineId}/synthesize',
-      pathParameters: { pipelineId },
-      body: {},
-    });
-    expect(started.status).toBe(202);
-    const job = sqs.commandCalls(SendMessageCommand).at(-1)?.args[0].input.MessageBody as string;
-    await worker(sqsEvent([job]), lambdaContext());
-    const run = await call('get-synthesis-run', {
-      method: 'GET',
-      resource: '/synthesis-runs/{id}',
-      pathParameters: { id: started.body.id },
-    });
-    const byRun = { pathParameters: { id: started.body.id } };
-    const evidence = await call('get-synthesis-run-evidence', {
-      method: 'GET',
-      resource: '/synthesis-runs/{id}/evidence',
-      ...byRun,
-    });
-    const set = await call('get-synthesis-run-evaluation-set', {
-      method: 'GET',
-      resource: '/synthesis-runs/{id}/evaluation-set',
-      ...byRun,
-    });
+    const { started, run, evidence, set } = await runReads(reader(), lastJob, worker, pipelineId);
 
+    expect(started.status).toBe(202);
     expect(run.body.status).toBe('generated');
     expect(run.body.analyzedSignalIds.length).toBeGreaterThan(0);
     expect(evidence.status).toBe(200);
