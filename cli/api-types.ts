@@ -583,7 +583,7 @@ export interface paths {
         /** Your API tokens (never their secrets). */
         get: operations["list-api-tokens"];
         put?: never;
-        /** Create an API token for one of your teams (with a session); the secret is shown once. */
+        /** Create an API token for one of your teams (with a session); the secret is shown once. At most 100 tokens a person (across their teams) and 500 a team that are not revoked (an expired one counts until revoked). */
         post: operations["create-api-token"];
         delete?: never;
         options?: never;
@@ -974,6 +974,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody?: {
             content: {
                 /**
@@ -1270,6 +1271,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1317,6 +1319,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1376,6 +1379,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1386,6 +1390,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -1415,6 +1420,7 @@ export interface operations {
                  */
                 "application/json": {
                     name: string;
+                    /** @description The slots of the configuration; each slot id appears once. */
                     slots: {
                         id: string;
                         name: string;
@@ -1466,6 +1472,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1520,6 +1527,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1568,6 +1576,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1593,6 +1602,7 @@ export interface operations {
                         id: string;
                         pipelineId: string;
                         version: number;
+                        /** @description The slots of the configuration; each slot id appears once. */
                         slots: {
                             id: string;
                             name: string;
@@ -1627,6 +1637,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1679,6 +1690,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1691,6 +1703,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -1707,6 +1720,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description 1 to 100 signals; an id given appears once in the batch. */
                     signals: {
                         id?: string;
                         kind: string;
@@ -1716,7 +1730,10 @@ export interface operations {
                         slotId?: string;
                         executionId?: string;
                         value?: number;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description An ISO 8601 UTC time from 2000-01-01 to at most 24 hours after the server's clock.
+                         */
                         occurredAt?: string;
                     }[];
                 };
@@ -1752,6 +1769,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1814,6 +1832,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1826,6 +1845,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -1849,13 +1869,17 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description 1 to 100 executions; an id given appears once in the batch. */
                     executions: {
                         id?: string;
                         configurationId?: string;
                         /** @enum {string} */
                         status: "succeeded" | "failed";
                         durationMs: number;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description An ISO 8601 UTC time from 2000-01-01 to at most 24 hours after the server's clock.
+                         */
                         startedAt?: string;
                         error?: string;
                         slotResults?: {
@@ -1912,6 +1936,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2056,6 +2081,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2068,6 +2094,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody?: {
             content: {
                 /**
@@ -2233,6 +2260,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2245,6 +2273,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody?: {
             content: {
                 /**
@@ -2392,6 +2421,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2457,6 +2487,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2509,6 +2540,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2666,6 +2698,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2679,6 +2712,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody?: {
             content: {
                 /**
@@ -2726,6 +2760,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2779,6 +2814,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2805,6 +2841,7 @@ export interface operations {
                             id: string;
                             pipelineId: string;
                             version: number;
+                            /** @description The slots of the configuration; each slot id appears once. */
                             slots: {
                                 id: string;
                                 name: string;
@@ -2836,6 +2873,7 @@ export interface operations {
                             id: string;
                             pipelineId: string;
                             version: number;
+                            /** @description The slots of the configuration; each slot id appears once. */
                             slots: {
                                 id: string;
                                 name: string;
@@ -2924,6 +2962,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2936,6 +2975,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -2959,6 +2999,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description At most 100 results; each (executionId, arm) appears once in the batch. */
                     results: {
                         executionId: string;
                         arm: ("base" | "candidate") | string;
@@ -3026,6 +3067,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3063,6 +3105,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3075,6 +3118,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -3119,6 +3163,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3167,6 +3212,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3179,6 +3225,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody?: {
             content: {
                 /**
@@ -3227,6 +3274,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3239,6 +3287,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody?: {
             content: {
                 /**
@@ -3287,6 +3336,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3320,6 +3370,7 @@ export interface operations {
                             id: string;
                             pipelineId: string;
                             version: number;
+                            /** @description The slots of the configuration; each slot id appears once. */
                             slots: {
                                 id: string;
                                 name: string;
@@ -3365,6 +3416,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3377,6 +3429,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -3484,6 +3537,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             /** @description OFREP general error: something went wrong on our side. */
             500: {
                 headers: {
@@ -3512,6 +3566,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -3606,6 +3661,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             /** @description OFREP general error: something went wrong on our side. */
             500: {
                 headers: {
@@ -3725,6 +3781,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3735,6 +3792,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -3796,6 +3854,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody?: {
             content: {
                 /**
@@ -3838,6 +3897,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3858,7 +3918,9 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["ValidationError"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3885,6 +3947,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationError"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3895,6 +3958,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -3932,6 +3996,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -3980,6 +4045,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3990,6 +4056,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -4062,6 +4129,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4072,6 +4140,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -4115,6 +4184,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4141,6 +4211,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4177,6 +4248,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4187,6 +4259,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -4231,6 +4304,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4257,6 +4331,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4307,6 +4382,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4367,6 +4443,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4390,6 +4467,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationError"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4420,6 +4498,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationError"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4447,6 +4526,7 @@ export interface operations {
             400: components["responses"]["ValidationError"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4483,6 +4563,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4495,6 +4576,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
         requestBody: {
             content: {
                 /**
@@ -4533,6 +4615,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4579,6 +4662,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4612,6 +4696,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4669,6 +4754,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -39,19 +39,24 @@ export const DEFAULT_LIMITS: AbuseLimits = {
 };
 
 /**
- * Where a pipeline reads its configuration (serving-configuration and the OFREP evaluations): the
- * paths counted against the evaluation rate, not the management API's. As WAF matches them (the
- * stage's path on AWS starts with the stage name) and as the local gateway does.
+ * An operation's path template (`/pipelines/{pipelineId}/serving-configuration`) as an anchored
+ * regular expression of the request paths of exactly that route, after `prefix` (the stage's
+ * `/<stage>` as WAF sees the path on AWS; none locally): a parameter is one segment, so
+ * `/pipelines/p/executions/serving-configuration` (an execution's id) is not a match.
  */
-export const EVALUATION_PATHS = [
-  { positionalConstraint: 'ENDS_WITH', searchString: '/serving-configuration' },
-  { positionalConstraint: 'CONTAINS', searchString: '/ofrep/v1/evaluate/' },
-] as const;
+export function routePattern(template: string, prefix = ''): string {
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const path = template
+    .split(/(\{[^}]+\})/)
+    .map((part) => (/^\{[^}]+\}$/.test(part) ? '[^/]+' : literal(part)))
+    .join('');
+  return `^${literal(prefix)}${path}$`;
+}
 
-export function isEvaluationPath(path: string): boolean {
-  return EVALUATION_PATHS.some(({ positionalConstraint, searchString }) =>
-    positionalConstraint === 'ENDS_WITH' ? path.endsWith(searchString) : path.includes(searchString),
-  );
+/** Whether a request path is one of the evaluation routes (operation declarations' `rateLimit: 'evaluation'`). */
+export function evaluationRouteMatcher(templates: readonly string[]): (path: string) => boolean {
+  const patterns = templates.map((template) => new RegExp(routePattern(template)));
+  return (path) => patterns.some((pattern) => pattern.test(path));
 }
 
 /** The environment variable (local stack) or context key (CDK) of each limit. */

@@ -35,6 +35,8 @@ export interface ApiProps {
   readonly resources: GrantableResources;
   readonly settings: FunctionSettings;
   readonly limits: AbuseLimits;
+  /** The path templates of the evaluation operations (declaration.ts evaluationPaths). */
+  readonly evaluationPaths: readonly string[];
 }
 
 /** One JSON line per request; no headers, so no credential ever reaches the logs. */
@@ -100,7 +102,9 @@ export class Api extends Construct {
     this.acknowledgeApiFindings();
     this.rateLimits = new RateLimits(this, 'RateLimits', {
       stageArn: this.restApi.deploymentStage.stageArn,
+      stageName: props.stageName,
       limits: props.limits,
+      evaluationPaths: props.evaluationPaths,
     });
 
     for (const gatewayError of GATEWAY_ERRORS) {

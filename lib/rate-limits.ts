@@ -5,7 +5,7 @@
  */
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { type AbuseLimits, EVALUATION_PATHS } from '../lambdas/limits.ts';
+import { type AbuseLimits, routePattern } from '../lambdas/limits.ts';
 import { GATEWAY_RESPONSE_HEADERS, RATE_LIMITED_BODY } from './gateway-errors.ts';
 
 /** WAF counts requests over this window; a rate per second is that rate times the window. */
@@ -14,7 +14,11 @@ const WINDOW_SECONDS = 60;
 export interface RateLimitsProps {
   /** The ARN of the API stage the web ACL protects. */
   readonly stageArn: string;
+  /** The stage's name: WAF sees a request's path after it (`/<stage>/pipelines/…`). */
+  readonly stageName: string;
   readonly limits: AbuseLimits;
+  /** The path templates of the evaluation operations (declaration.ts evaluationPaths). */
+  readonly evaluationPaths: readonly string[];
 }
 
 /**
@@ -58,18 +62,18 @@ export class RateLimits extends Construct {
       { priority: 1, type: 'COMPRESS_WHITE_SPACE' },
     ];
     // serving-configuration and OFREP: a pipeline may read its configuration on every request.
-    const evaluation: CfnWebACL.StatementProperty = {
-      orStatement: {
-        statements: EVALUATION_PATHS.map(({ positionalConstraint, searchString }) => ({
-          byteMatchStatement: {
-            fieldToMatch: { uriPath: {} },
-            positionalConstraint,
-            searchString,
-            textTransformations: noTransform,
-          },
-        })),
+    // Exactly their routes (one segment a parameter): a path that merely ends like one is not.
+    const patterns = props.evaluationPaths.map((template) => ({
+      regexMatchStatement: {
+        fieldToMatch: { uriPath: {} },
+        regexString: routePattern(template, `/${props.stageName}`),
+        textTransformations: noTransform,
       },
-    };
+    }));
+    const evaluation: CfnWebACL.StatementProperty =
+      patterns.length === 1
+        ? (patterns[0] as CfnWebACL.StatementProperty)
+        : { orStatement: { statements: patterns } };
     const management: CfnWebACL.StatementProperty = { notStatement: { statement: evaluation } };
     const rateRule = (
       name: string,

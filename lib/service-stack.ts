@@ -8,7 +8,7 @@ import { CfnOutput, NestedStack, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { HANDLERS, SYNTHESIS_WORKER } from '../lambdas/functions.ts';
 import type { AbuseLimits } from '../lambdas/limits.ts';
-import type { OperationDeclaration } from '../lambdas/operations/declaration.ts';
+import { evaluationPaths, type OperationDeclaration } from '../lambdas/operations/declaration.ts';
 import { operationFunctions } from '../lambdas/operations/functions.ts';
 import { modelPricesFromEnv } from '../lambdas/wiring/model-prices.ts';
 import { Api } from './api.ts';
@@ -75,6 +75,7 @@ export class ServiceStack extends Stack {
       resources,
       settings,
       limits: props.limits,
+      evaluationPaths: evaluationPaths(props.operations),
     });
     this.jobs = new Jobs(new NestedStack(this, 'Jobs'), 'Jobs', {
       handlers: HANDLERS.filter((handler) => !('authorizer' in handler.trigger)),

@@ -11,6 +11,8 @@ import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { AUTHORIZER } from '../lambdas/functions.ts';
 import { type AbuseLimits, limitsFrom } from '../lambdas/limits.ts';
+import { evaluationPaths } from '../lambdas/operations/declaration.ts';
+import { OPERATIONS } from '../lambdas/operations/index.ts';
 import { writeOpenApiDocumentModule } from '../lambdas/operations/openapi-build.ts';
 import type { WorkQueueName } from '../lambdas/queues.ts';
 import { TABLE_DEFINITIONS } from '../lambdas/store/table-definitions.ts';
@@ -227,7 +229,7 @@ function startGateway(
     accountId: ACCOUNT_ID,
     quiet: options.quiet ?? false,
     log,
-    rateLimits: new LocalRateLimits(limits),
+    rateLimits: new LocalRateLimits(limits, evaluationPaths(OPERATIONS)),
     invoke: async (entry, event, requestId) => {
       const fn = await functionOf(entry);
       if (fn === undefined) throw new Error(`No local function for ${entry}`);

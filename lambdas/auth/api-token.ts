@@ -13,6 +13,13 @@ import { generateSecret, hashSecret, isWellFormedSecret, SECRET_BODY_LENGTH } fr
 const API_TOKEN_PREFIX = 'psa_';
 export const API_TOKEN_LENGTH = API_TOKEN_PREFIX.length + SECRET_BODY_LENGTH;
 
+/**
+ * API tokens not revoked (expired ones count until revoked) one person may hold, across their
+ * teams, and one team may have: each token has its own per-credential rate bucket, so the number of
+ * tokens bounds what one person or team can send (docs/api.md, "Abuse and cost limits").
+ */
+export const API_TOKEN_LIMITS = { perPerson: 100, perTeam: 500 } as const;
+
 /** A new token secret; show it once, store only hashApiToken(secret). */
 export function generateApiToken(): string {
   return generateSecret(API_TOKEN_PREFIX);

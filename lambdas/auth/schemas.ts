@@ -49,12 +49,11 @@ export const createApiTokenBodySchema = /* @__PURE__ */ z.strictObject({
 export const changePasswordBodySchema = /* @__PURE__ */ z.strictObject({
   currentPassword: /* @__PURE__ */ z.optional(/* @__PURE__ */ boundedString(1, 1024)),
   /** The password rules (auth/password.ts) check the rest; the length is stated here for the document too. */
-  newPassword: /* @__PURE__ */ z
-    .string()
-    .check(
-      /* @__PURE__ */ z.minLength(12, 'must have at least 12 characters'),
-      /* @__PURE__ */ z.maxLength(1024),
-    ),
+  newPassword: /* @__PURE__ */ z.string().check(
+    /* @__PURE__ */ z.minLength(12, 'must have at least 12 characters'),
+    // The password rules' own bound (auth/password.ts), so the document says what is refused.
+    /* @__PURE__ */ z.maxLength(128, 'must have at most 128 characters'),
+  ),
   /** Also revoke every API token of the user, in all their teams (they keep working otherwise). */
   revokeApiTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
 });

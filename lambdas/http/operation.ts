@@ -23,7 +23,14 @@ import {
   principalOf,
   queryValue,
 } from './parse.ts';
-import { type HttpEvent, type HttpResult, json, noContent, withCookies } from './response.ts';
+import {
+  type HttpEvent,
+  type HttpResult,
+  json,
+  noContent,
+  SECURITY_HEADERS,
+  withCookies,
+} from './response.ts';
 
 type ParsedSpecs<T> =
   T extends Readonly<Record<string, ParameterSpec>>
@@ -76,7 +83,8 @@ function resultOf(
     const declared = declarations.some((served) =>
       answerableStatuses(served).includes(answer.raw.statusCode),
     );
-    if (declared) return answer.raw;
+    // A raw answer (an export's NDJSON, a protocol's own body) carries them as a JSON one does.
+    if (declared) return { ...answer.raw, headers: { ...SECURITY_HEADERS, ...answer.raw.headers } };
     logger.error('operation answered a status it does not declare', {
       operation: declaration.name,
       status: answer.raw.statusCode,

@@ -12,11 +12,16 @@ export const STRICT_TRANSPORT_SECURITY = {
   'strict-transport-security': 'max-age=31536000; includeSubDomains',
 };
 
+/** What every answer carries, whatever its body: no content sniffing, HTTPS only. */
+export const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  ...STRICT_TRANSPORT_SECURITY,
+};
+
 const BASE_HEADERS = {
   'content-type': 'application/json',
   'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-  ...STRICT_TRANSPORT_SECURITY,
+  ...SECURITY_HEADERS,
 };
 
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult {

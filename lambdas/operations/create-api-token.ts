@@ -11,7 +11,9 @@ export const createApiToken = defineOperation({
   name: 'create-api-token',
   method: 'POST',
   path: '/api-tokens',
-  summary: 'Create an API token for one of your teams (with a session); the secret is shown once.',
+  summary:
+    'Create an API token for one of your teams (with a session); the secret is shown once. At most 100 tokens a ' +
+    'person (across their teams) and 500 a team that are not revoked (an expired one counts until revoked).',
   access: { auth: 'readWrite', events: 'readWrite' },
   body: {
     schema: createApiTokenBodySchema,

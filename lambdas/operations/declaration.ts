@@ -58,6 +58,12 @@ export interface OperationDeclaration {
    * cdk-nag acknowledgements). Every other operation is behind the authorizer.
    */
   public?: string;
+  /**
+   * `evaluation`: a configuration read a pipeline may make on each of its requests (serving-
+   * configuration, OFREP), counted against the team's evaluation rate, not the credential's
+   * (lambdas/limits.ts). Exactly the operations that say so: a path merely ending like one is not.
+   */
+  rateLimit?: 'evaluation';
   memoryMb?: number;
   timeoutSeconds?: number;
   /**
@@ -83,7 +89,7 @@ export interface OperationDeclaration {
     content: Readonly<Record<string, { schema: JsonSchema; example: unknown }>>;
   };
   response: ResponseSpec;
-  /** Error statuses besides 400, 413, 500 and (behind the authorizer) 401 and 403. */
+  /** Error statuses besides 400, 413, 429, 500 and (behind the authorizer) 401 and 403. */
   errors: readonly number[];
   /**
    * Error answers in a protocol's own shape (OFREP's), by status, documented in place of the API's
@@ -108,11 +114,20 @@ export function moduleOf(operation: Pick<OperationDeclaration, 'name' | 'module'
   return operation.module ?? operation.name;
 }
 
-/** The statuses an operation may answer: its success, its declared errors and the ones any may. */
+/**
+ * The statuses an operation may answer: its success, its declared errors and the ones any may: a
+ * bad request 400, a body too large 413, 429 (the web ACL's rate rules and the stage's throttle
+ * reach every route), 500, and behind the authorizer its 401 and 403.
+ */
 export function answerableStatuses(operation: OperationDeclaration): number[] {
-  const always = [400, 413, 500, ...(operation.public === undefined ? [401, 403] : [])];
+  const always = [400, 413, 429, 500, ...(operation.public === undefined ? [401, 403] : [])];
   const other = Object.keys(operation.response.alsoAnswers ?? {}).map(Number);
   return [...new Set([operation.response.status, ...other, ...always, ...operation.errors])];
+}
+
+/** The paths of the operations counted against the team's evaluation rate (`rateLimit: 'evaluation'`). */
+export function evaluationPaths(operations: readonly OperationDeclaration[]): string[] {
+  return operations.filter((operation) => operation.rateLimit === 'evaluation').map((o) => o.path);
 }
 
 /** What the function of an operation runs with where the declaration says nothing. */

@@ -20,6 +20,7 @@ export const evaluateFlag = defineOperation({
     'for the context. The targeting key is the routing key of serving-configuration (the same arm for the same key); ' +
     'the variant is the configuration id; reason STATIC outside a rollout, SPLIT inside one.',
   access: { data: 'read' },
+  rateLimit: 'evaluation',
   params: { key: idSchema },
   body: {
     schema: ofrepRequestSchema,

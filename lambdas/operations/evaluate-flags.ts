@@ -19,6 +19,7 @@ export const evaluateFlags = defineOperation({
     "OpenFeature Remote Evaluation Protocol (OFREP), bulk: every pipeline of the credential's team evaluated for the " +
     'context (up to 1,000, newest first), with an ETag; If-None-Match with it answers 304.',
   access: { data: 'read', startsServingVersions: true },
+  rateLimit: 'evaluation',
   headers: {
     'if-none-match': {
       schema: z.optional(z.string().check(z.maxLength(1_000))),

@@ -22,6 +22,7 @@ export const getServingConfiguration = defineOperation({
     'The configuration a pipeline runs for a routing key: the active one, or during a rollout the arm the key is ' +
     'assigned to (a hash of the rollout id and the key). Sends an ETag; If-None-Match with it answers 304.',
   access: { data: 'read' },
+  rateLimit: 'evaluation',
   params: { pipelineId: idSchema },
   query: {
     routingKey: {

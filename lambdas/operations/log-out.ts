@@ -19,7 +19,8 @@ export const logOut = defineOperation({
   public:
     'Signing out must work with an expired access token; the handler ends only the session of the token it is given, always clears the session cookies, applies the CSRF rule to cookie requests and answers 204.',
   response: { status: 204 },
-  errors: [],
+  // A cookie request that fails the CSRF rule (http/session-http.ts assertCsrfSafe).
+  errors: [403],
 });
 
 export const handler = /* @__PURE__ */ operationHandler(logOut, () => {

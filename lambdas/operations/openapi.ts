@@ -3,6 +3,8 @@
  * bodies are the zod schemas that validate requests. Kept clean under Redocly's recommended rules
  * plus redocly.yaml's own (examples).
  */
+
+import { JSON_BODY_RULES } from '../core/schemas/storable.ts';
 import {
   answerableStatuses,
   type JsonSchema,
@@ -170,6 +172,7 @@ function requestBody(operation: OperationDeclaration): JsonSchema {
   return {
     requestBody: {
       required,
+      description: JSON_BODY_RULES,
       content: { 'application/json': { schema: jsonSchemaOf(schema, 'input'), example } },
     },
   };

@@ -156,13 +156,18 @@ export function estimatedPages(
     if (count(middle) < target) near = middle;
     else far = middle;
   }
-  // Within four-digit years: a time outside them does not sort among ISO keys (`+010000-…` < `2026-…`).
-  const until = new Date(Math.min(Math.max(Math.round(far), YEAR_0), YEAR_9999)).toISOString();
+  // A whole millisecond past `far` in the read's direction: a source stopped at its Limit among
+  // records sharing one millisecond goes on from a key inside it (`<ms>#<id>`), so a bound rounded
+  // back to that millisecond would lie behind its start key, which DynamoDB refuses. Within
+  // four-digit years: a time outside them does not sort among ISO keys (`+010000-…` < `2026-…`).
+  const bound = Math.min(Math.max(ascending ? Math.ceil(far) : Math.floor(far), YEAR_0), YEAR_9999);
+  const until = new Date(bound).toISOString();
   const pages = new Map<Source, Page>();
   open.forEach((source, index) => {
     const last = lasts[index] as number;
     const share = Math.ceil(rate * Math.abs(far - last) * 2) + 2;
-    if (beyond(far, last)) pages.set(source, { share, until, estimated: true });
+    // Strictly past the millisecond of the source's position, so past its start key too.
+    if (beyond(bound, last)) pages.set(source, { share, until, estimated: true });
   });
   return pages.size > 0 ? pages : even();
 }

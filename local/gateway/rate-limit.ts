@@ -1,14 +1,14 @@
 /**
  * The stack's WAF rate rules (lib/rate-limits.ts), emulated by the local gateway: a token bucket
  * per credential (the Bearer token or the session cookie, however the header is spelled), per
- * client IP on /auth/*, and per team for evaluations (serving-configuration, OFREP), which the
- * credential's bucket does not count. A caller over its rate gets API Gateway's THROTTLED
+ * client IP on /auth/*, and per team for evaluations (exactly the routes of the operations declared
+ * `rateLimit: 'evaluation'`: serving-configuration, OFREP), which the credential's bucket does not count. A caller over its rate gets API Gateway's THROTTLED
  * response (429 RATE_LIMITED) with Retry-After.
  */
 import { createHash } from 'node:crypto';
 import { parseCookieHeader } from '../../lambdas/http/cookies.ts';
 import { bearerSecret, SESSION_COOKIE } from '../../lambdas/http/session-cookies.ts';
-import { type AbuseLimits, isEvaluationPath } from '../../lambdas/limits.ts';
+import { type AbuseLimits, evaluationRouteMatcher } from '../../lambdas/limits.ts';
 
 interface Bucket {
   tokens: number;
@@ -77,8 +77,11 @@ export class LocalRateLimits {
   private readonly perCredential: TokenBuckets;
   private readonly authPerIp: TokenBuckets;
   private readonly evaluationsPerTeam: TokenBuckets;
+  private readonly isEvaluation: (path: string) => boolean;
 
-  constructor(limits: AbuseLimits) {
+  /** `evaluationPaths`: the path templates of the evaluation operations (declaration.ts evaluationPaths). */
+  constructor(limits: AbuseLimits, evaluationPaths: readonly string[]) {
+    this.isEvaluation = evaluationRouteMatcher(evaluationPaths);
     this.perCredential = new TokenBuckets(limits.requestsPerSecondPerCredential, limits.burstPerCredential);
     this.evaluationsPerTeam = new TokenBuckets(
       limits.servingRequestsPerSecondPerTeam,
@@ -95,7 +98,7 @@ export class LocalRateLimits {
    * authorizer named its team (checkEvaluation), not here.
    */
   check(request: RateLimitedRequest, now = Date.now()): number {
-    const evaluation = isEvaluationPath(request.path);
+    const evaluation = this.isEvaluation(request.path);
     const keys = evaluation
       ? []
       : credentialKeys(request).map((key): [TokenBuckets, string] => [this.perCredential, key]);
@@ -105,9 +108,9 @@ export class LocalRateLimits {
     return wait;
   }
 
-  /** For an evaluation of `teamId` (isEvaluationPath): 0 when it may pass, else the Retry-After seconds. */
+  /** For an evaluation of `teamId`: 0 when it may pass, else the Retry-After seconds. */
   checkEvaluation(path: string, teamId: string, now = Date.now()): number {
-    return isEvaluationPath(path) ? this.evaluationsPerTeam.take(`team:${teamId}`, now) : 0;
+    return this.isEvaluation(path) ? this.evaluationsPerTeam.take(`team:${teamId}`, now) : 0;
   }
 }
 

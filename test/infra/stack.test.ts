@@ -1291,22 +1291,28 @@ describe('API', () => {
       ['EvaluationsPerAuthorizationHeader', DEFAULT_LIMITS.servingRequestsPerSecondPerTeam * 60],
       ['EvaluationsPerSessionCookie', DEFAULT_LIMITS.servingRequestsPerSecondPerTeam * 60],
     ]);
-    // Evaluations (serving-configuration, OFREP) are counted by the last two rules only.
+    // Evaluations (serving-configuration, OFREP) are counted by the last two rules only: exactly
+    // their routes after the stage's name, one segment a parameter.
     const evaluationPaths = {
       OrStatement: {
         Statements: [
-          { positionalConstraint: 'ENDS_WITH', searchString: '/serving-configuration' },
-          { positionalConstraint: 'CONTAINS', searchString: '/ofrep/v1/evaluate/' },
-        ].map(({ positionalConstraint, searchString }) => ({
-          ByteMatchStatement: {
+          '^/dev/pipelines/[^/]+/serving-configuration$',
+          '^/dev/ofrep/v1/evaluate/flags/[^/]+$',
+          '^/dev/ofrep/v1/evaluate/flags$',
+        ].map((regexString) => ({
+          RegexMatchStatement: {
             FieldToMatch: { UriPath: {} },
-            PositionalConstraint: positionalConstraint,
-            SearchString: searchString,
+            RegexString: regexString,
             TextTransformations: [{ Priority: 0, Type: 'NONE' }],
           },
         })),
       },
     };
+    const [serving] = evaluationPaths.OrStatement.Statements.map(
+      (statement) => new RegExp(statement.RegexMatchStatement.RegexString),
+    );
+    expect(serving?.test('/dev/pipelines/p1/serving-configuration')).toBe(true);
+    expect(serving?.test('/dev/pipelines/p1/executions/serving-configuration')).toBe(false);
     const scopes = rules.map(
       (rule) => (rule.Statement.RateBasedStatement as { ScopeDownStatement?: unknown }).ScopeDownStatement,
     );

@@ -155,14 +155,19 @@ export const evaluationSetSchema = /* @__PURE__ */ z.object({
 export type EvaluationSet = z.infer<typeof evaluationSetSchema>;
 
 export const recordEvaluationsBodySchema = /* @__PURE__ */ z.strictObject({
-  results: /* @__PURE__ */ z.array(evaluationResultSchema).check(
-    /* @__PURE__ */ z.minLength(1),
-    /* @__PURE__ */ z.maxLength(EVALUATION_BATCH),
-    /* @__PURE__ */ z.refine(
-      (results) => new Set(results.map((r) => `${r.executionId}#${r.arm}`)).size === results.length,
-      {
-        message: 'a case and arm may appear once in a batch',
-      },
-    ),
-  ),
+  results: /* @__PURE__ */ z
+    .array(evaluationResultSchema)
+    .check(
+      /* @__PURE__ */ z.minLength(1),
+      /* @__PURE__ */ z.maxLength(EVALUATION_BATCH),
+      /* @__PURE__ */ z.refine(
+        (results) => new Set(results.map((r) => `${r.executionId}#${r.arm}`)).size === results.length,
+        {
+          message: 'a case and arm may appear once in a batch',
+        },
+      ),
+    )
+    ./* @__PURE__ */ register(/* @__PURE__ */ z.globalRegistry, {
+      description: 'At most 100 results; each (executionId, arm) appears once in the batch.',
+    }),
 });

@@ -66,13 +66,18 @@ export const slotSchema = /* @__PURE__ */ z.object({
 });
 export type Slot = z.infer<typeof slotSchema>;
 
-const slotsSchema = /* @__PURE__ */ z.array(slotSchema).check(
-  /* @__PURE__ */ z.minLength(1),
-  /* @__PURE__ */ z.maxLength(SLOTS_PER_CONFIGURATION),
-  /* @__PURE__ */ z.refine((slots) => new Set(slots.map((slot) => slot.id)).size === slots.length, {
-    message: 'slot ids must be unique',
-  }),
-);
+const slotsSchema = /* @__PURE__ */ z
+  .array(slotSchema)
+  .check(
+    /* @__PURE__ */ z.minLength(1),
+    /* @__PURE__ */ z.maxLength(SLOTS_PER_CONFIGURATION),
+    /* @__PURE__ */ z.refine((slots) => new Set(slots.map((slot) => slot.id)).size === slots.length, {
+      message: 'slot ids must be unique',
+    }),
+  )
+  ./* @__PURE__ */ register(/* @__PURE__ */ z.globalRegistry, {
+    description: 'The slots of the configuration; each slot id appears once.',
+  });
 
 export const pipelineSchema = /* @__PURE__ */ z.object({
   id: idSchema,

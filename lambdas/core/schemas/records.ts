@@ -125,7 +125,10 @@ export const recordSignalsBodySchema = /* @__PURE__ */ z.strictObject({
       /* @__PURE__ */ z.minLength(1),
       /* @__PURE__ */ z.maxLength(BATCH_SIZE),
       /* @__PURE__ */ z.refine(hasUniqueIds, { message: 'signal ids in a batch must be unique' }),
-    ),
+    )
+    ./* @__PURE__ */ register(/* @__PURE__ */ z.globalRegistry, {
+      description: '1 to 100 signals; an id given appears once in the batch.',
+    }),
 });
 
 export const executionInputSchema = /* @__PURE__ */ (() => {
@@ -149,5 +152,8 @@ export const recordExecutionsBodySchema = /* @__PURE__ */ z.strictObject({
       /* @__PURE__ */ z.minLength(1),
       /* @__PURE__ */ z.maxLength(BATCH_SIZE),
       /* @__PURE__ */ z.refine(hasUniqueIds, { message: 'execution ids in a batch must be unique' }),
-    ),
+    )
+    ./* @__PURE__ */ register(/* @__PURE__ */ z.globalRegistry, {
+      description: '1 to 100 executions; an id given appears once in the batch.',
+    }),
 });

@@ -4,6 +4,7 @@
  * built from an OTLP trace (core/otlp/check.ts).
  */
 import { ValidationError } from '../errors.ts';
+import { LIMITS } from './common.ts';
 
 const JSON_LIMITS = {
   /**
@@ -15,6 +16,13 @@ const JSON_LIMITS = {
   maxMagnitude: 1e126,
   minMagnitude: 1e-130,
 } as const;
+
+/** The rules above in words, as the OpenAPI document states them for every JSON request body. */
+export const JSON_BODY_RULES =
+  `Every JSON request body: at most ${LIMITS.bodyBytes.toLocaleString('en-US')} bytes (413 beyond), nested at most ${JSON_LIMITS.maxDepth} levels; ` +
+  'numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys ' +
+  'without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. ' +
+  'A body that breaks one is a 400 naming where, and nothing of it is stored.';
 
 // A UTF-16 surrogate without its partner is not Unicode text (DynamoDB stores UTF-8).
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -15,7 +15,7 @@ export function chooseChanges(run: SynthesisRun, changeIds: string[] | undefined
   if (unknown.length > 0) {
     throw new ValidationError(
       `The run has no change ${unknown.join(', ')}; its changes are ${[...known].join(', ') || 'none'}.`,
-      { details: [{ path: ['changeIds'], message: `unknown change ids: ${unknown.join(', ')}` }] },
+      { details: [{ path: 'changeIds', message: `unknown change ids: ${unknown.join(', ')}` }] },
     );
   }
   const chosen = new Set(changeIds);

@@ -4,16 +4,29 @@
  */
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
+import { API_TOKEN_LIMITS } from '../../auth/api-token.ts';
 import type { ApiTokenRecord, AuthRepository } from '../../auth/ports.ts';
+import { ConflictError, ValidationError } from '../../core/errors.ts';
 import type { DomainEvent } from '../../core/events.ts';
 import type { PageRequest } from '../../core/ports/common.ts';
-import { failedTransactionItems, isConditionFailure, putNew } from '../conditions.ts';
+import {
+  contendedTransactionItems,
+  failedTransactionItems,
+  isConditionFailure,
+  putNew,
+} from '../conditions.ts';
 import { eventPut } from '../events.ts';
 import { itemReader } from '../items.ts';
 import { KEY_ATTRIBUTES } from '../keys.ts';
 import { queryAll, queryPage } from '../query-page.ts';
 import { type AuthTable, epochSeconds, eventsTableOf, getItem } from './auth-table.ts';
-import { apiTokenIdKey, apiTokenIndexKey, apiTokenKey, userApiTokensPartition } from './keys.ts';
+import {
+  apiTokenCountKey,
+  apiTokenIdKey,
+  apiTokenIndexKey,
+  apiTokenKey,
+  userApiTokensPartition,
+} from './keys.ts';
 
 export type ApiTokenStore = Pick<
   AuthRepository,
@@ -26,7 +39,11 @@ export type ApiTokenStore = Pick<
   | 'touchApiToken'
 >;
 
-/** Revoked and expired tokens stay listed this long, then TTL removes them. */
+/**
+ * Revoked tokens stay listed this long, then TTL removes them. An expired token stays until it is
+ * revoked: it holds its place in the counts (API_TOKEN_LIMITS) until then, and TTL removing it
+ * unrevoked would leave the counts one too high for good.
+ */
 const REVOKED_TOKEN_RETENTION_MS = 30 * 24 * 3600_000;
 
 /** The token item's schema; built by the factory, so that only the Lambdas that use the store bundle it. */
@@ -69,26 +86,65 @@ export function makeApiTokenStore(table: AuthTable): ApiTokenStore {
   };
 }
 
+/** Adds `delta` to a token count; raising it is conditioned on staying within `max`. */
+function countUpdate(
+  tableName: string,
+  owner: Parameters<typeof apiTokenCountKey>[0],
+  delta: 1 | -1,
+  max?: number,
+) {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: apiTokenCountKey(owner),
+      UpdateExpression: 'SET liveApiTokens = if_not_exists(liveApiTokens, :zero) + :delta',
+      ...(max === undefined
+        ? { ExpressionAttributeValues: { ':zero': 0, ':delta': delta } }
+        : {
+            ConditionExpression: 'attribute_not_exists(liveApiTokens) OR liveApiTokens < :max',
+            ExpressionAttributeValues: { ':zero': 0, ':delta': delta, ':max': max },
+          }),
+    },
+  };
+}
+
 async function createApiToken(table: AuthTable, token: ApiTokenRecord, event: DomainEvent): Promise<void> {
   const { db, tableName } = table;
-  // An expiring token is listed for a while after it lapses, then TTL removes it.
-  const ttl = token.expiresAt
-    ? { expiresAtEpoch: epochSeconds(token.expiresAt, REVOKED_TOKEN_RETENTION_MS) }
-    : {};
-  await db.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        putNew(tableName, {
-          ...apiTokenKey(token.tokenHash),
-          ...apiTokenIndexKey(token),
-          ...ttl,
-          ...token,
-        }),
-        putNew(tableName, { ...apiTokenIdKey(token.tokenId), tokenHash: token.tokenHash, ...ttl }),
-        eventPut(eventsTableOf(table), event),
-      ],
-    }),
-  );
+  const { perPerson, perTeam } = API_TOKEN_LIMITS;
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          countUpdate(tableName, { userId: token.userId }, 1, perPerson),
+          countUpdate(tableName, { teamId: token.teamId }, 1, perTeam),
+          putNew(tableName, { ...apiTokenKey(token.tokenHash), ...apiTokenIndexKey(token), ...token }),
+          putNew(tableName, { ...apiTokenIdKey(token.tokenId), tokenHash: token.tokenHash }),
+          eventPut(eventsTableOf(table), event),
+        ],
+      }),
+    );
+  } catch (error) {
+    const failed = failedTransactionItems(error);
+    const revoke = 'revoke one you no longer use (expired ones count until revoked) first';
+    if (failed.includes(0))
+      throw new ValidationError(
+        `A person has at most ${perPerson} API tokens that are not revoked; ${revoke}.`,
+        {
+          cause: error,
+          details: [{ path: 'name', message: `at most ${perPerson} API tokens a person` }],
+        },
+      );
+    if (failed.includes(1))
+      throw new ValidationError(
+        `A team has at most ${perTeam} API tokens that are not revoked; ${revoke}, or ask a team member to.`,
+        { cause: error, details: [{ path: 'teamId', message: `at most ${perTeam} API tokens a team` }] },
+      );
+    if (contendedTransactionItems(error).length > 0)
+      throw new ConflictError('Another API token was being created at the same moment; try again.', {
+        cause: error,
+      });
+    throw error;
+  }
 }
 
 function findApiTokenByHash(tokens: TokenTable, tokenHash: string): Promise<ApiTokenRecord | null> {
@@ -141,6 +197,14 @@ async function revokeApiToken(
   event: DomainEvent,
 ): Promise<void> {
   const { db, tableName } = table;
+  // Whose counts it frees: the token item says (gone: nothing to revoke).
+  const token = await getItem(
+    table,
+    apiTokenKey(tokenHash),
+    z.object({ userId: z.string(), teamId: z.string() }),
+    'API token',
+  );
+  if (!token) return;
   const ttl = epochSeconds(at, REVOKED_TOKEN_RETENTION_MS);
   try {
     await db.send(
@@ -165,6 +229,9 @@ async function revokeApiToken(
               ExpressionAttributeValues: { ':ttl': ttl },
             },
           },
+          // Only when this call revokes it (the first item's condition): once per token.
+          countUpdate(tableName, { userId: token.userId }, -1),
+          countUpdate(tableName, { teamId: token.teamId }, -1),
           eventPut(eventsTableOf(table), event),
         ],
       }),

@@ -12,6 +12,7 @@ import type { IndexKey, ItemKey } from '../keys.ts';
  *   membership    pk USER#<userId>            sk TEAM#<teamId> gsi1 TEAM#<teamId>#MEMBERS / <userId>
  *   api token     pk APITOKEN#<sha256>        sk APITOKEN     gsi1 USER#<userId>#APITOKENS / <createdAt>#<tokenId>
  *   api token id  pk APITOKENID#<tokenId>     sk APITOKENID   → tokenHash (for revoking by id)
+ *   token count   pk USER#<userId> | TEAM#<teamId>  sk APITOKENS  liveApiTokens (the limits of auth/api-tokens.ts)
  *   session       pk SESSION#<sessionId>      sk SESSION      gsi1 USER#<userId>#SESSIONS / <createdAt>#<sessionId>
  *   refresh token pk REFRESH#<sha256>         sk REFRESH      (kept after use until the session ends: reuse detection)
  *   magic link    pk MAGICLINK#<sha256>       sk MAGICLINK
@@ -55,6 +56,12 @@ export const apiTokenKey = (tokenHash: string): ItemKey => ({
 export const apiTokenIdKey = (tokenId: string): ItemKey => ({
   pk: `APITOKENID#${tokenId}`,
   sk: 'APITOKENID',
+});
+
+/** The count of a person's (`USER#…`) or a team's (`TEAM#…`) API tokens not revoked. */
+export const apiTokenCountKey = (owner: { userId: string } | { teamId: string }): ItemKey => ({
+  pk: 'userId' in owner ? userPartition(owner.userId) : `TEAM#${owner.teamId}`,
+  sk: 'APITOKENS',
 });
 
 /** The gsi1 partition that lists a user's API tokens, newest first. */

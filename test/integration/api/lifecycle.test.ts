@@ -647,6 +647,9 @@ describe('exporting a pipeline', () => {
     const page = await exportPage(pipeline.id);
     expect(page.statusCode).toBe(200);
     expect(page.headers?.['content-type']).toMatch(/^application\/x-ndjson/);
+    // The headers every other answer has: no content sniffing of the records, HTTPS only.
+    expect(page.headers?.['x-content-type-options']).toBe('nosniff');
+    expect(page.headers?.['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
     expect(page.headers?.link).toBeUndefined();
     const lines = linesOf(page.body);
     expect(lines.map((line) => line.type)).toEqual(['pipeline', 'configuration', 'signal', 'execution']);

@@ -4,7 +4,8 @@
  * throttled at the management rate, and the team's ceiling still holds (local/gateway/rate-limit.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, isEvaluationPath } from '../../../lambdas/limits.ts';
+import { DEFAULT_LIMITS, evaluationRouteMatcher } from '../../../lambdas/limits.ts';
+import { evaluationPaths } from '../../../lambdas/operations/declaration.ts';
 import { OPERATIONS } from '../../../lambdas/operations/index.ts';
 import { localRoutes } from '../../../local/functions.ts';
 import { LocalRateLimits } from '../../../local/gateway/rate-limit.ts';
@@ -34,13 +35,16 @@ beforeAll(async () => {
     authorizerEntry: 'authorize',
     invoke: allowWithTeam,
     quiet: true,
-    rateLimits: new LocalRateLimits({
-      ...DEFAULT_LIMITS,
-      requestsPerSecondPerCredential: 0.001,
-      burstPerCredential: 3,
-      servingRequestsPerSecondPerTeam: 0.001,
-      servingBurstPerTeam: 60,
-    }),
+    rateLimits: new LocalRateLimits(
+      {
+        ...DEFAULT_LIMITS,
+        requestsPerSecondPerCredential: 0.001,
+        burstPerCredential: 3,
+        servingRequestsPerSecondPerTeam: 0.001,
+        servingBurstPerTeam: 60,
+      },
+      evaluationPaths(OPERATIONS),
+    ),
   });
 });
 afterAll(async () => {
@@ -56,8 +60,25 @@ const call = (token: string, method: string, path: string) =>
 
 describe('evaluations counted apart, per team', () => {
   it('names exactly the serving and OFREP operations as evaluations', () => {
-    const evaluations = OPERATIONS.filter((operation) => isEvaluationPath(operation.path)).map((o) => o.name);
+    const isEvaluation = evaluationRouteMatcher(evaluationPaths(OPERATIONS));
+    const evaluations = OPERATIONS.filter((operation) => isEvaluation(operation.path)).map((o) => o.name);
     expect(evaluations.sort()).toEqual(['evaluate-flag', 'evaluate-flags', 'get-serving-configuration']);
+  });
+
+  it('counts a path that only ends like an evaluation against the credential, as the route it is', async () => {
+    // An execution whose id is "serving-configuration", and OFREP-looking paths under other routes.
+    const lookalikes = [
+      '/pipelines/p1/executions/serving-configuration',
+      '/pipelines/p1/signals/serving-configuration',
+      '/pipelines/ofrep/v1/evaluate/flags',
+    ];
+    const statuses: number[] = [];
+    for (const path of lookalikes) statuses.push((await call('c1', 'GET', path)).status);
+    const next = await call('c1', 'GET', '/pipelines/p1');
+
+    // The credential's burst of 3 is spent on them: the next request is refused.
+    expect(statuses.filter((status) => status === 429)).toHaveLength(0);
+    expect(next.status).toBe(429);
   });
 
   it('lets a credential past its management rate evaluate, and refuses the team past its ceiling whatever the credential', async () => {
@@ -85,7 +106,7 @@ describe('evaluations counted apart, per team', () => {
 
 describe('the default limits, for a pipeline evaluating on each of its 500 requests a second', () => {
   it('throttles none of 10 seconds of evaluations, where the management rate would refuse most', () => {
-    const limits = new LocalRateLimits(DEFAULT_LIMITS);
+    const limits = new LocalRateLimits(DEFAULT_LIMITS, evaluationPaths(OPERATIONS));
     const request = (path: string) => ({
       path,
       sourceIp: '127.0.0.1',

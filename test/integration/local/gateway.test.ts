@@ -6,6 +6,8 @@ import { makeAuthenticate } from '../../../lambdas/auth/authenticate.ts';
 import { CSRF_REFUSALS } from '../../../lambdas/auth/csrf.ts';
 import { makeStartSession } from '../../../lambdas/auth/sessions.ts';
 import { DEFAULT_LIMITS } from '../../../lambdas/limits.ts';
+import { evaluationPaths } from '../../../lambdas/operations/declaration.ts';
+import { OPERATIONS } from '../../../lambdas/operations/index.ts';
 import { localRoutes } from '../../../local/functions.ts';
 import type { GatewayRoute } from '../../../local/gateway/routing.ts';
 
@@ -458,7 +460,7 @@ describe('per-caller rate limits (the web ACL of the stack)', () => {
       authorizerEntry: 'authorize',
       invoke,
       quiet: true,
-      rateLimits: new LocalRateLimits(limits),
+      rateLimits: new LocalRateLimits(limits, evaluationPaths(OPERATIONS)),
     });
     try {
       const get = (token: string) =>
@@ -508,11 +510,10 @@ describe('per-caller rate limits, keyed on the credential rather than its spelli
       authorizerEntry: 'authorize',
       invoke: allowAll,
       quiet: true,
-      rateLimits: new LocalRateLimits({
-        ...DEFAULT_LIMITS,
-        requestsPerSecondPerCredential: 0.001,
-        burstPerCredential: 3,
-      }),
+      rateLimits: new LocalRateLimits(
+        { ...DEFAULT_LIMITS, requestsPerSecondPerCredential: 0.001, burstPerCredential: 3 },
+        evaluationPaths(OPERATIONS),
+      ),
     });
   });
   afterAll(async () => {

@@ -102,7 +102,7 @@ describe('choosing the changes a reviewer names', () => {
       'The run has no change c9, x; its changes are c1, c2, c3.',
     );
     expect((refusal as ValidationError).details).toEqual([
-      { path: ['changeIds'], message: 'unknown change ids: c9, x' },
+      { path: 'changeIds', message: 'unknown change ids: c9, x' },
     ]);
     expect(() => chooseChanges(runWith([]), ['c1'])).toThrow(
       'The run has no change c1; its changes are none.',
