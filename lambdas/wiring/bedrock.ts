@@ -4,7 +4,6 @@
  * Bedrock SDK itself is the worker's on-demand part claude-bedrock.mjs (wiring/bedrock-client.ts).
  */
 import * as z from 'zod/mini';
-import type { BedrockAccess } from '../synthesis/claude/connection.ts';
 import { readConfig } from './config.ts';
 
 /**
@@ -44,6 +43,14 @@ export function modelProviderFromEnv(): ModelProvider {
   return readConfig(providerSchema).MODEL_PROVIDER ?? 'anthropic';
 }
 
+/** BEDROCK_MODEL_ID, or its default; for the start function's estimate, which needs no region. */
+export function bedrockModelIdFromEnv(): string {
+  return (
+    readConfig({ BEDROCK_MODEL_ID: bedrockEnvSchema.BEDROCK_MODEL_ID }).BEDROCK_MODEL_ID ??
+    DEFAULT_BEDROCK_MODEL_ID
+  );
+}
+
 export interface BedrockSettings {
   model: string;
   region: string;
@@ -56,14 +63,5 @@ export function bedrockSettingsFromEnv(): BedrockSettings {
     model: env.BEDROCK_MODEL_ID ?? DEFAULT_BEDROCK_MODEL_ID,
     region: env.AWS_REGION,
     baseURL: env.BEDROCK_BASE_URL,
-  };
-}
-
-/** claude-v1's access to Bedrock: the client is imported on the first run (claude-bedrock.mjs). */
-export function bedrockAccess(settings: BedrockSettings, requestTimeoutMs: number): BedrockAccess {
-  return {
-    provider: 'bedrock',
-    region: settings.region,
-    client: async () => (await import('./bedrock-client.ts')).createBedrockClient(settings, requestTimeoutMs),
   };
 }

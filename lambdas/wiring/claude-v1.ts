@@ -6,9 +6,10 @@
  * (claude-bedrock.mjs), loaded only when MODEL_PROVIDER is bedrock.
  */
 import type { SynthesisEngine } from '../core/ports/synthesis.ts';
+import type { BedrockAccess } from '../synthesis/claude/connection.ts';
 import { createClaudeV1 } from '../synthesis/claude/engine.ts';
 import { anthropicSettingsFromEnv } from './anthropic.ts';
-import { bedrockAccess, bedrockSettingsFromEnv, modelProviderFromEnv } from './bedrock.ts';
+import { type BedrockSettings, bedrockSettingsFromEnv, modelProviderFromEnv } from './bedrock.ts';
 
 type Log = (message: string, details: Record<string, unknown>) => void;
 
@@ -25,4 +26,16 @@ export function createClaudeV1FromEnv(log: Log): SynthesisEngine {
     });
   }
   return createClaudeV1({ ...limits, keys, baseURL, model, log });
+}
+
+/**
+ * claude-v1's access to Bedrock: the client is imported on the first run (claude-bedrock.mjs, an
+ * on-demand part of the worker), so a worker on the Anthropic API never loads the Bedrock SDK.
+ */
+function bedrockAccess(settings: BedrockSettings, requestTimeoutMs: number): BedrockAccess {
+  return {
+    provider: 'bedrock',
+    region: settings.region,
+    client: async () => (await import('./bedrock-client.ts')).createBedrockClient(settings, requestTimeoutMs),
+  };
 }
