@@ -20,6 +20,7 @@ import {
   operationEntryPath,
 } from '../../lib/bundling.ts';
 import { emailSettings } from '../../lib/email.ts';
+import { modelAccessSettings } from '../../lib/model-access.ts';
 import { ServiceFunction } from '../../lib/service-function.ts';
 import { stageSettings } from '../../lib/stage.ts';
 import {
@@ -103,6 +104,11 @@ describe('cdk-nag AwsSolutions', () => {
     buildStacks(app, 'NagProd', {
       stage: 'prod',
       email: emailSettings({ from: 'signin@acme.example', appUrl: 'https://app.acme.example' }),
+    });
+    // -c modelProvider=bedrock: the worker's role invokes the model, no Anthropic secret exists.
+    buildStacks(app, 'NagBedrock', {
+      stage: 'prod',
+      model: modelAccessSettings({ modelProvider: 'bedrock' }),
     });
     report = nagReport(app, outdir);
     acknowledged = report.suppressedViolations ?? [];
