@@ -153,7 +153,7 @@ describe('cdk-nag AwsSolutions', () => {
 
     expect(publicOperations.length).toBeGreaterThan(0);
     expect(unauthorized.map((finding) => finding.acknowledgedAt).sort()).toEqual(
-      ['NagDev', 'NagProd']
+      ['NagDev', 'NagProd', 'NagBedrock']
         .flatMap((stack) => publicOperations.map((operation) => methodPath(stack, operation)))
         .sort(),
     );
