@@ -5,7 +5,12 @@
  * whether the cache is cold or warm. heuristic-v1 calls no model: 0.
  */
 import type { CostEstimate, CostEstimator } from '../../core/model-budget.ts';
-import { CACHE_WRITE_PRICE_RATIO, type ModelPrices, priceOf } from '../../core/model-pricing.ts';
+import {
+  CACHE_WRITE_PRICE_RATIO,
+  type ModelPrice,
+  type ModelPrices,
+  priceOf,
+} from '../../core/model-pricing.ts';
 import type { SynthesisContextDeps } from '../../core/use-cases/synthesis-context.ts';
 
 // The prompt builder is an on-demand part of the start function (lib/bundling.ts ON_DEMAND_PARTS).
@@ -29,13 +34,16 @@ export function makeCostEstimator({ context, model, prices }: CostEstimatorOptio
       return {
         model,
         promptTokens: tokens,
-        estimatedCostUsd:
-          price === undefined
-            ? null
-            : Math.ceil(
-                ((tokens * CACHE_WRITE_PRICE_RATIO * price.inputPerMillionUsd) / 1_000_000) * 1_000_000,
-              ) / 1_000_000,
+        estimatedCostUsd: price === undefined ? null : estimatedPromptCostUsd(tokens, price),
       };
     },
   };
+}
+
+/** USD for a prompt of `tokens` input tokens all written to the cache (the dearest), rounded up to a millionth. */
+export function estimatedPromptCostUsd(tokens: number, price: ModelPrice): number {
+  return (
+    Math.ceil(((tokens * CACHE_WRITE_PRICE_RATIO * price.inputPerMillionUsd) / 1_000_000) * 1_000_000) /
+    1_000_000
+  );
 }
