@@ -1,8 +1,9 @@
 /**
  * The prompt cache of the model fakes (Anthropic Messages and Bedrock InvokeModel): usage figures
- * for a request as the providers report them, from its size. The prefix up to the last
- * `cache_control` breakpoint (tools, system, messages, in that order) is written on its first
- * request and read by the same prefix within the cache's lifetime; what follows is plain input.
+ * for a request as the providers report them, from its size. Blocks come in the providers' order
+ * (tools, system, messages); the longest prefix ending at a `cache_control` breakpoint that was
+ * stored within the cache's lifetime is read, the rest up to the last breakpoint is written, and
+ * what follows is plain input.
  * Tokens are counted as bytes / 4, the fakes' stand-in for a tokenizer.
  */
 import { createHash } from 'node:crypto';
@@ -49,21 +50,25 @@ export function makePromptCache(now: () => number = Date.now): PromptCache {
       const blocks =
         typeof body === 'object' && body !== null ? blocksOf(body as Record<string, unknown>) : [];
       const total = tokensOf(blocks);
-      let last = -1;
-      blocks.forEach((block, index) => {
-        if (hasBreakpoint(block)) last = index;
-      });
-      const prefix = blocks.slice(0, last + 1);
-      const prefixTokens = last < 0 ? 0 : tokensOf(prefix);
+      const breakpoints = blocks.flatMap((block, index) => (hasBreakpoint(block) ? [index] : []));
       const plain = { input_tokens: total, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-      if (prefixTokens < MIN_CACHED_TOKENS) return { ...plain, output_tokens: outputTokens };
-      const key = createHash('sha256').update(JSON.stringify(prefix)).digest('hex');
-      const hit = (expiresAt.get(key) ?? 0) > now();
-      expiresAt.set(key, now() + CACHE_LIFETIME_MS);
+      const last = breakpoints.at(-1);
+      if (last === undefined || tokensOf(blocks.slice(0, last + 1)) < MIN_CACHED_TOKENS)
+        return { ...plain, output_tokens: outputTokens };
+      const keyOf = (end: number) =>
+        createHash('sha256')
+          .update(JSON.stringify(blocks.slice(0, end + 1)))
+          .digest('hex');
+      // As the providers do: the longest prefix cached at a breakpoint is read, the rest up to the
+      // last breakpoint is written; every breakpoint's prefix is (re)stored for the lifetime.
+      const hit = [...breakpoints].reverse().find((end) => (expiresAt.get(keyOf(end)) ?? 0) > now());
+      const read = hit === undefined ? 0 : tokensOf(blocks.slice(0, hit + 1));
+      const cached = tokensOf(blocks.slice(0, last + 1));
+      for (const end of breakpoints) expiresAt.set(keyOf(end), now() + CACHE_LIFETIME_MS);
       return {
-        input_tokens: Math.max(0, total - prefixTokens),
-        cache_creation_input_tokens: hit ? 0 : prefixTokens,
-        cache_read_input_tokens: hit ? prefixTokens : 0,
+        input_tokens: Math.max(0, total - cached),
+        cache_creation_input_tokens: cached - read,
+        cache_read_input_tokens: read,
         output_tokens: outputTokens,
       };
     },
