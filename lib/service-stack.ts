@@ -14,7 +14,7 @@ import { modelPricesFromEnv } from '../lambdas/wiring/model-prices.ts';
 import { Api } from './api.ts';
 import type { EmailSettings } from './email.ts';
 import { Jobs } from './jobs.ts';
-import { type ModelAccessSettings, type ModelResource, modelResource } from './model-access.ts';
+import { type ModelAccessSettings, modelResource } from './model-access.ts';
 import { Operations } from './operations.ts';
 import { ROUTE_GROUPS, RouteFunctions, routeGroupOf } from './routes.ts';
 import type { FunctionSettings, GrantableResources, ServiceFunction } from './service-function.ts';

@@ -36,15 +36,20 @@ function synthesize(context: Parameters<typeof modelAccessSettings>[0]) {
   return { stacks, resources, worker, statements, workerFunction };
 }
 
-/** A resource of a statement with CDK's pseudo parameters written as ${AWS::…}. */
+/** A resource of a statement with CDK's pseudo parameters written as <AWS::…>. */
 function arnText(resource: unknown): string {
   if (typeof resource === 'string') return resource;
   const join = (resource as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
   if (!join) return JSON.stringify(resource);
   return join[1]
-    .map((part) => (typeof part === 'string' ? part : `\${${(part as { Ref: string }).Ref}}`))
+    .map((part) => (typeof part === 'string' ? part : `<${(part as { Ref: string }).Ref}>`))
     .join(join[0]);
 }
+
+/** The worker's environment variables as the template sets them. */
+const workerEnvironment = (built: { workerFunction: CfnResource | undefined }): Record<string, unknown> =>
+  (built.workerFunction?.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)
+    ?.Variables ?? {};
 
 const bedrockStatements = (statements: PolicyStatement[]) =>
   statements.filter((statement) => actionsOf(statement).some((action) => action.startsWith('bedrock:')));
@@ -65,10 +70,10 @@ describe('modelProvider=bedrock', () => {
     expect(worker[0]?.Effect).toBe('Allow');
     expect(actionsOf(worker[0] as PolicyStatement)).toEqual(['bedrock:InvokeModel']);
     expect(([worker[0]?.Resource].flat() as unknown[]).map(arnText)).toEqual([
-      'arn:${AWS::Partition}:bedrock:${AWS::Region}:${AWS::AccountId}:inference-profile/us.anthropic.claude-sonnet-4-6-v1:0',
-      'arn:${AWS::Partition}:bedrock:us-east-1::foundation-model/anthropic.claude-sonnet-4-6-v1:0',
-      'arn:${AWS::Partition}:bedrock:us-east-2::foundation-model/anthropic.claude-sonnet-4-6-v1:0',
-      'arn:${AWS::Partition}:bedrock:us-west-2::foundation-model/anthropic.claude-sonnet-4-6-v1:0',
+      'arn:<AWS::Partition>:bedrock:<AWS::Region>:<AWS::AccountId>:inference-profile/us.anthropic.claude-sonnet-4-6-v1:0',
+      'arn:<AWS::Partition>:bedrock:us-east-1::foundation-model/anthropic.claude-sonnet-4-6-v1:0',
+      'arn:<AWS::Partition>:bedrock:us-east-2::foundation-model/anthropic.claude-sonnet-4-6-v1:0',
+      'arn:<AWS::Partition>:bedrock:us-west-2::foundation-model/anthropic.claude-sonnet-4-6-v1:0',
     ]);
   });
 
@@ -82,12 +87,12 @@ describe('modelProvider=bedrock', () => {
     const resourcesOf = (built: ReturnType<typeof synthesize>) =>
       bedrockStatements(built.statements()).flatMap((statement) => [statement.Resource].flat().map(arnText));
     expect(resourcesOf(plain)).toEqual([
-      'arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/anthropic.claude-haiku-4-5-v1:0',
+      'arn:<AWS::Partition>:bedrock:<AWS::Region>::foundation-model/anthropic.claude-haiku-4-5-v1:0',
     ]);
     expect(resourcesOf(global)).toEqual([
-      'arn:${AWS::Partition}:bedrock:${AWS::Region}:${AWS::AccountId}:inference-profile/global.anthropic.claude-sonnet-4-6-v1:0',
-      'arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/anthropic.claude-sonnet-4-6-v1:0',
-      'arn:${AWS::Partition}:bedrock:::foundation-model/anthropic.claude-sonnet-4-6-v1:0',
+      'arn:<AWS::Partition>:bedrock:<AWS::Region>:<AWS::AccountId>:inference-profile/global.anthropic.claude-sonnet-4-6-v1:0',
+      'arn:<AWS::Partition>:bedrock:<AWS::Region>::foundation-model/anthropic.claude-sonnet-4-6-v1:0',
+      'arn:<AWS::Partition>:bedrock:::foundation-model/anthropic.claude-sonnet-4-6-v1:0',
     ]);
   });
 
@@ -104,9 +109,7 @@ describe('modelProvider=bedrock', () => {
     expect(secrets.map((secret) => secret.Properties?.Description)).not.toContainEqual(
       expect.stringContaining('Anthropic'),
     );
-    const environment = (
-      built.workerFunction?.Properties?.Environment as { Variables: Record<string, unknown> }
-    ).Variables;
+    const environment = workerEnvironment(built);
     expect(environment.ANTHROPIC_SECRET_ARN).toBeUndefined();
     expect(environment).toMatchObject({
       MODEL_PROVIDER: 'bedrock',
@@ -141,9 +144,7 @@ describe('modelProvider=anthropic (the default)', () => {
 
     expect(bedrockStatements(built.statements())).toEqual([]);
     expect(built.stacks.stateful.stateful.anthropicApiKey).toBeDefined();
-    const environment = (
-      built.workerFunction?.Properties?.Environment as { Variables: Record<string, unknown> }
-    ).Variables;
+    const environment = workerEnvironment(built);
     expect(environment.ANTHROPIC_SECRET_ARN).toBeDefined();
     expect(environment.MODEL_PROVIDER).toBeUndefined();
   });

@@ -100,8 +100,8 @@ describe('claude-v1 on Bedrock, as on the Anthropic API', () => {
     expect(request?.body.anthropic_version).toBe(BEDROCK_ANTHROPIC_VERSION);
     expect(request?.body.model).toBeUndefined();
     // The same prompt, tool and cache breakpoints as the Messages request, less the model (in the path).
-    const { model: _model, ...messagesBody } = anthropic.requests[0]?.body;
-    const { anthropic_version: _version, ...invokeBody } = request?.body;
+    const { model: _model, ...messagesBody } = anthropic.requests[0]?.body ?? {};
+    const { anthropic_version: _version, ...invokeBody } = request?.body ?? {};
     expect(invokeBody).toEqual(messagesBody);
     expect(comparable(viaBedrock.value)).toEqual(comparable(viaAnthropic.value));
     expect(viaBedrock.value?.usage).toMatchObject({ model: FAKE_BEDROCK_MODEL, attempts: 1 });
