@@ -22,6 +22,16 @@ import {
 } from './optimize-sim.ts';
 
 const ROUNDS = 4;
+
+/** A simulated pipeline: its slots and base settings, its cases, and what it does with each. */
+export interface SimWorld<C extends { id: string }, S> {
+  name: string;
+  slots: Slot[];
+  base: S;
+  generate(random: () => number, count: number, prefix: string): C[];
+  simulate(settings: S, entry: C): { passed: true } | { passed: false; slotId: string; error: string };
+  settingsOf(slots: readonly Slot[]): S;
+}
 const NOW = Date.parse('2026-11-01T12:00:00.000Z');
 
 export interface OptimizeRound {
@@ -59,8 +69,8 @@ export const SIM_SLOTS: Slot[] = [
   },
 ];
 
-const withChanges = (changes: readonly Change[]): Slot[] =>
-  SIM_SLOTS.map((slot) => ({
+const withChanges = (changes: readonly Change[], slots: readonly Slot[] = SIM_SLOTS): Slot[] =>
+  slots.map((slot) => ({
     ...slot,
     settings: changes
       .filter((change) => change.slotId === slot.id)
@@ -80,12 +90,28 @@ function settingsOf(slots: readonly Slot[]): SimSettings {
   };
 }
 
+/** The bench's first world (bench/optimize-sim.ts). */
+export const SIM_WORLD: SimWorld<SimCase, SimSettings> = {
+  name: 'world 1',
+  slots: SIM_SLOTS,
+  base: BASE_SETTINGS,
+  generate: generateCases,
+  simulate,
+  settingsOf,
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: each world has its own case and settings types
+type AnyWorld = SimWorld<any, any>;
+
 /** The learning cases as the pipeline recorded them on the base, and a signal per failure. */
-function recorded(cases: readonly SimCase[]): { executions: Execution[]; signals: Signal[] } {
+function recorded(
+  world: AnyWorld,
+  cases: readonly { id: string }[],
+): { executions: Execution[]; signals: Signal[] } {
   const executions: Execution[] = [];
   const signals: Signal[] = [];
   cases.forEach((entry, index) => {
-    const outcome = simulate(BASE_SETTINGS, entry);
+    const outcome = world.simulate(world.base, entry);
     const startedAt = new Date(NOW - (cases.length - index) * 60_000).toISOString();
     executions.push({
       id: entry.id,
@@ -121,13 +147,13 @@ function recorded(cases: readonly SimCase[]): { executions: Execution[]; signals
 }
 
 /** One round's results on the learning cases: base, candidate and each change alone. */
-function replay(cases: readonly SimCase[], changes: Change[], runId: string): Trial {
-  const arms: [string, SimSettings][] = [
-    ['base', BASE_SETTINGS],
-    ['candidate', settingsOf(withChanges(changes))],
-    ...changes.map((change): [string, SimSettings] => [
+function replay(world: AnyWorld, cases: readonly { id: string }[], changes: Change[], runId: string): Trial {
+  const arms: [string, unknown][] = [
+    ['base', world.base],
+    ['candidate', world.settingsOf(withChanges(changes, world.slots))],
+    ...changes.map((change): [string, unknown] => [
       `change:${change.id}`,
-      settingsOf(withChanges([change])),
+      world.settingsOf(withChanges([change], world.slots)),
     ]),
   ];
   const results = new Map<string, Map<string, ArmResult>>();
@@ -136,7 +162,7 @@ function replay(cases: readonly SimCase[], changes: Change[], runId: string): Tr
       entry.id,
       new Map(
         arms.map(([arm, settings]) => {
-          const outcome = simulate(settings, entry);
+          const outcome = world.simulate(settings, entry);
           return [arm, outcome.passed ? { passed: true } : { passed: false, detail: outcome.error }];
         }),
       ),
@@ -145,14 +171,14 @@ function replay(cases: readonly SimCase[], changes: Change[], runId: string): Tr
   return { runId, changes, results };
 }
 
-function heldOutFigures(cases: readonly SimCase[], changes: readonly Change[]) {
-  const candidate = settingsOf(withChanges(changes));
+function heldOutFigures(world: AnyWorld, cases: readonly { id: string }[], changes: readonly Change[]) {
+  const candidate = world.settingsOf(withChanges(changes, world.slots));
   let fixed = 0;
   let broken = 0;
   let stillFailing = 0;
   for (const entry of cases) {
-    const before = simulate(BASE_SETTINGS, entry).passed;
-    const after = simulate(candidate, entry).passed;
+    const before = world.simulate(world.base, entry).passed;
+    const after = world.simulate(candidate, entry).passed;
     if (!before && after) fixed++;
     if (before && !after) broken++;
     if (!before && !after) stillFailing++;
@@ -180,16 +206,17 @@ export async function measureOptimize(
   seed = 38,
   learningCount = 100,
   heldOutCount = 100,
+  world: AnyWorld = SIM_WORLD,
 ): Promise<OptimizeFigures> {
-  const learning = generateCases(seeded(seed), learningCount, 'case');
+  const learning = world.generate(seeded(seed), learningCount, 'case');
   // Drawn apart, from another stream of the same generator: never recorded, never shown.
-  const heldOut = generateCases(seeded(seed * 7919 + 1), heldOutCount, 'held');
-  const { executions, signals } = recorded(learning);
+  const heldOut = world.generate(seeded(seed * 7919 + 1), heldOutCount, 'held');
+  const { executions, signals } = recorded(world, learning);
   const configuration: Configuration = {
     id: 'base',
     pipelineId: 'sim',
     version: 1,
-    slots: SIM_SLOTS,
+    slots: world.slots,
     source: 'manual',
     createdAt: new Date(NOW - 86_400_000).toISOString(),
     createdBy: 'bench',
@@ -222,8 +249,8 @@ export async function measureOptimize(
       heldOutCount,
     };
     const proposal = await engine.generate(refinement ? { ...context, refinement } : context);
-    const trial = replay(learning, proposal.changes, `round-${round}`);
-    const held = heldOutFigures(heldOut, proposal.changes);
+    const trial = replay(world, learning, proposal.changes, `round-${round}`);
+    const held = heldOutFigures(world, heldOut, proposal.changes);
     const learned = [...trial.results.values()];
     const learningFixed = learned.filter(
       (arms) => !arms.get('base')?.passed && arms.get('candidate')?.passed,
@@ -257,9 +284,9 @@ export async function measureOptimize(
     const [x, y] = [score(a), score(b)];
     return y[0] > x[0] || (y[0] === x[0] && y[1] > x[1]) ? b : a;
   });
-  const heldOutBaseFailures = heldOut.filter((entry) => !simulate(BASE_SETTINGS, entry).passed).length;
+  const heldOutBaseFailures = heldOut.filter((entry) => !world.simulate(world.base, entry).passed).length;
   return {
-    handler: engine.name,
+    handler: world === SIM_WORLD ? engine.name : `${engine.name} on ${world.name}`,
     learningCases: learningCount,
     heldOutCases: heldOutCount,
     heldOutBaseFailures,
@@ -293,4 +320,8 @@ export function formatOptimize(figures: OptimizeFigures, held = true): string {
   return lines.join('\n');
 }
 
-if (process.argv[1]?.endsWith('bench/optimize.ts')) console.log(formatOptimize(await measureOptimize()));
+if (process.argv[1]?.endsWith('bench/optimize.ts')) {
+  console.log(formatOptimize(await measureOptimize()));
+  const { WORLD_2 } = await import('./optimize-world2.ts');
+  console.log(formatOptimize(await measureOptimize(HEURISTIC_ENGINE, 38, 100, 100, WORLD_2)));
+}

@@ -15,8 +15,9 @@ import { formatItemsRead, measureItemsRead } from './items-read.ts';
 import { formatLifecycle, measureLifecycle } from './lifecycle.ts';
 import { formatLoadTable } from './load.ts';
 import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
+import { formatCaching, formatProviders, measureCaching, measureProviders } from './model-providers.ts';
 import { formatOfrep, measureOfrep } from './ofrep.ts';
-import { formatOptimize, measureOptimize } from './optimize.ts';
+import { formatOptimize, HEURISTIC_ENGINE, measureOptimize } from './optimize.ts';
 import { formatClaudePlumbing, measureClaudeOptimize } from './optimize-claude.ts';
 import { formatOptimizeStack, measureOptimizeStack } from './optimize-stack.ts';
 import { formatOtlp, measureOtlp } from './otlp.ts';
@@ -49,6 +50,8 @@ const SECTIONS = [
   'webhooks',
   'optimize',
   'otlp',
+  'bedrock',
+  'caching',
 ] as const;
 const only = new Set(process.argv.slice(2));
 const unknown = [...only].filter((name) => !(SECTIONS as readonly string[]).includes(name));
@@ -152,10 +155,27 @@ if (wanted('optimize')) {
     '\n== Optimize (heuristic-v1 refining on a simulated pipeline with traps; held-out cases drawn apart)',
   );
   print(formatOptimize(await measureOptimize()));
+  // A second world, written apart from the first: a setting 3.5 × off its base, traps on both sides.
+  const { WORLD_2 } = await import('./optimize-world2.ts');
+  print(formatOptimize(await measureOptimize(HEURISTIC_ENGINE, 38, 100, 100, WORLD_2)));
   const claude = await measureClaudeOptimize();
   print(formatOptimize(claude.figures, false));
   print(formatClaudePlumbing(claude));
   print(formatOptimizeStack(await measureOptimizeStack()));
+}
+
+if (wanted('bedrock')) {
+  print(
+    '\n== claude-v1 on Amazon Bedrock against the Anthropic API (real SDKs, local fakes at the same latency)',
+  );
+  print(formatProviders(await measureProviders(), verdict));
+}
+
+if (wanted('caching')) {
+  print(
+    '\n== Prompt caching (a second run of the same prompt within the cache lifetime; fake usage priced by the code)',
+  );
+  print(formatCaching(await measureCaching(), verdict));
 }
 
 if (wanted('lifecycle')) {

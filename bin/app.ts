@@ -2,6 +2,7 @@ import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { limitsFrom } from '../lambdas/limits.ts';
 import { emailSettings } from '../lib/email.ts';
+import { modelAccessSettings } from '../lib/model-access.ts';
 import { createStacks } from '../lib/stacks.ts';
 import { stageSettings } from '../lib/stage.ts';
 
@@ -39,6 +40,13 @@ createStacks(app, `PipelineSynthesisApi-${stage.name}`, {
   alarmEmail: optionalContext('alarmEmail'),
   // -c modelPrices='{"claude-sonnet-4":{"inputPerMillionUsd":3,"outputPerMillionUsd":15}}' overrides list prices.
   modelPrices: optionalContext('modelPrices'),
+  // -c modelProvider=bedrock -c bedrockModelId=us.anthropic.claude-sonnet-4-6-v1:0 calls Claude through
+  // Amazon Bedrock with the worker's role (no Anthropic key secret); the default is the Anthropic API.
+  model: modelAccessSettings({
+    modelProvider: optionalContext('modelProvider'),
+    bedrockModelId: optionalContext('bedrockModelId'),
+    bedrockModelRegions: optionalContext('bedrockModelRegions'),
+  }),
   // -c recordShards=32 sets the data's shard count once, before any data (docs/scaling.md).
   recordShards: optionalContext('recordShards'),
   // -c eventBusConsumerAccounts=111111111111,222222222222 lets those accounts (only) route the bus's events.

@@ -19,6 +19,11 @@ export interface EnvironmentSources {
   readonly email?: Readonly<Record<string, string>>;
   /** ANTHROPIC_SECRET_ARN (and MODEL_PRICES when set) on AWS; locally whatever ANTHROPIC_* the developer set. */
   readonly model?: Readonly<Record<string, string>>;
+  /**
+   * Which model a run's cost estimate prices, for the functions that start runs: MODEL_PROVIDER and
+   * BEDROCK_MODEL_ID with Bedrock (and MODEL_PRICES when set); never a secret.
+   */
+  readonly modelChoice?: Readonly<Record<string, string>>;
   /** DEFAULT_SYNTHESIS_HANDLER for the functions that start runs, when the stack sets one. */
   readonly defaultSynthesisHandler?: string;
   /** SYNTHESIS_RUNS_PER_TEAM_PER_HOUR for the functions that start runs (lambdas/limits.ts). */
@@ -89,6 +94,7 @@ export function accessEnvironment(
   if (access.sessionSecret) Object.assign(environment, sources.sessionSecret);
   if (access.sendsEmail) Object.assign(environment, required(sources.email, 'email settings'));
   if (access.callsModel) Object.assign(environment, sources.model ?? {});
+  if (access.startsRuns) Object.assign(environment, sources.modelChoice ?? {});
   if (access.webhookSecretKey) {
     Object.assign(environment, required(sources.webhookSecretKey, 'the webhook secret key'));
     if (sources.allowLocalWebhookUrls) environment.ALLOW_LOCAL_WEBHOOK_URLS = 'true';

@@ -159,9 +159,11 @@ export const SYNTHESIS_WORKER = {
   timeoutSeconds: WORKER_TIMEOUT_SECONDS,
   memoryMb: 512,
   // claude-v1 (the Anthropic SDK, Secrets Manager) is loaded by the first job that names it, the
-  // SQS client by the first job to be retried (ChangeMessageVisibility).
+  // Bedrock SDK by its first run when MODEL_PROVIDER is bedrock, the SQS client by the first job to
+  // be retried (ChangeMessageVisibility).
   onDemandParts: {
     'claude-v1': 'lambdas/wiring/claude-v1.ts',
+    'claude-bedrock': 'lambdas/wiring/bedrock-client.ts',
     'sqs-queue': 'lambdas/sqs/sqs-queue.ts',
   },
 } satisfies HandlerDefinition;

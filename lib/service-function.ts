@@ -32,6 +32,7 @@ import {
 import { SERVING_VERSION_ATTRIBUTES, teamServingVersionKey } from '../lambdas/store/team-serving.ts';
 import { DEPS_LOCK_FILE, LAMBDA_BUNDLING, REPO_ROOT, splitBuildCommand } from './bundling.ts';
 import { type EmailSettings, sesIdentityArn } from './email.ts';
+import { bedrockInvokeStatement, type ModelResource, modelEnvironment } from './model-access.ts';
 import { acknowledgeNag } from './nag.ts';
 
 export { SERVICE_NAME } from './names.ts';
@@ -45,8 +46,8 @@ export interface GrantableResources {
   readonly queues: ReadonlyMap<QueueName, { readonly queue: IQueue; readonly deadLetterQueue?: IQueue }>;
   /** The HMAC key that signs session tokens (`sessionSecret`). */
   readonly sessionSigningKey: ISecret;
-  /** The Anthropic API key secret (`callsModel`). */
-  readonly anthropicApiKey: ISecret;
+  /** The Anthropic API key secret, or the Bedrock model to invoke (`callsModel`). */
+  readonly model: ModelResource;
   /** The key sealing webhook secrets (`webhookSecretKey`). */
   readonly webhookSecretKey: ISecret;
   /** The stack's event bus (`putsEvents`). */
@@ -197,7 +198,10 @@ export class ServiceFunction extends Construct {
     if (access.startsServingVersions) this.grantStartServingVersions(resources);
     if (access.webhookSecretKey) resources.webhookSecretKey.grantRead(this.function);
     if (access.putsEvents) resources.eventBus.grantPutEventsTo(this.function);
-    if (access.callsModel) resources.anthropicApiKey.grantRead(this.function);
+    if (access.callsModel && resources.model.provider === 'anthropic')
+      resources.model.apiKey.grantRead(this.function);
+    if (access.callsModel && resources.model.provider === 'bedrock')
+      this.function.addToRolePolicy(bedrockInvokeStatement(this, resources.model.settings));
     const environment = accessEnvironment(
       access,
       environmentSources(resources, tableNames, queueUrls),
@@ -376,7 +380,11 @@ function environmentSources(
       ? { email: { EMAIL_FROM: resources.email.from, APP_URL: resources.email.appUrl } }
       : {}),
     model: {
-      ANTHROPIC_SECRET_ARN: resources.anthropicApiKey.secretArn,
+      ...modelEnvironment(resources.model),
+      ...(resources.modelPrices !== undefined ? { MODEL_PRICES: resources.modelPrices } : {}),
+    },
+    modelChoice: {
+      ...(resources.model.provider === 'bedrock' ? modelEnvironment(resources.model) : {}),
       ...(resources.modelPrices !== undefined ? { MODEL_PRICES: resources.modelPrices } : {}),
     },
     ...(resources.defaultSynthesisHandler

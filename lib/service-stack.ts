@@ -14,6 +14,7 @@ import { modelPricesFromEnv } from '../lambdas/wiring/model-prices.ts';
 import { Api } from './api.ts';
 import type { EmailSettings } from './email.ts';
 import { Jobs } from './jobs.ts';
+import { type ModelAccessSettings, modelResource } from './model-access.ts';
 import { Operations } from './operations.ts';
 import { ROUTE_GROUPS, RouteFunctions, routeGroupOf } from './routes.ts';
 import type { FunctionSettings, GrantableResources, ServiceFunction } from './service-function.ts';
@@ -37,6 +38,8 @@ export interface ServiceStackProps extends StackProps {
   readonly modelPrices?: string;
   /** RECORD_SHARDS of the functions using the data table (lambdas/store/keys.ts). @default 32 */
   readonly recordShards?: number;
+  /** claude-v1's provider, and for Bedrock the model whose ARNs the worker may invoke. */
+  readonly model: ModelAccessSettings;
 }
 
 export class ServiceStack extends Stack {
@@ -56,7 +59,7 @@ export class ServiceStack extends Stack {
       tables: stateful.tables,
       queues: props.stateful.queues,
       sessionSigningKey: stateful.sessionSigningKey,
-      anthropicApiKey: stateful.anthropicApiKey,
+      model: modelResource(props.model, stateful.anthropicApiKey),
       webhookSecretKey: stateful.webhookSecretKey,
       eventBus: stateful.eventBus,
       defaultSynthesisHandler: props.defaultSynthesisHandler,

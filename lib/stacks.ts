@@ -9,6 +9,7 @@ import type { OperationDeclaration } from '../lambdas/operations/declaration.ts'
 import { OPERATIONS } from '../lambdas/operations/index.ts';
 import { recordShardsOf } from '../lambdas/store/keys.ts';
 import { type EmailSettings, emailSettings } from './email.ts';
+import { type ModelAccessSettings, modelAccessSettings } from './model-access.ts';
 import { ServiceStack } from './service-stack.ts';
 import type { StageSettings } from './stage.ts';
 import { StatefulStack } from './stateful-stack.ts';
@@ -29,6 +30,8 @@ export interface PipelineSynthesisProps {
   readonly alarmEmail?: string;
   /** MODEL_PRICES for the worker: JSON prices per model prefix (`-c modelPrices=…`). @default list prices */
   readonly modelPrices?: string;
+  /** claude-v1's provider (`-c modelProvider=bedrock -c bedrockModelId=…`). @default the Anthropic API */
+  readonly model?: ModelAccessSettings;
   /**
    * RECORD_SHARDS of the functions (`-c recordShards=…`), fixed for a deployment's data: a hash of a
    * record's id mod this count places it (docs/scaling.md). @default 32
@@ -54,6 +57,7 @@ export function createStacks(app: App, id: string, props: PipelineSynthesisProps
     stage: props.stage,
     ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
     eventBusConsumerAccounts: props.eventBusConsumerAccounts ?? [],
+    modelProvider: (props.model ?? modelAccessSettings({})).provider,
     ...(props.description ? { description: `${props.description}: tables, queues, secrets, event bus` } : {}),
   });
   const service = new ServiceStack(app, `${id}-Service`, {
@@ -65,6 +69,7 @@ export function createStacks(app: App, id: string, props: PipelineSynthesisProps
     limits: props.limits ?? DEFAULT_LIMITS,
     lambdaTracing: props.lambdaTracing ?? true,
     ...(props.modelPrices !== undefined ? { modelPrices: props.modelPrices } : {}),
+    model: props.model ?? modelAccessSettings({}),
     // Refused at synth when it is not a count the functions would take.
     ...(props.recordShards !== undefined ? { recordShards: recordShardsOf(props.recordShards) } : {}),
     ...(props.description ? { description: `${props.description}: API and functions` } : {}),

@@ -9,6 +9,7 @@ import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { QueueName } from '../lambdas/queues.ts';
 import { TABLE_DEFINITIONS } from '../lambdas/store/table-definitions.ts';
+import type { ModelProvider } from '../lambdas/wiring/bedrock.ts';
 import { AlarmTopic } from './alarm-topic.ts';
 import { shareEventBus } from './event-bus.ts';
 import { pascalCase } from './names.ts';
@@ -22,6 +23,8 @@ export interface StatefulStackProps extends StackProps {
   readonly alarmEmail?: string;
   /** Accounts allowed to route the event bus's events (`-c eventBusConsumerAccounts=111…,222…`). @default none */
   readonly eventBusConsumerAccounts?: readonly string[];
+  /** claude-v1's provider: with `bedrock` no Anthropic key secret is created. @default 'anthropic' */
+  readonly modelProvider?: ModelProvider;
 }
 
 export class StatefulStack extends Stack {
@@ -33,7 +36,10 @@ export class StatefulStack extends Stack {
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, { terminationProtection: props.stage.deletionProtection, ...props });
-    this.stateful = new Stateful(this, 'Stateful', { stage: props.stage });
+    this.stateful = new Stateful(this, 'Stateful', {
+      stage: props.stage,
+      modelProvider: props.modelProvider ?? 'anthropic',
+    });
     this.queues = createQueues(this, props.stage.removalPolicy);
     // 'Operations': the construct that held the topic before the split, so its logical id stays.
     this.alarmTopic = new AlarmTopic(this, 'Operations', {

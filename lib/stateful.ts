@@ -16,6 +16,7 @@ import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { TABLE_DEFINITIONS, type TableDefinition } from '../lambdas/store/table-definitions.ts';
+import type { ModelProvider } from '../lambdas/wiring/bedrock.ts';
 import { acknowledgeNag } from './nag.ts';
 import type { StageSettings } from './stage.ts';
 
@@ -26,6 +27,8 @@ export const ANTHROPIC_API_KEY_PLACEHOLDER = 'REPLACE_ME: store the Anthropic AP
 
 export interface StatefulProps {
   readonly stage: StageSettings;
+  /** Whether claude-v1 calls the Anthropic API with a key (`anthropic`) or Bedrock with the worker's role. */
+  readonly modelProvider: ModelProvider;
 }
 
 /**
@@ -41,9 +44,10 @@ export class Stateful extends Construct {
    * (ANTHROPIC_API_KEY_PLACEHOLDER) and the operator replaces it once after the first deploy:
    * `aws secretsmanager put-secret-value --secret-id <arn> --secret-string <key>`. Later deploys
    * leave the value alone, because the template's value does not change. The key is issued in
-   * the Anthropic console, which Secrets Manager cannot rotate, so it is rotated by hand.
+   * the Anthropic console, which Secrets Manager cannot rotate, so it is rotated by hand. None
+   * with `-c modelProvider=bedrock`: the worker's role calls Bedrock, no key exists to leak.
    */
-  readonly anthropicApiKey: Secret;
+  readonly anthropicApiKey: Secret | undefined;
   /** The HMAC key that signs session tokens; generated, never leaves Secrets Manager. */
   readonly sessionSigningKey: Secret;
   /** The key that seals webhook secrets (AES-256-GCM); generated, never leaves Secrets Manager. */
@@ -59,17 +63,8 @@ export class Stateful extends Construct {
       TABLE_DEFINITIONS.map((definition) => [definition.id, createTable(this, definition, stage)]),
     );
 
-    this.anthropicApiKey = new Secret(this, 'AnthropicApiKey', {
-      description:
-        'Anthropic API key used by the claude-v1 synthesis handler. Replace the placeholder value.',
-      secretStringValue: SecretValue.unsafePlainText(ANTHROPIC_API_KEY_PLACEHOLDER),
-      removalPolicy: stage.removalPolicy,
-    });
-    acknowledgeNag(
-      this.anthropicApiKey,
-      'AwsSolutions-SMG4',
-      'Anthropic API keys are issued in the Anthropic console, which has no API a Secrets Manager rotation function could call; the operator rotates the key by hand.',
-    );
+    this.anthropicApiKey =
+      props.modelProvider === 'anthropic' ? createAnthropicApiKey(this, stage) : undefined;
 
     this.sessionSigningKey = new Secret(this, 'SessionSigningKey', {
       description: 'HMAC key that signs session tokens.',
@@ -130,4 +125,19 @@ function createTable(scope: Construct, definition: TableDefinition, stage: Stage
     });
   }
   return table;
+}
+
+/** The placeholder secret the operator fills with the Anthropic API key. */
+function createAnthropicApiKey(scope: Construct, stage: StageSettings): Secret {
+  const secret = new Secret(scope, 'AnthropicApiKey', {
+    description: 'Anthropic API key used by the claude-v1 synthesis handler. Replace the placeholder value.',
+    secretStringValue: SecretValue.unsafePlainText(ANTHROPIC_API_KEY_PLACEHOLDER),
+    removalPolicy: stage.removalPolicy,
+  });
+  acknowledgeNag(
+    secret,
+    'AwsSolutions-SMG4',
+    'Anthropic API keys are issued in the Anthropic console, which has no API a Secrets Manager rotation function could call; the operator rotates the key by hand.',
+  );
+  return secret;
 }

@@ -37,11 +37,22 @@ export function platformEnvironment(platform: LocalPlatform): Record<string, str
   };
 }
 
-/** The developer's ANTHROPIC_* settings, for the functions that call the model. */
+/** The developer's model settings (ANTHROPIC_*, MODEL_PROVIDER, BEDROCK_*), for the functions that call the model. */
 function modelSettings(): Record<string, string> {
   return Object.fromEntries(
     Object.entries(process.env).filter(
-      (entry): entry is [string, string] => entry[0].startsWith('ANTHROPIC_') && entry[1] !== undefined,
+      (entry): entry is [string, string] =>
+        /^(ANTHROPIC_|BEDROCK_|MODEL_PROVIDER$|MODEL_PRICES$)/.test(entry[0]) && entry[1] !== undefined,
+    ),
+  );
+}
+
+/** Which model a run's estimate prices, for the functions that start runs (as lib/service-function.ts gives them). */
+function modelChoice(): Record<string, string> {
+  const settings = modelSettings();
+  return Object.fromEntries(
+    ['MODEL_PROVIDER', 'BEDROCK_MODEL_ID', 'MODEL_PRICES', 'ANTHROPIC_MODEL'].flatMap((name) =>
+      settings[name] === undefined ? [] : [[name, settings[name]]],
     ),
   );
 }
@@ -70,6 +81,7 @@ export function localEnvironmentSources(local: LocalSources): EnvironmentSources
       EMAIL_OUTBOX_DIR: path.join(local.stateDir, 'outbox'),
     },
     model: modelSettings(),
+    modelChoice: modelChoice(),
     ...(process.env.DEFAULT_SYNTHESIS_HANDLER
       ? { defaultSynthesisHandler: process.env.DEFAULT_SYNTHESIS_HANDLER }
       : {}),

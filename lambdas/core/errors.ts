@@ -121,7 +121,12 @@ export const INTERNAL_ERROR_BODY: ErrorBody = {
 /** What a generation had already cost when it stopped, if it called a model. */
 export interface SpentUsage {
   model: string;
+  /** Every input token, cache reads and writes included (the OpenTelemetry GenAI convention). */
   inputTokens: number;
+  /** Of inputTokens, those read from the provider's prompt cache (priced at 0.1 × the input price). */
+  cacheReadInputTokens?: number;
+  /** Of inputTokens, those written to the prompt cache (priced at 1.25 × the input price). */
+  cacheWriteInputTokens?: number;
   outputTokens: number;
   attempts: number;
   /** Set by the generation use case from the price table (core/model-pricing.ts). */

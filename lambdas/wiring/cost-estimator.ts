@@ -5,6 +5,7 @@
 import * as z from 'zod/mini';
 import type { CostEstimator } from '../core/model-budget.ts';
 import { makeCostEstimator } from '../synthesis/claude/estimate.ts';
+import { bedrockModelIdFromEnv, modelProviderFromEnv } from './bedrock.ts';
 import { systemClock } from './clock.ts';
 import { readConfig } from './config.ts';
 import { modelPricesFromEnv } from './model-prices.ts';
@@ -18,8 +19,14 @@ import {
 /** The model claude-v1 asks when ANTHROPIC_MODEL is unset (wiring/anthropic.ts's default). */
 const DEFAULT_MODEL = 'claude-sonnet-4-6';
 
-export function costEstimatorFromEnv(): CostEstimator {
+/** The model the worker asks: BEDROCK_MODEL_ID when MODEL_PROVIDER is bedrock, else ANTHROPIC_MODEL. */
+function modelFromEnv(): string {
   const config = readConfig({ ANTHROPIC_MODEL: z.optional(z.string()) });
+  if (modelProviderFromEnv() === 'bedrock') return bedrockModelIdFromEnv();
+  return config.ANTHROPIC_MODEL?.trim() || DEFAULT_MODEL;
+}
+
+export function costEstimatorFromEnv(): CostEstimator {
   return makeCostEstimator({
     context: {
       pipelines: pipelineRepositoryFromEnv(),
@@ -28,7 +35,7 @@ export function costEstimatorFromEnv(): CostEstimator {
       runs: runRepositoryFromEnv(),
       evaluations: evaluationStoreFromEnv(),
     },
-    model: config.ANTHROPIC_MODEL?.trim() || DEFAULT_MODEL,
+    model: modelFromEnv(),
     prices: modelPricesFromEnv(),
   });
 }

@@ -11,6 +11,7 @@ import { OPERATIONS } from '../../lambdas/operations/index.ts';
 import { QUEUES } from '../../lambdas/queues.ts';
 import { TABLE_DEFINITIONS } from '../../lambdas/store/table-definitions.ts';
 import type { EmailSettings } from '../../lib/email.ts';
+import type { ModelAccessSettings } from '../../lib/model-access.ts';
 import type { GrantableResources } from '../../lib/service-function.ts';
 import { createStacks, type PipelineSynthesisStacks } from '../../lib/stacks.ts';
 import { type StageName, stageSettings } from '../../lib/stage.ts';
@@ -36,6 +37,8 @@ export interface BuildOptions {
   email?: EmailSettings;
   alarmEmail?: string;
   eventBusConsumerAccounts?: string[];
+  /** claude-v1's provider (`-c modelProvider=…`). @default the Anthropic API */
+  model?: ModelAccessSettings;
 }
 
 /** The app's stacks: `<id>` (stateful) and `<id>-Service`. */
@@ -49,6 +52,7 @@ export function buildStacks(app: App, id: string, options: BuildOptions): Pipeli
     ...(options.eventBusConsumerAccounts
       ? { eventBusConsumerAccounts: options.eventBusConsumerAccounts }
       : {}),
+    ...(options.model ? { model: options.model } : {}),
   });
 }
 
@@ -228,7 +232,7 @@ export function standInResources(stack: Stack): GrantableResources {
     tables,
     queues,
     sessionSigningKey: new Secret(stack, 'SigningKey'),
-    anthropicApiKey: new Secret(stack, 'AnthropicKey'),
+    model: { provider: 'anthropic', apiKey: new Secret(stack, 'AnthropicKey') },
     webhookSecretKey: new Secret(stack, 'WebhookKey'),
     eventBus: new EventBus(stack, 'Bus'),
   };

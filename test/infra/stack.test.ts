@@ -115,6 +115,13 @@ function synthesize(options: BuildOptions): Synthesized {
 let dev: Synthesized;
 let prod: Synthesized;
 
+/** The Anthropic key secret of an app on the default provider (there is none on Bedrock). */
+function anthropicKeyOf(synthesized: Synthesized) {
+  const key = synthesized.stacks.stateful.stateful.anthropicApiKey;
+  if (key === undefined) throw new Error('the stack has no Anthropic API key secret');
+  return key;
+}
+
 /** The logical ids a value of `synthesized` refers to, across its templates. */
 function referencedLogicalIds(value: unknown, synthesized: Synthesized = dev): Set<string> {
   return referencesIn(value, synthesized.index);
@@ -423,18 +430,14 @@ describe('queues and secrets', () => {
     const queues = resourcesOfType(prod, 'AWS::SQS::Queue');
     expect(queues.length).toBeGreaterThan(0);
     for (const [id, queue] of queues) expect(queue.DeletionPolicy, id).toBe('Retain');
-    for (const construct of [
-      stateful.anthropicApiKey,
-      stateful.sessionSigningKey,
-      stateful.webhookSecretKey,
-    ]) {
+    for (const construct of [anthropicKeyOf(prod), stateful.sessionSigningKey, stateful.webhookSecretKey]) {
       expect(prod.resources[logicalIdOf(construct)]?.DeletionPolicy).toBe('Retain');
     }
   });
 
   it('generates the session signing key and stores only a placeholder for the Anthropic key', () => {
     const signingKey = propertiesOf(dev, logicalIdOf(dev.stacks.stateful.stateful.sessionSigningKey));
-    const anthropicKey = propertiesOf(dev, logicalIdOf(dev.stacks.stateful.stateful.anthropicApiKey));
+    const anthropicKey = propertiesOf(dev, logicalIdOf(anthropicKeyOf(dev)));
 
     expect(signingKey.GenerateSecretString).toEqual({ PasswordLength: 64, ExcludePunctuation: true });
     expect(String(anthropicKey.SecretString)).toMatch(/^REPLACE_ME/);
@@ -588,7 +591,7 @@ describe('functions', () => {
     expect(
       refersTo(
         environmentOf(dev, handlerFunction(dev.stacks, SYNTHESIS_WORKER.entry)).ANTHROPIC_SECRET_ARN,
-        stateful.anthropicApiKey,
+        anthropicKeyOf(dev),
       ),
     ).toBe(true);
   });
@@ -782,7 +785,7 @@ describe('least privilege', () => {
   });
 
   it('lets only the functions that call the model (the worker) read the Anthropic key', () => {
-    const secretId = logicalIdOf(dev.stacks.stateful.stateful.anthropicApiKey);
+    const secretId = logicalIdOf(anthropicKeyOf(dev));
     const readers = resourcesOfType(dev, 'AWS::IAM::Policy')
       .filter(([, policy]) => referencedLogicalIds(policy.Properties?.PolicyDocument).has(secretId))
       .flatMap(([, policy]) => [...referencedLogicalIds(policy.Properties?.Roles)]);

@@ -20,6 +20,7 @@ import {
   operationEntryPath,
 } from '../../lib/bundling.ts';
 import { emailSettings } from '../../lib/email.ts';
+import { modelAccessSettings } from '../../lib/model-access.ts';
 import { ServiceFunction } from '../../lib/service-function.ts';
 import { stageSettings } from '../../lib/stage.ts';
 import {
@@ -104,6 +105,11 @@ describe('cdk-nag AwsSolutions', () => {
       stage: 'prod',
       email: emailSettings({ from: 'signin@acme.example', appUrl: 'https://app.acme.example' }),
     });
+    // -c modelProvider=bedrock: the worker's role invokes the model, no Anthropic secret exists.
+    buildStacks(app, 'NagBedrock', {
+      stage: 'prod',
+      model: modelAccessSettings({ modelProvider: 'bedrock' }),
+    });
     report = nagReport(app, outdir);
     acknowledged = report.suppressedViolations ?? [];
   });
@@ -147,7 +153,7 @@ describe('cdk-nag AwsSolutions', () => {
 
     expect(publicOperations.length).toBeGreaterThan(0);
     expect(unauthorized.map((finding) => finding.acknowledgedAt).sort()).toEqual(
-      ['NagDev', 'NagProd']
+      ['NagDev', 'NagProd', 'NagBedrock']
         .flatMap((stack) => publicOperations.map((operation) => methodPath(stack, operation)))
         .sort(),
     );

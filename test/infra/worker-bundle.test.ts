@@ -1,7 +1,7 @@
 /**
  * The worker as NodejsFunction deploys it (real bundling, no Docker): code splitting leaves
- * index.mjs, the parts it imports on demand (claude-v1.mjs for claude-v1 jobs, sqs-queue.mjs for
- * jobs to retry) and their shared chunks in one asset, and index.mjs imports in plain node
+ * index.mjs, the parts it imports on demand (claude-v1.mjs for claude-v1 jobs, claude-bedrock.mjs
+ * for those on Bedrock, sqs-queue.mjs for jobs to retry) and their shared chunks in one asset, and index.mjs imports in plain node
  * without the parts.
  */
 import { execFileSync } from 'node:child_process';
@@ -20,7 +20,7 @@ import { standInResources } from './helpers.ts';
 const outdir = mkdtempSync(join(tmpdir(), 'infra-worker-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-it('deploys the worker as index.mjs plus claude-v1.mjs, sqs-queue.mjs and shared chunks; index.mjs loads without the parts', () => {
+it('deploys the worker as index.mjs plus claude-v1.mjs, claude-bedrock.mjs, sqs-queue.mjs and shared chunks; index.mjs loads without the parts', () => {
   const app = new App({ outdir });
   const stack = new Stack(app, 'WorkerBundle');
   new ServiceFunction(stack, 'Worker', {
@@ -41,11 +41,17 @@ it('deploys the worker as index.mjs plus claude-v1.mjs, sqs-queue.mjs and shared
   expect(assetDirs).toHaveLength(1);
   expect(files).toContain('index.mjs');
   expect(files).toContain('claude-v1.mjs');
+  // The Bedrock SDK: a part of its own, imported by claude-v1 only when MODEL_PROVIDER is bedrock.
+  expect(files).toContain('claude-bedrock.mjs');
+  expect(readFileSync(join(asset, 'claude-bedrock.mjs'), 'utf8')).toContain('bedrock-2023-05-31');
+  expect(readFileSync(join(asset, 'claude-v1.mjs'), 'utf8')).not.toContain('bedrock-2023-05-31');
+  expect(readFileSync(join(asset, 'claude-v1.mjs'), 'utf8')).toContain('claude-bedrock.mjs');
   expect(files).toContain('sqs-queue.mjs');
   expect(files.some((file) => /^chunk-\w+\.mjs$/.test(file))).toBe(true);
   for (const file of files)
     expect(readFileSync(join(asset, file), 'utf8').startsWith(LAMBDA_BUNDLING.banner)).toBe(true);
   rmSync(join(asset, 'claude-v1.mjs'));
+  rmSync(join(asset, 'claude-bedrock.mjs'));
   rmSync(join(asset, 'sqs-queue.mjs'));
   const exported = execFileSync(
     process.execPath,

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { makePromptCache } from './prompt-cache-fake.ts';
 
 /**
  * A local fake of the Anthropic Messages API: a real HTTP server on 127.0.0.1 that the real SDK
@@ -115,14 +116,25 @@ function sendJson(
   response.end(JSON.stringify(body));
 }
 
+/** The text of a request's first user message, sent as a string or as content blocks. */
+export function promptText(body: unknown): string {
+  const content = (body as { messages?: { content?: unknown }[] } | undefined)?.messages?.[0]?.content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((block: { type?: unknown; text?: unknown }) =>
+      block.type === 'text' && typeof block.text === 'string' ? block.text : '',
+    )
+    .join('');
+}
+
 /**
  * A plausible reply to any synthesis request, for running the local stack against the fake: one
  * finding citing the first shown signals and, when a slot has a temperature above 0, a change that
  * halves it. Built from the prompt text, so it only ever names signals and slots it was shown.
  */
 export function autoReply(body: unknown): FakeReply {
-  const prompt = (body as { messages?: { content?: unknown }[] } | undefined)?.messages?.[0]?.content;
-  const text = typeof prompt === 'string' ? prompt : '';
+  const text = promptText(body);
   const refs = [...text.matchAll(/^\[(\d+)\] /gm)].map((match) => Number(match[1])).slice(0, 5);
   let target: { slotId: string; temperature: number } | undefined;
   for (const match of text.matchAll(/^Slot "([^"]+)".*\n {2}settings: (.*)$/gm)) {
@@ -160,17 +172,22 @@ export interface AnthropicFakeOptions {
   port?: number;
   /** Answer requests no reply was scripted for with autoReply instead of a 500. */
   autoReply?: boolean;
+  /** Milliseconds before each answer: the model's time, for the bench and slow runs. */
+  latencyMs?: number;
+  /** Report usage from the request's size and a prompt cache (prompt-cache-fake.ts). */
+  promptCache?: boolean;
 }
 
 /** Starts the fake on 127.0.0.1. */
 export async function startAnthropicFake(options: AnthropicFakeOptions = {}): Promise<AnthropicFake> {
   const queue: FakeReply[] = [];
   const requests: ReceivedRequest[] = [];
+  const cache = makePromptCache();
 
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
+    request.on('end', async () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       let body: unknown;
       try {
@@ -195,6 +212,7 @@ export async function startAnthropicFake(options: AnthropicFakeOptions = {}): Pr
         receivedAt: Date.now(),
       });
       const reply = queue.shift() ?? (options.autoReply ? autoReply(body) : undefined);
+      if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
       if (reply === undefined) {
         sendJson(
           response,
@@ -216,7 +234,12 @@ export async function startAnthropicFake(options: AnthropicFakeOptions = {}): Pr
         );
         return;
       }
-      sendJson(response, 200, reply.body);
+      if (!options.promptCache) {
+        sendJson(response, 200, reply.body);
+        return;
+      }
+      const output = (reply.body.usage as { output_tokens?: number } | undefined)?.output_tokens ?? 0;
+      sendJson(response, 200, { ...reply.body, usage: cache.usage(body, output) });
     });
   });
 
@@ -231,6 +254,7 @@ export async function startAnthropicFake(options: AnthropicFakeOptions = {}): Pr
     reset: () => {
       queue.length = 0;
       requests.length = 0;
+      cache.clear();
     },
     close: async () => {
       server.closeAllConnections();

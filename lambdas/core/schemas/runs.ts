@@ -58,6 +58,10 @@ export type StructuredWarning = z.infer<typeof structuredWarningSchema>;
 export const synthesisUsageSchema = /* @__PURE__ */ z.object({
   model: /* @__PURE__ */ z.string(),
   inputTokens: /* @__PURE__ */ minInt(0),
+  /** Of inputTokens, read from the provider's prompt cache; absent on runs made before caching. */
+  cacheReadInputTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ minInt(0)),
+  /** Of inputTokens, written to the provider's prompt cache; absent on runs made before caching. */
+  cacheWriteInputTokens: /* @__PURE__ */ z.optional(/* @__PURE__ */ minInt(0)),
   outputTokens: /* @__PURE__ */ minInt(0),
   attempts: /* @__PURE__ */ minInt(0),
   /** What the tokens cost at the price table's rates (core/model-pricing.ts); absent for a model it has no price for. */

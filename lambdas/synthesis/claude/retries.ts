@@ -1,11 +1,20 @@
 /**
- * Which failures of the Anthropic API claude-v1 retries, how long it waits before a retry, and the
- * time budget that every request, retry and wait of one run shares.
+ * Which failures of the model API (Anthropic's or Bedrock's, both through the Anthropic SDK)
+ * claude-v1 retries, how long it waits before a retry, and the time budget that every request,
+ * retry and wait of one run shares.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import Anthropic from '@anthropic-ai/sdk';
 
-export type Cause = 'rate_limited' | 'overloaded' | 'server_error' | 'timeout' | 'connection';
+export type Cause =
+  | 'rate_limited'
+  | 'overloaded'
+  | 'server_error'
+  | 'timeout'
+  | 'connection'
+  | 'throttled'
+  | 'unavailable'
+  | 'model_not_ready';
 
 export const CAUSE_TEXT: Record<Cause, (status: number | undefined) => string> = {
   rate_limited: () => 'was rate limited (HTTP 429)',
@@ -13,6 +22,11 @@ export const CAUSE_TEXT: Record<Cause, (status: number | undefined) => string> =
   server_error: (status) => `failed with a server error (HTTP ${status ?? 500})`,
   timeout: () => 'timed out',
   connection: () => 'could not be reached',
+  // Amazon Bedrock's names (bedrock-faults.ts).
+  throttled: () => 'was throttled (ThrottlingException, HTTP 429)',
+  unavailable: (status) => `was unavailable (ServiceUnavailableException, HTTP ${status ?? 503})`,
+  model_not_ready: (status) =>
+    `answered that the model is not ready (ModelNotReadyException, HTTP ${status ?? 429})`,
 };
 
 export interface Attempted {

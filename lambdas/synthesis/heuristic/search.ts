@@ -54,6 +54,24 @@ export function triedValues(
   });
 }
 
+/**
+ * The last value fixed nothing, yet broke nothing and the same cases still fail as with the value
+ * tried before it in the same direction: the step was too short to matter, so the search grows it.
+ */
+function stuck(tried: readonly TriedValue[], distance: (value: number) => number): boolean {
+  const [before, last] = tried.slice(-2);
+  if (!before || !last || distance(before.value) <= 0 || distance(last.value) <= distance(before.value))
+    return false;
+  const earlier = new Set(before.round.stillFailing);
+  return last.round.stillFailing.length > 0 && last.round.stillFailing.every((id) => earlier.has(id));
+}
+
+/** How much a push grows the last step: at least double it, at most triple it. */
+const GROWTH = { min: 2, max: 3 } as const;
+
+/** A setting that starts at 0 or above (a timeout, a budget, a temperature) never goes below 0. */
+const within = (value: number, base: number) => (base >= 0 ? Math.max(0, value) : value);
+
 /** Two values this close (relative to the step from the base) are the same: the search has converged. */
 const CONVERGED = 0.04;
 
@@ -63,8 +81,10 @@ const roundLike = (value: number, like: number) =>
 /**
  * The next value of a setting whose base value is `base`, from the values tried (the last is the
  * parent's). Broke cases: halfway back towards the furthest value that broke nothing (or the base).
- * Broke none, fixed some and cases still fail: further in the same direction — halfway to the
- * nearest value that broke cases, or twice the step from the base when none did. Otherwise: kept.
+ * Broke none and cases still fail the same way (it fixed some, or the same cases fail as one step
+ * before): further in the same direction — halfway to the nearest value that broke cases, or by
+ * twice the last step when none did, so a setting several times off is reached within a few
+ * rounds. Otherwise: kept.
  */
 export function nextValue(base: number, tried: readonly TriedValue[]): NextValue | null {
   const last = tried.at(-1);
@@ -95,9 +115,24 @@ export function nextValue(base: number, tried: readonly TriedValue[]): NextValue
     return decide(((heldAt ?? base) + last.value) / 2, 'back-off', last.broken);
   }
   const stillFailing = last.round.stillFailing;
-  if (last.fixed.length > 0 && stillFailing.length > 0) {
-    const further = brokeAt === null ? base + 2 * (last.value - base) : (last.value + brokeAt) / 2;
-    return decide(further, 'push', stillFailing);
+  if (stillFailing.length > 0 && (last.fixed.length > 0 || stuck(tried, distance))) {
+    // The step before this one: from the nearest value tried short of the last (else the base).
+    const short = tried.filter(
+      (entry) => distance(entry.value) > 0 && distance(entry.value) < distance(last.value),
+    );
+    const from =
+      short.length === 0
+        ? base
+        : short.reduce((a, b) => (distance(b.value) > distance(a.value) ? b : a)).value;
+    // Cases still fail the same way: at least double the step — by the distance the last value's
+    // rate of fixes says the rest need, up to three times the step — but never reach a value that
+    // broke cases (bisect towards it instead).
+    const step = last.value - from;
+    const needed =
+      last.fixed.length === 0 ? Infinity : (distance(last.value) * stillFailing.length) / last.fixed.length;
+    const grown = Math.min(GROWTH.max * Math.abs(step), Math.max(GROWTH.min * Math.abs(step), needed));
+    const further = brokeAt === null ? last.value + direction * grown : (last.value + brokeAt) / 2;
+    return decide(within(further, base), 'push', stillFailing);
   }
   return { value: last.value, move: 'keep', brokeAt, heldAt, caseIds: [] };
 }

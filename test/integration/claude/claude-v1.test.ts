@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ClaudeV1Options, createClaudeV1 } from '../../../lambdas/synthesis/claude/engine.ts';
+import { type AnthropicClaudeV1Options, createClaudeV1 } from '../../../lambdas/synthesis/claude/engine.ts';
 import { PROMPT_LIMITS } from '../../../lambdas/synthesis/claude/prompt.ts';
 import { synthesisDraftJsonSchema } from '../../../lambdas/synthesis/draft.ts';
 import { staticApiKeySource } from '../../../lambdas/wiring/anthropic.ts';
@@ -8,6 +8,7 @@ import {
   errorReply,
   hang,
   overloaded,
+  promptText,
   rateLimited,
   serverError,
   startAnthropicFake,
@@ -43,7 +44,7 @@ beforeEach(() => {
 });
 
 /** A claude-v1 engine against the fake, with a budget small enough for tests. */
-function engine(overrides: Partial<ClaudeV1Options> = {}) {
+function engine(overrides: Partial<AnthropicClaudeV1Options> = {}) {
   return createClaudeV1({
     keys: staticApiKeySource(API_KEY),
     baseURL: fake.url,
@@ -58,7 +59,7 @@ function engine(overrides: Partial<ClaudeV1Options> = {}) {
 }
 
 /** Generates the seeded run with `options` and returns it as stored, with its proposed configuration. */
-async function generate(options: Partial<ClaudeV1Options> = {}) {
+async function generate(options: Partial<AnthropicClaudeV1Options> = {}) {
   const seeded = await seedPendingRun(bed);
   const generateRun = generatorWith(bed, engine(options));
   const result = await generateRun({ runId: seeded.run.id, jobId: seeded.run.jobId });
@@ -91,7 +92,14 @@ describe('claude-v1 with a well-formed reply', () => {
       errorMessage: null,
       // Finding 2 reports truncation in "answer-model", whose 10 runs all succeeded: contradicted, so low.
       confidence: 'low',
-      usage: { model: MODEL, inputTokens: 3_210, outputTokens: 456, attempts: 1 },
+      usage: {
+        model: MODEL,
+        inputTokens: 3_210,
+        cacheReadInputTokens: 0,
+        cacheWriteInputTokens: 0,
+        outputTokens: 456,
+        attempts: 1,
+      },
     });
     expect(run.diagnosis?.findings).toEqual([
       {
@@ -160,7 +168,7 @@ describe('claude-v1 with a well-formed reply', () => {
     expect(body.tools[0].name).toBe('submit_synthesis');
     expect(body.tools[0].input_schema).toEqual(synthesisDraftJsonSchema());
     expect(body.messages).toHaveLength(1);
-    const prompt: string = body.messages[0].content;
+    const prompt: string = promptText(body);
     expect(prompt).toMatch(/^\[1\] critical \| timeout \| slot "retrieve" \| .+ \| ×5$/m);
     expect(prompt).toMatch(/^\[2\] warning \| truncation \| slot "answer-model" \| .+ \| ×3$/m);
     expect(prompt).toMatch(/^\[3\] info \| feedback \| /m);
@@ -273,7 +281,14 @@ describe('claude-v1 repairs a reply that breaks the schema once', () => {
     const { run } = await generate();
 
     expect(run.status).toBe('generated');
-    expect(run.usage).toEqual({ model: MODEL, inputTokens: 2_500, outputTokens: 400, attempts: 2 });
+    expect(run.usage).toEqual({
+      model: MODEL,
+      inputTokens: 2_500,
+      cacheReadInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      outputTokens: 400,
+      attempts: 2,
+    });
     expect(fake.requests).toHaveLength(2);
     const [first, repair] = fake.requests.map((request) => request.body);
     expect(repair.tool_choice).toEqual({ type: 'tool', name: 'submit_synthesis' });
@@ -316,7 +331,14 @@ describe('claude-v1 repairs a reply that breaks the schema once', () => {
     expect(run).toMatchObject({
       status: 'failed',
       proposedConfigurationId: null,
-      usage: { model: 'claude-test-model', attempts: 2, inputTokens: 2000, outputTokens: 400 },
+      usage: {
+        model: 'claude-test-model',
+        attempts: 2,
+        inputTokens: 2000,
+        cacheReadInputTokens: 0,
+        cacheWriteInputTokens: 0,
+        outputTokens: 400,
+      },
     });
     expect(run.errorMessage).toMatch(
       /^The model's reply did not match the submit_synthesis schema, even after one repair attempt: .*diagnosis/,
@@ -347,7 +369,14 @@ describe('claude-v1 retries transient failures inside its time budget, then hand
 
     expect(run.status).toBe('generated');
     // A failed request costs nothing but counts as an attempt.
-    expect(run.usage).toEqual({ model: MODEL, inputTokens: 700, outputTokens: 70, attempts: 2 });
+    expect(run.usage).toEqual({
+      model: MODEL,
+      inputTokens: 700,
+      cacheReadInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      outputTokens: 70,
+      attempts: 2,
+    });
     expect(fake.requests).toHaveLength(2);
   });
 

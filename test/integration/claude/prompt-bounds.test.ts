@@ -15,7 +15,12 @@ import { PROMPT_LIMITS } from '../../../lambdas/synthesis/claude/prompt.ts';
 import { estimateTokens } from '../../../lambdas/synthesis/text-budget.ts';
 import { staticApiKeySource } from '../../../lambdas/wiring/anthropic.ts';
 import { nanoidGenerator, systemClock } from '../../../lambdas/wiring/clock.ts';
-import { type AnthropicFake, startAnthropicFake, toolReply } from '../../support/anthropic-fake.ts';
+import {
+  type AnthropicFake,
+  promptText,
+  startAnthropicFake,
+  toolReply,
+} from '../../support/anthropic-fake.ts';
 import { ANTHROPIC_KEY_PREFIX } from '../../support/fake-secrets.ts';
 import { FIXTURE_SLOTS, goodDraft, partialPort } from './fixtures.ts';
 
@@ -146,9 +151,9 @@ function fixture(slots: Slot[]) {
 // biome-ignore lint/suspicious/noExplicitAny: the received body is read field by field
 function estimateReceived(body: any): number {
   return (
-    estimateTokens(body.system) +
+    estimateTokens(body.system[0].text) +
     estimateTokens(JSON.stringify(body.tools[0])) +
-    estimateTokens(body.messages[0].content) +
+    estimateTokens(promptText(body)) +
     PROMPT_LIMITS.toolUseOverheadTokens
   );
 }
@@ -210,7 +215,7 @@ async function measure(slots: Slot[], total: number, messageBytes: number) {
   const outcome = await generateRun({ runId: run.id, jobId: run.jobId });
 
   const body = fake.requests[0]?.body;
-  const prompt: string = body.messages[0].content;
+  const prompt: string = promptText(body);
   return {
     outcome,
     estimate: estimateReceived(body),

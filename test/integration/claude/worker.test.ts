@@ -89,7 +89,14 @@ describe('the synthesis worker running claude-v1 with the key in Secrets Manager
     expect(await bed.runs.get(first.run.id)).toMatchObject({
       status: 'generated',
       synthesisHandler: 'claude-v1',
-      usage: { model: 'claude-worker-test', inputTokens: 900, outputTokens: 90, attempts: 2 },
+      usage: {
+        model: 'claude-worker-test',
+        inputTokens: 900,
+        cacheReadInputTokens: 0,
+        cacheWriteInputTokens: 0,
+        outputTokens: 90,
+        attempts: 2,
+      },
     });
     expect((await bed.runs.get(second.run.id))?.status).toBe('generated');
   });

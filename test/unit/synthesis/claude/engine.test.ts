@@ -100,7 +100,14 @@ describe('claude-v1 with a well-formed reply', () => {
     // The shown signals, then the repeat finding 1 cites for [1]: the counts and the ids agree.
     expect(value?.analyzedSignalIds).toEqual(['timeout-2', 'trunc-1', 'timeout-1']);
     expect(value?.analyzedExecutionIds).toEqual(['run-4', 'run-3', 'run-2', 'run-1']);
-    expect(value?.usage).toEqual({ model: MODEL, inputTokens: 1_200, outputTokens: 300, attempts: 1 });
+    expect(value?.usage).toEqual({
+      model: MODEL,
+      inputTokens: 1_200,
+      cacheReadInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      outputTokens: 300,
+      attempts: 1,
+    });
   });
 
   it('sends one forced submit_synthesis call carrying the prompt, with the key in its header and no secret', async () => {
@@ -112,10 +119,21 @@ describe('claude-v1 with a well-formed reply', () => {
     expect(request?.body).toEqual({
       model: MODEL,
       max_tokens: 2_048,
-      system: SYSTEM_PROMPT,
+      system: [{ type: 'text', text: SYSTEM_PROMPT, cache_control: { type: 'ephemeral' } }],
       tools: [JSON.parse(JSON.stringify(SUBMIT_SYNTHESIS_TOOL))],
       tool_choice: { type: 'tool', name: 'submit_synthesis' },
-      messages: [{ role: 'user', content: buildSynthesisPrompt(context()).user }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'text',
+              text: buildSynthesisPrompt(context()).user,
+              cache_control: { type: 'ephemeral' },
+            },
+          ],
+        },
+      ],
     });
     expect(request?.raw).not.toContain(SLOT_SECRET);
   });
@@ -134,7 +152,14 @@ describe('claude-v1 with a well-formed reply', () => {
       }),
     );
 
-    expect(value?.usage).toEqual({ model: MODEL, inputTokens: 123, outputTokens: 7, attempts: 2 });
+    expect(value?.usage).toEqual({
+      model: MODEL,
+      inputTokens: 123,
+      cacheReadInputTokens: 3,
+      cacheWriteInputTokens: 20,
+      outputTokens: 7,
+      attempts: 2,
+    });
   });
 
   it('logs the cost under log-safe names, and never the key or the prompt', async () => {
@@ -174,8 +199,22 @@ describe('claude-v1 with a well-formed reply', () => {
     const first = await claude.generate(context());
     const second = await claude.generate(context());
 
-    expect(first.usage).toEqual({ model: MODEL, inputTokens: 10, outputTokens: 1, attempts: 1 });
-    expect(second.usage).toEqual({ model: MODEL, inputTokens: 20, outputTokens: 2, attempts: 1 });
+    expect(first.usage).toEqual({
+      model: MODEL,
+      inputTokens: 10,
+      cacheReadInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      outputTokens: 1,
+      attempts: 1,
+    });
+    expect(second.usage).toEqual({
+      model: MODEL,
+      inputTokens: 20,
+      cacheReadInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      outputTokens: 2,
+      attempts: 1,
+    });
     expect(claude.name).toBe('claude-v1');
   });
 });
@@ -223,6 +262,8 @@ describe('claude-v1 fails a run the API refuses, after exactly one call', () => 
     expect((error as SynthesisFailure).usage).toEqual({
       model: MODEL,
       inputTokens: 0,
+      cacheReadInputTokens: 0,
+      cacheWriteInputTokens: 0,
       outputTokens: 0,
       attempts: 1,
     });
@@ -352,7 +393,14 @@ describe('claude-v1 retries transient failures, then hands them to the queue', (
       );
 
       expect(requests).toHaveLength(2);
-      expect(value?.usage).toEqual({ model: MODEL, inputTokens: 700, outputTokens: 70, attempts: 2 });
+      expect(value?.usage).toEqual({
+        model: MODEL,
+        inputTokens: 700,
+        cacheReadInputTokens: 0,
+        cacheWriteInputTokens: 0,
+        outputTokens: 70,
+        attempts: 2,
+      });
       expect(events[0]).toEqual({
         message: 'model request failed',
         details: { cause, status, attempt: 1, remainingMs: expect.any(Number) },
@@ -389,6 +437,8 @@ describe('claude-v1 retries transient failures, then hands them to the queue', (
     expect((error as TransientSynthesisError).usage).toEqual({
       model: MODEL,
       inputTokens: 0,
+      cacheReadInputTokens: 0,
+      cacheWriteInputTokens: 0,
       outputTokens: 0,
       attempts: 1,
     });

@@ -3,8 +3,8 @@ import type { SynthesisContext } from '../../../../lambdas/core/ports/synthesis.
 import type { Slot } from '../../../../lambdas/core/schemas/pipelines.ts';
 import type { Execution, Signal } from '../../../../lambdas/core/schemas/records.ts';
 import {
+  type AnthropicClaudeV1Options,
   type ApiKeySource,
-  type ClaudeV1Options,
   createClaudeV1,
 } from '../../../../lambdas/synthesis/claude/engine.ts';
 import type { SynthesisDraft } from '../../../../lambdas/synthesis/draft.ts';
@@ -202,7 +202,7 @@ export function useAnthropicFake(): () => AnthropicFake {
 }
 
 /** A claude-v1 engine against `baseURL`, with a budget small enough for tests; `log` collects events. */
-export function engineAt(baseURL: string, overrides: Partial<ClaudeV1Options> = {}) {
+export function engineAt(baseURL: string, overrides: Partial<AnthropicClaudeV1Options> = {}) {
   const events: LogEvent[] = [];
   const engine = createClaudeV1({
     keys: countingKeys(),

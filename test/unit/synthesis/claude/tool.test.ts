@@ -167,7 +167,14 @@ describe('claude-v1 repairs a reply that breaks the schema, with one more call',
     ]);
 
     expect(requests).toHaveLength(2);
-    expect(value?.usage).toEqual({ model: MODEL, inputTokens: 2_500, outputTokens: 400, attempts: 2 });
+    expect(value?.usage).toEqual({
+      model: MODEL,
+      inputTokens: 2_500,
+      cacheReadInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      outputTokens: 400,
+      attempts: 2,
+    });
     expect(value?.changes).toHaveLength(1);
     const [first, repair] = requests.map((request) => request.body);
     expect(repair.tool_choice).toEqual({ type: 'tool', name: 'submit_synthesis' });
@@ -365,6 +372,8 @@ describe('claude-v1 never makes a third call for one reply', () => {
     expect((error as SynthesisFailure).usage).toEqual({
       model: MODEL,
       inputTokens: 2_000,
+      cacheReadInputTokens: 0,
+      cacheWriteInputTokens: 0,
       outputTokens: 400,
       attempts: 2,
     });

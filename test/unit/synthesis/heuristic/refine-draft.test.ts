@@ -115,7 +115,7 @@ describe('refineDraft', () => {
         { type: 'speculative_change', message: 'the revised one', changeIds: ['1'] },
       ],
     });
-    const push = 'timeoutMs 1600 fixed cases but 3 still fail (case-3, case-7, case-8): pushed to 2400';
+    const push = 'timeoutMs 1600 fixed cases but 3 still fail (case-3, case-7, case-8): pushed to 3200';
     const backOff = 'maxTokens 256 broke 1 case(s) (case-5): backed off to 192';
     const refined = refineDraft(fresh, evidenceOf([round1], failedCases(ids(8))), slots, shown(ids(8)));
     expect(refined.draft).toEqual({
@@ -145,7 +145,7 @@ describe('refineDraft', () => {
           description: `Slot "retrieve": ${push}`,
           rationale: 'Revised from the evaluation of run run-1: from the signals',
           findingIds: ['2', '1'],
-          patch: { timeoutMs: 2400 },
+          patch: { timeoutMs: 3200 },
         },
         {
           id: '2',
@@ -339,7 +339,7 @@ describe('refineDraft', () => {
     );
     const cases = failedCases(['case-1', 'case-3', 'case-7', 'case-8'], () => 'pipeline failed');
     expect(refineDraft(draft(), evidenceOf([round], cases), slots, []).draft.changes[0]?.description).toBe(
-      'Slot "retrieve": timeoutMs 1600 fixed cases but 1 still fail (case-3): pushed to 2400',
+      'Slot "retrieve": timeoutMs 1600 fixed cases but 1 still fail (case-3): pushed to 3200',
     );
   });
 
@@ -356,7 +356,7 @@ describe('refineDraft', () => {
     };
     const cases = failedCases(['case-1', 'case-3', 'case-7'], (id) => errors[id] ?? '');
     expect(refineDraft(draft(), evidenceOf([round], cases), slots, []).draft.changes[0]?.description).toBe(
-      'Slot "retrieve": timeoutMs 1600 fixed cases but 1 still fail (case-3): pushed to 2400',
+      'Slot "retrieve": timeoutMs 1600 fixed cases but 1 still fail (case-3): pushed to 3200',
     );
   });
 

@@ -56,7 +56,7 @@ describe('heuristic-v1 refining a run from its evaluation', () => {
     });
     const patches = proposal.changes.map((c) => [c.slotId, c.patch]);
     expect(patches).toEqual([
-      ['retrieve', { timeoutMs: 2400 }],
+      ['retrieve', { timeoutMs: 3200 }],
       ['answer', { maxTokens: 192 }],
     ]);
     const backOff = proposal.diagnosis.findings.find((finding) => finding.description.includes('maxTokens'));

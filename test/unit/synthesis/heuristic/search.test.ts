@@ -23,9 +23,18 @@ describe('nextValue', () => {
     expect(nextValue(800, [tried(1600, [], ['c1'], ['c2']), tried(800, [], ['c1'], ['c2'])])).toBeNull();
   });
 
-  it('pushes a partial fix twice as far from the base while no value broke cases', () => {
+  it('pushes a partial fix by at least twice the last step while no value broke cases', () => {
+    // One fixed, one still failing: the rate says one more step of 800; at least double it.
+    expect(nextValue(800, [tried(1600, [], ['c1'], ['c3'])])).toMatchObject({ value: 3200, move: 'push' });
+    // Three still failing for one fixed: three more steps by the rate, capped at three times the step.
+    expect(nextValue(800, [tried(1600, [], ['c1'], ['c2', 'c3', 'c4'])])).toMatchObject({ value: 4000 });
+    // The last step fixed nothing and the same case still fails as one step before: grow it threefold.
+    expect(nextValue(800, [tried(1200, [], ['c1'], ['c2']), tried(1600, [], [], ['c2'])])).toMatchObject({
+      value: 2800,
+      move: 'push',
+    });
     expect(nextValue(800, [tried(1600, [], ['c1'], ['c3'])])).toEqual({
-      value: 2400,
+      value: 3200,
       move: 'push',
       brokeAt: null,
       heldAt: 1600,
@@ -35,7 +44,7 @@ describe('nextValue', () => {
 
   it('searches downwards as well when the change lowered the setting', () => {
     expect(nextValue(1000, [tried(800, [], ['c1'], ['c2'])])).toEqual({
-      value: 600,
+      value: 400,
       move: 'push',
       brokeAt: null,
       heldAt: 800,
@@ -152,7 +161,9 @@ describe('nextValue', () => {
   });
 
   it('rounds like the base: whole numbers stay whole, fractions to three places', () => {
-    expect(nextValue(0.2, [tried(0.5, [], ['a'], ['b'])])).toMatchObject({ value: 0.8, move: 'push' });
+    expect(nextValue(0.2, [tried(0.5, [], ['a'], ['b'])])).toMatchObject({ value: 1.1, move: 'push' });
+    // Never below 0 for a setting that starts at or above it.
+    expect(nextValue(1.3, [tried(0.65, [], ['a'], ['b'])])).toMatchObject({ value: 0, move: 'push' });
     expect(nextValue(0.7, [tried(0.3335, ['a'])])).toMatchObject({ value: 0.517, move: 'back-off' });
     expect(nextValue(10, [tried(15, ['a'])])).toMatchObject({ value: 13, move: 'back-off' });
   });
