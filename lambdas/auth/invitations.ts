@@ -242,7 +242,7 @@ export function makeAcceptInvitation({ auth, members, clock }: AcceptInvitationD
   ): Promise<{ user: User; teamId: string }> => {
     const invitation = await members.getInvitation(link.invitationId);
     const now = clock.now();
-    if (!invitation || invitation.status !== 'pending' || Date.parse(invitation.expiresAt) <= now.getTime()) {
+    if (invitation?.status !== 'pending' || Date.parse(invitation.expiresAt) <= now.getTime()) {
       throw invalidInvitation();
     }
     const user = await accountFor(auth, invitation.email, link, now.toISOString());

@@ -47,7 +47,9 @@ import { listWebhooks } from './list-webhooks.ts';
 import { logIn } from './log-in.ts';
 import { logOut } from './log-out.ts';
 import { promotePipelineRollout } from './promote-pipeline-rollout.ts';
+import { proposeChanges } from './propose-changes.ts';
 import { putApprovalRules } from './put-approval-rules.ts';
+import { recordExecutionFeedback } from './record-execution-feedback.ts';
 import { recordExecutions } from './record-executions.ts';
 import { recordSignals } from './record-signals.ts';
 import { recordSynthesisRunEvaluations } from './record-synthesis-run-evaluations.ts';
@@ -127,4 +129,6 @@ export const OPERATIONS: readonly OperationDeclaration[] = [
   revokeTeamInvitation,
   updateTeamMember,
   removeTeamMember,
+  proposeChanges,
+  recordExecutionFeedback,
 ];

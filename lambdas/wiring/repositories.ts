@@ -108,7 +108,11 @@ export function authRepositoryFromEnv() {
 /** A team's members and invitations (the auth table, with the events table for their events). */
 export function memberRepositoryFromEnv() {
   const config = readConfig({ AUTH_TABLE: tableName, EVENTS_TABLE: tableName });
-  return makeMemberStore({ db: getDocumentClient(), tableName: config.AUTH_TABLE, eventsTable: config.EVENTS_TABLE });
+  return makeMemberStore({
+    db: getDocumentClient(),
+    tableName: config.AUTH_TABLE,
+    eventsTable: config.EVENTS_TABLE,
+  });
 }
 
 /** Users' emails and API tokens' names, for the functions that name people (access `readsNames`). */
