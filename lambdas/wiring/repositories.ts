@@ -107,7 +107,8 @@ export function authRepositoryFromEnv() {
 
 /** A team's members and invitations (the auth table, with the events table for their events). */
 export function memberRepositoryFromEnv() {
-  const config = readConfig({ AUTH_TABLE: tableName, EVENTS_TABLE: tableName });
+  // Only the functions that change members write events (and have the events table).
+  const config = readConfig({ AUTH_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
   return makeMemberStore({
     db: getDocumentClient(),
     tableName: config.AUTH_TABLE,
