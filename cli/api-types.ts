@@ -4419,6 +4419,9 @@ export interface operations {
                                 memberId?: string;
                                 invitationId?: string;
                                 role?: string;
+                                pipelineName?: string;
+                                configurationVersion?: number;
+                                memberName?: string;
                                 overrideReason?: string;
                                 actor: {
                                     userId: string;

@@ -56,6 +56,13 @@ export const eventDataSchema = /* @__PURE__ */ z.object({
   invitationId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   /** The role a member change gives. */
   role: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  /**
+   * Names of the ids above, added when the audit log is read (core/event-names.ts), never stored:
+   * the pipeline's name, the configuration's version, the member's email.
+   */
+  pipelineName: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  configurationVersion: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.number()),
+  memberName: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   /** An admin's stated reason for passing an approval rule or a rollback (a short text they wrote). */
   overrideReason: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   actor: actorSchema,

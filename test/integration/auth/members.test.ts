@@ -323,6 +323,9 @@ describe('roles and removal', () => {
       query: { limit: '100' },
     });
     const types = new Set(audit.body.items.map((event: { type: string }) => event.type));
+    const removal = audit.body.items.find((event: { type: string }) => event.type === 'member.removed');
+    expect(removal.data.memberName).toMatch(/@example\.test$/);
+    expect(removal.data.actor.name).toBe(`${admin.email} (API token "bootstrap")`);
     for (const type of [
       'member.invited',
       'member.joined',
