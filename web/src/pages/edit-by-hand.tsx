@@ -25,6 +25,30 @@ export function mergePatchOf(before: Settings, after: Settings): Settings {
   return patch;
 }
 
+/** The edited settings (the JSON as typed, the prompt text put in its key), or what is wrong with them. */
+function editedSettings(
+  original: Settings,
+  textKey: string | undefined,
+  text: string | undefined,
+  json: string | undefined,
+): Settings | string {
+  let settings: unknown = original;
+  if (json !== undefined) {
+    try {
+      settings = JSON.parse(json);
+    } catch (caught) {
+      return `The settings are not valid JSON: ${(caught as Error).message}.`;
+    }
+  }
+  if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) {
+    return 'The settings must be a JSON object, such as {"temperature": 0.2}.';
+  }
+  // The prompt text is edited apart from the JSON, which leaves it out.
+  return textKey
+    ? { ...(settings as Settings), [textKey]: text ?? original[textKey] }
+    : (settings as Settings);
+}
+
 export function EditByHandPage({ pipelineId }: { pipelineId: string }) {
   useTitle('Change by hand');
   const { canWrite } = useSession();
@@ -67,7 +91,8 @@ export function EditByHandPage({ pipelineId }: { pipelineId: string }) {
   );
 }
 
-function ChangeForm({ pipelineId, configuration }: { pipelineId: string; configuration: Configuration }) {
+/** The form's state: the slot, the edits, the change under review, and what proposing it said. */
+function useDraft(pipelineId: string, configuration: Configuration) {
   const [slotId, setSlotId] = useState(configuration.slots[0]?.id ?? '');
   const slot = configuration.slots.find((candidate) => candidate.id === slotId);
   const original = (slot?.settings ?? {}) as Settings;
@@ -87,31 +112,15 @@ function ChangeForm({ pipelineId, configuration }: { pipelineId: string; configu
     setReviewing(undefined);
   };
   /** The edited settings: the JSON as typed, with the prompt text put in its key. */
-  const edited = (): Settings | undefined => {
-    let settings: unknown = original;
-    if (json !== undefined) {
-      try {
-        settings = JSON.parse(json);
-      } catch (caught) {
-        setProblem(`The settings are not valid JSON: ${(caught as Error).message}.`);
-        return undefined;
-      }
-    }
-    if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) {
-      setProblem('The settings must be a JSON object, such as {"temperature": 0.2}.');
-      return undefined;
-    }
-    // The prompt text is edited apart from the JSON, which leaves it out.
-    return textKey
-      ? { ...(settings as Settings), [textKey]: text ?? original[textKey] }
-      : (settings as Settings);
-  };
   const review = (event: Event) => {
     event.preventDefault();
     setProblem(undefined);
     setError(undefined);
-    const after = edited();
-    if (!after) return;
+    const after = editedSettings(original, textKey, text, json);
+    if (typeof after === 'string') {
+      setProblem(after);
+      return;
+    }
     if (Object.keys(mergePatchOf(original, after)).length === 0) {
       setProblem('Nothing changed yet: edit the prompt text or a setting first.');
       return;
@@ -145,6 +154,53 @@ function ChangeForm({ pipelineId, configuration }: { pipelineId: string; configu
       setBusy(false);
     }
   };
+  return {
+    slotId,
+    slot,
+    original,
+    textKey,
+    text,
+    setText,
+    json,
+    setJson,
+    description,
+    setDescription,
+    rationale,
+    setRationale,
+    reviewing,
+    setReviewing,
+    problem,
+    error,
+    busy,
+    pick,
+    review,
+    propose,
+  };
+}
+
+function ChangeForm({ pipelineId, configuration }: { pipelineId: string; configuration: Configuration }) {
+  const {
+    slotId,
+    slot,
+    original,
+    textKey,
+    text,
+    setText,
+    json,
+    setJson,
+    description,
+    setDescription,
+    rationale,
+    setRationale,
+    reviewing,
+    setReviewing,
+    problem,
+    error,
+    busy,
+    pick,
+    review,
+    propose,
+  } = useDraft(pipelineId, configuration);
   return (
     <form class="card edit-by-hand" onSubmit={review}>
       <label for="edit-slot">Slot</label>
@@ -201,23 +257,43 @@ function ChangeForm({ pipelineId, configuration }: { pipelineId: string; configu
       </div>
       <div aria-live="polite">{problem ? <p class="notice notice-error">{problem}</p> : null}</div>
       {reviewing ? (
-        <section aria-labelledby="review">
-          <h2 id="review">The change</h2>
-          <SettingsDiff
-            slotName={slot?.name ?? slotId}
-            before={original}
-            after={reviewing}
-            baseVersion={configuration.version}
-            proposedVersion={configuration.version + 1}
-          />
-          <div class="actions">
-            <button type="button" class="primary" disabled={busy} onClick={() => void propose()}>
-              {busy ? 'Proposing…' : 'Propose this change'}
-            </button>
-          </div>
-        </section>
+        <Review
+          slotName={slot?.name ?? slotId}
+          before={original}
+          after={reviewing}
+          version={configuration.version}
+          busy={busy}
+          onPropose={() => void propose()}
+        />
       ) : null}
       <ErrorNotice error={error} />
     </form>
+  );
+}
+
+function Review(props: {
+  slotName: string;
+  before: Settings;
+  after: Settings;
+  version: number;
+  busy: boolean;
+  onPropose: () => void;
+}) {
+  return (
+    <section aria-labelledby="review">
+      <h2 id="review">The change</h2>
+      <SettingsDiff
+        slotName={props.slotName}
+        before={props.before}
+        after={props.after}
+        baseVersion={props.version}
+        proposedVersion={props.version + 1}
+      />
+      <div class="actions">
+        <button type="button" class="primary" disabled={props.busy} onClick={props.onPropose}>
+          {props.busy ? 'Proposing…' : 'Propose this change'}
+        </button>
+      </div>
+    </section>
   );
 }

@@ -159,12 +159,7 @@ export function ExecutionPage({ pipelineId, executionId }: { pipelineId: string;
           </ul>
         )}
       </section>
-      <ExecutionFeedback
-        pipelineId={pipelineId}
-        executionId={executionId}
-        signals={signals}
-        onRecorded={loaded.reload}
-      />
+      <ExecutionFeedback {...{ pipelineId, executionId, signals }} onRecorded={loaded.reload} />
       {execution.input === undefined ? null : (
         <section aria-labelledby="input">
           <h2 id="input">Input</h2>

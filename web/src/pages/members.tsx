@@ -73,58 +73,13 @@ export function MembersPage() {
           <Loading what="the members" />
         )
       ) : (
-        <div class="table-scroll">
-          <table class="list cards-on-phone">
-            <caption class="visually-hidden">Members, oldest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col">Joined</th>
-                {isAdmin ? <th scope="col">Actions</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.items.map((member) => (
-                <tr key={member.userId}>
-                  <td data-label="Email">
-                    {member.email}
-                    {member.userId === me.user.id ? <span class="muted small"> (you)</span> : null}
-                  </td>
-                  <td data-label="Name">{member.name}</td>
-                  <td data-label="Role">
-                    {isAdmin ? (
-                      <select
-                        aria-label={`Role of ${member.email}`}
-                        value={member.role}
-                        onChange={(event) => void setRole(member, event.currentTarget.value as Role)}
-                      >
-                        {ROLES.map((name) => (
-                          <option key={name} value={name}>
-                            {name}
-                          </option>
-                        ))}
-                      </select>
-                    ) : (
-                      member.role
-                    )}
-                  </td>
-                  <td data-label="Joined">
-                    <Time iso={member.joinedAt} />
-                  </td>
-                  {isAdmin ? (
-                    <td data-label="Actions">
-                      <button type="button" class="danger" onClick={() => setRemoving(member)}>
-                        Remove {member.email}
-                      </button>
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <MemberTable
+          members={members.data.items}
+          isAdmin={isAdmin}
+          you={me.user.id}
+          onRole={(member, next) => void setRole(member, next)}
+          onRemove={setRemoving}
+        />
       )}
       {isAdmin ? <Invitations teamId={teamId} changes={changes} onChange={act} /> : null}
       {removing ? (
@@ -146,6 +101,69 @@ export function MembersPage() {
         </ConfirmDialog>
       ) : null}
     </>
+  );
+}
+
+function MemberTable(props: {
+  members: Member[];
+  isAdmin: boolean;
+  you: string;
+  onRole: (member: Member, role: Role) => void;
+  onRemove: (member: Member) => void;
+}) {
+  return (
+    <div class="table-scroll">
+      <table class="list cards-on-phone">
+        <caption class="visually-hidden">Members, oldest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Email</th>
+            <th scope="col">Name</th>
+            <th scope="col">Role</th>
+            <th scope="col">Joined</th>
+            {props.isAdmin ? <th scope="col">Actions</th> : null}
+          </tr>
+        </thead>
+        <tbody>
+          {props.members.map((member) => (
+            <tr key={member.userId}>
+              <td data-label="Email">
+                {member.email}
+                {member.userId === props.you ? <span class="muted small"> (you)</span> : null}
+              </td>
+              <td data-label="Name">{member.name}</td>
+              <td data-label="Role">
+                {props.isAdmin ? (
+                  <select
+                    aria-label={`Role of ${member.email}`}
+                    value={member.role}
+                    onChange={(event) => props.onRole(member, event.currentTarget.value as Role)}
+                  >
+                    {ROLES.map((name) => (
+                      <option key={name} value={name}>
+                        {name}
+                      </option>
+                    ))}
+                  </select>
+                ) : (
+                  member.role
+                )}
+              </td>
+              <td data-label="Joined">
+                <Time iso={member.joinedAt} />
+              </td>
+              {props.isAdmin ? (
+                <td data-label="Actions">
+                  <button type="button" class="danger" onClick={() => props.onRemove(member)}>
+                    Remove {member.email}
+                  </button>
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
