@@ -54,10 +54,10 @@ export function ExecutionFeedback(props: {
           />
           <div class="actions">
             <button type="button" disabled={busy} onClick={() => void rate('good')}>
-              👍 Good
+              Good
             </button>
             <button type="button" disabled={busy} onClick={() => void rate('bad')}>
-              👎 Bad
+              Bad
             </button>
           </div>
         </form>
