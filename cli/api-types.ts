@@ -797,6 +797,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams/{teamId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's members (at most 1,000), oldest first: email, name, role and when they joined. */
+        get: operations["list-team-members"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{teamId}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's invitations, newest first, pending, accepted and revoked (admins). */
+        get: operations["list-team-invitations"];
+        put?: never;
+        /** Invite an email address with a role (admins). The address gets a sign-in link, valid once for 7 days, that adds the person to the team and creates their account if they have none; the answer is the same either way. */
+        post: operations["invite-team-member"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{teamId}/invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Withdraw a pending invitation (admins); its link no longer signs anyone in. */
+        delete: operations["revoke-team-invitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{teamId}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member (admins; anyone may remove themselves). Never the last admin (409). Their sessions acting for the team end at once and the API tokens they created in it are revoked (refused within 60 s). */
+        delete: operations["remove-team-member"];
+        options?: never;
+        head?: never;
+        /** Change a member's role (admins). The team's last admin stays an admin (409); the new role applies to the member's next request. */
+        patch: operations["update-team-member"];
+        trace?: never;
+    };
+    "/pipelines/{pipelineId}/proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Propose changes by hand: RFC 7396 merge patches of slots of the active configuration become a generated run (synthesisHandler "manual", no model, cost 0) to evaluate, approve and roll out like any. A change whose slot does not exist, whose patch does not apply, or that would make the settings invalid or change nothing is a 400 naming it. */
+        post: operations["propose-changes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pipelines/{pipelineId}/executions/{executionId}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Say whether one execution was good or bad (admins and members): a signal of kind human_feedback citing it, value 1 (good) or 0 (bad), severity info or warning, naming who said it (recordedBy, recordedByName). It counts like any signal: in synthesis evidence, the series and as a guarded metric. */
+        post: operations["record-execution-feedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1056,6 +1160,8 @@ export interface operations {
                         usage?: {
                             model: string;
                             inputTokens: number;
+                            cacheReadInputTokens?: number;
+                            cacheWriteInputTokens?: number;
                             outputTokens: number;
                             attempts: number;
                             costUsd?: number | null;
@@ -1203,6 +1309,8 @@ export interface operations {
                         usage?: {
                             model: string;
                             inputTokens: number;
+                            cacheReadInputTokens?: number;
+                            cacheWriteInputTokens?: number;
                             outputTokens: number;
                             attempts: number;
                             costUsd?: number | null;
@@ -1680,6 +1788,8 @@ export interface operations {
                             value?: number;
                             /** Format: date-time */
                             occurredAt: string;
+                            recordedBy?: string;
+                            recordedByName?: string;
                         }[];
                         nextCursor: string | null;
                     };
@@ -1759,6 +1869,8 @@ export interface operations {
                             value?: number;
                             /** Format: date-time */
                             occurredAt: string;
+                            recordedBy?: string;
+                            recordedByName?: string;
                         }[];
                     };
                 };
@@ -2072,6 +2184,8 @@ export interface operations {
                             value?: number;
                             /** Format: date-time */
                             occurredAt: string;
+                            recordedBy?: string;
+                            recordedByName?: string;
                         }[];
                     };
                 };
@@ -2191,6 +2305,8 @@ export interface operations {
                         usage?: {
                             model: string;
                             inputTokens: number;
+                            cacheReadInputTokens?: number;
+                            cacheWriteInputTokens?: number;
                             outputTokens: number;
                             attempts: number;
                             costUsd?: number | null;
@@ -2352,6 +2468,8 @@ export interface operations {
                         usage?: {
                             model: string;
                             inputTokens: number;
+                            cacheReadInputTokens?: number;
+                            cacheWriteInputTokens?: number;
                             outputTokens: number;
                             attempts: number;
                             costUsd?: number | null;
@@ -2455,6 +2573,8 @@ export interface operations {
                             value?: number;
                             /** Format: date-time */
                             occurredAt: string;
+                            recordedBy?: string;
+                            recordedByName?: string;
                         }[];
                         executions: {
                             id: string;
@@ -2628,6 +2748,8 @@ export interface operations {
                             usage?: {
                                 model: string;
                                 inputTokens: number;
+                                cacheReadInputTokens?: number;
+                                cacheWriteInputTokens?: number;
                                 outputTokens: number;
                                 attempts: number;
                                 costUsd?: number | null;
@@ -4275,7 +4397,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url: string;
-                    eventTypes?: ("synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated")[];
+                    eventTypes?: ("synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked")[];
                     description?: string;
                 };
             };
@@ -4363,7 +4485,7 @@ export interface operations {
                             webhookId: string;
                             eventId: string;
                             /** @enum {string} */
-                            eventType: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated";
+                            eventType: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked";
                             attempt: number;
                             /** @enum {string} */
                             status: "pending" | "delivered" | "failed";
@@ -4392,7 +4514,7 @@ export interface operations {
                 /** @description Only the events of this pipeline. */
                 pipelineId?: string;
                 /** @description Only events of this type. */
-                type?: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated";
+                type?: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked";
                 /** @description Items per page, 1 to 100 (default 20). */
                 limit?: number;
                 /** @description The `nextCursor` of the previous page; opaque. */
@@ -4414,7 +4536,7 @@ export interface operations {
                         items: {
                             id: string;
                             /** @enum {string} */
-                            type: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated";
+                            type: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked";
                             timestamp: string;
                             data: {
                                 teamId: string;
@@ -4425,6 +4547,12 @@ export interface operations {
                                 status?: string;
                                 tokenId?: string;
                                 webhookId?: string;
+                                memberId?: string;
+                                invitationId?: string;
+                                role?: string;
+                                pipelineName?: string;
+                                configurationVersion?: number;
+                                memberName?: string;
                                 overrideReason?: string;
                                 actor: {
                                     userId: string;
@@ -4753,6 +4881,511 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "list-team-members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                teamId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            userId: string;
+                            email: string;
+                            name: string;
+                            /** @enum {string} */
+                            role: "admin" | "member" | "viewer";
+                            joinedAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "list-team-invitations": {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page; opaque. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                teamId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            teamId: string;
+                            email: string;
+                            /** @enum {string} */
+                            role: "admin" | "member" | "viewer";
+                            /** @enum {string} */
+                            status: "pending" | "accepted" | "revoked";
+                            /** @description Pending, but past expiresAt: its link no longer works. */
+                            expired: boolean;
+                            invitedBy: string;
+                            createdAt: string;
+                            /** @description Seven days after createdAt. */
+                            expiresAt: string;
+                            acceptedAt: string | null;
+                            revokedAt: string | null;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "invite-team-member": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                teamId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "grace@example.com",
+                 *       "role": "member"
+                 *     }
+                 */
+                "application/json": {
+                    email: string;
+                    /** @enum {string} */
+                    role: "admin" | "member" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        email: string;
+                        /** @enum {string} */
+                        role: "admin" | "member" | "viewer";
+                        /** @enum {string} */
+                        status: "pending" | "accepted" | "revoked";
+                        /** @description Pending, but past expiresAt: its link no longer works. */
+                        expired: boolean;
+                        invitedBy: string;
+                        createdAt: string;
+                        /** @description Seven days after createdAt. */
+                        expiresAt: string;
+                        acceptedAt: string | null;
+                        revokedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "revoke-team-invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                teamId: string;
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "remove-team-member": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                teamId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "update-team-member": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                teamId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "viewer"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    role: "admin" | "member" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userId: string;
+                        email: string;
+                        name: string;
+                        /** @enum {string} */
+                        role: "admin" | "member" | "viewer";
+                        joinedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "propose-changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "Shorter answers",
+                 *       "changes": [
+                 *         {
+                 *           "slotId": "answer",
+                 *           "description": "Lower the temperature",
+                 *           "rationale": "Answers wander",
+                 *           "patch": {
+                 *             "temperature": 0.2
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    changes: {
+                        slotId: string;
+                        description: string;
+                        rationale?: string;
+                        patch: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        pipelineId: string;
+                        teamId: string;
+                        /** @enum {string} */
+                        status: "pending" | "generating" | "generated" | "approved" | "rejected" | "failed";
+                        synthesisHandler: string;
+                        baseConfigurationId: string;
+                        proposedConfigurationId: string | null;
+                        explanation: string;
+                        warnings: string[];
+                        diagnosis: {
+                            summary: string;
+                            findings: {
+                                id: string;
+                                description: string;
+                                signalIds: string[];
+                                /** @default [] */
+                                executionIds: string[];
+                                caseIds?: string[];
+                            }[];
+                        } | null;
+                        changes: {
+                            id: string;
+                            slotId: string;
+                            description: string;
+                            rationale: string;
+                            findingIds: string[];
+                            patch: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        structuredWarnings: {
+                            type: string;
+                            message: string;
+                            changeIds?: string[];
+                        }[];
+                        confidence: ("low" | "medium" | "high") | null;
+                        analyzedSignalIds: string[];
+                        /** @default [] */
+                        analyzedExecutionIds: string[];
+                        jobId: string;
+                        errorMessage: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        triggeredBy: string;
+                        generationStartedAt: string | null;
+                        generationCompletedAt: string | null;
+                        approvedAt: string | null;
+                        approvedBy: string | null;
+                        rejectedAt: string | null;
+                        rejectedBy: string | null;
+                        /** @default null */
+                        rejectionReason: string | null;
+                        /** @default null */
+                        retryReason: string | null;
+                        usage?: {
+                            model: string;
+                            inputTokens: number;
+                            cacheReadInputTokens?: number;
+                            cacheWriteInputTokens?: number;
+                            outputTokens: number;
+                            attempts: number;
+                            costUsd?: number | null;
+                        } | null;
+                        evaluation?: {
+                            cases: number;
+                            evaluated: number;
+                            base: {
+                                passed: number;
+                                failed: number;
+                            };
+                            candidate: {
+                                passed: number;
+                                failed: number;
+                            };
+                            fixed: string[];
+                            regressed: string[];
+                            durationMsDelta: number | null;
+                            costUsdDelta: number | null;
+                            changes?: {
+                                changeId: string;
+                                evaluated: number;
+                                fixed: string[];
+                                fixedCount: number;
+                                broken: string[];
+                                brokenCount: number;
+                            }[];
+                            heldOut?: {
+                                cases: number;
+                                evaluated: number;
+                                baseFailed: number;
+                                fixed: string[];
+                                regressed: string[];
+                                stillFailing: string[];
+                            } | null;
+                            recommendation?: {
+                                changeIds: string[];
+                                text: string;
+                            } | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
+                        approvalOverrideReason?: string | null;
+                        /** @default null */
+                        approvedChangeIds: string[] | null;
+                        /** @default null */
+                        appliedConfigurationId: string | null;
+                        /** @default null */
+                        rolloutId: string | null;
+                        /** @default null */
+                        parentRunId: string | null;
+                        /** @default null */
+                        rootRunId: string | null;
+                        /** @default null */
+                        estimatedCostUsd: number | null;
+                        /** @default null */
+                        costUsd: number | null;
+                        triggeredByName: string | null;
+                        approvedByName: string | null;
+                        rejectedByName: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "record-execution-feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipelineId: string;
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rating": "bad",
+                 *       "note": "Cited the wrong policy"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    rating: "good" | "bad";
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        pipelineId: string;
+                        kind: string;
+                        /** @enum {string} */
+                        severity: "info" | "warning" | "critical";
+                        message: string;
+                        slotId?: string;
+                        executionId?: string;
+                        value?: number;
+                        /** Format: date-time */
+                        occurredAt: string;
+                        recordedBy?: string;
+                        recordedByName?: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

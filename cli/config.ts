@@ -17,6 +17,8 @@ export interface Connection {
 export interface ConnectionOptions {
   apiUrl?: string | undefined;
   token?: string | undefined;
+  /** With the seed file: the seeded team of this id or name instead of the first. */
+  team?: string | undefined;
 }
 
 /** `.local/seed.json`, or `$LOCAL_STATE_DIR/seed.json` as `npm start` writes it. */
@@ -24,7 +26,10 @@ export function seedFile(env: NodeJS.ProcessEnv, cwd: string): string {
   return path.resolve(cwd, env.LOCAL_STATE_DIR ?? '.local', 'seed.json');
 }
 
-function readSeed(file: string): { apiUrl: string; token: string; teamName: string } | undefined {
+function readSeed(
+  file: string,
+  wanted: string | undefined,
+): { apiUrl: string; token: string; teamName: string } | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -38,7 +43,18 @@ function readSeed(file: string): { apiUrl: string; token: string; teamName: stri
     throw new UsageFailure(`${file} is not valid JSON; run npm start again or set --api-url and --token.`);
   }
   const { apiUrl, teams } = (seed ?? {}) as { apiUrl?: unknown; teams?: unknown };
-  const first = Array.isArray(teams) ? (teams[0] as { apiToken?: unknown; name?: unknown }) : undefined;
+  const seeded = (Array.isArray(teams) ? teams : []) as Array<{
+    apiToken?: unknown;
+    name?: unknown;
+    teamId?: unknown;
+  }>;
+  const first =
+    wanted === undefined ? seeded[0] : seeded.find((team) => team.teamId === wanted || team.name === wanted);
+  if (wanted !== undefined && first === undefined) {
+    throw new UsageFailure(
+      `--team ${wanted} is not a team of ${file} (${seeded.map((team) => String(team.name)).join(', ')}).`,
+    );
+  }
   if (typeof apiUrl !== 'string' || typeof first?.apiToken !== 'string') {
     throw new UsageFailure(`${file} has no apiUrl and team token; run npm start again.`);
   }
@@ -68,7 +84,7 @@ export function resolveConnection(
   const token = options.token ?? (env.PIPELINE_SYNTHESIS_API_TOKEN || undefined);
   if (apiUrl === undefined && token === undefined) {
     const file = seedFile(env, cwd);
-    const seed = readSeed(file);
+    const seed = readSeed(file, options.team);
     if (seed) {
       return {
         apiUrl: checkedUrl(seed.apiUrl, file),

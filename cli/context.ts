@@ -25,6 +25,8 @@ export interface Io {
 export interface GlobalOptions {
   apiUrl?: string;
   token?: string;
+  /** A team of the user's, by id or name: the local stack's seeded team of that name, and the team members commands act on. */
+  team?: string;
   json?: boolean;
 }
 
@@ -45,7 +47,7 @@ export class Context {
   get connection(): Connection {
     if (!this.#connection) {
       this.#connection = resolveConnection(
-        { apiUrl: this.options.apiUrl, token: this.options.token },
+        { apiUrl: this.options.apiUrl, token: this.options.token, team: this.team },
         this.io.env,
         this.io.cwd,
       );
@@ -62,6 +64,11 @@ export class Context {
   get client(): PipelineSynthesisClient {
     this.#client ??= clientFor(this.connection);
     return this.#client;
+  }
+
+  /** `--team` or PIPELINE_SYNTHESIS_TEAM. */
+  get team(): string | undefined {
+    return this.options.team ?? (this.io.env.PIPELINE_SYNTHESIS_TEAM || undefined);
   }
 
   get apiUrl(): string {

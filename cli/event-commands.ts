@@ -127,11 +127,11 @@ function addAuditCommand(program: Command, io: Io): void {
               timestamp: event.timestamp,
               type: event.type,
               actor: actorText(event.data.actor),
-              pipelineId: event.data.pipelineId ?? '',
-              runId: event.data.runId ?? '',
+              pipeline: event.data.pipelineId ? (event.data.pipelineName ?? event.data.pipelineId) : '',
+              what: whatText(event.data),
               id: event.id,
             })),
-            ['timestamp', 'type', 'actor', 'pipelineId', 'runId', 'id'],
+            ['timestamp', 'type', 'actor', 'pipeline', 'what', 'id'],
           ) + nextPage(page.nextCursor),
       );
     });
@@ -140,15 +140,35 @@ function addAuditCommand(program: Command, io: Io): void {
 const shorten = (text: string, width: number) =>
   text.length > width ? `${text.slice(0, width - 1)}…` : text;
 
-/** "all 16", or the types themselves when they fit, else how many. */
+/** "all 21", or the types themselves when they fit, else how many. */
 export function eventsSummary(types: readonly string[]): string {
   if (types.length === EVENT_TYPES.length) return `all ${EVENT_TYPES.length}`;
   const listed = types.join(',');
   return listed.length <= 30 ? listed : `${types.length} of ${EVENT_TYPES.length}`;
 }
 
-/** Who acted, for people: the token's name or the user's email, and how they signed in. */
+/** Who acted, for people: the user's email, with the API token's name when they used one. */
 function actorText(actor: { userId: string; credential: string; tokenId?: string; name?: string | null }) {
-  const how = actor.credential === 'api_token' ? 'API token' : actor.credential;
-  return actor.credential === 'system' ? 'system' : `${actor.name ?? actor.tokenId ?? actor.userId} (${how})`;
+  if (actor.credential === 'system') return 'system';
+  if (actor.credential === 'api_token') return actor.name ?? `API token ${actor.tokenId ?? actor.userId}`;
+  return `${actor.name ?? actor.userId} (session)`;
+}
+
+/** The rest an event names, in words: the version, the member and role, the status. */
+function whatText(data: {
+  configurationVersion?: number;
+  memberName?: string;
+  role?: string;
+  runId?: string;
+  status?: string;
+}) {
+  return [
+    data.configurationVersion ? `version ${data.configurationVersion}` : '',
+    data.runId ? `run ${data.runId}` : '',
+    data.memberName ?? '',
+    data.role ? `as ${data.role}` : '',
+    data.status ?? '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }

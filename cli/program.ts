@@ -10,6 +10,7 @@ import { addEventCommands } from './event-commands.ts';
 import { addExecutionCommands } from './execution-commands.ts';
 import { addExportCommand } from './export-command.ts';
 import { ApiFailure, CliFailure, EXIT } from './failures.ts';
+import { addMemberCommands } from './member-commands.ts';
 import { addOptimizeCommand } from './optimize-command.ts';
 import { addRolloutCommands } from './rollout-commands.ts';
 import { addRunCommands } from './run-commands.ts';
@@ -21,8 +22,10 @@ const EXIT_CODES_HELP = `
 Configuration:
   --api-url / PIPELINE_SYNTHESIS_API_URL   the API's base URL (the stack's ApiUrl output)
   --token / PIPELINE_SYNTHESIS_API_TOKEN   an API token (psa_…) or a session access token
+  --team / PIPELINE_SYNTHESIS_TEAM         a team of yours by id or name: members commands act on
+                                           it; with the seed file, that seeded team's token is used
   With neither set and a .local/seed.json ($LOCAL_STATE_DIR) from npm start, the local stack
-  and its first seeded team are used, as stderr says.
+  and its first seeded team (or --team) are used, as stderr says.
 
 Exit codes:
   0  success
@@ -39,6 +42,10 @@ export function buildProgram(io: Io): Command {
     .version(version, '-V, --version')
     .option('--api-url <url>', 'the API base URL (default: $PIPELINE_SYNTHESIS_API_URL)')
     .option('--token <token>', 'the credential (default: $PIPELINE_SYNTHESIS_API_TOKEN)')
+    .option(
+      '--team <team>',
+      "a team of yours by id or name (default: $PIPELINE_SYNTHESIS_TEAM, else the credential's)",
+    )
     .option('--json', "print the API's JSON exactly as it answered, one answer a line")
     .exitOverride()
     .configureOutput({
@@ -55,6 +62,7 @@ export function buildProgram(io: Io): Command {
   addExportCommand(program, io);
   addRolloutCommands(program, io);
   addEventCommands(program, io);
+  addMemberCommands(program, io);
   return program;
 }
 

@@ -85,7 +85,11 @@ try {
 } catch (error) {
   // A weak password or a taken email is the operator's to fix: say which, without a stack trace.
   if (error instanceof ApiError) {
-    console.error(`bootstrap refused: ${error.message}`);
+    // An existing person joins another team by invitation, never by a second bootstrap.
+    const hint = /already exists/.test(error.message)
+      ? ' To add this person to a team, an admin of it invites them: pipeline-synthesis members invite <email> --role member (or Settings → Members in the app).'
+      : '';
+    console.error(`bootstrap refused: ${error.message}${hint}`);
     process.exit(1);
   }
   throw error;

@@ -6,7 +6,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { UnauthorizedError } from '../core/errors.ts';
 import type { Clock } from '../core/ports/common.ts';
 import { normalizeEmail } from './email-address.ts';
-import type { AttemptLimit, AuditLog, AuthRepository, EmailSender, SessionMethod, User } from './ports.ts';
+import type {
+  AttemptLimit,
+  AuditLog,
+  AuthRepository,
+  EmailSender,
+  MagicLinkRecord,
+  SessionMethod,
+  User,
+} from './ports.ts';
 import { generateSecret, hashSecret, isWellFormedSecret } from './secret-token.ts';
 import type { IssuedSession } from './sessions.ts';
 
@@ -97,6 +105,10 @@ export interface VerifyMagicLinkDeps {
   auth: AuthRepository;
   clock: Clock;
   startSession: (user: User, method: SessionMethod, teamId?: string) => Promise<IssuedSession>;
+  /** An invitation's link: adds the person to its team (auth/invitations.ts), whose session it starts. */
+  acceptInvitation: (
+    link: MagicLinkRecord & { invitationId: string },
+  ) => Promise<{ user: User; teamId: string }>;
 }
 
 const invalidLink = () => new UnauthorizedError('The sign-in link is invalid, already used or expired.');
@@ -105,11 +117,16 @@ const invalidLink = () => new UnauthorizedError('The sign-in link is invalid, al
  * Exchanges a magic-link token for a session; the token is consumed whether or not it has expired.
  * A link sent before the user's password last changed is refused like a used one.
  */
-export function makeVerifyMagicLink({ auth, clock, startSession }: VerifyMagicLinkDeps) {
+export function makeVerifyMagicLink({ auth, clock, startSession, acceptInvitation }: VerifyMagicLinkDeps) {
   return async (token: string, teamId?: string): Promise<IssuedSession> => {
     if (!isWellFormedSecret(MAGIC_LINK_PREFIX, token)) throw invalidLink();
     const link = await auth.consumeMagicLink(hashSecret(token));
     if (!link || Date.parse(link.expiresAt) <= clock.now().getTime()) throw invalidLink();
+    if (link.invitationId !== undefined) {
+      const { invitationId } = link;
+      const joined = await acceptInvitation({ ...link, invitationId });
+      return startSession(joined.user, 'magic-link', joined.teamId);
+    }
     const user = await auth.getUser(link.userId);
     if (!user || (user.credentialsVersion ?? 0) !== link.credentialsVersion) throw invalidLink();
     return startSession(user, 'magic-link', teamId);

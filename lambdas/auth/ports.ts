@@ -63,7 +63,7 @@ export interface SessionRecord {
   expiresAt: string;
   lastRefreshedAt?: string;
   revokedAt?: string;
-  revokedReason?: 'logout' | 'refresh-token-reuse' | 'password-changed';
+  revokedReason?: 'logout' | 'refresh-token-reuse' | 'password-changed' | 'member-removed';
 }
 
 /** A refresh token as stored: its SHA-256 only. A used one is kept to detect its reuse. */
@@ -83,6 +83,8 @@ export interface MagicLinkRecord {
   credentialsVersion: number;
   createdAt: string;
   expiresAt: string;
+  /** Set on an invitation's link: verifying it also accepts the invitation (auth/invitations.ts). */
+  invitationId?: string;
 }
 
 export type RotationOutcome = 'rotated' | 'reused' | 'session-ended';

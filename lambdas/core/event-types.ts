@@ -18,4 +18,9 @@ export const EVENT_TYPES = [
   'webhook.deleted',
   'approval_rules.updated',
   'team_settings.updated',
+  'member.invited',
+  'member.joined',
+  'member.role_changed',
+  'member.removed',
+  'invitation.revoked',
 ] as const;

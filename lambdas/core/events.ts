@@ -51,6 +51,18 @@ export const eventDataSchema = /* @__PURE__ */ z.object({
   /** Ids of other resources an event names (a token, a webhook); ids only. */
   tokenId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   webhookId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  /** The person a team change is about (invited, joined, given a role, removed): a user id. */
+  memberId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  invitationId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  /** The role a member change gives. */
+  role: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  /**
+   * Names of the ids above, added when the audit log is read (core/event-names.ts), never stored:
+   * the pipeline's name, the configuration's version, the member's email.
+   */
+  pipelineName: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  configurationVersion: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.number()),
+  memberName: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   /** An admin's stated reason for passing an approval rule or a rollback (a short text they wrote). */
   overrideReason: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   actor: actorSchema,

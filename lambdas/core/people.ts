@@ -100,11 +100,17 @@ export async function nameRollout(
   };
 }
 
-/** The name an actor is shown with: an API token's name, else its user's email, or "system". */
+/**
+ * The name an actor is shown with: the person's email, with the API token's name when they acted
+ * through one (`ada@example.com (API token "ci")`), or "system".
+ */
 export function actorName(names: Names, actor: Actor): string | null {
   if (actor.credential === 'system') return SYSTEM_ACTOR_ID;
-  if (actor.tokenId !== undefined) return names.token(actor.tokenId);
-  return names.user(actor.userId);
+  const person = names.user(actor.userId);
+  if (actor.tokenId === undefined) return person;
+  const token = names.token(actor.tokenId);
+  if (token === null) return person;
+  return `${person ?? 'a former member'} (API token "${token}")`;
 }
 
 /** Events (of one team) whose actor carries its name. */
@@ -117,11 +123,15 @@ export async function nameEvents(
   const names = await lookUpNames(
     directory,
     teamId,
-    actors.filter((actor) => actor.tokenId === undefined).map((actor) => actor.userId),
+    [...actors.map((actor) => actor.userId), ...events.map((event) => event.data.memberId)],
     actors.map((actor) => actor.tokenId),
   );
   return events.map((event) => ({
     ...event,
-    data: { ...event.data, actor: { ...event.data.actor, name: actorName(names, event.data.actor) } },
+    data: {
+      ...event.data,
+      actor: { ...event.data.actor, name: actorName(names, event.data.actor) },
+      ...(event.data.memberId ? { memberName: names.user(event.data.memberId) ?? 'a former member' } : {}),
+    },
   }));
 }

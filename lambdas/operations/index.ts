@@ -32,6 +32,7 @@ import { getSynthesisRunEvaluationSet } from './get-synthesis-run-evaluation-set
 import { getSynthesisRunEvidence } from './get-synthesis-run-evidence.ts';
 import { getTeamSettings } from './get-team-settings.ts';
 import { ingestOtlpTraces } from './ingest-otlp-traces.ts';
+import { inviteTeamMember } from './invite-team-member.ts';
 import { listActivations } from './list-activations.ts';
 import { listApiTokens } from './list-api-tokens.ts';
 import { listAuditEvents } from './list-audit-events.ts';
@@ -39,23 +40,30 @@ import { listExecutions } from './list-executions.ts';
 import { listPipelines } from './list-pipelines.ts';
 import { listSignals } from './list-signals.ts';
 import { listSynthesisRuns } from './list-synthesis-runs.ts';
+import { listTeamInvitations } from './list-team-invitations.ts';
+import { listTeamMembers } from './list-team-members.ts';
 import { listWebhookDeliveries } from './list-webhook-deliveries.ts';
 import { listWebhooks } from './list-webhooks.ts';
 import { logIn } from './log-in.ts';
 import { logOut } from './log-out.ts';
 import { promotePipelineRollout } from './promote-pipeline-rollout.ts';
+import { proposeChanges } from './propose-changes.ts';
 import { putApprovalRules } from './put-approval-rules.ts';
+import { recordExecutionFeedback } from './record-execution-feedback.ts';
 import { recordExecutions } from './record-executions.ts';
 import { recordSignals } from './record-signals.ts';
 import { recordSynthesisRunEvaluations } from './record-synthesis-run-evaluations.ts';
 import { refreshSession } from './refresh-session.ts';
 import { rejectSynthesisRun } from './reject-synthesis-run.ts';
+import { removeTeamMember } from './remove-team-member.ts';
 import { requestMagicLink } from './request-magic-link.ts';
 import { revokeApiToken } from './revoke-api-token.ts';
+import { revokeTeamInvitation } from './revoke-team-invitation.ts';
 import { rollbackPipelineRollout } from './rollback-pipeline-rollout.ts';
 import { serveAppFiles, serveAppShell } from './serve-app.ts';
 import { showMagicLinkPage } from './show-magic-link-page.ts';
 import { synthesizePipeline } from './synthesize-pipeline.ts';
+import { updateTeamMember } from './update-team-member.ts';
 import { updateTeamSettings } from './update-team-settings.ts';
 import { verifyMagicLink } from './verify-magic-link.ts';
 
@@ -115,4 +123,12 @@ export const OPERATIONS: readonly OperationDeclaration[] = [
   getDeletion,
   exportPipeline,
   getSynthesisRunChain,
+  listTeamMembers,
+  inviteTeamMember,
+  listTeamInvitations,
+  revokeTeamInvitation,
+  updateTeamMember,
+  removeTeamMember,
+  proposeChanges,
+  recordExecutionFeedback,
 ];

@@ -1,5 +1,6 @@
 /* GET /audit-events?pipelineId&type&limit&cursor: the team's events with their actors, newest first. */
 import * as z from 'zod/mini';
+import { nameEventResources } from '../core/event-names.ts';
 import { domainEventSchema, EVENT_TYPES, eventTypeSchema } from '../core/events.ts';
 import { nameEvents } from '../core/people.ts';
 import { idSchema } from '../core/schemas/common.ts';
@@ -40,7 +41,8 @@ export const listAuditEvents = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(listAuditEvents, () => {
-  const list = makeListAuditEvents({ audit: auditLogFromEnv(), pipelines: pipelineRepositoryFromEnv() });
+  const pipelines = pipelineRepositoryFromEnv();
+  const list = makeListAuditEvents({ audit: auditLogFromEnv(), pipelines });
   const people = peopleDirectoryFromEnv();
   return withSealedCursors(listAuditEvents, cursorSealFromEnv(), async ({ principal, query }) => {
     const page = await list(
@@ -48,6 +50,7 @@ export const handler = /* @__PURE__ */ operationHandler(listAuditEvents, () => {
       { pipelineId: query.pipelineId, type: query.type },
       { limit: query.limit, cursor: query.cursor },
     );
-    return { body: { ...page, items: await nameEvents(people, principal.teamId, page.items) } };
+    const named = await nameEvents(people, principal.teamId, page.items);
+    return { body: { ...page, items: await nameEventResources(pipelines, named) } };
   });
 });

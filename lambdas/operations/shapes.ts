@@ -139,3 +139,29 @@ export function ofrepErrorBodies({ withKey }: { withKey: boolean }): Record<numb
     };
   return bodies;
 }
+
+/* The team member and invitation operations' answers. */
+
+const role = { type: 'string', enum: ['admin', 'member', 'viewer'] };
+
+export const memberAnswer = objectOf({
+  userId: stringSchema,
+  email: stringSchema,
+  name: stringSchema,
+  role,
+  joinedAt: stringSchema,
+});
+
+export const invitationAnswer = objectOf({
+  id: stringSchema,
+  teamId: stringSchema,
+  email: stringSchema,
+  role,
+  status: { type: 'string', enum: ['pending', 'accepted', 'revoked'] },
+  expired: { type: 'boolean', description: 'Pending, but past expiresAt: its link no longer works.' },
+  invitedBy: stringSchema,
+  createdAt: stringSchema,
+  expiresAt: { type: 'string', description: 'Seven days after createdAt.' },
+  acceptedAt: nullableString,
+  revokedAt: nullableString,
+});

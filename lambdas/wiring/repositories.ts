@@ -11,6 +11,7 @@ import { makeAccountStore } from '../store/auth/accounts.ts';
 import { makeApiTokenStore } from '../store/auth/api-tokens.ts';
 import { makeAttemptStore } from '../store/auth/attempts.ts';
 import { makeMagicLinkStore } from '../store/auth/magic-links.ts';
+import { makeMemberStore } from '../store/auth/members.ts';
 import { makePeopleDirectory } from '../store/auth/people.ts';
 import { makeSessionStore } from '../store/auth/sessions.ts';
 import { makeEvaluationStore } from '../store/evaluations.ts';
@@ -102,6 +103,17 @@ export function magicLinkRequestStoresFromEnv() {
 export function authRepositoryFromEnv() {
   const config = readConfig({ AUTH_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
   return makeAuthRepository(getDocumentClient(), config.AUTH_TABLE, config.EVENTS_TABLE);
+}
+
+/** A team's members and invitations (the auth table, with the events table for their events). */
+export function memberRepositoryFromEnv() {
+  // Only the functions that change members write events (and have the events table).
+  const config = readConfig({ AUTH_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
+  return makeMemberStore({
+    db: getDocumentClient(),
+    tableName: config.AUTH_TABLE,
+    eventsTable: config.EVENTS_TABLE,
+  });
 }
 
 /** Users' emails and API tokens' names, for the functions that name people (access `readsNames`). */

@@ -98,6 +98,8 @@ describe('every route under hostile requests', () => {
         pipelineId,
         configurationId,
         runId,
+        teamId: caller.principal.teamId,
+        userId: caller.principal.userId,
       }));
       const handler = handlers[route.entry] as Handler;
       await fc.assert(
@@ -198,7 +200,13 @@ describe('every route under hostile requests', () => {
 /** A route's event carrying a targeted generator's part: repeated headers as API Gateway passes them. */
 function targetedEvent(route: GatewayRoute, part: RequestPart, authenticated: boolean) {
   const names = [...route.path.matchAll(/\{(\w+)\+?\}/g)].map((match) => match[1] as string);
-  const ids = { pipelineId, configurationId, runId };
+  const ids = {
+    pipelineId,
+    configurationId,
+    runId,
+    teamId: caller.principal.teamId,
+    userId: caller.principal.userId,
+  };
   const event = apiEvent({
     method: route.method,
     resource: route.path,

@@ -31,6 +31,10 @@ export const validShapes = fc.constantFrom(
   { email: 'a@example.test', password: 'correct horse battery staple' },
   { name: 'token', teamId: 'x' },
   { currentPassword: 'x', newPassword: 'y' },
+  { email: 'colleague@example.test', role: 'member' },
+  { role: 'viewer' },
+  { changes: [{ slotId: 'answer-model', description: 'd', patch: { temperature: 0.3 } }] },
+  { rating: 'good', note: 'n' },
 );
 /** A valid shape with one field replaced by anything. */
 export const mutatedShape = fc
@@ -54,6 +58,9 @@ export interface KnownIds {
   pipelineId: string;
   configurationId: string;
   runId: string;
+  /** The caller's team and user: the members routes' path parameters. */
+  teamId?: string;
+  userId?: string;
 }
 
 /** The id a path parameter of that name holds on the fuzz's own data. */
@@ -61,6 +68,8 @@ export function knownValueFor(parameter: string, ids: KnownIds): string {
   if (parameter === 'pipelineId') return ids.pipelineId;
   if (parameter === 'configurationId') return ids.configurationId;
   if (parameter === 'id') return ids.runId;
+  if (parameter === 'teamId' && ids.teamId) return ids.teamId;
+  if (parameter === 'userId' && ids.userId) return ids.userId;
   return 'x';
 }
 
@@ -204,6 +213,57 @@ export const forgedCursor = fc.oneof(
   fc.string({ maxLength: 100 }),
 );
 
+/** Bodies of the people and proposal operations: invitations, roles, changes by hand, feedback. */
+const patchValue = fc.oneof(
+  fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }),
+  fc.constantFrom(
+    { temperature: 5 },
+    { maxTokens: -1 },
+    { template: 'x'.repeat(20_000) },
+    { timeoutMs: null },
+    { topK: 'many' },
+    { '': 1 },
+    { nested: { '': { deeper: 1 } } },
+  ),
+);
+export const peopleBodies = fc.oneof(
+  fc.record(
+    {
+      changes: fc.array(
+        fc.record(
+          {
+            slotId: fc.oneof(
+              fc.constantFrom('retrieve', 'answer-model', 'answer-prompt'),
+              fc.string({ maxLength: 70 }),
+            ),
+            description: fc.string({ maxLength: 600 }),
+            rationale: fc.string({ maxLength: 50 }),
+            patch: fc.oneof(patchValue, fc.jsonValue({ maxDepth: 2 })),
+          },
+          { requiredKeys: ['slotId', 'description', 'patch'] },
+        ),
+        { maxLength: 25 },
+      ),
+      note: fc.string({ maxLength: 2_100 }),
+    },
+    { requiredKeys: ['changes'] },
+  ),
+  fc.record({
+    email: fc.oneof(fc.emailAddress(), fc.string({ maxLength: 300 })),
+    role: fc.oneof(fc.constantFrom('admin', 'member', 'viewer'), fc.string({ maxLength: 20 })),
+  }),
+  fc.record({
+    role: fc.oneof(fc.constantFrom('admin', 'member', 'viewer', 'owner'), fc.jsonValue({ maxDepth: 2 })),
+  }),
+  fc.record(
+    {
+      rating: fc.oneof(fc.constantFrom('good', 'bad'), fc.jsonValue({ maxDepth: 2 })),
+      note: fc.string({ maxLength: 1_100 }),
+    },
+    { requiredKeys: ['rating'] },
+  ),
+);
+
 export function targetedGenerators(credential: () => string): Record<string, TargetedGenerator> {
   const twoAuthorizations = fc.tuple(bearerSpelling(credential), bearerSpelling(credential)).map(
     ([first, second]): RequestPart => ({
@@ -216,6 +276,13 @@ export function targetedGenerators(credential: () => string): Record<string, Tar
   return {
     'empty object keys in bodies': {
       part: emptyKeyBody.map((body) => ({ body, headers: { 'content-type': 'application/json' } })),
+      bodiesOnly: true,
+    },
+    'member, invitation, proposal and feedback bodies': {
+      part: peopleBodies.map((value) => ({
+        body: JSON.stringify(value),
+        headers: { 'content-type': 'application/json' },
+      })),
       bodiesOnly: true,
     },
     'prototype-named query parameters': {

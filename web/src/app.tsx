@@ -5,8 +5,10 @@
 
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, client, knowsSessionExpiry, onSignedOut, refreshSession, signOut } from './api.ts';
+import { EditByHandPage } from './pages/edit-by-hand.tsx';
 import { EventsPage } from './pages/events.tsx';
 import { ExecutionPage } from './pages/executions.tsx';
+import { MembersPage } from './pages/members.tsx';
 import { PipelinePage } from './pages/pipeline.tsx';
 import { PipelinesPage } from './pages/pipelines.tsx';
 import { RunPage } from './pages/run.tsx';
@@ -27,6 +29,8 @@ const ROUTES = [
   route({ pattern: '/settings/tokens', page: TokensPage }),
   route({ pattern: '/settings/team', page: TeamSettingsPage }),
   route({ pattern: '/settings/events', page: EventsPage }),
+  route({ pattern: '/settings/members', page: MembersPage }),
+  route({ pattern: '/pipelines/:pipelineId/change', page: EditByHandPage }),
 ];
 
 type State =
@@ -117,6 +121,7 @@ function Header(props: {
         <nav aria-label="Main">
           <Link to="">Pipelines</Link>
           <Link to="settings/tokens">API tokens</Link>
+          <Link to="settings/members">Members</Link>
           <Link to="settings/team">Team settings</Link>
           <Link to="settings/events">Webhooks and audit</Link>
         </nav>

@@ -34,6 +34,9 @@ export const signalSchema = /* @__PURE__ */ z.object({
   // z.number() refuses Infinity and NaN already (classic zod's .finite() was a no-op).
   value: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.number()),
   occurredAt: timestampSchema,
+  /** Set by the server on a person's feedback (POST …/feedback): who said it, and their name then. */
+  recordedBy: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  recordedByName: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
 });
 export type Signal = z.infer<typeof signalSchema>;
 
@@ -109,7 +112,13 @@ export type Execution = z.infer<typeof executionSchema>;
  * function called once (marked pure), which a bundle not using them leaves out (see LIMITS in common.ts).
  */
 export const signalInputSchema = /* @__PURE__ */ (() => {
-  const { pipelineId: _pipelineId, ...signalFields } = signalSchema.shape;
+  // Who recorded a signal is the server's to say, never the body's.
+  const {
+    pipelineId: _pipelineId,
+    recordedBy: _by,
+    recordedByName: _name,
+    ...signalFields
+  } = signalSchema.shape;
   return z.strictObject({
     ...signalFields,
     id: z.optional(signalFields.id),

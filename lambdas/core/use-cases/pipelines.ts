@@ -116,7 +116,11 @@ export function makeGetConfiguration({ pipelines }: Pick<PipelineDeps, 'pipeline
 
 /** Records a batch of signals, all or nothing; the server fills in ids and times not given. */
 export function makeRecordSignals({ pipelines, clock, ids, settings }: RecordDeps) {
-  return async (principal: Principal, pipelineId: string, inputs: SignalInput[]): Promise<Signal[]> => {
+  return async (
+    principal: Principal,
+    pipelineId: string,
+    inputs: Array<SignalInput & Partial<Pick<Signal, 'recordedBy' | 'recordedByName'>>>,
+  ): Promise<Signal[]> => {
     assertCanWrite(principal);
     const pipeline = await loadOwnedPipeline(pipelines, principal, pipelineId);
     const at = clock.now();

@@ -17,6 +17,8 @@ import type { IndexKey, ItemKey } from '../keys.ts';
  *   refresh token pk REFRESH#<sha256>         sk REFRESH      (kept after use until the session ends: reuse detection)
  *   magic link    pk MAGICLINK#<sha256>       sk MAGICLINK
  *   attempts      pk ATTEMPTS#<key>           sk ATTEMPTS     (login, password-change and magic-link throttling)
+ *   invitation    pk INVITATION#<id>          sk INVITATION   gsi1 TEAM#<teamId>#INVITATIONS / <createdAt>#<id>
+ * The team item also carries membersVersion, raised by every role change and removal.
  */
 
 export const teamKey = (teamId: string): ItemKey => ({ pk: `TEAM#${teamId}`, sk: 'TEAM' });
@@ -41,7 +43,7 @@ export const membershipKey = (userId: string, teamId: string): ItemKey => ({
 });
 
 export const membershipIndexKey = (membership: { userId: string; teamId: string }): IndexKey => ({
-  gsi1pk: `TEAM#${membership.teamId}#MEMBERS`,
+  gsi1pk: teamMembersPartition(membership.teamId),
   gsi1sk: membership.userId,
 });
 
@@ -101,3 +103,23 @@ export const magicLinkKey = (tokenHash: string): ItemKey => ({
 });
 
 export const attemptsKey = (key: string): ItemKey => ({ pk: `ATTEMPTS#${key}`, sk: 'ATTEMPTS' });
+
+/** The gsi1 partition of a team's memberships. */
+export const teamMembersPartition = (teamId: string) => `TEAM#${teamId}#MEMBERS`;
+
+export const invitationKey = (invitationId: string): ItemKey => ({
+  pk: `INVITATION#${invitationId}`,
+  sk: 'INVITATION',
+});
+
+/** The gsi1 partition that lists a team's invitations, newest first. */
+export const teamInvitationsPartition = (teamId: string) => `TEAM#${teamId}#INVITATIONS`;
+
+export const invitationIndexKey = (invitation: {
+  teamId: string;
+  createdAt: string;
+  invitationId: string;
+}): IndexKey => ({
+  gsi1pk: teamInvitationsPartition(invitation.teamId),
+  gsi1sk: `${invitation.createdAt}#${invitation.invitationId}`,
+});

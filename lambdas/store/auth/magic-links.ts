@@ -22,6 +22,7 @@ export function makeMagicLinkStore({ db, tableName }: AuthTable): MagicLinkStore
     credentialsVersion: z._default(z.number(), 0),
     createdAt: z.string(),
     expiresAt: z.string(),
+    invitationId: z.optional(z.string()),
   });
   return {
     async createMagicLink(link) {

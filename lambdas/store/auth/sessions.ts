@@ -32,7 +32,9 @@ function sessionSchemas() {
     expiresAt: z.string(),
     lastRefreshedAt: z.optional(z.string()),
     revokedAt: z.optional(z.string()),
-    revokedReason: z.optional(z.enum(['logout', 'refresh-token-reuse', 'password-changed'])),
+    revokedReason: z.optional(
+      z.enum(['logout', 'refresh-token-reuse', 'password-changed', 'member-removed']),
+    ),
   });
   const refreshToken: z.ZodMiniType<RefreshTokenRecord> = z.object({
     tokenHash: z.string(),

@@ -195,8 +195,11 @@ describe("people's names beside their ids", () => {
       userId: admin.principal.userId,
       credential: 'api_token',
       tokenId: admin.principal.tokenId,
-      name: tokenName,
+      // The person and the token they acted through, never the token's name alone.
+      name: `${email} (API token "${tokenName}")`,
     });
+    // The pipeline by its name and the configuration by its version, beside their ids.
+    expect(events.body.items[0].data).toMatchObject({ pipelineName: 'named bot', configurationVersion: 2 });
     expect(created.body.items[0].data.actor).toMatchObject({ credential: 'system', name: 'system' });
   });
 });

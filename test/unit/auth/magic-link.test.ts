@@ -199,7 +199,10 @@ describe('following the link', () => {
       started.push({ userId: user.userId, method, teamId });
       return { sessionId: `session-${started.length}` } as IssuedSession;
     };
-    verify = makeVerifyMagicLink({ auth: repo, clock, startSession });
+    const acceptInvitation = async () => {
+      throw new Error('these links carry no invitation');
+    };
+    verify = makeVerifyMagicLink({ auth: repo, clock, startSession, acceptInvitation });
     await request('ada@example.test');
     token = tokenIn(outbox.sent[0]?.text ?? '');
   });

@@ -12,20 +12,40 @@ import { PagedItems, usePagedList } from './pipelines.tsx';
 type AuditEvent = ResponseBody<'list-audit-events'>['items'][number];
 type EventType = (typeof EVENT_TYPES)[number];
 
-/** The resources an audit event names, in words: "pipeline p1 · run r1 · approved". */
+/**
+ * The resources an audit event names, in words: `pipeline "support bot" · version 3 · approved`.
+ * Ids stay on hover; a run or a rollout is named by its short id, being no more than that.
+ */
 function whatOf(event: AuditEvent): string {
   const { data } = event;
-  const named: Array<[string, string | undefined]> = [
-    ['pipeline', data.pipelineId],
-    ['run', data.runId],
-    ['rollout', data.rolloutId],
-    ['configuration', data.configurationId],
-    ['API token', data.tokenId],
-    ['webhook', data.webhookId],
-  ];
-  const parts = named.flatMap(([what, id]) => (id ? [`${what} ${id}`] : []));
+  const short = (id: string) => `${id.slice(0, 8)}…`;
+  const parts: string[] = [];
+  if (data.pipelineId) parts.push(`pipeline "${data.pipelineName ?? short(data.pipelineId)}"`);
+  if (data.configurationId)
+    parts.push(data.configurationVersion ? `version ${data.configurationVersion}` : 'a configuration');
+  if (data.runId) parts.push(`run ${short(data.runId)}`);
+  if (data.rolloutId) parts.push('rollout');
+  if (data.memberId) parts.push(data.memberName ?? 'a former member');
+  if (data.role) parts.push(`as ${data.role}`);
+  if (data.tokenId) parts.push('an API token');
+  if (data.webhookId) parts.push('a webhook');
   if (data.status) parts.push(data.status);
-  return parts.length > 0 ? parts.join(' · ') : `team ${data.teamId}`;
+  return parts.length > 0 ? parts.join(' · ') : 'the team';
+}
+
+function idsOf(event: AuditEvent): string {
+  const { data } = event;
+  return [
+    data.pipelineId,
+    data.configurationId,
+    data.runId,
+    data.rolloutId,
+    data.memberId,
+    data.tokenId,
+    data.webhookId,
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 /** Who acted: the API token's name or the person's email, how they signed in; ids when gone. */
@@ -35,7 +55,7 @@ function Actor({ actor }: { actor: AuditEvent['data']['actor'] }) {
   return (
     <>
       <Person name={actor.name} id={id} />{' '}
-      <span class="muted small">({actor.credential === 'api_token' ? 'API token' : 'signed in'})</span>
+      {actor.credential === 'session' ? <span class="muted small">(signed in)</span> : null}
     </>
   );
 }
@@ -107,7 +127,9 @@ export function AuditLog(props: { changes: number }) {
                     <td data-label="Who">
                       <Actor actor={event.data.actor} />
                     </td>
-                    <td data-label="What">{whatOf(event)}</td>
+                    <td data-label="What" title={idsOf(event)}>
+                      {whatOf(event)}
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -7,6 +7,7 @@ import { api, client } from '../api.ts';
 import { formatDuration, formatValue } from '../format.ts';
 import { Link } from '../router.tsx';
 import { ErrorNotice, Loading, Time, useLoad, useTitle } from '../ui.tsx';
+import { ExecutionFeedback } from './feedback.tsx';
 import { PagedItems, usePagedList } from './pipelines.tsx';
 
 type Execution = ResponseBody<'list-executions'>['items'][number];
@@ -158,6 +159,7 @@ export function ExecutionPage({ pipelineId, executionId }: { pipelineId: string;
           </ul>
         )}
       </section>
+      <ExecutionFeedback {...{ pipelineId, executionId, signals }} onRecorded={loaded.reload} />
       {execution.input === undefined ? null : (
         <section aria-labelledby="input">
           <h2 id="input">Input</h2>

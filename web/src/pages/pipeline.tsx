@@ -166,6 +166,12 @@ function Synthesize({ pipelineId }: { pipelineId: string }) {
         </button>
       </form>
       {canWrite ? null : <p class="muted small">Viewers can read runs but not start them.</p>}
+      {canWrite ? (
+        <p>
+          Or <Link to={`pipelines/${pipelineId}/change`}>change a slot by hand</Link>: edit a prompt or a
+          setting yourself and propose it.
+        </p>
+      ) : null}
       <ErrorNotice error={error} />
     </section>
   );
