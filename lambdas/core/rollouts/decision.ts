@@ -65,7 +65,11 @@ export function judgeMetric(guard: Guard, steps: readonly StepMoments[], alpha: 
   }
   const sequence = stratifiedInterval(strata, alpha);
   if (!sequence) return empty;
-  const [low, high] = worseInterval(guard, sequence.interval);
+  // A difference of rates lies in [−1, 1]: so does its interval.
+  const interval: [number, number] = binary
+    ? [Math.max(-1, sequence.interval[0]), Math.min(1, sequence.interval[1])]
+    : sequence.interval;
+  const [low, high] = worseInterval(guard, interval);
   const verdict: MetricVerdict =
     low > 0 ? 'worse' : high < 0 ? 'better' : high <= guard.threshold ? 'non_inferior' : 'inconclusive';
   return {
@@ -73,7 +77,7 @@ export function judgeMetric(guard: Guard, steps: readonly StepMoments[], alpha: 
     ...arms,
     // The stratified estimate: the steps' differences weighted (the pooled means can mislead across steps).
     difference: sequence.estimate,
-    interval: sequence.interval,
+    interval,
     pValue: sequence.pValue,
     verdict,
   };
@@ -99,10 +103,17 @@ export interface Decision {
   next: string;
 }
 
+const count = (value: number) => value.toLocaleString('en-US');
+
 /** "failure rate 2.10 % (21 of 1,000) against 1.00 % (10 of 1,000), difference …" */
 export function describeJudgement(j: MetricJudgement): string {
+  const binary = GUARD_METRICS[j.guard.metric].binary;
   const figure = (arm: { n: number; mean: number | null }) =>
-    arm.mean === null ? 'n/a' : `${formatFigure(j.guard, arm.mean)} (n = ${arm.n.toLocaleString('en-US')})`;
+    arm.mean === null
+      ? 'n/a'
+      : binary
+        ? `${formatFigure(j.guard, arm.mean)} (${count(Math.round(arm.mean * arm.n))} of ${count(arm.n)})`
+        : `${formatFigure(j.guard, arm.mean)} (n = ${count(arm.n)})`;
   const interval = j.interval
     ? `, difference ${formatDelta(j.guard, j.difference ?? 0)} (interval ${formatDelta(j.guard, j.interval[0])} to ${formatDelta(j.guard, j.interval[1])})`
     : '';
@@ -129,8 +140,6 @@ export function actionOf(
   if (!within) return { action: 'keep', decidedBy: null };
   return { action: position.step >= position.steps - 1 ? 'promote' : 'step_up', decidedBy: null };
 }
-
-const count = (value: number) => value.toLocaleString('en-US');
 
 /** The rollout's decision from its metrics' judgements, in words (rollback and promotion flags apart: the judge's). */
 export function decide(judgements: readonly MetricJudgement[], position: StepPosition): Decision {

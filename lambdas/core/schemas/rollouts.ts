@@ -101,15 +101,26 @@ export const rolloutSchema = /* @__PURE__ */ z.object({
 export type Rollout = z.infer<typeof rolloutSchema>;
 
 /** How a rollout serves and judges its candidate. */
-export const rolloutSettingsSchema = /* @__PURE__ */ z.strictObject({
-  percent: /* @__PURE__ */ boundedInt(1, 99),
-  /** Increasing shares after `percent` is held, e.g. [5, 25, 50] (the first is `percent`). */
-  steps: /* @__PURE__ */ z.optional(stepsSchema),
-  guardrails: /* @__PURE__ */ z.optional(guardrailsSchema),
-  minExecutions: /* @__PURE__ */ z.optional(/* @__PURE__ */ boundedInt(30, 100_000)),
-  autoPromote: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
-  autoRollback: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
-});
+export const rolloutSettingsSchema = /* @__PURE__ */ z
+  .strictObject({
+    percent: /* @__PURE__ */ boundedInt(1, 99),
+    /** Increasing shares after `percent` is held, e.g. [5, 25, 50] (the first is `percent`). */
+    steps: /* @__PURE__ */ z.optional(stepsSchema),
+    guardrails: /* @__PURE__ */ z.optional(guardrailsSchema),
+    minExecutions: /* @__PURE__ */ z.optional(/* @__PURE__ */ boundedInt(30, 100_000)),
+    autoPromote: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+    autoRollback: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+  })
+  .check(
+    /* @__PURE__ */ z.refine(
+      (settings) => settings.steps === undefined || settings.steps[0] === settings.percent,
+      {
+        message: 'steps start at the rollout\'s percent: e.g. "percent": 5 with "steps": [5, 25, 50]',
+        path: ['steps'],
+      },
+    ),
+  );
+
 export type RolloutSettings = z.infer<typeof rolloutSettingsSchema>;
 
 export const endRolloutBodySchema = /* @__PURE__ */ z.strictObject({
@@ -132,6 +143,42 @@ const armSchema = /* @__PURE__ */ (() =>
     from: z.nullable(timestampSchema),
     to: z.nullable(timestampSchema),
   }))();
+
+const intervalSchema = /* @__PURE__ */ z.tuple([/* @__PURE__ */ z.number(), /* @__PURE__ */ z.number()]);
+
+/** One guarded metric of an effect: both arms, applied − base, its anytime-valid interval, a verdict. */
+export const effectMetricSchema = /* @__PURE__ */ z.object({
+  metric: /* @__PURE__ */ z.enum(['failure_rate', 'duration_ms', 'tokens', 'signal']),
+  kind: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string()),
+  direction: /* @__PURE__ */ z.enum(['higher_is_better', 'lower_is_better']),
+  threshold: /* @__PURE__ */ z.number(),
+  /** The metric's unit: `rate` (0–1), `ms`, `tokens` or `score` (a signal's value). */
+  unit: /* @__PURE__ */ z.string(),
+  base: /* @__PURE__ */ z.object({
+    n: /* @__PURE__ */ z.int(),
+    mean: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.number()),
+  }),
+  applied: /* @__PURE__ */ z.object({
+    n: /* @__PURE__ */ z.int(),
+    mean: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.number()),
+  }),
+  difference: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.number()),
+  interval: /* @__PURE__ */ z.nullable(intervalSchema),
+  verdict: /* @__PURE__ */ z.enum(['worse', 'better', 'non_inferior', 'inconclusive', 'not_enough_data']),
+});
+
+/** A judgement as the chart draws it (`?history=true`): each metric's difference and interval. */
+export const effectHistoryPointSchema = /* @__PURE__ */ z.object({
+  at: timestampSchema,
+  /** The candidate's executions then. */
+  n: /* @__PURE__ */ z.int(),
+  step: /* @__PURE__ */ z.int(),
+  metrics: /* @__PURE__ */ z.array(
+    /* @__PURE__ */ z.nullable(
+      /* @__PURE__ */ z.object({ difference: /* @__PURE__ */ z.number(), interval: intervalSchema }),
+    ),
+  ),
+});
 
 export type Effect = z.infer<typeof effectSchema>;
 export const effectSchema = /* @__PURE__ */ z.object({
@@ -159,4 +206,12 @@ export const effectSchema = /* @__PURE__ */ z.object({
   verdict: /* @__PURE__ */ z.enum(['improved', 'worse', 'no_significant_change', 'not_enough_data']),
   minExecutions: /* @__PURE__ */ z.int(),
   measuredAt: timestampSchema,
+  /** Every guarded metric (a before/after effect: the failure rate), judged by the anytime-valid test. */
+  metrics: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(effectMetricSchema)),
+  /** What the figures mean, in words: before/after is not randomized; a rollout started before sums were kept. */
+  notes: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(/* @__PURE__ */ z.string())),
+  /** A rollout's next move in words ("promotes at step 3 of 3 once …"); null when it ended or outside a rollout. */
+  next: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string())),
+  /** With ?history=true: each judgement, oldest first (metrics in the order of `metrics`). */
+  history: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(effectHistoryPointSchema)),
 });

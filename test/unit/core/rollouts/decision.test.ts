@@ -44,7 +44,7 @@ describe('judging a metric', () => {
     const decision = decide([judged], at(2000));
     expect(decision.action).toBe('roll_back');
     expect(decision.reason).toContain(
-      'failure rate 4.00 % (n = 2,000) on the candidate against 1.00 % (n = 2,000)',
+      'failure rate 4.00 % (80 of 2,000) on the candidate against 1.00 % (20 of 2,000)',
     );
     expect(decision.reason).toContain('threshold 1.00 points');
   });
