@@ -329,7 +329,9 @@ async function putAllNew(
   const withLast = (extra ?? []).slice(0, TRANSACTION_ITEMS / 2);
   const after = (extra ?? []).slice(TRANSACTION_ITEMS / 2);
   const room = TRANSACTION_ITEMS - withLast.length;
-  const parts = records.length <= room ? [records] : [records.slice(0, room / 2), records.slice(room / 2)];
+  // Two parts, the last within the room its extra items leave.
+  const split = Math.max(Math.floor(room / 2), records.length - room);
+  const parts = records.length <= room ? [records] : [records.slice(0, split), records.slice(split)];
   for (const [index, part] of parts.entries()) {
     const last = index === parts.length - 1;
     const items = [...part.map((record) => putNew(tableName, record.item)), ...(last ? withLast : [])];
