@@ -156,7 +156,6 @@ export async function recordSignals(
 
 /** A waiting signal's execution was recorded between the read of its marker and the write. */
 class PendingRaced extends Error {}
-
 /** The arms of the active rollout whose executions a batch counts (null: no rollout). */
 export type CountedRollout = MomentRollout;
 
@@ -329,7 +328,6 @@ async function putAllNew(
   const withLast = (extra ?? []).slice(0, TRANSACTION_ITEMS / 2);
   const after = (extra ?? []).slice(TRANSACTION_ITEMS / 2);
   const room = TRANSACTION_ITEMS - withLast.length;
-  // Two parts, the last within the room its extra items leave.
   const split = Math.max(Math.floor(room / 2), records.length - room);
   const parts = records.length <= room ? [records] : [records.slice(0, split), records.slice(split)];
   for (const [index, part] of parts.entries()) {
