@@ -11,6 +11,7 @@ import { measureCli } from './cli.ts';
 import { formatDiagnosisTable, measureDiagnosis } from './diagnosis.ts';
 import { formatEvaluation, measureEvaluation } from './evaluation.ts';
 import { formatGuardrail, measureGuardrail } from './guardrail.ts';
+import { formatGuardrailSimulation, measureGuardrailSimulation } from './guardrails.ts';
 import { formatItemsRead, measureItemsRead } from './items-read.ts';
 import { formatLifecycle, measureLifecycle } from './lifecycle.ts';
 import { formatLoadTable } from './load.ts';
@@ -45,6 +46,7 @@ const SECTIONS = [
   'evaluation',
   'lifecycle',
   'rollouts',
+  'guardrails',
   'partitions',
   'ofrep',
   'webhooks',
@@ -200,6 +202,13 @@ if (wanted('rollouts')) {
   print('\n== Rollouts (serving, recording during a rollout, effect; ratios against a poll)');
   print(formatRollouts(await measureRollouts()));
   print(formatGuardrail(await measureGuardrail()));
+}
+
+if (wanted('guardrails')) {
+  print(
+    '\n== Guardrails (10,000 simulated rollouts a case through the judge; batches of 20 up to 5,000 an arm)',
+  );
+  print(formatGuardrailSimulation(measureGuardrailSimulation(), verdict));
 }
 
 if (wanted('otlp')) {

@@ -460,7 +460,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The measured effect of an approved run: the rollout's two arms, or before against after, per touched slot, with a two-proportion z-test of the failure rates. 409 for a run not approved. */
+        /** The measured effect of an approved run: the rollout's two arms, or before against after, per touched slot, with every guarded metric judged by an anytime-valid test (metrics[]); ?history=true adds each judgement. 409 for a run not approved. */
         get: operations["get-synthesis-run-effect"];
         put?: never;
         post?: never;
@@ -1466,6 +1466,18 @@ export interface operations {
                                 baseConfigurationId: string;
                                 candidateConfigurationId: string;
                                 percent: number;
+                                steps?: number[];
+                                step?: number;
+                                /** Format: date-time */
+                                stepStartedAt?: string;
+                                guardrails?: {
+                                    /** @enum {string} */
+                                    metric: "failure_rate" | "duration_ms" | "tokens" | "signal";
+                                    kind?: string;
+                                    /** @enum {string} */
+                                    direction?: "higher_is_better" | "lower_is_better";
+                                    threshold?: number;
+                                }[];
                                 minExecutions: number;
                                 autoPromote: boolean;
                                 autoRollback: boolean;
@@ -1561,6 +1573,18 @@ export interface operations {
                             baseConfigurationId: string;
                             candidateConfigurationId: string;
                             percent: number;
+                            steps?: number[];
+                            step?: number;
+                            /** Format: date-time */
+                            stepStartedAt?: string;
+                            guardrails?: {
+                                /** @enum {string} */
+                                metric: "failure_rate" | "duration_ms" | "tokens" | "signal";
+                                kind?: string;
+                                /** @enum {string} */
+                                direction?: "higher_is_better" | "lower_is_better";
+                                threshold?: number;
+                            }[];
                             minExecutions: number;
                             autoPromote: boolean;
                             autoRollback: boolean;
@@ -1615,6 +1639,18 @@ export interface operations {
                             baseConfigurationId: string;
                             candidateConfigurationId: string;
                             percent: number;
+                            steps?: number[];
+                            step?: number;
+                            /** Format: date-time */
+                            stepStartedAt?: string;
+                            guardrails?: {
+                                /** @enum {string} */
+                                metric: "failure_rate" | "duration_ms" | "tokens" | "signal";
+                                kind?: string;
+                                /** @enum {string} */
+                                direction?: "higher_is_better" | "lower_is_better";
+                                threshold?: number;
+                            }[];
                             minExecutions: number;
                             autoPromote: boolean;
                             autoRollback: boolean;
@@ -2229,6 +2265,15 @@ export interface operations {
                     rebase?: boolean;
                     rollout?: {
                         percent: number;
+                        steps?: number[];
+                        guardrails?: {
+                            /** @enum {string} */
+                            metric: "failure_rate" | "duration_ms" | "tokens" | "signal";
+                            kind?: string;
+                            /** @enum {string} */
+                            direction?: "higher_is_better" | "lower_is_better";
+                            threshold?: number;
+                        }[];
                         minExecutions?: number;
                         autoPromote?: boolean;
                         autoRollback?: boolean;
@@ -3313,6 +3358,18 @@ export interface operations {
                         baseConfigurationId: string;
                         candidateConfigurationId: string;
                         percent: number;
+                        steps?: number[];
+                        step?: number;
+                        /** Format: date-time */
+                        stepStartedAt?: string;
+                        guardrails?: {
+                            /** @enum {string} */
+                            metric: "failure_rate" | "duration_ms" | "tokens" | "signal";
+                            kind?: string;
+                            /** @enum {string} */
+                            direction?: "higher_is_better" | "lower_is_better";
+                            threshold?: number;
+                        }[];
                         minExecutions: number;
                         autoPromote: boolean;
                         autoRollback: boolean;
@@ -3374,6 +3431,18 @@ export interface operations {
                         baseConfigurationId: string;
                         candidateConfigurationId: string;
                         percent: number;
+                        steps?: number[];
+                        step?: number;
+                        /** Format: date-time */
+                        stepStartedAt?: string;
+                        guardrails?: {
+                            /** @enum {string} */
+                            metric: "failure_rate" | "duration_ms" | "tokens" | "signal";
+                            kind?: string;
+                            /** @enum {string} */
+                            direction?: "higher_is_better" | "lower_is_better";
+                            threshold?: number;
+                        }[];
                         minExecutions: number;
                         autoPromote: boolean;
                         autoRollback: boolean;
@@ -3436,6 +3505,18 @@ export interface operations {
                         baseConfigurationId: string;
                         candidateConfigurationId: string;
                         percent: number;
+                        steps?: number[];
+                        step?: number;
+                        /** Format: date-time */
+                        stepStartedAt?: string;
+                        guardrails?: {
+                            /** @enum {string} */
+                            metric: "failure_rate" | "duration_ms" | "tokens" | "signal";
+                            kind?: string;
+                            /** @enum {string} */
+                            direction?: "higher_is_better" | "lower_is_better";
+                            threshold?: number;
+                        }[];
                         minExecutions: number;
                         autoPromote: boolean;
                         autoRollback: boolean;
@@ -3804,7 +3885,10 @@ export interface operations {
     };
     "get-synthesis-run-effect": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true` adds `history`: each judgement's difference and interval per metric, oldest first. */
+                history?: "true" | "false";
+            };
             header?: never;
             path: {
                 id: string;
@@ -3894,6 +3978,45 @@ export interface operations {
                         minExecutions: number;
                         /** Format: date-time */
                         measuredAt: string;
+                        metrics?: {
+                            /** @enum {string} */
+                            metric: "failure_rate" | "duration_ms" | "tokens" | "signal";
+                            kind: string | null;
+                            /** @enum {string} */
+                            direction: "higher_is_better" | "lower_is_better";
+                            threshold: number;
+                            unit: string;
+                            base: {
+                                n: number;
+                                mean: number | null;
+                            };
+                            applied: {
+                                n: number;
+                                mean: number | null;
+                            };
+                            difference: number | null;
+                            interval: [
+                                number,
+                                number
+                            ] | null;
+                            /** @enum {string} */
+                            verdict: "worse" | "better" | "non_inferior" | "inconclusive" | "not_enough_data";
+                        }[];
+                        notes?: string[];
+                        next?: string | null;
+                        history?: {
+                            /** Format: date-time */
+                            at: string;
+                            n: number;
+                            step: number;
+                            metrics: ({
+                                difference: number;
+                                interval: [
+                                    number,
+                                    number
+                                ];
+                            } | null)[];
+                        }[];
                     };
                 };
             };
@@ -4397,7 +4520,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url: string;
-                    eventTypes?: ("synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked")[];
+                    eventTypes?: ("synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.stepped" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked")[];
                     description?: string;
                 };
             };
@@ -4485,7 +4608,7 @@ export interface operations {
                             webhookId: string;
                             eventId: string;
                             /** @enum {string} */
-                            eventType: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked";
+                            eventType: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.stepped" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked";
                             attempt: number;
                             /** @enum {string} */
                             status: "pending" | "delivered" | "failed";
@@ -4514,7 +4637,7 @@ export interface operations {
                 /** @description Only the events of this pipeline. */
                 pipelineId?: string;
                 /** @description Only events of this type. */
-                type?: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked";
+                type?: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.stepped" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked";
                 /** @description Items per page, 1 to 100 (default 20). */
                 limit?: number;
                 /** @description The `nextCursor` of the previous page; opaque. */
@@ -4536,7 +4659,7 @@ export interface operations {
                         items: {
                             id: string;
                             /** @enum {string} */
-                            type: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked";
+                            type: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.stepped" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked";
                             timestamp: string;
                             data: {
                                 teamId: string;
@@ -4554,6 +4677,9 @@ export interface operations {
                                 configurationVersion?: number;
                                 memberName?: string;
                                 overrideReason?: string;
+                                percent?: number;
+                                step?: number;
+                                reason?: string;
                                 actor: {
                                     userId: string;
                                     /** @enum {string} */

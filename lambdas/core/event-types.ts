@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'synthesis_run.evaluated',
   'configuration.activated',
   'rollout.started',
+  'rollout.stepped',
   'rollout.promoted',
   'rollout.rolled_back',
   'pipeline.deleted',

@@ -65,6 +65,11 @@ export const eventDataSchema = /* @__PURE__ */ z.object({
   memberName: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   /** An admin's stated reason for passing an approval rule or a rollback (a short text they wrote). */
   overrideReason: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  /** A rollout's share after a step (rollout.stepped), and the step's index. */
+  percent: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.number()),
+  step: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.number()),
+  /** Why, in words (rollout.stepped: the figures that held). */
+  reason: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   actor: actorSchema,
 });
 export type EventData = z.infer<typeof eventDataSchema>;

@@ -1,5 +1,6 @@
 /* GET /synthesis-runs/{id}/effect: what an approved run's changes did, measured on executions. */
 
+import * as z from 'zod/mini';
 import { runIdSchema } from '../core/schemas/common.ts';
 import { effectSchema } from '../core/schemas/rollouts.ts';
 import { makeGetEffect } from '../core/use-cases/effect.ts';
@@ -19,10 +20,20 @@ export const getSynthesisRunEffect = defineOperation({
   path: '/synthesis-runs/{id}/effect',
   summary:
     "The measured effect of an approved run: the rollout's two arms, or before against after, per touched slot, " +
-    'with a two-proportion z-test of the failure rates. 409 for a run not approved.',
+    'with every guarded metric judged by an anytime-valid test (metrics[]); ?history=true adds each judgement. ' +
+    '409 for a run not approved.',
   // data: the last measurement is kept (an item with a TTL) and answered again while nothing new was recorded.
   access: { runs: 'read', data: 'readWrite' },
   params: { id: runIdSchema },
+  query: {
+    history: {
+      schema: z.optional(z.enum(['true', 'false'])),
+      description:
+        "`true` adds `history`: each judgement's difference and interval per metric, oldest first.",
+      invalid: 'history must be true or false.',
+      documented: { type: 'string', enum: ['true', 'false'] },
+    },
+  },
   response: { status: 200, schema: effectSchema },
   errors: [404, 409],
 });
@@ -35,5 +46,7 @@ export const handler = /* @__PURE__ */ operationHandler(getSynthesisRunEffect, (
     settings: teamSettingsStoreFromEnv(),
     recentStates: makeRecentEffectStates(),
   });
-  return async ({ principal, params }) => ({ body: await effect(principal, params.id) });
+  return async ({ principal, params, query }) => ({
+    body: await effect(principal, params.id, { history: query.history === 'true' }),
+  });
 });

@@ -4,6 +4,7 @@
  * (a small item with the delta since a snapshot of the whole state). Part of the RolloutRepository
  * adapter (store/rollouts.ts).
  */
+
 import { randomUUID } from 'node:crypto';
 import {
   BatchGetCommand,
@@ -38,6 +39,7 @@ import {
   recordShard,
   rolloutCountsKey,
 } from './keys.ts';
+import { judgementHistory, keepJudgementHistory } from './rollout-steps.ts';
 import { newestAcross } from './shards.ts';
 
 /** What the effect reads of an execution (projected), and of a signal citing one. */
@@ -108,6 +110,9 @@ export function makeEffectStore(db: DynamoDBDocumentClient, tableName: string): 
     citingSignalsRecorded: (pipelineId, after, limit) =>
       citingSignalsRecorded(table, pipelineId, after, limit),
     rolloutCounts: (pipelineId, rolloutId) => rolloutCounts(table, pipelineId, rolloutId),
+    judgementHistory: (pipelineId, rolloutId) => judgementHistory(db, tableName, pipelineId, rolloutId),
+    keepJudgementHistory: (pipelineId, rolloutId, points) =>
+      keepJudgementHistory(db, tableName, pipelineId, rolloutId, points),
     keptEffect: (pipelineId, runId) => keptEffect(table, pipelineId, runId),
     keepEffect: (pipelineId, kept, readVersion, expiresAtEpoch) =>
       keepEffect(table, pipelineId, kept, readVersion, expiresAtEpoch),
@@ -185,7 +190,12 @@ function citingSignalsRecorded(
 
 /** The sum of a rollout's counter shards: one BatchGetItem (store/keys.ts rolloutCountsKey). */
 async function rolloutCounts({ db, tableName }: EffectTable, pipelineId: string, rolloutId: string) {
-  const counts = { base: { executions: 0, failed: 0 }, candidate: { executions: 0, failed: 0 } };
+  const counts = {
+    base: { executions: 0, failed: 0 },
+    candidate: { executions: 0, failed: 0 },
+    // The guarded metrics' counters by name (core/rollouts/counters.ts), summed over the shards.
+    counters: {} as Record<string, number>,
+  };
   let keys: Array<Record<string, unknown>> = Array.from({ length: RECORD_SHARDS }, (_, shard) => ({
     ...rolloutCountsKey(pipelineId, rolloutId, shard),
   }));
@@ -199,6 +209,9 @@ async function rolloutCounts({ db, tableName }: EffectTable, pipelineId: string,
       counts.base.failed += Number(item.baseFailed ?? 0);
       counts.candidate.executions += Number(item.candidate ?? 0);
       counts.candidate.failed += Number(item.candidateFailed ?? 0);
+      for (const [name, value] of Object.entries(item)) {
+        if (/^\d/.test(name)) counts.counters[name] = (counts.counters[name] ?? 0) + Number(value);
+      }
     }
     keys = (UnprocessedKeys?.[tableName]?.Keys ?? []) as typeof keys;
   }

@@ -85,7 +85,8 @@ export function makePipelineRepository(
     getPipeline: (id) => getPipeline(table, id),
     listPipelines: (teamId, page) => listPipelines(table, teamId, page),
     getConfiguration: (pipelineId, configurationId) => getConfiguration(table, pipelineId, configurationId),
-    recordSignals: (signals, retentionDays) => recordSignals(table, signals, retentionDays),
+    recordSignals: (signals, retentionDays, rollout) =>
+      recordSignals(table, signals, retentionDays, rollout ?? null),
     recordExecutions: (executions, retentionDays, rollout) =>
       recordExecutions(table, executions, retentionDays, rollout),
     activateConfiguration: (activation, event, serving) =>

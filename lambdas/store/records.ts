@@ -28,13 +28,25 @@ import {
   type ItemKey,
   RECORD_SOURCES,
   recordShard,
-  rolloutCountsKey,
   type Shard,
   signalIdKey,
   signalIndexKey,
   signalKey,
   signalsPartition,
 } from './keys.ts';
+import {
+  armOf,
+  claimItem,
+  countsUpdate,
+  guardedKinds,
+  guardedSignals,
+  type MomentRollout,
+  markerCounted,
+  momentsUpdate,
+  pendingDeltas,
+  readMarkers,
+  signalCounts,
+} from './rollout-moments.ts';
 import { newestAcross } from './shards.ts';
 
 /** The data table the records are written to and read from. */
@@ -66,31 +78,86 @@ function newSignal(signal: Signal, retentionDays: number, recordedAt: string): N
   };
 }
 
-function newExecution(execution: Execution, retentionDays: number, recordedAt: string): NewRecord {
+function newExecution(
+  execution: Execution,
+  retentionDays: number,
+  recordedAt: string,
+  rollout: CountedRollout | null,
+): NewRecord {
   const ttl = expiry(execution.startedAt, retentionDays);
   return {
     id: execution.id,
     item: { ...executionKey(execution), ...executionIndexKey(execution, recordedAt), ...execution, ...ttl },
-    idMarker: { ...executionIdKey(execution.pipelineId, execution.id), ...ttl },
+    // Where it was counted: a signal citing it later counts for that arm and step.
+    idMarker: {
+      ...executionIdKey(execution.pipelineId, execution.id),
+      ...ttl,
+      ...markerCounted(execution, rollout),
+    },
     recordTime: execution.startedAt,
   };
 }
 
-/** Records a batch of signals (the recording time is the server's, taken as the batch is written). */
-export function recordSignals(table: RecordTable, signals: Signal[], retentionDays: number): Promise<void> {
-  return recordAllNew(
-    table,
-    (recordedAt) => signals.map((signal) => newSignal(signal, retentionDays, recordedAt)),
-    'signal',
-  );
+/**
+ * Records a batch of signals (the recording time is the server's, taken as the batch is written).
+ * During a rollout guarding a signal kind, the values of that kind count for the arm of the
+ * execution they cite, in the same transaction (store/rollout-moments.ts).
+ */
+export async function recordSignals(
+  table: RecordTable,
+  signals: Signal[],
+  retentionDays: number,
+  rollout: CountedRollout | null = null,
+): Promise<void> {
+  const cited = guardedSignals(signals, rollout);
+  const first = signals[0];
+  const counted = async (): Promise<Transacted | null> => {
+    if (!rollout || !first || cited.length === 0) return null;
+    const markers = await readMarkers(
+      table.db,
+      table.tableName,
+      first.pipelineId,
+      cited.map((s) => s.executionId),
+    );
+    const expires = expiry(first.occurredAt, retentionDays).expiresAtEpoch;
+    const { counted, pending } = signalCounts(
+      table.tableName,
+      first.pipelineId,
+      cited,
+      markers,
+      rollout,
+      expires,
+    );
+    const update = momentsUpdate(
+      table.tableName,
+      first.pipelineId,
+      rollout.id,
+      recordShard(first.id),
+      counted,
+      null,
+    );
+    return [...(update ? [update] : []), ...pending];
+  };
+  // A signal waiting on an execution recorded meanwhile fails its condition: counted again, on its arm.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await recordAllNew(
+        table,
+        (recordedAt) => signals.map((signal) => newSignal(signal, retentionDays, recordedAt)),
+        'signal',
+        await counted(),
+      );
+    } catch (error) {
+      if (!(error instanceof PendingRaced) || attempt >= 3)
+        throw error instanceof PendingRaced ? error.cause : error;
+    }
+  }
 }
 
+/** A waiting signal's execution was recorded between the read of its marker and the write. */
+class PendingRaced extends Error {}
 /** The arms of the active rollout whose executions a batch counts (null: no rollout). */
-export interface CountedRollout {
-  id: string;
-  baseConfigurationId: string;
-  candidateConfigurationId: string;
-}
+export type CountedRollout = MomentRollout;
 
 /**
  * Records a batch of executions, as recordSignals does (gsi2's order by recording time: the
@@ -103,12 +170,33 @@ export function recordExecutions(
   retentionDays: number,
   rollout: CountedRollout | null,
 ): Promise<void> {
+  const waiting = guardedKinds(rollout).size > 0;
   return recordAllNew(
     table,
-    (recordedAt) => executions.map((execution) => newExecution(execution, retentionDays, recordedAt)),
+    (recordedAt) =>
+      executions.map((execution) => newExecution(execution, retentionDays, recordedAt, rollout)),
     'execution',
-    rollout ? countsUpdate(table.tableName, executions, rollout) : null,
+    // Asked after the ids are claimed: a signal citing one of them no longer waits on its marker.
+    async () => {
+      const pending = new Map<string, number>();
+      const first = executions[0];
+      if (rollout && first && waiting) {
+        const markers = await readMarkers(
+          table.db,
+          table.tableName,
+          first.pipelineId,
+          executions.map((e) => e.id),
+        );
+        for (const execution of executions) {
+          const arm = armOf(execution, rollout);
+          if (arm) pendingDeltas(markers.get(execution.id), rollout, arm, pending);
+        }
+      }
+      const update = rollout ? countsUpdate(table.tableName, executions, rollout, pending) : null;
+      return update ? [update] : null;
+    },
     () => keepOldestStart(table, executions),
+    waiting,
   );
 }
 
@@ -155,40 +243,6 @@ async function keepOldestStart({ db, tableName }: RecordTable, executions: Execu
   knownOldest.set(first.pipelineId, kept);
 }
 
-/** One update adding a batch's executions (and failures) of each arm to a shard of the rollout's counts. */
-function countsUpdate(tableName: string, executions: Execution[], rollout: CountedRollout) {
-  const counts = { base: 0, baseFailed: 0, candidate: 0, candidateFailed: 0 };
-  for (const execution of executions) {
-    const arm =
-      execution.configurationId === rollout.candidateConfigurationId
-        ? 'candidate'
-        : execution.configurationId === rollout.baseConfigurationId
-          ? 'base'
-          : null;
-    if (arm === null) continue;
-    counts[arm] += 1;
-    if (execution.status === 'failed') counts[arm === 'base' ? 'baseFailed' : 'candidateFailed'] += 1;
-  }
-  const first = executions[0];
-  if (!first || counts.base + counts.candidate === 0) return null;
-  return {
-    Update: {
-      TableName: tableName,
-      Key: rolloutCountsKey(first.pipelineId, rollout.id, recordShard(first.id)),
-      UpdateExpression:
-        'ADD #base :base, baseFailed :baseFailed, candidate :candidate, candidateFailed :candidateFailed',
-      // `base` is a reserved word of DynamoDB's expressions.
-      ExpressionAttributeNames: { '#base': 'base' },
-      ExpressionAttributeValues: {
-        ':base': counts.base,
-        ':baseFailed': counts.baseFailed,
-        ':candidate': counts.candidate,
-        ':candidateFailed': counts.candidateFailed,
-      },
-    },
-  };
-}
-
 /**
  * Records up to 100 signals or executions, all or none, each id once in its pipeline. A transaction
  * holds at most 100 items, so the ids are claimed first, in a transaction of markers, then the
@@ -200,36 +254,30 @@ async function recordAllNew(
   table: RecordTable,
   recordsAt: (recordedAt: string) => NewRecord[],
   what: 'signal' | 'execution',
-  counts: CountsUpdate | null = null,
+  counts: Transacted | null | (() => Promise<Transacted | null>) = null,
   alongside: () => Promise<void> = async () => undefined,
+  keepPending = false,
 ): Promise<void> {
   const claimed = recordsAt(new Date().toISOString());
-  await claimIds(table, claimed, what);
+  await claimIds(table, claimed, what, keepPending);
+  const extra = typeof counts === 'function' ? await counts() : counts;
   // Recorded as late as possible: the time between it and the write being visible is what a
   // reader's mark must leave room for (core/rollouts/effect-state.ts SETTLE_MS).
-  await Promise.all([putAllNew(table, recordsAt(new Date().toISOString()), `${what}s`, counts), alongside()]);
+  await Promise.all([putAllNew(table, recordsAt(new Date().toISOString()), `${what}s`, extra), alongside()]);
 }
 
-type CountsUpdate = NonNullable<ReturnType<typeof countsUpdate>>;
+/** Items written in the last of a batch's transactions: its counts, and signals waiting on a marker. */
+type Transacted = Array<Record<string, unknown>>;
 
 async function claimIds(
   { db, tableName }: RecordTable,
   records: NewRecord[],
   what: 'signal' | 'execution',
+  keepPending: boolean,
 ): Promise<void> {
+  const claim = (record: NewRecord) => claimItem(tableName, record.idMarker, record.recordTime, keepPending);
   try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: records.map(({ idMarker, recordTime }) => ({
-          Put: {
-            TableName: tableName,
-            Item: { ...idMarker, recordTime },
-            ConditionExpression: 'attribute_not_exists(pk) OR recordTime = :time',
-            ExpressionAttributeValues: { ':time': recordTime },
-          },
-        })),
-      }),
-    );
+    await db.send(new TransactWriteCommand({ TransactItems: records.map(claim) }));
   } catch (error) {
     throw batchConflict(
       error,
@@ -274,16 +322,17 @@ async function putAllNew(
   { db, tableName }: RecordTable,
   records: NewRecord[],
   what: string,
-  counts: CountsUpdate | null,
+  extra: Transacted | null,
 ): Promise<void> {
-  const room = TRANSACTION_ITEMS - (counts ? 1 : 0);
-  const parts = records.length <= room ? [records] : [records.slice(0, room / 2), records.slice(room / 2)];
+  // Beyond half a transaction, what waits on markers goes in transactions of its own after the records.
+  const withLast = (extra ?? []).slice(0, TRANSACTION_ITEMS / 2);
+  const after = (extra ?? []).slice(TRANSACTION_ITEMS / 2);
+  const room = TRANSACTION_ITEMS - withLast.length;
+  const split = Math.max(Math.floor(room / 2), records.length - room);
+  const parts = records.length <= room ? [records] : [records.slice(0, split), records.slice(split)];
   for (const [index, part] of parts.entries()) {
     const last = index === parts.length - 1;
-    const items = [
-      ...part.map((record) => putNew(tableName, record.item)),
-      ...(last && counts ? [counts] : []),
-    ];
+    const items = [...part.map((record) => putNew(tableName, record.item)), ...(last ? withLast : [])];
     try {
       await refusingTooLarge(() => db.send(new TransactWriteCommand({ TransactItems: items })));
     } catch (error) {
@@ -291,12 +340,18 @@ async function putAllNew(
       if (!last && failedTransactionItems(error).length === part.length) {
         continue;
       }
+      if (last && failedTransactionItems(error).some((i) => i >= part.length && i < items.length)) {
+        throw new PendingRaced('an execution was recorded meanwhile', { cause: error });
+      }
       throw batchConflict(
         error,
         part,
         (ids) => `These ${what} are already recorded: ${ids}. Nothing in the batch was recorded.`,
       );
     }
+  }
+  for (let i = 0; i < after.length; i += TRANSACTION_ITEMS) {
+    await db.send(new TransactWriteCommand({ TransactItems: after.slice(i, i + TRANSACTION_ITEMS) }));
   }
 }
 

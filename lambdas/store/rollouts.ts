@@ -40,6 +40,7 @@ import {
   servingVersionBump,
 } from './pipeline-writes.ts';
 import { queryNewest } from './query-page.ts';
+import { stepRollout } from './rollout-steps.ts';
 
 export function rolloutItem(rollout: Rollout) {
   return { ...rolloutKey(rollout), ...rollout };
@@ -129,6 +130,7 @@ export function makeRolloutStore(
     latest: (pipelineId) => latestRollout(table, pipelineId),
     get: (key) => getRollout(table, key),
     end: (rollout, end) => endRollout(table, rollout, end),
+    step: (rollout, next) => stepRollout(db, { tableName, eventsTable }, rollout, next),
     listActive: (limit) => listActive(table, limit),
     activationOfRun: (pipelineId, activatedAt, runId) =>
       activationOfRun(table, pipelineId, activatedAt, runId),

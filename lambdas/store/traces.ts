@@ -15,6 +15,7 @@ import {
 import { expiryEpoch } from '../core/lifecycle.ts';
 import type { TraceSpan } from '../core/otlp/spans.ts';
 import type { ReviseExecution, TracePart, TraceStaging } from '../core/ports/traces.ts';
+import { executionDeltas } from '../core/rollouts/counters.ts';
 import type { Execution } from '../core/schemas/records.ts';
 import { isConditionFailure } from './conditions.ts';
 import {
@@ -25,6 +26,7 @@ import {
   recordShard,
   rolloutCountsKey,
 } from './keys.ts';
+import { armOf, keepsMoments } from './rollout-moments.ts';
 import { partialTraceKey, tracePartition } from './trace-keys.ts';
 
 /** Largest JSON of spans one item holds (an item holds 400 KB with its keys). */
@@ -174,11 +176,19 @@ function countsCorrection(
   revised: Execution,
   recordedAt: string,
   rollout: CountedRollout,
+  step: number,
 ) {
   if (rollout === null || recordedAt < rollout.startedAt) return [];
   const delta = new Map<string, number>();
   for (const field of countedAs(old, rollout)) delta.set(field, (delta.get(field) ?? 0) - 1);
   for (const field of countedAs(revised, rollout)) delta.set(field, (delta.get(field) ?? 0) + 1);
+  // The guarded metrics' moments follow too, at the step the execution was counted in.
+  if (keepsMoments(rollout)) {
+    const oldArm = armOf(old as Execution, rollout);
+    const newArm = armOf(revised, rollout);
+    if (oldArm) executionDeltas(old as Execution, oldArm, step, -1, delta);
+    if (newArm) executionDeltas(revised, newArm, step, 1, delta);
+  }
   const changed = [...delta].filter(([, by]) => by !== 0);
   if (changed.length === 0) return [];
   return [
@@ -187,9 +197,9 @@ function countsCorrection(
         TableName: tableName,
         Key: rolloutCountsKey(revised.pipelineId, rollout.id, recordShard(revised.id)),
         // `base` is a reserved word of DynamoDB's expressions: every field goes by a name.
-        UpdateExpression: `ADD ${changed.map(([field]) => `#${field} :${field}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(changed.map(([field]) => [`#${field}`, field])),
-        ExpressionAttributeValues: Object.fromEntries(changed.map(([field, by]) => [`:${field}`, by])),
+        UpdateExpression: `ADD ${changed.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(changed.map(([field], i) => [`#c${i}`, field])),
+        ExpressionAttributeValues: Object.fromEntries(changed.map(([, by], i) => [`:c${i}`, by])),
       },
     },
   ];
@@ -202,7 +212,8 @@ async function markerOf(db: DynamoDBDocumentClient, tableName: string, pipelineI
       new GetCommand({ TableName: tableName, Key: executionIdKey(pipelineId, id, legacy) }),
     );
     const recordTime = marker.Item?.recordTime;
-    if (typeof recordTime === 'string') return { recordTime, legacy };
+    const counted = { countedIn: marker.Item?.countedIn, arm: marker.Item?.arm, step: marker.Item?.step };
+    if (typeof recordTime === 'string') return { recordTime, legacy, counted };
   }
   return null;
 }
@@ -217,7 +228,7 @@ export function makeReviseExecution(db: DynamoDBDocumentClient, tableName: strin
   return async (execution, retentionDays, rollout) => {
     const marker = await markerOf(db, tableName, execution.pipelineId, execution.id);
     if (marker === null) return 'kept';
-    const { recordTime, legacy } = marker;
+    const { recordTime, legacy, counted } = marker;
     const oldKey = {
       pk: executionsPartition(execution.pipelineId, legacy ? null : recordShard(execution.id)),
       sk: `${recordTime}#${execution.id}`,
@@ -243,6 +254,7 @@ export function makeReviseExecution(db: DynamoDBDocumentClient, tableName: strin
       ...executionIdKey(execution.pipelineId, execution.id),
       recordTime: execution.startedAt,
       ...ttl,
+      ...Object.fromEntries(Object.entries(counted).filter(([, value]) => value !== undefined)),
     };
     try {
       await db.send(
@@ -257,7 +269,14 @@ export function makeReviseExecution(db: DynamoDBDocumentClient, tableName: strin
                   { Put: { TableName: tableName, Item: marked } },
                 ]
               : []),
-            ...countsCorrection(tableName, old.Item, execution, recordedAt, rollout),
+            ...countsCorrection(
+              tableName,
+              old.Item,
+              execution,
+              recordedAt,
+              rollout,
+              typeof counted.step === 'number' ? counted.step : (rollout?.step ?? 0),
+            ),
           ],
         }),
       );

@@ -3,10 +3,22 @@ import type { DomainEvent } from '../events.ts';
 import type { Page } from '../schemas/common.ts';
 import type { Activation, Configuration, Pipeline, ServingState } from '../schemas/pipelines.ts';
 import type { Execution, Signal } from '../schemas/records.ts';
-import type { Rollout } from '../schemas/rollouts.ts';
+import type { Guardrail, Rollout } from '../schemas/rollouts.ts';
 import type { PageRequest } from './common.ts';
 
 /** What a pipeline's history says of one of its configurations, for activating it by hand. */
+/**
+ * The active rollout a batch is counted in: its arms, its guardrails (absent for one started before
+ * they were kept: its failure counts only) and its current step.
+ */
+export interface CountedRollout {
+  id: string;
+  baseConfigurationId: string;
+  candidateConfigurationId: string;
+  guardrails?: Guardrail[] | undefined;
+  step?: number | undefined;
+}
+
 export interface ConfigurationHistory {
   /** It was the active configuration at some time: an activation made it active, or replaced it. */
   wasActive: boolean;
@@ -26,7 +38,7 @@ export interface PipelineRepository {
    * All or nothing: an id names one signal of a pipeline, so a signal whose id is already recorded
    * there (with any time) is a ConflictError naming it, and nothing of the batch is stored.
    */
-  recordSignals(signals: Signal[], retentionDays: number): Promise<void>;
+  recordSignals(signals: Signal[], retentionDays: number, rollout?: CountedRollout | null): Promise<void>;
   /** As recordSignals: an execution id names one execution of its pipeline. */
   /**
    * Records a batch; with the active rollout, its executions of either arm are added to the
@@ -35,7 +47,7 @@ export interface PipelineRepository {
   recordExecutions(
     executions: Execution[],
     retentionDays: number,
-    rollout: { id: string; baseConfigurationId: string; candidateConfigurationId: string } | null,
+    rollout: CountedRollout | null,
   ): Promise<void>;
   /**
    * The newest `limit` signals, newest first: one bounded Query, whatever the history size.

@@ -24,6 +24,26 @@ export interface RolloutEnd {
   events: DomainEvent[];
 }
 
+/** A rollout's move to its next step. */
+export interface RolloutStep {
+  step: number;
+  percent: number;
+  at: string;
+  serving: ServingState;
+  /** rollout.stepped, written with the step. */
+  events: DomainEvent[];
+}
+
+/** One judgement of a rollout as the chart draws it: per guarded metric, the difference and its interval. */
+export interface JudgementPoint {
+  at: string;
+  /** The candidate's executions so far. */
+  n: number;
+  step: number;
+  /** In the order of the rollout's guards; null while a metric has no interval. */
+  metrics: Array<{ difference: number; interval: [number, number] } | null>;
+}
+
 /** A run's kept effect: the measurement answered, its maintained state, and a version for conditional writes. */
 export interface KeptEffect {
   effect: Effect;
@@ -43,6 +63,12 @@ export interface RolloutStore {
    * rollout no longer active, or ended by another request at the same moment, is a ConflictError.
    */
   end(rollout: Rollout, end: RolloutEnd): Promise<Rollout>;
+  /**
+   * Moves the active rollout from its current step to the next (its share, on the pipeline item
+   * and in serving) with its events, in one transaction; a rollout no longer at that step or no
+   * longer active is a ConflictError.
+   */
+  step(rollout: Rollout, next: RolloutStep): Promise<Rollout>;
   /** Active rollouts of every pipeline, oldest first, at most `limit`. */
   listActive(limit: number): Promise<Rollout[]>;
   /** The activation recorded at `activatedAt` for a run's approval, or null. */
@@ -65,6 +91,10 @@ export interface EffectStore {
   citingSignalsRecorded(pipelineId: string, after: string, limit: number): Promise<RecordedSignal[]>;
   /** A rollout's exact counts per arm, kept with the recording (zeros before any). */
   rolloutCounts(pipelineId: string, rolloutId: string): Promise<ArmCounts>;
+  /** A rollout's judgements over time, oldest first (at most JUDGEMENT_HISTORY_LIMIT, thinned). */
+  judgementHistory(pipelineId: string, rolloutId: string): Promise<JudgementPoint[]>;
+  /** Keeps the history with one more point (thinned past its limit). */
+  keepJudgementHistory(pipelineId: string, rolloutId: string, points: JudgementPoint[]): Promise<void>;
   /** A run's kept effect: the last measurement and the maintained state it came from (null: none, or unreadable). */
   keptEffect(pipelineId: string, runId: string): Promise<KeptEffect | null>;
   /**

@@ -38,5 +38,8 @@ export type ReviseExecution = (
   execution: Execution & { spanCount: number },
   retentionDays: number,
   /** The pipeline's rollout: a revision changing an arm or a status moves its counts with it. */
-  rollout: Pick<Rollout, 'id' | 'baseConfigurationId' | 'candidateConfigurationId' | 'startedAt'> | null,
+  rollout: Pick<
+    Rollout,
+    'id' | 'baseConfigurationId' | 'candidateConfigurationId' | 'startedAt' | 'guardrails' | 'step'
+  > | null,
 ) => Promise<'revised' | 'kept' | 'foreign'>;

@@ -9,7 +9,10 @@ import type { Execution, Signal } from '../schemas/records.ts';
 type Measured = Pick<Execution, 'id' | 'status' | 'durationMs' | 'startedAt' | 'slotResults'>;
 type Citing = Pick<Signal, 'executionId' | 'severity'> & Partial<Signal>;
 
-import { compareProportions, percentile } from './statistics.ts';
+import { judgeMetric, ROLLOUT_ALPHA } from './decision.ts';
+import { guardOf } from './guards.ts';
+import { failureFigures } from './judge.ts';
+import { percentile } from './statistics.ts';
 
 /** At most this many of the newest executions per arm are measured. */
 export const EFFECT_ARM_LIMIT = 1_000;
@@ -78,7 +81,7 @@ function arm(executions: Measured[], signals: Citing[]): Arm {
   };
 }
 
-/** Compares the arms: a verdict once both have `minExecutions`, p < 0.05 deciding improved or worse. */
+/** Compares the arms: a verdict once both have `minExecutions`, the anytime-valid interval excluding 0 deciding improved or worse. */
 export function measureEffect(input: {
   base: Measured[];
   applied: Measured[];
@@ -106,11 +109,13 @@ export function measureEffect(input: {
 export interface ArmCounts {
   base: { executions: number; failed: number };
   candidate: { executions: number; failed: number };
+  /** The guarded metrics' counters by name (core/rollouts/counters.ts); none kept before guardrails. */
+  counters?: Record<string, number>;
 }
 
 /**
  * The figures with each arm's executions and failures from the rollout's exact counts, and the
- * z-test and verdict on them; durations, signals and slot figures stay those of the sample (the
+ * anytime-valid test and verdict on them; durations, signals and slot figures stay those of the sample (the
  * newest EFFECT_ARM_LIMIT executions an arm). Counts that do not cover the sample (a rollout
  * started before the counts were kept) leave the figures as they are.
  */
@@ -132,33 +137,14 @@ export function withExactCounts(
   return { ...figures, arms: { base: compared.base, applied: compared.applied }, ...compared.result };
 }
 
+/** The failure rates compared with the anytime-valid test (core/rollouts/decision.ts), at the rollout's α. */
 function compare(base: Arm, applied: Arm, minExecutions: number) {
-  const comparison =
-    base.executions > 0 && applied.executions > 0
-      ? compareProportions(
-          { n: base.executions, k: base.failed },
-          { n: applied.executions, k: applied.failed },
-        )
-      : null;
-  let verdict: Verdict = 'not_enough_data';
-  if (comparison && base.executions >= minExecutions && applied.executions >= minExecutions) {
-    verdict =
-      comparison.pValue >= 0.05 ? 'no_significant_change' : comparison.difference < 0 ? 'improved' : 'worse';
-  }
-  const failureRate = comparison
-    ? { difference: comparison.difference, ci95: comparison.ci95, pValue: comparison.pValue }
-    : null;
-  return { base, applied, result: { failureRate, verdict } };
-}
-
-const percent = (rate: number | null) => (rate === null ? 'n/a' : `${(rate * 100).toFixed(1)} %`);
-
-/** The figures a guardrail's endReason gives: both failure rates with their counts, and p. */
-export function describeArms(figures: EffectFigures): string {
-  const { base, applied } = figures.arms;
-  const p = figures.failureRate ? ` (p = ${figures.failureRate.pValue.toFixed(4)})` : '';
-  return (
-    `candidate failure rate ${percent(applied.failureRate)} (${applied.failed} of ${applied.executions} executions) ` +
-    `against ${percent(base.failureRate)} (${base.failed} of ${base.executions}) on the active configuration${p}`
+  const rate = (arm: Arm) => ({ n: arm.executions, sum: arm.failed, sumSq: arm.failed });
+  const failure = judgeMetric(
+    guardOf({ metric: 'failure_rate' }),
+    [{ base: rate(base), candidate: rate(applied) }],
+    ROLLOUT_ALPHA,
   );
+  const counts = { base: { executions: base.executions }, candidate: { executions: applied.executions } };
+  return { base, applied, result: failureFigures(failure, counts, minExecutions) };
 }

@@ -1,5 +1,5 @@
 /*
- * A rollout's guardrails as a table of policies: which flag turns each on, the verdicts it acts on
+ * A rollout's guardrails as a table of policies: which flag turns each on, the decisions it acts on
  * and how it ends the rollout. The judge (use-cases/guardrails.ts) and the per-batch check that
  * asks for a judgement (guardrailCheckOf, on POST …/executions) both read the policies a rollout
  * has on through policiesOn, so a batch asks exactly when a verdict could make the judge act.
@@ -8,22 +8,23 @@ import type { GuardrailCheck } from '../ports/rollouts.ts';
 import type { Pipeline } from '../schemas/pipelines.ts';
 import type { Execution } from '../schemas/records.ts';
 import type { Rollout } from '../schemas/rollouts.ts';
-import type { Verdict } from './effect.ts';
+import type { RolloutAction } from './decision.ts';
 
 /** One guardrail a rollout may carry. */
 export interface GuardrailPolicy {
   /** The rollout's flag that turns it on. */
   flag: 'autoRollback' | 'autoPromote';
-  /** The verdicts of the measured effect it acts on. */
-  actsOn: readonly Verdict[];
+  /** The judge's decisions it acts on (core/rollouts/decision.ts). */
+  actsOn: readonly RolloutAction[];
   /** How it ends the rollout. */
   ends: 'rolled_back' | 'promoted';
 }
 
 /** Every guardrail, in the order the judge looks at them (their verdicts do not overlap). */
 export const GUARDRAIL_POLICIES: readonly GuardrailPolicy[] = [
-  { flag: 'autoRollback', actsOn: ['worse'], ends: 'rolled_back' },
-  { flag: 'autoPromote', actsOn: ['improved', 'no_significant_change'], ends: 'promoted' },
+  { flag: 'autoRollback', actsOn: ['roll_back'], ends: 'rolled_back' },
+  // Promotion only on shown non-inferiority at the last step, never on "not significant".
+  { flag: 'autoPromote', actsOn: ['promote'], ends: 'promoted' },
 ];
 
 /** The guardrails a rollout has on: none for a rollout that is no longer active. */
@@ -32,9 +33,15 @@ export function policiesOn(rollout: Rollout): GuardrailPolicy[] {
   return GUARDRAIL_POLICIES.filter((policy) => rollout[policy.flag]);
 }
 
-/** The guardrail of the rollout that acts on `verdict`, or null when none does. */
-export function policyActingOn(rollout: Rollout, verdict: Verdict): GuardrailPolicy | null {
-  return policiesOn(rollout).find((policy) => policy.actsOn.includes(verdict)) ?? null;
+/** The guardrail of the rollout that acts on `action`, or null when none does. */
+export function policyActingOn(rollout: Rollout, action: RolloutAction): GuardrailPolicy | null {
+  return policiesOn(rollout).find((policy) => policy.actsOn.includes(action)) ?? null;
+}
+
+/** True when a judgement could change the rollout: a guardrail on, or a step still to take. */
+export function judgedAtAll(rollout: Rollout): boolean {
+  if (rollout.status !== 'active') return false;
+  return policiesOn(rollout).length > 0 || (rollout.step ?? 0) < (rollout.steps?.length ?? 1) - 1;
 }
 
 /**
@@ -43,7 +50,7 @@ export function policyActingOn(rollout: Rollout, verdict: Verdict): GuardrailPol
  */
 export function guardrailCheckOf(pipeline: Pipeline, executions: Execution[]): GuardrailCheck | null {
   const rollout = pipeline.rollout;
-  if (!rollout || policiesOn(rollout).length === 0) return null;
+  if (!rollout || !judgedAtAll(rollout)) return null;
   const arms = [rollout.baseConfigurationId, rollout.candidateConfigurationId];
   if (!executions.some((execution) => arms.includes(execution.configurationId))) return null;
   return { pipelineId: pipeline.id, rolloutId: rollout.id };

@@ -3,6 +3,7 @@
  * active now: the applied configuration becomes active, or starts a rollout, in one transaction
  * with the run's move to approved, once the pipeline's approval rules allow it.
  */
+
 import { ConflictError } from '../errors.ts';
 import { type Actor, actorOf, newEvent, runEvent } from '../events.ts';
 import type { Clock, IdGenerator } from '../ports/common.ts';
@@ -11,6 +12,7 @@ import type { ApprovalPlan, ApprovalRulesStore } from '../ports/review.ts';
 import type { RolloutStore } from '../ports/rollouts.ts';
 import type { RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
+import { DEFAULT_GUARDRAILS } from '../rollouts/guards.ts';
 import { nothingToChange } from '../run-state.ts';
 import type { Activation, Configuration, Pipeline } from '../schemas/pipelines.ts';
 import type { ApproveBody } from '../schemas/review.ts';
@@ -181,6 +183,9 @@ function planOf(
         baseConfigurationId: onto.id,
         candidateConfigurationId: applied.id,
         percent: body.rollout.percent,
+        // Kept on every new rollout (the default when none is given): its counters keep moments.
+        guardrails: body.rollout.guardrails ?? DEFAULT_GUARDRAILS,
+        ...(body.rollout.steps ? { steps: body.rollout.steps, step: 0, stepStartedAt: at } : {}),
         minExecutions: body.rollout.minExecutions ?? DEFAULT_ROLLOUT_MIN_EXECUTIONS,
         autoPromote: body.rollout.autoPromote ?? false,
         autoRollback: body.rollout.autoRollback ?? true,

@@ -17,6 +17,7 @@ import {
   type EffectFigures,
   withExactCounts,
 } from '../rollouts/effect.ts';
+import { beforeAfterFigures, rolloutFigures } from '../rollouts/effect-metrics.ts';
 import {
   type ArmWindow,
   armClosed,
@@ -318,7 +319,11 @@ export interface EffectDeps {
 /** What an approved run's changes did: the rollout's arms, or before against after (409 for another run). */
 export function makeGetEffect({ runs, rollouts, clock, settings, recentStates }: EffectDeps) {
   const getRun = makeGetSynthesisRun({ runs });
-  return async (principal: Principal, runId: string): Promise<Effect> => {
+  return async (
+    principal: Principal,
+    runId: string,
+    options: { history?: boolean } = {},
+  ): Promise<Effect> => {
     const run = await getRun(principal, runId);
     if (run.status !== 'approved' || !run.approvedAt) {
       throw new ConflictError(`The run is ${run.status}; only an approved run has an effect to measure.`);
@@ -348,11 +353,15 @@ export function makeGetEffect({ runs, rollouts, clock, settings, recentStates }:
     } else {
       plan = await beforeAfterPlan(rollouts, { ...run, approvedAt }, slotIds, kept);
     }
-    return measureMaintained(rollouts, run.pipelineId, plan, kept, now, since, {
+    const effect = await measureMaintained(rollouts, run.pipelineId, plan, kept, now, since, {
       states: recentStates,
       early,
       ...(counts ? { counts } : {}),
     });
+    // The judged figures (every guarded metric, the same test as the judge's) over the sampled ones.
+    if (!rollout || !counts) return { ...effect, ...beforeAfterFigures(effect) };
+    const history = options.history ? await rollouts.judgementHistory(run.pipelineId, rollout.id) : undefined;
+    return { ...effect, ...rolloutFigures(rollout, await counts), ...(history ? { history } : {}) };
   };
 }
 

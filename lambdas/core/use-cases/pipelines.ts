@@ -137,7 +137,7 @@ export function makeRecordSignals({ pipelines, clock, ids, settings }: RecordDep
       retention.window.signalsSince,
       { what: 'signal', days: retention.team.signalRetentionDays, field: 'occurredAt' },
     );
-    await pipelines.recordSignals(signals, retention.team.signalRetentionDays);
+    await pipelines.recordSignals(signals, retention.team.signalRetentionDays, pipeline.rollout ?? null);
     return signals;
   };
 }

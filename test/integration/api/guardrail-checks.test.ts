@@ -146,8 +146,8 @@ describe('the guardrail after executions are recorded', () => {
   it('queues one check a batch and rolls a worse candidate back by "system" from it, once for a burst', async () => {
     const { pipeline, run, rolloutId } = await pipelineInRollout();
 
-    const first = await record(pipeline.id, arm(pipeline.activeConfigurationId, 40, 0));
-    const second = await record(pipeline.id, arm(run.proposedConfigurationId, 40, 20));
+    const first = await record(pipeline.id, arm(pipeline.activeConfigurationId, 100, 0));
+    const second = await record(pipeline.id, arm(run.proposedConfigurationId, 100, 50));
 
     expect([first.status, second.status]).toEqual([201, 201]);
     const checks = sentTo(TEST_GUARDRAIL_QUEUE_URL);
@@ -162,8 +162,7 @@ describe('the guardrail after executions are recorded', () => {
 
     const ended = await getRollout(pipeline.id);
     expect(ended).toMatchObject({ id: rolloutId, status: 'rolled_back', endedBy: 'system' });
-    expect(ended.endReason).toContain('50.0 % (20 of 40 executions)');
-    expect(ended.endReason).toContain('0.0 % (0 of 40)');
+    expect(ended.endReason).toContain('50.00 % (50 of 100) on the candidate against 0.00 % (0 of 100)');
     const page = await listTeamEvents(
       db,
       names.Events,

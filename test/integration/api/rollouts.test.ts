@@ -586,8 +586,10 @@ describe('rollouts', () => {
 
     const ended = (await rollout(pipeline.id)).body;
     expect(ended).toMatchObject({ status: 'rolled_back', endedBy: 'system' });
-    expect(ended.endReason).toContain('75.0 % (30 of 40 executions)');
-    expect(ended.endReason).toContain('0.0 % (0 of 40)');
+    expect(ended.endReason).toContain(
+      'failure rate 75.00 % (30 of 40) on the candidate against 0.00 % (0 of 40)',
+    );
+    expect(ended.endReason).toContain('threshold 1.00 points');
     expect(await pipelineEvents(pipeline.id)).toEqual(
       expect.arrayContaining([
         expect.objectContaining({
@@ -662,7 +664,7 @@ describe('the effect of an approval', () => {
 
     await recordArms(pipeline.id, pipeline.activeConfigurationId, approved.appliedConfigurationId, {
       base: { n: 0, failed: 0 },
-      applied: { n: 40, failed: 2 },
+      applied: { n: 40, failed: 0 },
     });
     await recordArms(
       pipeline.id,
@@ -686,25 +688,30 @@ describe('the effect of an approval', () => {
       appliedConfigurationId: approved.appliedConfigurationId,
       arms: {
         base: { executions: 40, failed: 20, failureRate: 0.5, durationMs: { p50: 100, p95: 100 } },
-        applied: { executions: 40, failed: 2, failureRate: 0.05 },
+        applied: { executions: 40, failed: 0, failureRate: 0 },
       },
       slots: [
         {
           slotId: 'answer-model',
           base: { executions: 40, failed: 20 },
-          applied: { executions: 40, failed: 2 },
+          applied: { executions: 40, failed: 0 },
         },
       ],
       verdict: 'improved',
     });
-    expect(measured.body.failureRate.difference).toBeCloseTo(-0.45, 10);
+    expect(measured.body.failureRate.difference).toBeCloseTo(-0.5, 10);
     expect(measured.body.failureRate.pValue).toBeLessThan(0.05);
+    // Not randomized, and said so in words beside the figures; the failure rate judged as a metric.
+    expect(measured.body.notes).toEqual([expect.stringContaining('Before/after, not randomized')]);
+    expect(measured.body.metrics).toEqual([
+      expect.objectContaining({ metric: 'failure_rate', unit: 'rate', verdict: 'better', threshold: 0.01 }),
+    ]);
     // Nothing new recorded: the same measurement is answered again; one more execution: measured anew.
     expect((await effect(run.id)).body.measuredAt).toBe(measured.body.measuredAt);
     await recordArms(pipeline.id, pipeline.activeConfigurationId, approved.appliedConfigurationId, {
       base: { n: 0, failed: 0 },
       applied: { n: 1, failed: 1 },
     });
-    expect((await effect(run.id)).body.arms.applied).toMatchObject({ executions: 41, failed: 3 });
+    expect((await effect(run.id)).body.arms.applied).toMatchObject({ executions: 41, failed: 1 });
   });
 });

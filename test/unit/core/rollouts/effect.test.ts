@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  describeArms,
   type EffectFigures,
   measureEffect,
   withExactCounts,
@@ -107,18 +106,20 @@ describe('the verdict', () => {
   it('waits until both arms have the minimum of executions', () => {
     expect(measure(arm('b', 29, 15), arm('a', 40, 0)).verdict).toBe('not_enough_data');
     expect(measure(arm('b', 40, 20), arm('a', 29, 0)).verdict).toBe('not_enough_data');
-    expect(measure(arm('b', 30, 15), arm('a', 30, 0)).verdict).toBe('improved');
+    expect(measure(arm('b', 30, 24), arm('a', 30, 0)).verdict).toBe('improved');
   });
 
-  it('is improved or worse when p < 0.05, with the difference and its interval', () => {
-    const improved = measure(arm('b', 100, 30), arm('a', 100, 10));
+  it('is improved or worse when the anytime-valid p < 0.05, with the difference and its interval', () => {
+    const improved = measure(arm('b', 100, 40), arm('a', 100, 10));
     expect(improved.verdict).toBe('improved');
-    expect(improved.failureRate?.difference).toBeCloseTo(-0.2, 10);
+    expect(improved.failureRate?.difference).toBeCloseTo(-0.3, 10);
     expect(improved.failureRate?.pValue).toBeLessThan(0.05);
     const [low, high] = improved.failureRate?.ci95 ?? [0, 0];
-    expect(low).toBeLessThan(-0.2);
-    expect(high).toBeGreaterThan(-0.2);
-    expect(measure(arm('b', 100, 10), arm('a', 100, 30)).verdict).toBe('worse');
+    expect(low).toBeLessThan(-0.3);
+    expect(high).toBeGreaterThan(-0.3);
+    expect(measure(arm('b', 100, 10), arm('a', 100, 40)).verdict).toBe('worse');
+    // 30 % against 10 %: a fixed-horizon z-test looked at once says worse; an always-valid one, not yet.
+    expect(measure(arm('b', 100, 10), arm('a', 100, 30)).verdict).toBe('no_significant_change');
   });
 
   it('is no significant change when p ≥ 0.05', () => {
@@ -167,22 +168,5 @@ describe("a rollout's exact counts", () => {
     const exact = withExactCounts(empty, { base: none, candidate: none }, 30);
     expect(exact.arms.base.failureRate).toBeNull();
     expect(exact.failureRate).toBeNull();
-  });
-});
-
-describe("a guardrail's words", () => {
-  it('give both failure rates with their counts, and p', () => {
-    const figures = measure(arm('b', 200, 10), arm('a', 100, 20), 30);
-    expect(describeArms(figures)).toBe(
-      `candidate failure rate 20.0 % (20 of 100 executions) against 5.0 % (10 of 200) on the active configuration (p = ${figures.failureRate?.pValue.toFixed(4)})`,
-    );
-    expect(figures.failureRate?.pValue.toFixed(4)).toMatch(/^0\.0\d{3}$/);
-  });
-
-  it('say n/a for an arm without executions, and no p', () => {
-    const figures: EffectFigures = measure([], arm('a', 3, 1));
-    expect(describeArms(figures)).toBe(
-      'candidate failure rate 33.3 % (1 of 3 executions) against n/a (0 of 0) on the active configuration',
-    );
   });
 });

@@ -33,22 +33,21 @@ function rollout(overrides: Partial<Rollout> = {}): Rollout {
 const policy = (flag: string) => GUARDRAIL_POLICIES.find((row) => row.flag === flag);
 
 describe('the guardrail policies', () => {
-  it('autoRollback rolls a worse candidate back, and acts on no other verdict', () => {
+  it('autoRollback rolls a candidate shown worse back, and acts on no other decision', () => {
     const guarded = rollout({ autoRollback: true });
-    expect(policyActingOn(guarded, 'worse')).toEqual(policy('autoRollback'));
+    expect(policyActingOn(guarded, 'roll_back')).toEqual(policy('autoRollback'));
     expect(policy('autoRollback')).toMatchObject({ ends: 'rolled_back' });
-    for (const verdict of ['improved', 'no_significant_change', 'not_enough_data'] as const) {
-      expect(policyActingOn(guarded, verdict), verdict).toBeNull();
+    for (const action of ['promote', 'step_up', 'keep'] as const) {
+      expect(policyActingOn(guarded, action), action).toBeNull();
     }
   });
 
-  it('autoPromote promotes an improved candidate or one that changed nothing significant', () => {
+  it('autoPromote promotes only a candidate shown within every threshold at the last step, never on "keep collecting"', () => {
     const guarded = rollout({ autoPromote: true });
-    expect(policyActingOn(guarded, 'improved')).toEqual(policy('autoPromote'));
-    expect(policyActingOn(guarded, 'no_significant_change')).toEqual(policy('autoPromote'));
+    expect(policyActingOn(guarded, 'promote')).toEqual(policy('autoPromote'));
     expect(policy('autoPromote')).toMatchObject({ ends: 'promoted' });
-    expect(policyActingOn(guarded, 'worse')).toBeNull();
-    expect(policyActingOn(guarded, 'not_enough_data')).toBeNull();
+    expect(policyActingOn(guarded, 'roll_back')).toBeNull();
+    expect(policyActingOn(guarded, 'keep')).toBeNull();
   });
 
   it('has the policies whose flags are set on, and none once the rollout ended', () => {
@@ -59,7 +58,7 @@ describe('the guardrail policies', () => {
     ]);
     for (const status of ['promoted', 'rolled_back'] as const) {
       expect(policiesOn(rollout({ autoRollback: true, autoPromote: true, status }))).toEqual([]);
-      expect(policyActingOn(rollout({ autoRollback: true, status }), 'worse')).toBeNull();
+      expect(policyActingOn(rollout({ autoRollback: true, status }), 'roll_back')).toBeNull();
     }
   });
 });

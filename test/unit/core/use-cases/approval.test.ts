@@ -232,6 +232,8 @@ describe('approving a run (what is written)', () => {
       baseConfigurationId: base.id,
       candidateConfigurationId: proposed.id,
       percent: 20,
+      // Without guardrails: the failure rate at its default threshold.
+      guardrails: [{ metric: 'failure_rate' }],
       minExecutions: DEFAULT_ROLLOUT_MIN_EXECUTIONS,
       autoPromote: false,
       autoRollback: true,
