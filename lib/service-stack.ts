@@ -102,7 +102,9 @@ export class ServiceStack extends Stack {
 
     const worker = this.jobs.functions.get(SYNTHESIS_WORKER.entry);
     if (!worker) throw new Error('The background functions have no synthesis worker.');
-    this.operations = new Operations(this, 'Operations', {
+    // Alarms and the dashboard in a nested stack of their own: the API's methods, their permissions
+    // and paths keep the service template's room for more operations.
+    this.operations = new Operations(new NestedStack(this, 'Monitoring'), 'Operations', {
       restApi: this.api.restApi,
       authorizer: this.api.authorizerFunction.function,
       worker: worker.function,

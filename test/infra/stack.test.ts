@@ -880,7 +880,7 @@ describe('authentication', () => {
     }
   });
 
-  it('lets only request-magic-link send email, and only as the sender identity', () => {
+  it('lets only the sign-in link and the invitation send email, each only as the sender identity', () => {
     const sesStatements = allStatements(dev).filter((statement) =>
       actionsOf(statement).some((action) => action.startsWith('ses:')),
     );
@@ -892,28 +892,31 @@ describe('authentication', () => {
       functionsOf(dev.stacks)
         .filter(({ access }) => access.sendsEmail)
         .map(({ name }) => name),
-    ).toEqual(['request-magic-link']);
-    expect(senders).toEqual([logicalIdOf(byName(dev, 'request-magic-link').fn.role)]);
-    expect(sesStatements).toEqual([
-      {
-        Effect: 'Allow',
-        Action: 'ses:SendEmail',
-        Resource: {
-          'Fn::Join': [
-            '',
-            [
-              'arn:',
-              { Ref: 'AWS::Partition' },
-              ':ses:',
-              { Ref: 'AWS::Region' },
-              ':',
-              { Ref: 'AWS::AccountId' },
-              ':identity/example.com',
-            ],
+    ).toEqual(['request-magic-link', 'invite-team-member']);
+    expect(senders.sort()).toEqual(
+      ['request-magic-link', 'invite-team-member']
+        .map((name) => logicalIdOf(byName(dev, name).fn.role))
+        .sort(),
+    );
+    const statement = {
+      Effect: 'Allow',
+      Action: 'ses:SendEmail',
+      Resource: {
+        'Fn::Join': [
+          '',
+          [
+            'arn:',
+            { Ref: 'AWS::Partition' },
+            ':ses:',
+            { Ref: 'AWS::Region' },
+            ':',
+            { Ref: 'AWS::AccountId' },
+            ':identity/example.com',
           ],
-        },
+        ],
       },
-    ]);
+    };
+    expect(sesStatements).toEqual([statement, statement]);
   });
 
   it('sends from the placeholder by default, with magic links opening the review application on the API stage', () => {
