@@ -344,7 +344,7 @@ describe('deciding in the review application', { timeout: 150_000 }, () => {
     const difference = page.getByRole('region', { name: 'Effect' }).locator('dt', { hasText: 'Difference' });
     await difference.waitFor();
     expect(await difference.locator('xpath=following-sibling::dd[1]').textContent()).toMatch(
-      /^−25\.0 percentage points in the failure rate \(95 % interval −\d+\.\d to \+\d+\.\d percentage points/,
+      /^−25\.0 percentage points in the failure rate \(no interval yet: each arm needs at least 30 executions/,
     );
 
     const failed = await apiAs(context, 'POST', `pipelines/${first.pipelineId}/synthesize`, {

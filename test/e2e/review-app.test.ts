@@ -489,7 +489,7 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     await page
       .getByRole('row')
       .filter({ hasText: 'webhook.created' })
-      .getByRole('cell', { name: `webhook ${webhookId}`, exact: true })
+      .getByRole('cell', { name: `webhook ${webhookId.slice(0, 8)}…`, exact: true })
       .waitFor();
 
     await row.getByRole('button', { name: 'Delete' }).click();
@@ -502,7 +502,7 @@ describe('the review application in Chromium', { timeout: 90_000 }, () => {
     await page
       .getByRole('row')
       .filter({ hasText: 'webhook.deleted' })
-      .getByRole('cell', { name: `webhook ${webhookId}`, exact: true })
+      .getByRole('cell', { name: `webhook ${webhookId.slice(0, 8)}…`, exact: true })
       .waitFor();
     expect(tab.problems).toEqual([]);
   });

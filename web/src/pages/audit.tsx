@@ -28,7 +28,7 @@ function whatOf(event: AuditEvent): string {
   if (data.memberId) parts.push(data.memberName ?? 'a former member');
   if (data.role) parts.push(`as ${data.role}`);
   if (data.tokenId) parts.push('an API token');
-  if (data.webhookId) parts.push('a webhook');
+  if (data.webhookId) parts.push(`webhook ${short(data.webhookId)}`);
   if (data.status) parts.push(data.status);
   return parts.length > 0 ? parts.join(' · ') : 'the team';
 }

@@ -2,6 +2,8 @@
  * The measured effect of an approved run: the verdict, a chart of both arms' failure rates with
  * their 95 % intervals on a labelled percent axis (readable at 375 px), and the figures.
  */
+
+import { MIN_OBSERVATIONS } from '../../../lambdas/core/rollouts/decision.ts';
 import { api, client } from '../api.ts';
 import type { Effect, Run } from '../types.ts';
 import { ErrorNotice, Loading, useLoad } from '../ui.tsx';
@@ -44,6 +46,7 @@ export function EffectPanel({ run }: { run: Run }) {
   if (!effect.data)
     return effect.error ? <ErrorNotice error={effect.error} /> : <Loading what="the effect" />;
   const data = effect.data;
+  const failureMetric = data.metrics?.find((metric) => metric.metric === 'failure_rate');
   const rows = [
     { name: 'Base', arm: data.arms.base },
     { name: 'Candidate', arm: data.arms.applied },
@@ -75,6 +78,14 @@ export function EffectPanel({ run }: { run: Run }) {
               {pointsText(data.failureRate.difference)} in the failure rate (95 % interval{' '}
               {pointsText(data.failureRate.ci95[0], false)} to {pointsText(data.failureRate.ci95[1])}, p ={' '}
               {data.failureRate.pValue.toFixed(3)})
+            </dd>
+          </>
+        ) : failureMetric && failureMetric.difference !== null ? (
+          <>
+            <dt>Difference</dt>
+            <dd>
+              {pointsText(failureMetric.difference)} in the failure rate (no interval yet: each arm needs at
+              least {MIN_OBSERVATIONS} executions before one is drawn)
             </dd>
           </>
         ) : null}
