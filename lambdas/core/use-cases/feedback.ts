@@ -6,7 +6,7 @@
 import * as z from 'zod/mini';
 import { lookUpNames } from '../people.ts';
 import type { PeopleDirectory } from '../ports/people.ts';
-import type { Principal } from '../principal.ts';
+import { assertCanWrite, type Principal } from '../principal.ts';
 import { boundedString } from '../schemas/common.ts';
 import type { Signal } from '../schemas/records.ts';
 import type { makeRecordSignals } from './pipelines.ts';
@@ -48,6 +48,8 @@ export function makeRecordFeedback({ getExecution, record, people }: FeedbackDep
     executionId: string,
     body: FeedbackBody,
   ): Promise<Signal> => {
+    // A viewer is refused before anything is read: a 403 whether or not the execution exists.
+    assertCanWrite(principal);
     await getExecution(principal, pipelineId, executionId);
     const name = await principalName(people, principal);
     const verdict = body.rating === 'good' ? 'Good' : 'Bad';

@@ -169,7 +169,7 @@ describe('webhooks', () => {
           userId: admin.principal.userId,
           credential: 'api_token',
           tokenId: admin.principal.tokenId,
-          name: 'bootstrap',
+          name: expect.stringMatching(/^\S+@example\.test \(API token "bootstrap"\)$/),
         },
       },
     });
@@ -318,7 +318,7 @@ describe('GET /audit-events', () => {
       userId: caller.principal.userId,
       credential: 'api_token',
       tokenId: caller.principal.tokenId,
-      name: 'bootstrap',
+      name: expect.stringMatching(/^\S+@example\.test \(API token "bootstrap"\)$/),
     });
     // The bootstrap's token creation is there too, by the system.
     const all = await audit(caller);

@@ -38,6 +38,9 @@ function bodyFor(route: GatewayRoute): object | undefined {
   if (route.path.endsWith('/signals'))
     return { signals: [{ kind: 'timeout', severity: 'critical', message: 'slow', slotId: 'retrieve' }] };
   if (route.path.endsWith('/executions')) return { executions: [{ status: 'succeeded', durationMs: 12 }] };
+  if (route.path.endsWith('/proposals'))
+    return { changes: [{ slotId: 'retrieve', description: 'fewer documents', patch: { topK: 3 } }] };
+  if (route.path.endsWith('/feedback')) return { rating: 'bad' };
   if (route.path.endsWith('/evaluations'))
     return { results: [{ executionId: 'exec-1', arm: 'base', passed: true }] };
   if (route.path.endsWith('/approval-rules') && route.method === 'PUT') {

@@ -123,7 +123,7 @@ describe("an event's actor", () => {
     data: { teamId: 'team-1', actor },
   });
 
-  it("is the token's name for a token's change, the user's email for a session's, system for the service", async () => {
+  it("is the person and the token's name for a token's change, the user's email for a session's, system for the service", async () => {
     const { people, lookups } = directory();
     const events = [
       event({ userId: 'u-alice', credential: 'api_token', tokenId: 't-ci' }),
@@ -132,16 +132,26 @@ describe("an event's actor", () => {
       event({ userId: 'u-alice', credential: 'api_token', tokenId: 't-gone' }),
     ];
     const named = await nameEvents(people, 'team-1', events);
-    expect(named.map((one) => one.data.actor.name)).toEqual(['ci', 'bob@example.com', 'system', null]);
+    expect(named.map((one) => one.data.actor.name)).toEqual([
+      'alice@example.com (API token "ci")',
+      'bob@example.com',
+      'system',
+      // A token gone from the team: the person who made the change, still named.
+      'alice@example.com',
+    ]);
     expect(named[1]?.data.actor).toEqual({ userId: 'u-bob', credential: 'session', name: 'bob@example.com' });
-    expect(lookups).toEqual([{ teamId: 'team-1', userIds: ['u-bob'], tokenIds: ['t-ci', 't-gone'] }]);
+    expect(lookups).toEqual([
+      { teamId: 'team-1', userIds: ['u-alice', 'u-bob'], tokenIds: ['t-ci', 't-gone'] },
+    ]);
   });
 
   it('is named system whatever ids a system actor carries', async () => {
     const { people } = directory();
     const names = await lookUpNames(people, 'team-1', ['u-alice'], ['t-ci']);
     expect(actorName(names, { userId: 'u-alice', credential: 'system', tokenId: 't-ci' })).toBe('system');
-    expect(actorName(names, { userId: 'u-alice', credential: 'api_token', tokenId: 't-ci' })).toBe('ci');
+    expect(actorName(names, { userId: 'u-alice', credential: 'api_token', tokenId: 't-ci' })).toBe(
+      'alice@example.com (API token "ci")',
+    );
     expect(actorName(names, { userId: 'u-alice', credential: 'session' })).toBe('alice@example.com');
   });
 });
