@@ -94,26 +94,31 @@ describe('the guardrail after executions are recorded, on the local stack', { ti
     );
     const rollout = (await api('GET', `/pipelines/${pipeline.id}/rollout`)).body;
     expect(rollout).toMatchObject({ endedBy: 'system' });
-    expect(rollout.endReason).toContain('50.0 % (20 of 40 executions)');
-    expect(rollout.endReason).toContain('0.0 % (0 of 40)');
+    expect(rollout.endReason).toContain('50.00 % (20 of 40) on the candidate');
+    expect(rollout.endReason).toContain('0.00 % (0 of 40) on the base');
     expect((await api('GET', `/pipelines/${pipeline.id}`)).body).toMatchObject({
       activeConfigurationId: pipeline.activeConfigurationId,
       rollout: null,
     });
   });
 
-  it('promotes a candidate that is not worse when autoPromote is on', async () => {
+  it('promotes a candidate shown within its threshold when autoPromote is on', async () => {
+    // Promotion needs evidence that the candidate is no worse than the tolerated regression: with a
+    // wide threshold (30 points) 100 executions an arm at the same failure rate show it.
     const { pipeline, run } = await pipelineInRollout('promoted by the trigger', {
       percent: 50,
       minExecutions: 30,
       autoPromote: true,
+      guardrails: [{ metric: 'failure_rate', threshold: 0.3 }],
     });
 
-    const executions = [
-      ...arm(pipeline.activeConfigurationId, 40, 4),
-      ...arm(run.proposedConfigurationId, 40, 4),
-    ];
-    expect((await api('POST', `/pipelines/${pipeline.id}/executions`, { executions })).status).toBe(201);
+    // One batch an arm (at most 100 records a batch).
+    for (const executions of [
+      arm(pipeline.activeConfigurationId, 100, 10),
+      arm(run.proposedConfigurationId, 100, 10),
+    ]) {
+      expect((await api('POST', `/pipelines/${pipeline.id}/executions`, { executions })).status).toBe(201);
+    }
 
     await waitFor(
       async () => (await api('GET', `/pipelines/${pipeline.id}/rollout`)).body?.status === 'promoted',
@@ -123,7 +128,7 @@ describe('the guardrail after executions are recorded, on the local stack', { ti
     );
     const rollout = (await api('GET', `/pipelines/${pipeline.id}/rollout`)).body;
     expect(rollout).toMatchObject({ endedBy: 'system' });
-    expect(rollout.endReason).toContain('10.0 % (4 of 40 executions)');
+    expect(rollout.endReason).toContain('10.00 % (10 of 100)');
     expect((await api('GET', `/pipelines/${pipeline.id}`)).body).toMatchObject({
       activeConfigurationId: run.proposedConfigurationId,
       rollout: null,

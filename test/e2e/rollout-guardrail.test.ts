@@ -87,8 +87,8 @@ describe('the guardrail on the local stack', { timeout: 120_000 }, () => {
     );
     const rollout = (await api('GET', `/pipelines/${pipeline.id}/rollout`)).body;
     expect(rollout).toMatchObject({ endedBy: 'system' });
-    expect(rollout.endReason).toContain('50.0 % (20 of 40 executions)');
-    expect(rollout.endReason).toContain('0.0 % (0 of 40)');
+    expect(rollout.endReason).toContain('50.00 % (20 of 40) on the candidate');
+    expect(rollout.endReason).toContain('0.00 % (0 of 40) on the base');
     expect((await api('GET', `/pipelines/${pipeline.id}`)).body).toMatchObject({
       activeConfigurationId: pipeline.activeConfigurationId,
       rollout: null,
