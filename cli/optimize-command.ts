@@ -1,7 +1,7 @@
 /**
  * `pipeline-synthesis optimize <pipelineId> --exec "<runner>"`: synthesize → wait → evaluate →
- * refine, round after round, until a round improves nothing, every case passes, or the rounds or
- * the budget run out; a row per round (held-out figures first) and the best run. Never approves.
+ * refine, round after round, until two rounds in a row improve nothing, every case passes, or the
+ * rounds or the budget run out; a row per round (held-out figures first) and the best run. Never approves.
  */
 import type { Command } from 'commander';
 import { call } from './api.ts';
@@ -151,6 +151,7 @@ async function evaluateRound(context: Context, run: SynthesisRun, options: Optim
 async function optimize(context: Context, pipelineId: string, options: OptimizeOptions): Promise<void> {
   const rows: RoundRow[] = [];
   let previous: Summary | undefined;
+  let flatRounds = 0;
   let stopReason: StopReason = 'rounds';
   for (let round = 1; round <= options.rounds; round++) {
     if (budgetStops(rows, options.budgetUsd)) {
@@ -170,7 +171,10 @@ async function optimize(context: Context, pipelineId: string, options: OptimizeO
       stopReason = 'all-pass';
       break;
     }
-    if (previous && summary && !improved(previous, summary)) {
+    // A refinement that overshot is followed by one that backs off halfway; that round may fix
+    // nothing yet while narrowing the value, so only two flat rounds in a row end the search.
+    flatRounds = previous && summary && !improved(previous, summary) ? flatRounds + 1 : 0;
+    if (flatRounds >= 2) {
       stopReason = 'no-improvement';
       break;
     }
