@@ -100,6 +100,8 @@ export const ON_DEMAND_PARTS: Readonly<Record<string, Readonly<Record<string, st
   // throttled address sends none, and esbuild's inlining of the import (wiring/email.ts) deferred
   // only its evaluation, while every cold start still parsed it.
   'request-magic-link': { 'ses-client': 'lambdas/wiring/ses-client.ts' },
+  // An invitation's email likewise: the same client took the function to 404 KB.
+  'invite-team-member': { 'ses-client': 'lambdas/wiring/ses-client.ts' },
   // claude-v1's prompt builder, for a run's cost estimate: only a claude-v1 run needs it, and it
   // took every cold start of the function past 1.5 × the baseline's init.
   'synthesize-pipeline': { 'claude-prompt-tokens': 'lambdas/synthesis/claude/prompt-tokens.ts' },

@@ -12,6 +12,7 @@ import { moduleOf } from '../../lambdas/operations/declaration.ts';
 import { operationFunctions } from '../../lambdas/operations/functions.ts';
 import { getSynthesisRun } from '../../lambdas/operations/get-synthesis-run.ts';
 import { OPERATIONS } from '../../lambdas/operations/index.ts';
+import { inviteTeamMember } from '../../lambdas/operations/invite-team-member.ts';
 import { requestMagicLink } from '../../lambdas/operations/request-magic-link.ts';
 import {
   buildScriptCommand,
@@ -267,60 +268,67 @@ describe('bundling', () => {
     );
     expect(exported.trim()).toBe('function');
   }, 60_000);
-  it('bundles request-magic-link with the SES client in ses-client.mjs, which index.mjs loads only for an email', () => {
-    const outdir = freshOutdir();
-    const app = new App({ outdir });
-    const stack = new Stack(app, 'MagicLinkBundle');
-    const module = moduleOf(requestMagicLink);
-    new ServiceFunction(stack, 'Fn', {
-      entryFile: operationEntryPath(module),
-      access: requestMagicLink.access,
-      resources: {
-        ...standInResources(stack),
-        email: { from: 'noreply@example.com', identity: 'example.com', appUrl: 'https://app.example.com' },
-      },
-      settings: { tracing: false, removalPolicy: stageSettings('dev').removalPolicy, logLevel: 'INFO' },
-      description: 'bundling check',
-      onDemandParts: onDemandParts(module),
-    });
-
-    app.synth();
-    const assetDirs = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
-    const asset = join(outdir, assetDirs[0] ?? 'missing');
-    const files = readdirSync(asset);
-    const everyInvocation = files.filter((file) => file !== 'ses-client.mjs');
-
-    expect(assetDirs).toHaveLength(1);
-    expect(files).toContain('index.mjs');
-    expect(files).toContain('ses-client.mjs');
-    // The SES client's code (its service name, its error shapes) is in its part only, so a cold
-    // start does not parse it.
-    for (const marker of ['SimpleEmailService', 'SuppressedDestination']) {
-      expect(readFileSync(join(asset, 'ses-client.mjs'), 'utf8')).toContain(marker);
-      for (const file of everyInvocation)
-        expect(readFileSync(join(asset, file), 'utf8').includes(marker), file).toBe(false);
-    }
-    rmSync(join(asset, 'ses-client.mjs'));
-    const exported = execFileSync(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `const m = await import(${JSON.stringify(pathToFileURL(join(asset, 'index.mjs')).href)}); console.log(typeof m.handler);`,
-      ],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          AWS_REGION: 'us-east-1',
-          NODE_NO_WARNINGS: '1',
-          AUTH_TABLE: 'auth',
-          AWS_LAMBDA_FUNCTION_NAME: 'bundling-check',
+  it.each([
+    ['request-magic-link', requestMagicLink],
+    ['invite-team-member', inviteTeamMember],
+  ] as const)(
+    'bundles %s with the SES client in ses-client.mjs, which index.mjs loads only for an email',
+    (_name, operation) => {
+      const outdir = freshOutdir();
+      const app = new App({ outdir });
+      const stack = new Stack(app, 'MagicLinkBundle');
+      const module = moduleOf(operation);
+      new ServiceFunction(stack, 'Fn', {
+        entryFile: operationEntryPath(module),
+        access: operation.access,
+        resources: {
+          ...standInResources(stack),
+          email: { from: 'noreply@example.com', identity: 'example.com', appUrl: 'https://app.example.com' },
         },
-        encoding: 'utf8',
-      },
-    );
-    expect(exported.trim()).toBe('function');
-  }, 60_000);
+        settings: { tracing: false, removalPolicy: stageSettings('dev').removalPolicy, logLevel: 'INFO' },
+        description: 'bundling check',
+        onDemandParts: onDemandParts(module),
+      });
+
+      app.synth();
+      const assetDirs = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
+      const asset = join(outdir, assetDirs[0] ?? 'missing');
+      const files = readdirSync(asset);
+      const everyInvocation = files.filter((file) => file !== 'ses-client.mjs');
+
+      expect(assetDirs).toHaveLength(1);
+      expect(files).toContain('index.mjs');
+      expect(files).toContain('ses-client.mjs');
+      // The SES client's code (its service name, its error shapes) is in its part only, so a cold
+      // start does not parse it.
+      for (const marker of ['SimpleEmailService', 'SuppressedDestination']) {
+        expect(readFileSync(join(asset, 'ses-client.mjs'), 'utf8')).toContain(marker);
+        for (const file of everyInvocation)
+          expect(readFileSync(join(asset, file), 'utf8').includes(marker), file).toBe(false);
+      }
+      rmSync(join(asset, 'ses-client.mjs'));
+      const exported = execFileSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const m = await import(${JSON.stringify(pathToFileURL(join(asset, 'index.mjs')).href)}); console.log(typeof m.handler);`,
+        ],
+        {
+          env: {
+            PATH: process.env.PATH ?? '',
+            AWS_REGION: 'us-east-1',
+            NODE_NO_WARNINGS: '1',
+            AUTH_TABLE: 'auth',
+            AWS_LAMBDA_FUNCTION_NAME: 'bundling-check',
+          },
+          encoding: 'utf8',
+        },
+      );
+      expect(exported.trim()).toBe('function');
+    },
+    60_000,
+  );
 
   it('builds the review application into the assets function at synth time: the shell, its script and its CSP', () => {
     const serveApp = operationFunctions(OPERATIONS).find((candidate) => candidate.module === 'serve-app');
