@@ -105,6 +105,10 @@ export const ON_DEMAND_PARTS: Readonly<Record<string, Readonly<Record<string, st
   // claude-v1's prompt builder, for a run's cost estimate: only a claude-v1 run needs it, and it
   // took every cold start of the function past 1.5 × the baseline's init.
   'synthesize-pipeline': { 'claude-prompt-tokens': 'lambdas/synthesis/claude/prompt-tokens.ts' },
+  // The SQS client of the guardrail queue (~24 KB) by the first check: only a pipeline with a
+  // rollout sends one (lambdas/sqs/guardrail-sender.ts). The ingest was at 408 KB with it.
+  'record-executions': { 'guardrail-queue': 'lambdas/sqs/guardrail-queue.ts' },
+  'ingest-otlp-traces': { 'guardrail-queue': 'lambdas/sqs/guardrail-queue.ts' },
 };
 
 /** The on-demand parts of the function named `entry`, with absolute module paths; empty for most. */

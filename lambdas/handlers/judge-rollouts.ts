@@ -4,7 +4,7 @@
  */
 import { makeJudgeNamedRollouts } from '../core/use-cases/guardrail-checks.ts';
 import { guardrailBatchHandler } from '../sqs/guardrail-batch.ts';
-import { guardrailQueueUrlFromEnv } from '../sqs/guardrail-queue.ts';
+import { guardrailQueueUrlFromEnv } from '../sqs/guardrail-sender.ts';
 import { getSqsClient, makeVisibilityChanger } from '../sqs/sqs-queue.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import { isTransientFault } from '../wiring/faults.ts';

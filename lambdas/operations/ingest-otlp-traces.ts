@@ -7,11 +7,7 @@ import { makeRecordExecutions, makeRecordSignals } from '../core/use-cases/pipel
 import { operationHandler } from '../http/operation.ts';
 import { logger } from '../observability/logger.ts';
 import { bodyOf, decodeRequest, encodingOf, exportResponse } from '../otlp/http.ts';
-import {
-  guardrailQueueUrlFromEnv,
-  guardrailSendClient,
-  makeSqsGuardrailQueue,
-} from '../sqs/guardrail-queue.ts';
+import { guardrailQueueFromEnv } from '../sqs/guardrail-sender.ts';
 import { redactText } from '../synthesis/redact.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import {
@@ -115,7 +111,7 @@ export const handler = /* @__PURE__ */ operationHandler(ingestOtlpTraces, () => 
     recordExecutions: makeRecordExecutions({
       ...record,
       guardrails: {
-        queue: makeSqsGuardrailQueue(guardrailSendClient(), guardrailQueueUrlFromEnv()),
+        queue: guardrailQueueFromEnv(),
         unsent: (check, error) =>
           logger.warn('guardrail check not queued; the sweeper judges the rollout on its next pass', {
             ...check,

@@ -5,11 +5,7 @@ import { executionSchema, recordExecutionsBodySchema } from '../core/schemas/rec
 import { makeRecordExecutions } from '../core/use-cases/pipelines.ts';
 import { operationHandler } from '../http/operation.ts';
 import { logger } from '../observability/logger.ts';
-import {
-  guardrailQueueUrlFromEnv,
-  guardrailSendClient,
-  makeSqsGuardrailQueue,
-} from '../sqs/guardrail-queue.ts';
+import { guardrailQueueFromEnv } from '../sqs/guardrail-sender.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import { pipelineRepositoryFromEnv, teamSettingsStoreFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
@@ -48,7 +44,7 @@ export const handler = /* @__PURE__ */ operationHandler(recordExecutions, () => 
     ids: nanoidGenerator,
     settings: teamSettingsStoreFromEnv(),
     guardrails: {
-      queue: makeSqsGuardrailQueue(guardrailSendClient(), guardrailQueueUrlFromEnv()),
+      queue: guardrailQueueFromEnv(),
       unsent: (check, error) =>
         logger.warn('guardrail check not queued; the sweeper judges the rollout on its next pass', {
           ...check,

@@ -1,12 +1,10 @@
 /*
  * The SQS adapter of the guardrail queue: a check {pipelineId, rolloutId} asks for a rollout to be
- * judged (lambdas/handlers/judge-rollouts.ts), and the queue's URL setting.
+ * judged (lambdas/handlers/judge-rollouts.ts). The functions that record executions load it on
+ * their first check (guardrail-sender.ts), so a pipeline without a rollout never parses the client.
  */
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { GuardrailQueue } from '../core/ports/rollouts.ts';
-import type { QueueUrlVariable } from '../queues.ts';
-import { readConfig } from '../wiring/config.ts';
-import { queueUrl } from './sqs-queue.ts';
 
 /** SQS adapter of GuardrailQueue; the team is the message group (a fair queue). */
 export function makeSqsGuardrailQueue(client: SQSClient, url: string): GuardrailQueue {
@@ -21,14 +19,6 @@ export function makeSqsGuardrailQueue(client: SQSClient, url: string): Guardrail
       );
     },
   };
-}
-
-/** Where the guardrail queue's URL is (lambdas/queues.ts): its senders and its consumer, which hides checks. */
-const URL_VARIABLE = 'GUARDRAIL_QUEUE_URL' satisfies QueueUrlVariable;
-
-/** The guardrail queue's URL, from the environment. */
-export function guardrailQueueUrlFromEnv(): string {
-  return readConfig({ [URL_VARIABLE]: queueUrl })[URL_VARIABLE];
 }
 
 let sendClient: SQSClient | undefined;

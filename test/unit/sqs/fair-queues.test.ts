@@ -7,7 +7,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { QUEUES, type WorkQueueName } from '../../../lambdas/queues.ts';
-import { makeSqsGuardrailQueue } from '../../../lambdas/sqs/guardrail-queue.ts';
+import { guardrailQueueFromEnv } from '../../../lambdas/sqs/guardrail-sender.ts';
 import { makeSqsDeletionQueue } from '../../../lambdas/sqs/lifecycle-queue.ts';
 import { makeSqsJobQueue } from '../../../lambdas/sqs/sqs-queue.ts';
 import type { DeliveryMessage } from '../../../lambdas/webhooks/deliver.ts';
@@ -21,8 +21,11 @@ const TEAM = 'team-a';
 const SEND: Record<WorkQueueName, (client: SQSClient) => Promise<void>> = {
   'synthesis-jobs': (client) =>
     makeSqsJobQueue(client, URL).send({ runId: 'run-000000000000000001', jobId: 'job-1', teamId: TEAM }),
-  'guardrail-checks': (client) =>
-    makeSqsGuardrailQueue(client, URL).send({ pipelineId: 'pipe-1', rolloutId: 'roll-1' }, TEAM),
+  // As the recording functions send it: the SQS adapter loaded on the first check.
+  'guardrail-checks': async () => {
+    process.env.GUARDRAIL_QUEUE_URL = URL;
+    await guardrailQueueFromEnv().send({ pipelineId: 'pipe-1', rolloutId: 'roll-1' }, TEAM);
+  },
   'lifecycle-jobs': (client) => makeSqsDeletionQueue(client, URL).send({ deletionId: 'del-1' }),
   'webhook-deliveries': async () => {
     process.env.WEBHOOK_QUEUE_URL = URL;
@@ -38,6 +41,7 @@ describe('fair queues', () => {
   });
   afterEach(() => {
     delete process.env.WEBHOOK_QUEUE_URL;
+    delete process.env.GUARDRAIL_QUEUE_URL;
   });
 
   it.each(QUEUES.flatMap((queue) => (queue.kind === 'work' ? [queue] : [])))(
