@@ -324,4 +324,6 @@ if (process.argv[1]?.endsWith('bench/optimize.ts')) {
   console.log(formatOptimize(await measureOptimize()));
   const { WORLD_2 } = await import('./optimize-world2.ts');
   console.log(formatOptimize(await measureOptimize(HEURISTIC_ENGINE, 38, 100, 100, WORLD_2)));
+  const { WORLD_3 } = await import('./optimize-world3.ts');
+  console.log(formatOptimize(await measureOptimize(HEURISTIC_ENGINE, 38, 100, 100, WORLD_3)));
 }

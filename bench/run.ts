@@ -160,6 +160,9 @@ if (wanted('optimize')) {
   // A second world, written apart from the first: a setting 3.5 × off its base, traps on both sides.
   const { WORLD_2 } = await import('./optimize-world2.ts');
   print(formatOptimize(await measureOptimize(HEURISTIC_ENGINE, 38, 100, 100, WORLD_2)));
+  // A third, written after the search last changed and not tuned to: a token budget 4 × off.
+  const { WORLD_3 } = await import('./optimize-world3.ts');
+  print(formatOptimize(await measureOptimize(HEURISTIC_ENGINE, 38, 100, 100, WORLD_3)));
   const claude = await measureClaudeOptimize();
   print(formatOptimize(claude.figures, false));
   print(formatClaudePlumbing(claude));
