@@ -139,9 +139,9 @@ export function describeApproval(run: Pick<Run, 'changes'>, body: ApproveRequest
   if (body.rebase) parts.push('They are applied on top of the configuration active now, if it moved.');
   if (body.rollout)
     parts.push(
-      `The rollout is judged once each arm has ${body.rollout.minExecutions ?? DEFAULT_MIN_EXECUTIONS} executions; it is rolled back automatically when worse${
+      `It is watched after every batch: rolled back automatically as soon as it is shown worse${
         body.rollout.autoPromote
-          ? ' and promoted automatically when not worse'
+          ? `, and promoted automatically once ${body.rollout.minExecutions ?? DEFAULT_MIN_EXECUTIONS} candidate executions show it within the threshold`
           : ', and promoted only by hand'
       }.`,
     );

@@ -121,7 +121,7 @@ export function ApproveOptions(props: {
           />
           <NumberField
             id="rollout-min-executions"
-            label="Executions per arm before a guardrail judges (30–100,000)"
+            label="Candidate executions before a promotion or a step up (30–100,000)"
             unit="executions"
             placeholder={String(DEFAULT_MIN_EXECUTIONS)}
             value={form.minExecutions}
@@ -134,7 +134,7 @@ export function ApproveOptions(props: {
               checked={form.autoPromote}
               onChange={(event) => set({ autoPromote: event.currentTarget.checked })}
             />{' '}
-            Promote automatically when it is not worse (it is rolled back automatically when worse)
+            Promote automatically once it is shown not worse (it is rolled back automatically as soon as it is shown worse)
           </label>
         </div>
       ) : null}
