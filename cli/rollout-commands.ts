@@ -5,29 +5,7 @@
 import type { Command } from 'commander';
 import { call } from './api.ts';
 import { contextOf, type Io } from './context.ts';
-import {
-  type Effect,
-  getEffect,
-  getRollout,
-  type Rollout,
-  renderEffect,
-  renderMetrics,
-  renderRollout,
-} from './rollout-render.ts';
-
-export { renderEffect };
-
-/** The rollout, then its run's effect: every guarded metric and what happens next. */
-function renderRolloutWithEffect(rollout: Rollout, effect: Effect): string {
-  const lines = [renderRollout(rollout)];
-  if (effect.metrics && effect.metrics.length > 0) {
-    lines.push('', 'guarded metrics (candidate − base; each interval holds however often it is read):');
-    lines.push(renderMetrics(effect.metrics));
-  }
-  if (effect.next) lines.push('', `next: ${effect.next}`);
-  for (const note of effect.notes ?? []) lines.push(`note: ${note}`);
-  return lines.join('\n');
-}
+import { getEffect, getRollout, judgedLines, renderEffect, renderRollout } from './rollout-render.ts';
 
 export function addRolloutCommands(program: Command, io: Io): void {
   const rollout = program.command('rollout').description("a pipeline's rollout: show, promote, roll back");
@@ -42,7 +20,7 @@ export function addRolloutCommands(program: Command, io: Io): void {
       const shown = await getRollout(context, pipelineId);
       if (context.json) return context.print(shown, () => '');
       const effect = await getEffect(context, shown.synthesisRunId);
-      context.print(shown, () => renderRolloutWithEffect(shown, effect));
+      context.print(shown, () => [renderRollout(shown), ...judgedLines(effect)].join('\n'));
     });
   for (const action of ['promote', 'rollback'] as const) {
     rollout

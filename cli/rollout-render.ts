@@ -125,6 +125,18 @@ export function renderMetrics(metrics: readonly Metric[]): string {
   return table(rows, ['metric', 'base', 'candidate', 'difference', 'interval', 'threshold', 'verdict']);
 }
 
+/** The lines both views share: every guarded metric, what happens next, the notes. */
+export function judgedLines(effect: Pick<Effect, 'metrics' | 'next' | 'notes'>): string[] {
+  const lines: string[] = [];
+  if (effect.metrics && effect.metrics.length > 0) {
+    lines.push('', 'guarded metrics (candidate − base; each interval holds however often it is read):');
+    lines.push(renderMetrics(effect.metrics));
+  }
+  if (effect.next) lines.push('', `next: ${effect.next}`);
+  for (const note of effect.notes ?? []) lines.push(`note: ${note}`);
+  return lines;
+}
+
 const percent = (rate: number | null | undefined) =>
   rate === null || rate === undefined ? 'n/a' : `${(rate * 100).toFixed(1)} %`;
 
@@ -152,12 +164,7 @@ export function renderEffect(effect: Effect): string {
       `difference ${points(effect.failureRate.difference)} (anytime-valid interval ${points(low)} to ${points(high)}), p = ${effect.failureRate.pValue.toFixed(4)}`,
     );
   }
-  if (effect.metrics && effect.metrics.length > 0) {
-    lines.push('', 'guarded metrics (candidate − base; each interval holds however often it is read):');
-    lines.push(renderMetrics(effect.metrics));
-  }
-  if (effect.next) lines.push('', `next: ${effect.next}`);
-  for (const note of effect.notes ?? []) lines.push(`note: ${note}`);
+  lines.push(...judgedLines(effect));
   if (effect.slots.length > 0) lines.push('');
   for (const slot of effect.slots) {
     lines.push(
