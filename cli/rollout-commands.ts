@@ -4,93 +4,23 @@
  */
 import type { Command } from 'commander';
 import { call } from './api.ts';
-import { type Context, contextOf, type Io } from './context.ts';
-import { fields, who } from './render.ts';
-
-type Rollout = Awaited<ReturnType<typeof getRollout>>;
-
-function getRollout(context: Context, pipelineId: string) {
-  return call(
-    context.client.GET('/pipelines/{pipelineId}/rollout', { params: { path: { pipelineId } } }),
-    context.apiUrl,
-  );
-}
-
-function renderRollout(named: Rollout): string {
-  const rollout = {
-    ...named,
-    startedBy: who(named.startedByName, named.startedBy),
-    endedBy: who(named.endedByName, named.endedBy),
-  };
-  return fields(rollout, [
-    'id',
-    'status',
-    'percent',
-    'baseConfigurationId',
-    'candidateConfigurationId',
-    'minExecutions',
-    'autoPromote',
-    'autoRollback',
-    'synthesisRunId',
-    'startedAt',
-    'startedBy',
-    'endedAt',
-    'endedBy',
-    'endReason',
-  ]);
-}
-
-const percent = (rate: number | null | undefined) =>
-  rate === null || rate === undefined ? 'n/a' : `${(rate * 100).toFixed(1)} %`;
-
-/** A difference of two rates, in signed percentage points ("+2.5 pp" is 10 % → 12.5 %). */
-const points = (difference: number | undefined) => {
-  if (difference === undefined) return 'n/a';
-  const value = Math.round(difference * 1000) / 10;
-  return `${value > 0 ? '+' : ''}${value.toFixed(1)} percentage points`;
-};
-
-type Effect = Awaited<ReturnType<typeof getEffect>>;
-
-function getEffect(context: Context, runId: string) {
-  return call(
-    context.client.GET('/synthesis-runs/{id}/effect', { params: { path: { id: runId } } }),
-    context.apiUrl,
-  );
-}
-
-/** The effect in lines: the verdict, each arm's failure rate, their difference in percentage points, each slot. */
-export function renderEffect(effect: Effect): string {
-  const { base, applied } = effect.arms;
-  const lines = [
-    `verdict: ${effect.verdict.replaceAll('_', ' ')} (${effect.mode.replace('_', ' ')}, at least ${effect.minExecutions} executions per arm)`,
-    `base       ${effect.baseConfigurationId}: ${percent(base.failureRate)} failed (${base.failed} of ${base.executions})`,
-    `candidate  ${effect.appliedConfigurationId}: ${percent(applied.failureRate)} failed (${applied.failed} of ${applied.executions})`,
-  ];
-  if (effect.failureRate) {
-    const [low, high] = effect.failureRate.ci95;
-    lines.push(
-      `difference ${points(effect.failureRate.difference)} (95 % interval ${points(low)} to ${points(high)}), p = ${effect.failureRate.pValue.toFixed(4)}`,
-    );
-  }
-  for (const slot of effect.slots) {
-    lines.push(
-      `slot ${slot.slotId}: ${percent(slot.base.failureRate)} → ${percent(slot.applied.failureRate)} failed`,
-    );
-  }
-  return lines.join('\n');
-}
+import { contextOf, type Io } from './context.ts';
+import { getEffect, getRollout, judgedLines, renderEffect, renderRollout } from './rollout-render.ts';
 
 export function addRolloutCommands(program: Command, io: Io): void {
   const rollout = program.command('rollout').description("a pipeline's rollout: show, promote, roll back");
   rollout
     .command('show')
-    .description("the pipeline's active rollout, or its latest")
+    .description(
+      "the pipeline's active rollout, or its latest: its step, guardrails, every guarded metric and what happens next (--json: the rollout as the API answers it)",
+    )
     .argument('<pipelineId>')
     .action(async (pipelineId: string, _options, command: Command) => {
       const context = contextOf(io, command);
       const shown = await getRollout(context, pipelineId);
-      context.print(shown, () => renderRollout(shown));
+      if (context.json) return context.print(shown, () => '');
+      const effect = await getEffect(context, shown.synthesisRunId);
+      context.print(shown, () => [renderRollout(shown), ...judgedLines(effect)].join('\n'));
     });
   for (const action of ['promote', 'rollback'] as const) {
     rollout
@@ -142,11 +72,17 @@ export function addRolloutCommands(program: Command, io: Io): void {
   const runs = program.commands.find((command) => command.name() === 'runs') ?? program.command('runs');
   runs
     .command('effect')
-    .description('the measured effect of an approved run: failure rates of both arms, the z-test, a verdict')
+    .description(
+      'the measured effect of an approved run: every guarded metric with both arms, the difference, its anytime-valid interval and a verdict, and what happens next',
+    )
     .argument('<runId>')
-    .action(async (runId: string, _options, command: Command) => {
+    .option(
+      '--history',
+      'also each judgement of the rollout: the difference and interval per metric over time',
+    )
+    .action(async (runId: string, options: { history?: boolean }, command: Command) => {
       const context = contextOf(io, command);
-      const effect = await getEffect(context, runId);
+      const effect = await getEffect(context, runId, options.history === true);
       context.print(effect, () => renderEffect(effect));
     });
 }

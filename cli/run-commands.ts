@@ -9,6 +9,13 @@ import { nextPage, type PageOptions, parseLimit } from './commands.ts';
 import { type Context, contextOf, type Io } from './context.ts';
 import { CliFailure, EXIT } from './failures.ts';
 import { fields, renderDiff, renderRun, table } from './render.ts';
+import {
+  collectGuard,
+  type GuardrailFlag,
+  parseMinExecutions,
+  parseSteps,
+  rolloutBody,
+} from './rollout-flags.ts';
 import { abortableSleep, startSpinner, waitForRun } from './wait.ts';
 
 const RUN_STATUSES = ['pending', 'generating', 'generated', 'approved', 'rejected', 'failed'];
@@ -196,12 +203,29 @@ function addDecisionCommands(program: Command, io: Io): void {
       parsePercent,
     )
     .option(
-      '--min-executions <n>',
-      'with --rollout: executions per arm before a guardrail judges (30-100000)',
-      Number,
+      '--steps <percents>',
+      'with --rollout: the shares it rises through as each one holds, starting at --rollout, e.g. 5,25,50',
+      parseSteps,
     )
-    .option('--auto-promote', 'with --rollout: promote when the candidate is not worse')
-    .option('--no-auto-rollback', 'with --rollout: do not roll back automatically when it is worse')
+    .option(
+      '--guard <metric>',
+      'with --rollout, repeatable: a guarded metric and the regression tolerated — failure_rate[:0.01], ' +
+        'duration_ms[:100], tokens[:50], signal:<kind>:higher|lower:<threshold> (default: failure_rate:0.01)',
+      collectGuard,
+    )
+    .option(
+      '--min-executions <n>',
+      'with --rollout: candidate executions at a step before it moves up or promotes (30-100000, default 200)',
+      parseMinExecutions,
+    )
+    .option(
+      '--auto-promote',
+      'with --rollout: promote at the last step once every guarded metric is shown within its threshold',
+    )
+    .option(
+      '--no-auto-rollback',
+      'with --rollout: do not roll back automatically when a metric is shown worse',
+    )
     .option('--override-reason <text>', "admins: approve against the pipeline's evaluation rules, saying why")
     .action(async (runId: string, options: ApproveOptions, command: Command) => {
       const context = contextOf(io, command);
@@ -210,9 +234,10 @@ function addDecisionCommands(program: Command, io: Io): void {
         context.client.POST('/synthesis-runs/{id}/approve', { params: { path: { id: runId } }, body }),
         context.apiUrl,
       );
+      const steps = body.rollout?.steps;
       context.print(run, () =>
         run.rolloutId
-          ? `Approved run ${run.id}: rollout ${run.rolloutId} serves configuration ${run.appliedConfigurationId} to ${body.rollout?.percent} % of traffic.\nFollow it: pipeline-synthesis rollout show ${run.pipelineId}`
+          ? `Approved run ${run.id}: rollout ${run.rolloutId} serves configuration ${run.appliedConfigurationId} to ${body.rollout?.percent} % of traffic${steps && steps.length > 1 ? ` (steps ${steps.join(' → ')} %)` : ''}.\nFollow it: pipeline-synthesis rollout show ${run.pipelineId}`
           : `Approved run ${run.id}${run.approvedChangeIds ? ` (changes ${run.approvedChangeIds.join(', ')})` : ''}: configuration ${run.appliedConfigurationId ?? run.proposedConfigurationId} is active.`,
       );
     });
@@ -238,6 +263,8 @@ interface ApproveOptions {
   changes?: string[];
   rebase?: boolean;
   rollout?: number;
+  steps?: number[];
+  guard?: GuardrailFlag[];
   minExecutions?: number;
   autoPromote?: boolean;
   autoRollback: boolean;
@@ -263,11 +290,15 @@ function parsePercent(value: string): number {
 function approveBody(options: ApproveOptions) {
   if (
     options.rollout === undefined &&
-    (options.autoPromote || options.minExecutions !== undefined || !options.autoRollback)
+    (options.autoPromote ||
+      options.minExecutions !== undefined ||
+      !options.autoRollback ||
+      options.steps ||
+      options.guard)
   ) {
     throw new CliFailure(
       EXIT.usage,
-      '--auto-promote, --min-executions and --no-auto-rollback go with --rollout <percent>.',
+      '--steps, --guard, --auto-promote, --min-executions and --no-auto-rollback go with --rollout <percent>.',
     );
   }
   return {
@@ -275,14 +306,7 @@ function approveBody(options: ApproveOptions) {
     ...(options.rebase ? { rebase: true } : {}),
     ...(options.overrideReason ? { override: { reason: options.overrideReason } } : {}),
     ...(options.rollout !== undefined
-      ? {
-          rollout: {
-            percent: options.rollout,
-            ...(options.minExecutions !== undefined ? { minExecutions: options.minExecutions } : {}),
-            ...(options.autoPromote ? { autoPromote: true } : {}),
-            ...(options.autoRollback ? {} : { autoRollback: false }),
-          },
-        }
+      ? { rollout: rolloutBody({ ...options, rollout: options.rollout, guards: options.guard }) }
       : {}),
   };
 }
