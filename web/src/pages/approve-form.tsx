@@ -134,7 +134,8 @@ export function ApproveOptions(props: {
               checked={form.autoPromote}
               onChange={(event) => set({ autoPromote: event.currentTarget.checked })}
             />{' '}
-            Promote automatically once it is shown not worse (it is rolled back automatically as soon as it is shown worse)
+            Promote automatically once it is shown not worse (it is rolled back automatically as soon as it is
+            shown worse)
           </label>
         </div>
       ) : null}
