@@ -108,6 +108,7 @@ export const ON_DEMAND_PARTS: Readonly<Record<string, Readonly<Record<string, st
   // The SQS client of the guardrail queue (~24 KB) by the first check: only a pipeline with a
   // rollout sends one (lambdas/sqs/guardrail-sender.ts). The ingest was at 408 KB with it.
   'record-executions': { 'guardrail-queue': 'lambdas/sqs/guardrail-queue.ts' },
+  'record-signals': { 'guardrail-queue': 'lambdas/sqs/guardrail-queue.ts' },
   'ingest-otlp-traces': { 'guardrail-queue': 'lambdas/sqs/guardrail-queue.ts' },
 };
 

@@ -4,8 +4,7 @@ import { idSchema, LIMITS } from '../core/schemas/common.ts';
 import { executionSchema, recordExecutionsBodySchema } from '../core/schemas/records.ts';
 import { makeRecordExecutions } from '../core/use-cases/pipelines.ts';
 import { operationHandler } from '../http/operation.ts';
-import { logger } from '../observability/logger.ts';
-import { guardrailQueueFromEnv } from '../sqs/guardrail-sender.ts';
+import { guardrailsFromEnv } from '../sqs/guardrail-sender.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import { pipelineRepositoryFromEnv, teamSettingsStoreFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
@@ -43,15 +42,7 @@ export const handler = /* @__PURE__ */ operationHandler(recordExecutions, () => 
     clock: systemClock,
     ids: nanoidGenerator,
     settings: teamSettingsStoreFromEnv(),
-    guardrails: {
-      queue: guardrailQueueFromEnv(),
-      unsent: (check, error) =>
-        logger.warn('guardrail check not queued; the sweeper judges the rollout on its next pass', {
-          ...check,
-          errorClass: error instanceof Error ? error.name : typeof error,
-          errorMessage: error instanceof Error ? error.message : String(error),
-        }),
-    },
+    guardrails: guardrailsFromEnv(),
   });
   return async ({ principal, params, body }) => ({
     body: { executions: await record(principal, params.pipelineId, body.executions) },

@@ -4,6 +4,7 @@ import { idSchema, LIMITS } from '../core/schemas/common.ts';
 import { recordSignalsBodySchema, signalSchema } from '../core/schemas/records.ts';
 import { makeRecordSignals } from '../core/use-cases/pipelines.ts';
 import { operationHandler } from '../http/operation.ts';
+import { guardrailsFromEnv } from '../sqs/guardrail-sender.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import { pipelineRepositoryFromEnv, teamSettingsStoreFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
@@ -13,7 +14,8 @@ export const recordSignals = defineOperation({
   method: 'POST',
   path: '/pipelines/{pipelineId}/signals',
   summary: `Record up to ${LIMITS.batchSize} signals, all or nothing.`,
-  access: { data: 'readWrite' },
+  // A batch of scores an active rollout guards asks for a judgement, as executions do.
+  access: { data: 'readWrite', send: ['guardrail-checks'] },
   params: { pipelineId: idSchema },
   body: {
     schema: recordSignalsBodySchema,
@@ -40,6 +42,7 @@ export const handler = /* @__PURE__ */ operationHandler(recordSignals, () => {
     clock: systemClock,
     ids: nanoidGenerator,
     settings: teamSettingsStoreFromEnv(),
+    guardrails: guardrailsFromEnv(),
   });
   return async ({ principal, params, body }) => ({
     body: { signals: await record(principal, params.pipelineId, body.signals) },

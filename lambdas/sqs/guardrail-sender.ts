@@ -3,7 +3,8 @@
  * SQS client (about 24 KB of their bundles) loaded by the first check, which only a pipeline with a
  * rollout sends (lib/bundling.ts builds guardrail-queue.ts as an on-demand part of them).
  */
-import type { GuardrailQueue } from '../core/ports/rollouts.ts';
+import type { GuardrailCheck, GuardrailQueue } from '../core/ports/rollouts.ts';
+import { logger } from '../observability/logger.ts';
 import type { QueueUrlVariable } from '../queues.ts';
 import { readConfig } from '../wiring/config.ts';
 import { queueUrl } from './queue-url.ts';
@@ -31,5 +32,21 @@ export function guardrailQueueFromEnv(): GuardrailQueue {
       );
       await (await queue).send(check, teamId);
     },
+  };
+}
+
+/**
+ * The recording functions' guardrails: the queue of GUARDRAIL_QUEUE_URL, and a send that failed
+ * logged once with the rollout's ids (the recording still succeeds; the sweeper is the backstop).
+ */
+export function guardrailsFromEnv() {
+  return {
+    queue: guardrailQueueFromEnv(),
+    unsent: (check: GuardrailCheck, error: unknown) =>
+      logger.warn('guardrail check not queued; the sweeper judges the rollout on its next pass', {
+        ...check,
+        errorClass: error instanceof Error ? error.name : typeof error,
+        errorMessage: error instanceof Error ? error.message : String(error),
+      }),
   };
 }

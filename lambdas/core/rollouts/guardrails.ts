@@ -6,7 +6,7 @@
  */
 import type { GuardrailCheck } from '../ports/rollouts.ts';
 import type { Pipeline } from '../schemas/pipelines.ts';
-import type { Execution } from '../schemas/records.ts';
+import type { Execution, Signal } from '../schemas/records.ts';
 import type { Rollout } from '../schemas/rollouts.ts';
 import type { RolloutAction } from './decision.ts';
 
@@ -54,4 +54,22 @@ export function guardrailCheckOf(pipeline: Pipeline, executions: Execution[]): G
   const arms = [rollout.baseConfigurationId, rollout.candidateConfigurationId];
   if (!executions.some((execution) => arms.includes(execution.configurationId))) return null;
   return { pipelineId: pipeline.id, rolloutId: rollout.id };
+}
+
+/**
+ * The check a batch of signals asks for: a score that cites an execution, of a kind the active
+ * rollout guards, may be what shows its candidate worse (a score often arrives after its execution).
+ */
+export function guardrailCheckOfSignals(pipeline: Pipeline, signals: Signal[]): GuardrailCheck | null {
+  const rollout = pipeline.rollout;
+  if (!rollout || !judgedAtAll(rollout)) return null;
+  const kinds = new Set(
+    (rollout.guardrails ?? []).flatMap((guard) =>
+      guard.metric === 'signal' && guard.kind ? [guard.kind] : [],
+    ),
+  );
+  const scores = signals.some(
+    (signal) => signal.executionId !== undefined && signal.value !== undefined && kinds.has(signal.kind),
+  );
+  return scores ? { pipelineId: pipeline.id, rolloutId: rollout.id } : null;
 }

@@ -6,7 +6,7 @@ import type { Clock, IdGenerator, PageRequest } from '../ports/common.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
 import type { GuardrailCheck, GuardrailQueue } from '../ports/rollouts.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
-import { guardrailCheckOf } from '../rollouts/guardrails.ts';
+import { guardrailCheckOf, guardrailCheckOfSignals } from '../rollouts/guardrails.ts';
 import type { Configuration, CreatePipelineBody, Pipeline } from '../schemas/pipelines.ts';
 import type { Execution, ExecutionInput, Signal, SignalInput } from '../schemas/records.ts';
 
@@ -114,8 +114,16 @@ export function makeGetConfiguration({ pipelines }: Pick<PipelineDeps, 'pipeline
   };
 }
 
+/**
+ * What recording signals needs besides: a batch that scores executions on a signal an active
+ * rollout guards asks for the rollout to be judged (without it, the sweeper judges it within a minute).
+ */
+export interface RecordSignalsDeps extends RecordDeps {
+  guardrails?: RecordExecutionsDeps['guardrails'];
+}
+
 /** Records a batch of signals, all or nothing; the server fills in ids and times not given. */
-export function makeRecordSignals({ pipelines, clock, ids, settings }: RecordDeps) {
+export function makeRecordSignals({ pipelines, clock, ids, settings, guardrails }: RecordSignalsDeps) {
   return async (
     principal: Principal,
     pipelineId: string,
@@ -137,7 +145,11 @@ export function makeRecordSignals({ pipelines, clock, ids, settings }: RecordDep
       retention.window.signalsSince,
       { what: 'signal', days: retention.team.signalRetentionDays, field: 'occurredAt' },
     );
-    await pipelines.recordSignals(signals, retention.team.signalRetentionDays, pipeline.rollout ?? null);
+    const check = guardrails ? guardrailCheckOfSignals(pipeline, signals) : null;
+    await Promise.all([
+      pipelines.recordSignals(signals, retention.team.signalRetentionDays, pipeline.rollout ?? null),
+      guardrails && check ? askForJudgement(guardrails, check, pipeline.teamId) : undefined,
+    ]);
     return signals;
   };
 }

@@ -237,4 +237,39 @@ describe('the guardrail after executions are recorded', () => {
 
     expect(sentTo(TEST_GUARDRAIL_QUEUE_URL)).toEqual([]);
   });
+  it('queues a check for a batch of scores of a guarded signal citing executions, and none for other signals', async () => {
+    const guarded = {
+      percent: 50,
+      minExecutions: 30,
+      autoRollback: true,
+      guardrails: [{ metric: 'signal', kind: 'relevance', direction: 'higher_is_better', threshold: 0.05 }],
+    };
+    const { pipeline, run, rolloutId } = await pipelineInRollout(guarded);
+    const recorded = await record(pipeline.id, arm(run.proposedConfigurationId, 3, 0));
+    const executionIds = (recorded.body.executions as { id: string }[]).map((execution) => execution.id);
+    sqs.resetHistory();
+    const signals = (body: object[]) =>
+      call('record-signals', {
+        method: 'POST',
+        resource: '/pipelines/{pipelineId}/signals',
+        pathParameters: { pipelineId: pipeline.id },
+        body: { signals: body },
+      });
+    const score = (kind: string, executionId?: string) => ({
+      kind,
+      severity: 'info',
+      message: `${kind} score`,
+      value: 0.2,
+      ...(executionId ? { executionId } : {}),
+    });
+
+    // Another kind, and the guarded kind without an execution to count for: nothing to judge.
+    expect((await signals([score('tone', executionIds[0]), score('relevance')])).status).toBe(201);
+    expect(sentTo(TEST_GUARDRAIL_QUEUE_URL)).toEqual([]);
+
+    expect((await signals(executionIds.map((id) => score('relevance', id)))).status).toBe(201);
+    expect(sentTo(TEST_GUARDRAIL_QUEUE_URL).map((check) => JSON.parse(check.MessageBody as string))).toEqual([
+      { pipelineId: pipeline.id, rolloutId },
+    ]);
+  });
 });
