@@ -59,7 +59,7 @@ export function makeWebhookRepository(
 function makeWebhookChanges(
   db: DynamoDBDocumentClient,
   tables: WebhookTables,
-): Pick<WebhookRepository, 'create' | 'remove' | 'disable'> {
+): Pick<WebhookRepository, 'create' | 'remove' | 'disable' | 'markSlow'> {
   const { dataTable } = tables;
   return {
     async create(webhook, event, maxPerTeam) {
@@ -139,6 +139,23 @@ function makeWebhookChanges(
         );
       } catch (error) {
         // Deleted meanwhile, or already disabled: nothing to do.
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+
+    async markSlow(teamId, webhookId, at) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: dataTable,
+            Key: webhookKey(teamId, webhookId),
+            UpdateExpression: 'SET slowSince = :at',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':at': at },
+          }),
+        );
+      } catch (error) {
+        // Deleted meanwhile: nothing to mark.
         if (!isConditionFailure(error)) throw error;
       }
     },

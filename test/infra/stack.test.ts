@@ -499,6 +499,7 @@ describe('functions', () => {
           'lifecycle-jobs': 'http://127.0.0.1:1/000000000000/lifecycle',
           'guardrail-checks': 'http://127.0.0.1:1/000000000000/guardrail-checks',
           'webhook-deliveries': 'http://127.0.0.1:3/000000000000/w',
+          'webhook-slow-deliveries': 'http://127.0.0.1:3/000000000000/ws',
         },
         sessionSecret: { SESSION_SECRET: 'k' },
         email: { EMAIL_FROM: 'f', APP_URL: 'http://127.0.0.1:1', EMAIL_OUTBOX_DIR: '/tmp/outbox' },
