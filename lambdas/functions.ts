@@ -307,13 +307,21 @@ export const WEBHOOK_DELIVERER = {
 
 /**
  * The slow lane: the deliveries of receivers that answered the fast lane too late, each POST given
- * the whole 10 s. Its own invocations (10 of 10) are shared by slow receivers only, fairly by team.
+ * the whole 10 s. Its own invocations (10 of 10) are shared by slow receivers only, fairly by team;
+ * the fast lane moves deliveries one by one, so a batch is gathered for up to 1 s (full batches:
+ * a hung receiver's backlog drains 10 at a time per invocation, not one).
  */
 export const WEBHOOK_SLOW_DELIVERER = {
   entry: 'deliver-slow-webhooks',
   description: 'Delivers queued events to webhooks that answered slowly, with the whole 10 s to answer',
   access: { data: 'readWrite', webhookSecretKey: true },
-  trigger: { queue: 'webhook-slow-deliveries', batchSize: 10, maxConcurrency: 10, changesVisibility: true },
+  trigger: {
+    queue: 'webhook-slow-deliveries',
+    batchSize: 10,
+    maxConcurrency: 10,
+    maxBatchingWindowSeconds: 1,
+    changesVisibility: true,
+  },
   timeoutSeconds: WEBHOOK_DELIVERER_TIMEOUT_SECONDS,
 } satisfies HandlerDefinition;
 

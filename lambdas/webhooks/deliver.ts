@@ -220,7 +220,8 @@ async function attemptPost(
     return await deps.post(target, headers, body, budgetMs);
   } catch (error) {
     return {
-      error: error instanceof RefusedTarget ? REFUSED : error instanceof Error ? error.message : String(error),
+      error:
+        error instanceof RefusedTarget ? REFUSED : error instanceof Error ? error.message : String(error),
     };
   }
 }

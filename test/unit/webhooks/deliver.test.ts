@@ -240,7 +240,9 @@ describe('fan-out', () => {
   it("queues a slow receiver's delivery in the slow lane, the others' in the fast one", async () => {
     const lanes: Array<[string, DeliveryLane]> = [];
     const fanOut = makeFanOut({
-      webhooks: { list: async () => [webhook({ id: 'quick' }), webhook({ id: 'slow', slowSince: NOW.toISOString() })] },
+      webhooks: {
+        list: async () => [webhook({ id: 'quick' }), webhook({ id: 'slow', slowSince: NOW.toISOString() })],
+      },
       enqueue: async (messages, lane) => {
         lanes.push(...messages.map((one): [string, DeliveryLane] => [one.webhookId, lane]));
       },
