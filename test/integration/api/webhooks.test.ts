@@ -80,11 +80,18 @@ beforeAll(async () => {
     region: 'us-east-1',
     accountId: '000000000000',
   });
-  sqs = await startSqsEndpoint({ [queue.name]: queue });
+  // The slow lane's queue: deliveries move there only for a receiver silent for a second.
+  const slowQueue = new LocalQueue({
+    name: 'webhook-slow-deliveries',
+    region: 'us-east-1',
+    accountId: '000000000000',
+  });
+  sqs = await startSqsEndpoint({ [queue.name]: queue, [slowQueue.name]: slowQueue });
   ({ db, names } = await setUpApiEnvironment({
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url'),
     ALLOW_LOCAL_WEBHOOK_URLS: 'true',
     WEBHOOK_QUEUE_URL: sqs.queueUrl(queue.name),
+    WEBHOOK_SLOW_QUEUE_URL: sqs.queueUrl(slowQueue.name),
     AWS_ENDPOINT_URL_SQS: sqs.endpoint,
   }));
   handlers = await loadHandlers([
