@@ -227,7 +227,7 @@ if (wanted('webhooks')) {
   print(formatWebhooks(await measureWebhooks()));
   print(formatWebhookFairness(await measureWebhookFairness()));
 } else if (wanted('webhook-fairness')) {
-  print('\n== Webhook fairness (local stack: another team while one team\'s 16 receivers hang)');
+  print("\n== Webhook fairness (local stack: another team while one team's 16 receivers hang)");
   print(formatWebhookFairness(await measureWebhookFairness()));
 }
 
