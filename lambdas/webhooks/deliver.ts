@@ -19,11 +19,13 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 
 /**
  * How long the fast lane waits for an answer. A receiver silent for longer is moved aside: marked
- * slow, its delivery sent again in the slow lane with the whole DELIVERY_TIMEOUT_MS (a duplicate the
- * receiver deduplicates by webhook-id), and its later deliveries go there directly until it answers
- * within this again. The fast lane's invocations are thus held at most this long by any POST.
+ * slow, the same attempt sent again in the slow lane with the whole DELIVERY_TIMEOUT_MS (a duplicate
+ * the receiver deduplicates by webhook-id), and its later deliveries go there directly. The fast
+ * lane's invocations are thus held at most this long by any POST.
  */
-export const FAST_LANE_ANSWER_MS = 1_000;
+export const FAST_LANE_ANSWER_MS = 1_500;
+/** A slow receiver that answers within this in the slow lane goes back to the fast one (well within its budget: no flapping). */
+export const FAST_AGAIN_MS = FAST_LANE_ANSWER_MS / 2;
 
 /** The fast lane (every webhook's, first) and the slow lane (receivers that answered too late). */
 export type DeliveryLane = 'fast' | 'slow';
@@ -144,28 +146,10 @@ export function makeDeliver(deps: DeliverDeps) {
     const startedAt = deps.clock.now();
     const result = await attemptPost(deps, webhook, message, startedAt, budgetMs);
     const durationMs = Math.max(0, deps.clock.now().getTime() - startedAt.getTime());
-    const base = {
-      webhookId: webhook.id,
-      eventId: message.event.id,
-      eventType: message.event.type,
-      attempt,
-      durationMs,
-      attemptedAt: startedAt.toISOString(),
-    };
     if (route.lane === 'fast' && 'timedOut' in result && result.timedOut) {
-      // Not an attempt of its own: the same attempt is made again with the whole budget.
+      // Not an attempt of its own (nor recorded as one): the slow lane makes it with the whole budget.
       await route.moveAside({ ...message, attemptsBefore: attempt - 1 });
-      await Promise.all([
-        deps.webhooks.markSlow(webhook.teamId, webhook.id, startedAt.toISOString()),
-        deps.webhooks.recordDelivery({
-          ...base,
-          id: deps.ids.newId(),
-          status: 'pending',
-          responseStatus: null,
-          nextAttemptAt: new Date(startedAt.getTime() + durationMs).toISOString(),
-          error: MOVED_ASIDE,
-        }),
-      ]);
+      await deps.webhooks.markSlow(webhook.teamId, webhook.id, startedAt.toISOString());
       return { outcome: 'moved', reason: result.error };
     }
     const status = 'status' in result ? result.status : null;
@@ -175,8 +159,13 @@ export function makeDeliver(deps: DeliverDeps) {
       !delivered && !gone && attempt < MAX_ATTEMPTS ? RETRY_DELAYS_SECONDS[attempt - 1] : undefined;
     const reason = 'error' in result ? result.error : `the receiver answered ${status}`;
     const delivery: Delivery = {
-      ...base,
       id: deps.ids.newId(),
+      webhookId: webhook.id,
+      eventId: message.event.id,
+      eventType: message.event.type,
+      attempt,
+      durationMs,
+      attemptedAt: startedAt.toISOString(),
       status: delivered ? 'delivered' : retryIn !== undefined ? 'pending' : 'failed',
       responseStatus: status,
       nextAttemptAt:
@@ -188,8 +177,8 @@ export function makeDeliver(deps: DeliverDeps) {
     };
     await deps.webhooks.recordDelivery(delivery);
     if (delivered) {
-      // Answered in time again: its next deliveries take the fast lane.
-      if (laneOf(webhook) === 'slow' && durationMs < FAST_LANE_ANSWER_MS)
+      // Answered well in time again: its next deliveries take the fast lane.
+      if (laneOf(webhook) === 'slow' && durationMs <= FAST_AGAIN_MS)
         await deps.webhooks.markSlow(webhook.teamId, webhook.id, null);
       return { outcome: 'delivered', status: status as number };
     }
@@ -225,9 +214,6 @@ async function attemptPost(
     };
   }
 }
-
-/** What the team's delivery log shows for a POST the fast lane gave up on. */
-export const MOVED_ASIDE = `slow: no answer within ${FAST_LANE_ANSWER_MS / 1000} s; sent again with up to ${DELIVERY_TIMEOUT_MS / 1000} s to answer`;
 
 /** The URL guard refused the target at this attempt (its name resolves where webhooks may not go). */
 class RefusedTarget extends Error {}

@@ -301,15 +301,8 @@ describe('webhooks', () => {
     ]);
     // Only the first was POSTed: the receiver was known to be slow by the second.
     expect(hanging.filter((request) => request.path === '/hang/lanes')).toHaveLength(1);
-    expect(log.body.items).toEqual([
-      expect.objectContaining({
-        eventId: 'evt_lane_1',
-        attempt: 2,
-        status: 'pending',
-        responseStatus: null,
-        error: expect.stringMatching(/^slow: no answer within 1 s/),
-      }),
-    ]);
+    // No attempt is recorded yet: the slow lane records each once it has made it.
+    expect(log.body.items).toEqual([]);
   });
 
   it('refuses bad webhooks with a 400 and stores nothing', async () => {

@@ -5,9 +5,9 @@ import { newEvent } from '../../../lambdas/core/events.ts';
 import {
   type DeliveryLane,
   type DeliveryMessage,
+  FAST_AGAIN_MS,
   FAST_LANE_ANSWER_MS,
   MAX_ATTEMPTS,
-  MOVED_ASIDE,
   makeDeliver,
   makeFanOut,
 } from '../../../lambdas/webhooks/deliver.ts';
@@ -193,15 +193,19 @@ describe('the fast and the slow lane', () => {
   const hung: PostResult = { error: `no answer within ${FAST_LANE_ANSWER_MS / 1000} s`, timedOut: true };
 
   it('gives a receiver the fast budget, then moves an unanswered delivery to the slow lane as the same attempt', async () => {
-    const { deliver, deliveries, posts, marked, movedAside } = world(hung, webhook(), 'fast', 1000);
+    const { deliver, deliveries, posts, marked, movedAside } = world(
+      hung,
+      webhook(),
+      'fast',
+      FAST_LANE_ANSWER_MS,
+    );
     expect(await deliver(message, 2)).toMatchObject({ outcome: 'moved' });
     expect(posts.map((post) => post.timeoutMs)).toEqual([FAST_LANE_ANSWER_MS]);
     // Attempt 2 is made again in the slow lane: one attempt before it, not two.
     expect(movedAside).toEqual([{ ...message, attemptsBefore: 1 }]);
     expect(marked).toEqual([NOW.toISOString()]);
-    expect(deliveries).toEqual([
-      expect.objectContaining({ attempt: 2, status: 'pending', responseStatus: null, error: MOVED_ASIDE }),
-    ]);
+    // The slow lane records the attempt once it is made: the log has one row per attempt.
+    expect(deliveries).toEqual([]);
   });
 
   it('sends a delivery of a receiver known to be slow to the slow lane without POSTing it', async () => {
@@ -225,10 +229,10 @@ describe('the fast and the slow lane', () => {
     expect(deliveries[0]).toMatchObject({ status: 'pending', error: 'timeout: no answer in time' });
   });
 
-  it('takes a slow receiver back to the fast lane once it answers within the fast budget, not before', async () => {
+  it('takes a slow receiver back to the fast lane once it answers well within the fast budget, not before', async () => {
     const slow = webhook({ slowSince: NOW.toISOString() });
-    const quick = world({ status: 200 }, slow, 'slow', FAST_LANE_ANSWER_MS / 2);
-    const late = world({ status: 200 }, slow, 'slow', FAST_LANE_ANSWER_MS * 3);
+    const quick = world({ status: 200 }, slow, 'slow', FAST_AGAIN_MS);
+    const late = world({ status: 200 }, slow, 'slow', FAST_LANE_ANSWER_MS - 1);
     expect(await quick.deliver(message, 1)).toMatchObject({ outcome: 'delivered' });
     expect(await late.deliver(message, 1)).toMatchObject({ outcome: 'delivered' });
     expect(quick.marked).toEqual([null]);
