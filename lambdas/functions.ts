@@ -291,11 +291,11 @@ export const WEBHOOK_DELIVERER_TIMEOUT_SECONDS = 30;
 export const WEBHOOK_MAX_RECEIVE_COUNT = 12;
 
 /**
- * The fast lane: one attempt per queued delivery, each receiver given FAST_LANE_ANSWER_MS (1 s) to
+ * The fast lane: one attempt per queued delivery, each receiver given FAST_LANE_ANSWER_MS (1.5 s) to
  * answer; a failed one waits for its next time on the schedule. The queue is fair (the team is the
- * message group), and 25 invocations of 10 hold 250 POSTs at once, each for at most 1 s: a receiver
+ * message group), and 25 invocations of 10 hold 250 POSTs at once, each for at most 1.5 s: a receiver
  * that does not answer in time is moved to the slow lane, and so are its later deliveries, so
- * another team's delivery waits for a free invocation at most that second, never a 10 s timeout.
+ * another team's delivery waits for a free invocation at most that long, never a 10 s timeout.
  */
 export const WEBHOOK_DELIVERER = {
   entry: 'deliver-webhooks',

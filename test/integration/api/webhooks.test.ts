@@ -87,7 +87,7 @@ beforeAll(async () => {
     region: 'us-east-1',
     accountId: '000000000000',
   });
-  // The slow lane's queue: deliveries move there only for a receiver silent for a second.
+  // The slow lane's queue: deliveries move there only for a receiver silent for 1.5 s.
   slowQueue = new LocalQueue({
     name: 'webhook-slow-deliveries',
     region: 'us-east-1',
