@@ -103,6 +103,7 @@ const SOURCES: EnvironmentSources = {
     'lifecycle-jobs': queue('lifecycle'),
     'guardrail-checks': queue('guardrail'),
     'webhook-deliveries': queue('webhooks'),
+    'webhook-slow-deliveries': queue('webhooks-slow'),
   },
   sessionSecret: { SESSION_SECRET_ARN: secret('bench-session') },
   email: { EMAIL_FROM: 'bench@example.com', APP_URL: 'https://bench.example.com/app/' },

@@ -50,6 +50,7 @@ const SECTIONS = [
   'partitions',
   'ofrep',
   'webhooks',
+  'webhook-fairness',
   'optimize',
   'otlp',
   'bedrock',
@@ -227,6 +228,9 @@ if (wanted('ofrep')) {
 if (wanted('webhooks')) {
   print('\n== Events and webhooks (local stack: stream → deliverers → a receiver on 127.0.0.1)');
   print(formatWebhooks(await measureWebhooks()));
+  print(formatWebhookFairness(await measureWebhookFairness()));
+} else if (wanted('webhook-fairness')) {
+  print("\n== Webhook fairness (local stack: another team while one team's 16 receivers hang)");
   print(formatWebhookFairness(await measureWebhookFairness()));
 }
 

@@ -235,7 +235,12 @@ export const RETENTION_JOB = {
 export const EVENT_DELIVERER = {
   entry: 'deliver-events',
   description: 'Fans each committed event out to its webhooks and the event bus',
-  access: { data: 'read', send: ['webhook-deliveries'], putsEvents: true, readsNames: true },
+  access: {
+    data: 'read',
+    send: ['webhook-deliveries', 'webhook-slow-deliveries'],
+    putsEvents: true,
+    readsNames: true,
+  },
   // Only new events: TTL expiries (REMOVE) never invoke the function.
   trigger: {
     streams: [
@@ -286,17 +291,37 @@ export const WEBHOOK_DELIVERER_TIMEOUT_SECONDS = 30;
 export const WEBHOOK_MAX_RECEIVE_COUNT = 12;
 
 /**
- * One attempt per queued delivery; a failed one waits for its next time on the schedule. The queue
- * is fair (the team is the message group), and 25 invocations of 10 hold 250 POSTs at once: a team
- * whose receivers all hang (at most 20 webhooks, each POST up to 10 s) fills them only past 12
- * events at once, and even then another team's delivery waits at most one POST timeout, not the
- * backlog.
+ * The fast lane: one attempt per queued delivery, each receiver given FAST_LANE_ANSWER_MS (1.5 s) to
+ * answer; a failed one waits for its next time on the schedule. The queue is fair (the team is the
+ * message group), and 25 invocations of 10 hold 250 POSTs at once, each for at most 1.5 s: a receiver
+ * that does not answer in time is moved to the slow lane, and so are its later deliveries, so
+ * another team's delivery waits for a free invocation at most that long, never a 10 s timeout.
  */
 export const WEBHOOK_DELIVERER = {
   entry: 'deliver-webhooks',
-  description: 'Delivers queued events to webhooks, signed, retried on schedule',
-  access: { data: 'readWrite', webhookSecretKey: true },
+  description: 'Delivers queued events to webhooks, signed, retried on schedule; moves slow receivers aside',
+  access: { data: 'readWrite', webhookSecretKey: true, send: ['webhook-slow-deliveries'] },
   trigger: { queue: 'webhook-deliveries', batchSize: 10, maxConcurrency: 25, changesVisibility: true },
+  timeoutSeconds: WEBHOOK_DELIVERER_TIMEOUT_SECONDS,
+} satisfies HandlerDefinition;
+
+/**
+ * The slow lane: the deliveries of receivers that answered the fast lane too late, each POST given
+ * the whole 10 s. Its own invocations (10 of 10) are shared by slow receivers only, fairly by team;
+ * the fast lane moves deliveries one by one, so a batch is gathered for up to 1 s (full batches:
+ * a hung receiver's backlog drains 10 at a time per invocation, not one).
+ */
+export const WEBHOOK_SLOW_DELIVERER = {
+  entry: 'deliver-slow-webhooks',
+  description: 'Delivers queued events to webhooks that answered slowly, with the whole 10 s to answer',
+  access: { data: 'readWrite', webhookSecretKey: true },
+  trigger: {
+    queue: 'webhook-slow-deliveries',
+    batchSize: 10,
+    maxConcurrency: 10,
+    maxBatchingWindowSeconds: 1,
+    changesVisibility: true,
+  },
   timeoutSeconds: WEBHOOK_DELIVERER_TIMEOUT_SECONDS,
 } satisfies HandlerDefinition;
 
@@ -336,6 +361,7 @@ export const HANDLERS: readonly HandlerDefinition[] = [
   EVENT_DELIVERER,
   EVENT_RELAY,
   WEBHOOK_DELIVERER,
+  WEBHOOK_SLOW_DELIVERER,
   GUARDRAIL_JUDGE,
 ];
 

@@ -139,6 +139,31 @@ const WEBHOOK_DELIVERIES = {
   },
 } as const satisfies WorkQueueDefinition;
 
+/**
+ * The slow lane of webhook deliveries: those of receivers that left a fast-lane POST unanswered
+ * (webhooks/deliver.ts FAST_LANE_ANSWER_MS), consumed by a deliverer of its own with the whole
+ * 10 s budget, so they hold none of the fast lane's invocations.
+ */
+const WEBHOOK_SLOW_DELIVERIES = {
+  kind: 'work',
+  name: 'webhook-slow-deliveries',
+  urlVariable: 'WEBHOOK_SLOW_QUEUE_URL',
+  constructPath: 'Stateful/WebhookSlowQueue',
+  visibilityTimeoutSeconds: 6 * WEBHOOK_DELIVERER_TIMEOUT_SECONDS,
+  retentionSeconds: 4 * DAY_SECONDS,
+  // Among slow receivers too, one team's hung ones hold back its own backlog first.
+  fair: true,
+  maxReceiveCount: WEBHOOK_MAX_RECEIVE_COUNT,
+  deadLetters: {
+    constructPath: 'Stateful/WebhookSlowDeadLetterQueue',
+    alarm:
+      'Slow-lane webhook deliveries are in their dead-letter queue: the slow webhook deliverer kept crashing on ' +
+      'them, so those events never reached their webhooks. Its log lines name the events and webhooks.',
+    whyNoRedrive:
+      'This queue is the dead-letter queue of the slow webhook queue: only deliveries whose deliverer kept crashing land here; a DLQ of it would only move them again.',
+  },
+} as const satisfies WorkQueueDefinition;
+
 /** Rollouts to judge: one check per batch of executions of an arm (POST …/executions). */
 const GUARDRAIL_CHECKS = {
   kind: 'work',
@@ -180,6 +205,7 @@ export const QUEUES = [
   SYNTHESIS_JOBS,
   LIFECYCLE_JOBS,
   WEBHOOK_DELIVERIES,
+  WEBHOOK_SLOW_DELIVERIES,
   GUARDRAIL_CHECKS,
   EVENT_STREAM_FAILURES,
 ] as const satisfies readonly QueueDefinition[];

@@ -12,7 +12,7 @@ import { logger } from '../observability/logger.ts';
 import { makeFanOut } from '../webhooks/deliver.ts';
 import { peopleDirectoryFromEnv } from '../wiring/repositories.ts';
 import {
-  deliveryQueueFromEnv,
+  deliveryLanesFromEnv,
   eventBusFromEnv,
   NO_EVENT_BUS,
   webhookRepositoryFromEnv,
@@ -22,7 +22,7 @@ const publish = eventBusFromEnv();
 const people = peopleDirectoryFromEnv();
 const fanOut = makeFanOut({
   webhooks: webhookRepositoryFromEnv(),
-  enqueue: deliveryQueueFromEnv().enqueue,
+  enqueue: deliveryLanesFromEnv(),
   publish,
   nameActor: async (event) => {
     const [named] = await nameEvents(people, event.data.teamId, [event]);

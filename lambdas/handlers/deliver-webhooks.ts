@@ -1,12 +1,11 @@
 /*
- * The webhook queue's consumer: one delivery attempt per message (the receive count is the attempt
- * number). A failed attempt hides the message for the next wait of the schedule (ChangeMessage-
- * Visibility, up to 12 h) and is reported as a batch item failure; delivered, failed for good,
- * disabled by a 410 or addressed to a deleted webhook, the message is done.
+ * The fast lane's webhook deliverer (webhooks/delivery-batch.ts): each receiver gets
+ * FAST_LANE_ANSWER_MS to answer; one that does not, or is already known to be slow, has its
+ * delivery moved to the slow lane's queue (deliver-slow-webhooks), so hung receivers never hold
+ * another team's delivery for longer than that.
  */
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { logger } from '../observability/logger.ts';
-import { deliveryMessageSchema, makeDeliver } from '../webhooks/deliver.ts';
+import { makeDeliver } from '../webhooks/deliver.ts';
+import { makeDeliveryBatch } from '../webhooks/delivery-batch.ts';
 import { postToTarget } from '../webhooks/post.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import {
@@ -16,55 +15,18 @@ import {
   webhookUrlCheckFromEnv,
 } from '../wiring/webhooks.ts';
 
-const queue = deliveryQueueFromEnv();
-const deliver = makeDeliver({
-  webhooks: webhookRepositoryFromEnv(),
-  secretKey: webhookSecretKeyFromEnv(),
-  checkUrl: webhookUrlCheckFromEnv(),
-  post: postToTarget,
-  clock: systemClock,
-  ids: nanoidGenerator,
-});
+const queue = deliveryQueueFromEnv('fast');
+const slowLane = deliveryQueueFromEnv('slow');
 
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  // Every message at once: a receiver that hangs holds up none of the others.
-  const results = await Promise.all(
-    event.Records.map(async (record) => {
-      let body: unknown;
-      try {
-        body = JSON.parse(record.body);
-      } catch {
-        body = undefined;
-      }
-      const message = deliveryMessageSchema.safeParse(body);
-      if (!message.success) {
-        logger.error('dropping a message that is not a webhook delivery', { messageId: record.messageId });
-        return undefined;
-      }
-      const attempt = Number(record.attributes.ApproximateReceiveCount) || 1;
-      const ids = { eventId: message.data.event.id, webhookId: message.data.webhookId, attempt };
-      try {
-        const outcome = await deliver(message.data, attempt);
-        if (outcome.outcome !== 'retry') {
-          if (outcome.outcome === 'failed')
-            logger.warn('webhook delivery failed for good', { ...ids, reason: outcome.reason });
-          return undefined;
-        }
-        logger.info('webhook delivery failed; retried later', {
-          ...ids,
-          retryInSeconds: outcome.afterSeconds,
-          reason: outcome.reason,
-        });
-        await queue.hide(record.receiptHandle, outcome.afterSeconds);
-      } catch (error) {
-        logger.error('webhook delivery could not be attempted; retried after the visibility timeout', {
-          ...ids,
-          errorClass: (error as Error).name,
-          errorMessage: (error as Error).message,
-        });
-      }
-      return { itemIdentifier: record.messageId };
-    }),
-  );
-  return { batchItemFailures: results.filter((failure) => failure !== undefined) };
-};
+export const handler = makeDeliveryBatch({
+  deliver: makeDeliver({
+    webhooks: webhookRepositoryFromEnv(),
+    secretKey: webhookSecretKeyFromEnv(),
+    checkUrl: webhookUrlCheckFromEnv(),
+    post: postToTarget,
+    clock: systemClock,
+    ids: nanoidGenerator,
+    route: { lane: 'fast', moveAside: (message) => slowLane.enqueue([message]) },
+  }),
+  hide: queue.hide,
+});

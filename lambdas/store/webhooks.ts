@@ -52,14 +52,18 @@ export function makeWebhookRepository(
   eventsTable?: string,
 ): WebhookRepository {
   const tables: WebhookTables = { dataTable, eventsTable };
-  return { ...makeWebhookChanges(db, tables), ...makeWebhookReads(db, dataTable) };
+  return {
+    ...makeWebhookChanges(db, tables),
+    ...makeWebhookStates(db, dataTable),
+    ...makeWebhookReads(db, dataTable),
+  };
 }
 
-/** Creating and deleting a webhook (each with its event, counted against the team's limit), disabling one. */
+/** Creating and deleting a webhook (each with its event, counted against the team's limit). */
 function makeWebhookChanges(
   db: DynamoDBDocumentClient,
   tables: WebhookTables,
-): Pick<WebhookRepository, 'create' | 'remove' | 'disable'> {
+): Pick<WebhookRepository, 'create' | 'remove'> {
   const { dataTable } = tables;
   return {
     async create(webhook, event, maxPerTeam) {
@@ -124,7 +128,15 @@ function makeWebhookChanges(
         throw error;
       }
     },
+  };
+}
 
+/** A webhook's states that deliveries set: disabled by a 410, slow (or no longer) in the fast lane. */
+function makeWebhookStates(
+  db: DynamoDBDocumentClient,
+  dataTable: string,
+): Pick<WebhookRepository, 'disable' | 'markSlow'> {
+  return {
     async disable(teamId, webhookId, at) {
       try {
         await db.send(
@@ -139,6 +151,23 @@ function makeWebhookChanges(
         );
       } catch (error) {
         // Deleted meanwhile, or already disabled: nothing to do.
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+
+    async markSlow(teamId, webhookId, at) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: dataTable,
+            Key: webhookKey(teamId, webhookId),
+            UpdateExpression: 'SET slowSince = :at',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':at': at },
+          }),
+        );
+      } catch (error) {
+        // Deleted meanwhile: nothing to mark.
         if (!isConditionFailure(error)) throw error;
       }
     },

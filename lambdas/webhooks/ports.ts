@@ -18,6 +18,11 @@ export const webhookRecordSchema = z.object({
   createdBy: z.string(),
   disabledAt: z.nullable(z.string()),
   sealedSecret: z.string(),
+  /**
+   * Set when the receiver left a fast-lane POST unanswered (webhooks/deliver.ts): its deliveries go
+   * to the slow lane until one is answered in time again. Absent on webhooks that never were slow.
+   */
+  slowSince: z.optional(z.nullable(z.string())),
 });
 export type WebhookRecord = z.infer<typeof webhookRecordSchema>;
 
@@ -48,6 +53,8 @@ export interface WebhookRepository {
   remove(teamId: string, webhookId: string, event: DomainEvent): Promise<void>;
   /** Sets disabledAt (a 410 from the receiver); a deleted webhook stays deleted. */
   disable(teamId: string, webhookId: string, at: string): Promise<void>;
+  /** Sets slowSince (`at`), or clears it with null; a deleted webhook stays deleted. */
+  markSlow(teamId: string, webhookId: string, at: string | null): Promise<void>;
   recordDelivery(delivery: Delivery): Promise<void>;
   /** A webhook's deliveries, newest first (kept 30 days). */
   listDeliveries(webhookId: string, page: PageRequest): Promise<Page<Delivery>>;

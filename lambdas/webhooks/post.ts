@@ -11,7 +11,8 @@ import type { CheckedTarget } from './url-guard.ts';
 /** A 2xx within this is delivered; anything slower counts as failed (and is retried). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
-export type PostResult = { status: number } | { error: string };
+/** `timedOut`: no answer within the budget (the connection may still have been made and the body sent). */
+export type PostResult = { status: number } | { error: string; timedOut?: true };
 
 /** POSTs `body` with `headers` to the checked target; never throws. */
 export function postToTarget(
@@ -55,7 +56,7 @@ export function postToTarget(
       },
     );
     const timer = setTimeout(() => {
-      finish({ error: `no answer within ${timeoutMs / 1000} s` });
+      finish({ error: `no answer within ${timeoutMs / 1000} s`, timedOut: true });
       req.destroy();
     }, timeoutMs);
     req.on('error', (error) => finish({ error: error.message }));

@@ -11,7 +11,7 @@ import type { DomainEvent } from '../core/events.ts';
 import { getSqsClient } from '../sqs/sqs-queue.ts';
 import { makeAuditLog } from '../store/events.ts';
 import { makeWebhookRepository } from '../store/webhooks.ts';
-import type { DeliveryMessage } from '../webhooks/deliver.ts';
+import type { DeliveryLane, DeliveryMessage } from '../webhooks/deliver.ts';
 import type { SecretKeyProvider } from '../webhooks/ports.ts';
 import { checkWebhookUrl } from '../webhooks/url-guard.ts';
 import { getDocumentClient } from './aws.ts';
@@ -58,19 +58,23 @@ export function webhookRepositoryFromEnv() {
   return makeWebhookRepository(getDocumentClient(), config.DATA_TABLE, config.EVENTS_TABLE);
 }
 
-/** The webhook delivery queue: sending deliveries, hiding a failed one until its next attempt. */
-export function deliveryQueueFromEnv() {
-  const { WEBHOOK_QUEUE_URL } = readConfig({ WEBHOOK_QUEUE_URL: z.string() });
+/** The variable of each lane's queue URL (lambdas/queues.ts). */
+const LANE_URL_VARIABLES = { fast: 'WEBHOOK_QUEUE_URL', slow: 'WEBHOOK_SLOW_QUEUE_URL' } as const;
+
+/** A lane's webhook delivery queue: sending deliveries, hiding a failed one until its next attempt. */
+export function deliveryQueueFromEnv(lane: DeliveryLane = 'fast') {
+  const variable = LANE_URL_VARIABLES[lane];
+  const url = readConfig({ [variable]: z.string() })[variable] as string;
   const client = getSqsClient();
   return {
-    url: WEBHOOK_QUEUE_URL,
+    url,
     async enqueue(messages: DeliveryMessage[]) {
       // One SendMessage each (at most 20 a team), in parallel; the team is the message group (a fair queue).
       await Promise.all(
         messages.map((message) =>
           client.send(
             new SendMessageCommand({
-              QueueUrl: WEBHOOK_QUEUE_URL,
+              QueueUrl: url,
               MessageBody: JSON.stringify(message),
               MessageGroupId: message.teamId,
             }),
@@ -81,13 +85,19 @@ export function deliveryQueueFromEnv() {
     async hide(receiptHandle: string, seconds: number) {
       await client.send(
         new ChangeMessageVisibilityCommand({
-          QueueUrl: WEBHOOK_QUEUE_URL,
+          QueueUrl: url,
           ReceiptHandle: receiptHandle,
           VisibilityTimeout: seconds,
         }),
       );
     },
   };
+}
+
+/** Both lanes' queues, for the fan-out: a delivery goes to its webhook's lane. */
+export function deliveryLanesFromEnv() {
+  const lanes = { fast: deliveryQueueFromEnv('fast'), slow: deliveryQueueFromEnv('slow') };
+  return (messages: DeliveryMessage[], lane: DeliveryLane) => lanes[lane].enqueue(messages);
 }
 
 /** The source every event carries on the bus. */

@@ -20,6 +20,8 @@ import {
   RUN_SWEEPER,
   SYNTHESIS_WORKER,
   scheduleOf,
+  WEBHOOK_DELIVERER,
+  WEBHOOK_SLOW_DELIVERER,
   WORKER_TIMEOUT_SECONDS,
 } from '../../lambdas/functions.ts';
 import { DEFAULT_LIMITS } from '../../lambdas/limits.ts';
@@ -499,6 +501,7 @@ describe('functions', () => {
           'lifecycle-jobs': 'http://127.0.0.1:1/000000000000/lifecycle',
           'guardrail-checks': 'http://127.0.0.1:1/000000000000/guardrail-checks',
           'webhook-deliveries': 'http://127.0.0.1:3/000000000000/w',
+          'webhook-slow-deliveries': 'http://127.0.0.1:3/000000000000/ws',
         },
         sessionSecret: { SESSION_SECRET: 'k' },
         email: { EMAIL_FROM: 'f', APP_URL: 'http://127.0.0.1:1', EMAIL_OUTBOX_DIR: '/tmp/outbox' },
@@ -637,9 +640,9 @@ describe('functions', () => {
     );
 
     expect(resourcesOfType(dev, 'AWS::Lambda::EventSourceMapping')).toHaveLength(declared);
-    // The worker, the dead-letter handler, the deleter, the webhook deliverer, the guardrail judge,
-    // and the events, runs and settings streams.
-    expect(declared).toBe(8);
+    // The worker, the dead-letter handler, the deleter, the webhook deliverers of both lanes, the
+    // guardrail judge, and the events, runs and settings streams.
+    expect(declared).toBe(9);
   });
 
   it('resolves handler entries to lambdas/handlers/<entry>.ts and operation modules to lambdas/operations/<module>.ts under the repository root', () => {
@@ -1656,6 +1659,34 @@ describe('the per-batch guardrail', () => {
     );
   });
 
+  it('isolates the webhook lanes: a queue, a mapping and a concurrency each; the fan-out and the fast lane send to the slow one', () => {
+    const lanes = [WEBHOOK_DELIVERER, WEBHOOK_SLOW_DELIVERER].map((handler) => ({
+      mapping: mappingsOf(handlerFunction(dev.stacks, handler.entry).function)[0],
+      queue: logicalIdOf(queueOf(dev, handler.trigger.queue).queue),
+    }));
+    const [fast, slow] = lanes;
+    const slowSenders = rolesWithStatement(
+      dev,
+      (statement) =>
+        actionsOf(statement).includes('sqs:SendMessage') &&
+        referencedLogicalIds(statement.Resource).has(slow?.queue ?? ''),
+    );
+
+    expect(fast?.queue).not.toBe(slow?.queue);
+    expect(referencedResources(fast?.mapping?.EventSourceArn)).toEqual([fast?.queue]);
+    expect(referencedResources(slow?.mapping?.EventSourceArn)).toEqual([slow?.queue]);
+    expect(fast?.mapping).toMatchObject({ ScalingConfig: { MaximumConcurrency: 25 } });
+    expect(slow?.mapping).toMatchObject({
+      ScalingConfig: { MaximumConcurrency: 10 },
+      MaximumBatchingWindowInSeconds: 1,
+    });
+    expect(slowSenders).toEqual(
+      [EVENT_DELIVERER.entry, WEBHOOK_DELIVERER.entry]
+        .map((entry) => logicalIdOf(handlerFunction(dev.stacks, entry).role))
+        .sort(),
+    );
+  });
+
   it('feeds the judge in coalesced batches: a batching window, a bounded concurrency, partial failures', () => {
     const mapping = mappingsOf(handlerFunction(dev.stacks, GUARDRAIL_JUDGE.entry).function)[0];
 
@@ -1804,6 +1835,9 @@ describe('the split from the single stack', () => {
       'StatefulWebhookDeadLetterQueueA21DB46F',
       'StatefulGuardrailQueueD9C150B5',
       'StatefulGuardrailDeadLetterQueue90D660C9',
+      // The slow lane of webhook deliveries (issue 47): new, so any id is its first.
+      'StatefulWebhookSlowQueue5678A7D9',
+      'StatefulWebhookSlowDeadLetterQueueC38C5BB9',
       'EventDeliveryEventDeliveryDeadLetterQueue2A9051F3',
     ],
     'AWS::SQS::QueuePolicy': [
@@ -1815,6 +1849,8 @@ describe('the split from the single stack', () => {
       'StatefulWebhookDeadLetterQueuePolicy16DB2F2B',
       'StatefulGuardrailQueuePolicy95515EA6',
       'StatefulGuardrailDeadLetterQueuePolicy5EC85DD8',
+      'StatefulWebhookSlowQueuePolicyF1C67BBE',
+      'StatefulWebhookSlowDeadLetterQueuePolicy97D827B6',
       'EventDeliveryEventDeliveryDeadLetterQueuePolicy6289137B',
     ],
     'AWS::SecretsManager::Secret': [

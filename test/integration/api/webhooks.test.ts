@@ -40,6 +40,9 @@ let viewer: Caller;
 let receiver: Server;
 let base: string;
 const received: Received[] = [];
+/** Requests to /hang/…: accepted, never answered (destroyed at the end). */
+const hanging: Array<{ path: string; response: import('node:http').ServerResponse }> = [];
+let slowQueue: LocalQueue;
 let sqs: SqsEndpoint;
 let stream: StreamSource;
 let source: EventSource;
@@ -68,6 +71,10 @@ beforeAll(async () => {
     });
     request.on('end', () => {
       received.push({ path: request.url ?? '', headers: request.headers, body });
+      if (request.url?.startsWith('/hang/')) {
+        hanging.push({ path: request.url, response });
+        return;
+      }
       const status = Number(request.url?.split('/')[1]) || 200;
       response.writeHead(status).end();
     });
@@ -80,11 +87,18 @@ beforeAll(async () => {
     region: 'us-east-1',
     accountId: '000000000000',
   });
-  sqs = await startSqsEndpoint({ [queue.name]: queue });
+  // The slow lane's queue: deliveries move there only for a receiver silent for 1.5 s.
+  slowQueue = new LocalQueue({
+    name: 'webhook-slow-deliveries',
+    region: 'us-east-1',
+    accountId: '000000000000',
+  });
+  sqs = await startSqsEndpoint({ [queue.name]: queue, [slowQueue.name]: slowQueue });
   ({ db, names } = await setUpApiEnvironment({
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url'),
     ALLOW_LOCAL_WEBHOOK_URLS: 'true',
     WEBHOOK_QUEUE_URL: sqs.queueUrl(queue.name),
+    WEBHOOK_SLOW_QUEUE_URL: sqs.queueUrl(slowQueue.name),
     AWS_ENDPOINT_URL_SQS: sqs.endpoint,
   }));
   handlers = await loadHandlers([
@@ -119,6 +133,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const { response } of hanging) response.destroy();
   await stream?.stop();
   await source?.stop();
   await sqs?.stop();
@@ -248,6 +263,46 @@ describe('webhooks', () => {
         })
       ).status,
     ).toBe(404);
+  });
+
+  it("moves a delivery its receiver leaves unanswered to the slow lane, and that receiver's next one without a POST", async () => {
+    const created = await createWebhook(admin, {
+      url: `${base}/hang/lanes`,
+      eventTypes: ['pipeline.deleted'],
+    });
+    const queued = (id: string) =>
+      JSON.stringify({
+        teamId: admin.principal.teamId,
+        webhookId: created.body.id,
+        event: {
+          id,
+          type: 'pipeline.deleted',
+          timestamp: new Date().toISOString(),
+          data: {
+            teamId: admin.principal.teamId,
+            pipelineId: 'p1',
+            actor: { userId: 'system', credential: 'system' },
+          },
+        },
+      });
+
+    // A second attempt (received twice) to a receiver that accepts the connection and never answers.
+    const first = await handlers['deliver-webhooks'](sqsEvent([queued('evt_lane_1')], 2) as SQSEvent);
+    const second = await handlers['deliver-webhooks'](sqsEvent([queued('evt_lane_2')]) as SQSEvent);
+    const moved = slowQueue.receive(10).map((message) => JSON.parse(message.body));
+    const log = await deliveries(admin, created.body.id);
+
+    // Both messages are done in the fast lane and wait in the slow one, as the attempts they were.
+    expect(first).toEqual({ batchItemFailures: [] });
+    expect(second).toEqual({ batchItemFailures: [] });
+    expect(moved.map((message) => [message.event.id, message.attemptsBefore])).toEqual([
+      ['evt_lane_1', 1],
+      ['evt_lane_2', 0],
+    ]);
+    // Only the first was POSTed: the receiver was known to be slow by the second.
+    expect(hanging.filter((request) => request.path === '/hang/lanes')).toHaveLength(1);
+    // No attempt is recorded yet: the slow lane records each once it has made it.
+    expect(log.body.items).toEqual([]);
   });
 
   it('refuses bad webhooks with a 400 and stores nothing', async () => {

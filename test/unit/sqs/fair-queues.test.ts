@@ -32,6 +32,11 @@ const SEND: Record<WorkQueueName, (client: SQSClient) => Promise<void>> = {
     const message = { teamId: TEAM, webhookId: 'wh-1', event: { id: 'evt-1' } } as unknown as DeliveryMessage;
     await deliveryQueueFromEnv().enqueue([message]);
   },
+  'webhook-slow-deliveries': async () => {
+    process.env.WEBHOOK_SLOW_QUEUE_URL = URL;
+    const message = { teamId: TEAM, webhookId: 'wh-1', event: { id: 'evt-1' } } as unknown as DeliveryMessage;
+    await deliveryQueueFromEnv('slow').enqueue([message]);
+  },
 };
 
 describe('fair queues', () => {
@@ -42,6 +47,7 @@ describe('fair queues', () => {
   afterEach(() => {
     delete process.env.WEBHOOK_QUEUE_URL;
     delete process.env.GUARDRAIL_QUEUE_URL;
+    delete process.env.WEBHOOK_SLOW_QUEUE_URL;
   });
 
   it.each(QUEUES.flatMap((queue) => (queue.kind === 'work' ? [queue] : [])))(

@@ -3,13 +3,16 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { newEvent } from '../../../lambdas/core/events.ts';
 import {
+  type DeliveryLane,
   type DeliveryMessage,
+  FAST_AGAIN_MS,
+  FAST_LANE_ANSWER_MS,
   MAX_ATTEMPTS,
   makeDeliver,
   makeFanOut,
 } from '../../../lambdas/webhooks/deliver.ts';
 import type { Delivery, WebhookRecord } from '../../../lambdas/webhooks/ports.ts';
-import type { PostResult } from '../../../lambdas/webhooks/post.ts';
+import { DELIVERY_TIMEOUT_MS, type PostResult } from '../../../lambdas/webhooks/post.ts';
 import { generateWebhookSecret, sealSecret } from '../../../lambdas/webhooks/secret.ts';
 
 const key = randomBytes(32);
@@ -45,15 +48,26 @@ const event = newEvent(
 );
 const message: DeliveryMessage = { teamId: 't1', webhookId: 'w1', event };
 
-function world(answer: PostResult, stored: WebhookRecord | null = webhook()) {
+function world(
+  answer: PostResult,
+  stored: WebhookRecord | null = webhook(),
+  lane: DeliveryLane = 'fast',
+  answeredAfterMs = 0,
+) {
   const deliveries: Delivery[] = [];
-  const posts: Array<{ headers: Record<string, string>; body: string }> = [];
+  const posts: Array<{ headers: Record<string, string>; body: string; timeoutMs: number }> = [];
   const disabled: string[] = [];
+  const marked: Array<string | null> = [];
+  const movedAside: DeliveryMessage[] = [];
+  let now = NOW.getTime();
   const deliver = makeDeliver({
     webhooks: {
       get: async () => stored,
       disable: async (_team, id) => {
         disabled.push(id);
+      },
+      markSlow: async (_team, _id, at) => {
+        marked.push(at);
       },
       recordDelivery: async (delivery) => {
         deliveries.push(delivery);
@@ -61,14 +75,24 @@ function world(answer: PostResult, stored: WebhookRecord | null = webhook()) {
     },
     secretKey: async () => key,
     checkUrl: async (url) => ({ url: new URL(url), address: '8.8.8.8', family: 4 }),
-    post: async (_target, headers, body) => {
-      posts.push({ headers, body });
+    post: async (_target, headers, body, timeoutMs) => {
+      posts.push({ headers, body, timeoutMs });
+      now += answeredAfterMs;
       return answer;
     },
-    clock: { now: () => NOW },
+    clock: { now: () => new Date(now) },
     ids: { newId: () => `d${deliveries.length + 1}` },
+    route:
+      lane === 'fast'
+        ? {
+            lane,
+            moveAside: async (moved) => {
+              movedAside.push(moved);
+            },
+          }
+        : { lane },
   });
-  return { deliver, deliveries, posts, disabled };
+  return { deliver, deliveries, posts, disabled, marked, movedAside };
 }
 
 describe('one delivery attempt', () => {
@@ -165,7 +189,77 @@ describe('one delivery attempt', () => {
   });
 });
 
+describe('the fast and the slow lane', () => {
+  const hung: PostResult = { error: `no answer within ${FAST_LANE_ANSWER_MS / 1000} s`, timedOut: true };
+
+  it('gives a receiver the fast budget, then moves an unanswered delivery to the slow lane as the same attempt', async () => {
+    const { deliver, deliveries, posts, marked, movedAside } = world(
+      hung,
+      webhook(),
+      'fast',
+      FAST_LANE_ANSWER_MS,
+    );
+    expect(await deliver(message, 2)).toMatchObject({ outcome: 'moved' });
+    expect(posts.map((post) => post.timeoutMs)).toEqual([FAST_LANE_ANSWER_MS]);
+    // Attempt 2 is made again in the slow lane: one attempt before it, not two.
+    expect(movedAside).toEqual([{ ...message, attemptsBefore: 1 }]);
+    expect(marked).toEqual([NOW.toISOString()]);
+    // The slow lane records the attempt once it is made: the log has one row per attempt.
+    expect(deliveries).toEqual([]);
+  });
+
+  it('sends a delivery of a receiver known to be slow to the slow lane without POSTing it', async () => {
+    const slow = webhook({ slowSince: NOW.toISOString() });
+    const { deliver, deliveries, posts, movedAside } = world({ status: 204 }, slow, 'fast');
+    expect(await deliver(message, 1)).toMatchObject({ outcome: 'moved' });
+    expect(posts).toEqual([]);
+    expect(deliveries).toEqual([]);
+    expect(movedAside).toEqual([{ ...message, attemptsBefore: 0 }]);
+  });
+
+  it('gives the slow lane the whole budget; a timeout there is a failed attempt, retried on schedule', async () => {
+    const slow = webhook({ slowSince: NOW.toISOString() });
+    const { deliver, deliveries, posts } = world(
+      { error: 'no answer within 10 s', timedOut: true },
+      slow,
+      'slow',
+    );
+    expect(await deliver(message, 1)).toMatchObject({ outcome: 'retry', afterSeconds: 5 });
+    expect(posts.map((post) => post.timeoutMs)).toEqual([DELIVERY_TIMEOUT_MS]);
+    expect(deliveries[0]).toMatchObject({ status: 'pending', error: 'timeout: no answer in time' });
+  });
+
+  it('takes a slow receiver back to the fast lane once it answers well within the fast budget, not before', async () => {
+    const slow = webhook({ slowSince: NOW.toISOString() });
+    const quick = world({ status: 200 }, slow, 'slow', FAST_AGAIN_MS);
+    const late = world({ status: 200 }, slow, 'slow', FAST_LANE_ANSWER_MS - 1);
+    expect(await quick.deliver(message, 1)).toMatchObject({ outcome: 'delivered' });
+    expect(await late.deliver(message, 1)).toMatchObject({ outcome: 'delivered' });
+    expect(quick.marked).toEqual([null]);
+    expect(late.marked).toEqual([]);
+  });
+});
+
 describe('fan-out', () => {
+  it("queues a slow receiver's delivery in the slow lane, the others' in the fast one", async () => {
+    const lanes: Array<[string, DeliveryLane]> = [];
+    const fanOut = makeFanOut({
+      webhooks: {
+        list: async () => [webhook({ id: 'quick' }), webhook({ id: 'slow', slowSince: NOW.toISOString() })],
+      },
+      enqueue: async (messages, lane) => {
+        lanes.push(...messages.map((one): [string, DeliveryLane] => [one.webhookId, lane]));
+      },
+      publish: async () => undefined,
+      nameActor: async (one) => one,
+    });
+    expect(await fanOut(event)).toBe(2);
+    expect(lanes.sort()).toEqual([
+      ['quick', 'fast'],
+      ['slow', 'slow'],
+    ]);
+  });
+
   it('queues one delivery per enabled webhook subscribed to the type and created before the event, and publishes it', async () => {
     const queued: DeliveryMessage[] = [];
     const published: string[] = [];

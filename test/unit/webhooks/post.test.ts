@@ -47,6 +47,9 @@ describe('postToTarget', () => {
       family: 4 as const,
     });
     expect(await postToTarget(at('/gone'), {}, '{}')).toEqual({ status: 410 });
-    expect(await postToTarget(at('/hang'), {}, '{}', 200)).toEqual({ error: 'no answer within 0.2 s' });
+    expect(await postToTarget(at('/hang'), {}, '{}', 200)).toEqual({
+      error: 'no answer within 0.2 s',
+      timedOut: true,
+    });
   });
 });
