@@ -23,6 +23,7 @@ import { formatClaudePlumbing, measureClaudeOptimize } from './optimize-claude.t
 import { formatOptimizeStack, measureOptimizeStack } from './optimize-stack.ts';
 import { formatOtlp, measureOtlp } from './otlp.ts';
 import { formatPartitions, measurePartitions } from './partitions.ts';
+import { formatGuardedRecording, measureGuardedRecording } from './recording-guarded.ts';
 import { formatRollouts, measureRollouts } from './rollouts.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
 import { formatShardThroughput, measureShardThroughput } from './shard-throughput.ts';
@@ -46,6 +47,7 @@ const SECTIONS = [
   'evaluation',
   'lifecycle',
   'rollouts',
+  'recording',
   'guardrails',
   'partitions',
   'ofrep',
@@ -202,6 +204,17 @@ if (wanted('rollouts')) {
   print('\n== Rollouts (serving, recording during a rollout, effect; ratios against a poll)');
   print(formatRollouts(await measureRollouts()));
   print(formatGuardrail(await measureGuardrail()));
+}
+
+if (wanted('recording')) {
+  print(
+    '\n== Recording during a rollout with three guarded metrics (local stack; target ≤ 1.2 × recording without one)',
+  );
+  print(
+    formatGuardedRecording(
+      await measureGuardedRecording(Number(process.env.BENCH_RECORDING_ROUNDS) || undefined),
+    ),
+  );
 }
 
 if (wanted('guardrails')) {

@@ -10,7 +10,7 @@ import { GUARD_METRICS, guardOf } from './guards.ts';
 import { failureFigures, judgeCounters } from './judge.ts';
 
 export type EffectMetric = NonNullable<Effect['metrics']>[number];
-type Judged = Pick<Effect, 'metrics' | 'notes' | 'next' | 'failureRate' | 'verdict'>;
+type Judged = Pick<Effect, 'metrics' | 'notes' | 'next' | 'progress' | 'failureRate' | 'verdict'>;
 
 /** Before against after compares different times, not randomized arms: said beside its figures. */
 export const BEFORE_AFTER_NOTE =
@@ -46,6 +46,15 @@ export function rolloutFigures(rollout: Rollout, counts: ArmCounts): Judged {
     metrics: judged.judgements.map(effectMetricOf),
     notes: judged.legacy ? [LEGACY_NOTE] : [],
     next: ended ? null : judged.decision.next,
+    progress: ended
+      ? null
+      : {
+          step: judged.position.step,
+          steps: judged.position.steps,
+          percent: rollout.percent,
+          candidateExecutions: judged.position.candidateAtStep,
+          minExecutions: judged.position.minExecutions,
+        },
     failureRate: judged.failureRate,
     verdict: judged.verdict,
   };
@@ -67,6 +76,7 @@ export function beforeAfterFigures(effect: Pick<Effect, 'arms' | 'minExecutions'
     metrics: [effectMetricOf(failure)],
     notes: [BEFORE_AFTER_NOTE],
     next: null,
+    progress: null,
     ...failureFigures(failure, counts, effect.minExecutions),
   };
 }
