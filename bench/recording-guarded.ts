@@ -2,12 +2,13 @@
  * Recording during a rollout guarding three metrics (failure_rate, duration_ms and a signal's
  * value) against recording on a pipeline with no rollout, through the local stack: POST …/executions
  * (100 a batch, with ids) and POST …/signals (100 a batch, each citing one of those executions with
- * a value), the two pipelines interleaved (A B B A) in the same run so drift hits both alike. The
+ * a value), the two pipelines interleaved (A B C C B A) in the same run so drift hits both alike. The
  * figure is the ratio of the time a round (one batch of each) takes. Target ≤ 1.2 ×.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { GUARDRAIL_JUDGE } from '../lambdas/functions.ts';
 import { startLocalStack } from '../local/stack.ts';
 import { pipelineWithGeneratedRun, type StackApi, stackApi, UNLIMITED } from './stack-api.ts';
 
@@ -25,9 +26,13 @@ export interface GuardedRecordingFigures {
   /** Median milliseconds of one executions batch, one signals batch and a round, per pipeline. */
   without: { executionsMs: number; signalsMs: number; roundMs: number };
   during: { executionsMs: number; signalsMs: number; roundMs: number };
+  /** A rollout guarding the failure rate alone (the default), for comparison. */
+  failureOnly: { executionsMs: number; signalsMs: number; roundMs: number };
   /** What the rollout counted: each arm's executions and the signal's observations. */
   counted: { base: number; applied: number; signalBase: number; signalApplied: number };
   expected: { executions: number; signals: number };
+  /** The per-batch judge during the measured rounds (both rollouts), and how long they took. */
+  judge: { invocations: number; ms: number; seconds: number };
 }
 
 const median = (values: number[]) =>
@@ -68,29 +73,63 @@ export async function measureGuardedRecording(rounds = 40): Promise<GuardedRecor
   const stateDir = await mkdtemp(path.join(tmpdir(), 'pipeline-synthesis-bench-recording-'));
   const stack = await startLocalStack({ port: 0, quiet: true, stateDir, limits: UNLIMITED });
   try {
+    // The per-batch judge's invocations, timed: on the local stack it shares the 2 CPUs with the recording.
+    const judge = stack.functions.get(GUARDRAIL_JUDGE.entry);
+    const judging = { invocations: 0, ms: 0 };
+    if (judge) {
+      const invoke = judge.invoke.bind(judge);
+      judge.invoke = async (...args: Parameters<typeof invoke>) => {
+        if (process.env.BENCH_RECORDING_NO_JUDGE) throw new Error('the guardrail judge is off');
+        const start = performance.now();
+        try {
+          return await invoke(...args);
+        } finally {
+          judging.invocations += 1;
+          judging.ms += performance.now() - start;
+        }
+      };
+    }
     const team = stack.teams[0];
     if (!team) throw new Error('the local stack seeds two teams');
     const api = stackApi(stack.apiUrl, team.apiToken);
     const during = await pipelineWithGeneratedRun(api, 'during a guarded rollout');
+    const failureOnly = await pipelineWithGeneratedRun(api, 'during a rollout guarding the failure rate');
     const without = await pipelineWithGeneratedRun(api, 'without a rollout');
     // autoRollback (the default) makes every batch queue a guardrail check: its cost is measured.
     // The minimum is never reached, so the judge keeps the rollout.
     await api('POST', `/synthesis-runs/${during.run.id}/approve`, {
       rollout: { percent: 50, minExecutions: 100_000, guardrails: THREE_GUARDRAILS },
     });
-    const duringArms = [during.pipeline.activeConfigurationId, during.run.proposedConfigurationId];
-    const withoutArms = [without.pipeline.activeConfigurationId];
+    await api('POST', `/synthesis-runs/${failureOnly.run.id}/approve`, {
+      rollout: { percent: 50, minExecutions: 100_000 },
+    });
+    const cases = {
+      without: { id: without.pipeline.id, arms: [without.pipeline.activeConfigurationId] },
+      failureOnly: {
+        id: failureOnly.pipeline.id,
+        arms: [failureOnly.pipeline.activeConfigurationId, failureOnly.run.proposedConfigurationId],
+      },
+      during: {
+        id: during.pipeline.id,
+        arms: [during.pipeline.activeConfigurationId, during.run.proposedConfigurationId],
+      },
+    };
     type Round = Awaited<ReturnType<typeof round>>;
-    const times = { during: [] as Round[], without: [] as Round[] };
-    // Warm both pipelines' paths (functions, connections) before measuring.
-    await round(api, without.pipeline.id, withoutArms, 1_000_000);
-    await round(api, during.pipeline.id, duringArms, 1_000_000);
+    type Case = keyof typeof cases;
+    const times: Record<Case, Round[]> = { without: [], failureOnly: [], during: [] };
+    const order: Case[] = ['without', 'failureOnly', 'during'];
+    // Warm every pipeline's path (functions, connections) before measuring.
+    for (const name of order) await round(api, cases[name].id, cases[name].arms, 1_000_000);
+    judging.invocations = 0;
+    judging.ms = 0;
+    const start = performance.now();
+    // A B C C B A: each pipeline as often first as last.
     for (let i = 0; i < rounds; i += 2) {
-      times.without.push(await round(api, without.pipeline.id, withoutArms, i * 100));
-      times.during.push(await round(api, during.pipeline.id, duringArms, i * 100));
-      times.during.push(await round(api, during.pipeline.id, duringArms, (i + 1) * 100));
-      times.without.push(await round(api, without.pipeline.id, withoutArms, (i + 1) * 100));
+      for (const name of order) times[name].push(await round(api, cases[name].id, cases[name].arms, i * 100));
+      for (const name of [...order].reverse())
+        times[name].push(await round(api, cases[name].id, cases[name].arms, (i + 1) * 100));
     }
+    const seconds = (performance.now() - start) / 1000;
     const summary = (list: Round[]) => ({
       executionsMs: median(list.map((t) => t.executionsMs)),
       signalsMs: median(list.map((t) => t.signalsMs)),
@@ -103,6 +142,7 @@ export async function measureGuardedRecording(rounds = 40): Promise<GuardedRecor
     return {
       rounds,
       without: summary(times.without),
+      failureOnly: summary(times.failureOnly),
       during: summary(times.during),
       counted: {
         base: effect.arms.base.executions,
@@ -111,6 +151,7 @@ export async function measureGuardedRecording(rounds = 40): Promise<GuardedRecor
         signalApplied: signal?.applied.n ?? 0,
       },
       expected: { executions: recorded / 2, signals: recorded / 2 },
+      judge: { ...judging, seconds },
     };
   } finally {
     await stack.stop();
@@ -129,6 +170,8 @@ export function formatGuardedRecording(f: GuardedRecordingFigures): string {
   return [
     `recording during a rollout guarding failure_rate, duration_ms and signal relevance: a round (100 executions, then 100 signals citing them) p50 ${r(f.during.roundMs)} ms vs ${r(f.without.roundMs)} ms without a rollout, ${f.rounds} rounds each, interleaved: ${ratio.toFixed(2)}× (target ≤ ${RECORDING_MAX_RATIO}×) ${ok(ratio <= RECORDING_MAX_RATIO)}`,
     `  executions batch ${r(f.during.executionsMs)} ms vs ${r(f.without.executionsMs)} ms (${(f.during.executionsMs / f.without.executionsMs).toFixed(2)}×); signals batch ${r(f.during.signalsMs)} ms vs ${r(f.without.signalsMs)} ms (${(f.during.signalsMs / f.without.signalsMs).toFixed(2)}×)`,
+    `  beside it, a rollout guarding the failure rate alone (the default): a round ${r(f.failureOnly.roundMs)} ms, ${(f.failureOnly.roundMs / f.without.roundMs).toFixed(2)}× (executions ${r(f.failureOnly.executionsMs)} ms, signals ${r(f.failureOnly.signalsMs)} ms)`,
+    `  the per-batch judge ran ${f.judge.invocations} times in ${f.judge.seconds.toFixed(0)} s, ${(f.judge.ms / 1000).toFixed(1)} s in all (on the local stack it shares the CPUs; on AWS it is a Lambda of its own)`,
     `  counted exactly: executions base ${f.counted.base}, candidate ${f.counted.applied}; relevance base ${f.counted.signalBase}, candidate ${f.counted.signalApplied} (each ${f.expected.executions}) ${ok(exact)}`,
   ].join('\n');
 }

@@ -36,6 +36,7 @@ import {
 } from './keys.ts';
 import {
   armOf,
+  type ClaimMode,
   claimItem,
   countsUpdate,
   guardedKinds,
@@ -177,10 +178,11 @@ export function recordExecutions(
       executions.map((execution) => newExecution(execution, retentionDays, recordedAt, rollout)),
     'execution',
     // Asked after the ids are claimed: a signal citing one of them no longer waits on its marker.
-    async () => {
+    // Only markers claimed by an update can hold signals that waited: none, nothing is read back.
+    async (updated) => {
       const pending = new Map<string, number>();
       const first = executions[0];
-      if (rollout && first && waiting) {
+      if (rollout && first && updated) {
         const markers = await readMarkers(
           table.db,
           table.tableName,
@@ -254,13 +256,13 @@ async function recordAllNew(
   table: RecordTable,
   recordsAt: (recordedAt: string) => NewRecord[],
   what: 'signal' | 'execution',
-  counts: Transacted | null | (() => Promise<Transacted | null>) = null,
+  counts: Transacted | null | ((updated: boolean) => Promise<Transacted | null>) = null,
   alongside: () => Promise<void> = async () => undefined,
   keepPending = false,
 ): Promise<void> {
   const claimed = recordsAt(new Date().toISOString());
-  await claimIds(table, claimed, what, keepPending);
-  const extra = typeof counts === 'function' ? await counts() : counts;
+  const updated = await claimIds(table, claimed, what, keepPending);
+  const extra = typeof counts === 'function' ? await counts(updated) : counts;
   // Recorded as late as possible: the time between it and the write being visible is what a
   // reader's mark must leave room for (core/rollouts/effect-state.ts SETTLE_MS).
   await Promise.all([putAllNew(table, recordsAt(new Date().toISOString()), `${what}s`, extra), alongside()]);
@@ -269,25 +271,41 @@ async function recordAllNew(
 /** Items written in the last of a batch's transactions: its counts, and signals waiting on a marker. */
 type Transacted = Array<Record<string, unknown>>;
 
+/**
+ * Claims the records' ids; with `keepPending` (a rollout guards a signal) first by Puts that no
+ * waiting signal lets through, and only when one is refused by Updates that keep what waits.
+ * True when the markers were claimed by Updates (so they may hold signals that waited).
+ */
 async function claimIds(
   { db, tableName }: RecordTable,
   records: NewRecord[],
   what: 'signal' | 'execution',
   keepPending: boolean,
-): Promise<void> {
-  const claim = (record: NewRecord) => claimItem(tableName, record.idMarker, record.recordTime, keepPending);
+): Promise<boolean> {
+  const claim = (mode: ClaimMode) => (record: NewRecord) =>
+    claimItem(tableName, record.idMarker, record.recordTime, mode);
+  if (keepPending) {
+    try {
+      await db.send(new TransactWriteCommand({ TransactItems: records.map(claim('putUnlessWaiting')) }));
+      return false;
+    } catch (error) {
+      // A signal waits on a marker (or an id is taken: the updates below say which).
+      if (failedTransactionItems(error).length === 0) throw batchConflict(error, records, takenWords(what));
+    }
+  }
   try {
-    await db.send(new TransactWriteCommand({ TransactItems: records.map(claim) }));
-  } catch (error) {
-    throw batchConflict(
-      error,
-      records,
-      (ids) =>
-        `These ${what} ids are already recorded in this pipeline with another time: ${ids}. ` +
-        'An id names one record of a pipeline; nothing in the batch was recorded.',
+    await db.send(
+      new TransactWriteCommand({ TransactItems: records.map(claim(keepPending ? 'update' : 'put')) }),
     );
+    return keepPending;
+  } catch (error) {
+    throw batchConflict(error, records, takenWords(what));
   }
 }
+
+const takenWords = (what: 'signal' | 'execution') => (ids: string) =>
+  `These ${what} ids are already recorded in this pipeline with another time: ${ids}. ` +
+  'An id names one record of a pipeline; nothing in the batch was recorded.';
 
 /**
  * What a refused batch transaction means to the client: a ConflictError naming the records whose
