@@ -141,12 +141,15 @@ export async function recordSignals(
   };
   // A signal waiting on an execution recorded meanwhile fails its condition: counted again, on its arm.
   for (let attempt = 0; ; attempt++) {
+    // The cited executions' markers are read while the signals' ids are claimed (neither waits on the other).
+    const counts = counted();
+    counts.catch(() => undefined);
     try {
       return await recordAllNew(
         table,
         (recordedAt) => signals.map((signal) => newSignal(signal, retentionDays, recordedAt)),
         'signal',
-        await counted(),
+        () => counts,
       );
     } catch (error) {
       if (!(error instanceof PendingRaced) || attempt >= 3)

@@ -1,5 +1,6 @@
 /** How the effect's guarded metrics are named and their differences written. Pure, tested in test/unit/web. */
 import { formatDelta } from '../../lambdas/core/rollouts/guards.ts';
+import { formatCount } from './format.ts';
 import type { Effect } from './types.ts';
 
 /** A guarded metric of the effect, as the client answers it (a tuple arrives as an array: [low, high]). */
@@ -23,3 +24,33 @@ export function signedDelta(metric: Pick<Metric, 'metric'>, value: number): stri
 /** The difference at the threshold, on the worse side: + when lower is better, − when higher is. */
 export const thresholdLine = (metric: Pick<Metric, 'direction' | 'threshold'>) =>
   metric.direction === 'lower_is_better' ? metric.threshold : -metric.threshold;
+
+/** One judgement: the candidate's executions then, its step, the difference and its interval. */
+export interface Point {
+  n: number;
+  step: number;
+  difference: number;
+  low: number;
+  high: number;
+}
+
+/** The sentence that names the chart: what it draws, how many judgements, the latest figures. */
+export function chartSummary(metric: Metric, name: string, points: Point[]): string {
+  const last = points.at(-1);
+  const threshold = `the threshold is ${signedDelta(metric, thresholdLine(metric))}`;
+  if (!last) return `${name}, candidate minus base: no interval yet; ${threshold}.`;
+  const judgements = points.length === 1 ? 'one judgement' : `${points.length} judgements`;
+  const side =
+    metric.verdict === 'worse'
+      ? 'the whole interval is on the worse side of 0'
+      : metric.verdict === 'better'
+        ? 'the whole interval is on the better side of 0'
+        : metric.verdict === 'non_inferior'
+          ? 'the interval lies within the threshold'
+          : 'the interval still reaches past the threshold';
+  return (
+    `${name}, candidate minus base, over ${judgements} up to ${formatCount(last.n)} candidate executions: ` +
+    `now ${signedDelta(metric, last.difference)}, interval ${signedDelta(metric, last.low)} to ` +
+    `${signedDelta(metric, last.high)}; ${threshold}, and ${side}.`
+  );
+}

@@ -45,7 +45,7 @@ export function rolloutFigures(rollout: Rollout, counts: ArmCounts): Judged {
   return {
     metrics: judged.judgements.map(effectMetricOf),
     notes: judged.legacy ? [LEGACY_NOTE] : [],
-    next: ended ? null : judged.decision.next,
+    next: ended ? null : nextWords(rollout, judged.decision.next),
     progress: ended
       ? null
       : {
@@ -58,6 +58,15 @@ export function rolloutFigures(rollout: Rollout, counts: ArmCounts): Judged {
     failureRate: judged.failureRate,
     verdict: judged.verdict,
   };
+}
+
+/** The judge's next move, said as this rollout's flags let it happen (autoPromote, autoRollback off: by hand). */
+function nextWords(rollout: Pick<Rollout, 'autoPromote' | 'autoRollback'>, next: string): string {
+  if (!rollout.autoPromote && next.startsWith('promotes'))
+    return `can be promoted by hand${next.slice('promotes'.length)} (autoPromote is off)`;
+  if (!rollout.autoRollback && next === 'rolls back')
+    return 'can be rolled back by hand (autoRollback is off)';
+  return next;
 }
 
 /** A before/after effect's judged figures: the failure rate of its two (sampled) arms, and the note. */

@@ -4,19 +4,12 @@
  * image to assistive technology, named by a sentence that says what it shows and where it ends.
  */
 import { formatCount } from '../format.ts';
-import { type Metric, signedDelta, thresholdLine } from '../metric-format.ts';
+import { chartSummary, type Metric, type Point, signedDelta, thresholdLine } from '../metric-format.ts';
 
-/** One judgement: the candidate's executions then, its step, the difference and its interval. */
-export interface Point {
-  n: number;
-  step: number;
-  difference: number;
-  low: number;
-  high: number;
-}
+export type { Point };
 
 /** The drawing's own units (it scales with its tile): the plot inside, labels around it. */
-const BOX = { width: 320, height: 150, left: 8, right: 312, top: 16, bottom: 118 };
+const BOX = { width: 280, height: 150, left: 6, right: 274, top: 16, bottom: 118 };
 
 /** The difference's range to draw: 0, the threshold and the intervals, the early wide ones cut off. */
 function range(points: Point[], threshold: number): [number, number] {
@@ -33,25 +26,6 @@ function range(points: Point[], threshold: number): [number, number] {
   }
   const pad = (high - low) * 0.08 || 1;
   return [low - pad, high + pad];
-}
-
-/** The sentence that names the chart: what it draws, how many judgements, the latest figures. */
-export function chartSummary(metric: Metric, name: string, points: Point[]): string {
-  const last = points.at(-1);
-  const threshold = `the threshold is ${signedDelta(metric, thresholdLine(metric))}`;
-  if (!last) return `${name}, candidate minus base: no interval yet; ${threshold}.`;
-  const judgements = points.length === 1 ? 'one judgement' : `${points.length} judgements`;
-  const side =
-    metric.verdict === 'worse'
-      ? 'the whole interval is on the worse side of 0'
-      : metric.verdict === 'non_inferior' || metric.verdict === 'better'
-        ? 'the interval lies within the threshold'
-        : 'the interval still reaches past the threshold';
-  return (
-    `${name}, candidate minus base, over ${judgements} up to ${formatCount(last.n)} candidate executions: ` +
-    `now ${signedDelta(metric, last.difference)}, interval ${signedDelta(metric, last.low)} to ` +
-    `${signedDelta(metric, last.high)}; ${threshold}, and ${side}.`
-  );
 }
 
 export function DifferenceChart({ metric, name, points }: { metric: Metric; name: string; points: Point[] }) {

@@ -48,7 +48,8 @@ function armText(metric: Metric, arm: Metric['base']): string {
   if (metric.metric === 'failure_rate')
     return `${formatFigure(metric, arm.mean)} (${formatCount(Math.round(arm.mean * arm.n))} of ${formatCount(arm.n)} failed)`;
   const unit = metric.metric === 'signal' ? ' mean score' : '';
-  return `${formatFigure(metric, arm.mean)}${unit} (n = ${formatCount(arm.n)})`;
+  // Kept on one line: "n = 1,200" wrapped after "=" reads badly on a phone.
+  return `${formatFigure(metric, arm.mean)}${unit} (n\u00a0=\u00a0${formatCount(arm.n)})`;
 }
 
 /** The metric's judgements as chart points, oldest first, ending at the figures answered now. */
