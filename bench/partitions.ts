@@ -43,8 +43,16 @@ export interface PartitionFigures {
 const p50 = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
-const executionBatch = (arms: [string, string], from: number, count: number, input: boolean) => ({
+/** `ids`: named `e<n>`, for signals to cite (else the server names them). */
+const executionBatch = (
+  arms: [string, string],
+  from: number,
+  count: number,
+  input: boolean,
+  ids = false,
+) => ({
   executions: Array.from({ length: count }, (_, i) => ({
+    ...(ids ? { id: `e${from + i}` } : {}),
     configurationId: arms[(from + i) % 2],
     status: (from + i) % 10 === 0 ? 'failed' : 'succeeded',
     durationMs: 100 + ((from + i) % 50),
@@ -53,13 +61,24 @@ const executionBatch = (arms: [string, string], from: number, count: number, inp
   })),
 });
 
-const signalBatch = (from: number) => ({
-  signals: Array.from({ length: 100 }, (_, i) => ({
-    kind: 'timeout',
-    severity: 'warning',
-    message: `Retrieval timed out (${from + i})`,
-    slotId: 'retrieve',
-  })),
+/** 100 signals; `cited`: relevance scores citing executions `e<from>`… (a guarded signal), else timeouts. */
+const signalBatch = (from: number, cited = false) => ({
+  signals: Array.from({ length: 100 }, (_, i) =>
+    cited
+      ? {
+          kind: 'relevance',
+          severity: 'info',
+          message: `Relevance of answer ${from + i}`,
+          executionId: `e${from + i}`,
+          value: ((from + i) % 7) / 7,
+        }
+      : {
+          kind: 'timeout',
+          severity: 'warning',
+          message: `Retrieval timed out (${from + i})`,
+          slotId: 'retrieve',
+        },
+  ),
 });
 
 /** Runs `jobs` with `callers` at once. */
@@ -172,17 +191,24 @@ async function writeStraight(
  * signals recorded through the API by 4 callers, interleaved as a busy pipeline sends them (a
  * batch of signals after every three of executions); `onStart` just before the first.
  */
-export async function recordDuringRollout(api: StackApi, onStart: () => void = () => undefined) {
+export async function recordDuringRollout(
+  api: StackApi,
+  onStart: () => void = () => undefined,
+  guardrails?: unknown[],
+) {
   const { pipeline, run } = await pipelineWithGeneratedRun(api, 'partitions');
   await api('POST', `/synthesis-runs/${run.id}/approve`, {
-    rollout: { percent: 50, minExecutions: 100_000 },
+    rollout: { percent: 50, minExecutions: 100_000, ...(guardrails ? { guardrails } : {}) },
   });
   const arms: [string, string] = [pipeline.activeConfigurationId, run.proposedConfigurationId];
   const record = (route: string, body: unknown) => () =>
     api('POST', `/pipelines/${pipeline.id}/${route}`, body);
   const ordered = Array.from({ length: EXECUTIONS / 100 }, (_, b) => [
-    record('executions', executionBatch(arms, b * 100, 100, true)),
-    ...(b % 3 === 2 ? [record('signals', signalBatch((b - 2) * 33))] : []),
+    record('executions', executionBatch(arms, b * 100, 100, true, guardrails !== undefined)),
+    // Guarded: scores citing the executions of two batches before (most recorded, some not yet).
+    ...(b % 3 === 2
+      ? [record('signals', guardrails ? signalBatch((b - 2) * 100, true) : signalBatch((b - 2) * 33))]
+      : []),
   ]).flat();
   onStart();
   const start = performance.now();
@@ -242,6 +268,79 @@ export async function measurePartitions(perArm = 100_000): Promise<PartitionFigu
     await tally.stop();
     await dynamodb.stop();
   }
+}
+
+/** The hottest key's units per record during a rollout guarding failure_rate, duration_ms and a signal. */
+export interface GuardedPartitionFigures {
+  records: number;
+  hottestRecords: { key: string; units: number };
+  kinds: Array<{ kind: string; key: string; units: number }>;
+  recordsPerSecond: number;
+  counted: { base: number; applied: number; scores: number };
+}
+
+/**
+ * The same recording during a rollout guarding three metrics (failure_rate, duration_ms and a
+ * relevance score, every signal citing an execution with a value), on a stack of its own.
+ */
+export async function measureGuardedPartitions(guardrails: unknown[]): Promise<GuardedPartitionFigures> {
+  const dynamodb = await startDynamoDbLocal();
+  let keys = new Map<string, TableKeys>();
+  const tally = await startWriteTally(dynamodb.endpoint, () => keys);
+  const stateDir = await mkdtemp(path.join(tmpdir(), 'pipeline-synthesis-bench-partitions-guarded-'));
+  const stack = await startLocalStack({
+    port: 0,
+    quiet: true,
+    stateDir,
+    limits: UNLIMITED,
+    early: await startEarly(tally.url),
+  });
+  try {
+    keys = await tableKeys(dynamodb.endpoint, stack.tables);
+    const team = stack.teams[0];
+    if (!team) throw new Error('the local stack seeds two teams');
+    const api = stackApi(stack.apiUrl, team.apiToken);
+    const { pipeline, run, recordsPerSecond } = await recordDuringRollout(
+      api,
+      () => tally.reset(),
+      guardrails,
+    );
+    const own = `local-Data PIPELINE#${pipeline.id}`;
+    const ranked = [...tally.units.entries()]
+      .map(([key, units]) => ({ key, units }))
+      .sort((a, b) => b.units - a.units);
+    const effect = await api('GET', `/synthesis-runs/${run.id}/effect`);
+    // biome-ignore lint/suspicious/noExplicitAny: the effect's metrics, read by name
+    const score = effect.metrics?.find((metric: any) => metric.metric === 'signal');
+    return {
+      records: EXECUTIONS + SIGNALS,
+      hottestRecords: ranked.find((row) => row.key !== own) ?? { key: 'none', units: 0 },
+      kinds: hottestOfEachKind(ranked, pipeline.id).slice(0, 6),
+      recordsPerSecond,
+      counted: {
+        base: effect.arms.base.executions,
+        applied: effect.arms.applied.executions,
+        scores: (score?.base.n ?? 0) + (score?.applied.n ?? 0),
+      },
+    };
+  } finally {
+    await stack.stop();
+    await tally.stop();
+    await dynamodb.stop();
+  }
+}
+
+export function formatGuardedPartitions(f: GuardedPartitionFigures): string {
+  const ok = (pass: boolean) => (pass ? 'ok' : 'MISSED');
+  const perRecord = f.hottestRecords.units / f.records;
+  const all = EXECUTIONS / 2;
+  return [
+    `during a rollout guarding failure_rate, duration_ms and signal relevance (every signal a score citing an execution): the records' hottest key ${f.hottestRecords.key} took ${f.hottestRecords.units}, ${perRecord.toFixed(3)} a record (target ≤ ${UNITS_PER_RECORD_MAX}) ${ok(perRecord <= UNITS_PER_RECORD_MAX)}; ${f.recordsPerSecond.toFixed(0)} records a second`,
+    ...f.kinds.map(
+      (row) => `    ${row.units} units, ${(row.units / f.records).toFixed(3)} a record  ${row.kind}`,
+    ),
+    `  counted: base ${f.counted.base}, candidate ${f.counted.applied} (each ${all}), ${f.counted.scores} scores (${SIGNALS}) ${ok(f.counted.base === all && f.counted.applied === all && f.counted.scores === SIGNALS)}`,
+  ].join('\n');
 }
 
 /** The hottest key of each kind of key (`PIPELINE#<id>#EXECUTIONS#<nn>`, …), hottest first. */

@@ -22,7 +22,13 @@ import { formatOptimize, HEURISTIC_ENGINE, measureOptimize } from './optimize.ts
 import { formatClaudePlumbing, measureClaudeOptimize } from './optimize-claude.ts';
 import { formatOptimizeStack, measureOptimizeStack } from './optimize-stack.ts';
 import { formatOtlp, measureOtlp } from './otlp.ts';
-import { formatPartitions, measurePartitions } from './partitions.ts';
+import {
+  formatGuardedPartitions,
+  formatPartitions,
+  measureGuardedPartitions,
+  measurePartitions,
+} from './partitions.ts';
+import { formatGuardedRecording, measureGuardedRecording, THREE_GUARDRAILS } from './recording-guarded.ts';
 import { formatRollouts, measureRollouts } from './rollouts.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
 import { formatShardThroughput, measureShardThroughput } from './shard-throughput.ts';
@@ -46,6 +52,7 @@ const SECTIONS = [
   'evaluation',
   'lifecycle',
   'rollouts',
+  'recording',
   'guardrails',
   'partitions',
   'ofrep',
@@ -195,6 +202,7 @@ if (wanted('partitions')) {
   );
   // BENCH_PARTITIONS_PER_ARM: a smaller history for the effect's latency (100,000 an arm by default).
   print(formatPartitions(await measurePartitions(Number(process.env.BENCH_PARTITIONS_PER_ARM) || undefined)));
+  print(formatGuardedPartitions(await measureGuardedPartitions(THREE_GUARDRAILS)));
   // BENCH_SHARD_PAIRS: how many pairs of one shard and the default (3 by default).
   print(
     formatShardThroughput(await measureShardThroughput(Number(process.env.BENCH_SHARD_PAIRS) || undefined)),
@@ -206,6 +214,17 @@ if (wanted('rollouts')) {
   print('\n== Rollouts (serving, recording during a rollout, effect; ratios against a poll)');
   print(formatRollouts(await measureRollouts()));
   print(formatGuardrail(await measureGuardrail()));
+}
+
+if (wanted('recording')) {
+  print(
+    '\n== Recording during a rollout with three guarded metrics (local stack; target ≤ 1.2 × recording without one)',
+  );
+  print(
+    formatGuardedRecording(
+      await measureGuardedRecording(Number(process.env.BENCH_RECORDING_ROUNDS) || undefined),
+    ),
+  );
 }
 
 if (wanted('guardrails')) {

@@ -4004,6 +4004,13 @@ export interface operations {
                         }[];
                         notes?: string[];
                         next?: string | null;
+                        progress?: {
+                            step: number;
+                            steps: number;
+                            percent: number;
+                            candidateExecutions: number;
+                            minExecutions: number;
+                        } | null;
                         history?: {
                             /** Format: date-time */
                             at: string;

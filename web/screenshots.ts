@@ -12,6 +12,7 @@ import { startLocalStack } from '../local/stack.ts';
 import { jsonBody, recordingTracer, run as tracedRun } from '../test/support/otlp-requests.ts';
 import { launchChromium } from './chromium.ts';
 import { decisionShots } from './screenshots-decision.ts';
+import { effectShots } from './screenshots-effect.ts';
 
 const OUT_DIR = join(import.meta.dirname, '..', '.screenshots');
 const WIDTHS = [1280, 375];
@@ -81,6 +82,7 @@ try {
     await shot('5-api-tokens');
     await newcomerShots(page, stack.apiUrl, shot);
     await decisionShots(page, stack.apiUrl, fileOf);
+    await effectShots(page, stack.apiUrl, fileOf);
     await context.close();
   }
 } finally {

@@ -9,16 +9,9 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { ConflictError } from '../core/errors.ts';
 import { expiryEpoch } from '../core/lifecycle.ts';
 import type { Execution, Signal } from '../core/schemas/records.ts';
-import {
-  contendedTransactionItems,
-  failedTransactionItems,
-  isConditionFailure,
-  putNew,
-  refusingTooLarge,
-} from './conditions.ts';
+import { failedTransactionItems, isConditionFailure, putNew, refusingTooLarge } from './conditions.ts';
 import { executionOldestKey } from './kept-keys.ts';
 import {
   executionIdKey,
@@ -34,9 +27,9 @@ import {
   signalKey,
   signalsPartition,
 } from './keys.ts';
+import { batchConflict, claimIds, type NewRecord } from './record-claims.ts';
 import {
   armOf,
-  claimItem,
   countsUpdate,
   guardedKinds,
   guardedSignals,
@@ -53,14 +46,6 @@ import { newestAcross } from './shards.ts';
 export interface RecordTable {
   db: DynamoDBDocumentClient;
   tableName: string;
-}
-
-/** A record to store, with the marker that holds its id in the pipeline and its time. */
-interface NewRecord {
-  id: string;
-  item: Record<string, unknown>;
-  idMarker: ItemKey;
-  recordTime: string;
 }
 
 /** The TTL attribute of a record (and its id marker) kept `retentionDays` after its time. */
@@ -140,12 +125,15 @@ export async function recordSignals(
   };
   // A signal waiting on an execution recorded meanwhile fails its condition: counted again, on its arm.
   for (let attempt = 0; ; attempt++) {
+    // The cited executions' markers are read while the signals' ids are claimed (neither waits on the other).
+    const counts = counted();
+    counts.catch(() => undefined);
     try {
       return await recordAllNew(
         table,
         (recordedAt) => signals.map((signal) => newSignal(signal, retentionDays, recordedAt)),
         'signal',
-        await counted(),
+        () => counts,
       );
     } catch (error) {
       if (!(error instanceof PendingRaced) || attempt >= 3)
@@ -177,10 +165,11 @@ export function recordExecutions(
       executions.map((execution) => newExecution(execution, retentionDays, recordedAt, rollout)),
     'execution',
     // Asked after the ids are claimed: a signal citing one of them no longer waits on its marker.
-    async () => {
+    // Only markers claimed by an update can hold signals that waited: none, nothing is read back.
+    async (updated) => {
       const pending = new Map<string, number>();
       const first = executions[0];
-      if (rollout && first && waiting) {
+      if (rollout && first && updated) {
         const markers = await readMarkers(
           table.db,
           table.tableName,
@@ -254,13 +243,13 @@ async function recordAllNew(
   table: RecordTable,
   recordsAt: (recordedAt: string) => NewRecord[],
   what: 'signal' | 'execution',
-  counts: Transacted | null | (() => Promise<Transacted | null>) = null,
+  counts: Transacted | null | ((updated: boolean) => Promise<Transacted | null>) = null,
   alongside: () => Promise<void> = async () => undefined,
   keepPending = false,
 ): Promise<void> {
   const claimed = recordsAt(new Date().toISOString());
-  await claimIds(table, claimed, what, keepPending);
-  const extra = typeof counts === 'function' ? await counts() : counts;
+  const updated = await claimIds(table, claimed, what, keepPending);
+  const extra = typeof counts === 'function' ? await counts(updated) : counts;
   // Recorded as late as possible: the time between it and the write being visible is what a
   // reader's mark must leave room for (core/rollouts/effect-state.ts SETTLE_MS).
   await Promise.all([putAllNew(table, recordsAt(new Date().toISOString()), `${what}s`, extra), alongside()]);
@@ -268,46 +257,6 @@ async function recordAllNew(
 
 /** Items written in the last of a batch's transactions: its counts, and signals waiting on a marker. */
 type Transacted = Array<Record<string, unknown>>;
-
-async function claimIds(
-  { db, tableName }: RecordTable,
-  records: NewRecord[],
-  what: 'signal' | 'execution',
-  keepPending: boolean,
-): Promise<void> {
-  const claim = (record: NewRecord) => claimItem(tableName, record.idMarker, record.recordTime, keepPending);
-  try {
-    await db.send(new TransactWriteCommand({ TransactItems: records.map(claim) }));
-  } catch (error) {
-    throw batchConflict(
-      error,
-      records,
-      (ids) =>
-        `These ${what} ids are already recorded in this pipeline with another time: ${ids}. ` +
-        'An id names one record of a pipeline; nothing in the batch was recorded.',
-    );
-  }
-}
-
-/**
- * What a refused batch transaction means to the client: a ConflictError naming the records whose
- * condition failed (`taken` says how) or that another request was writing at the same moment, or
- * the error itself when it is neither.
- */
-function batchConflict(error: unknown, records: NewRecord[], taken: (ids: string) => string): unknown {
-  const idsAt = (indexes: number[]) => indexes.map((index) => records[index]?.id).join(', ');
-  const failed = failedTransactionItems(error);
-  if (failed.length > 0) return new ConflictError(taken(idsAt(failed)), { cause: error });
-  const contended = contendedTransactionItems(error);
-  if (contended.length > 0) {
-    return new ConflictError(
-      `Another request is recording these ids at this moment: ${idsAt(contended)}. ` +
-        'Nothing in the batch was recorded; send it again.',
-      { cause: error },
-    );
-  }
-  return error;
-}
 
 /** The most items DynamoDB takes in one transaction. */
 const TRANSACTION_ITEMS = 100;

@@ -266,16 +266,26 @@ export function momentsUpdate(
 }
 
 /**
- * The claim of a record's id marker: a Put, or during a rollout guarding a signal an Update, so
- * that signals waiting on the marker for their execution are kept (and counted as it is recorded).
+ * How a record's id marker is claimed: `put` (no rollout guards a signal); `putUnlessWaiting`, a
+ * Put refused where a signal waits on the marker (the common case during a rollout guarding a
+ * signal: nothing waits, so nothing need be read back); `update`, which keeps what waits on it.
  */
-export function claimItem(tableName: string, idMarker: ItemKey, recordTime: string, keepPending: boolean) {
-  if (!keepPending) {
+export type ClaimMode = 'put' | 'putUnlessWaiting' | 'update';
+
+/**
+ * The claim of a record's id marker: a Put, or an Update that keeps the signals waiting on the
+ * marker for their execution (counted as it is recorded).
+ */
+export function claimItem(tableName: string, idMarker: ItemKey, recordTime: string, mode: ClaimMode) {
+  if (mode !== 'update') {
     return {
       Put: {
         TableName: tableName,
         Item: { ...idMarker, recordTime },
-        ConditionExpression: 'attribute_not_exists(pk) OR recordTime = :time',
+        ConditionExpression:
+          mode === 'put'
+            ? 'attribute_not_exists(pk) OR recordTime = :time'
+            : '(attribute_not_exists(pk) OR recordTime = :time) AND attribute_not_exists(pendingFor)',
         ExpressionAttributeValues: { ':time': recordTime },
       },
     };

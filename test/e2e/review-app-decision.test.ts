@@ -341,7 +341,12 @@ describe('deciding in the review application', { timeout: 150_000 }, () => {
       })),
     });
     await page.goto(appUrl(`runs/${first.runId}`));
-    const difference = page.getByRole('region', { name: 'Effect' }).locator('dt', { hasText: 'Difference' });
+    // The panel's own figures (each guarded metric's tile has a Difference of its own).
+    const difference = page
+      .getByRole('region', { name: 'Effect' })
+      .locator('dl.facts')
+      .first()
+      .locator('dt', { hasText: 'Difference' });
     await difference.waitFor();
     expect(await difference.locator('xpath=following-sibling::dd[1]').textContent()).toMatch(
       /^−25\.0 percentage points in the failure rate \(no interval yet: each arm needs at least 30 executions/,

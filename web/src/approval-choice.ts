@@ -139,10 +139,8 @@ export function describeApproval(run: Pick<Run, 'changes'>, body: ApproveRequest
   if (body.rebase) parts.push('They are applied on top of the configuration active now, if it moved.');
   if (body.rollout)
     parts.push(
-      `It is watched after every batch: rolled back automatically as soon as it is shown worse${
-        body.rollout.autoPromote
-          ? `, and promoted automatically once ${body.rollout.minExecutions ?? DEFAULT_MIN_EXECUTIONS} candidate executions show it within the threshold`
-          : ', and promoted only by hand'
+      `The candidate is rolled back automatically once its failure rate is shown worse than the base's; once it has ${body.rollout.minExecutions ?? DEFAULT_MIN_EXECUTIONS} executions and its failure rate is shown within 1 percentage point of the base's, it ${
+        body.rollout.autoPromote ? 'is promoted automatically' : 'can be promoted by hand'
       }.`,
     );
   if (body.override)

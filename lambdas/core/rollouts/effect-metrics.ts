@@ -10,7 +10,7 @@ import { GUARD_METRICS, guardOf } from './guards.ts';
 import { failureFigures, judgeCounters } from './judge.ts';
 
 export type EffectMetric = NonNullable<Effect['metrics']>[number];
-type Judged = Pick<Effect, 'metrics' | 'notes' | 'next' | 'failureRate' | 'verdict'>;
+type Judged = Pick<Effect, 'metrics' | 'notes' | 'next' | 'progress' | 'failureRate' | 'verdict'>;
 
 /** Before against after compares different times, not randomized arms: said beside its figures. */
 export const BEFORE_AFTER_NOTE =
@@ -45,10 +45,28 @@ export function rolloutFigures(rollout: Rollout, counts: ArmCounts): Judged {
   return {
     metrics: judged.judgements.map(effectMetricOf),
     notes: judged.legacy ? [LEGACY_NOTE] : [],
-    next: ended ? null : judged.decision.next,
+    next: ended ? null : nextWords(rollout, judged.decision.next),
+    progress: ended
+      ? null
+      : {
+          step: judged.position.step,
+          steps: judged.position.steps,
+          percent: rollout.percent,
+          candidateExecutions: judged.position.candidateAtStep,
+          minExecutions: judged.position.minExecutions,
+        },
     failureRate: judged.failureRate,
     verdict: judged.verdict,
   };
+}
+
+/** The judge's next move, said as this rollout's flags let it happen (autoPromote, autoRollback off: by hand). */
+function nextWords(rollout: Pick<Rollout, 'autoPromote' | 'autoRollback'>, next: string): string {
+  if (!rollout.autoPromote && next.startsWith('promotes'))
+    return `can be promoted by hand${next.slice('promotes'.length)} (autoPromote is off)`;
+  if (!rollout.autoRollback && next === 'rolls back')
+    return 'can be rolled back by hand (autoRollback is off)';
+  return next;
 }
 
 /** A before/after effect's judged figures: the failure rate of its two (sampled) arms, and the note. */
@@ -67,6 +85,7 @@ export function beforeAfterFigures(effect: Pick<Effect, 'arms' | 'minExecutions'
     metrics: [effectMetricOf(failure)],
     notes: [BEFORE_AFTER_NOTE],
     next: null,
+    progress: null,
     ...failureFigures(failure, counts, effect.minExecutions),
   };
 }

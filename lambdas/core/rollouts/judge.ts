@@ -6,13 +6,22 @@
  */
 import type { Rollout } from '../schemas/rollouts.ts';
 import { candidateAt, legacyMoments, stepMomentsOf } from './counters.ts';
-import { type Decision, decide, judgeMetric, type MetricJudgement, metricAlpha } from './decision.ts';
+import {
+  type Decision,
+  decide,
+  judgeMetric,
+  type MetricJudgement,
+  metricAlpha,
+  type StepPosition,
+} from './decision.ts';
 import type { ArmCounts, Verdict } from './effect.ts';
 import { guardOf, guardsOf } from './guards.ts';
 
 export interface RolloutJudgement {
   judgements: MetricJudgement[];
   decision: Decision;
+  /** Where the rollout stands: its step, how many, and the candidate's executions at this step. */
+  position: StepPosition;
   /** Started before the moments were kept: judged on its failure counts only. */
   legacy: boolean;
   /** The effect's failure-rate figures (always-valid p-value and interval) and its four-valued verdict. */
@@ -37,13 +46,20 @@ export function judgeCounters(rollout: Judged, counts: ArmCounts): RolloutJudgem
   const failure =
     judgements.find((j) => j.guard.metric === 'failure_rate') ??
     judgeMetric(guardOf({ metric: 'failure_rate' }), momentsOf(guardOf({ metric: 'failure_rate' })), alpha);
-  const decision = decide(judgements, {
+  const position: StepPosition = {
     step,
     steps: rollout.steps?.length ?? 1,
     candidateAtStep: legacy ? counts.candidate.executions : candidateAt(counters, step),
     minExecutions: rollout.minExecutions,
-  });
-  return { judgements, decision, legacy, ...failureFigures(failure, counts, rollout.minExecutions) };
+  };
+  const decision = decide(judgements, position);
+  return {
+    judgements,
+    decision,
+    position,
+    legacy,
+    ...failureFigures(failure, counts, rollout.minExecutions),
+  };
 }
 
 /** The effect's `failureRate` and `verdict` from the failure rate's judgement. */

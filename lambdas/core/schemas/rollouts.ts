@@ -212,6 +212,21 @@ export const effectSchema = /* @__PURE__ */ z.object({
   notes: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(/* @__PURE__ */ z.string())),
   /** A rollout's next move in words ("promotes at step 3 of 3 once …"); null when it ended or outside a rollout. */
   next: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string())),
+  /**
+   * An active rollout's way to its next step: the step's index (0-based) of `steps`, the share,
+   * the candidate's executions at this step against the `minExecutions` a step needs; null otherwise.
+   */
+  progress: /* @__PURE__ */ z.optional(
+    /* @__PURE__ */ z.nullable(
+      /* @__PURE__ */ z.object({
+        step: /* @__PURE__ */ z.int(),
+        steps: /* @__PURE__ */ z.int(),
+        percent: /* @__PURE__ */ z.int(),
+        candidateExecutions: /* @__PURE__ */ z.int(),
+        minExecutions: /* @__PURE__ */ z.int(),
+      }),
+    ),
+  ),
   /** With ?history=true: each judgement, oldest first (metrics in the order of `metrics`). */
   history: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(effectHistoryPointSchema)),
 });

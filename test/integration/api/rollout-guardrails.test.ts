@@ -200,6 +200,28 @@ describe('a guarded score', () => {
   });
 });
 
+describe('a guarded score recorded while executions arrive', () => {
+  it('counts a batch where some executions have scores waiting and others not, each score once', async () => {
+    const { pipeline, runId, base, candidate } = await inRollout({
+      percent: 50,
+      minExecutions: 30,
+      guardrails: [{ metric: 'signal', kind: 'relevance', direction: 'higher_is_better', threshold: 0.05 }],
+    });
+    const baseScores = scores('m', 100, 0.7);
+    // A third of the scores before their executions, in both arms' batches; the rest after.
+    await post(pipeline.id, 'signals', [...baseScores.slice(0, 30), ...scores('n', 100, 0.7).slice(0, 30)]);
+    await post(pipeline.id, 'executions', [...executions('m', base, 100)]);
+    await post(pipeline.id, 'executions', [...executions('n', candidate, 100)]);
+    await post(pipeline.id, 'signals', [...baseScores.slice(30), ...scores('n', 100, 0.7).slice(30)]);
+
+    const score = (await effect(runId)).metrics[0];
+    expect([score.base.n, score.applied.n]).toEqual([100, 100]);
+    const mean = baseScores.reduce((sum, s) => sum + s.value, 0) / 100;
+    expect(score.base.mean).toBeCloseTo(mean, 10);
+    expect(score.applied.mean).toBeCloseTo(mean, 10);
+  });
+});
+
 describe('a guarded mean duration', () => {
   it('rolls a slower candidate back naming the mean duration, with both means in ms', async () => {
     const { pipeline, base, candidate } = await inRollout({

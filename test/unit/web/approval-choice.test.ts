@@ -67,7 +67,7 @@ describe('the approve form', () => {
   it('says what approving does, naming what goes live, for how much traffic, and what is left out', () => {
     expect(describeApproval(run, { changeIds: ['1', '4', '5'], rollout: { percent: 10 } })).toBe(
       'Changes 1, 4 and 5 go live for 10 % of traffic first (the other 90 % keeps the active configuration); 2 and 3 are left out. ' +
-        'It is watched after every batch: rolled back automatically as soon as it is shown worse, and promoted only by hand.',
+        "The candidate is rolled back automatically once its failure rate is shown worse than the base's; once it has 200 executions and its failure rate is shown within 1 percentage point of the base's, it can be promoted by hand.",
     );
     expect(describeApproval(run, {})).toBe(
       'All 5 changes (1, 2, 3, 4 and 5) go live for all traffic at once.',

@@ -134,8 +134,8 @@ export function ApproveOptions(props: {
               checked={form.autoPromote}
               onChange={(event) => set({ autoPromote: event.currentTarget.checked })}
             />{' '}
-            Promote automatically once it is shown not worse (it is rolled back automatically as soon as it is
-            shown worse)
+            Promote automatically once its failure rate is shown within 1 percentage point of the base's (it
+            is rolled back automatically when shown worse)
           </label>
         </div>
       ) : null}

@@ -1,12 +1,14 @@
 /**
  * The measured effect of an approved run: the verdict, a chart of both arms' failure rates with
- * their 95 % intervals on a labelled percent axis (readable at 375 px), and the figures.
+ * their 95 % intervals on a labelled percent axis (readable at 375 px), and the figures; then an
+ * active rollout's way to its next step and one tile a guarded metric (effect-metrics.tsx).
  */
 
 import { MIN_OBSERVATIONS } from '../../../lambdas/core/rollouts/decision.ts';
 import { api, client } from '../api.ts';
 import type { Effect, Run } from '../types.ts';
 import { ErrorNotice, Loading, useLoad } from '../ui.tsx';
+import { EffectNotes, MetricTiles, StepProgress } from './effect-metrics.tsx';
 import { percentText } from './release.tsx';
 
 /**
@@ -40,7 +42,12 @@ const VERDICT_WORDS: Record<Effect['verdict'], string> = {
 /** The measured effect: verdict, a chart of both arms' failure rates with intervals, and the figures. */
 export function EffectPanel({ run }: { run: Run }) {
   const effect = useLoad(
-    () => api(client.GET('/synthesis-runs/{id}/effect', { params: { path: { id: run.id } } })),
+    () =>
+      api(
+        client.GET('/synthesis-runs/{id}/effect', {
+          params: { path: { id: run.id }, query: { history: 'true' } },
+        }),
+      ),
     [run.id],
   );
   if (!effect.data)
@@ -61,6 +68,7 @@ export function EffectPanel({ run }: { run: Run }) {
           {data.minExecutions} executions per arm)
         </span>
       </p>
+      <EffectNotes notes={data.notes} />
       <EffectChart rows={rows} />
       <dl class="facts">
         <dt>Base</dt>
@@ -90,6 +98,8 @@ export function EffectPanel({ run }: { run: Run }) {
           </>
         ) : null}
       </dl>
+      {data.progress ? <StepProgress progress={data.progress} next={data.next} /> : null}
+      <MetricTiles effect={data} />
     </section>
   );
 }

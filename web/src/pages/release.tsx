@@ -94,9 +94,14 @@ export function RolloutPanel({ run, onEnded }: { run: Run; onEnded?: () => void 
       <ArmsTable rollout={current} arms={arms} />
       {current.status === 'active' ? <ArmProgress rollout={current} arms={arms} /> : null}
       <p class="muted small">
-        Judged once each arm has {current.minExecutions} executions;{' '}
-        {current.autoRollback ? 'rolled back automatically when worse' : 'never rolled back automatically'}
-        {current.autoPromote ? ', promoted automatically when not worse' : ''}.
+        {current.autoRollback
+          ? 'Rolled back automatically once a guarded metric is shown worse'
+          : 'Never rolled back automatically'}
+        ;{' '}
+        {current.autoPromote
+          ? `promoted automatically once every guarded metric is shown within its threshold, with ${current.minExecutions} candidate executions at the last step`
+          : 'promoted only by hand'}
+        .
       </p>
       <CandidateDiff rollout={current} />
       <EndRolloutControls

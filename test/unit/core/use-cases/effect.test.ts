@@ -264,7 +264,7 @@ describe('before against after', () => {
       }),
     ]);
     // Kept: the measurement; the judged figures (metrics, notes) are laid over it as it is answered.
-    const { metrics: _metrics, notes: _notes, next: _next, ...measured } = first;
+    const { metrics: _metrics, notes: _notes, next: _next, progress: _progress, ...measured } = first;
     expect(store.writes[0]?.kept.effect).toEqual(measured);
     const window = new Date(Date.parse(NOW) - 90 * 86_400_000).toISOString();
     expect(store.reads.map((read) => read.after)).toEqual([window, window]);
@@ -391,6 +391,39 @@ describe("a rollout's arms", () => {
       minExecutions: 40,
     });
     expect(arm(effect)).toEqual([1, 2]);
+  });
+
+  it("says where an active rollout stands: the step of its steps and the candidate's executions at it", async () => {
+    store.rollout = rollout({
+      percent: 25,
+      steps: [5, 25, 50],
+      step: 1,
+      guardrails: [{ metric: 'failure_rate' }],
+    });
+    store.counts = {
+      base: { executions: 900, failed: 9 },
+      candidate: { executions: 150, failed: 1 },
+      counters: { '0.b.n': 500, '0.c.n': 40, '1.b.n': 400, '1.c.n': 110 },
+    };
+    const effect = await getEffect()(ada, 'runapproved0000000001');
+    expect(effect.progress).toEqual({
+      step: 1,
+      steps: 3,
+      percent: 25,
+      candidateExecutions: 110,
+      minExecutions: 40,
+    });
+    expect(effect.next).toMatch(
+      /^moves to step 3 at step 2 of 3 once they show failure rate within 1.00 points/,
+    );
+    // At the last step with autoPromote off, promoting is a person's move.
+    store.rollout = rollout({ guardrails: [{ metric: 'failure_rate' }] });
+    expect((await getEffect()(ada, 'runapproved0000000001')).next).toMatch(
+      /^can be promoted by hand at step 1 of 1 once .* \(autoPromote is off\)$/,
+    );
+    // Ended, it has no next step.
+    store.rollout = rollout({ status: 'promoted', endedAt: at(30), endedBy: 'user-ada' });
+    expect((await getEffect()(ada, 'runapproved0000000001')).progress).toBeNull();
   });
 
   it('stops at the time an ended rollout ended', async () => {
