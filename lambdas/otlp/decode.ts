@@ -16,6 +16,7 @@ import {
   READ_ATTRIBUTES,
   READ_EVENTS,
   type SpanEvent,
+  spanJson,
   type TraceSpan,
 } from '../core/otlp/spans.ts';
 import { INPUT_BYTES } from '../core/schemas/common.ts';
@@ -123,7 +124,7 @@ function countStored(decoded: DecodedRequest, span: TraceSpan): void {
 
 /** Keeps a span read, or counts it refused with its reason (too large, or never a storable record). */
 function keep(decoded: DecodedRequest, span: TraceSpan | string): void {
-  const bytes = typeof span === 'string' ? 0 : Buffer.byteLength(JSON.stringify(span));
+  const bytes = typeof span === 'string' ? 0 : Buffer.byteLength(spanJson(span));
   const issue =
     typeof span === 'string'
       ? span

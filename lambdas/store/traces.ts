@@ -14,7 +14,7 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { expiryEpoch } from '../core/lifecycle.ts';
-import type { TraceSpan } from '../core/otlp/spans.ts';
+import { spanJson, type TraceSpan } from '../core/otlp/spans.ts';
 import type { ReviseExecution, TracePart, TraceStaging } from '../core/ports/traces.ts';
 import { executionDeltas } from '../core/rollouts/counters.ts';
 import type { Execution } from '../core/schemas/records.ts';
@@ -41,7 +41,7 @@ export function chunksOf(spans: readonly TraceSpan[]): string[][] {
   let current: string[] = [];
   let bytes = 0;
   for (const span of spans) {
-    const text = JSON.stringify(span);
+    const text = spanJson(span);
     const size = Buffer.byteLength(text);
     if (current.length > 0 && bytes + size > PART_BYTES) {
       chunks.push(current);
