@@ -103,6 +103,9 @@ export const ON_DEMAND_PARTS: Readonly<Record<string, Readonly<Record<string, st
   // claude-v1's prompt builder, for a run's cost estimate: only a claude-v1 run needs it, and it
   // took every cold start of the function past 1.5 × the baseline's init.
   'synthesize-pipeline': { 'claude-prompt-tokens': 'lambdas/synthesis/claude/prompt-tokens.ts' },
+  // The SQS client (guardrail checks), by the first check: the OTLP ingest sends one only while its
+  // pipeline has a rollout, and the client took the bundle past 400 KB.
+  'ingest-otlp-traces': { 'guardrail-queue': 'lambdas/sqs/guardrail-queue.ts' },
 };
 
 /** The on-demand parts of the function named `entry`, with absolute module paths; empty for most. */

@@ -8,11 +8,7 @@ import { makeRecordExecutions, makeRecordSignals } from '../core/use-cases/pipel
 import { operationHandler } from '../http/operation.ts';
 import { logger } from '../observability/logger.ts';
 import { bodyOf, decodeRequest, encodingOf, exportResponse } from '../otlp/http.ts';
-import {
-  guardrailQueueUrlFromEnv,
-  guardrailSendClient,
-  makeSqsGuardrailQueue,
-} from '../sqs/guardrail-queue.ts';
+import { lazySqsGuardrailQueueFromEnv } from '../sqs/lazy-guardrail-queue.ts';
 import { redactText } from '../synthesis/redact.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import { readOnce } from '../wiring/read-once.ts';
@@ -107,7 +103,7 @@ export const handler = /* @__PURE__ */ operationHandler(ingestOtlpTraces, () => 
   const stored = { pipelines: pipelineRepositoryFromEnv(), settings: teamSettingsStoreFromEnv() };
   const staging = traceStagingFromEnv();
   const guardrails = {
-    queue: makeSqsGuardrailQueue(guardrailSendClient(), guardrailQueueUrlFromEnv()),
+    queue: lazySqsGuardrailQueueFromEnv(),
     unsent: (check: GuardrailCheck, error: unknown) =>
       logger.warn('guardrail check not queued; the sweeper judges the rollout on its next pass', {
         ...check,
