@@ -5,11 +5,11 @@ import { idSchema } from '../core/schemas/common.ts';
 import { makeIngestTraces } from '../core/use-cases/ingest-traces.ts';
 import { makeRecordExecutions, makeRecordSignals } from '../core/use-cases/pipelines.ts';
 import { operationHandler } from '../http/operation.ts';
-import { logger } from '../observability/logger.ts';
 import { bodyOf, decodeRequest, encodingOf, exportResponse } from '../otlp/http.ts';
-import { guardrailQueueFromEnv } from '../sqs/guardrail-sender.ts';
+import { guardrailsFromEnv } from '../sqs/guardrail-sender.ts';
 import { redactText } from '../synthesis/redact.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
+import { readOnce } from '../wiring/read-once.ts';
 import {
   pipelineRepositoryFromEnv,
   teamSettingsStoreFromEnv,
@@ -98,35 +98,29 @@ const THROTTLED = new Set([
 ]);
 
 export const handler = /* @__PURE__ */ operationHandler(ingestOtlpTraces, () => {
-  const pipelines = pipelineRepositoryFromEnv();
-  const settings = teamSettingsStoreFromEnv();
+  const stored = { pipelines: pipelineRepositoryFromEnv(), settings: teamSettingsStoreFromEnv() };
   const staging = traceStagingFromEnv();
-  const record = { pipelines, clock: systemClock, ids: nanoidGenerator, settings };
-  const ingest = makeIngestTraces({
-    pipelines,
-    settings,
-    traces: staging.traces,
-    clock: systemClock,
-    recordSignals: makeRecordSignals(record),
-    recordExecutions: makeRecordExecutions({
-      ...record,
-      guardrails: {
-        queue: guardrailQueueFromEnv(),
-        unsent: (check, error) =>
-          logger.warn('guardrail check not queued; the sweeper judges the rollout on its next pass', {
-            ...check,
-            errorMessage: error instanceof Error ? error.message : String(error),
-          }),
-      },
-    }),
-    reviseExecution: staging.reviseExecution,
-    redact: redactText,
-  });
+  const guardrails = guardrailsFromEnv();
+  // Built for each request: its pipeline and team settings are read once for all it records.
+  const ingestFor = () => {
+    const { pipelines, settings } = readOnce(stored.pipelines, stored.settings);
+    const record = { pipelines, clock: systemClock, ids: nanoidGenerator, settings };
+    return makeIngestTraces({
+      pipelines,
+      settings,
+      traces: staging.traces,
+      clock: systemClock,
+      recordSignals: makeRecordSignals({ ...record, guardrails }),
+      recordExecutions: makeRecordExecutions({ ...record, guardrails }),
+      reviseExecution: staging.reviseExecution,
+      redact: redactText,
+    });
+  };
   return async ({ principal, params, event }) => {
     const encoding = encodingOf(event);
     const decoded = decodeRequest(bodyOf(event), encoding);
     try {
-      await ingest(principal, params.pipelineId, decoded, decoded);
+      await ingestFor()(principal, params.pipelineId, decoded, decoded);
     } catch (error) {
       if (error instanceof Error && THROTTLED.has(error.name)) {
         throw new ServiceUnavailableError('The store is busy: send the batch again after Retry-After.', {

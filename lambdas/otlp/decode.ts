@@ -16,6 +16,7 @@ import {
   READ_ATTRIBUTES,
   READ_EVENTS,
   type SpanEvent,
+  spanJson,
   type TraceSpan,
 } from '../core/otlp/spans.ts';
 import { INPUT_BYTES } from '../core/schemas/common.ts';
@@ -78,6 +79,37 @@ export function decodeProtobuf(body: Uint8Array): DecodedRequest {
   return decoded;
 }
 
+/**
+ * Counts the first bytes of a longer body (the first inflated bytes of a gzip one): past a limit
+ * already there, the request is refused (OverLimitError) before the rest is inflated or read. The
+ * counts of the first bytes are a part of the whole's, so nothing the whole body passes is refused;
+ * whatever else they show (a cut value, broken bytes) is left to the whole body.
+ */
+export function countPrefix(first: Uint8Array, encoding: Encoding): void {
+  try {
+    if (encoding === 'protobuf') {
+      walkProtobuf(first, { ...walkLimits, prefix: true, onRecord: () => undefined });
+    } else {
+      const text = Buffer.from(first.buffer, first.byteOffset, first.length).toString('utf8');
+      scanJson(text.slice(0, wholeTokensEnd(text)), walkLimits);
+    }
+  } catch (error) {
+    if (error instanceof OverLimitError) throw error;
+  }
+}
+
+/**
+ * Where the text's last bracket or comma ends: every token before it is whole and followed by the
+ * character that says what it is (a key's colon), so the cut text counts as the whole one does.
+ */
+function wholeTokensEnd(text: string): number {
+  for (let at = text.length - 1; at >= 0; at--) {
+    const code = text.charCodeAt(at);
+    if (code === 0x2c || code === 0x7b || code === 0x5b || code === 0x7d || code === 0x5d) return at + 1;
+  }
+  return 0;
+}
+
 /** Decodes an OTLP/JSON ExportTraceServiceRequest, counted (limits.ts) before it is parsed. */
 export function decodeJson(text: string): DecodedRequest {
   let value: unknown;
@@ -123,7 +155,7 @@ function countStored(decoded: DecodedRequest, span: TraceSpan): void {
 
 /** Keeps a span read, or counts it refused with its reason (too large, or never a storable record). */
 function keep(decoded: DecodedRequest, span: TraceSpan | string): void {
-  const bytes = typeof span === 'string' ? 0 : Buffer.byteLength(JSON.stringify(span));
+  const bytes = typeof span === 'string' ? 0 : Buffer.byteLength(spanJson(span));
   const issue =
     typeof span === 'string'
       ? span

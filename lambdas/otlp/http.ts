@@ -3,11 +3,12 @@
  * binary media types), gzip with a bound on what it inflates to, the decoder by content type, and
  * the ExportTraceServiceResponse in the request's own encoding.
  */
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, constants as zlibConstants } from 'node:zlib';
 import { PayloadTooLargeError, ValidationError } from '../core/errors.ts';
 import type { HttpEvent, HttpResult } from '../http/response.ts';
 import { STRICT_TRANSPORT_SECURITY } from '../http/response.ts';
 import {
+  countPrefix,
   type DecodedRequest,
   decodeJson,
   decodeProtobuf,
@@ -57,6 +58,7 @@ export function bodyOf(event: HttpEvent): Buffer {
   }
   // A platform that inflated the body already hands it over without gzip's magic bytes.
   if (raw[0] !== 0x1f || raw[1] !== 0x8b) return raw;
+  countFirstInflated(raw, encodingOf(event));
   try {
     return gunzipSync(raw, { maxOutputLength: INFLATED_BODY_BYTES });
   } catch (error) {
@@ -70,20 +72,49 @@ export function bodyOf(event: HttpEvent): Buffer {
   }
 }
 
+/** Gzip bytes counted first: they inflate to at most about 2 MB (DEFLATE's ratio is at most 1032:1). */
+const FIRST_GZIP_BYTES = 2048;
+
+/**
+ * The first bytes of a gzip body inflated and counted: a bomb already past a limit there (a
+ * request's spans, values, nesting) is refused before the rest is inflated, a few milliseconds
+ * instead of inflating up to 32 MB.
+ */
+function countFirstInflated(raw: Buffer, encoding: OtlpEncoding): void {
+  let first: Buffer;
+  try {
+    first = gunzipSync(raw.subarray(0, FIRST_GZIP_BYTES), { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+  } catch {
+    return; // What is wrong with the gzip is said by inflating it whole.
+  }
+  withLimits(() => countPrefix(first, encoding));
+}
+
+/** `read`'s result; a count past a limit of limits.ts is a 413 naming it (or a 400 for nesting). */
+function withLimits<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof OverLimitError) {
+      throw error.status === 413
+        ? new PayloadTooLargeError(error.message, { cause: error })
+        : new ValidationError(error.message, { cause: error });
+    }
+    throw error;
+  }
+}
+
 /**
  * The request's spans; an undecodable body is a 400 (OTLP: not retryable), a request past a count
  * of limits.ts a 413 naming it (or a 400 for values nested too deep), found while it is read.
  */
 export function decodeRequest(body: Buffer, encoding: OtlpEncoding): DecodedRequest {
   try {
-    return encoding === 'protobuf' ? decodeProtobuf(body) : decodeJson(body.toString('utf8'));
+    return withLimits(() =>
+      encoding === 'protobuf' ? decodeProtobuf(body) : decodeJson(body.toString('utf8')),
+    );
   } catch (error) {
     if (error instanceof UndecodableBodyError) throw new ValidationError(error.message, { cause: error });
-    if (error instanceof OverLimitError) {
-      throw error.status === 413
-        ? new PayloadTooLargeError(error.message, { cause: error })
-        : new ValidationError(error.message, { cause: error });
-    }
     throw error;
   }
 }

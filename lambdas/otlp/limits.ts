@@ -142,6 +142,11 @@ export interface ProtobufWalk {
   records: string;
   /** Each record's bytes, once its own counts are within the limits, in order. */
   onRecord: (reader: protobuf.Reader, length: number) => void;
+  /**
+   * The body is the first bytes of a longer one: a message running past them is counted as far as
+   * they go, nothing is handed to onRecord, and the walk ends where they do.
+   */
+  prefix?: boolean;
 }
 
 /**
@@ -169,11 +174,13 @@ export function walkProtobuf(body: Uint8Array, walk: ProtobufWalk): void {
       }
       const length = reader.size();
       const start = reader.pos;
-      if (start + length > end) throw new MalformedBodyError('a length runs past its message');
+      const stop = walk.prefix ? Math.min(start + length, end) : start + length;
+      if (stop > end) throw new MalformedBodyError('a length runs past its message');
       countChild(field.role, owner, count, walk.limits, walk.records);
       const nested = field.to === 'anyValue' ? depth + 1 : depth;
       if (nested > walk.limits.depth) throw tooDeep(walk.limits);
-      visit(field.to, start + length, nested, onRecord && field.role !== 'record');
+      visit(field.to, stop, nested, onRecord && field.role !== 'record');
+      if (walk.prefix && stop < start + length) return;
       if (field.role === 'record' && onRecord) {
         reader.pos = start;
         walk.onRecord(reader, length);
@@ -183,7 +190,7 @@ export function walkProtobuf(body: Uint8Array, walk: ProtobufWalk): void {
     if (reader.pos !== end) throw new MalformedBodyError('a field runs past its message');
   };
   try {
-    visit(walk.root, body.length, 0, true);
+    visit(walk.root, body.length, 0, !walk.prefix);
   } catch (error) {
     if (error instanceof OverLimitError || error instanceof MalformedBodyError) throw error;
     // protobufjs's own words (offsets, wire types) stay in the logs' cause, not in the answer.

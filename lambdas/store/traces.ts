@@ -4,6 +4,7 @@
  * execution assembled from more of its trace's spans.
  */
 import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -13,7 +14,7 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { expiryEpoch } from '../core/lifecycle.ts';
-import type { TraceSpan } from '../core/otlp/spans.ts';
+import { spanJson, type TraceSpan } from '../core/otlp/spans.ts';
 import type { ReviseExecution, TracePart, TraceStaging } from '../core/ports/traces.ts';
 import { executionDeltas } from '../core/rollouts/counters.ts';
 import type { Execution } from '../core/schemas/records.ts';
@@ -40,7 +41,7 @@ export function chunksOf(spans: readonly TraceSpan[]): string[][] {
   let current: string[] = [];
   let bytes = 0;
   for (const span of spans) {
-    const text = JSON.stringify(span);
+    const text = spanJson(span);
     const size = Buffer.byteLength(text);
     if (current.length > 0 && bytes + size > PART_BYTES) {
       chunks.push(current);
@@ -66,22 +67,14 @@ export function makeTraceStaging(db: DynamoDBDocumentClient, tableName: string):
       await Promise.all(batches.map((batch) => writeAll(db, tableName, batch)));
     },
     async partial(pipelineId, traceIds) {
-      const found = new Set<string>();
-      for (let at = 0; at < traceIds.length; at += READ_BATCH) {
-        let keys = traceIds.slice(at, at + READ_BATCH).map((traceId) => partialTraceKey(pipelineId, traceId));
-        for (let attempt = 0; keys.length > 0; attempt++) {
-          if (attempt > 5) throw new Error('DynamoDB left trace marks unread after 5 attempts.');
-          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
-          const { Responses, UnprocessedKeys } = await db.send(
-            new BatchGetCommand({
-              RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'sk' } },
-            }),
-          );
-          for (const item of Responses?.[tableName] ?? []) found.add(String(item.sk).split('#')[0] as string);
-          keys = (UnprocessedKeys?.[tableName]?.Keys ?? []) as typeof keys;
-        }
-      }
-      return found;
+      const keys = traceIds.map((traceId) => partialTraceKey(pipelineId, traceId));
+      const found = await readKeys(db, tableName, keys, 'trace marks');
+      return new Set(found.map((sk) => sk.split('#')[0] as string));
+    },
+    async recorded(pipelineId, traceIds) {
+      // The marker in the shard the id names, the one a recording claims (store/records.ts).
+      const keys = traceIds.map((id) => executionIdKey(pipelineId, id));
+      return new Set(await readKeys(db, tableName, keys, 'execution id markers'));
     },
     async spansOf(pipelineId, traceId) {
       const spans = new Map<string, TraceSpan>();
@@ -95,12 +88,12 @@ export function makeTraceStaging(db: DynamoDBDocumentClient, tableName: string):
               ':pk': tracePartition(pipelineId, traceId),
               ':trace': `${traceId}#`,
             },
-            ProjectionExpression: 'spans',
+            ProjectionExpression: 'spans, spansGzip',
             ...(start ? { ExclusiveStartKey: start } : {}),
           }),
         );
         for (const item of page.Items ?? []) {
-          for (const text of String(item.spans ?? '').split('\n')) {
+          for (const text of spansText(item).split('\n')) {
             if (text === '') continue;
             const span = JSON.parse(text) as TraceSpan;
             spans.set(span.spanId, span);
@@ -111,6 +104,34 @@ export function makeTraceStaging(db: DynamoDBDocumentClient, tableName: string):
       return [...spans.values()];
     },
   };
+}
+
+/** The sort keys of those of `keys` that exist, read consistently in batches of 100 at once. */
+async function readKeys(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  keys: ReadonlyArray<{ pk: string; sk: string }>,
+  what: string,
+): Promise<string[]> {
+  const batches: Array<Array<{ pk: string; sk: string }>> = [];
+  for (let at = 0; at < keys.length; at += READ_BATCH) batches.push(keys.slice(at, at + READ_BATCH));
+  const read = async (batch: Array<{ pk: string; sk: string }>) => {
+    const found: string[] = [];
+    let unread: typeof batch = batch;
+    for (let attempt = 0; unread.length > 0; attempt++) {
+      if (attempt > 5) throw new Error(`DynamoDB left ${what} unread after 5 attempts.`);
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+      const { Responses, UnprocessedKeys } = await db.send(
+        new BatchGetCommand({
+          RequestItems: { [tableName]: { Keys: unread, ConsistentRead: true, ProjectionExpression: 'sk' } },
+        }),
+      );
+      for (const item of Responses?.[tableName] ?? []) found.push(String(item.sk));
+      unread = (UnprocessedKeys?.[tableName]?.Keys ?? []) as typeof unread;
+    }
+    return found;
+  };
+  return (await Promise.all(batches.map(read))).flat();
 }
 
 function partItems(pipelineId: string, part: TracePart, expiresAt: Date): Record<string, unknown>[] {
@@ -128,11 +149,18 @@ function partItems(pipelineId: string, part: TracePart, expiresAt: Date): Record
     ...chunksOf(part.spans).map((chunk, index) => ({
       pk: tracePartition(pipelineId, part.traceId),
       sk: `${part.traceId}#${digest}#${index}`,
-      spans: chunk.join('\n'),
+      // Gzip: an item of a few spans' JSON weighs about a quarter (write units, staged bytes).
+      spansGzip: gzipSync(chunk.join('\n'), { level: 1 }),
       expiresAtEpoch,
     })),
     ...(part.whole ? [] : [{ ...partialTraceKey(pipelineId, part.traceId), expiresAtEpoch }]),
   ];
+}
+
+/** A staged item's spans, one JSON a line: gzip, or text as items staged before were written. */
+function spansText(item: Record<string, unknown>): string {
+  const packed = item.spansGzip;
+  return packed instanceof Uint8Array ? gunzipSync(packed).toString('utf8') : String(item.spans ?? '');
 }
 
 /** Writes the items, sending again what DynamoDB leaves unprocessed (throttled) a few times. */

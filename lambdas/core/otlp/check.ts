@@ -20,22 +20,30 @@ import {
 
 export const SCORE_ATTRIBUTE = 'gen_ai.evaluation.score.value';
 
-/** Every text of a span as read: its name, status message, attribute keys and values, events'. */
-function* textsOf(span: TraceSpan): Generator<string> {
-  yield span.name;
-  if (span.statusMessage !== undefined) yield span.statusMessage;
-  const ofAttributes = function* (attributes: Attributes) {
-    for (const [key, value] of Object.entries(attributes)) {
-      yield key;
-      if (typeof value === 'string') yield value;
-      else if (Array.isArray(value)) yield* value;
+/** Whether a text of the attributes (a key, a value, an array's item) holds NUL or an unpaired surrogate. */
+function hasInvalidText(attributes: Attributes): boolean {
+  for (const key in attributes) {
+    if (isInvalidText(key)) return true;
+    const value = attributes[key];
+    if (typeof value === 'string') {
+      if (isInvalidText(value)) return true;
+    } else if (Array.isArray(value)) {
+      for (const item of value) if (isInvalidText(item)) return true;
     }
-  };
-  yield* ofAttributes(span.attributes);
-  for (const event of span.events) {
-    yield event.name;
-    yield* ofAttributes(event.attributes);
   }
+  return false;
+}
+
+/** Whether any text of a span as read (its name, status message, attributes, events') is invalid. */
+function spanHasInvalidText(span: TraceSpan): boolean {
+  if (isInvalidText(span.name) || (span.statusMessage !== undefined && isInvalidText(span.statusMessage))) {
+    return true;
+  }
+  if (hasInvalidText(span.attributes)) return true;
+  for (const event of span.events) {
+    if (isInvalidText(event.name) || hasInvalidText(event.attributes)) return true;
+  }
+  return false;
 }
 
 /** The JSON an input attribute holds, when it is JSON (else it is kept as text). */
@@ -63,9 +71,7 @@ function inputIssue(attributes: Attributes): string | undefined {
 
 /** Why a span can never give a storable record, or undefined: the reason its refusal names. */
 export function spanIssue(span: TraceSpan): string | undefined {
-  for (const text of textsOf(span)) {
-    if (isInvalidText(text)) return 'a span text holds a NUL character or an unpaired surrogate';
-  }
+  if (spanHasInvalidText(span)) return 'a span text holds a NUL character or an unpaired surrogate';
   for (const name of TOKEN_ATTRIBUTES) {
     const tokens = span.attributes[name];
     if (typeof tokens === 'number' && !(tokens >= 0 && tokens <= TOKENS_MAX)) {

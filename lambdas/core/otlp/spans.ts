@@ -85,3 +85,17 @@ export const SPANS_PER_REQUEST = 10_000;
  * spans may give, and the bytes of its spans as read (what is staged).
  */
 export const WRITE_BOUNDS = { traces: 1_000, signals: 2_000, bytes: 8 * 1024 * 1024 } as const;
+
+const spanTexts = new WeakMap<TraceSpan, string>();
+/**
+ * A span's JSON, as its size is counted when it is read and as it is staged: written once a span
+ * (a span read is never changed afterwards).
+ */
+export function spanJson(span: TraceSpan): string {
+  let text = spanTexts.get(span);
+  if (text === undefined) {
+    text = JSON.stringify(span);
+    spanTexts.set(span, text);
+  }
+  return text;
+}

@@ -22,6 +22,11 @@ export interface TraceStaging {
    * consistently): a whole part of any other is its trace entire, assembled without reading it.
    */
   partial(pipelineId: string, traceIds: readonly string[]): Promise<Set<string>>;
+  /**
+   * Of these traces, those whose id is an execution's already recorded in the pipeline (through a
+   * trace or POST …/executions), read consistently: the others' executions are new.
+   */
+  recorded(pipelineId: string, traceIds: readonly string[]): Promise<Set<string>>;
   /** Every span stored for the trace so far, each once (by span id). */
   spansOf(pipelineId: string, traceId: string): Promise<TraceSpan[]>;
 }

@@ -71,7 +71,10 @@ export function makeIngestTraces(deps: IngestTracesDeps) {
     // this request (before the times are checked: a superset of those assembled). This request's
     // staging never writes them: it marks only the parts that are not whole. A mark read for a
     // pipeline of another team is never used: loadOwnedPipeline refuses first.
-    const [pipeline, team, partial] = await Promise.all([
+    // Which of the request's traces are executions already is read with them: a batch of only new
+    // ones records its executions and signals at once (recordAll).
+    const traceIds = [...new Set(spans.map((span) => span.traceId))];
+    const [pipeline, team, partial, recorded] = await Promise.all([
       loadOwnedPipeline(deps.pipelines, principal, pipelineId),
       deps.settings.get(principal.teamId),
       deps.traces.partial(
@@ -80,6 +83,7 @@ export function makeIngestTraces(deps: IngestTracesDeps) {
           .filter((part) => part.whole)
           .map((part) => part.traceId),
       ),
+      deps.traces.recorded(pipelineId, traceIds),
     ]);
     const now = deps.clock.now();
     const window = retentionWindow(team, now);
@@ -106,6 +110,7 @@ export function makeIngestTraces(deps: IngestTracesDeps) {
     const foreign = await recordAll(deps, principal, pipeline, traces, {
       executionDays: team.executionRetentionDays,
       signalsSince: window.signalsSince,
+      recorded,
     });
     for (const traceId of foreign) {
       refuse(outcome, spansHere.get(traceId) ?? 0, FOREIGN);
@@ -246,28 +251,35 @@ function configurationOf(
  * Records the traces' executions (new ones in batches, as POST …/executions does; an execution
  * already recorded is revised when more spans gave it), then each batch's signals. A record already
  * there is no error: spans are sent again. The ids of traces whose id belongs to an execution
- * recorded through the API are answered: those traces record nothing, signals included.
+ * recorded through the API are answered: those traces record nothing, signals included. A batch
+ * whose traces were no execution when the request began, outside a rollout, writes its signals
+ * beside its executions (docs/decisions.md, "OTLP ingest: a new trace's signals beside its execution").
  */
 async function recordAll(
   deps: IngestTracesDeps,
   principal: Principal,
   pipeline: Pipeline,
   traces: Assembled[],
-  limits: { executionDays: number; signalsSince: string },
+  limits: { executionDays: number; signalsSince: string; recorded: ReadonlySet<string> },
 ): Promise<string[]> {
   const input = (trace: Assembled) => ({
     ...trace.execution,
     spanCount: trace.spanCount,
     source: 'otlp' as const,
   });
+  const signalsOf = (kept: Assembled[]) =>
+    kept.flatMap((trace) => trace.signals).filter((signal) => signal.occurredAt >= limits.signalsSince);
   const foreign: string[] = [];
   for (let at = 0; at < traces.length; at += BATCH_SIZE) {
     const batch = traces.slice(at, at + BATCH_SIZE);
+    const fresh = !pipeline.rollout && batch.every((trace) => !limits.recorded.has(trace.execution.id));
+    const executions = deps.recordExecutions(principal, pipeline.id, batch.map(input));
+    const beside = fresh ? recordSignals(deps, principal, pipeline.id, signalsOf(batch)) : undefined;
+    const [recording, signalled] = await Promise.allSettled([executions, beside]);
+    if (signalled.status === 'rejected') throw signalled.reason;
     let ours = batch;
-    try {
-      await deps.recordExecutions(principal, pipeline.id, batch.map(input));
-    } catch (error) {
-      if (!(error instanceof ConflictError)) throw error;
+    if (recording.status === 'rejected') {
+      if (!(recording.reason instanceof ConflictError)) throw recording.reason;
       // Some are recorded already: each on its own, then revised if this request read more spans.
       const owned = await mapLimited(batch, CONCURRENCY, (trace) =>
         recordOrRevise(deps, principal, pipeline, input(trace), limits.executionDays),
@@ -275,12 +287,10 @@ async function recordAll(
       ours = batch.filter((_, index) => owned[index]);
       foreign.push(...batch.filter((_, index) => !owned[index]).map((trace) => trace.execution.id));
     }
-    // Signals after their executions: only a trace's own execution is cited. Their ids come from the
-    // spans, so a signal sent again is refused as one already recorded (a retry), never stored twice.
-    const signals = ours
-      .flatMap((trace) => trace.signals)
-      .filter((signal) => signal.occurredAt >= limits.signalsSince);
-    await recordSignals(deps, principal, pipeline.id, signals);
+    // Otherwise signals after their executions: only a trace's own execution is cited. Their ids come
+    // from the spans, so a signal sent again is refused as one already recorded (a retry), never
+    // stored twice.
+    if (!fresh) await recordSignals(deps, principal, pipeline.id, signalsOf(ours));
   }
   return foreign;
 }

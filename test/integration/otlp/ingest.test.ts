@@ -3,9 +3,12 @@
  * serializes itself: both encodings, gzip, spans in pieces and out of order, retries, and the
  * mapping of a trace to its execution and signals.
  */
+import { gunzipSync } from 'node:zlib';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { tracePartition } from '../../../lambdas/store/trace-keys.ts';
 import { jsonBody, protobufBody, recordingTracer, run } from '../../support/otlp-requests.ts';
-import { executionsOf, newPipeline, post, signalsOf } from './harness.ts';
+import { db, executionsOf, names, newPipeline, post, signalsOf } from './harness.ts';
 
 describe('POST /pipelines/{pipelineId}/otlp/v1/traces', () => {
   it('makes a protobuf trace an execution with its slots, configuration, input and signals, answered in protobuf', async () => {
@@ -102,6 +105,34 @@ describe('POST /pipelines/{pipelineId}/otlp/v1/traces', () => {
     expect(execution?.slotResults?.map((slot) => slot.slotId)).toEqual(['retrieve', 'answer-model']);
     const signals = await signalsOf(pipeline.id);
     expect(signals.map((signal) => signal.kind).sort()).toEqual(['error', 'relevance']);
+  });
+
+  it('assembles a trace with the spans staged before staged spans were gzip (stored as text)', async () => {
+    const pipeline = await newPipeline();
+    const tracer = recordingTracer();
+    const traceId = run(tracer, pipeline.id, pipeline.activeConfigurationId, Date.now() - 20_000);
+    const [, chat, root] = tracer.spans();
+    if (!chat || !root) throw new Error('the run made three spans');
+    await post(pipeline.id, protobufBody([chat]));
+    // The child's item as the ingest wrote it before: its spans' JSON as text.
+    const staged = await db.send(
+      new QueryCommand({
+        TableName: names.Data,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :trace)',
+        ExpressionAttributeValues: { ':pk': tracePartition(pipeline.id, traceId), ':trace': `${traceId}#` },
+      }),
+    );
+    const spansItems = (staged.Items ?? []).filter((item) => item.spansGzip instanceof Uint8Array);
+    expect(spansItems).toHaveLength(1);
+    for (const { spansGzip, ...item } of spansItems) {
+      const spans = gunzipSync(spansGzip as Uint8Array).toString('utf8');
+      await db.send(new PutCommand({ TableName: names.Data, Item: { ...item, spans } }));
+    }
+
+    await post(pipeline.id, protobufBody([root]));
+
+    const [execution] = await executionsOf(pipeline.id);
+    expect(execution?.slotResults?.map((slot) => slot.slotId)).toEqual(['answer-model']);
   });
 
   it('uses the configuration the feature-flag event names, else the active one', async () => {

@@ -102,6 +102,59 @@ describe('OTLP bombs, refused while they are read', () => {
     }
   });
 
+  it('stops inflating a gzip body at the first limit its first bytes pass, before the 32 MB of the whole', () => {
+    // 20,000,000 empty spans: 40 MB inflated, past the 32 MB a body may inflate to.
+    const spans = Buffer.alloc(20_000_000 * 2);
+    for (let at = 0; at < spans.length; at += 2) spans[at] = 0x12;
+    const protobufBomb = gzipEvent(message([[1, message([[2, spans]])]]));
+    const jsonBomb = gzipEvent(
+      Buffer.from(
+        `{"resourceSpans":[{"scopeSpans":[{"spans":[${new Array(12_000_000).fill('{}').join(',')}]}]}]}`,
+      ),
+      'application/json',
+    );
+    const deepBomb = gzipEvent(
+      Buffer.from(`${nestedJson(40)}${' '.repeat(40 * 1024 * 1024)}`),
+      'application/json',
+    );
+
+    for (const bomb of [protobufBomb, jsonBomb]) {
+      const error = refusal(() => decodeEvent(bomb));
+      expect(error).toBeInstanceOf(PayloadTooLargeError);
+      expect((error as Error).message).toContain(`at most ${TRACE_LIMITS.records} spans`);
+    }
+    const deep = refusal(() => decodeEvent(deepBomb));
+    expect(deep).toBeInstanceOf(ValidationError);
+    expect((deep as Error).message).toBe('An attribute value is nested deeper than 32 levels.');
+  });
+
+  it('takes a gzip body whose first inflated bytes cut a span, a value or a string in two', () => {
+    const tracer = recordingTracer();
+    const at = Date.now() - 60_000;
+    const root = tracer.open({
+      name: 'answer-question',
+      start: at,
+      end: at + 900,
+      attributes: { 'input.value': JSON.stringify({ question: 'q'.repeat(20_000) }) },
+    });
+    tracer.close(root, { end: at + 900 });
+    for (let child = 0; child < 400; child++) {
+      const span = tracer.open({
+        name: `retrieve ${child}`,
+        parent: root,
+        start: at + child,
+        end: at + child + 1,
+      });
+      tracer.close(span, { end: at + child + 1 });
+    }
+    for (const [body, type] of [
+      [protobufBody(tracer.spans()), 'application/x-protobuf'],
+      [jsonBody(tracer.spans()), 'application/json'],
+    ] as const) {
+      expect(decodeEvent(gzipEvent(body, type)).spans).toHaveLength(401);
+    }
+  });
+
   it('refuses an attribute value nested 20,000 deep with a 400, and takes one 32 deep', () => {
     for (const levels of [33, 20_000]) {
       const json = nestedJson(levels);

@@ -32,6 +32,8 @@ class FakeTraceStaging implements TraceStaging {
   readonly stagings: Array<{ parts: TracePart[]; expiresAt: string }> = [];
   readonly reads: string[] = [];
 
+  constructor(private readonly records: World['pipelines']) {}
+
   async stage(pipelineId: string, parts: readonly TracePart[], expiresAt: Date): Promise<void> {
     this.stagings.push({ parts: structuredClone([...parts]), expiresAt: expiresAt.toISOString() });
     for (const part of parts) {
@@ -44,6 +46,12 @@ class FakeTraceStaging implements TraceStaging {
   }
   async partial(pipelineId: string, traceIds: readonly string[]): Promise<Set<string>> {
     return new Set(traceIds.filter((id) => this.partialTraces.has(`${pipelineId}#${id}`)));
+  }
+  async recorded(pipelineId: string, traceIds: readonly string[]): Promise<Set<string>> {
+    const ids = new Set(
+      [...this.records.executions.values()].filter((e) => e.pipelineId === pipelineId).map((e) => e.id),
+    );
+    return new Set(traceIds.filter((id) => ids.has(id)));
   }
   async spansOf(pipelineId: string, traceId: string): Promise<TraceSpan[]> {
     this.reads.push(traceId);
@@ -80,7 +88,7 @@ const revise =
 beforeEach(async () => {
   world = makeWorld(NOW);
   ({ pipeline, configuration: active } = await seedPipeline(world));
-  staging = new FakeTraceStaging();
+  staging = new FakeTraceStaging(world.pipelines);
   revisions = [];
   executionBatches = [];
   signalBatches = [];
