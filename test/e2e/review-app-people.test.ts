@@ -174,6 +174,10 @@ describe('feedback on an execution', () => {
       await page.goto(`${stack.apiUrl}/app/pipelines/${pipelineId}/executions/judged-${width}`);
       const section = page.getByRole('region', { name: 'Was this execution good?' });
       await section.getByText('No one has said yet.').waitFor();
+      // Names, not ids: the pipeline in the breadcrumbs, the configuration by its version.
+      const crumbs = page.getByRole('navigation', { name: 'Breadcrumbs' });
+      await crumbs.getByRole('link', { name: `${team.name} answer bot` }).waitFor();
+      await page.getByText('configuration version 1').waitFor();
       await section.getByLabel('Note (optional)').fill('Right answer, right source');
       await section.getByRole('button', { name: /Good/ }).click();
       const given = section.getByRole('list', { name: 'Feedback given' });

@@ -71,18 +71,29 @@ export function Executions({ pipelineId }: { pipelineId: string }) {
 /** One execution: status, source, error, its slots and the signals citing it. */
 export function ExecutionPage({ pipelineId, executionId }: { pipelineId: string; executionId: string }) {
   useTitle('Execution');
-  const loaded = useLoad(
-    () =>
+  const loaded = useLoad(async () => {
+    const [found, pipeline] = await Promise.all([
       api(
         client.GET('/pipelines/{pipelineId}/executions/{executionId}', {
           params: { path: { pipelineId, executionId } },
         }),
       ),
-    [pipelineId, executionId],
-  );
+      api(client.GET('/pipelines/{pipelineId}', { params: { path: { pipelineId } } })),
+    ]);
+    // The configuration it ran, by its version (a configuration retention removed reads as its id).
+    const configuration = await api(
+      client.GET('/pipelines/{pipelineId}/configurations/{configurationId}', {
+        params: { path: { pipelineId, configurationId: found.execution.configurationId } },
+      }),
+    ).catch(() => undefined);
+    return { ...found, pipelineName: pipeline.name, version: configuration?.version };
+  }, [pipelineId, executionId]);
   const crumbs = (
     <nav aria-label="Breadcrumbs" class="breadcrumbs">
-      <Link to="">Pipelines</Link> › <Link to={`pipelines/${encodeURIComponent(pipelineId)}`}>Pipeline</Link>
+      <Link to="">Pipelines</Link> ›{' '}
+      <Link to={`pipelines/${encodeURIComponent(pipelineId)}`}>
+        {loaded.data?.pipelineName ?? 'Pipeline'}
+      </Link>
     </nav>
   );
   if (!loaded.data) {
@@ -93,7 +104,7 @@ export function ExecutionPage({ pipelineId, executionId }: { pipelineId: string;
       </>
     );
   }
-  const { execution, signals } = loaded.data;
+  const { execution, signals, version } = loaded.data;
   return (
     <>
       {crumbs}
@@ -102,7 +113,14 @@ export function ExecutionPage({ pipelineId, executionId }: { pipelineId: string;
       </h1>
       <p class="muted small">
         <code>{execution.id}</code> · started <Time iso={execution.startedAt} /> · source{' '}
-        <strong>{sourceOf(execution)}</strong> · configuration <code>{execution.configurationId}</code>
+        <strong>{sourceOf(execution)}</strong> ·{' '}
+        {version === undefined ? (
+          <>
+            configuration <code>{execution.configurationId}</code>
+          </>
+        ) : (
+          <>configuration version {version}</>
+        )}
       </p>
       {execution.error ? (
         <div class="notice notice-error">
