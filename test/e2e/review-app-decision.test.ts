@@ -1,18 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SeedTeam } from '../../local/seed.ts';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { DEMO_SLOTS } from '../../local/seed.ts';
-import { type LocalStack, startLocalStack } from '../../local/stack.ts';
-import { launchChromium } from '../../web/chromium.ts';
 import {
   apiAs as apiAsIn,
   FIVE_CHANGE_SIGNALS,
   generatedRun as generatedRunIn,
   signIn as signInAs,
 } from '../support/review-app-runs.ts';
+import { useReviewApp } from '../support/review-app-stack.ts';
 
 /**
  * Deciding in the review application (Chromium, the local stack, heuristic-v1): what a person
@@ -21,48 +16,23 @@ import {
  * run lists what shipped; regressions are judged on the chosen changes; a rollout shows its progress,
  * warns before promoting on nothing measured, and its outcome stays visible on the pipeline.
  */
-let stack: LocalStack;
-let browser: Browser;
-let stateDir: string;
-let team: SeedTeam;
-const contexts: BrowserContext[] = [];
+const app = useReviewApp('review-app-decision-');
 
-beforeAll(async () => {
-  process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
-  delete process.env.ANTHROPIC_API_KEY;
-  stateDir = await mkdtemp(path.join(tmpdir(), 'review-app-decision-'));
-  stack = await startLocalStack({ port: 0, stateDir, quiet: true, log: () => {} });
-  browser = await launchChromium();
-  const [first] = stack.teams;
-  if (!first) throw new Error('The local stack seeded no team.');
-  team = first;
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  if (stateDir) await rm(stateDir, { recursive: true, force: true });
-});
-
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
-});
-
-const appUrl = (rest = '') => `${stack.apiUrl}/app/${rest}`;
+const appUrl = (rest = '') => `${app.stack.apiUrl}/app/${rest}`;
 const apiAs = (context: BrowserContext, method: 'GET' | 'POST' | 'PUT', route: string, body?: unknown) =>
-  apiAsIn(stack.apiUrl, context, method, route, body);
+  apiAsIn(app.stack.apiUrl, context, method, route, body);
 
 async function signedIn(width: number): Promise<{ page: Page; context: BrowserContext }> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  contexts.push(context);
+  const context = await app.browser.newContext({ viewport: { width, height: 900 } });
+  app.contexts.push(context);
   const page = await context.newPage();
-  await signInAs(page, stack.apiUrl, team);
+  await signInAs(page, app.stack.apiUrl, app.team);
   return { page, context };
 }
 
 /** A run of five changes (5 is called speculative) on a pipeline of its own. */
 async function fiveChangeRun(context: BrowserContext, name: string) {
-  const made = await generatedRunIn(stack.apiUrl, context, {
+  const made = await generatedRunIn(app.stack.apiUrl, context, {
     name,
     executions: 12,
     oldestMinutesAgo: 20,
@@ -271,7 +241,7 @@ describe('deciding in the review application', { timeout: 150_000 }, () => {
     expect(await history.getByText('roll back').count()).toBe(0);
 
     // A second rollout, rolled back from the run page: its outcome stays on the pipeline and its run.
-    const next = await generatedRunIn(stack.apiUrl, context, {
+    const next = await generatedRunIn(app.stack.apiUrl, context, {
       name: 'Rollout bot, again',
       executions: 4,
       oldestMinutesAgo: 10,
@@ -305,7 +275,7 @@ describe('deciding in the review application', { timeout: 150_000 }, () => {
 
   it('shows the findings and warnings of a run with nothing to change, and offers heuristic-v1 after a failed claude-v1', async () => {
     const { page, context } = await signedIn(1280);
-    const first = await generatedRunIn(stack.apiUrl, context, {
+    const first = await generatedRunIn(app.stack.apiUrl, context, {
       name: 'Settled bot',
       executions: 6,
       oldestMinutesAgo: 10,

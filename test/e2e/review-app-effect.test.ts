@@ -1,11 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SeedTeam } from '../../local/seed.ts';
-import { type LocalStack, startLocalStack } from '../../local/stack.ts';
-import { launchChromium } from '../../web/chromium.ts';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import {
   type Call,
   GUARDED_MIN_EXECUTIONS,
@@ -14,6 +8,7 @@ import {
   guardedRollout,
 } from '../support/guarded-rollout.ts';
 import { apiAs, generatedRun, signIn } from '../support/review-app-runs.ts';
+import { useReviewApp } from '../support/review-app-stack.ts';
 
 /**
  * The effect's guarded metrics in the review application (Chromium, the local stack): a tile per
@@ -22,40 +17,15 @@ import { apiAs, generatedRun, signIn } from '../support/review-app-runs.ts';
  * in the judge's words; and an approval without a rollout says, beside its figures, that before
  * against after is not randomized.
  */
-let stack: LocalStack;
-let browser: Browser;
-let stateDir: string;
-let team: SeedTeam;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
-  delete process.env.ANTHROPIC_API_KEY;
-  stateDir = await mkdtemp(path.join(tmpdir(), 'review-app-effect-'));
-  stack = await startLocalStack({ port: 0, stateDir, quiet: true, log: () => {} });
-  browser = await launchChromium();
-  const [first] = stack.teams;
-  if (!first) throw new Error('The local stack seeded no team.');
-  team = first;
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  if (stateDir) await rm(stateDir, { recursive: true, force: true });
-});
-
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
-});
+const app = useReviewApp('review-app-effect-');
 
 async function signedIn(width: number): Promise<{ page: Page; context: BrowserContext; call: Call }> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  contexts.push(context);
+  const context = await app.browser.newContext({ viewport: { width, height: 900 } });
+  app.contexts.push(context);
   const page = await context.newPage();
-  await signIn(page, stack.apiUrl, team);
+  await signIn(page, app.stack.apiUrl, app.team);
   const call: Call = async (method, route, body) =>
-    (await apiAs(stack.apiUrl, context, method, route, body)).body;
+    (await apiAs(app.stack.apiUrl, context, method, route, body)).body;
   return { page, context, call };
 }
 
@@ -77,7 +47,7 @@ describe('the effect of a guarded rollout in the review application', { timeout:
     const effect = await call('GET', `synthesis-runs/${runId}/effect?history=true`);
     const perArm = GUARDED_ROUNDS * GUARDED_PER_ARM;
 
-    await page.goto(`${stack.apiUrl}/app/runs/${runId}`);
+    await page.goto(`${app.stack.apiUrl}/app/runs/${runId}`);
     const tiles = page.getByRole('list', { name: 'Guarded metrics' }).getByRole('listitem');
     await tiles.first().waitFor();
     expect(await tiles.count()).toBe(2);
@@ -132,7 +102,7 @@ describe('the effect of a guarded rollout in the review application', { timeout:
   it('fits a phone, and says beside the figures of an approval without a rollout that it is not randomized', async () => {
     const { page, context, call } = await signedIn(375);
     const { runId } = await guardedRollout(call, 'Guarded answers on a phone');
-    await page.goto(`${stack.apiUrl}/app/runs/${runId}`);
+    await page.goto(`${app.stack.apiUrl}/app/runs/${runId}`);
     await tileOf(page, 'Mean duration').waitFor();
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBe(375);
     // Each chart fits its tile.
@@ -144,15 +114,15 @@ describe('the effect of a guarded rollout in the review application', { timeout:
       expect((chart?.x ?? 0) + (chart?.width ?? 0)).toBeLessThanOrEqual((box?.x ?? 0) + (box?.width ?? 0));
     }
 
-    const plain = await generatedRun(stack.apiUrl, context, {
+    const plain = await generatedRun(app.stack.apiUrl, context, {
       name: 'Approved outright',
       executions: 6,
       oldestMinutesAgo: 10,
     });
     expect(
-      (await apiAs(stack.apiUrl, context, 'POST', `synthesis-runs/${plain.runId}/approve`, {})).status,
+      (await apiAs(app.stack.apiUrl, context, 'POST', `synthesis-runs/${plain.runId}/approve`, {})).status,
     ).toBe(200);
-    await page.goto(`${stack.apiUrl}/app/runs/${plain.runId}`);
+    await page.goto(`${app.stack.apiUrl}/app/runs/${plain.runId}`);
     const note = page.getByRole('note', { name: 'About these figures' });
     await note.waitFor();
     expect(await note.textContent()).toContain('Before/after, not randomized');

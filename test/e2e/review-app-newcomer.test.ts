@@ -1,12 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SeedTeam } from '../../local/seed.ts';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { DEMO_SLOTS } from '../../local/seed.ts';
-import { type LocalStack, startLocalStack } from '../../local/stack.ts';
-import { launchChromium } from '../../web/chromium.ts';
+import { useReviewApp } from '../support/review-app-stack.ts';
 import { waitFor } from '../support/wait.ts';
 
 /**
@@ -14,49 +9,24 @@ import { waitFor } from '../support/wait.ts';
  * a pipeline during a rollout, a run page's order (evidence, proposal, then the decision), a run
  * with nothing to change, the effect chart's axis, people by name, 375 px, and accessibility.
  */
-let stack: LocalStack;
-let browser: Browser;
-let stateDir: string;
-let team: SeedTeam;
-const contexts: BrowserContext[] = [];
+const app = useReviewApp('review-app-newcomer-');
 
-beforeAll(async () => {
-  process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
-  delete process.env.ANTHROPIC_API_KEY;
-  stateDir = await mkdtemp(path.join(tmpdir(), 'review-app-newcomer-'));
-  stack = await startLocalStack({ port: 0, stateDir, quiet: true, log: () => {} });
-  browser = await launchChromium();
-  const [first] = stack.teams;
-  if (!first) throw new Error('The local stack seeded no team.');
-  team = first;
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  if (stateDir) await rm(stateDir, { recursive: true, force: true });
-});
-
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
-});
-
-const appUrl = (rest = '') => `${stack.apiUrl}/app/${rest}`;
+const appUrl = (rest = '') => `${app.stack.apiUrl}/app/${rest}`;
 
 async function signedIn(width = 1440): Promise<{ page: Page; context: BrowserContext }> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  contexts.push(context);
+  const context = await app.browser.newContext({ viewport: { width, height: 900 } });
+  app.contexts.push(context);
   const page = await context.newPage();
   await page.goto(appUrl());
-  await page.getByLabel('Email').fill(team.email);
-  await page.getByLabel('Password').fill(team.password);
+  await page.getByLabel('Email').fill(app.team.email);
+  await page.getByLabel('Password').fill(app.team.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Pipelines', level: 1 }).waitFor();
   return { page, context };
 }
 
 async function apiAs(context: BrowserContext, method: 'GET' | 'POST', route: string, body?: unknown) {
-  const response = await context.request.fetch(`${stack.apiUrl}/${route}`, {
+  const response = await context.request.fetch(`${app.stack.apiUrl}/${route}`, {
     method,
     headers: method === 'GET' ? {} : { 'x-requested-with': 'e2e', 'content-type': 'application/json' },
     ...(body === undefined ? {} : { data: JSON.stringify(body) }),
@@ -163,7 +133,7 @@ describe('the review application, as a newcomer reads it', { timeout: 120_000 },
     await rollout.waitFor();
     expect(await rollout.innerText()).toMatch(/version 2 on 50 % of traffic/);
     expect(await rollout.innerText()).toMatch(/Base.*version 1, 50 %/);
-    expect(await rollout.innerText()).toContain(team.email);
+    expect(await rollout.innerText()).toContain(app.team.email);
     expect(
       await page
         .getByRole('heading', { name: /Active configuration: version 1 \(the base of the rollout/ })
@@ -269,7 +239,7 @@ describe('the review application, as a newcomer reads it', { timeout: 120_000 },
     ]);
     expect((chartBox?.width ?? 0) / (cardBox?.width ?? 1)).toBeGreaterThan(0.9);
     expect(await page.getByText(/Approved:.*version 2 became the active configuration/).count()).toBe(1);
-    expect(await page.locator('.facts').first().innerText()).toContain(`by ${team.email}`);
+    expect(await page.locator('.facts').first().innerText()).toContain(`by ${app.team.email}`);
     expect(await page.getByText(/pipeline-synthesis evaluate/).count()).toBe(0);
   });
 
@@ -305,7 +275,7 @@ describe('the review application, as a newcomer reads it', { timeout: 120_000 },
     await page.getByLabel('Pipeline', { exact: true }).selectOption(pipelineId);
     const rows = page.locator('section[aria-labelledby="audit-log"] tbody tr');
     await expect.poll(() => rows.count()).toBe(1);
-    expect(await rows.first().innerText()).toContain(team.email);
+    expect(await rows.first().innerText()).toContain(app.team.email);
     const time = rows.first().locator('time');
     // One line of text (about 20 px), not three.
     expect((await time.boundingBox())?.height ?? 99).toBeLessThan(30);
