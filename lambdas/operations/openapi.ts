@@ -4,7 +4,7 @@
  * plus redocly.yaml's own (examples).
  */
 
-import { JSON_BODY_RULES } from '../core/schemas/storable.ts';
+import { jsonBodyRules } from '../core/schemas/storable.ts';
 import {
   answerableStatuses,
   type JsonSchema,
@@ -172,7 +172,7 @@ function requestBody(operation: OperationDeclaration): JsonSchema {
   return {
     requestBody: {
       required,
-      description: JSON_BODY_RULES,
+      description: jsonBodyRules(),
       content: { 'application/json': { schema: jsonSchemaOf(schema, 'input'), example } },
     },
   };
