@@ -68,26 +68,40 @@ export function Executions({ pipelineId }: { pipelineId: string }) {
   );
 }
 
+/** An execution with the signals citing it, its pipeline's name and its configuration's version. */
+async function loadExecution(pipelineId: string, executionId: string) {
+  const [found, pipeline] = await Promise.all([
+    api(
+      client.GET('/pipelines/{pipelineId}/executions/{executionId}', {
+        params: { path: { pipelineId, executionId } },
+      }),
+    ),
+    api(client.GET('/pipelines/{pipelineId}', { params: { path: { pipelineId } } })),
+  ]);
+  // The configuration it ran, by its version (a configuration retention removed reads as its id).
+  const configuration = await api(
+    client.GET('/pipelines/{pipelineId}/configurations/{configurationId}', {
+      params: { path: { pipelineId, configurationId: found.execution.configurationId } },
+    }),
+  ).catch(() => undefined);
+  return { ...found, pipelineName: pipeline.name, version: configuration?.version };
+}
+
+/** A configuration by its version; by its id when it could not be read (retention removed it). */
+function ConfigurationName({ id, version }: { id: string; version: number | undefined }) {
+  if (version === undefined)
+    return (
+      <>
+        configuration <code>{id}</code>
+      </>
+    );
+  return <>configuration version {version}</>;
+}
+
 /** One execution: status, source, error, its slots and the signals citing it. */
 export function ExecutionPage({ pipelineId, executionId }: { pipelineId: string; executionId: string }) {
   useTitle('Execution');
-  const loaded = useLoad(async () => {
-    const [found, pipeline] = await Promise.all([
-      api(
-        client.GET('/pipelines/{pipelineId}/executions/{executionId}', {
-          params: { path: { pipelineId, executionId } },
-        }),
-      ),
-      api(client.GET('/pipelines/{pipelineId}', { params: { path: { pipelineId } } })),
-    ]);
-    // The configuration it ran, by its version (a configuration retention removed reads as its id).
-    const configuration = await api(
-      client.GET('/pipelines/{pipelineId}/configurations/{configurationId}', {
-        params: { path: { pipelineId, configurationId: found.execution.configurationId } },
-      }),
-    ).catch(() => undefined);
-    return { ...found, pipelineName: pipeline.name, version: configuration?.version };
-  }, [pipelineId, executionId]);
+  const loaded = useLoad(() => loadExecution(pipelineId, executionId), [pipelineId, executionId]);
   const crumbs = (
     <nav aria-label="Breadcrumbs" class="breadcrumbs">
       <Link to="">Pipelines</Link> ›{' '}
@@ -114,13 +128,7 @@ export function ExecutionPage({ pipelineId, executionId }: { pipelineId: string;
       <p class="muted small">
         <code>{execution.id}</code> · started <Time iso={execution.startedAt} /> · source{' '}
         <strong>{sourceOf(execution)}</strong> ·{' '}
-        {version === undefined ? (
-          <>
-            configuration <code>{execution.configurationId}</code>
-          </>
-        ) : (
-          <>configuration version {version}</>
-        )}
+        <ConfigurationName id={execution.configurationId} version={version} />
       </p>
       {execution.error ? (
         <div class="notice notice-error">
