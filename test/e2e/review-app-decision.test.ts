@@ -217,7 +217,7 @@ describe('deciding in the review application', { timeout: 150_000 }, () => {
     const summary = page.getByRole('region', { name: /Rollout in progress/ });
     await summary.waitFor();
     const progress = summary.getByRole('list', { name: 'Executions so far per arm' });
-    await progress.getByText(/Candidate: 0 of the 200 executions a guardrail needs/).waitFor();
+    await progress.getByText(/Candidate: 0 of the 200 executions a promotion needs/).waitFor();
     await summary.getByText(/What the candidate \(version \d+\) changes against the base/).click();
     expect(await summary.getByRole('table', { name: /Settings of Retrieve documents/ }).count()).toBe(1);
 

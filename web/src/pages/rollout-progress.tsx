@@ -1,6 +1,6 @@
 /**
  * A running rollout's progress and its end, shared by the pipeline page and the run's rollout panel:
- * executions so far per arm against what the guardrail needs, the candidate's diff against the base,
+ * executions so far per arm against the minimum a promotion needs, the candidate's diff against the base,
  * and Promote / Roll back with a reason (Promote on no measured execution warns first).
  */
 import { useState } from 'preact/hooks';
@@ -18,7 +18,7 @@ const getConfiguration = (pipelineId: string, configurationId: string) =>
     }),
   );
 
-/** Each arm's executions measured so far against the rollout's minimum before it is judged. */
+/** Each arm's executions measured so far against the rollout's minimum before a promotion or a step up. */
 export function ArmProgress({ rollout, arms }: { rollout: Rollout; arms: Effect['arms'] | undefined }) {
   const rows = [
     { name: 'Base', executions: arms?.base.executions },
@@ -31,7 +31,7 @@ export function ArmProgress({ rollout, arms }: { rollout: Rollout; arms: Effect[
           <strong>{row.name}</strong>:{' '}
           {row.executions === undefined
             ? 'reading…'
-            : `${formatCount(row.executions)} of the ${formatCount(rollout.minExecutions)} executions a guardrail needs`}
+            : `${formatCount(row.executions)} of the ${formatCount(rollout.minExecutions)} executions a promotion needs`}
           {row.executions === undefined ? null : (
             <progress
               max={rollout.minExecutions}
@@ -146,8 +146,8 @@ export function EndRolloutControls(props: {
             <div class="notice notice-warning" role="alert">
               <p>
                 <strong>No execution of the candidate has been measured yet.</strong> Promoting now ships it
-                to every routing key on no evidence at all; the guardrail needs {props.rollout.minExecutions}{' '}
-                executions per arm to judge it.
+                to every routing key on no evidence at all; the guardrail promotes only once{' '}
+                {props.rollout.minExecutions} executions show it within its threshold.
               </p>
             </div>
           ) : null}
