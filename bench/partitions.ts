@@ -12,7 +12,7 @@ import { nanoid } from 'nanoid';
 import { type CountedRollout, recordExecutions } from '../lambdas/store/records.ts';
 import { startDynamoDbLocal } from '../local/dynamodb.ts';
 import { startEarly } from '../local/early.ts';
-import { startLocalStack } from '../local/stack.ts';
+import { type LocalStack, startLocalStack } from '../local/stack.ts';
 import { pipelineWithGeneratedRun, type StackApi, stackApi, UNLIMITED } from './stack-api.ts';
 import { startWriteTally, type TableKeys } from './write-tally.ts';
 
@@ -217,11 +217,23 @@ export async function recordDuringRollout(
   return { pipeline, run, arms, recordsPerSecond };
 }
 
-export async function measurePartitions(perArm = 100_000): Promise<PartitionFigures> {
+/**
+ * A local stack on DynamoDB Local behind the write tally (every write unit counted by key), the
+ * first seeded team's API, all stopped once `use` is done.
+ */
+async function onTalliedStack<T>(
+  stateDirPrefix: string,
+  use: (bench: {
+    stack: LocalStack;
+    tally: Awaited<ReturnType<typeof startWriteTally>>;
+    dynamodb: Awaited<ReturnType<typeof startDynamoDbLocal>>;
+    api: ReturnType<typeof stackApi>;
+  }) => Promise<T>,
+): Promise<T> {
   const dynamodb = await startDynamoDbLocal();
   let keys = new Map<string, TableKeys>();
   const tally = await startWriteTally(dynamodb.endpoint, () => keys);
-  const stateDir = await mkdtemp(path.join(tmpdir(), 'pipeline-synthesis-bench-partitions-'));
+  const stateDir = await mkdtemp(path.join(tmpdir(), stateDirPrefix));
   const stack = await startLocalStack({
     port: 0,
     quiet: true,
@@ -233,7 +245,16 @@ export async function measurePartitions(perArm = 100_000): Promise<PartitionFigu
     keys = await tableKeys(dynamodb.endpoint, stack.tables);
     const team = stack.teams[0];
     if (!team) throw new Error('the local stack seeds two teams');
-    const api = stackApi(stack.apiUrl, team.apiToken);
+    return await use({ stack, tally, dynamodb, api: stackApi(stack.apiUrl, team.apiToken) });
+  } finally {
+    await stack.stop();
+    await tally.stop();
+    await dynamodb.stop();
+  }
+}
+
+export async function measurePartitions(perArm = 100_000): Promise<PartitionFigures> {
+  return onTalliedStack('pipeline-synthesis-bench-partitions-', async ({ stack, tally, dynamodb, api }) => {
     const { pipeline, run, arms, recordsPerSecond } = await recordDuringRollout(api, () => tally.reset());
     const own = `local-Data PIPELINE#${pipeline.id}`;
     const ranked = [...tally.units.entries()]
@@ -263,11 +284,7 @@ export async function measurePartitions(perArm = 100_000): Promise<PartitionFigu
       effectAt: { perArm: Math.max(perArm, EXECUTIONS / 2), ...latency },
       straight,
     };
-  } finally {
-    await stack.stop();
-    await tally.stop();
-    await dynamodb.stop();
-  }
+  });
 }
 
 /** The hottest key's units per record during a rollout guarding failure_rate, duration_ms and a signal. */
@@ -284,22 +301,7 @@ export interface GuardedPartitionFigures {
  * relevance score, every signal citing an execution with a value), on a stack of its own.
  */
 export async function measureGuardedPartitions(guardrails: unknown[]): Promise<GuardedPartitionFigures> {
-  const dynamodb = await startDynamoDbLocal();
-  let keys = new Map<string, TableKeys>();
-  const tally = await startWriteTally(dynamodb.endpoint, () => keys);
-  const stateDir = await mkdtemp(path.join(tmpdir(), 'pipeline-synthesis-bench-partitions-guarded-'));
-  const stack = await startLocalStack({
-    port: 0,
-    quiet: true,
-    stateDir,
-    limits: UNLIMITED,
-    early: await startEarly(tally.url),
-  });
-  try {
-    keys = await tableKeys(dynamodb.endpoint, stack.tables);
-    const team = stack.teams[0];
-    if (!team) throw new Error('the local stack seeds two teams');
-    const api = stackApi(stack.apiUrl, team.apiToken);
+  return onTalliedStack('pipeline-synthesis-bench-partitions-guarded-', async ({ tally, api }) => {
     const { pipeline, run, recordsPerSecond } = await recordDuringRollout(
       api,
       () => tally.reset(),
@@ -323,11 +325,7 @@ export async function measureGuardedPartitions(guardrails: unknown[]): Promise<G
         scores: (score?.base.n ?? 0) + (score?.applied.n ?? 0),
       },
     };
-  } finally {
-    await stack.stop();
-    await tally.stop();
-    await dynamodb.stop();
-  }
+  });
 }
 
 export function formatGuardedPartitions(f: GuardedPartitionFigures): string {
