@@ -79,7 +79,7 @@ export async function decisionShots(page: Page, apiUrl: string, file: (name: str
   await page.getByRole('dialog').getByRole('button', { name: 'Approve', exact: true }).click();
   await page.getByRole('region', { name: 'What was approved' }).waitFor();
   await page
-    .getByText(/executions a guardrail needs/)
+    .getByText(/executions a promotion needs/)
     .first()
     .waitFor();
   await page
@@ -88,7 +88,7 @@ export async function decisionShots(page: Page, apiUrl: string, file: (name: str
   await page.getByRole('region', { name: 'Rollout' }).screenshot({ path: file('14b-rollout-panel') });
   await page.goto(`${apiUrl}/app/pipelines/${pipelineId}`);
   await page
-    .getByText(/executions a guardrail needs/)
+    .getByText(/executions a promotion needs/)
     .first()
     .waitFor();
   await page.getByText(/What the candidate \(version/).click();
