@@ -1,0 +1,196 @@
+/*
+ * A pipeline's series (DESIGN.md §15): per-minute and per-hour counters kept with the recording.
+ * What a batch of executions or signals adds to each bucket (ADD deltas under short attribute
+ * names), and how the counters read back become a bucket of the answer: exact counts and means,
+ * percentiles from a mergeable log-spaced histogram (relative error ≤ 2 %).
+ */
+import type { Execution, Signal } from './schemas/records.ts';
+
+/** The relative error of a histogram's quantile (a little under 2 %, for floating point). */
+export const HISTOGRAM_ERROR = 0.0195;
+const GAMMA = (1 + HISTOGRAM_ERROR) / (1 - HISTOGRAM_ERROR);
+const LOG_GAMMA = Math.log(GAMMA);
+
+/**
+ * A duration's histogram bin: `dz` below 1 ms, else `d<k>` with k = ⌈log_γ(x)⌉, so every value of
+ * bin k lies in (γ^(k-1), γ^k] and the bin's estimate 2γ^k/(γ+1) is within HISTOGRAM_ERROR of
+ * each of them (DDSketch, Masson et al. 2019). 24 h at most: about 430 bins.
+ */
+export function durationBin(durationMs: number): string {
+  if (!(durationMs >= 1)) return 'dz';
+  return `d${Math.max(0, Math.ceil(Math.log(durationMs) / LOG_GAMMA - 1e-9))}`;
+}
+
+/** The estimate of a bin's values. */
+export function binValue(bin: string): number {
+  if (bin === 'dz') return 0;
+  const k = Number(bin.slice(1));
+  return (2 * GAMMA ** k) / (GAMMA + 1);
+}
+
+/** The nearest-rank quantile q (0–1) of a histogram (bin → count); null when it is empty. */
+export function histogramQuantile(bins: Map<string, number>, q: number): number | null {
+  const sorted = [...bins].filter(([, n]) => n > 0).sort(([a], [b]) => binOrder(a) - binOrder(b));
+  const total = sorted.reduce((sum, [, n]) => sum + n, 0);
+  if (total === 0) return null;
+  const rank = Math.max(1, Math.ceil(q * total));
+  let seen = 0;
+  for (const [bin, n] of sorted) {
+    seen += n;
+    if (seen >= rank) return binValue(bin);
+  }
+  return binValue(sorted.at(-1)?.[0] ?? 'dz');
+}
+
+const binOrder = (bin: string) => (bin === 'dz' ? -1 : Number(bin.slice(1)));
+
+export type Step = 'minute' | 'hour' | 'day';
+export const STEP_MS: Record<Step, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+
+/** The start of the bucket holding `time` (UTC), as an ISO time. */
+export function bucketStart(time: string | number, step: Step): string {
+  const ms = typeof time === 'number' ? time : Date.parse(time);
+  return new Date(Math.floor(ms / STEP_MS[step]) * STEP_MS[step]).toISOString();
+}
+
+/** The grains kept: minutes (answers by the minute) and hours (answers by the hour and day). */
+export const KEPT_GRAINS = ['minute', 'hour'] as const;
+export type Grain = (typeof KEPT_GRAINS)[number];
+
+/** A bucket's counters to add: bucket (grain, start, configuration or null: every one) → attribute → by. */
+export interface SeriesDelta {
+  grain: Grain;
+  at: string;
+  configurationId: string | null;
+  adds: Map<string, number>;
+}
+
+function deltaFor(
+  into: Map<string, SeriesDelta>,
+  grain: Grain,
+  at: string,
+  configurationId: string | null,
+): Map<string, number> {
+  const key = `${grain}|${at}|${configurationId ?? ''}`;
+  let delta = into.get(key);
+  if (!delta) {
+    delta = { grain, at, configurationId, adds: new Map() };
+    into.set(key, delta);
+  }
+  return delta.adds;
+}
+
+const add = (adds: Map<string, number>, name: string, by: number) => {
+  if (by !== 0) adds.set(name, (adds.get(name) ?? 0) + by);
+};
+
+/**
+ * What executions add: `n` executions, `f` failed, `ds` duration sum, `ti`/`to` tokens, one
+ * histogram bin; to the pipeline's bucket and its configuration's, by the minute and the hour of
+ * `startedAt`.
+ */
+export function executionDeltas(executions: Execution[]): SeriesDelta[] {
+  const into = new Map<string, SeriesDelta>();
+  for (const execution of executions) {
+    let input = 0;
+    let output = 0;
+    for (const slot of execution.slotResults ?? []) {
+      input += slot.inputTokens ?? 0;
+      output += slot.outputTokens ?? 0;
+    }
+    for (const grain of KEPT_GRAINS) {
+      const at = bucketStart(execution.startedAt, grain);
+      for (const configurationId of [null, execution.configurationId]) {
+        const adds = deltaFor(into, grain, at, configurationId);
+        add(adds, 'n', 1);
+        add(adds, 'f', execution.status === 'failed' ? 1 : 0);
+        add(adds, 'ds', execution.durationMs);
+        add(adds, 'ti', input);
+        add(adds, 'to', output);
+        add(adds, durationBin(execution.durationMs), 1);
+      }
+    }
+  }
+  return [...into.values()];
+}
+
+/**
+ * What signals add: `v.<severity>` a count, and for a signal with a value `k.<kind>.n|s` (its
+ * kind's count and sum); by the minute and hour of `occurredAt`, to the pipeline's bucket only
+ * (a signal names no configuration).
+ */
+export function signalDeltas(signals: Signal[]): SeriesDelta[] {
+  const into = new Map<string, SeriesDelta>();
+  for (const signal of signals) {
+    for (const grain of KEPT_GRAINS) {
+      const adds = deltaFor(into, grain, bucketStart(signal.occurredAt, grain), null);
+      add(adds, `v.${signal.severity}`, 1);
+      if (signal.value !== undefined) {
+        adds.set(`k.${signal.kind}.n`, (adds.get(`k.${signal.kind}.n`) ?? 0) + 1);
+        add(adds, `k.${signal.kind}.s`, signal.value);
+      }
+    }
+  }
+  return [...into.values()];
+}
+
+/** A bucket as the API answers it (DESIGN.md §15). */
+export interface Bucket {
+  at: string;
+  executions: number;
+  failed: number;
+  failureRate: number | null;
+  durationMs: { mean: number | null; p50: number | null; p95: number | null; p99: number | null };
+  tokens: { input: number; output: number };
+  signals: { info: number; warning: number; critical: number };
+  scores: Record<string, { count: number; mean: number | null }>;
+}
+
+/** Counters of one bucket, merged from its items (shards, or the hours of a day). */
+export type Counters = Map<string, number>;
+
+/** Adds an item's counters into `into` (the attributes `n`, `f`, `ds`, `ti`, `to`, `d…`, `v.…`, `k.…`). */
+export function mergeCounters(into: Counters, item: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(item)) {
+    if (typeof value !== 'number') continue;
+    if (!/^(n|f|ds|ti|to|dz|d\d+|v\..+|k\..+)$/.test(name)) continue;
+    into.set(name, (into.get(name) ?? 0) + value);
+  }
+}
+
+const round = (value: number, digits = 6) => Number(value.toFixed(digits));
+
+/** The answer's bucket from its merged counters (an empty bucket is zeros). */
+export function bucketOf(at: string, counters: Counters | undefined): Bucket {
+  const get = (name: string) => counters?.get(name) ?? 0;
+  const executions = get('n');
+  const failed = get('f');
+  const bins = new Map<string, number>();
+  const scores: Bucket['scores'] = {};
+  for (const [name, value] of counters ?? []) {
+    if (name === 'dz' || /^d\d+$/.test(name)) bins.set(name, value);
+    const kind = /^k\.(.+)\.n$/.exec(name)?.[1];
+    if (kind !== undefined && value > 0) {
+      scores[kind] = { count: value, mean: round(get(`k.${kind}.s`) / value) };
+    }
+  }
+  const quantile = (q: number) => {
+    const value = histogramQuantile(bins, q);
+    return value === null ? null : round(value, 3);
+  };
+  return {
+    at,
+    executions,
+    failed,
+    failureRate: executions > 0 ? round(failed / executions) : null,
+    durationMs: {
+      mean: executions > 0 ? round(get('ds') / executions, 3) : null,
+      p50: quantile(0.5),
+      p95: quantile(0.95),
+      p99: quantile(0.99),
+    },
+    tokens: { input: get('ti'), output: get('to') },
+    signals: { info: get('v.info'), warning: get('v.warning'), critical: get('v.critical') },
+    scores,
+  };
+}
