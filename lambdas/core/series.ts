@@ -1,5 +1,6 @@
 /*
- * A pipeline's series (DESIGN.md §15): per-minute and per-hour counters kept with the recording.
+ * A pipeline's series over time: per-minute and per-hour counters, to be kept with the recording
+ * (not wired to it yet: nothing calls this module so far).
  * What a batch of executions or signals adds to each bucket (ADD deltas under short attribute
  * names), and how the counters read back become a bucket of the answer: exact counts and means,
  * percentiles from a mergeable log-spaced histogram (relative error ≤ 2 %).
@@ -134,7 +135,7 @@ export function signalDeltas(signals: Signal[]): SeriesDelta[] {
   return [...into.values()];
 }
 
-/** A bucket as the API answers it (DESIGN.md §15). */
+/** A bucket as the API answers it (the metrics answer's shape). */
 export interface Bucket {
   at: string;
   executions: number;
