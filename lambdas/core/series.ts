@@ -127,7 +127,7 @@ export function signalDeltas(signals: Signal[]): SeriesDelta[] {
       const adds = deltaFor(into, grain, bucketStart(signal.occurredAt, grain), null);
       add(adds, `v.${signal.severity}`, 1);
       if (signal.value !== undefined) {
-        adds.set(`k.${signal.kind}.n`, (adds.get(`k.${signal.kind}.n`) ?? 0) + 1);
+        add(adds, `k.${signal.kind}.n`, 1);
         add(adds, `k.${signal.kind}.s`, signal.value);
       }
     }
