@@ -6,7 +6,7 @@
  * improvement of twice the threshold is promoted, and the median executions to a decision beside
  * a fixed-horizon test of the same power.
  */
-import { metricAlpha } from '../lambdas/core/rollouts/decision.ts';
+import { metricAlpha, ROLLOUT_ALPHA } from '../lambdas/core/rollouts/decision.ts';
 import { guardName } from '../lambdas/core/rollouts/guards.ts';
 import { normalCdf } from '../lambdas/core/rollouts/statistics.ts';
 import {
@@ -65,14 +65,15 @@ function fixedHorizonN(world: World, metric: 0 | 1 | 2, power: number): number {
 
 /**
  * The share of improvements (this metric 2 × its threshold better, the others unchanged) that a
- * single test of every guard at the last look (5,000 an arm, looked at once, the same α a guard)
+ * single test of every guard at the last look (5,000 an arm, looked at once, at the α the judge's
+ * non-inferiority bound keeps: the rollout's whole α, two-sided)
  * would promote: each guard's upper bound of candidate − base within its threshold, the metrics
  * independent. No test that may be looked at after every batch does better; where this is under
  * 90 %, the world's noise against its thresholds, not the method, keeps the power target out of reach.
  */
 function fixedHorizonPromotion(world: World, metric: 0 | 1 | 2): number {
   const n = BENCH_OPTIONS.maxPerArm;
-  const z = normalQuantile(1 - metricAlpha(SIM_GUARDS.length) / 2);
+  const z = normalQuantile(1 - ROLLOUT_ALPHA / 2);
   return ([0, 1, 2] as const).reduce<number>((share, guard) => {
     const shifted = guard === metric;
     const { base, candidate, delta } = varianceOfMetric(world, guard, {
@@ -118,11 +119,10 @@ const median = (values: number[]) => {
 
 export function formatGuardrailSimulation(worlds: WorldFigures[], verdict: (ok: boolean) => string): string {
   const lines: string[] = [];
-  for (const [index, { world, aa, metrics, ms }] of worlds.entries()) {
-    // Error rates hold in any world; power depends on the noise against the threshold, so the
-    // power targets are the tuned world's and the unseen one's figures say what it would take.
-    const power =
-      index === 0 ? verdict : (ok: boolean) => (ok ? 'met here too' : 'not here (for information)');
+  for (const { world, aa, metrics, ms } of worlds) {
+    // Error rates hold in any world; power depends on the noise against the threshold. The targets
+    // hold for a world the method was not tuned on as for its own: a miss there is a miss.
+    const power = verdict;
     const n = aa.rollouts;
     lines.push(
       `-- ${world.name} (${n.toLocaleString('en-US')} rollouts a case, ${(ms / 1000).toFixed(1)} s)`,

@@ -3999,6 +3999,7 @@ export interface operations {
                                 number,
                                 number
                             ] | null;
+                            worseBound: number | null;
                             /** @enum {string} */
                             verdict: "worse" | "better" | "non_inferior" | "inconclusive" | "not_enough_data";
                         }[];
@@ -4022,6 +4023,7 @@ export interface operations {
                                     number,
                                     number
                                 ];
+                                worseBound?: number;
                             } | null)[];
                         }[];
                     };

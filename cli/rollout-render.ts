@@ -111,7 +111,10 @@ function between(metric: GuardMetric, interval: readonly number[]): string {
   return `${signed(metric, low)} to ${signed(metric, high)}`;
 }
 
-/** Every guarded metric as a table: both arms, candidate − base, its interval, the threshold, the verdict. */
+/**
+ * Every guarded metric as a table: both arms, candidate − base, its interval, the worst case a
+ * promotion waits on (within the threshold: non-inferior), the threshold, the verdict.
+ */
 export function renderMetrics(metrics: readonly Metric[]): string {
   const rows = metrics.map((metric) => ({
     metric: metricName(metric.metric, metric.kind, metric.direction),
@@ -119,10 +122,21 @@ export function renderMetrics(metrics: readonly Metric[]): string {
     candidate: armFigure(metric, metric.applied),
     difference: metric.difference === null ? 'n/a' : signed(metric.metric, metric.difference),
     interval: metric.interval ? between(metric.metric, metric.interval) : 'n/a',
+    'at worst (95 %)':
+      typeof metric.worseBound === 'number' ? signed(metric.metric, metric.worseBound) : 'n/a',
     threshold: formatDelta(metric, metric.threshold),
     verdict: metric.verdict.replaceAll('_', ' '),
   }));
-  return table(rows, ['metric', 'base', 'candidate', 'difference', 'interval', 'threshold', 'verdict']);
+  return table(rows, [
+    'metric',
+    'base',
+    'candidate',
+    'difference',
+    'interval',
+    'at worst (95 %)',
+    'threshold',
+    'verdict',
+  ]);
 }
 
 /** The lines both views share: every guarded metric, what happens next, the notes. */

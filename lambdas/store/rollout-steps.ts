@@ -91,11 +91,15 @@ function parsePoint(value: unknown): JudgementPoint | null {
   if (typeof point.at !== 'string' || typeof point.n !== 'number' || !Array.isArray(point.metrics))
     return null;
   const metrics = point.metrics.map((metric) => {
-    const m = metric as { difference?: unknown; interval?: unknown } | null;
+    const m = metric as { difference?: unknown; interval?: unknown; worseBound?: unknown } | null;
     if (!m || typeof m.difference !== 'number' || !Array.isArray(m.interval)) return null;
     const [low, high] = m.interval;
     return typeof low === 'number' && typeof high === 'number'
-      ? { difference: m.difference, interval: [low, high] as [number, number] }
+      ? {
+          difference: m.difference,
+          interval: [low, high] as [number, number],
+          ...(typeof m.worseBound === 'number' ? { worseBound: m.worseBound } : {}),
+        }
       : null;
   });
   return { at: point.at, n: point.n, step: typeof point.step === 'number' ? point.step : 0, metrics };

@@ -148,15 +148,16 @@ describe('approve --steps --guard, rollout show and runs effect, as a real proce
       duration: text.split('\n').find((line) => line.startsWith('mean duration (lower is better) ')) ?? '',
     });
     const metric = rows(shown.stdout);
-    // Both arms in the metric's unit with their counts, the signed difference, its interval, the threshold, a verdict.
+    // Both arms in the metric's unit with their counts, the signed difference, its interval, the
+    // worst case a promotion waits on, the threshold, a verdict.
     expect(metric.failure).toMatch(
-      /\d+\.\d\d % \(n = 40\)\s+\d+\.\d\d % \(n = 40\)\s+[+-]?\d+\.\d\d points\s+-\d+\.\d\d points to \+\d+\.\d\d points\s+1\.00 points\s+inconclusive$/,
+      /\d+\.\d\d % \(n = 40\)\s+\d+\.\d\d % \(n = 40\)\s+[+-]?\d+\.\d\d points\s+-\d+\.\d\d points to \+\d+\.\d\d points\s+[+-]\d+\.\d\d points\s+1\.00 points\s+inconclusive$/,
     );
     expect(metric.score).toMatch(
-      /0\.\d{3} \(n = 40\)\s+0\.\d{3} \(n = 40\)\s+[+-]?0\.\d{3}\s+-0\.\d{3} to \+0\.\d{3}\s+0\.050\s+(inconclusive|non inferior)$/,
+      /0\.\d{3} \(n = 40\)\s+0\.\d{3} \(n = 40\)\s+[+-]?0\.\d{3}\s+-0\.\d{3} to \+0\.\d{3}\s+[+-]0\.\d{3}\s+0\.050\s+(inconclusive|non inferior)$/,
     );
     expect(metric.duration).toMatch(
-      /\d{3} ms \(n = 40\)\s+\d{3} ms \(n = 40\)\s+[+-]?\d+ ms\s+-\d+ ms to \+\d+ ms\s+200 ms\s+(inconclusive|non inferior)$/,
+      /\d{3} ms \(n = 40\)\s+\d{3} ms \(n = 40\)\s+[+-]?\d+ ms\s+-\d+ ms to \+\d+ ms\s+[+-]\d+ ms\s+200 ms\s+(inconclusive|non inferior)$/,
     );
     expect(shown.stdout).toMatch(
       /^next: moves to step 2 at step 1 of 3 once 200 candidate executions \(40 so far\)/m,

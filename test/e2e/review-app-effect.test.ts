@@ -57,15 +57,20 @@ describe('the effect of a guarded rollout in the review application', { timeout:
     expect(await figure(duration, 'Base')).toMatch(new RegExp(`^\\d+ ms \\(n\\s=\\s${perArm}\\)$`));
     expect(await figure(duration, 'Difference')).toMatch(/^\+\d+ ms \(interval [−+±]\d+ ms to \+\d+ ms\)$/);
     expect(await figure(duration, 'Threshold')).toBe('+100 ms (higher is worse)');
+    // The worst case a promotion waits on, as the effect answers it.
+    expect(await figure(duration, 'At worst (95 %)')).toBe(
+      `+${Math.round(effect.metrics[0].worseBound)} ms (the dotted line)`,
+    );
     const durationChart = duration.getByRole('img');
     expect(await durationChart.getAttribute('aria-label')).toMatch(
       new RegExp(
-        `^Mean duration, candidate minus base, over \\d+ judgements up to ${perArm} candidate executions: now \\+\\d+ ms, interval [−+±]\\d+ ms to \\+\\d+ ms; the threshold is \\+100 ms, and the interval lies within the threshold\\.$`,
+        `^Mean duration, candidate minus base, over \\d+ judgements up to ${perArm} candidate executions: now \\+\\d+ ms, interval [−+±]\\d+ ms to \\+\\d+ ms, at worst \\+\\d+ ms at 95 %; the threshold is \\+100 ms, and its 95 % worst case lies within the threshold\\.$`,
       ),
     );
     // The chart draws the threshold line, labelled, and the interval's band.
     expect(await durationChart.locator('text', { hasText: 'threshold +100 ms' }).count()).toBe(1);
     expect(await durationChart.locator('.interval-band').count()).toBe(1);
+    expect(await durationChart.locator('.bound-line').count()).toBe(1);
 
     const score = tileOf(page, 'Signal “relevance”');
     expect(await figure(score, 'Candidate')).toMatch(
@@ -73,7 +78,7 @@ describe('the effect of a guarded rollout in the review application', { timeout:
     );
     expect(await figure(score, 'Threshold')).toBe('−0.050 (lower is worse)');
     expect(await score.getByRole('img').getAttribute('aria-label')).toMatch(
-      /^Signal “relevance”, candidate minus base, over \d+ judgements? up to \d+ candidate executions: now [−+±]0\.\d{3}, interval −0\.\d{3} to \+0\.\d{3}; the threshold is −0\.050, and the interval/,
+      /^Signal “relevance”, candidate minus base, over \d+ judgements? up to \d+ candidate executions: now [−+±]0\.\d{3}, interval −0\.\d{3} to \+0\.\d{3}, at worst −0\.\d{3} at 95 %; the threshold is −0\.050, and its 95 % worst case/,
     );
     const verdict = effect.metrics[1].verdict === 'non_inferior' ? 'Within the threshold' : 'Not shown yet';
     expect(await score.getByRole('status', { name: 'Signal “relevance” verdict' }).textContent()).toContain(

@@ -32,6 +32,8 @@ export interface Point {
   difference: number;
   low: number;
   high: number;
+  /** The worse end at the rollout's 95 % (what a promotion waits on), when the judgement kept it. */
+  bound?: number | undefined;
 }
 
 /** The sentence that names the chart: what it draws, how many judgements, the latest figures. */
@@ -46,11 +48,11 @@ export function chartSummary(metric: Metric, name: string, points: Point[]): str
       : metric.verdict === 'better'
         ? 'the whole interval is on the better side of 0'
         : metric.verdict === 'non_inferior'
-          ? 'the interval lies within the threshold'
-          : 'the interval still reaches past the threshold';
+          ? 'its 95 % worst case lies within the threshold'
+          : 'its 95 % worst case still reaches past the threshold';
   return (
     `${name}, candidate minus base, over ${judgements} up to ${formatCount(last.n)} candidate executions: ` +
     `now ${signedDelta(metric, last.difference)}, interval ${signedDelta(metric, last.low)} to ` +
-    `${signedDelta(metric, last.high)}; ${threshold}, and ${side}.`
+    `${signedDelta(metric, last.high)}${last.bound === undefined ? '' : `, at worst ${signedDelta(metric, last.bound)} at 95 %`}; ${threshold}, and ${side}.`
   );
 }

@@ -41,7 +41,7 @@ export interface JudgementPoint {
   n: number;
   step: number;
   /** In the order of the rollout's guards; null while a metric has no interval. */
-  metrics: Array<{ difference: number; interval: [number, number] } | null>;
+  metrics: Array<{ difference: number; interval: [number, number]; worseBound?: number } | null>;
 }
 
 /** A run's kept effect: the measurement answered, its maintained state, and a version for conditional writes. */

@@ -8,7 +8,13 @@ import { formatDelta, formatFigure, GUARD_METRICS, type Guard, guardName } from 
 import { addMoments, meanOf, NO_MOMENTS, type StepMoments, stratumOf } from './moments.ts';
 import { type Stratum, stratifiedInterval } from './sequential.ts';
 
-/** The rollout's error rate as a whole, shared by its guarded metrics (Bonferroni). */
+/**
+ * The rollout's error rate as a whole. A rollback or a "better"/"worse" verdict may come from any
+ * one metric, so those tests share it (Bonferroni, `metricAlpha`); a promotion needs every metric
+ * shown within its threshold at once, so a false promotion needs the one truly worse metric's own
+ * bound to be wrong, and each metric's non-inferiority bound keeps the whole α (an
+ * intersection-union test).
+ */
 export const ROLLOUT_ALPHA = 0.05;
 /** No verdict on a metric while an arm has fewer observations of it. */
 export const MIN_OBSERVATIONS = 30;
@@ -24,6 +30,11 @@ export interface MetricJudgement {
   difference: number | null;
   /** Its anytime-valid interval at the metric's share of α; null without a verdict. */
   interval: [number, number] | null;
+  /**
+   * How far the difference may reach on the worse side, as a difference (candidate − base): the
+   * worse end of the anytime-valid interval at the rollout's whole α. Within the threshold: non-inferior.
+   */
+  worseBound: number | null;
   pValue: number | null;
   verdict: MetricVerdict;
 }
@@ -36,8 +47,16 @@ export function worseInterval(guard: Guard, interval: [number, number]): [number
   return guard.direction === 'lower_is_better' ? interval : [-interval[1], -interval[0]];
 }
 
-/** Judges one metric from its moments per step, at `alpha`. */
-export function judgeMetric(guard: Guard, steps: readonly StepMoments[], alpha: number): MetricJudgement {
+/**
+ * Judges one metric from its moments per step: worse or better at `alpha` (the metric's share),
+ * non-inferior when the worse bound at `boundAlpha` (the rollout's) lies within the threshold.
+ */
+export function judgeMetric(
+  guard: Guard,
+  steps: readonly StepMoments[],
+  alpha: number,
+  boundAlpha: number = ROLLOUT_ALPHA,
+): MetricJudgement {
   const binary = GUARD_METRICS[guard.metric].binary;
   let base = NO_MOMENTS;
   let applied = NO_MOMENTS;
@@ -54,6 +73,7 @@ export function judgeMetric(guard: Guard, steps: readonly StepMoments[], alpha: 
     ...arms,
     difference,
     interval: null,
+    worseBound: null,
     pValue: null,
     verdict: 'not_enough_data' as const,
   };
@@ -70,14 +90,18 @@ export function judgeMetric(guard: Guard, steps: readonly StepMoments[], alpha: 
     ? [Math.max(-1, sequence.interval[0]), Math.min(1, sequence.interval[1])]
     : sequence.interval;
   const [low, high] = worseInterval(guard, interval);
+  const bounds = (stratifiedInterval(strata, boundAlpha) ?? sequence).interval;
+  const worseBound = guard.direction === 'lower_is_better' ? bounds[1] : bounds[0];
+  const worseBy = guard.direction === 'lower_is_better' ? worseBound : -worseBound;
   const verdict: MetricVerdict =
-    low > 0 ? 'worse' : high < 0 ? 'better' : high <= guard.threshold ? 'non_inferior' : 'inconclusive';
+    low > 0 ? 'worse' : high < 0 ? 'better' : worseBy <= guard.threshold ? 'non_inferior' : 'inconclusive';
   return {
     guard,
     ...arms,
     // The stratified estimate: the steps' differences weighted (the pooled means can mislead across steps).
     difference: sequence.estimate,
     interval,
+    worseBound,
     pValue: sequence.pValue,
     verdict,
   };
@@ -115,7 +139,8 @@ export function describeJudgement(j: MetricJudgement): string {
         ? `${formatFigure(j.guard, arm.mean)} (${count(Math.round(arm.mean * arm.n))} of ${count(arm.n)})`
         : `${formatFigure(j.guard, arm.mean)} (n = ${count(arm.n)})`;
   const interval = j.interval
-    ? `, difference ${formatDelta(j.guard, j.difference ?? 0)} (interval ${formatDelta(j.guard, j.interval[0])} to ${formatDelta(j.guard, j.interval[1])})`
+    ? `, difference ${formatDelta(j.guard, j.difference ?? 0)} (interval ${formatDelta(j.guard, j.interval[0])} to ${formatDelta(j.guard, j.interval[1])}` +
+      `${j.worseBound === null ? '' : `, at worst ${formatDelta(j.guard, j.worseBound)} at 95 %`})`
     : '';
   return (
     `${guardName(j.guard)} ${figure(j.applied)} on the candidate against ${figure(j.base)} on the base` +

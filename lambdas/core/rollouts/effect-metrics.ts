@@ -34,6 +34,7 @@ export function effectMetricOf(j: MetricJudgement): EffectMetric {
     applied: j.applied,
     difference: j.difference,
     interval: j.interval,
+    worseBound: j.worseBound,
     verdict: j.verdict,
   };
 }

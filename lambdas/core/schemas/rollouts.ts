@@ -164,6 +164,12 @@ export const effectMetricSchema = /* @__PURE__ */ z.object({
   }),
   difference: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.number()),
   interval: /* @__PURE__ */ z.nullable(intervalSchema),
+  /**
+   * The worse end of the interval at the rollout's whole α (95 %), as a difference: within the
+   * threshold, the metric is non-inferior (a promotion needs every metric there at once, so each
+   * keeps the whole α; `interval` is at the metric's share, as any one metric may roll back).
+   */
+  worseBound: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.number()),
   verdict: /* @__PURE__ */ z.enum(['worse', 'better', 'non_inferior', 'inconclusive', 'not_enough_data']),
 });
 
@@ -175,7 +181,12 @@ export const effectHistoryPointSchema = /* @__PURE__ */ z.object({
   step: /* @__PURE__ */ z.int(),
   metrics: /* @__PURE__ */ z.array(
     /* @__PURE__ */ z.nullable(
-      /* @__PURE__ */ z.object({ difference: /* @__PURE__ */ z.number(), interval: intervalSchema }),
+      /* @__PURE__ */ z.object({
+        difference: /* @__PURE__ */ z.number(),
+        interval: intervalSchema,
+        /** Absent on judgements kept before the bound was. */
+        worseBound: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.number()),
+      }),
     ),
   ),
 });

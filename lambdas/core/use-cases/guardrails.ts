@@ -93,7 +93,13 @@ async function keepPoint(
     n: candidateExecutions,
     step: rollout.step ?? 0,
     metrics: judged.judgements.map((j) =>
-      j.interval && j.difference !== null ? { difference: j.difference, interval: j.interval } : null,
+      j.interval && j.difference !== null
+        ? {
+            difference: j.difference,
+            interval: j.interval,
+            ...(j.worseBound === null ? {} : { worseBound: j.worseBound }),
+          }
+        : null,
     ),
   };
   await deps.rollouts.keepJudgementHistory(rollout.pipelineId, rollout.id, [...history, point]);

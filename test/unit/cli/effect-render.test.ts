@@ -59,6 +59,7 @@ describe('runs effect and rollout show, every guarded metric', () => {
         applied: { n: 100, mean: 0.02 },
         difference: 0,
         interval: [-0.04, 0.04],
+        worseBound: 0.035,
         verdict: 'inconclusive',
       },
       {
@@ -71,6 +72,7 @@ describe('runs effect and rollout show, every guarded metric', () => {
         applied: { n: 95, mean: 0.62 },
         difference: -0.18,
         interval: [-0.25, -0.11],
+        worseBound: -0.23,
         verdict: 'worse',
       },
       {
@@ -83,6 +85,7 @@ describe('runs effect and rollout show, every guarded metric', () => {
         applied: { n: 10, mean: 295 },
         difference: null,
         interval: null,
+        worseBound: null,
         verdict: 'not_enough_data',
       },
     ],
@@ -90,17 +93,17 @@ describe('runs effect and rollout show, every guarded metric', () => {
     next: 'moves to step 2 at step 1 of 3 once 200 candidate executions (100 so far)',
   } as unknown as Effect;
 
-  it('gives each metric both arms in its unit, the signed difference, its interval, threshold and verdict', () => {
+  it('gives each metric both arms in its unit, the signed difference, its interval, worst case, threshold and verdict', () => {
     const text = renderEffect(effect);
     const row = (name: string) => text.split('\n').find((line) => line.startsWith(name)) ?? '';
     expect(row('failure rate (lower is better)')).toMatch(
-      /2\.00 % \(n = 900\)\s+2\.00 % \(n = 100\)\s+0\.00 points\s+-4\.00 points to \+4\.00 points\s+1\.00 points\s+inconclusive/,
+      /2\.00 % \(n = 900\)\s+2\.00 % \(n = 100\)\s+0\.00 points\s+-4\.00 points to \+4\.00 points\s+\+3\.50 points\s+1\.00 points\s+inconclusive/,
     );
     expect(row('signal relevance (higher is better)')).toMatch(
-      /0\.800 \(n = 880\)\s+0\.620 \(n = 95\)\s+-0\.180\s+-0\.250 to -0\.110\s+0\.050\s+worse/,
+      /0\.800 \(n = 880\)\s+0\.620 \(n = 95\)\s+-0\.180\s+-0\.250 to -0\.110\s+-0\.230\s+0\.050\s+worse/,
     );
     expect(row('mean duration (lower is better)')).toMatch(
-      /310 ms \(n = 20\)\s+295 ms \(n = 10\)\s+n\/a\s+n\/a\s+200 ms\s+not enough data/,
+      /310 ms \(n = 20\)\s+295 ms \(n = 10\)\s+n\/a\s+n\/a\s+n\/a\s+200 ms\s+not enough data/,
     );
     expect(text).toContain('next: moves to step 2 at step 1 of 3 once 200 candidate executions (100 so far)');
   });

@@ -17,6 +17,7 @@ const metric = (over: Partial<Metric>): Metric => ({
   applied: { n: 1000, mean: 0.104 },
   difference: 0.004,
   interval: [-0.003, 0.008],
+  worseBound: 0.007,
   verdict: 'non_inferior',
   ...over,
 });
@@ -39,10 +40,10 @@ describe('the effect metrics as people read them', () => {
   it('names the chart by what it draws and where it ends', () => {
     const points = [
       { n: 100, step: 0, difference: 0.01, low: -0.05, high: 0.07 },
-      { n: 1200, step: 0, difference: 0.004, low: -0.003, high: 0.008 },
+      { n: 1200, step: 0, difference: 0.004, low: -0.003, high: 0.008, bound: 0.007 },
     ];
     expect(chartSummary(metric({}), 'Failure rate', points)).toBe(
-      'Failure rate, candidate minus base, over 2 judgements up to 1,200 candidate executions: now +0.40 points, interval −0.30 points to +0.80 points; the threshold is +1.00 points, and the interval lies within the threshold.',
+      'Failure rate, candidate minus base, over 2 judgements up to 1,200 candidate executions: now +0.40 points, interval −0.30 points to +0.80 points, at worst +0.70 points at 95 %; the threshold is +1.00 points, and its 95 % worst case lies within the threshold.',
     );
     expect(chartSummary(metric({ verdict: 'worse' }), 'Failure rate', points.slice(1))).toMatch(
       /over one judgement .*and the whole interval is on the worse side of 0\.$/,

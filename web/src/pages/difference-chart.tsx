@@ -1,6 +1,7 @@
 /**
  * A guarded metric's difference (candidate − base) at each judgement, its interval as a band, the
- * zero line and the dashed threshold line on the worse side, against the candidate's executions; an
+ * zero line, the dashed threshold line on the worse side and the 95 % worst case a promotion waits
+ * on (under the threshold line: within it), against the candidate's executions; an
  * image to assistive technology, named by a sentence that says what it shows and where it ends.
  */
 import { formatCount } from '../format.ts';
@@ -53,6 +54,7 @@ export function DifferenceChart({ metric, name, points }: { metric: Metric; name
     ...points.map((p) => xy(p.n, p.high)),
     ...[...points].reverse().map((p) => xy(p.n, p.low)),
   ].join(' ');
+  const bounded = points.filter((p) => p.bound !== undefined);
   const steps = points.filter((p, i) => i > 0 && p.step !== points[i - 1]?.step);
   const last = points.at(-1) as Point;
   // The threshold's label sits on the side of its line away from 0, inside the plot.
@@ -85,6 +87,9 @@ export function DifferenceChart({ metric, name, points }: { metric: Metric; name
       <text x={BOX.left + 3} y={y(0) + (threshold >= 0 ? 12 : -4)} font-size="11">
         0
       </text>
+      {bounded.length > 1 ? (
+        <polyline points={bounded.map((p) => xy(p.n, p.bound ?? 0)).join(' ')} class="bound-line" />
+      ) : null}
       {points.length > 1 ? (
         <polyline points={points.map((p) => xy(p.n, p.difference)).join(' ')} class="difference-line" />
       ) : null}

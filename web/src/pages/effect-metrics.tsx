@@ -18,7 +18,7 @@ interface Figures {
   history?:
     | Array<
         Omit<Judgement, 'metrics'> & {
-          metrics: Array<{ difference: number; interval: readonly number[] } | null>;
+          metrics: Array<{ difference: number; interval: readonly number[]; worseBound?: number } | null>;
         }
       >
     | undefined;
@@ -34,12 +34,19 @@ function verdictWords(metric: Metric): string {
     case 'better':
       return 'Better: the candidate is shown better than the base.';
     case 'non_inferior':
-      return `Within the threshold: shown at most ${tolerated} worse.`;
+      return `Within the threshold: shown at most ${tolerated} worse (at worst ${worstWords(metric)}).`;
     case 'inconclusive':
-      return `Not shown yet: the interval still reaches past the threshold (${tolerated} worse).`;
+      return `Not shown yet: at worst it may be ${worstWords(metric)}, past the threshold of ${tolerated} worse.`;
     default:
       return `Not enough data: each arm needs ${MIN_OBSERVATIONS} observations before an interval is drawn.`;
   }
+}
+
+/** The 95 % worst case as a size on the worse side: "0.40 points worse", or "no worse" when it is on the better side. */
+function worstWords(metric: Metric): string {
+  if (metric.worseBound === null) return 'unknown';
+  const worseBy = metric.direction === 'lower_is_better' ? metric.worseBound : -metric.worseBound;
+  return worseBy <= 0 ? 'no worse' : `${formatDelta(metric, worseBy)} worse`;
 }
 
 /** An arm's mean with its unit and how many observations it rests on. */
@@ -64,6 +71,7 @@ export function pointsOf(effect: Figures, index: number): Point[] {
         difference: figures.difference,
         low: figures.interval[0] ?? figures.difference,
         high: figures.interval[1] ?? figures.difference,
+        bound: figures.worseBound,
       });
   }
   const metric = effect.metrics?.[index];
@@ -76,6 +84,7 @@ export function pointsOf(effect: Figures, index: number): Point[] {
       difference: metric.difference,
       low: metric.interval[0] ?? metric.difference,
       high: metric.interval[1] ?? metric.difference,
+      bound: metric.worseBound ?? undefined,
     });
   return points;
 }
@@ -107,6 +116,12 @@ export function MetricTile({ effect, index }: { effect: Figures; index: number }
               : metric.interval
                 ? `${signedDelta(metric, metric.difference)} (interval ${signedDelta(metric, metric.interval[0] ?? 0)} to ${signedDelta(metric, metric.interval[1] ?? 0)})`
                 : `${signedDelta(metric, metric.difference)} (no interval yet)`}
+          </dd>
+          <dt>At worst (95 %)</dt>
+          <dd>
+            {metric.worseBound === null
+              ? 'n/a'
+              : `${signedDelta(metric, metric.worseBound)} (the dotted line)`}
           </dd>
           <dt>Threshold</dt>
           <dd>

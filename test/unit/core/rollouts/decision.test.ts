@@ -55,6 +55,22 @@ describe('judging a metric', () => {
     expect(decide([judged], at(300)).action).toBe('keep');
   });
 
+  it("keeps the whole α for each metric's non-inferiority bound: a promotion needs every metric within at once", () => {
+    // Three guards: "worse" and "better" share α (any one may decide), but a promotion needs each
+    // one's own 95 % bound within its threshold, so a mean duration no different, 1,500 ms apart
+    // from execution to execution, is shown within 100 ms at 4,700 an arm though its α/3 interval
+    // still reaches past 100 ms.
+    const arms = [{ base: normal(4700, 2500, 1500), candidate: normal(4700, 2500, 1500) }];
+    const judged = judgeMetric(duration, arms, metricAlpha(3));
+    expect(judged.interval?.[1]).toBeGreaterThan(100);
+    expect(judged.worseBound).toBeLessThan(100);
+    expect(judged.worseBound).toBeLessThan(judged.interval?.[1] ?? 0);
+    expect(judged.verdict).toBe('non_inferior');
+    // Held to the α/3 interval instead, the same figures would keep collecting.
+    expect(judgeMetric(duration, arms, metricAlpha(3), metricAlpha(3)).verdict).toBe('inconclusive');
+    expect(decide([judged], at(4700)).reason).toMatch(/at worst \+?\d+ ms at 95 %/);
+  });
+
   it('calls a metric within its threshold non-inferior once its worse bound is below it, and promotes then', () => {
     const judged = judgeMetric(
       duration,
