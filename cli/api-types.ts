@@ -1966,6 +1966,8 @@ export interface operations {
                                 error?: string;
                                 inputTokens?: number;
                                 outputTokens?: number;
+                                cacheReadInputTokens?: number;
+                                cacheWriteInputTokens?: number;
                             }[];
                             input?: unknown;
                             /** @enum {string} */
@@ -2038,6 +2040,8 @@ export interface operations {
                             error?: string;
                             inputTokens?: number;
                             outputTokens?: number;
+                            cacheReadInputTokens?: number;
+                            cacheWriteInputTokens?: number;
                         }[];
                         input?: unknown;
                     }[];
@@ -2070,6 +2074,8 @@ export interface operations {
                                 error?: string;
                                 inputTokens?: number;
                                 outputTokens?: number;
+                                cacheReadInputTokens?: number;
+                                cacheWriteInputTokens?: number;
                             }[];
                             input?: unknown;
                             /** @enum {string} */
@@ -2203,6 +2209,8 @@ export interface operations {
                                 error?: string;
                                 inputTokens?: number;
                                 outputTokens?: number;
+                                cacheReadInputTokens?: number;
+                                cacheWriteInputTokens?: number;
                             }[];
                             input?: unknown;
                             /** @enum {string} */
@@ -2639,6 +2647,8 @@ export interface operations {
                                 error?: string;
                                 inputTokens?: number;
                                 outputTokens?: number;
+                                cacheReadInputTokens?: number;
+                                cacheWriteInputTokens?: number;
                             }[];
                             input?: unknown;
                             /** @enum {string} */

@@ -8,6 +8,8 @@ import { nextPage, type PageOptions, parseLimit } from './commands.ts';
 import { contextOf, type Io } from './context.ts';
 import { fields, table } from './render.ts';
 
+const CACHE_COLUMNS = ['cacheReadInputTokens', 'cacheWriteInputTokens'] as const;
+
 export function addExecutionCommands(program: Command, io: Io): void {
   const executions =
     program.commands.find((command) => command.name() === 'executions') ?? program.command('executions');
@@ -77,6 +79,10 @@ export function addExecutionCommands(program: Command, io: Io): void {
             'durationMs',
             'inputTokens',
             'outputTokens',
+            // Prompt-cache counts, shown when a trace reported them (docs/conventions.md).
+            ...CACHE_COLUMNS.filter((column) =>
+              (shown.execution.slotResults ?? []).some((slot) => slot[column] !== undefined),
+            ),
             'error',
           ]),
           '',

@@ -37,7 +37,7 @@ export function encodingOf(event: HttpEvent): OtlpEncoding {
   if (type === 'application/x-protobuf' || type === 'application/protobuf') return 'protobuf';
   if (type === 'application/json') return 'json';
   throw new ValidationError(
-    `OTLP/HTTP bodies are application/x-protobuf or application/json, not ${JSON.stringify(type ?? '')}.`,
+    `OTLP/HTTP bodies are application/x-protobuf (or application/protobuf) or application/json, not ${JSON.stringify(type ?? '')}.`,
   );
 }
 

@@ -5,7 +5,7 @@
  */
 import type { Configuration, Slot } from '../schemas/pipelines.ts';
 import type { ExecutionInput, Severity, SignalInput } from '../schemas/records.ts';
-import type { Attributes, SpanEvent, TraceSpan } from './spans.ts';
+import { type Attributes, type SpanEvent, TOKEN_FIGURES, type TokenFigure, type TraceSpan } from './spans.ts';
 
 /** An execution as the ingest records it: its id is the trace id, its source OTLP. */
 export type TraceExecution = ExecutionInput & { id: string; configurationId: string; startedAt: string };
@@ -64,6 +64,7 @@ export function configurationIdOf(spans: readonly TraceSpan[], pipelineId: strin
 const isGenAi = (attributes: Attributes) =>
   attributes['gen_ai.operation.name'] !== undefined ||
   attributes['gen_ai.system'] !== undefined ||
+  attributes['gen_ai.provider.name'] !== undefined ||
   attributes['llm.model_name'] !== undefined ||
   attributes['openinference.span.kind'] === 'LLM';
 
@@ -112,7 +113,7 @@ export function errorOf(span: TraceSpan): string | undefined {
   return parts.length > 0 ? cut([...new Set(parts)].join(': ')) : undefined;
 }
 
-const numberOf = (attributes: Attributes, ...names: string[]) => {
+const numberOf = (attributes: Attributes, ...names: readonly string[]) => {
   for (const name of names) {
     const value = attributes[name];
     if (typeof value === 'number') return value;
@@ -132,36 +133,18 @@ function slotResultsOf(
     const ids = new Set(own.map((span) => span.spanId));
     const outermost = own.filter((span) => !span.parentSpanId || !ids.has(span.parentSpanId));
     const failed = inOrder(outermost).find((span) => span.status === 'error');
-    const inputTokens = own.reduce(
-      (sum, span) =>
-        sum +
-        numberOf(
-          span.attributes,
-          'gen_ai.usage.input_tokens',
-          'gen_ai.usage.prompt_tokens',
-          'llm.token_count.prompt',
-        ),
-      0,
-    );
-    const outputTokens = own.reduce(
-      (sum, span) =>
-        sum +
-        numberOf(
-          span.attributes,
-          'gen_ai.usage.output_tokens',
-          'gen_ai.usage.completion_tokens',
-          'llm.token_count.completion',
-        ),
-      0,
-    );
+    const tokens: Partial<Record<TokenFigure, number>> = {};
+    for (const figure of Object.keys(TOKEN_FIGURES) as TokenFigure[]) {
+      const sum = own.reduce((total, span) => total + numberOf(span.attributes, ...TOKEN_FIGURES[figure]), 0);
+      if (sum > 0) tokens[figure] = Math.round(sum);
+    }
     const error = failed ? errorOf(failed) : undefined;
     results.push({
       slotId: slot.id,
       status: failed ? 'failed' : 'succeeded',
       durationMs: duration(Math.min(...own.map((s) => s.startMs)), Math.max(...own.map((s) => s.endMs))),
       ...(error ? { error } : {}),
-      ...(inputTokens > 0 ? { inputTokens: Math.round(inputTokens) } : {}),
-      ...(outputTokens > 0 ? { outputTokens: Math.round(outputTokens) } : {}),
+      ...tokens,
     });
   }
   return results;

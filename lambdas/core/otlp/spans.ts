@@ -1,7 +1,7 @@
 /*
  * A span as the ingest reads it, whatever its encoding (OTLP protobuf or JSON): ids in lower-case
- * hex, times in milliseconds, and only the attributes and events the mapping reads (the table in
- * docs/opentelemetry.md); everything else a span carries is dropped when it is decoded.
+ * hex, times in milliseconds, and only the attributes and events the mapping reads (the tables of
+ * docs/conventions.md); everything else a span carries is dropped when it is decoded.
  */
 
 export type AttributeValue = string | number | boolean | string[];
@@ -29,19 +29,39 @@ export interface TraceSpan {
 /** The input attributes: kept whole when they fit the replay input's limit, else not kept. */
 export const INPUT_ATTRIBUTES: ReadonlySet<string> = new Set(['input.value', 'gen_ai.input.messages']);
 
-/** The token counts of a model call (current GenAI, legacy OpenLLMetry, OpenInference names). */
-export const TOKEN_ATTRIBUTES: readonly string[] = [
-  'gen_ai.usage.input_tokens',
-  'gen_ai.usage.output_tokens',
-  'gen_ai.usage.prompt_tokens',
-  'gen_ai.usage.completion_tokens',
-  'llm.token_count.prompt',
-  'llm.token_count.completion',
-];
+/**
+ * The token figures of a slot's result and the attributes each is read from, first present wins
+ * on a span (current GenAI, then the older GenAI and OpenLLMetry names, then OpenInference's; the
+ * table of docs/conventions.md). The cache figures are their own, never added to `inputTokens`:
+ * whether a span's input count already holds them is the emitter's (docs/decisions.md).
+ */
+export const TOKEN_FIGURES = {
+  inputTokens: ['gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt'],
+  outputTokens: [
+    'gen_ai.usage.output_tokens',
+    'gen_ai.usage.completion_tokens',
+    'llm.token_count.completion',
+  ],
+  cacheReadInputTokens: [
+    'gen_ai.usage.cache_read.input_tokens',
+    'gen_ai.usage.cache_read_input_tokens',
+    'llm.token_count.prompt_details.cache_read',
+  ],
+  cacheWriteInputTokens: [
+    'gen_ai.usage.cache_write.input_tokens',
+    'gen_ai.usage.cache_creation.input_tokens',
+    'gen_ai.usage.cache_creation_input_tokens',
+    'llm.token_count.prompt_details.cache_write',
+  ],
+} as const satisfies Record<string, readonly string[]>;
+export type TokenFigure = keyof typeof TOKEN_FIGURES;
+
+/** Every token count attribute the mapping reads (each bounded by TOKENS_MAX on arrival). */
+export const TOKEN_ATTRIBUTES: readonly string[] = Object.values(TOKEN_FIGURES).flat();
 /** Most tokens a span may report, as an execution's slot result may hold (POST …/executions). */
 export const TOKENS_MAX = 1_000_000_000;
 
-/** The attributes the mapping reads (legacy OpenLLMetry and OpenInference names included). */
+/** The attributes the mapping reads, by convention in docs/conventions.md (its test keeps them equal). */
 export const READ_ATTRIBUTES: ReadonlySet<string> = new Set([
   'pipeline.slot',
   'pipeline.configuration_id',
@@ -51,8 +71,6 @@ export const READ_ATTRIBUTES: ReadonlySet<string> = new Set([
   'gen_ai.system',
   'gen_ai.provider.name',
   ...TOKEN_ATTRIBUTES,
-  'gen_ai.prompt.0.content',
-  'gen_ai.prompt.0.role',
   'llm.model_name',
   'openinference.span.kind',
   'error.type',

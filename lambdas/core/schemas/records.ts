@@ -58,12 +58,20 @@ const slotResultInputShape = {
   /** The slot's model tokens (prompt and completion), as a trace's GenAI spans report them. */
   inputTokens: /* @__PURE__ */ z.optional(tokenCount),
   outputTokens: /* @__PURE__ */ z.optional(tokenCount),
+  /**
+   * Input tokens read from, and written to, the provider's prompt cache, as the spans report them:
+   * whether inputTokens already counts them is the emitter's (the GenAI conventions say it should).
+   */
+  cacheReadInputTokens: /* @__PURE__ */ z.optional(tokenCount),
+  cacheWriteInputTokens: /* @__PURE__ */ z.optional(tokenCount),
 };
 
 export const slotResultSchema = /* @__PURE__ */ z.object({
   ...slotResultInputShape,
   inputTokens: storedTokenCount,
   outputTokens: storedTokenCount,
+  cacheReadInputTokens: storedTokenCount,
+  cacheWriteInputTokens: storedTokenCount,
 });
 
 /**

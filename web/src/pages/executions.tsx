@@ -12,6 +12,12 @@ import { PagedItems, usePagedList } from './pipelines.tsx';
 
 type Execution = ResponseBody<'list-executions'>['items'][number];
 
+type SlotResult = NonNullable<Execution['slotResults']>[number];
+/** A slot's prompt-cache counts, when its trace reported them: read from and written to the cache. */
+const cacheText = (slot: SlotResult) =>
+  slot.cacheReadInputTokens === undefined && slot.cacheWriteInputTokens === undefined
+    ? ''
+    : ` (cache: ${slot.cacheReadInputTokens ?? 0} read, ${slot.cacheWriteInputTokens ?? 0} written)`;
 const sourceOf = (execution: Execution) => (execution.source === 'otlp' ? 'OpenTelemetry' : 'API');
 
 /** The pipeline's executions, on its page. */
@@ -160,7 +166,7 @@ export function ExecutionPage({ pipelineId, executionId }: { pipelineId: string;
                     <td data-label="Tokens in / out">
                       {slot.inputTokens === undefined
                         ? '—'
-                        : `${slot.inputTokens} / ${slot.outputTokens ?? 0}`}
+                        : `${slot.inputTokens} / ${slot.outputTokens ?? 0}${cacheText(slot)}`}
                     </td>
                     <td data-label="Error">{slot.error ?? '—'}</td>
                   </tr>
