@@ -20,7 +20,8 @@ describe('POST /pipelines/{pipelineId}/otlp/v1/traces', () => {
     const answer = await post(pipeline.id, protobufBody(tracer.spans()));
 
     expect(answer).toMatchObject({ status: 200, type: 'application/x-protobuf' });
-    expect(answer.answer.partialSuccess).toBeUndefined();
+    // Absent: the serializer gives undefined or null as its version has it.
+    expect(answer.answer.partialSuccess ?? undefined).toBeUndefined();
     const [execution] = await executionsOf(pipeline.id);
     expect(execution).toEqual({
       id: traceId,
