@@ -160,14 +160,14 @@ describe('approve --steps --guard, rollout show and runs effect, as a real proce
       /\d{3} ms \(n = 40\)\s+\d{3} ms \(n = 40\)\s+[+-]?\d+ ms\s+-\d+ ms to \+\d+ ms\s+[+-]\d+ ms\s+200 ms\s+(inconclusive|non inferior)$/,
     );
     expect(shown.stdout).toMatch(
-      /^next: moves to step 2 at step 1 of 3 once 200 candidate executions \(40 so far\)/m,
+      /^next: moves to step 2 of 3 once the candidate has 200 executions at step 1 \(40 so far\)/m,
     );
 
     const effect = await cli(['runs', 'effect', runId]);
     expect(effect.code, effect.stderr).toBe(0);
     expect(rows(effect.stdout)).toEqual(metric);
     expect(effect.stdout).toMatch(/^verdict: not enough data \(rollout, at least 200 executions per arm\)$/m);
-    expect(effect.stdout).toContain('next: moves to step 2 at step 1 of 3');
+    expect(effect.stdout).toContain('next: moves to step 2 of 3 once');
 
     // --json: the API's answers as they came.
     const shownJson = await cli(['rollout', 'show', pipelineId, '--json']);

@@ -97,7 +97,7 @@ describe('the effect of a guarded rollout in the review application', { timeout:
     expect(await bar.getAttribute('value')).toBe(String(perArm));
     expect(await bar.getAttribute('max')).toBe(String(GUARDED_MIN_EXECUTIONS));
     expect(effect.next).toMatch(
-      /^moves to step 2 at step 1 of 2 once 400 candidate executions \(300 so far\)/,
+      /^moves to step 2 of 2 once the candidate has 400 executions at step 1 \(300 so far\)/,
     );
     expect(await page.getByRole('status', { name: 'What happens next' }).textContent()).toBe(
       `It ${effect.next}.`,

@@ -121,7 +121,7 @@ describe('guarded metrics, recorded and judged on the local stack', { timeout: 1
     for (const metric of effect.metrics) expect(['worse', 'better']).not.toContain(metric.verdict);
     // Not promoted on the absence of evidence: one point of failure rate is not shown at 300 an arm.
     expect(effect.metrics[0].verdict).toBe('inconclusive');
-    expect(effect.next).toContain('promotes at step 1 of 1 once they show failure rate within 1.00 points');
+    expect(effect.next).toContain('promotes once the figures show failure rate within 1.00 points');
   });
 
   it('rolls back a candidate whose evaluation score is worse at the same failure rate, naming the score', async () => {

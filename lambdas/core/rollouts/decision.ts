@@ -191,18 +191,26 @@ export function decide(judgements: readonly MetricJudgement[], position: StepPos
   const pending = judgements
     .filter((j) => j.verdict !== 'non_inferior' && j.verdict !== 'better')
     .map((j) => `${guardName(j.guard)} within ${formatDelta(j.guard, j.guard.threshold)}`);
+  // "moves to step 2 of 3 once the candidate has 200 executions at step 1 (40 so far) and the
+  // figures show failure rate within 1.00 points"; at the last step "promotes at step 3 of 3 once …".
+  const here = position.steps === 1 ? '' : last ? ' there' : ` at step ${position.step + 1}`;
   const waits = [
     ...(enough
       ? []
       : [
-          `${count(position.minExecutions)} candidate executions (${count(position.candidateAtStep)} so far)`,
+          `the candidate has ${count(position.minExecutions)} executions${here} (${count(position.candidateAtStep)} so far)`,
         ]),
-    ...(pending.length > 0 ? [`they show ${pending.join(' and ')}`] : []),
+    ...(pending.length > 0 ? [`the figures show ${pending.join(' and ')}`] : []),
   ];
+  const move = last
+    ? position.steps === 1
+      ? 'promotes'
+      : `promotes at ${stepWords}`
+    : `moves to step ${position.step + 2} of ${position.steps}`;
   return {
     action,
     decidedBy: null,
     reason: 'still collecting',
-    next: `${last ? 'promotes' : `moves to step ${position.step + 2}`} at ${stepWords} once ${waits.join(' and ')}`,
+    next: `${move} once ${waits.join(' and ')}`,
   };
 }

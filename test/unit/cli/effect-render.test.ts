@@ -90,7 +90,7 @@ describe('runs effect and rollout show, every guarded metric', () => {
       },
     ],
     notes: [],
-    next: 'moves to step 2 at step 1 of 3 once 200 candidate executions (100 so far)',
+    next: 'moves to step 2 of 3 once the candidate has 200 executions at step 1 (100 so far)',
   } as unknown as Effect;
 
   it('gives each metric both arms in its unit, the signed difference, its interval, worst case, threshold and verdict', () => {
@@ -105,7 +105,9 @@ describe('runs effect and rollout show, every guarded metric', () => {
     expect(row('mean duration (lower is better)')).toMatch(
       /310 ms \(n = 20\)\s+295 ms \(n = 10\)\s+n\/a\s+n\/a\s+n\/a\s+200 ms\s+not enough data/,
     );
-    expect(text).toContain('next: moves to step 2 at step 1 of 3 once 200 candidate executions (100 so far)');
+    expect(text).toContain(
+      'next: moves to step 2 of 3 once the candidate has 200 executions at step 1 (100 so far)',
+    );
   });
 
   it('says where a rollout is in its steps and what it guards', () => {

@@ -82,7 +82,7 @@ describe('judging a metric', () => {
     // Not before the step holds minExecutions on the candidate, and it says what it waits for.
     const early = decide([judged], { ...at(150), minExecutions: 200 });
     expect(early.action).toBe('keep');
-    expect(early.next).toContain('200 candidate executions (150 so far)');
+    expect(early.next).toContain('the candidate has 200 executions (150 so far)');
   });
 
   it('reads a higher-is-better signal the right way round: a lower score is worse', () => {

@@ -414,12 +414,12 @@ describe("a rollout's arms", () => {
       minExecutions: 40,
     });
     expect(effect.next).toMatch(
-      /^moves to step 3 at step 2 of 3 once they show failure rate within 1.00 points/,
+      /^moves to step 3 of 3 once the figures show failure rate within 1.00 points/,
     );
     // At the last step with autoPromote off, promoting is a person's move.
     store.rollout = rollout({ guardrails: [{ metric: 'failure_rate' }] });
     expect((await getEffect()(ada, 'runapproved0000000001')).next).toMatch(
-      /^can be promoted by hand at step 1 of 1 once .* \(autoPromote is off\)$/,
+      /^can be promoted by hand once .* \(autoPromote is off\)$/,
     );
     // Ended, it has no next step.
     store.rollout = rollout({ status: 'promoted', endedAt: at(30), endedBy: 'user-ada' });
