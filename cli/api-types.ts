@@ -117,7 +117,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The pipeline's signals, newest first by occurrence, optionally by kind and slot. */
+        /** The pipeline's signals, newest first by occurrence, optionally by kind, slot, severity and a time window (occurredAt). */
         get: operations["list-signals"];
         put?: never;
         /** Record up to 100 signals, all or nothing. */
@@ -1796,6 +1796,12 @@ export interface operations {
                 kind?: string;
                 /** @description Only signals of this slot. */
                 slotId?: string;
+                /** @description Only signals of this severity. */
+                severity?: "info" | "warning" | "critical";
+                /** @description Only signals that occurred at or after this time (UTC, e.g. 2026-12-01T00:00:00Z); the team's retention window bounds it. */
+                since?: string;
+                /** @description Only signals that occurred at or before this time (UTC); not before `since`. */
+                until?: string;
             };
             header?: never;
             path: {

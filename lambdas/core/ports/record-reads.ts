@@ -20,6 +20,7 @@ export interface SignalFilter {
   until?: string | undefined;
   kind?: string | undefined;
   slotId?: string | undefined;
+  severity?: string | undefined;
   executionId?: string | undefined;
 }
 

@@ -3,7 +3,7 @@
  * newest first, one execution with the signals citing it, its signals; nothing outside the
  * team's retention windows.
  */
-import { NotFoundError } from '../errors.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import type { Clock, PageRequest } from '../ports/common.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
@@ -64,15 +64,30 @@ export function makeGetExecution(deps: RecordReadDeps) {
   };
 }
 
-/** The pipeline's signals, newest first, by kind and slot. */
+/** Which signals a listing asks for: the store's filters and a time window of its own. */
+export type SignalListing = Omit<SignalFilter, 'since' | 'until'> & {
+  /** At or after (occurredAt); the retention window's start when earlier or absent. */
+  occurredFrom?: string | undefined;
+  /** At or before (occurredAt). */
+  occurredUntil?: string | undefined;
+};
+
+/** The pipeline's signals, newest first, by kind, slot, severity and time. */
 export function makeListSignals(deps: RecordReadDeps) {
-  return async (
-    principal: Principal,
-    pipelineId: string,
-    filter: Omit<SignalFilter, 'since' | 'until'>,
-    page: PageRequest,
-  ) => {
+  return async (principal: Principal, pipelineId: string, listing: SignalListing, page: PageRequest) => {
+    const { occurredFrom: from, occurredUntil: to, ...filter } = listing;
+    // The keys hold times as toISOString writes them (milliseconds): "…00Z" would sort after "…00.000Z".
+    const occurredFrom = from && new Date(from).toISOString();
+    const occurredUntil = to && new Date(to).toISOString();
+    if (occurredFrom && occurredUntil && occurredFrom > occurredUntil)
+      throw new ValidationError(`since (${from}) is after until (${to}).`);
     const window = await windowFor(deps, principal, pipelineId);
-    return deps.reads.listSignals(pipelineId, { ...filter, since: window.signalsSince }, page);
+    const since = occurredFrom && occurredFrom > window.signalsSince ? occurredFrom : window.signalsSince;
+    // A window wholly before retention holds nothing: the read stays bounded by `since`.
+    return deps.reads.listSignals(
+      pipelineId,
+      { ...filter, since, ...(occurredUntil ? { until: occurredUntil } : {}) },
+      page,
+    );
   };
 }

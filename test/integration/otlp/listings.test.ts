@@ -128,4 +128,46 @@ describe('reading executions and signals back', () => {
     expect(ofSlot.body.items).toEqual(errors.body.items);
     expect((await list({ kind: 'Not A Kind' })).status).toBe(400);
   });
+
+  it('lists signals by severity and by a window of their times, refusing a window that ends before it starts', async () => {
+    const { pipeline, traced } = await pipelineWithHistory();
+    const list = (query: Record<string, string>) =>
+      call('list-signals', '/pipelines/{pipelineId}/signals', { pipelineId: pipeline.id }, { query });
+    const all = (await list({})).body.items as Array<{
+      executionId: string;
+      occurredAt: string;
+      severity: string;
+    }>;
+    expect(all).toHaveLength(4);
+    const severities = [...new Set(all.map((signal) => signal.severity))];
+    for (const severity of severities) {
+      const only = (await list({ severity })).body.items as typeof all;
+      expect(only.length).toBeGreaterThan(0);
+      expect(only).toEqual(all.filter((signal) => signal.severity === severity));
+    }
+    expect(severities.length).toBeGreaterThan(1);
+
+    // The middle execution's signals only: a window from its start, ending before the third's.
+    const times = all.map((signal) => signal.occurredAt).sort();
+    const middle = all.filter((signal) => signal.executionId === traced[1]);
+    const from = middle.map((signal) => signal.occurredAt).sort()[0] as string;
+    const to = middle
+      .map((signal) => signal.occurredAt)
+      .sort()
+      .at(-1) as string;
+    // Written to the second, as people write times: it means the same instant as with milliseconds.
+    const fromSecond = `${from.slice(0, 19)}Z`;
+    const window = (await list({ since: fromSecond, until: to })).body.items as typeof all;
+    expect(window.map((signal) => signal.occurredAt).sort()).toEqual(
+      times.filter((time) => time >= new Date(fromSecond).toISOString() && time <= to),
+    );
+    expect(window.some((signal) => signal.executionId === traced[1])).toBe(true);
+    expect(window.length).toBeLessThan(all.length);
+
+    const backwards = await list({ since: to, until: from === to ? '2000-01-01T00:00:00Z' : from });
+    expect(backwards.status).toBe(400);
+    expect(backwards.body.message).toMatch(/^since \(.+\) is after until \(.+\)\.$/);
+    expect((await list({ since: 'yesterday' })).status).toBe(400);
+    expect((await list({ severity: 'loud' })).status).toBe(400);
+  });
 });
