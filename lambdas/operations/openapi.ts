@@ -178,7 +178,20 @@ function requestBody(operation: OperationDeclaration): JsonSchema {
   };
 }
 
-function operationObject(operation: OperationDeclaration, usedErrors: Set<number>): JsonSchema {
+function operationObject(
+  operation: OperationDeclaration & { refusedWith?: number },
+  usedErrors: Set<number>,
+): JsonSchema {
+  if (operation.refusedWith !== undefined) {
+    usedErrors.add(operation.refusedWith);
+    return {
+      operationId: operation.name,
+      summary: operation.summary,
+      security: [{ bearer: [] }, { sessionCookie: [] }],
+      parameters: parametersOf(operation),
+      responses: { [operation.refusedWith]: errorRef(operation.refusedWith) },
+    };
+  }
   const successes = new Set([
     operation.response.status,
     ...Object.keys(operation.response.alsoAnswers ?? {}).map(Number),
@@ -255,7 +268,11 @@ export function documentedPathOf(
 export function buildOpenApiDocument(operations: readonly OperationDeclaration[]): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const usedErrors = new Set<number>();
-  for (const operation of operations) {
+  const documented = operations.flatMap((operation) => [
+    operation,
+    ...(operation.alsoDocuments ?? []).map((route) => ({ ...operation, ...route })),
+  ]);
+  for (const operation of documented) {
     const documentedPath = documentedPathOf(operation.method, operation.path, [operation]);
     paths[documentedPath] = {
       ...paths[documentedPath],
