@@ -155,7 +155,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** OTLP/HTTP (protobuf or JSON, gzip allowed): traces become executions and signals. Limits: docs/opentelemetry.md. */
+        /** OTLP/HTTP (protobuf or JSON, gzip allowed): traces become executions and signals. Limits: docs/opentelemetry.md. …/otlp/v1/metrics answers 404: metrics are not taken. */
         post: operations["ingest-otlp-traces"];
         delete?: never;
         options?: never;
@@ -174,23 +174,6 @@ export interface paths {
         put?: never;
         /** OTLP/HTTP logs (protobuf or JSON, gzip allowed): gen_ai.evaluation.result log records become signals of their trace's execution; other log records are refused (partialSuccess). Limits: docs/opentelemetry.md. */
         post: operations["ingest-otlp-logs"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/pipelines/{pipelineId}/otlp/v1/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** OTLP metrics are not taken: always 404 NOT_FOUND (not retried by OTLP exporters). Turn the metrics exporter off. */
-        post: operations["ingest-otlp-metrics"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2287,20 +2270,6 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    "ingest-otlp-metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                pipelineId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            404: components["responses"]["NotFound"];
         };
     };
     "get-execution": {

@@ -110,8 +110,6 @@ export interface DocumentedRoute {
   summary: string;
   documentedBody?: OperationDeclaration['documentedBody'];
   response?: ResponseSpec;
-  /** Served only to refuse (a signal not taken): documented with this error answer alone. */
-  refusedWith?: number;
 }
 
 export interface ErrorBodySpec {

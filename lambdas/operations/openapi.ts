@@ -178,20 +178,7 @@ function requestBody(operation: OperationDeclaration): JsonSchema {
   };
 }
 
-function operationObject(
-  operation: OperationDeclaration & { refusedWith?: number },
-  usedErrors: Set<number>,
-): JsonSchema {
-  if (operation.refusedWith !== undefined) {
-    usedErrors.add(operation.refusedWith);
-    return {
-      operationId: operation.name,
-      summary: operation.summary,
-      security: [{ bearer: [] }, { sessionCookie: [] }],
-      parameters: parametersOf(operation),
-      responses: { [operation.refusedWith]: errorRef(operation.refusedWith) },
-    };
-  }
+function operationObject(operation: OperationDeclaration, usedErrors: Set<number>): JsonSchema {
   const successes = new Set([
     operation.response.status,
     ...Object.keys(operation.response.alsoAnswers ?? {}).map(Number),

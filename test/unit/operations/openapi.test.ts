@@ -58,7 +58,6 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(document.paths).filter((path) => path.includes('/otlp'))).toEqual([
       '/pipelines/{pipelineId}/otlp/v1/traces',
       '/pipelines/{pipelineId}/otlp/v1/logs',
-      '/pipelines/{pipelineId}/otlp/v1/metrics',
     ]);
     expect(otlp.parameters.map((parameter) => parameter.name)).toEqual(['pipelineId']);
     expect(Object.keys(otlp.requestBody.content)).toEqual([
@@ -72,7 +71,7 @@ describe('the OpenAPI document', () => {
     ]);
   });
 
-  it('shows the OTLP logs endpoint with its own bodies and partial success, and metrics as a 404 only', () => {
+  it('shows the OTLP logs endpoint with its own bodies and partial success', () => {
     type Documented = {
       operationId: string;
       requestBody?: { content: Record<string, { example?: unknown }> };
@@ -82,7 +81,6 @@ describe('the OpenAPI document', () => {
       >;
     };
     const logs = document.paths['/pipelines/{pipelineId}/otlp/v1/logs']?.post as unknown as Documented;
-    const metrics = document.paths['/pipelines/{pipelineId}/otlp/v1/metrics']?.post as unknown as Documented;
 
     expect(logs.operationId).toBe('ingest-otlp-logs');
     expect(Object.keys(logs.requestBody?.content ?? {})).toEqual([
@@ -96,7 +94,6 @@ describe('the OpenAPI document', () => {
       'rejectedLogRecords',
       'errorMessage',
     ]);
-    expect(Object.keys(metrics.responses)).toEqual(['404']);
   });
 
   it('documents request bodies from the zod schemas that validate them', () => {
