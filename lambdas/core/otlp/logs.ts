@@ -31,16 +31,25 @@ export interface EvaluationRecord {
 }
 
 /**
- * The record's signal in the trace's execution: the slot of the span it names when that span is
- * among `spans` (`slotOf`), the execution alone otherwise.
+ * The signals of the trace's evaluation results whose span has arrived (or that name none): each
+ * cites the execution and the slot of its span (`slotOf`). A result naming a span not among
+ * `spans` waits for it (its signal could not be given its slot later: a signal never changes).
  */
-export function evaluationSignalOf(
-  record: EvaluationRecord,
-  slotOf: (span: TraceSpan) => string | undefined,
+export function evaluationSignalsOf(
+  records: readonly EvaluationRecord[],
   spans: readonly TraceSpan[],
-): TraceSignal {
-  const span = record.spanId === undefined ? undefined : spans.find((one) => one.spanId === record.spanId);
-  const slotId = span ? slotOf(span) : undefined;
+  slotOf: (span: TraceSpan) => string | undefined,
+): TraceSignal[] {
+  const byId = new Map(spans.map((span) => [span.spanId, span]));
+  return records.flatMap((record) => {
+    if (record.spanId === undefined) return [evaluationSignalOf(record, undefined)];
+    const span = byId.get(record.spanId);
+    return span ? [evaluationSignalOf(record, slotOf(span))] : [];
+  });
+}
+
+/** The record's signal in the trace's execution, in the slot given. */
+function evaluationSignalOf(record: EvaluationRecord, slotId: string | undefined): TraceSignal {
   return {
     id: `${record.traceId}-log-${record.id}`,
     executionId: record.traceId,
@@ -51,4 +60,4 @@ export function evaluationSignalOf(
 
 /** Why the record's signal would be refused by POST …/signals (score, time, text), or undefined. */
 export const evaluationRecordIssue = (record: EvaluationRecord) =>
-  signalIssue(evaluationSignalOf(record, () => undefined, []));
+  signalIssue(evaluationSignalOf(record, undefined));

@@ -8,7 +8,7 @@ import { ConflictError, PayloadTooLargeError } from '../errors.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import { type AssembledTrace, assembleTrace, configurationIdOf, rootOf, slotsOf } from '../otlp/assemble.ts';
 import { checkRecords, signalsOfSpan, writeBoundExcess } from '../otlp/check.ts';
-import { type EvaluationRecord, evaluationSignalOf } from '../otlp/logs.ts';
+import { type EvaluationRecord, evaluationSignalsOf } from '../otlp/logs.ts';
 import type { TraceSpan } from '../otlp/spans.ts';
 import type { Clock } from '../ports/common.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
@@ -240,7 +240,7 @@ export async function assemble(
   });
   // Evaluation results sent as log records give their signals as the span events do.
   const bySlot = slotsOf(spans, configuration.slots);
-  const logged = records.map((one) => evaluationSignalOf(one, (span) => bySlot.get(span), spans));
+  const logged = evaluationSignalsOf(records, spans, (span) => bySlot.get(span));
   return { ...assembled, signals: [...assembled.signals, ...logged], spanCount: spans.length };
 }
 

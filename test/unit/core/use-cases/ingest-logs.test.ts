@@ -1,7 +1,7 @@
 /**
  * OTLP log records' evaluation results into signals against the fakes: a result for a trace
  * already recorded becomes its signal at once (with the slot of the span it names), one for a
- * trace not yet seen waits staged until the trace's spans come, and results POST …/signals would
+ * trace (or a span) not yet seen waits staged until it comes, and results POST …/signals would
  * refuse are counted refused with the reason, staging nothing.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -102,6 +102,18 @@ describe('an evaluation result sent as a log record', () => {
     expect(signals()).toEqual([
       expect.objectContaining({ executionId: TRACE_A, slotId: 'model', value: 0.2 }),
     ]);
+  });
+
+  it('naming a span that has not arrived, waits for it, and is then recorded in that span’s slot', async () => {
+    const [root, model] = trace(TRACE_A) as [TraceSpan, TraceSpan];
+    await ingestLogs([result()]);
+    // The root alone first, as a simple span processor exports each span when it ends.
+    await ingestSpans([root]);
+    expect(signals()).toEqual([]);
+
+    await ingestSpans([model]);
+
+    expect(signals()).toEqual([expect.objectContaining({ executionId: TRACE_A, slotId: 'model' })]);
   });
 
   it('cites the execution alone when it names no span, and is recorded once when sent again', async () => {
