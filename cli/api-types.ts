@@ -155,8 +155,25 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** OTLP/HTTP (protobuf or JSON, gzip allowed): traces become executions and signals. Limits: docs/opentelemetry.md. */
+        /** OTLP/HTTP (protobuf or JSON, gzip allowed): traces become executions and signals. Limits: docs/opentelemetry.md. …/otlp/v1/metrics answers 404: metrics are not taken. */
         post: operations["ingest-otlp-traces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pipelines/{pipelineId}/otlp/v1/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** OTLP/HTTP logs (protobuf or JSON, gzip allowed): gen_ai.evaluation.result log records become signals of their trace's execution; other log records are refused (partialSuccess). Limits: docs/opentelemetry.md. */
+        post: operations["ingest-otlp-logs"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2162,6 +2179,95 @@ export interface operations {
                         partialSuccess?: {
                             /** @description int64 (OTLP/JSON may write it as text) */
                             rejectedSpans?: number | string;
+                            errorMessage?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "ingest-otlp-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example (the protobuf bytes an OTLP exporter writes) */
+                "application/x-protobuf": string;
+                /** @example (the protobuf bytes an OTLP exporter writes) */
+                "application/protobuf": string;
+                /**
+                 * @example {
+                 *       "resourceLogs": [
+                 *         {
+                 *           "scopeLogs": [
+                 *             {
+                 *               "logRecords": [
+                 *                 {
+                 *                   "timeUnixNano": "1764547201000000000",
+                 *                   "eventName": "gen_ai.evaluation.result",
+                 *                   "traceId": "5b8efff798038103d269b633813fc60c",
+                 *                   "spanId": "eee19b7ec3c1b174",
+                 *                   "attributes": [
+                 *                     {
+                 *                       "key": "gen_ai.evaluation.name",
+                 *                       "value": {
+                 *                         "stringValue": "relevance"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.evaluation.score.value",
+                 *                       "value": {
+                 *                         "doubleValue": 0.25
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.evaluation.score.label",
+                 *                       "value": {
+                 *                         "stringValue": "irrelevant"
+                 *                       }
+                 *                     }
+                 *                   ]
+                 *                 }
+                 *               ]
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    resourceLogs?: Record<string, never>[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-protobuf": string;
+                    "application/json": {
+                        /** @description Present when log records were refused (the rest is stored): how many, and why. */
+                        partialSuccess?: {
+                            /** @description int64 (OTLP/JSON may write it as text) */
+                            rejectedLogRecords?: number | string;
                             errorMessage?: string;
                         };
                     };

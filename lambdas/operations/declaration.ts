@@ -50,6 +50,11 @@ export interface OperationDeclaration {
    * (a generated client would send a greedy parameter's slashes encoded, as %2F).
    */
   documentedPath?: string;
+  /**
+   * Other paths the same route serves (values of its greedy parameter), each documented as an
+   * operation of its own: no more API resources, one function.
+   */
+  alsoDocuments?: readonly DocumentedRoute[];
   summary: string;
   /** What the function may reach: its grants and environment variables. */
   access: FunctionAccess;
@@ -96,6 +101,15 @@ export interface OperationDeclaration {
    * `{error, message}`; the module's handler answers them so.
    */
   errorBodies?: Readonly<Record<number, ErrorBodySpec>>;
+}
+
+/** A path a greedy route also serves, as the document shows it (the rest is the operation's). */
+export interface DocumentedRoute {
+  name: string;
+  documentedPath: string;
+  summary: string;
+  documentedBody?: OperationDeclaration['documentedBody'];
+  response?: ResponseSpec;
 }
 
 export interface ErrorBodySpec {

@@ -255,7 +255,11 @@ export function documentedPathOf(
 export function buildOpenApiDocument(operations: readonly OperationDeclaration[]): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const usedErrors = new Set<number>();
-  for (const operation of operations) {
+  const documented = operations.flatMap((operation) => [
+    operation,
+    ...(operation.alsoDocuments ?? []).map((route) => ({ ...operation, ...route })),
+  ]);
+  for (const operation of documented) {
     const documentedPath = documentedPathOf(operation.method, operation.path, [operation]);
     paths[documentedPath] = {
       ...paths[documentedPath],

@@ -21,7 +21,7 @@ import {
 } from '../core/otlp/spans.ts';
 import { INPUT_BYTES } from '../core/schemas/common.ts';
 import { opentelemetry } from './generated/otlp-request.js';
-import { OverLimitError, scanJson, TRACE_LIMITS, TRACE_SHAPES, walkProtobuf } from './limits.ts';
+import { type OtlpWalk, OverLimitError, scanJson, TRACE_WALK, walkProtobuf } from './limits.ts';
 
 // 64-bit integers (times in nanoseconds, integer attributes) decode as numbers, not long.js
 // objects, in every environment alike: what is read of them is milliseconds and counts, where the
@@ -46,16 +46,16 @@ export class UndecodableBodyError extends Error {}
 /** Largest span kept (its read attributes and events as JSON): one stored item holds it. */
 export const SPAN_BYTES = 300_000;
 
-type Raw = Record<string, unknown>;
-type Encoding = 'protobuf' | 'json';
+export type Raw = Record<string, unknown>;
+export type Encoding = 'protobuf' | 'json';
 
-const isRecord = (value: unknown): value is Raw =>
+export const isRecord = (value: unknown): value is Raw =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-const record = (value: unknown): Raw => (isRecord(value) ? value : {});
+export const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+export const record = (value: unknown): Raw => (isRecord(value) ? value : {});
 
 const spanType = opentelemetry.proto.trace.v1.Span;
-const walkLimits = { shapes: TRACE_SHAPES, root: 'request', limits: TRACE_LIMITS, records: 'spans' };
+const walkLimits = TRACE_WALK;
 
 /**
  * Decodes a protobuf ExportTraceServiceRequest span by span: the request is walked by its wire
@@ -85,13 +85,13 @@ export function decodeProtobuf(body: Uint8Array): DecodedRequest {
  * counts of the first bytes are a part of the whole's, so nothing the whole body passes is refused;
  * whatever else they show (a cut value, broken bytes) is left to the whole body.
  */
-export function countPrefix(first: Uint8Array, encoding: Encoding): void {
+export function countPrefix(first: Uint8Array, encoding: Encoding, walk: OtlpWalk = TRACE_WALK): void {
   try {
     if (encoding === 'protobuf') {
-      walkProtobuf(first, { ...walkLimits, prefix: true, onRecord: () => undefined });
+      walkProtobuf(first, { ...walk, prefix: true, onRecord: () => undefined });
     } else {
       const text = Buffer.from(first.buffer, first.byteOffset, first.length).toString('utf8');
-      scanJson(text.slice(0, wholeTokensEnd(text)), walkLimits);
+      scanJson(text.slice(0, wholeTokensEnd(text)), walk);
     }
   } catch (error) {
     if (error instanceof OverLimitError) throw error;
@@ -216,11 +216,16 @@ function eventsOf(raw: unknown, encoding: Encoding): SpanEvent[] {
   return events;
 }
 
-function attributesOf(raw: unknown, encoding: Encoding): Attributes {
+/** The attributes of `read` (the span mapping's by default); an input is kept whole or not at all. */
+export function attributesOf(
+  raw: unknown,
+  encoding: Encoding,
+  read: ReadonlySet<string> = READ_ATTRIBUTES,
+): Attributes {
   const attributes: Attributes = {};
   for (const item of list(raw)) {
     const pair = record(item);
-    if (typeof pair.key !== 'string' || !READ_ATTRIBUTES.has(pair.key)) continue;
+    if (typeof pair.key !== 'string' || !read.has(pair.key)) continue;
     const value = anyValueOf(record(pair.value), encoding);
     if (value === undefined) continue;
     if (INPUT_ATTRIBUTES.has(pair.key)) {
@@ -273,7 +278,7 @@ const text = (value: string) =>
   value.length > ATTRIBUTE_TEXT_LENGTH ? value.slice(0, ATTRIBUTE_TEXT_LENGTH) : value;
 
 /** No parent: absent, empty text, or empty bytes (protobufjs gives an absent bytes field as []). */
-const isEmptyId = (value: unknown) =>
+export const isEmptyId = (value: unknown) =>
   value === undefined ||
   value === null ||
   value === '' ||
@@ -283,7 +288,7 @@ const ZERO = /^0+$/;
 const HEX = /^[0-9a-fA-F]+$/;
 
 /** An id in lower-case hex: bytes in protobuf, hex text in OTLP/JSON; undefined when malformed. */
-function idOf(value: unknown, bytes: number, encoding: Encoding): string | undefined {
+export function idOf(value: unknown, bytes: number, encoding: Encoding): string | undefined {
   let hex: string | undefined;
   if (encoding === 'protobuf' && value instanceof Uint8Array && value.length === bytes) {
     hex = Buffer.from(value.buffer, value.byteOffset, value.length).toString('hex');
@@ -304,7 +309,7 @@ function idOf(value: unknown, bytes: number, encoding: Encoding): string | undef
  * could move a time on a whole millisecond to the one before: it is rounded to the nearest
  * microsecond, which restores any time given in whole microseconds exactly.
  */
-function millisOf(value: unknown): number | undefined {
+export function millisOf(value: unknown): number | undefined {
   let nanos: bigint;
   try {
     if (typeof value === 'string' && /^\d{1,20}$/.test(value)) nanos = BigInt(value);
@@ -342,16 +347,16 @@ function varint(value: number, out: number[]): number[] {
 }
 
 /**
- * The ExportTraceServiceResponse in protobuf: field 1 `partial_success` {1: `rejected_spans` int64,
- * 2: `error_message` string}, as the OTLP specification numbers them (the kept definitions predate
+ * The ExportTraceServiceResponse (or ExportLogsServiceResponse) in protobuf: field 1
+ * `partial_success` {1: `rejected_spans` (`rejected_log_records`) int64, 2: `error_message` string}, as the OTLP specification numbers them (the kept definitions predate
  * the field); empty when none refused. Written here, three fields, rather than with protobufjs's
  * writer, which the bundles leave out (lambdas/wiring/protobuf-reader.js).
  */
-export function encodeResponse(partialSuccess: { rejectedSpans: number; errorMessage: string } | undefined) {
+export function encodeResponse(partialSuccess: { rejected: number; errorMessage: string } | undefined) {
   if (!partialSuccess) return new Uint8Array(0);
   const message = Buffer.from(partialSuccess.errorMessage, 'utf8');
   const fields = Buffer.concat([
-    Buffer.from(varint(partialSuccess.rejectedSpans, [1 << 3])),
+    Buffer.from(varint(partialSuccess.rejected, [1 << 3])),
     Buffer.from(varint(message.length, [(2 << 3) | 2])),
     message,
   ]);

@@ -1,7 +1,8 @@
 /*
- * OTLP/HTTP's transport rules for the trace endpoint: the body's bytes (base64 through API Gateway's
- * binary media types), gzip with a bound on what it inflates to, the decoder by content type, and
- * the ExportTraceServiceResponse in the request's own encoding.
+ * OTLP/HTTP's transport rules for the trace and log endpoints: the body's bytes (base64 through API
+ * Gateway's binary media types), gzip with a bound on what it inflates to, the decoder by content
+ * type, and the export response (ExportTraceServiceResponse, ExportLogsServiceResponse) in the
+ * request's own encoding.
  */
 import { gunzipSync, constants as zlibConstants } from 'node:zlib';
 import { PayloadTooLargeError, ValidationError } from '../core/errors.ts';
@@ -15,7 +16,8 @@ import {
   encodeResponse,
   UndecodableBodyError,
 } from './decode.ts';
-import { OverLimitError } from './limits.ts';
+import { type DecodedLogs, decodeLogsJson, decodeLogsProtobuf } from './decode-logs.ts';
+import { LOG_WALK, OverLimitError, TRACE_WALK } from './limits.ts';
 
 /** API Gateway's payload limit, which the body arrives within. */
 export const PLATFORM_BODY_BYTES = 10 * 1024 * 1024;
@@ -23,6 +25,8 @@ export const PLATFORM_BODY_BYTES = 10 * 1024 * 1024;
 export const INFLATED_BODY_BYTES = 32 * 1024 * 1024;
 
 export type OtlpEncoding = 'protobuf' | 'json';
+/** The signals taken: traces, and log records (evaluation results). */
+export type OtlpSignal = 'traces' | 'logs';
 
 const header = (event: HttpEvent, name: string) => {
   for (const [key, value] of Object.entries(event.headers ?? {})) {
@@ -41,8 +45,8 @@ export function encodingOf(event: HttpEvent): OtlpEncoding {
   );
 }
 
-/** The request body as bytes, inflated when it is gzip. */
-export function bodyOf(event: HttpEvent): Buffer {
+/** The request body as bytes, inflated when it is gzip (its first inflated bytes counted as `signal`'s). */
+export function bodyOf(event: HttpEvent, signal: OtlpSignal = 'traces'): Buffer {
   const raw = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
   if (raw.length > PLATFORM_BODY_BYTES) {
     throw new PayloadTooLargeError(
@@ -58,7 +62,7 @@ export function bodyOf(event: HttpEvent): Buffer {
   }
   // A platform that inflated the body already hands it over without gzip's magic bytes.
   if (raw[0] !== 0x1f || raw[1] !== 0x8b) return raw;
-  countFirstInflated(raw, encodingOf(event));
+  countFirstInflated(raw, encodingOf(event), signal);
   try {
     return gunzipSync(raw, { maxOutputLength: INFLATED_BODY_BYTES });
   } catch (error) {
@@ -80,14 +84,14 @@ const FIRST_GZIP_BYTES = 2048;
  * request's spans, values, nesting) is refused before the rest is inflated, a few milliseconds
  * instead of inflating up to 32 MB.
  */
-function countFirstInflated(raw: Buffer, encoding: OtlpEncoding): void {
+function countFirstInflated(raw: Buffer, encoding: OtlpEncoding, signal: OtlpSignal): void {
   let first: Buffer;
   try {
     first = gunzipSync(raw.subarray(0, FIRST_GZIP_BYTES), { finishFlush: zlibConstants.Z_SYNC_FLUSH });
   } catch {
     return; // What is wrong with the gzip is said by inflating it whole.
   }
-  withLimits(() => countPrefix(first, encoding));
+  withLimits(() => countPrefix(first, encoding, signal === 'logs' ? LOG_WALK : TRACE_WALK));
 }
 
 /** `read`'s result; a count past a limit of limits.ts is a 413 naming it (or a 400 for nesting). */
@@ -119,16 +123,28 @@ export function decodeRequest(body: Buffer, encoding: OtlpEncoding): DecodedRequ
   }
 }
 
-/** The ExportTraceServiceResponse, with a partial success when spans were refused. */
+/** The request's log records: decoded, counted and refused as decodeRequest does spans. */
+export function decodeLogsRequest(body: Buffer, encoding: OtlpEncoding): DecodedLogs {
+  try {
+    return withLimits(() =>
+      encoding === 'protobuf' ? decodeLogsProtobuf(body) : decodeLogsJson(body.toString('utf8')),
+    );
+  } catch (error) {
+    if (error instanceof UndecodableBodyError) throw new ValidationError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+/** The export response, with a partial success when spans (log records) were refused. */
 export function exportResponse(
   encoding: OtlpEncoding,
   rejected: number,
   reasons: Iterable<string>,
+  signal: OtlpSignal = 'traces',
 ): HttpResult {
-  const partialSuccess =
-    rejected > 0
-      ? { rejectedSpans: rejected, errorMessage: `${rejected} spans refused: ${[...reasons].join('; ')}.` }
-      : undefined;
+  const what = signal === 'logs' ? 'log records' : 'spans';
+  const errorMessage = `${rejected} ${what} refused: ${[...reasons].join('; ')}.`;
+  const partialSuccess = rejected > 0 ? { rejected, errorMessage } : undefined;
   const headers = {
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
@@ -138,7 +154,16 @@ export function exportResponse(
     return {
       statusCode: 200,
       headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify(partialSuccess ? { partialSuccess } : {}),
+      body: JSON.stringify(
+        partialSuccess
+          ? {
+              partialSuccess: {
+                [signal === 'logs' ? 'rejectedLogRecords' : 'rejectedSpans']: rejected,
+                errorMessage,
+              },
+            }
+          : {},
+      ),
     };
   }
   return {

@@ -1,6 +1,6 @@
 /*
  * What one OTLP request may hold, counted while it is read, before anything is built of it: records
- * (spans; log records later), attributes and events of each, how deep an attribute value nests, and
+ * (spans, log records), attributes and events of each, how deep an attribute value nests, and
  * how many values the request holds in all. One walk per encoding over a table of the messages
  * (shapes), so a signal other than traces (logs) is one more table: protobuf by its wire format
  * (protobufjs's reader, nothing decoded), OTLP/JSON by its text (no JSON.parse before the counts).
@@ -20,6 +20,8 @@ export interface OtlpLimits {
   depth: number;
   /** Every value of a request: each protobuf message, each JSON value. */
   values: number;
+  /** What holds attributes, as the 413 names it. */
+  holders: string;
 }
 
 /** What a trace request may hold: OpenTelemetry's default span limits, 10,000 spans. */
@@ -29,7 +31,11 @@ export const TRACE_LIMITS: OtlpLimits = {
   events: 128,
   depth: 32,
   values: 2_000_000,
+  holders: 'A span, event, link or resource',
 };
+
+/** What a log request may hold: the same bounds, 10,000 log records (a log record has no events). */
+export const LOG_LIMITS: OtlpLimits = { ...TRACE_LIMITS, holders: 'A log record, scope or resource' };
 
 /** A request past a limit (413), or one whose values nest too deep (400): refused whole. */
 export class OverLimitError extends Error {
@@ -91,6 +97,31 @@ export const TRACE_SHAPES: Shapes = {
   link: [f(4, 'attributes', 'keyValue', 'attribute')],
 };
 
+/** ExportLogsServiceRequest (opentelemetry/proto/logs/v1/logs.proto, collector/logs/v1). */
+export const LOG_SHAPES: Shapes = {
+  ...COMMON,
+  request: [f(1, 'resourceLogs', 'resourceLogs')],
+  resourceLogs: [f(1, 'resource', 'resource'), f(2, 'scopeLogs', 'scopeLogs')],
+  scopeLogs: [f(1, 'scope', 'scope'), f(2, 'logRecords', 'logRecord', 'record')],
+  // The body is an AnyValue: its nesting and values count as an attribute's do.
+  logRecord: [f(5, 'body', 'anyValue'), f(6, 'attributes', 'keyValue', 'attribute')],
+};
+
+/** How each signal's request is walked (protobuf) and scanned (JSON). */
+export type OtlpWalk = Omit<ProtobufWalk, 'onRecord' | 'prefix'>;
+export const TRACE_WALK: OtlpWalk = {
+  shapes: TRACE_SHAPES,
+  root: 'request',
+  limits: TRACE_LIMITS,
+  records: 'spans',
+};
+export const LOG_WALK: OtlpWalk = {
+  shapes: LOG_SHAPES,
+  root: 'request',
+  limits: LOG_LIMITS,
+  records: 'log records',
+};
+
 /** Counts of one request, and of the message being read. */
 interface Count {
   records: number;
@@ -118,7 +149,7 @@ function countChild(role: Role | undefined, owner: Owner, count: Count, limits: 
   }
   if (role === 'attribute' && ++owner.attribute > limits.attributes) {
     throw new OverLimitError(
-      `A span, event, link or resource holds at most ${limits.attributes} attributes (OpenTelemetry's default limit): the request is refused.`,
+      `${limits.holders} holds at most ${limits.attributes} attributes (OpenTelemetry's default limit): the request is refused.`,
       413,
     );
   }

@@ -1,7 +1,8 @@
 /*
  * The spans of OTLP traces staged under their trace (core/ports/traces.ts): one item per trace part
- * a request brought, written again unchanged when the request is retried, and the revision of an
- * execution assembled from more of its trace's spans.
+ * a request brought (its evaluation results from OTLP logs in items of their own), written again
+ * unchanged when the request is retried, and the revision of an execution assembled from more of
+ * its trace's spans.
  */
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -14,6 +15,7 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { expiryEpoch } from '../core/lifecycle.ts';
+import type { EvaluationRecord } from '../core/otlp/logs.ts';
 import { spanJson, type TraceSpan } from '../core/otlp/spans.ts';
 import type { ReviseExecution, TracePart, TraceStaging } from '../core/ports/traces.ts';
 import { executionDeltas } from '../core/rollouts/counters.ts';
@@ -36,12 +38,13 @@ const WRITE_BATCH = 25;
 const READ_BATCH = 100;
 
 /** A part's spans cut into items of at most PART_BYTES; a span larger than that alone is refused. */
-export function chunksOf(spans: readonly TraceSpan[]): string[][] {
+export const chunksOf = (spans: readonly TraceSpan[]): string[][] => chunksOfText(spans.map(spanJson));
+
+function chunksOfText(texts: readonly string[]): string[][] {
   const chunks: string[][] = [];
   let current: string[] = [];
   let bytes = 0;
-  for (const span of spans) {
-    const text = spanJson(span);
+  for (const text of texts) {
     const size = Buffer.byteLength(text);
     if (current.length > 0 && bytes + size > PART_BYTES) {
       chunks.push(current);
@@ -76,8 +79,9 @@ export function makeTraceStaging(db: DynamoDBDocumentClient, tableName: string):
       const keys = traceIds.map((id) => executionIdKey(pipelineId, id));
       return new Set(await readKeys(db, tableName, keys, 'execution id markers'));
     },
-    async spansOf(pipelineId, traceId) {
+    async stagedOf(pipelineId, traceId) {
       const spans = new Map<string, TraceSpan>();
+      const records = new Map<string, EvaluationRecord>();
       let start: Record<string, unknown> | undefined;
       do {
         const page = await db.send(
@@ -88,7 +92,7 @@ export function makeTraceStaging(db: DynamoDBDocumentClient, tableName: string):
               ':pk': tracePartition(pipelineId, traceId),
               ':trace': `${traceId}#`,
             },
-            ProjectionExpression: 'spans, spansGzip',
+            ProjectionExpression: 'spans, spansGzip, recordsGzip',
             ...(start ? { ExclusiveStartKey: start } : {}),
           }),
         );
@@ -98,10 +102,15 @@ export function makeTraceStaging(db: DynamoDBDocumentClient, tableName: string):
             const span = JSON.parse(text) as TraceSpan;
             spans.set(span.spanId, span);
           }
+          for (const text of recordsText(item).split('\n')) {
+            if (text === '') continue;
+            const evaluation = JSON.parse(text) as EvaluationRecord;
+            records.set(evaluation.id, evaluation);
+          }
         }
         start = page.LastEvaluatedKey;
       } while (start);
-      return [...spans.values()];
+      return { spans: [...spans.values()], records: [...records.values()] };
     },
   };
 }
@@ -134,18 +143,22 @@ async function readKeys(
   return (await Promise.all(batches.map(read))).flat();
 }
 
+const digestOf = (ids: string[]) =>
+  createHash('sha256').update(ids.sort().join(',')).digest('base64url').slice(0, 16);
+
 function partItems(pipelineId: string, part: TracePart, expiresAt: Date): Record<string, unknown>[] {
-  const digest = createHash('sha256')
-    .update(
-      part.spans
-        .map((span) => span.spanId)
-        .sort()
-        .join(','),
-    )
-    .digest('base64url')
-    .slice(0, 16);
+  const digest = digestOf(part.spans.map((span) => span.spanId));
   const expiresAtEpoch = Math.ceil(expiresAt.getTime() / 1000);
+  const records = part.records ?? [];
   return [
+    // Evaluation results (a few hundred bytes each, bounded by a request's 2,000 signals): one item
+    // per 300 KB of them, under a key of their ids, so a retried request writes the same items.
+    ...chunksOfText(records.map((one) => JSON.stringify(one))).map((chunk, index) => ({
+      pk: tracePartition(pipelineId, part.traceId),
+      sk: `${part.traceId}#R${digestOf(records.map((one) => one.id))}#${index}`,
+      recordsGzip: gzipSync(chunk.join('\n'), { level: 1 }),
+      expiresAtEpoch,
+    })),
     ...chunksOf(part.spans).map((chunk, index) => ({
       pk: tracePartition(pipelineId, part.traceId),
       sk: `${part.traceId}#${digest}#${index}`,
@@ -155,6 +168,12 @@ function partItems(pipelineId: string, part: TracePart, expiresAt: Date): Record
     })),
     ...(part.whole ? [] : [{ ...partialTraceKey(pipelineId, part.traceId), expiresAtEpoch }]),
   ];
+}
+
+/** A staged item's evaluation results, one JSON a line. */
+function recordsText(item: Record<string, unknown>): string {
+  const packed = item.recordsGzip;
+  return packed instanceof Uint8Array ? gunzipSync(packed).toString('utf8') : '';
 }
 
 /** A staged item's spans, one JSON a line: gzip, or text as items staged before were written. */

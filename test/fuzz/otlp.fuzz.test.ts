@@ -1,7 +1,8 @@
 /**
  * OTLP trace bodies, generated (otlp-bodies.ts), posted through the local stack to the ingest as an
- * exporter posts them: never an answer ≥ 500, every error `{error, message}` naming no internals,
- * every success an ExportTraceServiceResponse in the request's encoding. `npm test` runs a fixed
+ * exporter posts them, to …/v1/traces and to …/v1/logs (where a span's fields meet a log record's
+ * numbers with other wire types): never an answer ≥ 500, every error `{error, message}` naming no
+ * internals, every success an export response in the request's encoding. `npm test` runs a fixed
  * seed; `npm run fuzz` (FUZZ_RUNS) more, and prints the answers by generator.
  */
 import { mkdtemp } from 'node:fs/promises';
@@ -39,42 +40,46 @@ afterAll(async () => {
 });
 
 describe('generated OTLP bodies, through the local stack', () => {
-  it('never answers ≥ 500; errors are {error, message}; successes are an ExportTraceServiceResponse', async () => {
-    const token = stack.teams[0]?.apiToken ?? '';
-    const pipelineId = stack.teams[0]?.pipelineIds[0] ?? '';
-    await fc.assert(
-      fc.asyncProperty(otlpBody, async ({ generator, contentType, gzip, body }) => {
-        const response = await fetch(`${stack.apiUrl}/pipelines/${pipelineId}/otlp/v1/traces`, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${token}`,
-            'content-type': contentType,
-            ...(gzip ? { 'content-encoding': 'gzip' } : {}),
-          },
-          body,
-        });
-        const bytes = Buffer.from(await response.arrayBuffer());
-        const statuses = answers.get(generator) ?? new Map<number, number>();
-        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-        answers.set(generator, statuses);
-
-        expect(response.status, `${generator}: ${bytes.toString('utf8').slice(0, 300)}`).toBeLessThan(500);
-        const type = response.headers.get('content-type') ?? '';
-        if (response.status >= 400) {
-          expect(JSON.parse(bytes.toString('utf8'))).toEqual({
-            error: expect.any(String),
-            message: expect.any(String),
+  it.each(['traces', 'logs'])(
+    'never answers ≥ 500 at …/v1/%s; errors are {error, message}; successes are an export response',
+    async (signal) => {
+      const token = stack.teams[0]?.apiToken ?? '';
+      const pipelineId = stack.teams[0]?.pipelineIds[0] ?? '';
+      await fc.assert(
+        fc.asyncProperty(otlpBody, async ({ generator, contentType, gzip, body }) => {
+          const response = await fetch(`${stack.apiUrl}/pipelines/${pipelineId}/otlp/v1/${signal}`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${token}`,
+              'content-type': contentType,
+              ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+            },
+            body,
           });
-          expect(bytes.toString('utf8')).not.toMatch(INTERNALS);
-        } else if (contentType === 'application/json') {
-          expect(type).toBe('application/json');
-          const answer = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
-          expect(Object.keys(answer).every((name) => name === 'partialSuccess')).toBe(true);
-        } else {
-          expect(type).toBe('application/x-protobuf');
-        }
-      }),
-      { numRuns: RUNS * 5, seed: 474747 },
-    );
-  }, 600_000);
+          const bytes = Buffer.from(await response.arrayBuffer());
+          const statuses = answers.get(`${signal}: ${generator}`) ?? new Map<number, number>();
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+          answers.set(`${signal}: ${generator}`, statuses);
+
+          expect(response.status, `${generator}: ${bytes.toString('utf8').slice(0, 300)}`).toBeLessThan(500);
+          const type = response.headers.get('content-type') ?? '';
+          if (response.status >= 400) {
+            expect(JSON.parse(bytes.toString('utf8'))).toEqual({
+              error: expect.any(String),
+              message: expect.any(String),
+            });
+            expect(bytes.toString('utf8')).not.toMatch(INTERNALS);
+          } else if (contentType === 'application/json') {
+            expect(type).toBe('application/json');
+            const answer = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+            expect(Object.keys(answer).every((name) => name === 'partialSuccess')).toBe(true);
+          } else {
+            expect(type).toBe('application/x-protobuf');
+          }
+        }),
+        { numRuns: RUNS * 5, seed: 474747 },
+      );
+    },
+    600_000,
+  );
 });

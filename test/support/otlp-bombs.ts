@@ -132,3 +132,13 @@ export function reviewBombs(): Bomb[] {
     },
   ];
 }
+
+/**
+ * An ExportLogsServiceRequest of `count` empty log records: the same bytes as `count` empty spans
+ * (ResourceLogs.scope_logs and ScopeLogs.log_records are fields 2, as their trace counterparts are).
+ */
+export const emptyProtobufLogRecords = emptyProtobufSpans;
+
+/** An OTLP/JSON log request of these records. */
+export const jsonLogRequest = (logRecords: unknown[]) =>
+  Buffer.from(JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords }] }] }));

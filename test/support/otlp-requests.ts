@@ -1,10 +1,23 @@
 /*
- * OTLP trace requests written by the OpenTelemetry SDK itself: spans made with its tracer and
- * serialized by its own OTLP serializers (protobuf and JSON), as its exporters put them on the wire.
+ * OTLP trace and log requests written by the OpenTelemetry SDKs themselves: spans made with their
+ * tracer, log records emitted through their logger, serialized by their own OTLP serializers
+ * (protobuf and JSON), as their exporters put them on the wire.
  */
 import { gzipSync } from 'node:zlib';
 import { type Attributes, context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
-import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import type { LogRecord } from '@opentelemetry/api-logs';
+import {
+  JsonLogsSerializer,
+  JsonTraceSerializer,
+  ProtobufLogsSerializer,
+  ProtobufTraceSerializer,
+} from '@opentelemetry/otlp-transformer';
+import {
+  InMemoryLogRecordExporter,
+  LoggerProvider,
+  type ReadableLogRecord,
+  SimpleLogRecordProcessor,
+} from '@opentelemetry/sdk-logs';
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -105,3 +118,21 @@ export function run(
   tracer.close(root, { end: at + 900 });
   return root.spanContext().traceId;
 }
+
+/** Log records emitted through the OpenTelemetry logs SDK, kept as its exporters would get them. */
+export function recordingLogger() {
+  const exporter = new InMemoryLogRecordExporter();
+  const provider = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter })] });
+  const logger = provider.getLogger('otlp-test');
+  return {
+    /** Emits a record in the context of `span` (its trace and span ids), when one is given. */
+    emit: (record: Omit<LogRecord, 'context'>, span?: Span) =>
+      logger.emit({ ...record, ...(span ? { context: trace.setSpan(context.active(), span) } : {}) }),
+    records: (): ReadableLogRecord[] => exporter.getFinishedLogRecords(),
+  };
+}
+
+export const protobufLogsBody = (records: ReadableLogRecord[]) =>
+  Buffer.from(ProtobufLogsSerializer.serializeRequest(records) ?? new Uint8Array());
+export const jsonLogsBody = (records: ReadableLogRecord[]) =>
+  Buffer.from(JsonLogsSerializer.serializeRequest(records) ?? new Uint8Array());

@@ -225,7 +225,7 @@ const FAILING_LABEL =
 const PASSING_LABEL = /^(pass(ed|ing)?|good|correct|right|positive|safe|relevant|yes|true)$/i;
 
 /** An evaluation event's signal: its name as the kind, its score as the value, severity as documented. */
-function evaluationOf(event: SpanEvent): Omit<TraceSignal, 'id' | 'executionId' | 'slotId'> {
+export function evaluationOf(event: SpanEvent): Omit<TraceSignal, 'id' | 'executionId' | 'slotId'> {
   const name = event.attributes['gen_ai.evaluation.name'];
   const score = event.attributes['gen_ai.evaluation.score.value'];
   const label = event.attributes['gen_ai.evaluation.score.label'];

@@ -1,4 +1,8 @@
-/* The port of the spans staged under their trace until (and after) the trace becomes an execution. */
+/*
+ * The port of the spans (and evaluation results of OTLP logs) staged under their trace until (and
+ * after) the trace becomes an execution.
+ */
+import type { EvaluationRecord } from '../otlp/logs.ts';
 import type { TraceSpan } from '../otlp/spans.ts';
 import type { Execution } from '../schemas/records.ts';
 import type { Rollout } from '../schemas/rollouts.ts';
@@ -9,6 +13,14 @@ export interface TracePart {
   spans: TraceSpan[];
   /** The part holds its trace's root and every span's parent: the trace whole, unless spans came before. */
   whole: boolean;
+  /** Evaluation results (OTLP log records) of the trace, staged beside its spans (a part of no spans). */
+  records?: EvaluationRecord[];
+}
+
+/** What is staged of one trace: each span once (by span id), each evaluation result once (by id). */
+export interface StagedTrace {
+  spans: TraceSpan[];
+  records: EvaluationRecord[];
 }
 
 export interface TraceStaging {
@@ -27,8 +39,8 @@ export interface TraceStaging {
    * trace or POST …/executions), read consistently: the others' executions are new.
    */
   recorded(pipelineId: string, traceIds: readonly string[]): Promise<Set<string>>;
-  /** Every span stored for the trace so far, each once (by span id). */
-  spansOf(pipelineId: string, traceId: string): Promise<TraceSpan[]>;
+  /** Every span and evaluation result stored for the trace so far, each once. */
+  stagedOf(pipelineId: string, traceId: string): Promise<StagedTrace>;
 }
 
 /**

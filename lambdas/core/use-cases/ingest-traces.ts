@@ -6,8 +6,9 @@
 
 import { ConflictError, PayloadTooLargeError } from '../errors.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
-import { type AssembledTrace, assembleTrace, configurationIdOf, rootOf } from '../otlp/assemble.ts';
+import { type AssembledTrace, assembleTrace, configurationIdOf, rootOf, slotsOf } from '../otlp/assemble.ts';
 import { checkRecords, signalsOfSpan, writeBoundExcess } from '../otlp/check.ts';
+import { type EvaluationRecord, evaluationSignalsOf } from '../otlp/logs.ts';
 import type { TraceSpan } from '../otlp/spans.ts';
 import type { Clock } from '../ports/common.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
@@ -52,10 +53,10 @@ export interface SpansRequest {
 
 /** How long staged spans wait for the rest of their trace (within the team's window). */
 export const STAGED_DAYS = 7;
-const DAY_MS = 86_400_000;
-const EARLIEST = Date.parse('2000-01-01T00:00:00Z');
+export const DAY_MS = 86_400_000;
+export const EARLIEST = Date.parse('2000-01-01T00:00:00Z');
 /** Traces read and assembled at the same time. */
-const CONCURRENCY = 16;
+export const CONCURRENCY = 16;
 
 /** Ingests decoded spans for a pipeline of the caller's team; the spans it refuses are counted. */
 export function makeIngestTraces(deps: IngestTracesDeps) {
@@ -119,9 +120,10 @@ export function makeIngestTraces(deps: IngestTracesDeps) {
   };
 }
 
-const FOREIGN = 'a trace id that is the id of an execution recorded through POST …/executions is not read';
+export const FOREIGN =
+  'a trace id that is the id of an execution recorded through POST …/executions is not read';
 
-const refuse = (outcome: IngestOutcome, spans: number, reason: string) => {
+export const refuse = (outcome: IngestOutcome, spans: number, reason: string) => {
   if (spans === 0) return;
   outcome.rejected += spans;
   outcome.reasons.add(reason);
@@ -140,9 +142,15 @@ function assertWithinWriteBounds(spans: readonly TraceSpan[], bytes: number): vo
 /**
  * The traces whose records pass POST …/executions' and POST …/signals' schemas; a trace whose
  * execution does not is refused with this request's spans of it, a signal that does not is dropped,
- * each counted with its reason.
+ * each counted with its reason (a dropped signal only when `countSignals`: a log request answers
+ * for its own records, which were checked before they were staged).
  */
-function storable(traces: Assembled[], spansHere: Map<string, number>, outcome: IngestOutcome): Assembled[] {
+export function storable(
+  traces: Assembled[],
+  spansHere: Map<string, number>,
+  outcome: IngestOutcome,
+  countSignals = true,
+): Assembled[] {
   const kept: Assembled[] = [];
   for (const trace of traces) {
     const checked = checkRecords(trace);
@@ -154,7 +162,9 @@ function storable(traces: Assembled[], spansHere: Map<string, number>, outcome: 
       );
       continue;
     }
-    for (const reason of checked.refused) refuse(outcome, 1, `a span's signal is refused: ${reason}`);
+    if (countSignals) {
+      for (const reason of checked.refused) refuse(outcome, 1, `a span's signal is refused: ${reason}`);
+    }
     kept.push({ ...trace, signals: checked.signals });
   }
   return kept;
@@ -198,18 +208,23 @@ function isWhole(spans: readonly TraceSpan[]): boolean {
   );
 }
 
-type Assembled = AssembledTrace & { spanCount: number };
+export type Assembled = AssembledTrace & { spanCount: number };
 
-/** The trace's records from every span stored so far; undefined while its root has not arrived. */
-async function assemble(
+/**
+ * The trace's records from every span (and evaluation result) stored so far; undefined while its
+ * root has not arrived.
+ */
+export async function assemble(
   deps: IngestTracesDeps,
   pipeline: Pipeline,
   trace: string | TracePart,
   configurations: Map<string, Promise<Configuration | null>>,
 ): Promise<Assembled | undefined> {
   const traceId = typeof trace === 'string' ? trace : trace.traceId;
-  const spans =
-    typeof trace === 'string' ? await deps.traces.spansOf(pipeline.id, trace) : uniqueSpans(trace.spans);
+  const { spans, records } =
+    typeof trace === 'string'
+      ? await deps.traces.stagedOf(pipeline.id, trace)
+      : { spans: uniqueSpans(trace.spans), records: [] as EvaluationRecord[] };
   const root = rootOf(spans);
   if (!root) return undefined;
   const named = configurationIdOf(spans, pipeline.id);
@@ -217,13 +232,16 @@ async function assemble(
     (named && (await configurationOf(deps, pipeline.id, named, configurations))) ||
     (await configurationOf(deps, pipeline.id, pipeline.activeConfigurationId, configurations));
   if (!configuration) return undefined;
-  const records = assembleTrace(spans, root, {
+  const assembled = assembleTrace(spans, root, {
     traceId,
     pipelineId: pipeline.id,
     configuration,
     redact: deps.redact,
   });
-  return { ...records, spanCount: spans.length };
+  // Evaluation results sent as log records give their signals as the span events do.
+  const bySlot = slotsOf(spans, configuration.slots);
+  const logged = evaluationSignalsOf(records, spans, (span) => bySlot.get(span));
+  return { ...assembled, signals: [...assembled.signals, ...logged], spanCount: spans.length };
 }
 
 /** Each span once (by id, the last sent), as the staging reads them back. */
@@ -255,7 +273,7 @@ function configurationOf(
  * whose traces were no execution when the request began, outside a rollout, writes its signals
  * beside its executions (docs/decisions.md, "OTLP ingest: a new trace's signals beside its execution").
  */
-async function recordAll(
+export async function recordAll(
   deps: IngestTracesDeps,
   principal: Principal,
   pipeline: Pipeline,
@@ -349,7 +367,7 @@ async function recordOrRevise(
 }
 
 /** `work` over `items`, at most `limit` at a time, results in order. */
-async function mapLimited<T, R>(
+export async function mapLimited<T, R>(
   items: readonly T[],
   limit: number,
   work: (item: T) => Promise<R>,

@@ -1448,6 +1448,456 @@ export const opentelemetry = $root.opentelemetry = (() => {
             return resource;
         })();
 
+        proto.logs = (function() {
+
+            const logs = {};
+
+            logs.v1 = (function() {
+
+                const v1 = {};
+
+                v1.LogsData = (function() {
+
+                    const LogsData = function (p) {
+                        this.resourceLogs = [];
+                        if (p)
+                            for (var ks = $Object.keys(p), i = 0; i < ks.length; ++i)
+                                if (p[ks[i]] != null && ks[i] !== "__proto__")
+                                    this[ks[i]] = p[ks[i]];
+                    };
+
+                    LogsData.prototype.resourceLogs = $util.emptyArray;
+
+                    LogsData.decode = function (r, l, z, q, g) {
+                        if (!(r instanceof $Reader))
+                            r = $Reader.create(r);
+                        if (q === $undefined)
+                            q = 0;
+                        if (q > $Reader.recursionLimit)
+                            throw $Error("max depth exceeded");
+                        var c, m;
+                        if (l === $undefined)
+                            c = r.len;
+                        else {
+                            c = r.pos + l;
+                            if (c > r.len)
+                                throw $RangeError("index out of range");
+                            l = r.len;
+                            r.len = c;
+                        }
+                        m = g || new $root.opentelemetry.proto.logs.v1.LogsData();
+                        while (r.pos < c) {
+                            var s = r.pos;
+                            var t = r.tag();
+                            if (t === z) {
+                                z = $undefined;
+                                break;
+                            }
+                            var u = t & 7;
+                            switch (t >>>= 3) {
+                            case 1: {
+                                    if (u !== 2)
+                                        break;
+                                    if (!(m.resourceLogs && m.resourceLogs.length))
+                                        m.resourceLogs = [];
+                                    m.resourceLogs.push($root.opentelemetry.proto.logs.v1.ResourceLogs.decode(r, r.size(), $undefined, q + 1));
+                                    continue;
+                                }
+                            }
+                            r.skipType(u, q, t);
+                            if (!r.discardUnknown) {
+                                $util.makeProp(m, "$unknowns", false);
+                                (m.$unknowns || (m.$unknowns = [])).push(r.raw(s, r.pos));
+                            }
+                        }
+                        if (l !== $undefined) {
+                            if (r.pos !== c)
+                                throw $RangeError("index out of range");
+                            r.len = l;
+                        }
+                        if (z !== $undefined)
+                            throw $Error("missing end group");
+                        return m;
+                    };
+
+                    return LogsData;
+                })();
+
+                v1.ResourceLogs = (function() {
+
+                    const ResourceLogs = function (p) {
+                        this.scopeLogs = [];
+                        if (p)
+                            for (var ks = $Object.keys(p), i = 0; i < ks.length; ++i)
+                                if (p[ks[i]] != null && ks[i] !== "__proto__")
+                                    this[ks[i]] = p[ks[i]];
+                    };
+
+                    ResourceLogs.prototype.resource = null;
+                    ResourceLogs.prototype.scopeLogs = $util.emptyArray;
+                    ResourceLogs.prototype.schemaUrl = "";
+
+                    ResourceLogs.decode = function (r, l, z, q, g) {
+                        if (!(r instanceof $Reader))
+                            r = $Reader.create(r);
+                        if (q === $undefined)
+                            q = 0;
+                        if (q > $Reader.recursionLimit)
+                            throw $Error("max depth exceeded");
+                        var c, m, v;
+                        if (l === $undefined)
+                            c = r.len;
+                        else {
+                            c = r.pos + l;
+                            if (c > r.len)
+                                throw $RangeError("index out of range");
+                            l = r.len;
+                            r.len = c;
+                        }
+                        m = g || new $root.opentelemetry.proto.logs.v1.ResourceLogs();
+                        while (r.pos < c) {
+                            var s = r.pos;
+                            var t = r.tag();
+                            if (t === z) {
+                                z = $undefined;
+                                break;
+                            }
+                            var u = t & 7;
+                            switch (t >>>= 3) {
+                            case 1: {
+                                    if (u !== 2)
+                                        break;
+                                    m.resource = $root.opentelemetry.proto.resource.v1.Resource.decode(r, r.size(), $undefined, q + 1, m.resource);
+                                    continue;
+                                }
+                            case 2: {
+                                    if (u !== 2)
+                                        break;
+                                    if (!(m.scopeLogs && m.scopeLogs.length))
+                                        m.scopeLogs = [];
+                                    m.scopeLogs.push($root.opentelemetry.proto.logs.v1.ScopeLogs.decode(r, r.size(), $undefined, q + 1));
+                                    continue;
+                                }
+                            case 3: {
+                                    if (u !== 2)
+                                        break;
+                                    if ((v = r.stringVerify()).length)
+                                        m.schemaUrl = v;
+                                    else
+                                        delete m.schemaUrl;
+                                    continue;
+                                }
+                            }
+                            r.skipType(u, q, t);
+                            if (!r.discardUnknown) {
+                                $util.makeProp(m, "$unknowns", false);
+                                (m.$unknowns || (m.$unknowns = [])).push(r.raw(s, r.pos));
+                            }
+                        }
+                        if (l !== $undefined) {
+                            if (r.pos !== c)
+                                throw $RangeError("index out of range");
+                            r.len = l;
+                        }
+                        if (z !== $undefined)
+                            throw $Error("missing end group");
+                        return m;
+                    };
+
+                    return ResourceLogs;
+                })();
+
+                v1.ScopeLogs = (function() {
+
+                    const ScopeLogs = function (p) {
+                        this.logRecords = [];
+                        if (p)
+                            for (var ks = $Object.keys(p), i = 0; i < ks.length; ++i)
+                                if (p[ks[i]] != null && ks[i] !== "__proto__")
+                                    this[ks[i]] = p[ks[i]];
+                    };
+
+                    ScopeLogs.prototype.scope = null;
+                    ScopeLogs.prototype.logRecords = $util.emptyArray;
+                    ScopeLogs.prototype.schemaUrl = "";
+
+                    ScopeLogs.decode = function (r, l, z, q, g) {
+                        if (!(r instanceof $Reader))
+                            r = $Reader.create(r);
+                        if (q === $undefined)
+                            q = 0;
+                        if (q > $Reader.recursionLimit)
+                            throw $Error("max depth exceeded");
+                        var c, m, v;
+                        if (l === $undefined)
+                            c = r.len;
+                        else {
+                            c = r.pos + l;
+                            if (c > r.len)
+                                throw $RangeError("index out of range");
+                            l = r.len;
+                            r.len = c;
+                        }
+                        m = g || new $root.opentelemetry.proto.logs.v1.ScopeLogs();
+                        while (r.pos < c) {
+                            var s = r.pos;
+                            var t = r.tag();
+                            if (t === z) {
+                                z = $undefined;
+                                break;
+                            }
+                            var u = t & 7;
+                            switch (t >>>= 3) {
+                            case 1: {
+                                    if (u !== 2)
+                                        break;
+                                    m.scope = $root.opentelemetry.proto.common.v1.InstrumentationScope.decode(r, r.size(), $undefined, q + 1, m.scope);
+                                    continue;
+                                }
+                            case 2: {
+                                    if (u !== 2)
+                                        break;
+                                    if (!(m.logRecords && m.logRecords.length))
+                                        m.logRecords = [];
+                                    m.logRecords.push($root.opentelemetry.proto.logs.v1.LogRecord.decode(r, r.size(), $undefined, q + 1));
+                                    continue;
+                                }
+                            case 3: {
+                                    if (u !== 2)
+                                        break;
+                                    if ((v = r.stringVerify()).length)
+                                        m.schemaUrl = v;
+                                    else
+                                        delete m.schemaUrl;
+                                    continue;
+                                }
+                            }
+                            r.skipType(u, q, t);
+                            if (!r.discardUnknown) {
+                                $util.makeProp(m, "$unknowns", false);
+                                (m.$unknowns || (m.$unknowns = [])).push(r.raw(s, r.pos));
+                            }
+                        }
+                        if (l !== $undefined) {
+                            if (r.pos !== c)
+                                throw $RangeError("index out of range");
+                            r.len = l;
+                        }
+                        if (z !== $undefined)
+                            throw $Error("missing end group");
+                        return m;
+                    };
+
+                    return ScopeLogs;
+                })();
+
+                v1.SeverityNumber = (function() {
+                    const valuesById = $Object.create(null), values = $Object.create(valuesById);
+                    values[valuesById[0] = "SEVERITY_NUMBER_UNSPECIFIED"] = 0;
+                    values[valuesById[1] = "SEVERITY_NUMBER_TRACE"] = 1;
+                    values[valuesById[2] = "SEVERITY_NUMBER_TRACE2"] = 2;
+                    values[valuesById[3] = "SEVERITY_NUMBER_TRACE3"] = 3;
+                    values[valuesById[4] = "SEVERITY_NUMBER_TRACE4"] = 4;
+                    values[valuesById[5] = "SEVERITY_NUMBER_DEBUG"] = 5;
+                    values[valuesById[6] = "SEVERITY_NUMBER_DEBUG2"] = 6;
+                    values[valuesById[7] = "SEVERITY_NUMBER_DEBUG3"] = 7;
+                    values[valuesById[8] = "SEVERITY_NUMBER_DEBUG4"] = 8;
+                    values[valuesById[9] = "SEVERITY_NUMBER_INFO"] = 9;
+                    values[valuesById[10] = "SEVERITY_NUMBER_INFO2"] = 10;
+                    values[valuesById[11] = "SEVERITY_NUMBER_INFO3"] = 11;
+                    values[valuesById[12] = "SEVERITY_NUMBER_INFO4"] = 12;
+                    values[valuesById[13] = "SEVERITY_NUMBER_WARN"] = 13;
+                    values[valuesById[14] = "SEVERITY_NUMBER_WARN2"] = 14;
+                    values[valuesById[15] = "SEVERITY_NUMBER_WARN3"] = 15;
+                    values[valuesById[16] = "SEVERITY_NUMBER_WARN4"] = 16;
+                    values[valuesById[17] = "SEVERITY_NUMBER_ERROR"] = 17;
+                    values[valuesById[18] = "SEVERITY_NUMBER_ERROR2"] = 18;
+                    values[valuesById[19] = "SEVERITY_NUMBER_ERROR3"] = 19;
+                    values[valuesById[20] = "SEVERITY_NUMBER_ERROR4"] = 20;
+                    values[valuesById[21] = "SEVERITY_NUMBER_FATAL"] = 21;
+                    values[valuesById[22] = "SEVERITY_NUMBER_FATAL2"] = 22;
+                    values[valuesById[23] = "SEVERITY_NUMBER_FATAL3"] = 23;
+                    values[valuesById[24] = "SEVERITY_NUMBER_FATAL4"] = 24;
+                    return values;
+                })();
+
+                v1.LogRecordFlags = (function() {
+                    const valuesById = $Object.create(null), values = $Object.create(valuesById);
+                    values[valuesById[0] = "LOG_RECORD_FLAGS_DO_NOT_USE"] = 0;
+                    values[valuesById[255] = "LOG_RECORD_FLAGS_TRACE_FLAGS_MASK"] = 255;
+                    return values;
+                })();
+
+                v1.LogRecord = (function() {
+
+                    const LogRecord = function (p) {
+                        this.attributes = [];
+                        if (p)
+                            for (var ks = $Object.keys(p), i = 0; i < ks.length; ++i)
+                                if (p[ks[i]] != null && ks[i] !== "__proto__")
+                                    this[ks[i]] = p[ks[i]];
+                    };
+
+                    LogRecord.prototype.timeUnixNano = $util.Long ? $util.Long.fromBits(0,0,true) : 0;
+                    LogRecord.prototype.observedTimeUnixNano = $util.Long ? $util.Long.fromBits(0,0,true) : 0;
+                    LogRecord.prototype.severityNumber = 0;
+                    LogRecord.prototype.severityText = "";
+                    LogRecord.prototype.body = null;
+                    LogRecord.prototype.attributes = $util.emptyArray;
+                    LogRecord.prototype.droppedAttributesCount = 0;
+                    LogRecord.prototype.flags = 0;
+                    LogRecord.prototype.traceId = $util.newBuffer([]);
+                    LogRecord.prototype.spanId = $util.newBuffer([]);
+                    LogRecord.prototype.eventName = "";
+
+                    LogRecord.decode = function (r, l, z, q, g) {
+                        if (!(r instanceof $Reader))
+                            r = $Reader.create(r);
+                        if (q === $undefined)
+                            q = 0;
+                        if (q > $Reader.recursionLimit)
+                            throw $Error("max depth exceeded");
+                        var c, m, v;
+                        if (l === $undefined)
+                            c = r.len;
+                        else {
+                            c = r.pos + l;
+                            if (c > r.len)
+                                throw $RangeError("index out of range");
+                            l = r.len;
+                            r.len = c;
+                        }
+                        m = g || new $root.opentelemetry.proto.logs.v1.LogRecord();
+                        while (r.pos < c) {
+                            var s = r.pos;
+                            var t = r.tag();
+                            if (t === z) {
+                                z = $undefined;
+                                break;
+                            }
+                            var u = t & 7;
+                            switch (t >>>= 3) {
+                            case 1: {
+                                    if (u !== 1)
+                                        break;
+                                    if (typeof (v = r.fixed64()) === "object" ? v.low || v.high : v !== 0)
+                                        m.timeUnixNano = v;
+                                    else
+                                        delete m.timeUnixNano;
+                                    continue;
+                                }
+                            case 11: {
+                                    if (u !== 1)
+                                        break;
+                                    if (typeof (v = r.fixed64()) === "object" ? v.low || v.high : v !== 0)
+                                        m.observedTimeUnixNano = v;
+                                    else
+                                        delete m.observedTimeUnixNano;
+                                    continue;
+                                }
+                            case 2: {
+                                    if (u !== 0)
+                                        break;
+                                    if (v = r.int32())
+                                        m.severityNumber = v;
+                                    else
+                                        delete m.severityNumber;
+                                    continue;
+                                }
+                            case 3: {
+                                    if (u !== 2)
+                                        break;
+                                    if ((v = r.stringVerify()).length)
+                                        m.severityText = v;
+                                    else
+                                        delete m.severityText;
+                                    continue;
+                                }
+                            case 5: {
+                                    if (u !== 2)
+                                        break;
+                                    m.body = $root.opentelemetry.proto.common.v1.AnyValue.decode(r, r.size(), $undefined, q + 1, m.body);
+                                    continue;
+                                }
+                            case 6: {
+                                    if (u !== 2)
+                                        break;
+                                    if (!(m.attributes && m.attributes.length))
+                                        m.attributes = [];
+                                    m.attributes.push($root.opentelemetry.proto.common.v1.KeyValue.decode(r, r.size(), $undefined, q + 1));
+                                    continue;
+                                }
+                            case 7: {
+                                    if (u !== 0)
+                                        break;
+                                    if (v = r.uint32())
+                                        m.droppedAttributesCount = v;
+                                    else
+                                        delete m.droppedAttributesCount;
+                                    continue;
+                                }
+                            case 8: {
+                                    if (u !== 5)
+                                        break;
+                                    if (v = r.fixed32())
+                                        m.flags = v;
+                                    else
+                                        delete m.flags;
+                                    continue;
+                                }
+                            case 9: {
+                                    if (u !== 2)
+                                        break;
+                                    if ((v = r.bytes()).length)
+                                        m.traceId = v;
+                                    else
+                                        delete m.traceId;
+                                    continue;
+                                }
+                            case 10: {
+                                    if (u !== 2)
+                                        break;
+                                    if ((v = r.bytes()).length)
+                                        m.spanId = v;
+                                    else
+                                        delete m.spanId;
+                                    continue;
+                                }
+                            case 12: {
+                                    if (u !== 2)
+                                        break;
+                                    if ((v = r.stringVerify()).length)
+                                        m.eventName = v;
+                                    else
+                                        delete m.eventName;
+                                    continue;
+                                }
+                            }
+                            r.skipType(u, q, t);
+                            if (!r.discardUnknown) {
+                                $util.makeProp(m, "$unknowns", false);
+                                (m.$unknowns || (m.$unknowns = [])).push(r.raw(s, r.pos));
+                            }
+                        }
+                        if (l !== $undefined) {
+                            if (r.pos !== c)
+                                throw $RangeError("index out of range");
+                            r.len = l;
+                        }
+                        if (z !== $undefined)
+                            throw $Error("missing end group");
+                        return m;
+                    };
+
+                    return LogRecord;
+                })();
+
+                return v1;
+            })();
+
+            return logs;
+        })();
+
         return proto;
     })();
 

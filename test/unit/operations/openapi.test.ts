@@ -24,7 +24,8 @@ describe('the OpenAPI document', () => {
     expect(document.openapi).toBe('3.1.0');
     for (const declared of OPERATIONS) expect(operation(declared.method, declared.path)).toBeDefined();
     const documented = Object.values(document.paths).flatMap((methods) => Object.keys(methods));
-    expect(documented).toHaveLength(OPERATIONS.length);
+    const alsoDocumented = OPERATIONS.flatMap((declared) => declared.alsoDocuments ?? []);
+    expect(documented).toHaveLength(OPERATIONS.length + alsoDocumented.length);
   });
 
   it('asks for a credential exactly where the authorizer does', () => {
@@ -56,6 +57,7 @@ describe('the OpenAPI document', () => {
     // Not a {signal} parameter, which a generated client would send as v1%2Ftraces.
     expect(Object.keys(document.paths).filter((path) => path.includes('/otlp'))).toEqual([
       '/pipelines/{pipelineId}/otlp/v1/traces',
+      '/pipelines/{pipelineId}/otlp/v1/logs',
     ]);
     expect(otlp.parameters.map((parameter) => parameter.name)).toEqual(['pipelineId']);
     expect(Object.keys(otlp.requestBody.content)).toEqual([
@@ -66,6 +68,31 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(otlp.responses['200']?.content ?? {})).toEqual([
       'application/x-protobuf',
       'application/json',
+    ]);
+  });
+
+  it('shows the OTLP logs endpoint with its own bodies and partial success', () => {
+    type Documented = {
+      operationId: string;
+      requestBody?: { content: Record<string, { example?: unknown }> };
+      responses: Record<
+        string,
+        { content?: Record<string, { schema: { properties?: Record<string, { properties?: object }> } }> }
+      >;
+    };
+    const logs = document.paths['/pipelines/{pipelineId}/otlp/v1/logs']?.post as unknown as Documented;
+
+    expect(logs.operationId).toBe('ingest-otlp-logs');
+    expect(Object.keys(logs.requestBody?.content ?? {})).toEqual([
+      'application/x-protobuf',
+      'application/protobuf',
+      'application/json',
+    ]);
+    expect(logs.requestBody?.content['application/json']?.example).toHaveProperty('resourceLogs');
+    const answer = logs.responses['200']?.content?.['application/json']?.schema;
+    expect(Object.keys(answer?.properties?.partialSuccess?.properties ?? {})).toEqual([
+      'rejectedLogRecords',
+      'errorMessage',
     ]);
   });
 

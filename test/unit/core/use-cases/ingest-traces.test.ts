@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, ForbiddenError } from '../../../../lambdas/core/errors.ts';
 import type { TraceSpan } from '../../../../lambdas/core/otlp/spans.ts';
-import type { ReviseExecution, TracePart, TraceStaging } from '../../../../lambdas/core/ports/traces.ts';
+import type { ReviseExecution } from '../../../../lambdas/core/ports/traces.ts';
 import type { Principal } from '../../../../lambdas/core/principal.ts';
 import type { Configuration, Pipeline } from '../../../../lambdas/core/schemas/pipelines.ts';
 import type { Execution } from '../../../../lambdas/core/schemas/records.ts';
@@ -18,46 +18,13 @@ import {
 import { makeRecordExecutions, makeRecordSignals } from '../../../../lambdas/core/use-cases/pipelines.ts';
 import { span as baseSpan, event, T0 } from '../otlp/trace-spans.ts';
 import { makeWorld, principal, rejection, seedPipeline, type World } from './fakes.ts';
+import { FakeTraceStaging } from './trace-staging-fake.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const NOW = '2026-01-01T01:00:00.000Z';
 const TRACE_A = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const TRACE_B = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
-
-/** The staging as the store keeps it: spans by trace (each once, the last sent), the partial traces. */
-class FakeTraceStaging implements TraceStaging {
-  readonly spans = new Map<string, Map<string, TraceSpan>>();
-  readonly partialTraces = new Set<string>();
-  readonly stagings: Array<{ parts: TracePart[]; expiresAt: string }> = [];
-  readonly reads: string[] = [];
-
-  constructor(private readonly records: World['pipelines']) {}
-
-  async stage(pipelineId: string, parts: readonly TracePart[], expiresAt: Date): Promise<void> {
-    this.stagings.push({ parts: structuredClone([...parts]), expiresAt: expiresAt.toISOString() });
-    for (const part of parts) {
-      const key = `${pipelineId}#${part.traceId}`;
-      const stored = this.spans.get(key) ?? new Map<string, TraceSpan>();
-      for (const span of part.spans) stored.set(span.spanId, structuredClone(span));
-      this.spans.set(key, stored);
-      if (!part.whole) this.partialTraces.add(key);
-    }
-  }
-  async partial(pipelineId: string, traceIds: readonly string[]): Promise<Set<string>> {
-    return new Set(traceIds.filter((id) => this.partialTraces.has(`${pipelineId}#${id}`)));
-  }
-  async recorded(pipelineId: string, traceIds: readonly string[]): Promise<Set<string>> {
-    const ids = new Set(
-      [...this.records.executions.values()].filter((e) => e.pipelineId === pipelineId).map((e) => e.id),
-    );
-    return new Set(traceIds.filter((id) => ids.has(id)));
-  }
-  async spansOf(pipelineId: string, traceId: string): Promise<TraceSpan[]> {
-    this.reads.push(traceId);
-    return [...(this.spans.get(`${pipelineId}#${traceId}`)?.values() ?? [])];
-  }
-}
 
 let world: World;
 let pipeline: Pipeline;
