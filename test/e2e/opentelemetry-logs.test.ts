@@ -71,13 +71,13 @@ function telemetryFor(pipelineId: string) {
   });
   const logging = new LoggerProvider({
     processors: [
-      new SimpleLogRecordProcessor({
-        exporter: new OTLPLogExporter({
+      new SimpleLogRecordProcessor(
+        new OTLPLogExporter({
           url: `${base}/v1/logs`,
           headers,
           compression: GZIP,
         }),
-      }),
+      ),
     ],
   });
   const tracer = tracing.getTracer('rag');

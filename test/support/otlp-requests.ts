@@ -122,7 +122,7 @@ export function run(
 /** Log records emitted through the OpenTelemetry logs SDK, kept as its exporters would get them. */
 export function recordingLogger() {
   const exporter = new InMemoryLogRecordExporter();
-  const provider = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter })] });
+  const provider = new LoggerProvider({ processors: [new SimpleLogRecordProcessor(exporter)] });
   const logger = provider.getLogger('otlp-test');
   return {
     /** Emits a record in the context of `span` (its trace and span ids), when one is given. */

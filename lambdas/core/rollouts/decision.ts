@@ -129,8 +129,11 @@ export interface Decision {
 
 const count = (value: number) => value.toLocaleString('en-US');
 
-/** "failure rate 2.10 % (21 of 1,000) against 1.00 % (10 of 1,000), difference …" */
-export function describeJudgement(j: MetricJudgement): string {
+/**
+ * "failure rate 2.10 % (21 of 1,000) against 1.00 % (10 of 1,000), difference …"; `withBound` adds
+ * the worst case a promotion rests on (a rollback rests on the interval alone).
+ */
+export function describeJudgement(j: MetricJudgement, withBound = false): string {
   const binary = GUARD_METRICS[j.guard.metric].binary;
   const figure = (arm: { n: number; mean: number | null }) =>
     arm.mean === null
@@ -140,7 +143,7 @@ export function describeJudgement(j: MetricJudgement): string {
         : `${formatFigure(j.guard, arm.mean)} (n = ${count(arm.n)})`;
   const interval = j.interval
     ? `, difference ${formatDelta(j.guard, j.difference ?? 0)} (interval ${formatDelta(j.guard, j.interval[0])} to ${formatDelta(j.guard, j.interval[1])}` +
-      `${j.worseBound === null ? '' : `, at worst ${formatDelta(j.guard, j.worseBound)} at 95 %`})`
+      `${withBound && j.worseBound !== null ? `, at worst ${formatDelta(j.guard, j.worseBound)} at 95 %` : ''})`
     : '';
   return (
     `${guardName(j.guard)} ${figure(j.applied)} on the candidate against ${figure(j.base)} on the base` +
@@ -183,7 +186,7 @@ export function decide(judgements: readonly MetricJudgement[], position: StepPos
     return {
       action,
       decidedBy: null,
-      reason: `every guarded metric is within its threshold at ${stepWords}: ${judgements.map(describeJudgement).join('; ')}`,
+      reason: `every guarded metric is within its threshold at ${stepWords}: ${judgements.map((j) => describeJudgement(j, true)).join('; ')}`,
       next: last ? 'promotes' : `moves to step ${position.step + 2} of ${position.steps}`,
     };
   }

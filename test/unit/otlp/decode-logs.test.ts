@@ -15,6 +15,7 @@ import {
   recordingTracer,
 } from '../../support/otlp-requests.ts';
 
+// Passed as a Date: the logs SDK reads a number earlier than its process start as performance.now().
 const AT = 1_764_291_747_010;
 const EVALUATION = {
   'gen_ai.evaluation.name': 'Relevance',
@@ -42,7 +43,7 @@ describe.each(encodings)('decoding OTLP logs in $name', ({ encoding, body }) => 
     logger.emit(
       {
         eventName: 'gen_ai.evaluation.result',
-        timestamp: AT,
+        timestamp: new Date(AT),
         attributes: { ...EVALUATION, 'user.id': 'not read' },
         body: 'free text is not read',
       },
@@ -59,7 +60,7 @@ describe.each(encodings)('decoding OTLP logs in $name', ({ encoding, body }) => 
 
   it('reads one named by the attribute event.name, and gives the same record sent again the same id', () => {
     const { span, logger, traceId } = evaluatedSpan();
-    const record = { timestamp: AT, attributes: { 'event.name': 'gen_ai.evaluation.result', ...EVALUATION } };
+    const record = { timestamp: new Date(AT), attributes: { 'event.name': 'gen_ai.evaluation.result', ...EVALUATION } };
     logger.emit(record, span);
     logger.emit(record, span);
 
@@ -71,9 +72,9 @@ describe.each(encodings)('decoding OTLP logs in $name', ({ encoding, body }) => 
 
   it('refuses other log records and evaluation results without a trace, each with its reason', () => {
     const { span, logger } = evaluatedSpan();
-    logger.emit({ body: 'retrieved 8 documents', timestamp: AT }, span);
-    logger.emit({ eventName: 'gen_ai.client.inference.operation.details', timestamp: AT }, span);
-    logger.emit({ eventName: 'gen_ai.evaluation.result', timestamp: AT, attributes: EVALUATION });
+    logger.emit({ body: 'retrieved 8 documents', timestamp: new Date(AT) }, span);
+    logger.emit({ eventName: 'gen_ai.client.inference.operation.details', timestamp: new Date(AT) }, span);
+    logger.emit({ eventName: 'gen_ai.evaluation.result', timestamp: new Date(AT), attributes: EVALUATION });
 
     const decoded = decodeLogsRequest(body(logger.records()), encoding);
 
@@ -88,7 +89,7 @@ describe.each(encodings)('decoding OTLP logs in $name', ({ encoding, body }) => 
   it('refuses a request with more than 128 attributes on a log record whole (413)', () => {
     const { span, logger } = evaluatedSpan();
     const attributes = Object.fromEntries(Array.from({ length: 129 }, (_, index) => [`a${index}`, index]));
-    logger.emit({ eventName: 'gen_ai.evaluation.result', timestamp: AT, attributes }, span);
+    logger.emit({ eventName: 'gen_ai.evaluation.result', timestamp: new Date(AT), attributes }, span);
     const records = logger.records();
     // The SDK keeps 128 attributes by default: the 129th is written as a hostile exporter would.
     (records[0] as unknown as { attributes: Record<string, number> }).attributes = attributes;
