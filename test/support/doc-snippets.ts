@@ -148,8 +148,10 @@ export async function installedFolder(installLine: string | undefined): Promise<
       if (installed.code !== 0) throw new Error(`${installLine}\nfailed:\n${installed.stderr.slice(-4000)}`);
     }
     await writeFile(path.join(scratch, '.installed'), `${installLine ?? ''}\n`);
-    await rm(folder, { recursive: true, force: true });
-    await rename(scratch, folder);
+    // Another run of the tests on this machine may have finished the same install first: keep its.
+    await rename(scratch, folder).catch((error: unknown) => {
+      if (!existsSync(path.join(folder, '.installed'))) throw error;
+    });
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
