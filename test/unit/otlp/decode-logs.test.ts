@@ -60,7 +60,10 @@ describe.each(encodings)('decoding OTLP logs in $name', ({ encoding, body }) => 
 
   it('reads one named by the attribute event.name, and gives the same record sent again the same id', () => {
     const { span, logger, traceId } = evaluatedSpan();
-    const record = { timestamp: new Date(AT), attributes: { 'event.name': 'gen_ai.evaluation.result', ...EVALUATION } };
+    const record = {
+      timestamp: new Date(AT),
+      attributes: { 'event.name': 'gen_ai.evaluation.result', ...EVALUATION },
+    };
     logger.emit(record, span);
     logger.emit(record, span);
 
