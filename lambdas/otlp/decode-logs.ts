@@ -12,15 +12,15 @@ import {
   type Encoding,
   idOf,
   isEmptyId,
-  isRecord,
   list,
   millisOf,
+  parseCountedJson,
   type Raw,
   record,
   UndecodableBodyError,
 } from './decode.ts';
 import { opentelemetry } from './generated/otlp-request.js';
-import { LOG_WALK, OverLimitError, scanJson, walkProtobuf } from './limits.ts';
+import { LOG_WALK, OverLimitError, walkProtobuf } from './limits.ts';
 
 /** What a log request held: its evaluation results, and how many records were refused and why. */
 export interface DecodedLogs {
@@ -51,21 +51,7 @@ export function decodeLogsProtobuf(body: Uint8Array): DecodedLogs {
 
 /** Decodes an OTLP/JSON ExportLogsServiceRequest, counted (limits.ts) before it is parsed. */
 export function decodeLogsJson(text: string): DecodedLogs {
-  let value: unknown;
-  try {
-    scanJson(text, LOG_WALK);
-    value = JSON.parse(text);
-  } catch (error) {
-    if (error instanceof OverLimitError) throw error;
-    throw new UndecodableBodyError('The body is not JSON: send an OTLP/JSON ExportLogsServiceRequest.', {
-      cause: error,
-    });
-  }
-  if (!isRecord(value) || (value.resourceLogs !== undefined && !Array.isArray(value.resourceLogs))) {
-    throw new UndecodableBodyError(
-      'The body is not an OTLP/JSON ExportLogsServiceRequest ({resourceLogs: [...]}).',
-    );
-  }
+  const value = parseCountedJson(text, LOG_WALK, 'ExportLogsServiceRequest', 'resourceLogs');
   const decoded = emptyLogs();
   for (const resourceLogs of list(value.resourceLogs)) {
     for (const scope of list(record(resourceLogs).scopeLogs)) {

@@ -110,23 +110,28 @@ function wholeTokensEnd(text: string): number {
   return 0;
 }
 
-/** Decodes an OTLP/JSON ExportTraceServiceRequest, counted (limits.ts) before it is parsed. */
-export function decodeJson(text: string): DecodedRequest {
+/**
+ * An OTLP/JSON export request, counted by `walk` (limits.ts) before it is parsed, as an object
+ * whose `top` (resourceSpans, resourceLogs) is a list when present; `message` names the request.
+ */
+export function parseCountedJson(text: string, walk: OtlpWalk, message: string, top: string): Raw {
   let value: unknown;
   try {
-    scanJson(text, walkLimits);
+    scanJson(text, walk);
     value = JSON.parse(text);
   } catch (error) {
     if (error instanceof OverLimitError) throw error;
-    throw new UndecodableBodyError('The body is not JSON: send an OTLP/JSON ExportTraceServiceRequest.', {
-      cause: error,
-    });
+    throw new UndecodableBodyError(`The body is not JSON: send an OTLP/JSON ${message}.`, { cause: error });
   }
-  if (!isRecord(value) || (value.resourceSpans !== undefined && !Array.isArray(value.resourceSpans))) {
-    throw new UndecodableBodyError(
-      'The body is not an OTLP/JSON ExportTraceServiceRequest ({resourceSpans: [...]}).',
-    );
+  if (!isRecord(value) || (value[top] !== undefined && !Array.isArray(value[top]))) {
+    throw new UndecodableBodyError(`The body is not an OTLP/JSON ${message} ({${top}: [...]}).`);
   }
+  return value;
+}
+
+/** Decodes an OTLP/JSON ExportTraceServiceRequest, counted (limits.ts) before it is parsed. */
+export function decodeJson(text: string): DecodedRequest {
+  const value = parseCountedJson(text, walkLimits, 'ExportTraceServiceRequest', 'resourceSpans');
   const decoded = emptyRequest();
   for (const resourceSpans of list(value.resourceSpans)) {
     const scopes = [

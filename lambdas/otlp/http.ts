@@ -113,22 +113,22 @@ function withLimits<T>(read: () => T): T {
  * of limits.ts a 413 naming it (or a 400 for values nested too deep), found while it is read.
  */
 export function decodeRequest(body: Buffer, encoding: OtlpEncoding): DecodedRequest {
-  try {
-    return withLimits(() =>
-      encoding === 'protobuf' ? decodeProtobuf(body) : decodeJson(body.toString('utf8')),
-    );
-  } catch (error) {
-    if (error instanceof UndecodableBodyError) throw new ValidationError(error.message, { cause: error });
-    throw error;
-  }
+  return decodedWithin(() =>
+    encoding === 'protobuf' ? decodeProtobuf(body) : decodeJson(body.toString('utf8')),
+  );
 }
 
 /** The request's log records: decoded, counted and refused as decodeRequest does spans. */
 export function decodeLogsRequest(body: Buffer, encoding: OtlpEncoding): DecodedLogs {
+  return decodedWithin(() =>
+    encoding === 'protobuf' ? decodeLogsProtobuf(body) : decodeLogsJson(body.toString('utf8')),
+  );
+}
+
+/** A decoding within the limits (withLimits), an undecodable body a 400. */
+function decodedWithin<T>(decode: () => T): T {
   try {
-    return withLimits(() =>
-      encoding === 'protobuf' ? decodeLogsProtobuf(body) : decodeLogsJson(body.toString('utf8')),
-    );
+    return withLimits(decode);
   } catch (error) {
     if (error instanceof UndecodableBodyError) throw new ValidationError(error.message, { cause: error });
     throw error;
