@@ -67,8 +67,13 @@ export function parsePathParameters(
   for (const [name, schema] of Object.entries(schemas)) {
     const result = z.safeParse(schema, event.pathParameters?.[name]);
     if (!result.success) {
+      const given = JSON.stringify(event.pathParameters?.[name] ?? '');
+      // A parameter of a few fixed values (an enum) says which; any other is an id.
+      const options = (schema as { options?: unknown }).options;
       throw new NotFoundError(
-        `Nothing here has the ${name} ${JSON.stringify(event.pathParameters?.[name] ?? '')}: it is not an id this API gives (check the ${name} in the path).`,
+        Array.isArray(options)
+          ? `Nothing here has the ${name} ${given}: it is one of ${options.join(', ')}.`
+          : `Nothing here has the ${name} ${given}: it is not an id this API gives (check the ${name} in the path).`,
         { cause: result.error },
       );
     }

@@ -204,6 +204,22 @@ describe('OTLP logs from the published logs SDK and exporter', { timeout: 120_00
     });
   });
 
+  it('answers another OTLP signal (profiles) with a 404 naming the ones it takes', async () => {
+    const pipeline = await newPipeline('profiles');
+    const response = await fetch(`${stack.apiUrl}/pipelines/${pipeline.id}/otlp/v1development/profiles`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/x-protobuf' },
+      body: new Uint8Array(0),
+    });
+
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({
+      error: 'NOT_FOUND',
+      message:
+        'Nothing here has the signal "v1development/profiles": it is one of v1/traces, v1/logs, v1/metrics.',
+    });
+  });
+
   it('refuses a gzip bomb and requests past the record and signal limits with a 413, storing nothing', async () => {
     const pipeline = await newPipeline('log bombs');
     const post = async (body: Uint8Array, type: string, gzip: boolean) => {
