@@ -113,6 +113,45 @@ describe('the executions of a pipeline in the review application', { timeout: 12
     });
   }
 
+  for (const width of [1280, 375]) {
+    it(`browses the signals by severity, kind and time, and opens the execution one cites, at ${width} px`, async () => {
+      const page = await signedIn(width);
+      await page.goto(`${stack.apiUrl}/app/pipelines/${pipelineId}`);
+      const section = page.locator('section', {
+        has: page.getByRole('heading', { name: 'Signals', exact: true }),
+      });
+      const table = section.getByRole('table', { name: 'Signals' });
+      const rows = () => table.locator('tbody tr').allInnerTexts();
+      await table.waitFor();
+      const all = await rows();
+      expect(all).toHaveLength(2);
+      expect(all.find((row) => row.includes('relevance'))).toMatch(/warning/);
+      expect(all.find((row) => row.includes('error'))).toMatch(/critical[\s\S]*answer-model/);
+
+      await section.getByLabel('Severity').selectOption('critical');
+      await section.getByRole('button', { name: 'Show' }).click();
+      await expect.poll(rows).toHaveLength(1);
+      expect((await rows())[0]).toMatch(/critical[\s\S]*error/);
+      await section.screenshot({ path: path.join(tmpdir(), `signals-${width}.png`) });
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBe(width);
+
+      // A window that ends before the signals occurred, typed with the keyboard: nothing matches.
+      await section.getByRole('button', { name: 'Clear' }).click();
+      await expect.poll(rows).toHaveLength(2);
+      await section.getByLabel('Kind').fill('relevance');
+      await section.getByLabel('To').fill('2026-01-01T00:00');
+      await section.getByLabel('To').press('Enter');
+      await section.getByText('No signals match these filters.').waitFor();
+      await section.getByLabel('To').fill('');
+      await section.getByRole('button', { name: 'Show' }).click();
+      await expect.poll(rows).toHaveLength(1);
+
+      await table.getByRole('link', { name: `Execution ${tracedId}` }).click();
+      await page.getByRole('heading', { name: 'Slots' }).waitFor();
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBe(width);
+    });
+  }
+
   it('says the executions are loading until their first page answers, never an empty section', async () => {
     const page = await signedIn(1440);
     let release: () => void = () => {};

@@ -19,6 +19,7 @@ import { Executions } from './executions.tsx';
 import { loadPipelineState, RolloutSummary } from './pipeline-state.tsx';
 import { LoadMore, PagedItems, type PagedList, usePagedList } from './pipelines.tsx';
 import { rolloutOutcomeWords } from './run-outcome.tsx';
+import { Signals } from './signals.tsx';
 
 export const getPipeline = (pipelineId: string) =>
   api(client.GET('/pipelines/{pipelineId}', { params: { path: { pipelineId } } }));
@@ -98,6 +99,7 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
         </PagedItems>
       </section>
       <Executions pipelineId={pipeline.id} />
+      <Signals pipelineId={pipeline.id} />
       <History
         pipeline={pipeline}
         active={active}
