@@ -1,6 +1,6 @@
 /**
  * The CLI's reading of what a pipeline recorded (through the API or from its OpenTelemetry traces):
- * executions list|show, beside `executions add`.
+ * executions list|show, beside `executions add`, and signals list, beside `signals add`.
  */
 import { type Command, Option } from 'commander';
 import { call } from './api.ts';
@@ -91,4 +91,63 @@ export function addExecutionCommands(program: Command, io: Io): void {
         ].join('\n'),
       );
     });
+  addSignalList(program, io);
+}
+
+/** `signals list`: newest first by occurrence, by kind, severity, slot and a window of times. */
+function addSignalList(program: Command, io: Io): void {
+  const signals =
+    program.commands.find((command) => command.name() === 'signals') ?? program.command('signals');
+  signals
+    .command('list')
+    .description("a pipeline's signals, newest first by when they occurred")
+    .argument('<pipelineId>')
+    .option('--kind <kind>', 'only signals of this kind')
+    .addOption(
+      new Option('--severity <severity>', 'only signals of this severity').choices([
+        'info',
+        'warning',
+        'critical',
+      ]),
+    )
+    .option('--slot <slotId>', 'only signals of this slot')
+    .option('--since <time>', 'only signals at or after this UTC time (e.g. 2026-12-01T00:00:00Z)')
+    .option('--until <time>', 'only signals at or before this UTC time')
+    .option('--limit <n>', 'items per page (1-100)', parseLimit)
+    .option('--cursor <cursor>', 'the next page')
+    .action(
+      async (
+        pipelineId: string,
+        options: PageOptions & {
+          kind?: string;
+          severity?: 'info' | 'warning' | 'critical';
+          slot?: string;
+          since?: string;
+          until?: string;
+        },
+        command: Command,
+      ) => {
+        const context = contextOf(io, command);
+        const { slot, ...rest } = options;
+        const page = await call(
+          context.client.GET('/pipelines/{pipelineId}/signals', {
+            params: { path: { pipelineId }, query: { ...rest, ...(slot ? { slotId: slot } : {}) } },
+          }),
+          context.apiUrl,
+        );
+        context.print(
+          page,
+          () =>
+            table(page.items, [
+              'occurredAt',
+              'severity',
+              'kind',
+              'slotId',
+              'value',
+              'executionId',
+              'message',
+            ]) + nextPage(page.nextCursor),
+        );
+      },
+    );
 }

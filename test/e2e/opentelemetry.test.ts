@@ -214,6 +214,32 @@ describe('a pipeline traced with OpenTelemetry, exported to the local stack', { 
     expect(shown.stdout).toMatch(/source:\s+otlp/);
     expect(shown.stdout).toMatch(/answer-model\s+failed/);
     expect(shown.stdout).toMatch(/error\s+critical\s+answer-model/);
+    // The signals themselves, by severity: the failed call's error, citing its execution.
+    const critical = await cli([
+      'signals',
+      'list',
+      pipeline.id,
+      '--severity',
+      'critical',
+      '--slot',
+      'answer-model',
+    ]);
+    expect(critical.code, critical.stderr).toBe(0);
+    expect(critical.stdout).toMatch(new RegExp(`critical\\s+error\\s+answer-model\\s+\\S*\\s*${failed.id}`));
+    const none = await cli(['signals', 'list', pipeline.id, '--until', '2000-01-01T00:00:00Z']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).not.toContain(failed.id);
+    const backwards = await cli([
+      'signals',
+      'list',
+      pipeline.id,
+      '--since',
+      '2026-12-02T00:00:00Z',
+      '--until',
+      '2026-12-01T00:00:00Z',
+    ]);
+    expect(backwards.code).toBe(2);
+    expect(backwards.stderr).toContain('is after until');
   });
 
   it('is read the same from the OTLP/JSON exporter', async () => {

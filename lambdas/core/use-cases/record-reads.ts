@@ -83,7 +83,9 @@ export function makeListSignals(deps: RecordReadDeps) {
       throw new ValidationError(`since (${from}) is after until (${to}).`);
     const window = await windowFor(deps, principal, pipelineId);
     const since = occurredFrom && occurredFrom > window.signalsSince ? occurredFrom : window.signalsSince;
-    // A window wholly before retention holds nothing: the read stays bounded by `since`.
+    // A window that ends before retention's start holds nothing: answered without a read (DynamoDB
+    // refuses a key range whose end is before its start).
+    if (occurredUntil && occurredUntil < since) return { items: [], nextCursor: null };
     return deps.reads.listSignals(
       pipelineId,
       { ...filter, since, ...(occurredUntil ? { until: occurredUntil } : {}) },

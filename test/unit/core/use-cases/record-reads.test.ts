@@ -108,6 +108,29 @@ describe('listing executions and signals', () => {
     ]);
   });
 
+  it('reads a window of signal times within the signal window, and nothing for one that ends before it', async () => {
+    const list = makeListSignals(deps);
+    await list(
+      ada,
+      pipeline.id,
+      { severity: 'critical', occurredFrom: '2000-01-01T00:00:00Z' },
+      { limit: 5 },
+    );
+    const from = new Date(Date.parse(daysAgo(2))).toISOString().slice(0, 19);
+    await list(ada, pipeline.id, { occurredFrom: `${from}Z`, occurredUntil: daysAgo(1) }, { limit: 5 });
+    expect(reads.asked.map((asked) => asked.filter)).toEqual([
+      // An earlier start is retention's; a time to the second is read with its milliseconds.
+      { severity: 'critical', since: daysAgo(10) },
+      { since: `${from}.000Z`, until: daysAgo(1) },
+    ]);
+    const before = await list(ada, pipeline.id, { occurredUntil: daysAgo(11) }, { limit: 5 });
+    expect(before).toEqual({ items: [], nextCursor: null });
+    expect(reads.asked).toHaveLength(2);
+    await expect(
+      list(ada, pipeline.id, { occurredFrom: daysAgo(1), occurredUntil: daysAgo(2) }, { limit: 5 }),
+    ).rejects.toMatchObject({ statusCode: 400, message: expect.stringMatching(/is after until/) });
+  });
+
   it('refuses another team, and names a pipeline that does not exist, before reading records', async () => {
     expect(await rejection(makeListExecutions(deps)(eve, pipeline.id, {}, { limit: 5 }))).toBeInstanceOf(
       ForbiddenError,
