@@ -91,7 +91,8 @@ export function judgeMetric(
     : sequence.interval;
   const [low, high] = worseInterval(guard, interval);
   const bounds = (stratifiedInterval(strata, boundAlpha) ?? sequence).interval;
-  const worseBound = guard.direction === 'lower_is_better' ? bounds[1] : bounds[0];
+  const unclamped = guard.direction === 'lower_is_better' ? bounds[1] : bounds[0];
+  const worseBound = binary ? Math.max(-1, Math.min(1, unclamped)) : unclamped;
   const worseBy = guard.direction === 'lower_is_better' ? worseBound : -worseBound;
   const verdict: MetricVerdict =
     low > 0 ? 'worse' : high < 0 ? 'better' : worseBy <= guard.threshold ? 'non_inferior' : 'inconclusive';
