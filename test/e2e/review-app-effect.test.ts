@@ -52,6 +52,17 @@ describe('the effect of a guarded rollout in the review application', { timeout:
     await tiles.first().waitFor();
     expect(await tiles.count()).toBe(2);
 
+    // The failure rate is one test among three here: its interval is not called a 95 % one.
+    const effectCard = page.getByRole('region', { name: 'Effect' });
+    expect(
+      await effectCard
+        .locator('dt', { hasText: 'Difference' })
+        .first()
+        .locator('xpath=following-sibling::dd[1]')
+        .textContent(),
+    ).toMatch(
+      /in the failure rate \(anytime-valid interval [−+±]?[\d.]+ to \+[\d.]+ percentage points, p = [\d.]+\)$/,
+    );
     const duration = tileOf(page, 'Mean duration');
     expect(await figure(duration, 'Candidate')).toMatch(new RegExp(`^\\d+ ms \\(n\\s=\\s${perArm}\\)$`));
     expect(await figure(duration, 'Base')).toMatch(new RegExp(`^\\d+ ms \\(n\\s=\\s${perArm}\\)$`));

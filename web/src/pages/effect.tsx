@@ -83,7 +83,8 @@ export function EffectPanel({ run }: { run: Run }) {
           <>
             <dt>Difference</dt>
             <dd>
-              {pointsText(data.failureRate.difference)} in the failure rate (95 % interval{' '}
+              {/* At the failure rate's share of the rollout's α (95 % when it is the only test): not "95 %". */}
+              {pointsText(data.failureRate.difference)} in the failure rate (anytime-valid interval{' '}
               {pointsText(data.failureRate.ci95[0], false)} to {pointsText(data.failureRate.ci95[1])}, p ={' '}
               {data.failureRate.pValue.toFixed(3)})
             </dd>
