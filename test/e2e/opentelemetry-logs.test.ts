@@ -189,36 +189,26 @@ describe('OTLP logs from the published logs SDK and exporter', { timeout: 120_00
     expect(await signalsOf(pipeline.id)).toEqual([]);
   });
 
-  it('answers …/v1/metrics with a 404 that says metrics are not taken', async () => {
-    const pipeline = await newPipeline('metrics');
-    const response = await fetch(`${stack.apiUrl}/pipelines/${pipeline.id}/otlp/v1/metrics`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/x-protobuf' },
-      body: new Uint8Array(0),
-    });
+  // An exporter configured for every signal is told, once, which ones are not taken.
+  for (const [signal, message] of [
+    ['v1/metrics', expect.stringContaining('OTLP metrics are not taken')],
+    [
+      'v1development/profiles',
+      'Nothing here has the signal "v1development/profiles": it is one of v1/traces, v1/logs, v1/metrics.',
+    ],
+  ] as const) {
+    it(`answers …/${signal} with a 404 that says what is taken`, async () => {
+      const pipeline = await newPipeline(signal);
+      const response = await fetch(`${stack.apiUrl}/pipelines/${pipeline.id}/otlp/${signal}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/x-protobuf' },
+        body: new Uint8Array(0),
+      });
 
-    expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({
-      error: 'NOT_FOUND',
-      message: expect.stringContaining('OTLP metrics are not taken'),
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ error: 'NOT_FOUND', message });
     });
-  });
-
-  it('answers another OTLP signal (profiles) with a 404 naming the ones it takes', async () => {
-    const pipeline = await newPipeline('profiles');
-    const response = await fetch(`${stack.apiUrl}/pipelines/${pipeline.id}/otlp/v1development/profiles`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/x-protobuf' },
-      body: new Uint8Array(0),
-    });
-
-    expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({
-      error: 'NOT_FOUND',
-      message:
-        'Nothing here has the signal "v1development/profiles": it is one of v1/traces, v1/logs, v1/metrics.',
-    });
-  });
+  }
 
   it('refuses a gzip bomb and requests past the record and signal limits with a 413, storing nothing', async () => {
     const pipeline = await newPipeline('log bombs');
