@@ -146,7 +146,7 @@ function EffectChart({ rows }: { rows: { name: string; arm: Effect['arms']['base
       ))}
       <line x1={x(0)} x2={x(max)} y1={axisY} y2={axisY} stroke="currentColor" />
       <text x={x(max)} y={axisY + 34} font-size="12" text-anchor="end">
-        Executions failed, 95 % interval
+        Executions failed, each arm's 95 % interval
       </text>
       {rows.map((row, index) => {
         const interval = armInterval(row.arm);
