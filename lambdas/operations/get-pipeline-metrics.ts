@@ -20,7 +20,7 @@ export const getPipelineMetrics = defineOperation({
   path: '/pipelines/{pipelineId}/metrics',
   summary:
     `The pipeline over time: buckets of a minute, an hour or a day (at most ${MAX_BUCKETS.toLocaleString('en-US')} an answer) with executions, failures, the failure rate, ` +
-    'durations (exact mean; p50, p95 and p99 within 2 %), tokens, signals by severity and each score kind\'s count and mean; ' +
+    "durations (exact mean; p50, p95 and p99 within 2 %), tokens, signals by severity and each score kind's count and mean; " +
     'optionally one series per configuration; and its activations and rollouts as annotations naming versions and people. ' +
     "Executions count at their startedAt, signals at their occurredAt; inside the team's retention.",
   // data: written too: a read keeps the packs of the periods that have ended (store/series.ts).
@@ -29,13 +29,14 @@ export const getPipelineMetrics = defineOperation({
   query: {
     from: {
       schema: z.optional(timestampSchema),
-      description: 'The range\'s start (UTC, e.g. 2026-12-01T00:00:00Z), rounded down to the step; default 24 hours before `to`.',
+      description:
+        "The range's start (UTC, e.g. 2026-12-01T00:00:00Z), rounded down to the step; default 24 hours before `to`.",
       invalid: 'from must be a UTC timestamp such as 2026-12-01T00:00:00Z.',
       documented: { type: 'string', format: 'date-time' },
     },
     to: {
       schema: z.optional(timestampSchema),
-      description: 'The range\'s end (UTC), rounded up to the step; default now.',
+      description: "The range's end (UTC), rounded up to the step; default now.",
       invalid: 'to must be a UTC timestamp such as 2026-12-02T00:00:00Z.',
       documented: { type: 'string', format: 'date-time' },
     },
@@ -47,7 +48,8 @@ export const getPipelineMetrics = defineOperation({
     },
     groupBy: {
       schema: z.optional(z.literal('configuration')),
-      description: 'configuration: one more series per configuration that ran (its executions; signals name no configuration).',
+      description:
+        'configuration: one more series per configuration that ran (its executions; signals name no configuration).',
       invalid: 'groupBy must be configuration.',
       documented: { type: 'string', enum: ['configuration'] },
     },

@@ -170,7 +170,14 @@ export function makeAuditLog(db: DynamoDBDocumentClient, eventsTable: string): A
 export async function pipelineMoments(
   db: DynamoDBDocumentClient,
   eventsTable: string,
-  query: { teamId: string; pipelineId: string; from: string; to: string; types: readonly string[]; limit: number },
+  query: {
+    teamId: string;
+    pipelineId: string;
+    from: string;
+    to: string;
+    types: readonly string[];
+    limit: number;
+  },
 ): Promise<DomainEvent[]> {
   const read = itemReader(domainEventSchema, 'event');
   const events: DomainEvent[] = [];

@@ -285,21 +285,6 @@ export const rolloutCountsKey = (pipelineId: string, rolloutId: string, shard: n
   sk: rolloutId,
 });
 
-/**
- * A pipeline's series (store/series.ts): counters by the minute and the hour, added with the
- * recording into one of SERIES_SHARDS partitions a grain (the batch's), and packs of finished
- * periods (an hour of minutes, a day of hours) merged from the shards by the first read after.
- *   series   pk PIPELINE#<id>#SERIES#M|H#<nn>  sk <bucket start>#A | <bucket start>#C#<configurationId>
- *   packs    pk PIPELINE#<id>#SERIES#PM|PH     sk <period start>#A | …#C#<configurationId> | …#L (late)
- */
-export const SERIES_SHARDS = 8;
-
-export const seriesPartition = (pipelineId: string, grain: 'minute' | 'hour', shard: number) =>
-  `${pipelinePartition(pipelineId)}#SERIES#${grain === 'minute' ? 'M' : 'H'}#${String(shard).padStart(2, '0')}`;
-
-export const seriesPackPartition = (pipelineId: string, grain: 'minute' | 'hour') =>
-  `${pipelinePartition(pipelineId)}#SERIES#P${grain === 'minute' ? 'M' : 'H'}`;
-
 export const evidencePartition = (runId: string) => `RUN#${runId}#EVIDENCE`;
 
 export const evidenceKey = (runId: string, kind: 'signal' | 'execution', recordId: string): ItemKey => ({

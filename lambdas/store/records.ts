@@ -40,7 +40,7 @@ import {
   readMarkers,
   signalCounts,
 } from './rollout-moments.ts';
-import { type SeriesUpdates, seriesUpdates } from './series.ts';
+import { type SeriesUpdates, seriesUpdates } from './series-writes.ts';
 import { newestAcross } from './shards.ts';
 
 /** The data table the records are written to and read from. */

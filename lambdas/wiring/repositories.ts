@@ -26,10 +26,10 @@ import { nextConfigurationVersion } from '../store/pipeline-writes.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
 import { makeQuotaStore } from '../store/quotas.ts';
 import { makeRecordReads } from '../store/record-reads.ts';
-import { makeSeriesReads } from '../store/series.ts';
 import { makeRetentionStore } from '../store/retention.ts';
 import { makeRolloutRepository, makeRolloutStore } from '../store/rollouts.ts';
 import { makeRunRepository, makeRunWrites } from '../store/runs.ts';
+import { makeSeriesReads } from '../store/series.ts';
 import { makeTeamServing } from '../store/team-serving.ts';
 import { makeTeamSettingsStore } from '../store/team-settings.ts';
 import { makeReviseExecution, makeTraceStaging } from '../store/traces.ts';
@@ -221,6 +221,13 @@ export function pipelineMomentsFromEnv(): PipelineMoments {
   const db = getDocumentClient();
   return {
     list: (teamId, pipelineId, from, to, limit) =>
-      pipelineMoments(db, EVENTS_TABLE, { teamId, pipelineId, from, to, types: Object.keys(ANNOTATED), limit }),
+      pipelineMoments(db, EVENTS_TABLE, {
+        teamId,
+        pipelineId,
+        from,
+        to,
+        types: Object.keys(ANNOTATED),
+        limit,
+      }),
   };
 }

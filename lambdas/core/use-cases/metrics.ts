@@ -2,9 +2,10 @@
  * A pipeline over time (GET /pipelines/{pipelineId}/metrics): its buckets for a range and step,
  * optionally a series per configuration, and the moments that changed what it served, named.
  */
+
+import { ValidationError } from '../errors.ts';
 import { nameEventResources } from '../event-names.ts';
 import type { DomainEvent, EventType } from '../events.ts';
-import { ValidationError } from '../errors.ts';
 import type { TeamSettingsStore } from '../lifecycle.ts';
 import { nameEvents } from '../people.ts';
 import type { Clock } from '../ports/common.ts';
@@ -152,4 +153,3 @@ export function makeGetMetrics(deps: MetricsDeps) {
     };
   };
 }
-

@@ -96,7 +96,9 @@ describe('series kept with the recording', () => {
         const exact = nearestRank(durations, q);
         expect(Math.abs((value as number) - exact) / exact).toBeLessThanOrEqual(0.02);
       }
-      expect(bucket.tokens.input).toBe(inHour.reduce((sum, e) => sum + (e.slotResults?.[0]?.inputTokens ?? 0), 0));
+      expect(bucket.tokens.input).toBe(
+        inHour.reduce((sum, e) => sum + (e.slotResults?.[0]?.inputTokens ?? 0), 0),
+      );
       expect(bucket.signals.warning).toBe(scores.filter((s) => s.severity === 'warning').length);
       expect(bucket.scores.relevance?.count).toBe(scores.length);
       expect(bucket.scores.relevance?.mean).toBeCloseTo(
@@ -107,8 +109,12 @@ describe('series kept with the recording', () => {
     // Per configuration: the executions split, summing to the whole.
     const a = hours.byConfiguration.get('config-a') ?? [];
     const b = hours.byConfiguration.get('config-b') ?? [];
-    expect(a.map((x, i) => x.executions + (b[i]?.executions ?? 0))).toEqual(hours.all.map((x) => x.executions));
-    expect(b[0]?.executions).toBe(executions.filter((e, i) => i % 4 === 0 && Date.parse(e.startedAt) < START + HOUR).length);
+    expect(a.map((x, i) => x.executions + (b[i]?.executions ?? 0))).toEqual(
+      hours.all.map((x) => x.executions),
+    );
+    expect(b[0]?.executions).toBe(
+      executions.filter((e, i) => i % 4 === 0 && Date.parse(e.startedAt) < START + HOUR).length,
+    );
 
     // By the minute: 180 buckets, each exact.
     const minutes = await reads.read({ ...base, step: 'minute', byConfiguration: false });
@@ -169,7 +175,13 @@ describe('series kept with the recording', () => {
       // A minute later, a record of the first minute arrives.
       ahead.mockImplementation(() => realNow() + 3 * MINUTE);
       await record(
-        [{ ...(executions[0] as Execution), id: 'late-1', startedAt: new Date(START + 10_000).toISOString() }],
+        [
+          {
+            ...(executions[0] as Execution),
+            id: 'late-1',
+            startedAt: new Date(START + 10_000).toISOString(),
+          },
+        ],
         [],
       );
       const stats: SeriesReadStats = { queries: 0, itemsRead: 0 };
