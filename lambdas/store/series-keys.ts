@@ -15,3 +15,14 @@ export const seriesPartition = (pipelineId: string, grain: 'minute' | 'hour', sh
 
 export const seriesPackPartition = (pipelineId: string, grain: 'minute' | 'hour') =>
   `${pipelinePartition(pipelineId)}#SERIES#P${grain === 'minute' ? 'M' : 'H'}`;
+
+/** Every partition of a pipeline's series: each grain's shards and packs (its deletion removes them all). */
+export const SERIES_PARTITIONS: ReadonlyArray<(pipelineId: string) => string> = (
+  ['minute', 'hour'] as const
+).flatMap((grain) => [
+  ...Array.from(
+    { length: SERIES_SHARDS },
+    (_, shard) => (pipelineId: string) => seriesPartition(pipelineId, grain, shard),
+  ),
+  (pipelineId: string) => seriesPackPartition(pipelineId, grain),
+]);
