@@ -804,7 +804,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every record of the pipeline (pipeline, configurations, activations, signals, executions, runs) as application/x-ndjson, one {"type", "record"} a line, in pages of at most 5 MB; the next page is in the Link header. */
+        /** Every record of the pipeline (pipeline, configurations, activations, rollouts, signals, executions, its hourly series as counters to add up, runs) as application/x-ndjson, one {"type", "record"} a line, in pages of at most 5 MB; the next page is in the Link header. */
         get: operations["export-pipeline"];
         put?: never;
         post?: never;
