@@ -25,6 +25,7 @@ import {
   signalIdsPartition,
   signalsPartition,
 } from './keys.ts';
+import { MONITOR_ITEMS_PREFIX } from './monitor-keys.ts';
 import { TRACE_SHARDS, traceShardPartition } from './trace-keys.ts';
 
 /** Items read, then deleted, per step. */
@@ -295,6 +296,8 @@ export const REMOVALS: readonly RemovalKind[] = [
   /* @__PURE__ */ partitionRemoval('approval rules', null, pipelinePartition, APPROVAL_RULES_SORT_KEY),
   /* @__PURE__ */ partitionRemoval('rollouts', 'rollouts', pipelinePartition, ROLLOUT_PREFIX),
   /* @__PURE__ */ partitionRemoval('kept effects', null, pipelinePartition, EFFECT_PREFIX),
+  // Its monitors and their count (the judge skips a deleted pipeline's monitors until then).
+  /* @__PURE__ */ partitionRemoval('monitors', null, pipelinePartition, MONITOR_ITEMS_PREFIX),
   idempotencyRemoval,
   // OTLP spans staged under their traces, one partition per trace shard.
   ...Array.from({ length: TRACE_SHARDS }, (_, shard) =>
