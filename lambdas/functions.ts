@@ -62,6 +62,8 @@ export interface FunctionAccess {
   webhookSecretKey?: boolean;
   /** Puts events on the stack's event bus: events:PutEvents on it and EVENT_BUS_NAME (AWS only). */
   putsEvents?: boolean;
+  /** Links to the review app in what it writes (a monitor's events): APP_URL, the app's address. */
+  linksToApp?: boolean;
 }
 
 /** Lambda's SQS event source on a queue of lambdas/queues.ts, with ReportBatchItemFailures. */
@@ -350,6 +352,19 @@ export const GUARDRAIL_JUDGE = {
   timeoutSeconds: GUARDRAIL_JUDGE_TIMEOUT_SECONDS,
 } satisfies HandlerDefinition;
 
+/**
+ * On a schedule: judges every monitor over its trailing window (core/use-cases/monitor-judge.ts),
+ * each change of state written with its event. Every minute; an alarm hears when it stops
+ * (lib/operations.ts: its errors, and its MonitorJudgeRuns count missing).
+ */
+export const MONITOR_JUDGE = {
+  entry: 'judge-monitors',
+  description: 'Judges every monitor over its window and writes each change of state with its event',
+  access: { data: 'readWrite', events: 'readWrite', linksToApp: true },
+  trigger: { schedule: { everyMinutes: 1 } },
+  timeoutSeconds: 55,
+} satisfies HandlerDefinition;
+
 /** Every function in lambdas/handlers/, one per module. */
 export const HANDLERS: readonly HandlerDefinition[] = [
   AUTHORIZER,
@@ -363,6 +378,7 @@ export const HANDLERS: readonly HandlerDefinition[] = [
   WEBHOOK_DELIVERER,
   WEBHOOK_SLOW_DELIVERER,
   GUARDRAIL_JUDGE,
+  MONITOR_JUDGE,
 ];
 
 /** The queue trigger of a handler, if it has one. */
