@@ -25,6 +25,7 @@ import { getMe } from './get-me.ts';
 import { getMonitor } from './get-monitor.ts';
 import { getOpenApi } from './get-openapi.ts';
 import { getPipeline } from './get-pipeline.ts';
+import { getPipelineMetrics } from './get-pipeline-metrics.ts';
 import { getPipelineRollout } from './get-pipeline-rollout.ts';
 import { getServingConfiguration } from './get-serving-configuration.ts';
 import { getSynthesisRun } from './get-synthesis-run.ts';
@@ -86,6 +87,7 @@ export const OPERATIONS: readonly OperationDeclaration[] = [
   listExecutions,
   getExecution,
   listSignals,
+  getPipelineMetrics,
   approveSynthesisRun,
   rejectSynthesisRun,
   getSynthesisRunEvidence,
