@@ -62,7 +62,7 @@ export interface FunctionAccess {
   webhookSecretKey?: boolean;
   /** Puts events on the stack's event bus: events:PutEvents on it and EVENT_BUS_NAME (AWS only). */
   putsEvents?: boolean;
-  /** Links to the review app in what it writes (a monitor's events): APP_URL, the app's address. */
+  /** Links to the review app in what it writes (a monitor's events): APP_URL. */
   linksToApp?: boolean;
 }
 
@@ -352,11 +352,7 @@ export const GUARDRAIL_JUDGE = {
   timeoutSeconds: GUARDRAIL_JUDGE_TIMEOUT_SECONDS,
 } satisfies HandlerDefinition;
 
-/**
- * On a schedule: judges every monitor over its trailing window (core/use-cases/monitor-judge.ts),
- * each change of state written with its event. Every minute; an alarm hears when it stops
- * (lib/operations.ts: its errors, and its MonitorJudgeRuns count missing).
- */
+/** Every minute: judges every monitor (core/use-cases/monitor-judge.ts); lib/operations.ts alarms when it stops. */
 export const MONITOR_JUDGE = {
   entry: 'judge-monitors',
   description: 'Judges every monitor over its window and writes each change of state with its event',
@@ -396,10 +392,7 @@ export function scheduleOf(handler: HandlerDefinition): { everyMinutes: number }
   return 'schedule' in handler.trigger ? handler.trigger.schedule : undefined;
 }
 
-/**
- * The work queues whose URL a function needs: those it sends to, and the one it consumes when it
- * hides failed messages itself.
- */
+/** The work queues whose URL a function needs: those it sends to, and the one whose messages it hides. */
 export function queuesWithUrl(access: FunctionAccess, trigger?: HandlerTrigger): readonly WorkQueueName[] {
   const consumed = trigger && 'queue' in trigger && trigger.changesVisibility ? [trigger.queue] : [];
   return [...new Set([...(access.send ?? []), ...consumed])];
