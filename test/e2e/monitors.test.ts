@@ -10,6 +10,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MONITOR_JUDGE } from '../../lambdas/functions.ts';
@@ -164,7 +166,7 @@ describe('monitors on the local stack', { timeout: 150_000 }, () => {
     expect(audit.body.items).toHaveLength(1);
   });
 
-  it("refuses another team's token on every monitor endpoint, and changes nothing", async () => {
+  it("refuses another team's token on every monitor endpoint, changes nothing, and goes with its pipeline", async () => {
     const api = apiAs(0);
     const other = apiAs(1);
     const pipeline = (await api('POST', '/pipelines', { name: 'private', slots: DEMO_SLOTS })).body;
@@ -190,5 +192,30 @@ describe('monitors on the local stack', { timeout: 150_000 }, () => {
     }
     expect((await api('GET', `${base}/${monitor.id}`)).body.threshold).toBe(1000);
     expect((await api('GET', base)).body.items).toHaveLength(1);
+
+    // The pipeline's deletion removes its monitors (and their count) with it.
+    const deleted = await api('DELETE', `/pipelines/${pipeline.id}`);
+    expect(deleted.status).toBe(202);
+    await waitFor(
+      async () => (await api('GET', `/deletions/${deleted.body.id}`)).body.status === 'completed',
+      'the deletion to complete',
+      60_000,
+      200,
+    );
+    const db = DynamoDBDocumentClient.from(
+      new DynamoDBClient({
+        endpoint: stack.dynamodbEndpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+    );
+    const { Items = [] } = await db.send(
+      new QueryCommand({
+        TableName: stack.tables.Data,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': `PIPELINE#${pipeline.id}`, ':prefix': 'MONITOR' },
+      }),
+    );
+    expect(Items).toEqual([]);
   });
 });
