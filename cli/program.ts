@@ -11,6 +11,7 @@ import { addExecutionCommands } from './execution-commands.ts';
 import { addExportCommand } from './export-command.ts';
 import { ApiFailure, CliFailure, EXIT } from './failures.ts';
 import { addMemberCommands } from './member-commands.ts';
+import { addMonitorCommands } from './monitor-commands.ts';
 import { addOptimizeCommand } from './optimize-command.ts';
 import { addRolloutCommands } from './rollout-commands.ts';
 import { addRunCommands } from './run-commands.ts';
@@ -63,6 +64,7 @@ export function buildProgram(io: Io): Command {
   addRolloutCommands(program, io);
   addEventCommands(program, io);
   addMemberCommands(program, io);
+  addMonitorCommands(program, io);
   return program;
 }
 

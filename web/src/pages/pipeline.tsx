@@ -16,6 +16,7 @@ import type { Activation, Configuration, Pipeline, Rollout, Run } from '../types
 import { ConfirmDialog, ErrorNotice, Loading, Person, Time, useLoad, useTitle } from '../ui.tsx';
 import { DeletePipeline, DeletionReceipt } from './delete-pipeline.tsx';
 import { Executions } from './executions.tsx';
+import { Monitors } from './monitors.tsx';
 import { loadPipelineState, RolloutSummary } from './pipeline-state.tsx';
 import { LoadMore, PagedItems, type PagedList, usePagedList } from './pipelines.tsx';
 import { rolloutOutcomeWords } from './run-outcome.tsx';
@@ -99,6 +100,7 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
         </PagedItems>
       </section>
       <Executions pipelineId={pipeline.id} />
+      <Monitors pipelineId={pipeline.id} />
       <Signals pipelineId={pipeline.id} />
       <History
         pipeline={pipeline}
