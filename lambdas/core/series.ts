@@ -185,7 +185,11 @@ const round = (value: number, digits = 6) => {
 };
 
 /** The nearest-rank quantiles `qs` (ascending) of sorted bins [index, count], in one pass. */
-function quantilesOf(bins: Array<[number, number]>, total: number, qs: readonly number[]): Array<number | null> {
+function quantilesOf(
+  bins: Array<[number, number]>,
+  total: number,
+  qs: readonly number[],
+): Array<number | null> {
   if (total === 0) return qs.map(() => null);
   const values: Array<number | null> = [];
   let seen = 0;

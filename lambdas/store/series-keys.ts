@@ -17,7 +17,7 @@ export const seriesPackPartition = (pipelineId: string, grain: 'minute' | 'hour'
   `${pipelinePartition(pipelineId)}#SERIES#P${grain === 'minute' ? 'M' : 'H'}`;
 
 /** Every partition of a pipeline's series: each grain's shards and packs (its deletion removes them all). */
-export const SERIES_PARTITIONS: ReadonlyArray<(pipelineId: string) => string> = (
+export const SERIES_PARTITIONS: ReadonlyArray<(pipelineId: string) => string> = /* @__PURE__ */ (
   ['minute', 'hour'] as const
 ).flatMap((grain) => [
   ...Array.from(

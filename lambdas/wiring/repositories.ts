@@ -5,8 +5,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { AuthRepository } from '../auth/ports.ts';
+import { ANNOTATED } from '../core/annotations.ts';
 import type { DomainEvent } from '../core/events.ts';
-import { ANNOTATED, type PipelineMoments } from '../core/use-cases/metrics.ts';
+import type { PipelineMoments } from '../core/ports/series.ts';
 import { makeApprovalRulesStore } from '../store/approval-rules.ts';
 import { makeAccountStore } from '../store/auth/accounts.ts';
 import { makeApiTokenStore } from '../store/auth/api-tokens.ts';

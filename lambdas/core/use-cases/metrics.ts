@@ -3,15 +3,16 @@
  * optionally a series per configuration, and the moments that changed what it served, named.
  */
 
+import { ANNOTATED } from '../annotations.ts';
 import { ValidationError } from '../errors.ts';
 import { nameEventResources } from '../event-names.ts';
-import type { DomainEvent, EventType } from '../events.ts';
+import type { DomainEvent } from '../events.ts';
 import type { TeamSettingsStore } from '../lifecycle.ts';
 import { nameEvents } from '../people.ts';
 import type { Clock } from '../ports/common.ts';
 import type { PeopleDirectory } from '../ports/people.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
-import type { SeriesReadStats, SeriesReads } from '../ports/series.ts';
+import type { PipelineMoments, SeriesReadStats, SeriesReads } from '../ports/series.ts';
 import type { Principal } from '../principal.ts';
 import { MAX_FUTURE_SKEW_MS } from '../schemas/common.ts';
 import { type Annotation, MAX_BUCKETS, type MetricsAnswer } from '../schemas/metrics.ts';
@@ -20,20 +21,6 @@ import { loadOwnedPipeline } from './pipelines.ts';
 
 /** At most this many annotations an answer (the newest are kept past it). */
 export const MAX_ANNOTATIONS = 200;
-
-/** The events that mark a chart, and the annotation each becomes. */
-export const ANNOTATED: Partial<Record<EventType, Annotation['type']>> = {
-  'configuration.activated': 'activation',
-  'rollout.started': 'rollout_started',
-  'rollout.stepped': 'rollout_stepped',
-  'rollout.promoted': 'rollout_ended',
-  'rollout.rolled_back': 'rollout_ended',
-};
-
-/** The pipeline's events of the annotated types in [from, to), oldest first (store/events.ts). */
-export interface PipelineMoments {
-  list(teamId: string, pipelineId: string, from: string, to: string, limit: number): Promise<DomainEvent[]>;
-}
 
 export interface MetricsDeps {
   pipelines: PipelineRepository;
