@@ -17,6 +17,7 @@ import { formatLifecycle, measureLifecycle } from './lifecycle.ts';
 import { formatLoadTable } from './load.ts';
 import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
 import { formatCaching, formatProviders, measureCaching, measureProviders } from './model-providers.ts';
+import { formatMonitorArrival, measureMonitorArrival } from './monitors.ts';
 import { formatOfrep, measureOfrep } from './ofrep.ts';
 import { formatOptimize, HEURISTIC_ENGINE, measureOptimize } from './optimize.ts';
 import { formatClaudePlumbing, measureClaudeOptimize } from './optimize-claude.ts';
@@ -60,6 +61,7 @@ const SECTIONS = [
   'rollouts',
   'recording',
   'series',
+  'monitors',
   'guardrails',
   'partitions',
   'ofrep',
@@ -238,6 +240,11 @@ if (wanted('series')) {
   print('\n== The pipeline over time (series: recording with them against without; reads against a poll)');
   print(formatSeriesRecording(await measureSeriesRecording(), verdict));
   print(formatSeriesReads(await measureSeriesReads(), verdict));
+}
+
+if (wanted('monitors')) {
+  print("\n== A monitor's change of state to a webhook (local stack, the judge every minute as deployed)");
+  print(formatMonitorArrival(await measureMonitorArrival(), verdict));
 }
 
 if (wanted('guardrails')) {
