@@ -98,8 +98,7 @@ function renderSeries(answer: MetricsAnswer, series: MetricsAnswer['series'][num
     return row;
   });
   const left = series.buckets.length - rows.length;
-  const note =
-    left > 0 ? `\n(${left} ${answer.step}${left === 1 ? '' : 's'} without records left out)` : '';
+  const note = left > 0 ? `\n(${left} ${answer.step}${left === 1 ? '' : 's'} without records left out)` : '';
   return [...sparks, '', table(rows, ['at', ...columns.map((column) => column.name)]) + note].join('\n');
 }
 
