@@ -7,6 +7,7 @@ import {
   chartMetrics,
   chartSummary,
   figureWords,
+  labelGroups,
   linesOf,
   type MetricsAnswer,
   nearestIndex,
@@ -192,6 +193,18 @@ describe('the geometry of a chart', () => {
     expect(annotationX('2026-12-03T12:30:00.000Z', HOURS, 'hour')).toBe(xOf(2, 3));
     expect(annotationX('2026-12-03T09:59:00.000Z', HOURS, 'hour')).toBeNull();
     expect(annotationX('2026-12-03T14:00:01.000Z', HOURS, 'hour')).toBeNull();
+  });
+});
+
+describe('the markers of a chart', () => {
+  it('gives close markers one label, so their numbers never print over each other', () => {
+    const at = (x: number, number: number) => ({ x, number });
+    expect(labelGroups([at(10, 1), at(100, 2), at(105, 3), at(200, 4), at(201, 5), at(202, 6)])).toEqual([
+      { x: 10, text: '1' },
+      { x: 100, text: '2, 3' },
+      { x: 200, text: '4–6' },
+    ]);
+    expect(labelGroups([])).toEqual([]);
   });
 });
 

@@ -7,12 +7,13 @@ import { useState } from 'preact/hooks';
 import {
   annotationX,
   BOX,
-  type Bucket,
   bucketTime,
   type ChartMetric,
   chartSummary,
   figureWords,
   type Line,
+  labelGroups,
+  latestIndex,
   nearestIndex,
   niceCeiling,
   pointsText,
@@ -40,25 +41,25 @@ export interface ChartProps {
 
 /** Dashes beside colours, so lines differ without colour too (the whole is solid and darker). */
 const DASHES = ['', '6 3', '2 3', '8 3 2 3', '1 2'];
-export const lineStyle = (index: number) => ({
-  class: index === 0 ? 'series-line series-whole' : `series-line series-${((index - 1) % 5) + 1}`,
+/** Beside configurations' lines, the whole is a wide pale band under them (it would hide one it equals). */
+export const lineStyle = (index: number, count: number) => ({
+  class:
+    index === 0
+      ? `series-line series-whole${count > 1 ? ' series-band' : ''}`
+      : `series-line series-${((index - 1) % 5) + 1}`,
   'stroke-dasharray': index === 0 ? undefined : DASHES[(index - 1) % DASHES.length] || undefined,
 });
 
 const valuesOf = (metric: ChartMetric, line: Line) =>
   line.buckets.map((bucket) => (bucket ? metric.value(bucket) : null));
 
-/** Labels of the markers, on a second row where two would overlap. */
+/** The markers inside the chart with their x, and their numbers' labels (close ones share one). */
 function markerLabels(markers: Marker[], times: string[], step: ChartProps['step']) {
-  let previous = Number.NEGATIVE_INFINITY;
-  let row = 0;
-  return markers.flatMap((marker) => {
+  const placed = markers.flatMap((marker) => {
     const x = annotationX(marker.at, times, step);
-    if (x === null) return [];
-    row = x - previous < 12 ? 1 - row : 0;
-    previous = x;
-    return [{ ...marker, x, y: row === 0 ? 10 : 19 }];
+    return x === null ? [] : [{ ...marker, x }];
   });
+  return { placed, labels: labelGroups(placed) };
 }
 
 export function LineChart(props: ChartProps) {
@@ -100,11 +101,11 @@ export function LineChart(props: ChartProps) {
         aria-label={`${metric.title}, ${unitWord} by ${unitWord} (arrow keys)`}
         aria-valuemin={0}
         aria-valuemax={Math.max(0, count - 1)}
-        aria-valuenow={active ?? Math.max(0, count - 1)}
-        aria-valuetext={pointWords(metric, lines, times, step, active ?? Math.max(0, count - 1))}
+        aria-valuenow={active ?? latestIndex(metric, lines)}
+        aria-valuetext={pointWords(metric, lines, times, step, active ?? latestIndex(metric, lines))}
         aria-describedby={`${props.id}-summary`}
         onKeyDown={onKey}
-        onFocus={() => setActive((current) => current ?? Math.max(0, count - 1))}
+        onFocus={() => setActive((current) => current ?? latestIndex(metric, lines))}
         onBlur={() => setActive(null)}
       >
         <Plot
@@ -120,9 +121,9 @@ export function LineChart(props: ChartProps) {
         id={`${props.id}-readout`}
         metric={metric}
         lines={lines}
-        time={active === null ? undefined : times[active]}
+        times={times}
         step={step}
-        index={active}
+        active={active}
       />
       <ChartTable {...props} />
     </figure>
@@ -167,19 +168,28 @@ function Plot(
             y2={yOf(top * share, top)}
             class="grid"
           />
-          <text x={BOX.left + 3} y={yOf(top * share, top) + 11} font-size="10">
+          <text x={BOX.left + 3} y={yOf(top * share, top) + 11} font-size="11">
             {metric.format(top * share)}
           </text>
         </g>
       ))}
-      {markers.map((marker) => (
+      {markers.placed.map((marker) => (
         <g key={marker.number} class="marker">
           <title>{`${marker.number}. ${marker.words}`}</title>
-          <line x1={marker.x} x2={marker.x} y1={marker.y + 2} y2={BOX.bottom} />
-          <text x={marker.x} y={marker.y} font-size="10" text-anchor="middle">
-            {marker.number}
-          </text>
+          <line x1={marker.x} x2={marker.x} y1={BOX.top - 8} y2={BOX.bottom} />
         </g>
+      ))}
+      {markers.labels.map((label) => (
+        <text
+          key={label.text}
+          x={label.x}
+          y={BOX.top - 10}
+          font-size="11"
+          text-anchor="middle"
+          class="marker-label"
+        >
+          {label.text}
+        </text>
       ))}
       {lines.map((line, index) =>
         runsOf(values[index] ?? [], top).map((run) =>
@@ -189,22 +199,26 @@ function Plot(
               cx={run[0]?.[0]}
               cy={run[0]?.[1]}
               r="2.2"
-              {...lineStyle(index)}
+              {...lineStyle(index, lines.length)}
             />
           ) : (
-            <polyline key={`${line.key}-${run[0]?.[0]}`} points={pointsText(run)} {...lineStyle(index)} />
+            <polyline
+              key={`${line.key}-${run[0]?.[0]}`}
+              points={pointsText(run)}
+              {...lineStyle(index, lines.length)}
+            />
           ),
         ),
       )}
       {active === null ? null : <Cursor index={active} count={count} values={values} top={top} />}
-      <text x={BOX.left} y={BOX.bottom + 14} font-size="10">
+      <text x={BOX.left} y={BOX.bottom + 14} font-size="11">
         {times[0] ? bucketTime(times[0], step) : ''}
       </text>
-      <text x={BOX.right} y={BOX.bottom + 14} font-size="10" text-anchor="end">
+      <text x={BOX.right} y={BOX.bottom + 14} font-size="11" text-anchor="end">
         {times.at(-1) ? bucketTime(times.at(-1) ?? '', step) : ''}
       </text>
-      <text x={BOX.left} y={BOX.bottom + 28} font-size="10" class="muted-text">
-        {`0 at the bottom; one point per ${unitWord} (UTC bucket)`}
+      <text x={BOX.left} y={BOX.bottom + 28} font-size="11" class="muted-text">
+        {`from 0 · a point per ${unitWord} (UTC)`}
       </text>
     </svg>
   );
@@ -242,7 +256,13 @@ function Cursor({
       {values.map((line, lineIndex) => {
         const value = line[index];
         return value === null || value === undefined ? null : (
-          <circle key={lineIndex} cx={x} cy={yOf(value, top)} r="3.5" {...lineStyle(lineIndex)} />
+          <circle
+            key={lineIndex}
+            cx={x}
+            cy={yOf(value, top)}
+            r="3.5"
+            {...lineStyle(lineIndex, values.length)}
+          />
         );
       })}
     </g>
@@ -256,7 +276,7 @@ function Legend({ lines }: { lines: Line[] }) {
       {lines.map((line, index) => (
         <li key={line.key}>
           <svg viewBox="0 0 24 8" width="24" height="8" aria-hidden="true">
-            <line x1="0" x2="24" y1="4" y2="4" {...lineStyle(index)} />
+            <line x1="0" x2="24" y1="4" y2="4" {...lineStyle(index, lines.length)} />
           </svg>
           {line.name}
         </li>
@@ -265,33 +285,38 @@ function Legend({ lines }: { lines: Line[] }) {
   );
 }
 
+/**
+ * The figures at the point reached, or at the latest point with a figure until one is: the same
+ * lines either way, so the page does not shift under the pointer as it leaves the chart.
+ */
 function Readout(props: {
   id: string;
   metric: ChartMetric;
   lines: Line[];
-  time: string | undefined;
+  times: string[];
   step: ChartProps['step'];
-  index: number | null;
+  active: number | null;
 }) {
-  const { metric, lines, index } = props;
+  const { metric, lines, active } = props;
+  const index = active ?? latestIndex(metric, lines);
+  const at = props.times[index];
   return (
-    <div id={props.id} class="series-readout">
-      {props.time === undefined || index === null ? (
-        <p class="muted small">Hover or tap the chart, or focus it and use ← →, to read each point.</p>
-      ) : (
-        <>
-          <p class="small">
-            <strong>{bucketTime(props.time, props.step)}</strong>
-          </p>
-          <ul class="small">
-            {lines.map((line) => (
-              <li key={line.key}>
-                {line.name}: {figureWords(metric, line.buckets[index] as Bucket | null)}
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
+    <div id={props.id} class="series-readout small">
+      <p>
+        <strong>
+          {at === undefined
+            ? 'No points'
+            : `${active === null ? 'Latest: ' : ''}${bucketTime(at, props.step)}`}
+        </strong>
+      </p>
+      <ul>
+        {lines.map((line) => (
+          <li key={line.key}>
+            {line.name}: {figureWords(metric, line.buckets[index])}
+          </li>
+        ))}
+      </ul>
+      <p class="muted">Hover, tap or focus the chart (← →) to read another point.</p>
     </div>
   );
 }

@@ -159,7 +159,7 @@ export function linesOf(
 }
 
 /** The drawing's own units; the plot inside, the axis labels around it. */
-export const BOX = { width: 320, height: 170, left: 6, right: 314, top: 22, bottom: 136 };
+export const BOX = { width: 320, height: 172, left: 8, right: 312, top: 24, bottom: 138 };
 
 /** A round top for the value axis (1, 2, 2.5 or 5 times a power of ten) at or above `max`; 1 for nothing. */
 export function niceCeiling(max: number): number {
@@ -220,6 +220,29 @@ export function annotationX(at: string, times: readonly string[], step: Step): n
   return times.length <= 1 ? xOf(0, 1) : BOX.left + (clamped / (times.length - 1)) * (BOX.right - BOX.left);
 }
 
+/**
+ * The markers' number labels: markers closer than `gap` to the first of their group share one label
+ * at its x ("2", "2, 3", "2–4"), so that numbers never print over each other.
+ */
+export function labelGroups(
+  markers: ReadonlyArray<{ number: number; x: number }>,
+  gap = 14,
+): Array<{ x: number; text: string }> {
+  const groups: Array<Array<{ number: number; x: number }>> = [];
+  for (const marker of markers) {
+    const group = groups.at(-1);
+    if (group?.[0] && marker.x - group[0].x < gap) group.push(marker);
+    else groups.push([marker]);
+  }
+  return groups.map((group) => {
+    const first = group[0]?.number ?? 0;
+    const last = group.at(-1)?.number ?? first;
+    const text =
+      group.length === 1 ? `${first}` : group.length === 2 ? `${first}, ${last}` : `${first}–${last}`;
+    return { x: group[0]?.x ?? 0, text };
+  });
+}
+
 /** A bucket's time as the axis and the table write it: "Dec 3, 14:00" (hours), "Dec 3" (days). */
 export function bucketTime(at: string, step: Step): string {
   const date = new Date(at);
@@ -240,6 +263,20 @@ export function figureWords(metric: ChartMetric, bucket: Bucket | null | undefin
   const value = bucket ? metric.value(bucket) : null;
   if (!bucket || value === null) return 'no data';
   return `${metric.format(value)} (${metric.basis(bucket)})`;
+}
+
+/** The latest bucket where any line has a figure; the last bucket when none has. */
+export function latestIndex(metric: ChartMetric, lines: readonly Line[]): number {
+  const count = lines[0]?.buckets.length ?? 0;
+  for (let index = count - 1; index >= 0; index--)
+    if (
+      lines.some((line) => {
+        const bucket = line.buckets[index];
+        return bucket ? metric.value(bucket) !== null : false;
+      })
+    )
+      return index;
+  return Math.max(0, count - 1);
 }
 
 /** Who made an annotation's change, in words: their name, their id, or "the system". */
