@@ -316,7 +316,6 @@ function Readout(props: {
           </li>
         ))}
       </ul>
-      <p class="muted">Hover, tap or focus the chart (← →) to read another point.</p>
     </div>
   );
 }

@@ -135,6 +135,12 @@ function Charts(props: {
         </>
       ) : null}
       {recorded ? (
+        <p class="muted small">
+          Hover or tap a chart, or focus it and use ← →, to read each point; each chart's table has every
+          figure.
+        </p>
+      ) : null}
+      {recorded ? (
         <div class="series-charts">
           {chartMetrics(whole).map((metric, index) => (
             <LineChart
