@@ -12,6 +12,8 @@ export interface SeriesRead {
   step: Step;
   /** One series per configuration (executions only; signals name no configuration) besides the whole. */
   byConfiguration: boolean;
+  /** The team's retention (days): how long the packs a read writes are kept. */
+  retentionDays: number;
 }
 
 /** What a read cost, for the bench and the tests (bounded whatever the traffic). */
@@ -30,5 +32,5 @@ export interface SeriesReads {
    * The minutes starting in [from, to) merged into one bucket (a monitor's trailing window): exact
    * counts and means, percentiles from the merged histograms.
    */
-  window(pipelineId: string, from: number, to: number): Promise<Bucket>;
+  window(pipelineId: string, from: number, to: number, retentionDays?: number): Promise<Bucket>;
 }
