@@ -56,11 +56,10 @@ export function addMetricsCommand(program: Command, io: Io): void {
           ...(options.byConfiguration ? { groupBy: 'configuration' as const } : {}),
         };
         const answer = await call(
-          // @ts-expect-error until the operation's client is generated
           context.client.GET('/pipelines/{pipelineId}/metrics', { params: { path: { pipelineId }, query } }),
           context.apiUrl,
         );
-        context.print(answer, () => renderMetrics(answer as unknown as MetricsAnswer));
+        context.print(answer, () => renderMetrics(answer));
       },
     );
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type Annotation,
   annotationX,
   BOX,
   type Bucket,
@@ -9,6 +10,7 @@ import {
   figureWords,
   labelGroups,
   linesOf,
+  linesWithFigures,
   type MetricsAnswer,
   nearestIndex,
   niceCeiling,
@@ -74,15 +76,19 @@ const whole: MetricsAnswer = {
   ],
 };
 
+/** The answer with groupBy=configuration: the whole first, then a series per configuration. */
 const byConfiguration = (ids: string[]): MetricsAnswer => ({
   ...whole,
-  series: ids.map((configurationId, index) => ({
-    configurationId,
-    buckets: [
-      bucket(HOURS[0] as string, index === 0 ? { executions: 16, failed: 2, failureRate: 0.125 } : {}),
-      bucket(HOURS[2] as string, index === 0 ? {} : { executions: 4, failed: 1, failureRate: 0.25 }),
-    ],
-  })),
+  series: [
+    ...whole.series,
+    ...ids.map((configurationId, index) => ({
+      configurationId,
+      buckets: [
+        bucket(HOURS[0] as string, index === 0 ? { executions: 16, failed: 2, failureRate: 0.125 } : {}),
+        bucket(HOURS[2] as string, index === 0 ? {} : { executions: 4, failed: 1, failureRate: 0.25 }),
+      ],
+    })),
+  ],
 });
 
 /** A chart of the fixture's by id. */
@@ -144,7 +150,7 @@ describe('what each chart draws', () => {
 describe('the lines of a chart', () => {
   it('draws the whole and one line per configuration that ran, by version, lined up on the whole hours', () => {
     const versions = versionsOf(whole.annotations, new Map([['cfg-a', 1]]));
-    const lines = linesOf(whole, byConfiguration(['cfg-b', 'cfg-a']), versions);
+    const lines = linesOf(byConfiguration(['cfg-b', 'cfg-a']), versions);
     expect(lines.map((line) => line.name)).toEqual(['All executions', 'version 1', 'version 2']);
     // Neither configuration's series has an 11:00 bucket: that hour is a gap, not a zero.
     expect(lines[1]?.buckets.map((b) => b?.executions ?? null)).toEqual([0, null, 4]);
@@ -153,8 +159,21 @@ describe('the lines of a chart', () => {
   });
 
   it('draws only the whole, named by its configuration, when one configuration ran; an unknown one by its id', () => {
-    const lines = linesOf(whole, byConfiguration(['cfg-7f3a9c1d2e']), new Map());
+    const lines = linesOf(byConfiguration(['cfg-7f3a9c1d2e']), new Map());
     expect(lines.map((line) => line.name)).toEqual(['All executions (configuration cfg-7f3a)']);
+  });
+
+  it('draws a configuration only where it has figures: signals name no configuration, so scores are the whole alone', () => {
+    const lines = linesOf(byConfiguration(['cfg-a', 'cfg-b']), new Map());
+    expect(linesWithFigures(metricOf('failure_rate'), lines)).toHaveLength(3);
+    expect(linesWithFigures(metricOf('signal_mean:relevance'), lines).map((line) => line.name)).toEqual([
+      'All executions',
+    ]);
+  });
+
+  it('takes no version 0 (a moment that did not record one) as a name', () => {
+    const versions = versionsOf([{ ...(whole.annotations[0] as Annotation), version: 0 }], new Map());
+    expect(versions.has('cfg-b')).toBe(false);
   });
 });
 
@@ -221,7 +240,6 @@ describe('the words of a chart', () => {
   it('sums a chart up with each line’s latest figure', () => {
     const failure = metricOf('failure_rate');
     const lines = linesOf(
-      whole,
       byConfiguration(['cfg-a', 'cfg-b']),
       versionsOf(whole.annotations, new Map([['cfg-a', 1]])),
     );

@@ -113,21 +113,28 @@ export function configurationName(id: string, versions: ReadonlyMap<string, numb
 /** The versions the annotations name, beside those the page passes in. */
 export function versionsOf(annotations: readonly Annotation[], known: ReadonlyMap<string, number>) {
   const versions = new Map(known);
-  for (const annotation of annotations) versions.set(annotation.configurationId, annotation.version);
+  // A version the moment did not record is answered as 0: not a name.
+  for (const annotation of annotations)
+    if (annotation.version > 0) versions.set(annotation.configurationId, annotation.version);
   return versions;
 }
 
+/** The answer's whole series: the one naming no configuration. */
+export const wholeOf = (answer: Pick<MetricsAnswer, 'series'>) =>
+  answer.series.find((series) => series.configurationId === undefined)?.buckets ?? [];
+
 /**
- * The lines: the whole pipeline, then each configuration that ran in the range, oldest version
- * first. With one configuration only the whole is drawn (its line would be the same), named by it.
+ * The lines of an answer asked with groupBy=configuration: the whole pipeline, then each
+ * configuration that ran in the range, oldest version first. With one configuration only the whole
+ * is drawn (its line would be the same), named by it.
  */
 export function linesOf(
-  whole: MetricsAnswer,
-  byConfiguration: MetricsAnswer | undefined,
+  answer: Pick<MetricsAnswer, 'series'>,
   versions: ReadonlyMap<string, number>,
 ): Line[] {
-  const times = (whole.series[0]?.buckets ?? []).map((bucket) => bucket.at);
-  const ran = (byConfiguration?.series ?? []).filter(
+  const whole = wholeOf(answer);
+  const times = whole.map((bucket) => bucket.at);
+  const ran = answer.series.filter(
     (series) => series.configurationId && series.buckets.some((bucket) => bucket.executions > 0),
   );
   const only = ran.length === 1 && ran[0]?.configurationId;
@@ -136,7 +143,7 @@ export function linesOf(
       key: 'whole',
       name: only ? `All executions (${configurationName(only, versions)})` : 'All executions',
       whole: true,
-      buckets: whole.series[0]?.buckets ?? [],
+      buckets: whole,
     },
   ];
   if (ran.length < 2) return lines;
@@ -157,6 +164,15 @@ export function linesOf(
   }
   return lines;
 }
+
+/**
+ * The lines a chart draws: the whole, and each configuration with a figure of its metric in the
+ * range (signals name no configuration, so the score charts have the whole alone).
+ */
+export const linesWithFigures = (metric: ChartMetric, lines: readonly Line[]) =>
+  lines.filter(
+    (line) => line.whole || line.buckets.some((bucket) => bucket !== null && metric.value(bucket) !== null),
+  );
 
 /** The drawing's own units; the plot inside, the axis labels around it. */
 export const BOX = { width: 320, height: 172, left: 8, right: 312, top: 24, bottom: 138 };
