@@ -34,7 +34,9 @@ async function openCharts(width: number, name: string) {
 /** A chart's table, opened: its column names and each row's cells by the hour's start. */
 async function tableOf(section: Locator, title: string) {
   const chart = section.getByRole('figure', { name: title });
-  await chart.getByText(`Table of ${title.toLowerCase()}`).click();
+  // Opened once: a details element stays open when the range changes.
+  if ((await chart.locator('details').getAttribute('open')) === null)
+    await chart.getByText(`Table of ${title.toLowerCase()}`).click();
   const table = chart.getByRole('table');
   const columns = await table.locator('thead th').allInnerTexts();
   const cell = async (hour: HistoryHour, column: string) =>

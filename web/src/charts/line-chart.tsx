@@ -337,42 +337,45 @@ function ChartTable({ id, metric, lines, times, step, markers }: ChartProps) {
       {rows.length === 0 ? (
         <p class="muted small">No figures in this range.</p>
       ) : (
-        <div class="table-scroll">
-          <table class="list" aria-labelledby={`${id}-caption`}>
-            <caption id={`${id}-caption`}>
-              {metric.title} by {step === 'day' ? 'day' : step} (UTC buckets); {unitWord} without figures are
-              left out.
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">{step === 'day' ? 'Day' : 'Hour'}</th>
-                {lines.map((line) => (
-                  <th key={line.key} scope="col">
-                    {line.name}
-                  </th>
-                ))}
-                {markers.length > 0 ? <th scope="col">Changes</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={row.at}>
-                  <th scope="row">
-                    <time dateTime={row.at}>{bucketTime(row.at, step)}</time>
-                  </th>
-                  {row.figures.map((figure, index) => (
-                    <td key={lines[index]?.key}>{figure ?? '—'}</td>
+        <>
+          <p id={`${id}-caption`} class="series-table-note">
+            {metric.title} by {step} (UTC buckets); {unitWord} without figures are left out.
+          </p>
+          <div class="table-scroll">
+            <table class="list cards-on-phone" aria-labelledby={`${id}-caption`}>
+              <thead>
+                <tr>
+                  <th scope="col">{step === 'day' ? 'Day' : 'Hour'}</th>
+                  {lines.map((line) => (
+                    <th key={line.key} scope="col">
+                      {line.name}
+                    </th>
                   ))}
-                  {markers.length > 0 ? (
-                    <td>
-                      {row.within.map((marker) => `${marker.number}. ${marker.words}`).join('; ') || '—'}
-                    </td>
-                  ) : null}
+                  {markers.length > 0 ? <th scope="col">Changes</th> : null}
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+              </thead>
+              <tbody>
+                {rows.map((row) => (
+                  <tr key={row.at}>
+                    <th scope="row">
+                      <time dateTime={row.at}>{bucketTime(row.at, step)}</time>
+                    </th>
+                    {row.figures.map((figure, index) => (
+                      <td key={lines[index]?.key} data-label={lines[index]?.name}>
+                        {figure ?? '—'}
+                      </td>
+                    ))}
+                    {markers.length > 0 ? (
+                      <td data-label="Changes">
+                        {row.within.map((marker) => `${marker.number}. ${marker.words}`).join('; ') || '—'}
+                      </td>
+                    ) : null}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
       )}
     </details>
   );

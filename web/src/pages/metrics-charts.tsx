@@ -72,7 +72,7 @@ async function loadMetrics(pipelineId: string, range: RangeName, known: Readonly
     ),
   );
   for (const configuration of read) if (configuration) versions.set(configuration.id, configuration.version);
-  return { answer, versions, clipped: 'clippedBy' in answer };
+  return { answer, versions, clipped: 'clippedBy' in answer, range };
 }
 
 /** An annotation in words: its label and who made the change. */
@@ -110,7 +110,7 @@ export function MetricsCharts({
       </fieldset>
       <ErrorNotice error={loaded.error} />
       {loaded.data ? (
-        <Charts {...loaded.data} range={range} busy={loaded.loading} />
+        <Charts {...loaded.data} busy={loaded.loading} />
       ) : loaded.error ? null : (
         <Loading what="the charts" />
       )}
