@@ -36,6 +36,7 @@ export function sparkline(values: ReadonlyArray<number | null>, width = SPARKLIN
 
 interface Column {
   name: string;
+  score?: true;
   value(bucket: Bucket): number | null;
   text(value: number): string;
 }
@@ -68,6 +69,7 @@ function columnsOf(answer: MetricsAnswer): Column[] {
       name: kind,
       value: (b: Bucket) => b.scores[kind]?.mean ?? null,
       text: fixed(3),
+      score: true as const,
     })),
   ];
 }
@@ -84,7 +86,11 @@ export function bucketLabel(at: string, step: MetricsAnswer['step']): string {
 }
 
 /** One series: its sparklines, one a column, then the table of its buckets that hold records. */
-function renderSeries(answer: MetricsAnswer, series: MetricsAnswer['series'][number], columns: Column[]) {
+function renderSeries(answer: MetricsAnswer, series: MetricsAnswer['series'][number], all: Column[]) {
+  // Scores are the pipeline's (signals name no configuration): a configuration's series has none.
+  const columns = all.filter(
+    (column) => !column.score || series.buckets.some((bucket) => column.value(bucket) !== null),
+  );
   const width = Math.max(...columns.map((column) => column.name.length));
   const sparks = columns
     .filter((column) => column.name !== 'failed')

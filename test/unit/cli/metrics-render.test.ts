@@ -104,6 +104,25 @@ describe('the metrics table', () => {
     ],
   };
 
+  it('leaves the score columns out of a configuration’s series, as signals name no configuration', () => {
+    const grouped: MetricsAnswer = {
+      ...answer,
+      series: [
+        { buckets: answer.series[0]?.buckets ?? [] },
+        {
+          configurationId: 'cfg-b',
+          buckets: (answer.series[0]?.buckets ?? []).map((b) => ({ ...b, scores: {} })),
+        },
+      ],
+    };
+    const [whole, configuration] = renderMetrics(grouped).split('Configuration cfg-b (version 2):');
+    expect(whole).toMatch(/^relevance {5}█ {2}$/m);
+    expect(configuration).not.toContain('relevance');
+    expect(configuration).toMatch(
+      /^AT {16}EXECUTIONS {2}FAILED {2}FAILURE_RATE {2}P95_MS {2}TOKENS {2}SIGNALS$/m,
+    );
+  });
+
   it('prints a sparkline per column above the buckets that hold records, then the changes with their people', () => {
     expect(renderMetrics(answer).split('\n')).toEqual([
       "By hour, 2026-12-03 10:00 to 2026-12-03 13:00 UTC; sparklines from 0 (▁) to each column's largest (█), a blank where a bucket has none.",
