@@ -12,7 +12,8 @@ import { useReviewApp } from '../support/review-app-stack.ts';
  * The pipeline page's charts over time (Chromium, the local stack): three hours recorded through the
  * API at known times, two configurations with an activation between them, read back from each
  * chart's table view (exact counts, rates, tokens and score means, the p95 within 2 % of the nearest
- * rank), from the readout the arrow keys and the pointer move, at 1280 and 375 px, with screenshots.
+ * rank), from the readout the arrow keys and the pointer move, at 1280 and 375 px, with screenshots;
+ * and a range past the team's retention starts where it allows.
  */
 const app = useReviewApp('review-app-metrics-');
 const SHOTS = path.join(import.meta.dirname, '..', '..', '.screenshots');
@@ -128,4 +129,43 @@ describe('the pipeline over time in the review application', { timeout: 180_000 
       expect(daily.columns[0]).toBe('Day');
     });
   }
+
+  it('starts a range reaching past the team’s retention at the oldest time it allows, and says so', async () => {
+    const { page, section, history } = await openCharts(1280, 'Charted with a short retention');
+    const settings = (body: { signalRetentionDays: number; executionRetentionDays: number }) =>
+      page.request.fetch(`${app.stack.apiUrl}/teams/${app.team.teamId}/settings`, {
+        method: 'PATCH',
+        headers: { 'x-requested-with': 'e2e', 'content-type': 'application/json' },
+        data: JSON.stringify(body),
+      });
+    const before = await (
+      await page.request.fetch(`${app.stack.apiUrl}/teams/${app.team.teamId}/settings`)
+    ).json();
+    expect((await settings({ signalRetentionDays: 7, executionRetentionDays: 7 })).status()).toBe(200);
+    try {
+      await section.getByRole('radio', { name: '30 d' }).check();
+      await section
+        .getByText(/^The team keeps records for less than 30 days: the charts start at /)
+        .waitFor();
+      const daily = await tableOf(section, 'Failure rate');
+      expect(daily.columns[0]).toBe('Day');
+      const executions = history.hours.reduce((sum, hour) => sum + hour.executions, 0);
+      const failed = history.hours.reduce((sum, hour) => sum + hour.failed, 0);
+      // The three hours in one day's row, or in two when they straddle midnight (UTC).
+      const rows = await section
+        .getByRole('figure', { name: 'Failure rate' })
+        .locator('tbody tr td:nth-of-type(1)')
+        .allInnerTexts();
+      const counted = rows.flatMap(
+        (text) => /\((\d+) of (\d+) failed\)/.exec(text)?.slice(1).map(Number) ?? [],
+      );
+      expect(counted.filter((_, i) => i % 2 === 0).reduce((a, b) => a + b, 0)).toBe(failed);
+      expect(counted.filter((_, i) => i % 2 === 1).reduce((a, b) => a + b, 0)).toBe(executions);
+    } finally {
+      await settings({
+        signalRetentionDays: before.signalRetentionDays,
+        executionRetentionDays: before.executionRetentionDays,
+      });
+    }
+  });
 });
