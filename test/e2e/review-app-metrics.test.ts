@@ -108,7 +108,7 @@ describe('the pipeline over time in the review application', { timeout: 180_000 
       await checkTables(section, history.hours);
 
       // The approval's activation: listed with its person, a numbered line on every chart.
-      const changes = section.getByRole('list', { name: /^Changes in / });
+      const changes = section.getByRole('list', { name: /^Activations and rollouts in / });
       expect(await changes.getByRole('listitem').count()).toBe(1);
       expect(await changes.innerText()).toMatch(/version 2[\s\S]*, by (?!the system)\S+/i);
       for (const chart of await section.getByRole('figure').all())
@@ -124,7 +124,7 @@ describe('the pipeline over time in the review application', { timeout: 180_000 
 
       // Another range asks again: 30 days by the day, the three hours in today's (or yesterday's) row.
       await section.getByRole('radio', { name: '30 d' }).check();
-      await section.getByText('Changes in the last 30 days').waitFor();
+      await section.getByText('Activations and rollouts in the last 30 days').waitFor();
       const daily = await tableOf(section, 'Failure rate');
       expect(daily.columns[0]).toBe('Day');
     });

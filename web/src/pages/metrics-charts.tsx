@@ -149,7 +149,7 @@ function Charts(props: {
       ) : null}
       {markers.length > 0 ? (
         <>
-          <h3 id="changes-in-range">Changes in {words}</h3>
+          <h3 id="changes-in-range">Activations and rollouts in {words}</h3>
           <ol class="chart-markers" aria-labelledby="changes-in-range">
             {annotations.map((annotation, index) => (
               <li key={`${annotation.at}-${annotation.type}-${annotation.configurationId}`}>
