@@ -31,6 +31,12 @@ import {
 import { formatGuardedRecording, measureGuardedRecording, THREE_GUARDRAILS } from './recording-guarded.ts';
 import { formatRollouts, measureRollouts } from './rollouts.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
+import {
+  formatSeriesReads,
+  formatSeriesRecording,
+  measureSeriesReads,
+  measureSeriesRecording,
+} from './series.ts';
 import { formatShardThroughput, measureShardThroughput } from './shard-throughput.ts';
 import { formatPhaseMedians, measureStartTime } from './start-time.ts';
 import { formatWebhookFairness, measureWebhookFairness } from './webhook-fairness.ts';
@@ -53,6 +59,7 @@ const SECTIONS = [
   'lifecycle',
   'rollouts',
   'recording',
+  'series',
   'guardrails',
   'partitions',
   'ofrep',
@@ -225,6 +232,12 @@ if (wanted('recording')) {
       await measureGuardedRecording(Number(process.env.BENCH_RECORDING_ROUNDS) || undefined),
     ),
   );
+}
+
+if (wanted('series')) {
+  print('\n== The pipeline over time (series: recording with them against without; reads against a poll)');
+  print(formatSeriesRecording(await measureSeriesRecording(), verdict));
+  print(formatSeriesReads(await measureSeriesReads(), verdict));
 }
 
 if (wanted('guardrails')) {

@@ -27,6 +27,7 @@ import {
   signalKey,
   signalsPartition,
 } from './keys.ts';
+import { sendContendedAgain } from './pipeline-writes.ts';
 import { batchConflict, claimIds, type NewRecord } from './record-claims.ts';
 import {
   armOf,
@@ -40,7 +41,7 @@ import {
   readMarkers,
   signalCounts,
 } from './rollout-moments.ts';
-import { type SeriesUpdates, seriesUpdates } from './series-writes.ts';
+import { type SeriesUpdates, seriesShard, seriesUpdates } from './series-writes.ts';
 import { newestAcross } from './shards.ts';
 
 /** The data table the records are written to and read from. */
@@ -276,7 +277,12 @@ const TRANSACTION_ITEMS = 100;
  * records' series updates. Deterministic: a batch sent again is split the same way.
  */
 function partsOf(records: NewRecord[], reserved: number, series: SeriesUpdates): NewRecord[][] {
-  const size = (part: NewRecord[]) => part.length + series(part.map((record) => record.item)).length;
+  const size = (part: NewRecord[]) =>
+    part.length +
+    series(
+      part.map((record) => record.item),
+      0,
+    ).length;
   if (size(records) + reserved <= TRANSACTION_ITEMS) return [records];
   const parts: NewRecord[][] = [];
   let current: NewRecord[] = [];
@@ -296,10 +302,11 @@ function partsOf(records: NewRecord[], reserved: number, series: SeriesUpdates):
 
 /**
  * Puts up to 100 new records, with the batch's counts and series, in transactions: all are written
- * or none. A full batch and its counts do not fit one transaction: its records go in several, the
- * counts with the last, each part with its own series updates; a batch sent again after only its
- * first parts were written finds every record of those already there, goes on with the rest, and
- * so is counted once.
+ * or none. A full batch and its counts or series do not fit one transaction: its records go in
+ * parts, written at once, the counts with the last, each part with its own records' series (in a
+ * shard of its own, so the parts never contend). A part whose records are all there already was
+ * written by an earlier sending of the batch, with its counters: it is skipped, and the batch is
+ * counted once; a batch whose every part is there was recorded already (409).
  */
 async function putAllNew(
   { db, tableName }: RecordTable,
@@ -312,32 +319,45 @@ async function putAllNew(
   const withLast = (extra ?? []).slice(0, TRANSACTION_ITEMS / 2);
   const after = (extra ?? []).slice(TRANSACTION_ITEMS / 2);
   const parts = partsOf(records, withLast.length, series);
-  for (const [index, part] of parts.entries()) {
-    const last = index === parts.length - 1;
-    const items = [
-      ...part.map((record) => putNew(tableName, record.item)),
-      ...(last ? withLast : []),
-      ...series(part.map((record) => record.item)),
-    ];
-    try {
-      await refusingTooLarge(() => db.send(new TransactWriteCommand({ TransactItems: items })));
-    } catch (error) {
-      // Only the first parts may be there already (a batch sent again after they were written).
-      if (!last && failedTransactionItems(error).length === part.length) {
-        continue;
+  const written = await Promise.all(
+    parts.map(async (part, index) => {
+      const last = index === parts.length - 1;
+      const items = [
+        ...part.map((record) => putNew(tableName, record.item)),
+        ...(last ? withLast : []),
+        ...series(
+          part.map((record) => record.item),
+          seriesShard(records[0]?.id ?? '', index),
+        ),
+      ];
+      try {
+        await sendContendedAgain(() =>
+          refusingTooLarge(() => db.send(new TransactWriteCommand({ TransactItems: items }))),
+        );
+        return null;
+      } catch (error) {
+        const failed = failedTransactionItems(error);
+        if (last && failed.some((i) => i >= part.length && i < part.length + withLast.length)) {
+          throw new PendingRaced('an execution was recorded meanwhile', { cause: error });
+        }
+        // Written by an earlier sending of the batch (its records are there, their counters with them).
+        if (failed.length === part.length && failed.every((i) => i < part.length)) return { part, error };
+        throw batchConflict(
+          error,
+          part,
+          (ids) => `These ${what} are already recorded: ${ids}. Nothing in the batch was recorded.`,
+        );
       }
-      if (
-        last &&
-        failedTransactionItems(error).some((i) => i >= part.length && i < part.length + withLast.length)
-      ) {
-        throw new PendingRaced('an execution was recorded meanwhile', { cause: error });
-      }
-      throw batchConflict(
-        error,
-        part,
-        (ids) => `These ${what} are already recorded: ${ids}. Nothing in the batch was recorded.`,
-      );
-    }
+    }),
+  );
+  const present = written.filter((result) => result !== null);
+  const first = present[0];
+  if (first && present.length === parts.length) {
+    throw batchConflict(
+      first.error,
+      first.part,
+      (ids) => `These ${what} are already recorded: ${ids}. Nothing in the batch was recorded.`,
+    );
   }
   for (let i = 0; i < after.length; i += TRANSACTION_ITEMS) {
     await db.send(new TransactWriteCommand({ TransactItems: after.slice(i, i + TRANSACTION_ITEMS) }));
