@@ -198,7 +198,7 @@ function Plot(
               key={`${line.key}-${run[0]?.[0]}`}
               cx={run[0]?.[0]}
               cy={run[0]?.[1]}
-              r="2.2"
+              r="3"
               {...lineStyle(index, lines.length)}
             />
           ) : (
