@@ -95,7 +95,12 @@ async function checkReadout(page: Page, section: Locator, last: HistoryHour) {
   expect(await chart.locator('.series-readout').innerText()).toContain(words);
   await page.mouse.move(0, 0);
   await slider.focus();
+  // A day back and forth (Page Up, Page Down), then the last hour and one before it.
   await page.keyboard.press('End');
+  await page.keyboard.press('PageUp');
+  expect(await slider.getAttribute('aria-valuenow')).toBe('0');
+  await page.keyboard.press('PageDown');
+  expect(await slider.getAttribute('aria-valuenow')).toBe('23');
   await page.keyboard.press('ArrowLeft');
   expect(await slider.getAttribute('aria-valuetext')).toContain(`${bucketTime(last.at, 'hour')}. ${words}`);
   expect(await chart.locator('.series-readout').innerText()).toContain(words);

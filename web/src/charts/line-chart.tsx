@@ -73,9 +73,13 @@ export function LineChart(props: ChartProps) {
     if (box.width > 0) setActive(nearestIndex(((event.clientX - box.left) / box.width) * BOX.width, count));
   };
   const onKey = (event: KeyboardEvent) => {
+    // Page Up / Page Down: a day of hours, a week of days, an hour of minutes.
+    const page = { minute: 60, hour: 24, day: 7 }[step];
     const moves: Record<string, number> = {
       ArrowLeft: (active ?? count) - 1,
       ArrowRight: (active ?? -1) + 1,
+      PageUp: (active ?? count) - page,
+      PageDown: (active ?? -1) + page,
       Home: 0,
       End: count - 1,
     };
