@@ -12,6 +12,7 @@ import { addExportCommand } from './export-command.ts';
 import { ApiFailure, CliFailure, EXIT } from './failures.ts';
 import { addMemberCommands } from './member-commands.ts';
 import { addMetricsCommand } from './metrics-command.ts';
+import { addMonitorCommands } from './monitor-commands.ts';
 import { addOptimizeCommand } from './optimize-command.ts';
 import { addRolloutCommands } from './rollout-commands.ts';
 import { addRunCommands } from './run-commands.ts';
@@ -65,6 +66,7 @@ export function buildProgram(io: Io): Command {
   addRolloutCommands(program, io);
   addEventCommands(program, io);
   addMemberCommands(program, io);
+  addMonitorCommands(program, io);
   return program;
 }
 

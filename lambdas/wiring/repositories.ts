@@ -21,6 +21,7 @@ import { makeEvidenceStore } from '../store/evidence.ts';
 import { makeExportStore } from '../store/export.ts';
 import { makeIdempotencyStore } from '../store/idempotency.ts';
 import { makeModelSpendStore } from '../store/model-spend.ts';
+import { makeMonitorRepository } from '../store/monitors.ts';
 import { makeDeletionRequests, makeDeletionStore } from '../store/pipeline-deletion.ts';
 import { nextConfigurationVersion } from '../store/pipeline-writes.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
@@ -207,6 +208,12 @@ export function recordReadsFromEnv() {
 export function teamServingFromEnv() {
   const config = readConfig({ DATA_TABLE: tableName });
   return makeTeamServing(getDocumentClient(), config.DATA_TABLE);
+}
+
+/** A pipeline's monitors (with the events table for the judge's changes of state). */
+export function monitorRepositoryFromEnv() {
+  const config = readConfig({ DATA_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
+  return makeMonitorRepository(getDocumentClient(), config.DATA_TABLE, config.EVENTS_TABLE);
 }
 
 /** A pipeline's series (the metrics answer, a monitor's window); reads write the packs of settled periods. */

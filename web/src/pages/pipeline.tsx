@@ -17,6 +17,7 @@ import { ConfirmDialog, ErrorNotice, Loading, Person, Time, useLoad, useTitle } 
 import { DeletePipeline, DeletionReceipt } from './delete-pipeline.tsx';
 import { Executions } from './executions.tsx';
 import { MetricsCharts } from './metrics-charts.tsx';
+import { Monitors } from './monitors.tsx';
 import { loadPipelineState, RolloutSummary } from './pipeline-state.tsx';
 import { LoadMore, PagedItems, type PagedList, usePagedList } from './pipelines.tsx';
 import { rolloutOutcomeWords } from './run-outcome.tsx';
@@ -101,6 +102,7 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
         </PagedItems>
       </section>
       <Executions pipelineId={pipeline.id} />
+      <Monitors pipelineId={pipeline.id} />
       <Signals pipelineId={pipeline.id} />
       <History
         pipeline={pipeline}
