@@ -4,7 +4,6 @@
  */
 
 import { Aws, Duration, Stack } from 'aws-cdk-lib';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -18,6 +17,7 @@ import {
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { AUTHORIZER } from '../lambdas/functions.ts';
@@ -181,13 +181,15 @@ export class Api extends Construct {
   /** The operation's method, behind the authorizer unless the operation says why it is public. */
   private addOperation(operation: OperationDeclaration, fn: ServiceFunction): void {
     const name = `${operation.method} ${operation.path}`;
-    const method = this.restApi.root.resourceForPath(operation.path).addMethod(
-      operation.method,
-      this.integrationOf(fn),
-      operation.public === undefined
-        ? { authorizer: this.authorizer, authorizationType: AuthorizationType.CUSTOM }
-        : { authorizationType: AuthorizationType.NONE },
-    );
+    const method = this.restApi.root
+      .resourceForPath(operation.path)
+      .addMethod(
+        operation.method,
+        this.integrationOf(fn),
+        operation.public === undefined
+          ? { authorizer: this.authorizer, authorizationType: AuthorizationType.CUSTOM }
+          : { authorizationType: AuthorizationType.NONE },
+      );
     if (operation.public === undefined) {
       acknowledgeNag(
         method,

@@ -46,7 +46,9 @@ function labelOf(event: DomainEvent, version: number | undefined): string {
     case 'configuration.activated':
       return `Activated ${v}`;
     case 'rollout.started':
-      return `Rollout of ${v} started at ${event.data.percent ?? '?'} %`;
+      return event.data.percent === undefined
+        ? `Rollout of ${v} started`
+        : `Rollout of ${v} started at ${event.data.percent} %`;
     case 'rollout.stepped':
       return `Rollout of ${v} moved to ${event.data.percent ?? '?'} %`;
     case 'rollout.promoted':
