@@ -131,6 +131,8 @@ export function formatSeriesRecording(f: SeriesRecordingFigures, verdict: (ok: b
 
 export interface SeriesReadFigures {
   pollP50Ms: number;
+  /** The last 24 hours by the hour (24 buckets): what the read costs without the answer's size. */
+  dayByHourP50Ms: number;
   dayOfMinutes: { firstMs: number; p50Ms: number; queries: number; itemsRead: number; buckets: number };
   monthOfHours: { firstMs: number; p50Ms: number; queries: number; itemsRead: number; buckets: number };
 }
@@ -180,11 +182,18 @@ export async function measureSeriesReads(rounds = 30): Promise<SeriesReadFigures
     };
     const firstDay = await timed(day);
     const firstMonth = await timed(month);
-    const samples = { poll: [] as number[], day: [] as number[], month: [] as number[] };
+    const dayByHour = `/pipelines/${pipeline.id}/metrics?step=hour`;
+    const samples = {
+      poll: [] as number[],
+      day: [] as number[],
+      month: [] as number[],
+      hours: [] as number[],
+    };
     for (let i = 0; i < rounds; i++) {
       samples.poll.push(await timed(poll));
       samples.day.push(await timed(day));
       samples.month.push(await timed(month));
+      samples.hours.push(await timed(dayByHour));
     }
     const dayAnswer = await api('GET', day);
     const monthAnswer = await api('GET', month);
@@ -207,6 +216,7 @@ export async function measureSeriesReads(rounds = 30): Promise<SeriesReadFigures
     const monthRange = [Date.parse(monthAnswer.from), Date.parse(monthAnswer.to)] as const;
     return {
       pollP50Ms: median(samples.poll),
+      dayByHourP50Ms: median(samples.hours),
       dayOfMinutes: {
         firstMs: firstDay,
         p50Ms: median(samples.day),
@@ -235,7 +245,7 @@ export function formatSeriesReads(f: SeriesReadFigures, verdict: (ok: boolean) =
     );
   };
   return [
-    `poll p50 ${f.pollP50Ms.toFixed(1)} ms`,
+    `poll p50 ${f.pollP50Ms.toFixed(1)} ms; the last 24 hours by the hour (24 buckets) ${f.dayByHourP50Ms.toFixed(1)} ms`,
     line('a day of minutes', f.dayOfMinutes),
     line('30 days of hours', f.monthOfHours),
   ].join('\n');

@@ -98,8 +98,11 @@ export function makeGetMetrics(deps: MetricsDeps) {
     query: MetricsQuery,
     stats?: SeriesReadStats,
   ): Promise<MetricsAnswer> => {
-    const pipeline = await loadOwnedPipeline(deps.pipelines, principal, pipelineId);
-    const settings = await deps.settings.get(pipeline.teamId);
+    // The caller's team's settings are read beside the pipeline: another team's pipeline is a 403 either way.
+    const [pipeline, settings] = await Promise.all([
+      loadOwnedPipeline(deps.pipelines, principal, pipelineId),
+      deps.settings.get(principal.teamId),
+    ]);
     const retentionDays = Math.max(settings.signalRetentionDays, settings.executionRetentionDays);
     const { step, from, to } = metricsRange(query, deps.clock.now().getTime(), retentionDays);
     const byConfiguration = query.groupBy === 'configuration';
