@@ -7,7 +7,7 @@ import { ANNOTATED } from '../annotations.ts';
 import { ValidationError } from '../errors.ts';
 import { nameEventResources } from '../event-names.ts';
 import type { DomainEvent } from '../events.ts';
-import type { TeamSettingsStore } from '../lifecycle.ts';
+import { RETENTION_DAYS, type TeamSettingsStore } from '../lifecycle.ts';
 import { nameEvents } from '../people.ts';
 import type { Clock } from '../ports/common.ts';
 import type { PeopleDirectory } from '../ports/people.ts';
@@ -98,13 +98,20 @@ export function makeGetMetrics(deps: MetricsDeps) {
     query: MetricsQuery,
     stats?: SeriesReadStats,
   ): Promise<MetricsAnswer> => {
-    // The caller's team's settings are read beside the pipeline: another team's pipeline is a 403 either way.
+    const now = deps.clock.now().getTime();
+    // Every team keeps at least a day: a range of the last day (the default) needs no settings read.
+    // Else the caller's team's are read beside the pipeline (another team's pipeline is a 403 either way).
+    const recent = query.from === undefined || Date.parse(query.from) >= now - RETENTION_DAYS.min * DAY_MS;
     const [pipeline, settings] = await Promise.all([
       loadOwnedPipeline(deps.pipelines, principal, pipelineId),
-      deps.settings.get(principal.teamId),
+      recent ? null : deps.settings.get(principal.teamId),
     ]);
-    const retentionDays = Math.max(settings.signalRetentionDays, settings.executionRetentionDays);
-    const { step, from, to } = metricsRange(query, deps.clock.now().getTime(), retentionDays);
+    const window = settings
+      ? Math.max(settings.signalRetentionDays, settings.executionRetentionDays)
+      : RETENTION_DAYS.min;
+    const { step, from, to } = metricsRange(query, now, window);
+    // How long the packs a read makes are kept: the team's window, or the default when not read.
+    const retentionDays = settings ? window : RETENTION_DAYS.default;
     const byConfiguration = query.groupBy === 'configuration';
     const fromIso = new Date(from).toISOString();
     const toIso = new Date(to).toISOString();
