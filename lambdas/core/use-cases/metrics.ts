@@ -79,8 +79,13 @@ export function metricsRange(query: MetricsQuery, now: number, retentionDays: nu
       { details: { retentionDays, oldestAllowed: new Date(oldest).toISOString() } },
     );
   }
-  const from = Math.floor(fromMs / size) * size;
   const to = Math.ceil(toMs / size) * size;
+  // A span of at most 1,440 steps that falls between bucket starts would round out to 1,441: it
+  // starts at its first whole bucket instead (the last 24 hours by the minute, asked at any second).
+  const from =
+    toMs - fromMs <= MAX_BUCKETS * size
+      ? Math.max(Math.floor(fromMs / size) * size, to - MAX_BUCKETS * size)
+      : Math.floor(fromMs / size) * size;
   const buckets = (to - from) / size;
   if (buckets > MAX_BUCKETS) {
     throw new ValidationError(
