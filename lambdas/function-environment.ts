@@ -7,6 +7,7 @@
 import { type FunctionAccess, type HandlerTrigger, queuesWithUrl, type TableAccess } from './functions.ts';
 import { QUEUES, type WorkQueueName } from './queues.ts';
 import { AUTH_TABLE, TABLE_DEFINITIONS, type TableDefinition } from './store/table-definitions.ts';
+import { EVALUATION_ROUTES_VARIABLE } from './wiring/config.ts';
 
 /** Where each kind of access points; on AWS these are CDK tokens, locally plain values. */
 export interface EnvironmentSources {
@@ -36,6 +37,8 @@ export interface EnvironmentSources {
   readonly eventBusName?: string;
   /** RECORD_SHARDS of the functions reading or writing the data table (store/keys.ts); unset: the default. */
   readonly recordShards?: number;
+  /** The evaluation operations' path templates (operations/declaration.ts evaluationPaths), for `namesUsageKeys`. */
+  readonly evaluationRoutes?: readonly string[];
 }
 
 const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth' | 'events' | 'settings'> = {
@@ -100,6 +103,10 @@ export function accessEnvironment(
     if (sources.allowLocalWebhookUrls) environment.ALLOW_LOCAL_WEBHOOK_URLS = 'true';
   }
   if (access.putsEvents && sources.eventBusName) environment.EVENT_BUS_NAME = sources.eventBusName;
+  if (access.namesUsageKeys)
+    environment[EVALUATION_ROUTES_VARIABLE] = JSON.stringify(
+      required(sources.evaluationRoutes, 'the evaluation routes'),
+    );
   if (tableAccess(access, 'Data') && sources.recordShards !== undefined)
     environment.RECORD_SHARDS = String(sources.recordShards);
   return environment;

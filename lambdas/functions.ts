@@ -62,6 +62,12 @@ export interface FunctionAccess {
   webhookSecretKey?: boolean;
   /** Puts events on the stack's event bus: events:PutEvents on it and EVENT_BUS_NAME (AWS only). */
   putsEvents?: boolean;
+  /**
+   * Names the caller's team's API key (`usageIdentifierKey`) on the evaluation routes, read from
+   * the team's item: EVALUATION_ROUTES, the path templates of the operations declared
+   * `rateLimit: 'evaluation'` (the authorizer only).
+   */
+  namesUsageKeys?: boolean;
 }
 
 /** Lambda's SQS event source on a queue of lambdas/queues.ts, with ReportBatchItemFailures. */
@@ -137,7 +143,7 @@ export const DEFAULT_MEMORY_MB = 256;
 export const AUTHORIZER = {
   entry: 'authorize',
   description: 'API Gateway REQUEST authorizer: API tokens and sessions',
-  access: { auth: 'read', sessionSecret: true, recordsTokenUse: true },
+  access: { auth: 'read', sessionSecret: true, recordsTokenUse: true, namesUsageKeys: true },
   trigger: { authorizer: true },
   timeoutSeconds: 5,
 } satisfies HandlerDefinition;

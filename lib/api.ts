@@ -7,6 +7,7 @@ import { Duration, Stack } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
+  ApiKeySourceType,
   AuthorizationType,
   EndpointType,
   LambdaIntegration,
@@ -15,6 +16,7 @@ import {
   RequestAuthorizer,
   ResponseType,
   RestApi,
+  type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -64,6 +66,12 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 export class Api extends Construct {
   readonly restApi: RestApi;
   readonly rateLimits: RateLimits;
+  /**
+   * The evaluation rate per team: every team's API key (lambdas/auth/usage-keys.ts) is on this plan,
+   * whose throttle each key gets for itself, and the authorizer names the caller's team's key
+   * (`usageIdentifierKey`) on the evaluation methods, the only ones that require a key.
+   */
+  readonly evaluationPlan: UsagePlan;
   readonly authorizerFunction: ServiceFunction;
   private readonly authorizer: RequestAuthorizer;
 
@@ -82,6 +90,9 @@ export class Api extends Construct {
       minimumCompressionSize: 1024,
       // OTLP's protobuf (and gzipped JSON) reach the functions as base64 bytes, not mangled text.
       binaryMediaTypes: [...BINARY_MEDIA_TYPES],
+      // A method that requires an API key takes it from the authorizer's answer, never from the
+      // request: a caller cannot name another team's key, or any key at all.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       // API Gateway writes access and execution logs through one account-wide role.
       cloudWatchRole: true,
       deployOptions: {
@@ -92,7 +103,8 @@ export class Api extends Construct {
         // header, session cookies and request bodies.
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
-        // Stage-wide, all callers together; fair sharing is the web ACL's per-credential rules.
+        // Stage-wide, all callers together; fair sharing is the web ACL's per-credential rules and
+        // the evaluation plan's per-team throttle.
         throttlingRateLimit: props.limits.stageRequestsPerSecond,
         throttlingBurstLimit: props.limits.stageBurst,
         tracingEnabled: true,
@@ -105,6 +117,15 @@ export class Api extends Construct {
       stageName: props.stageName,
       limits: props.limits,
       evaluationPaths: props.evaluationPaths,
+    });
+    this.evaluationPlan = this.restApi.addUsagePlan('EvaluationsPerTeam', {
+      description:
+        'Evaluations (serving-configuration, OFREP) per team: one API key a team, named by the authorizer',
+      throttle: {
+        rateLimit: props.limits.servingRequestsPerSecondPerTeam,
+        burstLimit: props.limits.servingBurstPerTeam,
+      },
+      apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
     });
 
     for (const gatewayError of GATEWAY_ERRORS) {
@@ -155,13 +176,20 @@ export class Api extends Construct {
   /** The operation's method, behind the authorizer unless the operation says why it is public. */
   private addOperation(operation: OperationDeclaration, fn: ServiceFunction): void {
     const name = `${operation.method} ${operation.path}`;
+    if (operation.public !== undefined && operation.rateLimit === 'evaluation')
+      throw new Error(`${name} is public, so no team's evaluation rate can count it.`);
     const method = this.restApi.root.resourceForPath(operation.path).addMethod(
       operation.method,
       // One invoke permission per method, scoped to it; none for the console's test invocations,
       // which would double the stack's permissions (CloudFormation counts every resource).
       new LambdaIntegration(fn.function, { allowTestInvoke: false }),
       operation.public === undefined
-        ? { authorizer: this.authorizer, authorizationType: AuthorizationType.CUSTOM }
+        ? {
+            authorizer: this.authorizer,
+            authorizationType: AuthorizationType.CUSTOM,
+            // Counted by the evaluation plan against the key of the caller's team.
+            apiKeyRequired: operation.rateLimit === 'evaluation',
+          }
         : { authorizationType: AuthorizationType.NONE },
     );
     if (operation.public === undefined) {

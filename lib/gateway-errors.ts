@@ -57,6 +57,15 @@ export const GATEWAY_ERRORS: readonly GatewayError[] = [
     message: 'The request body is too large.',
   },
   { type: 'THROTTLED', statusCode: '429', error: 'RATE_LIMITED', message: 'Too many requests; retry later.' },
+  // An evaluation method requires the team's API key, which the authorizer names; a team has one
+  // from its creation, or from the next deploy for a team created before keys existed.
+  {
+    type: 'INVALID_API_KEY',
+    statusCode: '403',
+    error: 'FORBIDDEN',
+    message:
+      'Your team has no evaluation key yet. It is made when a team is created and by every deploy: ask the operator to deploy again.',
+  },
   {
     type: 'QUOTA_EXCEEDED',
     statusCode: '429',

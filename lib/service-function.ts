@@ -62,6 +62,8 @@ export interface GrantableResources {
   readonly synthesisRunsPerTeamPerHour?: number;
   /** RECORD_SHARDS of the functions using the data table. */
   readonly recordShards?: number;
+  /** The evaluation operations' path templates, for the authorizer (`namesUsageKeys`). */
+  readonly evaluationRoutes?: readonly string[];
 }
 
 /** What a `sendsEmail` function gets: the settings with APP_URL resolved. */
@@ -396,6 +398,7 @@ function environmentSources(
     webhookSecretKey: { WEBHOOK_SECRET_KEY_ARN: resources.webhookSecretKey.secretArn },
     eventBusName: resources.eventBus.eventBusName,
     ...(resources.recordShards !== undefined ? { recordShards: resources.recordShards } : {}),
+    ...(resources.evaluationRoutes !== undefined ? { evaluationRoutes: resources.evaluationRoutes } : {}),
   };
 }
 

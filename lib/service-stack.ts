@@ -66,6 +66,7 @@ export class ServiceStack extends Stack {
       synthesisRunsPerTeamPerHour: props.limits.synthesisRunsPerTeamPerHour,
       ...(props.modelPrices !== undefined ? { modelPrices: props.modelPrices } : {}),
       ...(props.recordShards !== undefined ? { recordShards: props.recordShards } : {}),
+      evaluationRoutes: evaluationPaths(props.operations),
     };
     const settings: FunctionSettings = {
       tracing: props.lambdaTracing,

@@ -13,6 +13,39 @@ export interface Team {
   createdAt: string;
 }
 
+/**
+ * A team's API Gateway key on the evaluation plan (lib/api.ts): the authorizer names its value as
+ * the request's usage identifier on the evaluation routes, so the plan counts evaluations per team.
+ * Not a secret to the team (no request can present it: API Gateway takes it from the authorizer
+ * only), but never shown in an answer.
+ */
+export interface TeamUsageKey {
+  keyId: string;
+  value: string;
+}
+
+/** Where a team's usage key is kept: on the team's item, one strongly consistent read away. */
+export interface TeamUsageKeyStore {
+  getTeamUsageKey(teamId: string): Promise<TeamUsageKey | null>;
+  /**
+   * Keeps `key` as the team's unless it has one already; answers the team's key either way (the
+   * first one stored wins). A team that does not exist is a NotFoundError.
+   */
+  keepTeamUsageKey(teamId: string, key: TeamUsageKey): Promise<TeamUsageKey>;
+  /** A page of the teams that have no usage key yet (the deploy's backfill). */
+  listTeamsWithoutUsageKey(cursor?: string): Promise<{ teamIds: string[]; cursor?: string }>;
+}
+
+/** The API Gateway side of usage keys: keys of the evaluation plan, each named after its team. */
+export interface UsageKeyRegistry {
+  /** The team's key left by an earlier attempt that stopped before keeping it, if any. */
+  findKey(teamId: string): Promise<TeamUsageKey | null>;
+  /** A new enabled key named after the team. */
+  createKey(teamId: string): Promise<TeamUsageKey>;
+  /** Puts the key on the evaluation plan; a key already on it is left as it is. */
+  addToPlan(keyId: string): Promise<void>;
+}
+
 export interface User {
   userId: string;
   email: string;

@@ -18,3 +18,23 @@ export function readConfig<T extends z.core.$ZodShape>(shape: T): z.infer<z.ZodM
 }
 
 export const tableName = z.string().check(z.minLength(1));
+
+/** The variable of the authorizer's evaluation routes (FunctionAccess `namesUsageKeys`): a JSON array of path templates. */
+export const EVALUATION_ROUTES_VARIABLE = 'EVALUATION_ROUTES';
+
+/** The path templates of the evaluation routes, from EVALUATION_ROUTES; fails fast when it is missing or not a list. */
+export function evaluationRoutesFromEnv(): string[] {
+  const raw = readConfig({ [EVALUATION_ROUTES_VARIABLE]: z.string() })[EVALUATION_ROUTES_VARIABLE];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (error) {
+    throw new Error(`${EVALUATION_ROUTES_VARIABLE} must be a JSON array of path templates.`, {
+      cause: error,
+    });
+  }
+  const routes = z.array(z.string()).safeParse(parsed);
+  if (!routes.success)
+    throw new Error(`${EVALUATION_ROUTES_VARIABLE} must be a JSON array of path templates.`);
+  return routes.data;
+}

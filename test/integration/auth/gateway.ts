@@ -11,9 +11,12 @@ import type {
 } from 'aws-lambda';
 import { nanoid } from 'nanoid';
 import { makeBootstrapTeam } from '../../../lambdas/auth/bootstrap.ts';
+import { makeUsageKeyOfRequest } from '../../../lambdas/auth/usage-keys.ts';
 import type { Clock } from '../../../lambdas/core/ports/common.ts';
 import type { Role } from '../../../lambdas/core/principal.ts';
-import type { HttpMethod } from '../../../lambdas/operations/declaration.ts';
+import { evaluationPaths, type HttpMethod } from '../../../lambdas/operations/declaration.ts';
+import { OPERATIONS } from '../../../lambdas/operations/index.ts';
+import { makeTeamUsageKeyStore } from '../../../lambdas/store/auth/usage-keys.ts';
 import { nanoidGenerator, systemClock } from '../../../lambdas/wiring/clock.ts';
 import { makeAuthRepository } from '../../../lambdas/wiring/repositories.ts';
 import {
@@ -289,6 +292,11 @@ export async function freshAuthorizer(
       clock: clock ?? systemClock,
       signingKey: sessionSigningKeyFromEnv(),
       audit: auditLog,
+    }),
+    makeUsageKeyOfRequest({
+      store: makeTeamUsageKeyStore({ db, tableName: names.Auth }),
+      evaluationRoutes: evaluationPaths(OPERATIONS),
+      clock: clock ?? systemClock,
     }),
   );
 }

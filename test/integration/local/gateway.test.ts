@@ -594,7 +594,10 @@ describe('the project’s authorizer behind the local gateway', () => {
       user,
       'password',
     ));
-    const authorize = makeAuthorizer(makeAuthenticate({ auth: repo, clock, signingKey, audit }));
+    const authorize = makeAuthorizer(
+      makeAuthenticate({ auth: repo, clock, signingKey, audit }),
+      async () => undefined,
+    );
     // In process, like API Gateway's JSON: what the functions receive is what they would on AWS.
     const invoke: Invoke = async (entry, event) => {
       const received = JSON.parse(JSON.stringify(event));

@@ -54,7 +54,10 @@ beforeAll(async () => {
     user,
     'password',
   ));
-  authorize = makeAuthorizer(makeAuthenticate({ auth: repo, clock, signingKey, audit }));
+  authorize = makeAuthorizer(
+    makeAuthenticate({ auth: repo, clock, signingKey, audit }),
+    async () => undefined,
+  );
 });
 
 const event = (headers: Record<string, string>): APIGatewayRequestAuthorizerEvent => ({

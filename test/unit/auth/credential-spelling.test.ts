@@ -111,6 +111,7 @@ describe('the authorizer', () => {
     });
     authorize = makeAuthorizer(
       makeAuthenticate({ auth: repo, clock: new FakeClock(), signingKey, audit: new RecordingAudit() }),
+      async () => undefined,
     );
   });
 
@@ -160,7 +161,10 @@ describe('the authorizer', () => {
       signingKey,
       audit,
     })(user, 'password');
-    const cookieAuthorize = makeAuthorizer(makeAuthenticate({ auth: repo, clock, signingKey, audit }));
+    const cookieAuthorize = makeAuthorizer(
+      makeAuthenticate({ auth: repo, clock, signingKey, audit }),
+      async () => undefined,
+    );
 
     const result = await cookieAuthorize({
       ...event({ Cookie: [`ps_session=${accessToken}`], 'Sec-Fetch-Site': ['cross-site'] }),
