@@ -16,6 +16,7 @@
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { makeBootstrapTeam } from '../lambdas/auth/bootstrap.ts';
+import { noUsageKeys } from '../lambdas/auth/usage-keys.ts';
 import { ApiError } from '../lambdas/core/errors.ts';
 import { createDocumentClient } from '../lambdas/wiring/aws.ts';
 import { nanoidGenerator, systemClock } from '../lambdas/wiring/clock.ts';
@@ -66,6 +67,7 @@ const bootstrap = makeBootstrapTeam({
   auth: makeAuthRepository(createDocumentClient(client), authTable, eventsTable),
   clock: systemClock,
   ids: nanoidGenerator,
+  usageKeys: noUsageKeys,
 });
 try {
   const result = await bootstrap({

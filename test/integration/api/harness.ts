@@ -11,7 +11,10 @@ import type {
 import { nanoid } from 'nanoid';
 import { inject } from 'vitest';
 import { makeBootstrapTeam } from '../../../lambdas/auth/bootstrap.ts';
+import { noUsageKeys } from '../../../lambdas/auth/usage-keys.ts';
 import type { Principal, Role } from '../../../lambdas/core/principal.ts';
+import { evaluationPaths } from '../../../lambdas/operations/declaration.ts';
+import { OPERATIONS } from '../../../lambdas/operations/index.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { createDocumentClient } from '../../../lambdas/wiring/aws.ts';
 import { nanoidGenerator, systemClock } from '../../../lambdas/wiring/clock.ts';
@@ -48,6 +51,8 @@ export async function setUpApiEnvironment(extraEnv: Record<string, string> = {})
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     // The key listings derive their cursor seal from (built here: no key-shaped literal is committed).
     SESSION_SECRET: process.env.SESSION_SECRET ?? randomBytes(32).toString('base64url'),
+    // The authorizer names a team's usage key on these (lib/api.ts gives it the same).
+    EVALUATION_ROUTES: JSON.stringify(evaluationPaths(OPERATIONS)),
     ...extraEnv,
   });
   return { db: createDocumentClient(client), names };
@@ -65,7 +70,12 @@ export async function createCaller(
   role: Role = 'admin',
 ): Promise<Caller> {
   const auth = makeAuthRepository(db, names.Auth, names.Events);
-  const created = await makeBootstrapTeam({ auth, clock: systemClock, ids: nanoidGenerator })({
+  const created = await makeBootstrapTeam({
+    auth,
+    clock: systemClock,
+    ids: nanoidGenerator,
+    usageKeys: noUsageKeys,
+  })({
     teamName: `team ${nanoid(5)}`,
     email: `${nanoid(8)}@example.test`,
     userName: 'tester',

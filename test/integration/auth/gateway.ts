@@ -11,7 +11,7 @@ import type {
 } from 'aws-lambda';
 import { nanoid } from 'nanoid';
 import { makeBootstrapTeam } from '../../../lambdas/auth/bootstrap.ts';
-import { makeUsageKeyOfRequest } from '../../../lambdas/auth/usage-keys.ts';
+import { makeUsageKeyOfRequest, noUsageKeys } from '../../../lambdas/auth/usage-keys.ts';
 import type { Clock } from '../../../lambdas/core/ports/common.ts';
 import type { Role } from '../../../lambdas/core/principal.ts';
 import { evaluationPaths, type HttpMethod } from '../../../lambdas/operations/declaration.ts';
@@ -73,6 +73,7 @@ export async function createUserWithPassword(
     auth: makeAuthRepository(db, names.Auth, names.Events),
     clock: systemClock,
     ids: nanoidGenerator,
+    usageKeys: noUsageKeys,
   })({ teamName: `team ${nanoid(5)}`, email, userName: 'tester', password, role });
   return {
     userId: created.userId,

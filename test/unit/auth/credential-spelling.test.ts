@@ -93,6 +93,7 @@ describe('the authorizer', () => {
   beforeAll(async () => {
     // The module builds its production handler on import; these only have to name a table.
     process.env.AUTH_TABLE ??= 'auth-unit';
+    process.env.EVALUATION_ROUTES ??= '[]';
     process.env.AWS_REGION ??= 'us-east-1';
     const { makeAuthorizer } = await import('../../../lambdas/handlers/authorize.ts');
     const repo = new FakeAuthRepository();
