@@ -133,7 +133,12 @@ export async function seedLocalData(
       },
     },
   };
-  const bootstrap = makeBootstrapTeam({ auth, clock: systemClock, ids: nanoidGenerator, usageKeys: noUsageKeys });
+  const bootstrap = makeBootstrapTeam({
+    auth,
+    clock: systemClock,
+    ids: nanoidGenerator,
+    usageKeys: noUsageKeys,
+  });
   const createPipeline = makeCreatePipeline(deps);
   const recordSignals = makeRecordSignals(deps);
   const recordExecutions = makeRecordExecutions(deps);

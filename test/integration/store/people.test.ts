@@ -37,7 +37,12 @@ function counting() {
 async function team(tokenName = 'nightly evaluation job') {
   const auth = makeAuthRepository(db, names.Auth, names.Events);
   const email = `${nanoid(8).toLowerCase()}@example.test`;
-  const created = await makeBootstrapTeam({ auth, clock: systemClock, ids: nanoidGenerator, usageKeys: noUsageKeys })({
+  const created = await makeBootstrapTeam({
+    auth,
+    clock: systemClock,
+    ids: nanoidGenerator,
+    usageKeys: noUsageKeys,
+  })({
     teamName: `team ${nanoid(5)}`,
     email,
     userName: 'reviewer',
