@@ -26,7 +26,7 @@ import {
 } from '../../lambdas/functions.ts';
 import { DEFAULT_LIMITS } from '../../lambdas/limits.ts';
 import { METRIC, METRICS_NAMESPACE } from '../../lambdas/observability/metrics.ts';
-import { defineOperation, moduleOf } from '../../lambdas/operations/declaration.ts';
+import { defineOperation, evaluationPaths, moduleOf } from '../../lambdas/operations/declaration.ts';
 import { operationFunctions } from '../../lambdas/operations/functions.ts';
 import { getSynthesisRun } from '../../lambdas/operations/get-synthesis-run.ts';
 import { OPERATIONS } from '../../lambdas/operations/index.ts';
@@ -485,6 +485,7 @@ describe('functions', () => {
         ...(access.webhookSecretKey ? ['WEBHOOK_SECRET_KEY_ARN'] : []),
         ...(access.putsEvents ? ['EVENT_BUS_NAME'] : []),
         ...(access.readsNames && !access.auth ? ['AUTH_TABLE'] : []),
+        ...(access.namesUsageKeys ? ['EVALUATION_ROUTES'] : []),
         ...extraEnv,
       ];
 
@@ -510,6 +511,7 @@ describe('functions', () => {
         synthesisRunsPerTeamPerHour: 500,
         webhookSecretKey: { WEBHOOK_SECRET_KEY: 'k' },
         allowLocalWebhookUrls: true,
+        evaluationRoutes: evaluationPaths(OPERATIONS),
       },
       {
         region: 'us-east-1',
@@ -1297,11 +1299,9 @@ describe('API', () => {
       ['PerAuthorizationHeader', DEFAULT_LIMITS.requestsPerSecondPerCredential * 60],
       ['PerSessionCookie', DEFAULT_LIMITS.requestsPerSecondPerCredential * 60],
       ['AuthPerClientIp', DEFAULT_LIMITS.authRequestsPerMinutePerIp],
-      ['EvaluationsPerAuthorizationHeader', DEFAULT_LIMITS.servingRequestsPerSecondPerTeam * 60],
-      ['EvaluationsPerSessionCookie', DEFAULT_LIMITS.servingRequestsPerSecondPerTeam * 60],
     ]);
-    // Evaluations (serving-configuration, OFREP) are counted by the last two rules only: exactly
-    // their routes after the stage's name, one segment a parameter.
+    // Evaluations (serving-configuration, OFREP) are left to the evaluation plan's per-team
+    // throttle: no credential rule counts exactly their routes after the stage's name.
     const evaluationPaths = {
       OrStatement: {
         Statements: [
@@ -1327,8 +1327,6 @@ describe('API', () => {
     );
     expect(scopes[0]).toEqual({ NotStatement: { Statement: evaluationPaths } });
     expect(scopes[1]).toEqual({ NotStatement: { Statement: evaluationPaths } });
-    expect(scopes[3]).toEqual(evaluationPaths);
-    expect(scopes[4]).toEqual(evaluationPaths);
     for (const rule of rules) {
       expect(rule.Action.Block.CustomResponse.ResponseCode).toBe(429);
       expect(rule.Action.Block.CustomResponse.ResponseHeaders).toEqual([
@@ -1355,6 +1353,66 @@ describe('API', () => {
     const synthesize = dev.stacks.service.routeFunctions.get('synthesize-pipeline');
     expect(environmentOf(dev, synthesize as ServiceFunction).SYNTHESIS_RUNS_PER_TEAM_PER_HOUR).toBe(
       String(DEFAULT_LIMITS.synthesisRunsPerTeamPerHour),
+    );
+  });
+
+  it('counts evaluations per team: a usage plan at the team evaluation rate, a key per team named by the authorizer', () => {
+    const plans = resourcesOfType(dev, 'AWS::ApiGateway::UsagePlan');
+    const plan = plans[0]?.[1].Properties ?? {};
+    const restApi = resourcesOfType(dev, 'AWS::ApiGateway::RestApi')[0];
+    const stageId = resourcesOfType(dev, 'AWS::ApiGateway::Stage')[0]?.[0];
+
+    expect(plans).toHaveLength(1);
+    expect(plan.Throttle).toEqual({
+      RateLimit: DEFAULT_LIMITS.servingRequestsPerSecondPerTeam,
+      BurstLimit: DEFAULT_LIMITS.servingBurstPerTeam,
+    });
+    expect(plan.Quota).toBeUndefined();
+    const [apiStage] = plan.ApiStages as Array<{ ApiId: unknown; Stage: unknown }>;
+    expect(referencedLogicalIds(apiStage?.ApiId)).toEqual(new Set([restApi?.[0]]));
+    expect(referencedLogicalIds(apiStage?.Stage)).toEqual(new Set([stageId]));
+    // The key comes from the authorizer's answer, never from a header a caller could send.
+    expect(restApi?.[1].Properties?.ApiKeySourceType).toBe('AUTHORIZER');
+    // No key is made by the stack: each team's is made with the team, or by the deploy's backfill.
+    expect(resourcesOfType(dev, 'AWS::ApiGateway::ApiKey')).toEqual([]);
+  });
+
+  it('requires the team key on exactly the evaluation methods (serving-configuration, OFREP)', () => {
+    const evaluations = OPERATIONS.filter((operation) => operation.rateLimit === 'evaluation').map(
+      (operation) => `${operation.method} ${operation.path}`,
+    );
+    const keyed = methods(dev)
+      .filter((method) => method.properties.ApiKeyRequired === true)
+      .map((method) => `${method.method} ${method.path}`);
+
+    expect(evaluations.sort()).toEqual([
+      'GET /pipelines/{pipelineId}/serving-configuration',
+      'POST /ofrep/v1/evaluate/flags',
+      'POST /ofrep/v1/evaluate/flags/{key}',
+    ]);
+    expect(keyed.sort()).toEqual(evaluations);
+    expect(
+      JSON.parse(String(environmentOf(dev, dev.stacks.service.api.authorizerFunction).EVALUATION_ROUTES)),
+    ).toEqual(
+      OPERATIONS.filter((operation) => operation.rateLimit === 'evaluation').map(
+        (operation) => operation.path,
+      ),
+    );
+  });
+
+  it('refuses to synthesize a public operation counted as an evaluation', () => {
+    // A fake: get-synthesis-run (a real module, in case bundling ran) declared public and an evaluation.
+    const publicEvaluation = defineOperation({
+      ...getSynthesisRun,
+      public: 'a test',
+      rateLimit: 'evaluation',
+    });
+    const operations = OPERATIONS.map((operation) =>
+      operation === getSynthesisRun ? publicEvaluation : operation,
+    );
+
+    expect(() => buildStacks(testApp(), 'PublicEvaluation', { stage: 'dev', operations })).toThrow(
+      /public, so no team's evaluation rate can count it/,
     );
   });
 
@@ -1389,6 +1447,7 @@ describe('API', () => {
     ['MISSING_AUTHENTICATION_TOKEN', '404', 'NOT_FOUND'],
     ['REQUEST_TOO_LARGE', '413', 'PAYLOAD_TOO_LARGE'],
     ['THROTTLED', '429', 'RATE_LIMITED'],
+    ['INVALID_API_KEY', '403', 'FORBIDDEN'],
     ['DEFAULT_4XX', undefined, 'VALIDATION_ERROR'],
     ['DEFAULT_5XX', undefined, 'INTERNAL_ERROR'],
   ])('answers the %s gateway response with status %s and error %s', (type, status, error) => {
