@@ -24,20 +24,27 @@ export interface TeamUsageKey {
   value: string;
 }
 
-/** Where a team's usage key is kept: on the team's item, one strongly consistent read away. */
+/** A kept key, with the usage plan it was last put on (a replaced service stack has a new plan). */
+export interface KeptUsageKey extends TeamUsageKey {
+  planId: string | null;
+}
+
+/** Where a team's usage key is kept: on the team's item, one read away. */
 export interface TeamUsageKeyStore {
-  getTeamUsageKey(teamId: string): Promise<TeamUsageKey | null>;
+  getTeamUsageKey(teamId: string): Promise<KeptUsageKey | null>;
   /**
-   * Keeps `key` as the team's unless it has one already; answers the team's key either way (the
-   * first one stored wins). A team that does not exist is a NotFoundError.
+   * Keeps `key` as the team's, on `planId`, unless the team has another key already, which it then
+   * answers (the first one kept wins). A team that does not exist is a NotFoundError.
    */
-  keepTeamUsageKey(teamId: string, key: TeamUsageKey): Promise<TeamUsageKey>;
-  /** A page of the teams that have no usage key yet (the deploy's backfill). */
-  listTeamsWithoutUsageKey(cursor?: string): Promise<{ teamIds: string[]; cursor?: string }>;
+  keepTeamUsageKey(teamId: string, key: TeamUsageKey, planId: string): Promise<TeamUsageKey>;
+  /** A page of the teams whose key is missing or not yet on `planId` (the deploy's backfill). */
+  listTeamsWithoutUsageKey(planId: string, cursor?: string): Promise<{ teamIds: string[]; cursor?: string }>;
 }
 
 /** The API Gateway side of usage keys: keys of the evaluation plan, each named after its team. */
 export interface UsageKeyRegistry {
+  /** The evaluation plan's id. */
+  readonly planId: string;
   /** The team's key left by an earlier attempt that stopped before keeping it, if any. */
   findKey(teamId: string): Promise<TeamUsageKey | null>;
   /** A new enabled key named after the team. */

@@ -11,8 +11,9 @@ import type { TeamUsageKey, TeamUsageKeyStore, UsageKeyRegistry } from './ports.
 export type EnsureTeamUsageKey = (teamId: string) => Promise<TeamUsageKey | null>;
 
 /**
- * Gives a team its usage key, once: a team that has one keeps it (no call to API Gateway), a key
- * an interrupted attempt left is taken up rather than made again, and of two attempts at once the
+ * Gives a team its usage key on the evaluation plan, once: a team whose key is on the plan keeps
+ * it (no call to API Gateway), a kept key is put on a new plan (a replaced service stack), a key an
+ * interrupted attempt left is taken up rather than made again, and of two attempts at once the
  * first key kept is the team's.
  */
 export function makeEnsureTeamUsageKey({
@@ -24,10 +25,10 @@ export function makeEnsureTeamUsageKey({
 }): EnsureTeamUsageKey {
   return async (teamId) => {
     const kept = await store.getTeamUsageKey(teamId);
-    if (kept) return kept;
-    const key = (await registry.findKey(teamId)) ?? (await registry.createKey(teamId));
+    if (kept?.planId === registry.planId) return { keyId: kept.keyId, value: kept.value };
+    const key = kept ?? (await registry.findKey(teamId)) ?? (await registry.createKey(teamId));
     await registry.addToPlan(key.keyId);
-    return store.keepTeamUsageKey(teamId, key);
+    return store.keepTeamUsageKey(teamId, { keyId: key.keyId, value: key.value }, registry.planId);
   };
 }
 
@@ -42,25 +43,27 @@ export interface BackfillOutcome {
 }
 
 /**
- * Gives every team without a usage key its key, page by page, until none is left or `deadline`
- * (epoch ms) comes; a later pass goes on where this one stopped, since a team given a key no
- * longer appears in the listing.
+ * Gives every team whose key is missing or not on the plan `planId` its key there, page by page,
+ * until none is left or `deadline` (epoch ms) comes; a later pass goes on where this one stopped,
+ * since a team given its key no longer appears in the listing.
  */
 export async function backfillUsageKeys({
   store,
   ensure,
+  planId,
   clock,
   deadline,
 }: {
   store: Pick<TeamUsageKeyStore, 'listTeamsWithoutUsageKey'>;
   ensure: EnsureTeamUsageKey;
+  planId: string;
   clock: Clock;
   deadline: number;
 }): Promise<BackfillOutcome> {
   let provisioned = 0;
   let cursor: string | undefined;
   do {
-    const page = await store.listTeamsWithoutUsageKey(cursor);
+    const page = await store.listTeamsWithoutUsageKey(planId, cursor);
     for (const teamId of page.teamIds) {
       if (clock.now().getTime() >= deadline) return { provisioned, done: false };
       await ensure(teamId);

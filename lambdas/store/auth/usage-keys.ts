@@ -1,11 +1,12 @@
 /*
  * Teams' usage keys (auth/usage-keys.ts) on the team items of the auth table: `usageKeyId` and
- * `usageKeyValue`, written once, read by the authorizer. No reader of a team for an answer sees
+ * `usageKeyValue`, written once and read by the authorizer, and `usageKeyPlanId`, the plan the key
+ * was last put on. No reader of a team for an answer sees
  * them: the team's schema (accounts.ts) drops every attribute it does not name.
  */
 import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import type { TeamUsageKey, TeamUsageKeyStore } from '../../auth/ports.ts';
+import type { KeptUsageKey, TeamUsageKeyStore } from '../../auth/ports.ts';
 import { NotFoundError } from '../../core/errors.ts';
 import { isConditionFailure } from '../conditions.ts';
 import { parseItem } from '../items.ts';
@@ -21,6 +22,7 @@ export function makeTeamUsageKeyStore({ db, tableName }: AuthTable): TeamUsageKe
   const keySchema = z.object({
     usageKeyId: z.optional(z.string()),
     usageKeyValue: z.optional(z.string()),
+    usageKeyPlanId: z.optional(z.string()),
   });
   const startKeySchema = z.object({ pk: z.string(), sk: z.string() });
   const teamIdSchema = z.object({ teamId: z.string() });
@@ -30,44 +32,48 @@ export function makeTeamUsageKeyStore({ db, tableName }: AuthTable): TeamUsageKe
       new GetCommand({
         TableName: tableName,
         Key: teamKey(teamId),
-        ProjectionExpression: 'usageKeyId, usageKeyValue',
+        ProjectionExpression: 'usageKeyId, usageKeyValue, usageKeyPlanId',
         // The key is written once and never changes: an eventually consistent read is enough.
       }),
     );
     return Item ? parseItem(keySchema, Item, 'team usage key') : null;
   }
-  const keyOf = (item: Awaited<ReturnType<typeof read>>): TeamUsageKey | null =>
-    item?.usageKeyId && item.usageKeyValue ? { keyId: item.usageKeyId, value: item.usageKeyValue } : null;
+  const keyOf = (item: Awaited<ReturnType<typeof read>>): KeptUsageKey | null =>
+    item?.usageKeyId && item.usageKeyValue
+      ? { keyId: item.usageKeyId, value: item.usageKeyValue, planId: item.usageKeyPlanId ?? null }
+      : null;
 
   return {
     getTeamUsageKey: async (teamId) => keyOf(await read(teamId)),
 
-    async keepTeamUsageKey(teamId, key) {
+    async keepTeamUsageKey(teamId, key, planId) {
       try {
         await db.send(
           new UpdateCommand({
             TableName: tableName,
             Key: teamKey(teamId),
-            UpdateExpression: 'SET usageKeyId = :id, usageKeyValue = :value',
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(usageKeyId)',
-            ExpressionAttributeValues: { ':id': key.keyId, ':value': key.value },
+            UpdateExpression: 'SET usageKeyId = :id, usageKeyValue = :value, usageKeyPlanId = :plan',
+            ConditionExpression:
+              'attribute_exists(pk) AND (attribute_not_exists(usageKeyId) OR usageKeyId = :id)',
+            ExpressionAttributeValues: { ':id': key.keyId, ':value': key.value, ':plan': planId },
           }),
         );
         return key;
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
         const kept = keyOf(await read(teamId));
-        if (kept) return kept;
+        if (kept) return { keyId: kept.keyId, value: kept.value };
         throw new NotFoundError(`Team ${teamId} does not exist.`, { cause: error });
       }
     },
 
-    async listTeamsWithoutUsageKey(cursor) {
+    async listTeamsWithoutUsageKey(planId, cursor) {
       const { Items = [], LastEvaluatedKey } = await db.send(
         new ScanCommand({
           TableName: tableName,
-          FilterExpression: 'sk = :team AND attribute_not_exists(usageKeyId)',
-          ExpressionAttributeValues: { ':team': TEAM_SORT_KEY },
+          FilterExpression:
+            'sk = :team AND (attribute_not_exists(usageKeyPlanId) OR usageKeyPlanId <> :plan)',
+          ExpressionAttributeValues: { ':team': TEAM_SORT_KEY, ':plan': planId },
           ProjectionExpression: 'teamId',
           Limit: SCAN_PAGE_ITEMS,
           ...(cursor === undefined

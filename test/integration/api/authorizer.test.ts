@@ -106,14 +106,22 @@ describe('the usage key of the evaluation plan', () => {
   it('names the caller’s team’s key on the evaluation routes only, each team its own', async () => {
     const other = await createCaller(db, names, 'viewer');
     const keys = makeTeamUsageKeyStore({ db, tableName: names.Auth });
-    await keys.keepTeamUsageKey(caller.principal.teamId, {
-      keyId: 'k1',
-      value: `usage-${caller.principal.teamId}`,
-    });
-    await keys.keepTeamUsageKey(other.principal.teamId, {
-      keyId: 'k2',
-      value: `usage-${other.principal.teamId}`,
-    });
+    await keys.keepTeamUsageKey(
+      caller.principal.teamId,
+      {
+        keyId: 'k1',
+        value: `usage-${caller.principal.teamId}`,
+      },
+      'plan-1',
+    );
+    await keys.keepTeamUsageKey(
+      other.principal.teamId,
+      {
+        keyId: 'k2',
+        value: `usage-${other.principal.teamId}`,
+      },
+      'plan-1',
+    );
     const bearer = (who: Caller) => ({ Authorization: `Bearer ${who.apiToken}` });
 
     const serving = await authorize(requestEvent(bearer(caller), SERVING));

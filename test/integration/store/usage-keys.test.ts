@@ -26,19 +26,19 @@ describe('the team usage key store', () => {
     const first = { keyId: 'key-1', value: 'value-1' };
 
     expect(await store.getTeamUsageKey(principal.teamId)).toBeNull();
-    expect(await store.keepTeamUsageKey(principal.teamId, first)).toEqual(first);
-    expect(await store.keepTeamUsageKey(principal.teamId, { keyId: 'key-2', value: 'value-2' })).toEqual(
-      first,
-    );
-    expect(await store.getTeamUsageKey(principal.teamId)).toEqual(first);
+    expect(await store.keepTeamUsageKey(principal.teamId, first, 'plan-1')).toEqual(first);
+    expect(
+      await store.keepTeamUsageKey(principal.teamId, { keyId: 'key-2', value: 'value-2' }, 'plan-1'),
+    ).toEqual(first);
+    expect(await store.getTeamUsageKey(principal.teamId)).toEqual({ ...first, planId: 'plan-1' });
   });
 
   it('refuses to keep a key for a team that does not exist, and writes no item', async () => {
     const store = makeTeamUsageKeyStore({ db, tableName: names.Auth });
 
-    await expect(store.keepTeamUsageKey('team-gone', { keyId: 'k', value: 'v' })).rejects.toBeInstanceOf(
-      NotFoundError,
-    );
+    await expect(
+      store.keepTeamUsageKey('team-gone', { keyId: 'k', value: 'v' }, 'plan-1'),
+    ).rejects.toBeInstanceOf(NotFoundError);
     expect(await store.getTeamUsageKey('team-gone')).toBeNull();
   });
 
@@ -49,7 +49,7 @@ describe('the team usage key store', () => {
       const teamIds: string[] = [];
       let cursor: string | undefined;
       do {
-        const page = await store.listTeamsWithoutUsageKey(cursor);
+        const page = await store.listTeamsWithoutUsageKey('plan-1', cursor);
         teamIds.push(...page.teamIds);
         cursor = page.cursor;
       } while (cursor !== undefined);
@@ -61,6 +61,7 @@ describe('the team usage key store', () => {
     const ensure = makeEnsureTeamUsageKey({
       store,
       registry: {
+        planId: 'plan-1',
         findKey: async () => null,
         createKey: async (teamId) => ({ keyId: `id-${teamId}`, value: `value-${teamId}` }),
         addToPlan: async () => {},
@@ -72,10 +73,14 @@ describe('the team usage key store', () => {
 
   it('never shows the key to a reader of the team', async () => {
     const { principal } = await createCaller(db, names);
-    await makeTeamUsageKeyStore({ db, tableName: names.Auth }).keepTeamUsageKey(principal.teamId, {
-      keyId: 'key-shown',
-      value: 'value-shown',
-    });
+    await makeTeamUsageKeyStore({ db, tableName: names.Auth }).keepTeamUsageKey(
+      principal.teamId,
+      {
+        keyId: 'key-shown',
+        value: 'value-shown',
+      },
+      'plan-1',
+    );
 
     const teams = await makeAuthRepository(db, names.Auth, names.Events).listTeamsOfUser(principal.userId);
 

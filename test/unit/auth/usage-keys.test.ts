@@ -1,5 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { TeamUsageKey, TeamUsageKeyStore, UsageKeyRegistry } from '../../../lambdas/auth/ports.ts';
+import type {
+  KeptUsageKey,
+  TeamUsageKey,
+  TeamUsageKeyStore,
+  UsageKeyRegistry,
+} from '../../../lambdas/auth/ports.ts';
 import {
   backfillUsageKeys,
   makeEnsureTeamUsageKey,
@@ -13,30 +18,30 @@ import { FakeClock } from './fakes.ts';
 
 /** Team items with their keys, as the auth table keeps them (the first key kept wins). */
 class FakeTeamKeys implements TeamUsageKeyStore {
-  readonly keys = new Map<string, TeamUsageKey | null>();
+  readonly keys = new Map<string, KeptUsageKey | null>();
   reads = 0;
   /** Teams listed per page (the Scan's page). */
   pageSize = 2;
 
-  addTeam(teamId: string, key: TeamUsageKey | null = null) {
-    this.keys.set(teamId, key);
+  addTeam(teamId: string, key: TeamUsageKey | null = null, planId: string | null = PLAN) {
+    this.keys.set(teamId, key && { ...key, planId });
   }
   async getTeamUsageKey(teamId: string) {
     this.reads += 1;
     return this.keys.get(teamId) ?? null;
   }
-  async keepTeamUsageKey(teamId: string, key: TeamUsageKey) {
+  async keepTeamUsageKey(teamId: string, key: TeamUsageKey, planId: string) {
     if (!this.keys.has(teamId)) throw new NotFoundError(`Team ${teamId} does not exist.`);
     const kept = this.keys.get(teamId);
-    if (kept) return kept;
-    this.keys.set(teamId, key);
+    if (kept && kept.keyId !== key.keyId) return { keyId: kept.keyId, value: kept.value };
+    this.keys.set(teamId, { ...key, planId });
     return key;
   }
   /** As a Scan: in key order, after the last team of the previous page; teams given a key meanwhile drop out. */
-  async listTeamsWithoutUsageKey(cursor?: string) {
+  async listTeamsWithoutUsageKey(planId: string, cursor?: string) {
     const after = [...this.keys.keys()].sort().filter((teamId) => cursor === undefined || teamId > cursor);
     const page = after.slice(0, this.pageSize);
-    const teamIds = page.filter((teamId) => this.keys.get(teamId) === null);
+    const teamIds = page.filter((teamId) => this.keys.get(teamId)?.planId !== planId);
     const last = page.at(-1);
     return { teamIds, ...(after.length > this.pageSize && last ? { cursor: last } : {}) };
   }
@@ -44,6 +49,7 @@ class FakeTeamKeys implements TeamUsageKeyStore {
 
 /** API Gateway's keys and the plan's, with every call it was asked to make. */
 class FakeRegistry implements UsageKeyRegistry {
+  planId = PLAN;
   readonly created: string[] = [];
   readonly onPlan = new Set<string>();
   readonly byTeam = new Map<string, TeamUsageKey>();
@@ -64,6 +70,7 @@ class FakeRegistry implements UsageKeyRegistry {
   }
 }
 
+const PLAN = 'plan-1';
 let teams: FakeTeamKeys;
 let registry: FakeRegistry;
 let ensure: ReturnType<typeof makeEnsureTeamUsageKey>;
@@ -82,7 +89,7 @@ describe('giving a team its usage key', () => {
 
     expect(key).toEqual({ keyId: 'key-1', value: 'value-1-of-team-a' });
     expect(registry.onPlan).toEqual(new Set(['key-1']));
-    expect(teams.keys.get('team-a')).toEqual(key);
+    expect(teams.keys.get('team-a')).toEqual({ ...key, planId: PLAN });
   });
 
   it('makes no second key however often it is asked', async () => {
@@ -93,6 +100,17 @@ describe('giving a team its usage key', () => {
 
     expect(again).toEqual(first);
     expect(registry.created).toEqual(['team-a']);
+  });
+
+  it('puts a kept key on a new plan (a replaced service stack) rather than make another', async () => {
+    teams.addTeam('team-a', { keyId: 'key-old', value: 'value-old' }, 'plan-gone');
+
+    const key = await ensure('team-a');
+
+    expect(key).toEqual({ keyId: 'key-old', value: 'value-old' });
+    expect(registry.created).toEqual([]);
+    expect(registry.onPlan).toEqual(new Set(['key-old']));
+    expect(teams.keys.get('team-a')?.planId).toBe(PLAN);
   });
 
   it('takes up the key an interrupted attempt made but did not keep', async () => {
@@ -110,9 +128,9 @@ describe('giving a team its usage key', () => {
     teams.addTeam('team-a');
     const other = { keyId: 'key-other', value: 'value-other' };
     const keep = teams.keepTeamUsageKey.bind(teams);
-    teams.keepTeamUsageKey = async (teamId, key) => {
-      await keep(teamId, other);
-      return keep(teamId, key);
+    teams.keepTeamUsageKey = async (teamId, key, planId) => {
+      await keep(teamId, other, planId);
+      return keep(teamId, key, planId);
     };
 
     expect(await ensure('team-a')).toEqual(other);
@@ -124,25 +142,27 @@ describe('giving a team its usage key', () => {
 });
 
 describe('the deploy’s backfill', () => {
-  it('gives every team without a key its key, across pages, and leaves the others as they are', async () => {
+  it('gives every team without a key on the plan its key, across pages, and leaves the others as they are', async () => {
     const kept = { keyId: 'key-old', value: 'value-old' };
     teams.addTeam('team-a');
     teams.addTeam('team-b', kept);
     teams.addTeam('team-c');
-    teams.addTeam('team-d');
+    teams.addTeam('team-d', { keyId: 'key-d', value: 'value-d' }, 'plan-gone');
     teams.pageSize = 1;
 
     const outcome = await backfillUsageKeys({
       store: teams,
       ensure,
+      planId: PLAN,
       clock: new FakeClock(),
-      deadline: Infinity,
+      deadline: Number.POSITIVE_INFINITY,
     });
 
     expect(outcome).toEqual({ provisioned: 3, done: true });
-    expect(registry.created).toEqual(['team-a', 'team-c', 'team-d']);
-    expect(teams.keys.get('team-b')).toEqual(kept);
-    expect([...teams.keys.values()].every((key) => key !== null)).toBe(true);
+    expect(registry.created).toEqual(['team-a', 'team-c']);
+    expect(registry.onPlan).toEqual(new Set(['key-1', 'key-2', 'key-d']));
+    expect(teams.keys.get('team-b')).toEqual({ ...kept, planId: PLAN });
+    expect([...teams.keys.values()].every((key) => key?.planId === PLAN)).toBe(true);
   });
 
   it('stops at its deadline, and a second pass finishes without making a key twice', async () => {
@@ -154,8 +174,20 @@ describe('the deploy’s backfill', () => {
       return ensure(teamId);
     };
 
-    const first = await backfillUsageKeys({ store: teams, ensure: slowEnsure, clock, deadline });
-    const second = await backfillUsageKeys({ store: teams, ensure, clock, deadline: Infinity });
+    const first = await backfillUsageKeys({
+      store: teams,
+      ensure: slowEnsure,
+      planId: PLAN,
+      clock,
+      deadline,
+    });
+    const second = await backfillUsageKeys({
+      store: teams,
+      ensure,
+      planId: PLAN,
+      clock,
+      deadline: Number.POSITIVE_INFINITY,
+    });
 
     expect(first).toEqual({ provisioned: 2, done: false });
     expect(second).toEqual({ provisioned: 1, done: true });
