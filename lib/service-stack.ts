@@ -113,6 +113,8 @@ export class ServiceStack extends Stack {
       topic: props.stateful.alarmTopic,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.restApi.url });
+    // What makes a team's usage key (`npm run bootstrap` on AWS) puts it on this plan.
+    new CfnOutput(this, 'EvaluationUsagePlanId', { value: this.api.evaluationPlan.usagePlanId });
   }
 
   /** The operations' functions, each group in a nested stack of its own. */

@@ -1678,6 +1678,9 @@ describe('alarms and outputs', () => {
       Ref: logicalIdOf(queueOf(dev, SYNTHESIS_WORKER.trigger.queue).queue),
     });
     expect(JSON.stringify(service.ApiUrl?.Value)).toContain('execute-api');
+    expect(service.EvaluationUsagePlanId?.Value).toEqual({
+      Ref: resourcesOfType(dev, 'AWS::ApiGateway::UsagePlan')[0]?.[0],
+    });
   });
 });
 
