@@ -56,7 +56,15 @@ export const GATEWAY_ERRORS: readonly GatewayError[] = [
     error: 'PAYLOAD_TOO_LARGE',
     message: 'The request body is too large.',
   },
-  { type: 'THROTTLED', statusCode: '429', error: 'RATE_LIMITED', message: 'Too many requests; retry later.' },
+  // The stage's throttle, and a team over its evaluation rate (the evaluation plan): both buckets
+  // refill every second.
+  {
+    type: 'THROTTLED',
+    statusCode: '429',
+    error: 'RATE_LIMITED',
+    message: 'Too many requests; retry after the seconds in Retry-After.',
+    headers: { 'Retry-After': '1' },
+  },
   // An evaluation method requires the team's API key, which the authorizer names; a team has one
   // from its creation, or from the next deploy for a team created before keys existed.
   {

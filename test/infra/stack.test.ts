@@ -1484,6 +1484,16 @@ describe('API', () => {
     }
   });
 
+  it('tells a caller over the stage’s or its team’s evaluation rate when to retry', () => {
+    const throttled = resourcesOfType(dev, 'AWS::ApiGateway::GatewayResponse').find(
+      ([, resource]) => resource.Properties?.ResponseType === 'THROTTLED',
+    )?.[1].Properties;
+
+    expect(throttled?.ResponseParameters).toMatchObject({
+      'gatewayresponse.header.Retry-After': "'1'",
+    });
+  });
+
   it('challenges with WWW-Authenticate: Bearer on the gateway’s 401 only', () => {
     const responses = resourcesOfType(dev, 'AWS::ApiGateway::GatewayResponse').map(
       ([, response]) => response.Properties ?? {},
