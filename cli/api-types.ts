@@ -197,6 +197,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pipelines/{pipelineId}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pipeline over time: buckets of a minute, an hour or a day (at most 1,440 an answer) with executions, failures, the failure rate, durations (exact mean; p50, p95 and p99 within 2 %), tokens, signals by severity and each score kind's count and mean; optionally one series per configuration; and its activations and rollouts as annotations naming versions and people. Executions count at their startedAt, signals at their occurredAt; inside the team's retention. */
+        get: operations["get-pipeline-metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/synthesis-runs/{id}/approve": {
         parameters: {
             query?: never;
@@ -787,7 +804,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every record of the pipeline (pipeline, configurations, activations, signals, executions, runs) as application/x-ndjson, one {"type", "record"} a line, in pages of at most 5 MB; the next page is in the Link header. */
+        /** Every record of the pipeline (pipeline, configurations, activations, rollouts, signals, executions, its hourly series as counters to add up, runs) as application/x-ndjson, one {"type", "record"} a line, in pages of at most 5 MB; the next page is in the Link header. */
         get: operations["export-pipeline"];
         put?: never;
         post?: never;
@@ -2342,6 +2359,93 @@ export interface operations {
                             occurredAt: string;
                             recordedBy?: string;
                             recordedByName?: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "get-pipeline-metrics": {
+        parameters: {
+            query?: {
+                /** @description The range's start (UTC, e.g. 2026-12-01T00:00:00Z), rounded down to the step; default 24 hours before `to`. */
+                from?: string;
+                /** @description The range's end (UTC), rounded up to the step; default now. */
+                to?: string;
+                /** @description The bucket size: minute, hour (the default) or day. */
+                step?: "minute" | "hour" | "day";
+                /** @description configuration: one more series per configuration that ran (its executions; signals name no configuration). */
+                groupBy?: "configuration";
+            };
+            header?: never;
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        step: "minute" | "hour" | "day";
+                        /** Format: date-time */
+                        from: string;
+                        /** Format: date-time */
+                        to: string;
+                        series: {
+                            configurationId?: string;
+                            buckets: {
+                                /** Format: date-time */
+                                at: string;
+                                executions: number;
+                                failed: number;
+                                failureRate: number | null;
+                                durationMs: {
+                                    mean: number | null;
+                                    p50: number | null;
+                                    p95: number | null;
+                                    p99: number | null;
+                                };
+                                tokens: {
+                                    input: number;
+                                    output: number;
+                                };
+                                signals: {
+                                    info: number;
+                                    warning: number;
+                                    critical: number;
+                                };
+                                scores: {
+                                    [key: string]: {
+                                        count: number;
+                                        mean: number | null;
+                                    };
+                                };
+                            }[];
+                        }[];
+                        annotations: {
+                            /** Format: date-time */
+                            at: string;
+                            /** @enum {string} */
+                            type: "activation" | "rollout_started" | "rollout_stepped" | "rollout_ended";
+                            configurationId: string;
+                            version: number;
+                            by?: string;
+                            byName?: string;
+                            label: string;
                         }[];
                     };
                 };

@@ -195,3 +195,37 @@ export function bucketOf(at: string, counters: Counters | undefined): Bucket {
     scores,
   };
 }
+
+/**
+ * An hour's counters as the export writes them (one line per shard item: add them up by `at` and
+ * `configurationId`): counts and sums, and the duration histogram as each bin's upper bound (ms)
+ * → count, from which any percentile is read within 2 %.
+ */
+export function exportedCounters(item: unknown) {
+  const record = item as Record<string, unknown>;
+  const counters: Counters = new Map();
+  mergeCounters(counters, record);
+  const [at, tag, configurationId] = String(record.sk).split('#');
+  const get = (name: string) => counters.get(name) ?? 0;
+  const histogram: Record<string, number> = {};
+  const scores: Record<string, { count: number; sum: number }> = {};
+  for (const [name, value] of counters) {
+    if (name === 'dz' || /^d\d+$/.test(name)) {
+      const upper = name === 'dz' ? 1 : round(GAMMA ** Number(name.slice(1)), 3);
+      histogram[String(upper)] = value;
+    }
+    const kind = /^k\.(.+)\.n$/.exec(name)?.[1];
+    if (kind !== undefined) scores[kind] = { count: value, sum: get(`k.${kind}.s`) };
+  }
+  return {
+    at,
+    ...(tag === 'C' && configurationId ? { configurationId } : {}),
+    executions: get('n'),
+    failed: get('f'),
+    durationMsSum: get('ds'),
+    durationMsHistogram: histogram,
+    tokens: { input: get('ti'), output: get('to') },
+    signals: { info: get('v.info'), warning: get('v.warning'), critical: get('v.critical') },
+    scores,
+  };
+}

@@ -22,7 +22,7 @@ export const exportPipeline = defineOperation({
   method: 'GET',
   path: '/pipelines/{pipelineId}/export',
   summary:
-    'Every record of the pipeline (pipeline, configurations, activations, signals, executions, runs) as application/x-ndjson, one {"type", "record"} a line, in pages of at most 5 MB; the next page is in the Link header.',
+    'Every record of the pipeline (pipeline, configurations, activations, rollouts, signals, executions, its hourly series as counters to add up, runs) as application/x-ndjson, one {"type", "record"} a line, in pages of at most 5 MB; the next page is in the Link header.',
   access: { runs: 'read', data: 'read', sessionSecret: true },
   params: { pipelineId: idSchema },
   query: {

@@ -22,6 +22,7 @@ import { getExecution } from './get-execution.ts';
 import { getMe } from './get-me.ts';
 import { getOpenApi } from './get-openapi.ts';
 import { getPipeline } from './get-pipeline.ts';
+import { getPipelineMetrics } from './get-pipeline-metrics.ts';
 import { getPipelineRollout } from './get-pipeline-rollout.ts';
 import { getServingConfiguration } from './get-serving-configuration.ts';
 import { getSynthesisRun } from './get-synthesis-run.ts';
@@ -81,6 +82,7 @@ export const OPERATIONS: readonly OperationDeclaration[] = [
   listExecutions,
   getExecution,
   listSignals,
+  getPipelineMetrics,
   approveSynthesisRun,
   rejectSynthesisRun,
   getSynthesisRunEvidence,

@@ -3,7 +3,7 @@
  * (`eventPut`, the outbox), the event a one-item change carries in its own item (`carriedEvent`,
  * relayed here from the item's stream), and the team's audit log read back newest first.
  */
-import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type DomainEvent, domainEventSchema, type EventType } from '../core/events.ts';
 import type { PageRequest } from '../core/ports/common.ts';
 import type { Page } from '../core/schemas/common.ts';
@@ -162,3 +162,53 @@ export function listTeamEvents(
 export function makeAuditLog(db: DynamoDBDocumentClient, eventsTable: string): AuditLog {
   return { list: (teamId, filter, page) => listTeamEvents(db, eventsTable, teamId, filter, page) };
 }
+
+/**
+ * The pipeline's events of these types in [from, to), oldest first, at most `limit`: the moments a
+ * chart marks (core/use-cases/metrics.ts). One index partition, the team's own; a few pages at most.
+ */
+export async function pipelineMoments(
+  db: DynamoDBDocumentClient,
+  eventsTable: string,
+  query: {
+    teamId: string;
+    pipelineId: string;
+    from: string;
+    to: string;
+    types: readonly string[];
+    limit: number;
+  },
+): Promise<DomainEvent[]> {
+  const read = itemReader(domainEventSchema, 'event');
+  const events: DomainEvent[] = [];
+  const types = Object.fromEntries(query.types.map((type, i) => [`:t${i}`, type]));
+  let start: Record<string, unknown> | undefined;
+  for (let page = 0; page < MOMENT_PAGES && events.length < query.limit; page++) {
+    const answer = await db.send(
+      new QueryCommand({
+        TableName: eventsTable,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
+        FilterExpression: `#type IN (${Object.keys(types).join(', ')})`,
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: {
+          ':pk': pipelineEventsPartition(query.teamId, query.pipelineId),
+          ':from': query.from,
+          ':to': query.to,
+          ...types,
+        },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of answer.Items ?? []) {
+      const event = read(item);
+      if (event && events.length < query.limit) events.push(event);
+    }
+    start = answer.LastEvaluatedKey;
+    if (!start) break;
+  }
+  return events;
+}
+
+/** The pages a moments read follows at most (a pipeline's other events are filtered out on the way). */
+const MOMENT_PAGES = 5;

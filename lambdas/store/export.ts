@@ -21,6 +21,7 @@ import { activationSchema, configurationSchema, pipelineSchema } from '../core/s
 import { executionSchema, signalSchema } from '../core/schemas/records.ts';
 import { rolloutSchema } from '../core/schemas/rollouts.ts';
 import { synthesisRunSchema } from '../core/schemas/runs.ts';
+import { exportedCounters } from '../core/series.ts';
 import {
   ACTIVATION_PREFIX,
   CONFIGURATION_PREFIX,
@@ -33,6 +34,7 @@ import {
   signalsPartition,
 } from './keys.ts';
 import type { DeletionTables } from './removals.ts';
+import { SERIES_SHARDS, seriesPartition } from './series-keys.ts';
 import { readOnward } from './shards.ts';
 
 type Key = Record<string, string>;
@@ -118,17 +120,18 @@ function dataPart(
  * read is exported and none read twice; a record written behind a source's position is never
  * read, one ahead of it always (docs/data-lifecycle.md says what order a reader sees).
  */
-function shardedPart(
+function shardedPart<S extends Shard>(
   type: string,
-  schema: z.ZodMiniType,
-  partitionOf: (pipelineId: string, shard: Shard) => string,
+  record: (item: unknown) => unknown,
+  partitionOf: (pipelineId: string, shard: S) => string,
   since: (window: RetentionWindow) => string,
+  sources: readonly S[] = RECORD_SOURCES as readonly S[],
 ): ExportPart {
   return {
     type,
     async read({ db, tables }, pipelineId, after, limit, window, heads) {
       const lower = since(window);
-      const queries = RECORD_SOURCES.map((shard, index) => {
+      const queries = sources.map((shard, index) => {
         // The heads, once a part has them, say where every source is; before, the cursor's key does.
         const head = heads !== null ? (heads[index] ?? null) : (after?.sk ?? null);
         return {
@@ -145,8 +148,8 @@ function shardedPart(
     },
     keyOf: dataKey,
     belongs: (key, pipelineId) =>
-      typeof key.sk === 'string' && RECORD_SOURCES.some((shard) => key.pk === partitionOf(pipelineId, shard)),
-    record: (item) => schema.parse(item),
+      typeof key.sk === 'string' && sources.some((shard) => key.pk === partitionOf(pipelineId, shard)),
+    record,
   };
 }
 
@@ -173,12 +176,25 @@ export const EXPORT_PARTS: readonly ExportPart[] = [
   }),
   /* @__PURE__ */ dataPart('activation', activationSchema, pipelinePartition, { prefix: ACTIVATION_PREFIX }),
   /* @__PURE__ */ dataPart('rollout', rolloutSchema, pipelinePartition, { prefix: ROLLOUT_PREFIX }),
-  /* @__PURE__ */ shardedPart('signal', signalSchema, signalsPartition, (window) => window.signalsSince),
+  /* @__PURE__ */ shardedPart(
+    'signal',
+    (item) => signalSchema.parse(item),
+    signalsPartition,
+    (window) => window.signalsSince,
+  ),
   /* @__PURE__ */ shardedPart(
     'execution',
-    executionSchema,
+    (item) => executionSchema.parse(item),
     executionsPartition,
     (window) => window.executionsSince,
+  ),
+  // The hourly series as counters to add up (a bucket may come in a line per shard; core/series.ts).
+  /* @__PURE__ */ shardedPart(
+    'series_hour',
+    exportedCounters,
+    (pipelineId, shard: number) => seriesPartition(pipelineId, 'hour', shard),
+    (window) => (window.signalsSince < window.executionsSince ? window.signalsSince : window.executionsSince),
+    Array.from({ length: SERIES_SHARDS }, (_, shard) => shard),
   ),
   {
     type: 'run',

@@ -40,6 +40,7 @@ import {
   readMarkers,
   signalCounts,
 } from './rollout-moments.ts';
+import { type SeriesUpdates, seriesUpdates } from './series-writes.ts';
 import { newestAcross } from './shards.ts';
 
 /** The data table the records are written to and read from. */
@@ -133,6 +134,7 @@ export async function recordSignals(
         table,
         (recordedAt) => signals.map((signal) => newSignal(signal, retentionDays, recordedAt)),
         'signal',
+        retentionDays,
         () => counts,
       );
     } catch (error) {
@@ -164,6 +166,7 @@ export function recordExecutions(
     (recordedAt) =>
       executions.map((execution) => newExecution(execution, retentionDays, recordedAt, rollout)),
     'execution',
+    retentionDays,
     // Asked after the ids are claimed: a signal citing one of them no longer waits on its marker.
     // Only markers claimed by an update can hold signals that waited: none, nothing is read back.
     async (updated) => {
@@ -235,24 +238,30 @@ async function keepOldestStart({ db, tableName }: RecordTable, executions: Execu
 /**
  * Records up to 100 signals or executions, all or none, each id once in its pipeline. A transaction
  * holds at most 100 items, so the ids are claimed first, in a transaction of markers, then the
- * records are put in a second. A marker may be written again with the same time, so a batch whose
- * request died between the two writes can be sent again; an id held with another time is a 409,
- * and then the records are never written.
+ * records are put in a second, with what they add to the pipeline's series (store/series.ts). A
+ * marker may be written again with the same time, so a batch whose request died between the two
+ * writes can be sent again; an id held with another time is a 409, and then the records are never
+ * written.
  */
 async function recordAllNew(
   table: RecordTable,
   recordsAt: (recordedAt: string) => NewRecord[],
   what: 'signal' | 'execution',
+  retentionDays: number,
   counts: Transacted | null | ((updated: boolean) => Promise<Transacted | null>) = null,
   alongside: () => Promise<void> = async () => undefined,
   keepPending = false,
 ): Promise<void> {
+  const series = seriesUpdates(table.tableName, what, retentionDays, Date.now());
   const claimed = recordsAt(new Date().toISOString());
   const updated = await claimIds(table, claimed, what, keepPending);
   const extra = typeof counts === 'function' ? await counts(updated) : counts;
   // Recorded as late as possible: the time between it and the write being visible is what a
   // reader's mark must leave room for (core/rollouts/effect-state.ts SETTLE_MS).
-  await Promise.all([putAllNew(table, recordsAt(new Date().toISOString()), `${what}s`, extra), alongside()]);
+  await Promise.all([
+    putAllNew(table, recordsAt(new Date().toISOString()), `${what}s`, extra, series),
+    alongside(),
+  ]);
 }
 
 /** Items written in the last of a batch's transactions: its counts, and signals waiting on a marker. */
@@ -262,34 +271,65 @@ type Transacted = Array<Record<string, unknown>>;
 const TRANSACTION_ITEMS = 100;
 
 /**
- * Puts up to 100 new records, with the batch's counts, in one transaction: all are written or
- * none. A full batch and its counts do not fit one transaction: its records go in two, the counts
- * with the second, and a batch sent again after only the first was written finds every record
- * of the first already there, goes on with the second, and so is counted once.
+ * The batch's transactions: one when the records, their series updates and `reserved` items fit,
+ * else parts filled from the last (which leaves room for the reserved items), each with its own
+ * records' series updates. Deterministic: a batch sent again is split the same way.
+ */
+function partsOf(records: NewRecord[], reserved: number, series: SeriesUpdates): NewRecord[][] {
+  const size = (part: NewRecord[]) => part.length + series(part.map((record) => record.item)).length;
+  if (size(records) + reserved <= TRANSACTION_ITEMS) return [records];
+  const parts: NewRecord[][] = [];
+  let current: NewRecord[] = [];
+  let room = TRANSACTION_ITEMS - reserved;
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i] as NewRecord;
+    const grown = [record, ...current];
+    if (current.length > 0 && size(grown) > room) {
+      parts.unshift(current);
+      current = [record];
+      room = TRANSACTION_ITEMS;
+    } else current = grown;
+  }
+  parts.unshift(current);
+  return parts;
+}
+
+/**
+ * Puts up to 100 new records, with the batch's counts and series, in transactions: all are written
+ * or none. A full batch and its counts do not fit one transaction: its records go in several, the
+ * counts with the last, each part with its own series updates; a batch sent again after only its
+ * first parts were written finds every record of those already there, goes on with the rest, and
+ * so is counted once.
  */
 async function putAllNew(
   { db, tableName }: RecordTable,
   records: NewRecord[],
   what: string,
   extra: Transacted | null,
+  series: SeriesUpdates,
 ): Promise<void> {
   // Beyond half a transaction, what waits on markers goes in transactions of its own after the records.
   const withLast = (extra ?? []).slice(0, TRANSACTION_ITEMS / 2);
   const after = (extra ?? []).slice(TRANSACTION_ITEMS / 2);
-  const room = TRANSACTION_ITEMS - withLast.length;
-  const split = Math.max(Math.floor(room / 2), records.length - room);
-  const parts = records.length <= room ? [records] : [records.slice(0, split), records.slice(split)];
+  const parts = partsOf(records, withLast.length, series);
   for (const [index, part] of parts.entries()) {
     const last = index === parts.length - 1;
-    const items = [...part.map((record) => putNew(tableName, record.item)), ...(last ? withLast : [])];
+    const items = [
+      ...part.map((record) => putNew(tableName, record.item)),
+      ...(last ? withLast : []),
+      ...series(part.map((record) => record.item)),
+    ];
     try {
       await refusingTooLarge(() => db.send(new TransactWriteCommand({ TransactItems: items })));
     } catch (error) {
-      // Only the first of two parts may be there already (a batch sent again after it was written).
+      // Only the first parts may be there already (a batch sent again after they were written).
       if (!last && failedTransactionItems(error).length === part.length) {
         continue;
       }
-      if (last && failedTransactionItems(error).some((i) => i >= part.length && i < items.length)) {
+      if (
+        last &&
+        failedTransactionItems(error).some((i) => i >= part.length && i < part.length + withLast.length)
+      ) {
         throw new PendingRaced('an execution was recorded meanwhile', { cause: error });
       }
       throw batchConflict(

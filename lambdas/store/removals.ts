@@ -25,6 +25,7 @@ import {
   signalIdsPartition,
   signalsPartition,
 } from './keys.ts';
+import { SERIES_PARTITIONS } from './series-keys.ts';
 import { TRACE_SHARDS, traceShardPartition } from './trace-keys.ts';
 
 /** Items read, then deleted, per step. */
@@ -121,9 +122,20 @@ function shardedRemoval(
   counts: keyof DeletionCounts | null,
   partitionOf: (pipelineId: string, shard: Shard) => string,
 ): RemovalKind {
-  const sources = RECORD_SOURCES.map((shard) =>
-    partitionRemoval(name, counts, (pipelineId) => partitionOf(pipelineId, shard)),
+  return removalAcross(
+    name,
+    counts,
+    RECORD_SOURCES.map((shard) => (pipelineId: string) => partitionOf(pipelineId, shard)),
   );
+}
+
+/** A kind kept in several partitions of the pipeline's (shards, a series' grains), removed one after another. */
+function removalAcross(
+  name: string,
+  counts: keyof DeletionCounts | null,
+  partitions: ReadonlyArray<(pipelineId: string) => string>,
+): RemovalKind {
+  const sources = partitions.map((partitionOf) => partitionRemoval(name, counts, partitionOf));
   return {
     name,
     counts,
@@ -296,6 +308,7 @@ export const REMOVALS: readonly RemovalKind[] = [
   /* @__PURE__ */ partitionRemoval('rollouts', 'rollouts', pipelinePartition, ROLLOUT_PREFIX),
   /* @__PURE__ */ partitionRemoval('kept effects', null, pipelinePartition, EFFECT_PREFIX),
   idempotencyRemoval,
+  /* @__PURE__ */ removalAcross('series', null, SERIES_PARTITIONS),
   // OTLP spans staged under their traces, one partition per trace shard.
   ...Array.from({ length: TRACE_SHARDS }, (_, shard) =>
     partitionRemoval('staged spans', null, (pipelineId) => traceShardPartition(pipelineId, shard)),

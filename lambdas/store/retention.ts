@@ -15,6 +15,7 @@ import { isConditionFailure } from './conditions.ts';
 import {
   executionIdKey,
   executionsPartition,
+  type ItemKey,
   RECORD_SOURCES,
   RETENTION_DUE_PARTITION,
   retentionDueKey,
@@ -22,12 +23,17 @@ import {
   signalsPartition,
   teamPipelinesPartition,
 } from './keys.ts';
+import { SERIES_PARTITIONS } from './series-keys.ts';
 
 /** Items read and deleted per round of one partition. */
 const ROUND = 500;
 
 /** The time-ordered partitions of a pipeline (every shard, the legacy one too), each with its id markers. */
-const PARTITIONS = RECORD_SOURCES.flatMap((shard) => [
+const PARTITIONS: Array<{
+  partition: (pipelineId: string) => string;
+  since: (window: RetentionWindow) => string;
+  marker?: (pipelineId: string, id: string) => ItemKey;
+}> = RECORD_SOURCES.flatMap((shard) => [
   {
     partition: (pipelineId: string) => signalsPartition(pipelineId, shard),
     since: (window: RetentionWindow) => window.signalsSince,
@@ -39,6 +45,14 @@ const PARTITIONS = RECORD_SOURCES.flatMap((shard) => [
     marker: (pipelineId: string, id: string) => executionIdKey(pipelineId, id, shard === null),
   },
 ]);
+// The series (sort keys start with the bucket's or the period's time), kept as long as the longer window.
+for (const partition of SERIES_PARTITIONS) {
+  PARTITIONS.push({
+    partition,
+    since: (window) =>
+      window.signalsSince < window.executionsSince ? window.signalsSince : window.executionsSince,
+  });
+}
 
 /** DynamoDB adapter of RetentionStore. */
 export function makeRetentionStore(db: DynamoDBDocumentClient, tableName: string): RetentionStore {
@@ -98,7 +112,7 @@ export function makeRetentionStore(db: DynamoDBDocumentClient, tableName: string
           if (Items.length === 0) break;
           await deleteKeys(db, tableName, [
             ...Items.map((item) => ({ pk: item.pk, sk: item.sk })),
-            ...Items.map((item) => marker(pipelineId, String(item.id))),
+            ...(marker ? Items.map((item) => marker(pipelineId, String(item.id))) : []),
           ]);
           removed += Items.length;
         }

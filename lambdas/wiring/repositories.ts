@@ -6,6 +6,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { AuthRepository } from '../auth/ports.ts';
 import type { DomainEvent } from '../core/events.ts';
+import { ANNOTATED, type PipelineMoments } from '../core/use-cases/metrics.ts';
 import { makeApprovalRulesStore } from '../store/approval-rules.ts';
 import { makeAccountStore } from '../store/auth/accounts.ts';
 import { makeApiTokenStore } from '../store/auth/api-tokens.ts';
@@ -16,7 +17,7 @@ import { makePeopleDirectory } from '../store/auth/people.ts';
 import { makeSessionStore } from '../store/auth/sessions.ts';
 import { makeTeamUsageKeyStore } from '../store/auth/usage-keys.ts';
 import { makeEvaluationStore } from '../store/evaluations.ts';
-import { relayCarriedEvent } from '../store/events.ts';
+import { pipelineMoments, relayCarriedEvent } from '../store/events.ts';
 import { makeEvidenceStore } from '../store/evidence.ts';
 import { makeExportStore } from '../store/export.ts';
 import { makeIdempotencyStore } from '../store/idempotency.ts';
@@ -29,6 +30,7 @@ import { makeRecordReads } from '../store/record-reads.ts';
 import { makeRetentionStore } from '../store/retention.ts';
 import { makeRolloutRepository, makeRolloutStore } from '../store/rollouts.ts';
 import { makeRunRepository, makeRunWrites } from '../store/runs.ts';
+import { makeSeriesReads } from '../store/series.ts';
 import { makeTeamServing } from '../store/team-serving.ts';
 import { makeTeamSettingsStore } from '../store/team-settings.ts';
 import { makeReviseExecution, makeTraceStaging } from '../store/traces.ts';
@@ -214,4 +216,27 @@ export function recordReadsFromEnv() {
 export function teamServingFromEnv() {
   const config = readConfig({ DATA_TABLE: tableName });
   return makeTeamServing(getDocumentClient(), config.DATA_TABLE);
+}
+
+/** A pipeline's series (the metrics answer, a monitor's window); reads write the packs of settled periods. */
+export function seriesReadsFromEnv() {
+  const { DATA_TABLE } = readConfig({ DATA_TABLE: tableName });
+  return makeSeriesReads({ db: getDocumentClient(), tableName: DATA_TABLE });
+}
+
+/** The moments a pipeline's charts mark: its activations and rollouts, from the events table. */
+export function pipelineMomentsFromEnv(): PipelineMoments {
+  const { EVENTS_TABLE } = readConfig({ EVENTS_TABLE: tableName });
+  const db = getDocumentClient();
+  return {
+    list: (teamId, pipelineId, from, to, limit) =>
+      pipelineMoments(db, EVENTS_TABLE, {
+        teamId,
+        pipelineId,
+        from,
+        to,
+        types: Object.keys(ANNOTATED),
+        limit,
+      }),
+  };
 }

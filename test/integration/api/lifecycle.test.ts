@@ -42,6 +42,7 @@ import {
 import { makeDeletionStore } from '../../../lambdas/store/pipeline-deletion.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeRunRepository } from '../../../lambdas/store/runs.ts';
+import { SERIES_PARTITIONS } from '../../../lambdas/store/series-keys.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { DEMO_SLOTS } from '../../../local/seed.ts';
 import {
@@ -323,6 +324,14 @@ describe('retention', () => {
     expect((await shardItems(signalIdsPartition, pipeline.id)).map((item) => item.sk)).toEqual(['new-1']);
     expect((await shardItems(executionsPartition, pipeline.id)).map((item) => item.id)).toEqual(['new-e']);
     expect((await shardItems(executionIdsPartition, pipeline.id)).map((item) => item.sk)).toEqual(['new-e']);
+    // The series keep the longer window (30 days): the buckets of 40 days ago are gone, yesterday's stay.
+    const seriesTimes = (
+      await Promise.all(SERIES_PARTITIONS.map((partition) => partitionItems(partition(pipeline.id))))
+    )
+      .flat()
+      .map((item) => String(item.sk).slice(0, 10));
+    expect(seriesTimes.length).toBeGreaterThan(0);
+    expect(seriesTimes.filter((day) => day < daysAgo(30).slice(0, 10))).toEqual([]);
     const done = await db.send(
       new GetCommand({ TableName: names.Data, Key: retentionDueKey(caller.principal.teamId) }),
     );
@@ -502,6 +511,11 @@ describe('deleting a pipeline', () => {
     for (const pk of [pipelinePartition(pipeline.id), `RUN#${runId}#EVIDENCE`]) {
       expect(await partitionItems(pk)).toEqual([]);
     }
+    // Its series too, every grain's shards and packs; the other pipeline's stay.
+    const seriesItems = async (pipelineId: string) =>
+      (await Promise.all(SERIES_PARTITIONS.map((partition) => partitionItems(partition(pipelineId))))).flat();
+    expect(await seriesItems(pipeline.id)).toEqual([]);
+    expect((await seriesItems(other.pipeline.id)).length).toBeGreaterThan(0);
     for (const partition of [
       signalsPartition,
       signalIdsPartition,
@@ -652,7 +666,22 @@ describe('exporting a pipeline', () => {
     expect(page.headers?.['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
     expect(page.headers?.link).toBeUndefined();
     const lines = linesOf(page.body);
-    expect(lines.map((line) => line.type)).toEqual(['pipeline', 'configuration', 'signal', 'execution']);
+    expect(lines.map((line) => line.type).filter((type) => type !== 'series_hour')).toEqual([
+      'pipeline',
+      'configuration',
+      'signal',
+      'execution',
+    ]);
+    // The hourly series, as counters to add up: yesterday's execution and signal, not the old signal.
+    const series = lines.filter((line) => line.type === 'series_hour').map((line) => line.record);
+    const whole = series.filter((record) => record.configurationId === undefined);
+    const sum = (pick: (record: Record<string, unknown>) => number) =>
+      whole.reduce((total, record) => total + pick(record), 0);
+    expect(sum((record) => Number(record.executions))).toBe(1);
+    expect(
+      sum((record) => Object.values(record.signals as Record<string, number>).reduce((a, b) => a + b, 0)),
+    ).toBe(1);
+    expect(series.filter((record) => record.configurationId !== undefined)).toHaveLength(1);
     const shown = await call('get-pipeline', {
       method: 'GET',
       resource: '/pipelines/{pipelineId}',
@@ -694,7 +723,11 @@ describe('exporting a pipeline', () => {
     do {
       const page = await store.page(pipeline.id, cursor, window, 2048);
       expect(Buffer.byteLength(page.body)).toBeLessThanOrEqual(2048);
-      seen.push(...linesOf(page.body).map((line) => `${line.type}:${String(line.record.id)}`));
+      seen.push(
+        ...linesOf(page.body)
+          .filter((line) => line.type !== 'series_hour')
+          .map((line) => `${line.type}:${String(line.record.id)}`),
+      );
       cursor = page.nextCursor ?? undefined;
       if (pages++ === 2) {
         // Written meanwhile, before and after the page sequence's position.

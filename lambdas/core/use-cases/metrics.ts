@@ -1,0 +1,155 @@
+/*
+ * A pipeline over time (GET /pipelines/{pipelineId}/metrics): its buckets for a range and step,
+ * optionally a series per configuration, and the moments that changed what it served, named.
+ */
+
+import { ValidationError } from '../errors.ts';
+import { nameEventResources } from '../event-names.ts';
+import type { DomainEvent, EventType } from '../events.ts';
+import type { TeamSettingsStore } from '../lifecycle.ts';
+import { nameEvents } from '../people.ts';
+import type { Clock } from '../ports/common.ts';
+import type { PeopleDirectory } from '../ports/people.ts';
+import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { SeriesReadStats, SeriesReads } from '../ports/series.ts';
+import type { Principal } from '../principal.ts';
+import { MAX_FUTURE_SKEW_MS } from '../schemas/common.ts';
+import { type Annotation, MAX_BUCKETS, type MetricsAnswer } from '../schemas/metrics.ts';
+import { STEP_MS, type Step } from '../series.ts';
+import { loadOwnedPipeline } from './pipelines.ts';
+
+/** At most this many annotations an answer (the newest are kept past it). */
+export const MAX_ANNOTATIONS = 200;
+
+/** The events that mark a chart, and the annotation each becomes. */
+export const ANNOTATED: Partial<Record<EventType, Annotation['type']>> = {
+  'configuration.activated': 'activation',
+  'rollout.started': 'rollout_started',
+  'rollout.stepped': 'rollout_stepped',
+  'rollout.promoted': 'rollout_ended',
+  'rollout.rolled_back': 'rollout_ended',
+};
+
+/** The pipeline's events of the annotated types in [from, to), oldest first (store/events.ts). */
+export interface PipelineMoments {
+  list(teamId: string, pipelineId: string, from: string, to: string, limit: number): Promise<DomainEvent[]>;
+}
+
+export interface MetricsDeps {
+  pipelines: PipelineRepository;
+  settings: TeamSettingsStore;
+  series: SeriesReads;
+  moments: PipelineMoments;
+  people: PeopleDirectory;
+  clock: Clock;
+}
+
+export interface MetricsQuery {
+  from?: string | undefined;
+  to?: string | undefined;
+  step?: Step | undefined;
+  groupBy?: 'configuration' | undefined;
+}
+
+const DAY_MS = 86_400_000;
+
+function labelOf(event: DomainEvent, version: number | undefined): string {
+  const v = version === undefined ? 'a configuration' : `version ${version}`;
+  switch (event.type) {
+    case 'configuration.activated':
+      return `Activated ${v}`;
+    case 'rollout.started':
+      return `Rollout of ${v} started at ${event.data.percent ?? '?'} %`;
+    case 'rollout.stepped':
+      return `Rollout of ${v} moved to ${event.data.percent ?? '?'} %`;
+    case 'rollout.promoted':
+      return `Rollout of ${v} promoted`;
+    default:
+      return `Rollout of ${v} rolled back${event.data.reason ? `: ${event.data.reason}` : ''}`;
+  }
+}
+
+/** The range asked for, aligned to the step, checked against the limits and the retention window. */
+export function metricsRange(query: MetricsQuery, now: number, retentionDays: number) {
+  const step = query.step ?? 'hour';
+  const size = STEP_MS[step];
+  const toMs = query.to === undefined ? now : Date.parse(query.to);
+  const fromMs = query.from === undefined ? toMs - DAY_MS : Date.parse(query.from);
+  if (fromMs >= toMs) {
+    throw new ValidationError(
+      `from (${new Date(fromMs).toISOString()}) must be before to (${new Date(toMs).toISOString()}).`,
+    );
+  }
+  if (toMs > now + MAX_FUTURE_SKEW_MS) {
+    throw new ValidationError('to may be at most 24 hours ahead of now: nothing is recorded later.');
+  }
+  const oldest = now - retentionDays * DAY_MS;
+  if (fromMs < oldest) {
+    throw new ValidationError(
+      `from is outside the team's retention of ${retentionDays} days: the oldest allowed is ${new Date(oldest).toISOString()}.`,
+      { details: { retentionDays, oldestAllowed: new Date(oldest).toISOString() } },
+    );
+  }
+  const from = Math.floor(fromMs / size) * size;
+  const to = Math.ceil(toMs / size) * size;
+  const buckets = (to - from) / size;
+  if (buckets > MAX_BUCKETS) {
+    throw new ValidationError(
+      `The range holds ${buckets} ${step} buckets; an answer holds at most ${MAX_BUCKETS}: narrow from–to or use a longer step.`,
+      { details: { buckets, maxBuckets: MAX_BUCKETS } },
+    );
+  }
+  return { step, from, to };
+}
+
+export function makeGetMetrics(deps: MetricsDeps) {
+  return async (
+    principal: Principal,
+    pipelineId: string,
+    query: MetricsQuery,
+    stats?: SeriesReadStats,
+  ): Promise<MetricsAnswer> => {
+    const pipeline = await loadOwnedPipeline(deps.pipelines, principal, pipelineId);
+    const settings = await deps.settings.get(pipeline.teamId);
+    const retentionDays = Math.max(settings.signalRetentionDays, settings.executionRetentionDays);
+    const { step, from, to } = metricsRange(query, deps.clock.now().getTime(), retentionDays);
+    const byConfiguration = query.groupBy === 'configuration';
+    const fromIso = new Date(from).toISOString();
+    const toIso = new Date(to).toISOString();
+    const [read, moments] = await Promise.all([
+      deps.series.read({ pipelineId, from, to, step, byConfiguration, retentionDays }, stats),
+      deps.moments.list(pipeline.teamId, pipelineId, fromIso, toIso, MAX_ANNOTATIONS),
+    ]);
+    const named = await nameEventResources(
+      deps.pipelines,
+      await nameEvents(deps.people, pipeline.teamId, moments),
+    );
+    const annotations: Annotation[] = named.flatMap((event) => {
+      const type = ANNOTATED[event.type];
+      if (!type || !event.data.configurationId) return [];
+      const version = event.data.configurationVersion;
+      const actor = event.data.actor;
+      return [
+        {
+          at: event.timestamp,
+          type,
+          configurationId: event.data.configurationId,
+          version: version ?? 0,
+          ...(actor.credential === 'system' ? {} : { by: actor.tokenId ?? actor.userId }),
+          ...(actor.name ? { byName: actor.name } : {}),
+          label: labelOf(event, version),
+        },
+      ];
+    });
+    return {
+      step,
+      from: fromIso,
+      to: toIso,
+      series: [
+        { buckets: read.all },
+        ...[...read.byConfiguration].map(([configurationId, buckets]) => ({ configurationId, buckets })),
+      ],
+      annotations,
+    };
+  };
+}
