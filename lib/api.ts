@@ -3,10 +3,12 @@
  * responses, the authorizer, and one method per operation proxying to its module's function.
  */
 
-import { Duration, Stack } from 'aws-cdk-lib';
+import { createHash } from 'node:crypto';
+import { Duration, Names, Stack } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
+  ApiKey,
   ApiKeySourceType,
   AuthorizationType,
   EndpointType,
@@ -41,6 +43,17 @@ export interface ApiProps {
   readonly evaluationPaths: readonly string[];
 }
 
+/**
+ * The shared evaluation key's value: derived at synthesis from the API construct's unique id (its
+ * stack's and its path), so each stack has its own and every synthesis the same. It need not be
+ * secret: with the authorizer as the key source no request can present a key, this one included.
+ * API Gateway wants at least 20 characters; this is 19 + 40.
+ */
+export function sharedEvaluationKeyValue(api: Construct): string {
+  const digest = createHash('sha256').update(Names.uniqueId(api)).digest('hex');
+  return `shared-evaluations-${digest.slice(0, 40)}`;
+}
+
 /** One JSON line per request; no headers, so no credential ever reaches the logs. */
 const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   JSON.stringify({
@@ -72,6 +85,12 @@ export class Api extends Construct {
    * (`usageIdentifierKey`) on the evaluation methods, the only ones that require a key.
    */
   readonly evaluationPlan: UsagePlan;
+  /**
+   * The plan's one shared key, which the authorizer names for a team that has no key of its own
+   * yet (before the deploy's backfill reaches it, or past the account's key quota): such teams
+   * share its bucket rather than being refused.
+   */
+  readonly sharedEvaluationKey: ApiKey;
   readonly authorizerFunction: ServiceFunction;
   private readonly authorizer: RequestAuthorizer;
 
@@ -127,6 +146,13 @@ export class Api extends Construct {
       },
       apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
     });
+    const sharedKeyValue = sharedEvaluationKeyValue(this);
+    this.sharedEvaluationKey = new ApiKey(this, 'SharedEvaluationKey', {
+      description: 'Evaluations of the teams that have no key of their own yet (named by the authorizer)',
+      value: sharedKeyValue,
+      enabled: true,
+    });
+    this.evaluationPlan.addApiKey(this.sharedEvaluationKey);
 
     for (const gatewayError of GATEWAY_ERRORS) {
       this.restApi.addGatewayResponse(`GatewayResponse${pascalCase(gatewayError.type)}`, {
@@ -144,7 +170,7 @@ export class Api extends Construct {
       entryFile: handlerEntryPath(AUTHORIZER.entry),
       access: AUTHORIZER.access,
       trigger: AUTHORIZER.trigger,
-      resources: props.resources,
+      resources: { ...props.resources, evaluationFallbackKey: sharedKeyValue },
       settings: props.settings,
       description: AUTHORIZER.description,
       timeout: Duration.seconds(AUTHORIZER.timeoutSeconds),

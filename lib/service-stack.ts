@@ -83,7 +83,7 @@ export class ServiceStack extends Stack {
     });
     this.jobs = new Jobs(new NestedStack(this, 'Jobs'), 'Jobs', {
       handlers: HANDLERS.filter((handler) => !('authorizer' in handler.trigger)),
-      resources,
+      resources: { ...resources, evaluationPlanId: this.api.evaluationPlan.usagePlanId },
       settings,
     });
     this.routeFunctions = this.createRouteFunctions(

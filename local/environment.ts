@@ -88,8 +88,10 @@ export function localEnvironmentSources(local: LocalSources): EnvironmentSources
       ? { defaultSynthesisHandler: process.env.DEFAULT_SYNTHESIS_HANDLER }
       : {}),
     synthesisRunsPerTeamPerHour: local.limits.synthesisRunsPerTeamPerHour,
-    // The authorizer names a team's key on these routes; locally teams have none (no API Gateway).
+    // The authorizer names a team's key on these routes; locally teams have none (no API Gateway),
+    // so it names this shared one, which the local gateway ignores: it counts per team itself.
     evaluationRoutes: local.evaluationRoutes,
+    evaluationFallbackKey: 'local-shared-evaluations-key',
     // On AWS the key comes from Secrets Manager; locally a fresh one per start.
     webhookSecretKey: { WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url') },
     allowLocalWebhookUrls: true,

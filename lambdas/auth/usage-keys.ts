@@ -1,8 +1,9 @@
 /*
  * The evaluation rate per team on AWS: each team's API key on the evaluation plan (lib/api.ts),
  * made once — when the team is created, or by the deploy's backfill for older teams — and named by
- * the authorizer on the evaluation routes. Locally there is no API Gateway and no key: the local
- * gateway counts evaluations per team itself (local/gateway/rate-limit.ts).
+ * the authorizer on the evaluation routes; a team without one yet is named the stack's shared key.
+ * Locally there is no API Gateway and no plan: the local gateway counts evaluations per team itself
+ * (local/gateway/rate-limit.ts) whatever key the authorizer names.
  */
 import type { Clock } from '../core/ports/common.ts';
 import type { TeamUsageKey, TeamUsageKeyStore, UsageKeyRegistry } from './ports.ts';
@@ -74,7 +75,7 @@ export async function backfillUsageKeys({
   return { provisioned, done: true };
 }
 
-/** How long a warm authorizer remembers that a team has no key yet (the backfill may be running). */
+/** How long a warm authorizer remembers that a team has no key of its own yet (the backfill may be running). */
 const MISSING_KEY_CACHE_MS = 60_000;
 const CACHE_ENTRIES = 1_000;
 
@@ -82,18 +83,21 @@ const CACHE_ENTRIES = 1_000;
 export type UsageKeyOfRequest = (resource: string, teamId: string) => Promise<string | undefined>;
 
 /**
- * The authorizer's look-up of a request's usage key: the caller's team's key on exactly the
- * evaluation routes (`resource` is API Gateway's path template), nothing on any other. A team's
- * key never changes once kept, so a warm authorizer reads it once per team; keyed by team, a
- * cached key is never another team's.
+ * The authorizer's look-up of a request's usage key: on exactly the evaluation routes (`resource`
+ * is API Gateway's path template) the caller's team's key, or `fallbackKey` (the stack's shared key
+ * on the same plan) for a team that has none of its own yet, so such a team's evaluations share one
+ * bucket instead of being refused; nothing on any other route. A team's key never changes once
+ * kept, so a warm authorizer reads it once per team; keyed by team, a cached key is never another team's.
  */
 export function makeUsageKeyOfRequest({
   store,
   evaluationRoutes,
+  fallbackKey,
   clock,
 }: {
   store: Pick<TeamUsageKeyStore, 'getTeamUsageKey'>;
   evaluationRoutes: readonly string[];
+  fallbackKey: string;
   clock: Clock;
 }): UsageKeyOfRequest {
   const routes = new Set(evaluationRoutes);
@@ -102,13 +106,13 @@ export function makeUsageKeyOfRequest({
     if (!routes.has(resource)) return undefined;
     const now = clock.now().getTime();
     const cached = cache.get(teamId);
-    if (cached && cached.until > now) return cached.value ?? undefined;
+    if (cached && cached.until > now) return cached.value ?? fallbackKey;
     const key = await store.getTeamUsageKey(teamId);
     if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
     cache.set(teamId, {
       value: key?.value ?? null,
       until: key ? Number.POSITIVE_INFINITY : now + MISSING_KEY_CACHE_MS,
     });
-    return key?.value;
+    return key?.value ?? fallbackKey;
   };
 }

@@ -13,7 +13,7 @@ import { headerOf, presentedCredential } from '../http/session-cookies.ts';
 import { logger } from '../observability/logger.ts';
 import { auditLog } from '../wiring/auth-services.ts';
 import { systemClock } from '../wiring/clock.ts';
-import { evaluationRoutesFromEnv } from '../wiring/config.ts';
+import { evaluationFallbackKeyFromEnv, evaluationRoutesFromEnv } from '../wiring/config.ts';
 import { authRepositoryFromEnv, teamUsageKeyStoreFromEnv } from '../wiring/repositories.ts';
 import { sessionSigningKeyFromEnv } from '../wiring/session-secret.ts';
 
@@ -68,8 +68,8 @@ function denial(principal: Principal, methodArn: string, reason: string): APIGat
  * passes the caller to the handler as context. A cookie-authenticated request that fails the CSRF
  * rule gets a Deny (403 FORBIDDEN from the gateway, naming the rule); several Authorization
  * headers are a 401. Team and role checks happen in the handlers, which know the resource. On the
- * evaluation routes it names the team's usage key; a team without one (before the deploy's
- * backfill) gets none, and API Gateway answers INVALID_API_KEY (403) saying so.
+ * evaluation routes it names the team's usage key, or the stack's shared key for a team without one
+ * yet (before the deploy's backfill reaches it), so an evaluation is never refused for want of a key.
  */
 export function makeAuthorizer(authenticate: Authenticate, usageKeyOf: UsageKeyOfRequest) {
   return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
@@ -108,6 +108,7 @@ export const handler = makeAuthorizer(
   makeUsageKeyOfRequest({
     store: teamUsageKeyStoreFromEnv(),
     evaluationRoutes: evaluationRoutesFromEnv(),
+    fallbackKey: evaluationFallbackKeyFromEnv(),
     clock: systemClock,
   }),
 );

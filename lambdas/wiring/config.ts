@@ -38,3 +38,18 @@ export function evaluationRoutesFromEnv(): string[] {
     throw new Error(`${EVALUATION_ROUTES_VARIABLE} must be a JSON array of path templates.`);
   return routes.data;
 }
+
+/**
+ * The variable of the authorizer's shared evaluation key (FunctionAccess `namesUsageKeys`): the
+ * value of the stack's one fallback API key on the evaluation plan (lib/api.ts), named for a team
+ * that has no key of its own yet. Not a secret: with the authorizer as the key source, no request
+ * can present a key.
+ */
+export const EVALUATION_FALLBACK_KEY_VARIABLE = 'EVALUATION_FALLBACK_KEY';
+
+/** The shared evaluation key's value, from EVALUATION_FALLBACK_KEY; fails fast when it is missing. */
+export function evaluationFallbackKeyFromEnv(): string {
+  return readConfig({ [EVALUATION_FALLBACK_KEY_VARIABLE]: z.string().check(z.minLength(20)) })[
+    EVALUATION_FALLBACK_KEY_VARIABLE
+  ];
+}

@@ -14,6 +14,8 @@ import type { AuthTable } from './auth-table.ts';
 import { teamKey } from './keys.ts';
 
 const TEAM_SORT_KEY = teamKey('').sk;
+/** The attributes a team's usage key is kept in: all that keepTeamUsageKey writes (its IAM grant names them). */
+export const USAGE_KEY_ATTRIBUTES = ['usageKeyId', 'usageKeyValue', 'usageKeyPlanId'] as const;
 /** Team items a backfill page reads at most (a Scan's Limit counts the items read, before the filter). */
 const SCAN_PAGE_ITEMS = 1_000;
 

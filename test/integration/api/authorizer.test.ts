@@ -6,7 +6,7 @@ import { generateApiToken, hashApiToken } from '../../../lambdas/auth/api-token.
 import { apiTokenKey } from '../../../lambdas/store/auth/keys.ts';
 import { makeTeamUsageKeyStore } from '../../../lambdas/store/auth/usage-keys.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
-import { type Caller, createCaller, setUpApiEnvironment } from './harness.ts';
+import { type Caller, createCaller, SHARED_EVALUATION_KEY, setUpApiEnvironment } from './harness.ts';
 
 type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 let authorize: Authorizer;
@@ -137,7 +137,7 @@ describe('the usage key of the evaluation plan', () => {
     expect(JSON.stringify(serving.context)).not.toContain('usage-');
   });
 
-  it('names no key for a team that has none yet (the gateway then answers its 403)', async () => {
+  it('names the shared key for a team that has none yet, so its evaluations are counted, never refused', async () => {
     const keyless = await createCaller(db, names, 'member');
 
     const result = await authorize(requestEvent({ Authorization: `Bearer ${keyless.apiToken}` }, SERVING));
@@ -145,6 +145,6 @@ describe('the usage key of the evaluation plan', () => {
     expect(result.policyDocument.Statement).toEqual([
       { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: METHOD_ARN },
     ]);
-    expect(result).not.toHaveProperty('usageIdentifierKey');
+    expect(result.usageIdentifierKey).toBe(SHARED_EVALUATION_KEY);
   });
 });

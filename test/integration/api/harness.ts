@@ -27,6 +27,8 @@ export const TEST_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/
 export const TEST_LIFECYCLE_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/lifecycle-jobs';
 /** The guardrail queue (rollouts to judge); tests mock SQS, or point it at a local queue. */
 export const TEST_GUARDRAIL_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/guardrail-checks';
+/** The shared evaluation key the authorizer names for a team without a key of its own (lib/api.ts makes the real one). */
+export const SHARED_EVALUATION_KEY = 'shared-evaluations-key-of-the-test-stack';
 
 /**
  * Fresh tables on the shared DynamoDB Local and the environment the handler modules read at
@@ -53,6 +55,7 @@ export async function setUpApiEnvironment(extraEnv: Record<string, string> = {})
     SESSION_SECRET: process.env.SESSION_SECRET ?? randomBytes(32).toString('base64url'),
     // The authorizer names a team's usage key on these (lib/api.ts gives it the same).
     EVALUATION_ROUTES: JSON.stringify(evaluationPaths(OPERATIONS)),
+    EVALUATION_FALLBACK_KEY: SHARED_EVALUATION_KEY,
     ...extraEnv,
   });
   return { db: createDocumentClient(client), names };

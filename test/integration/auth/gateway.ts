@@ -27,7 +27,7 @@ import {
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { localRoutes } from '../../../local/functions.ts';
 import { importHandler } from '../../support/function-modules.ts';
-import { apiEvent, lambdaContext, setUpApiEnvironment } from '../api/harness.ts';
+import { apiEvent, lambdaContext, SHARED_EVALUATION_KEY, setUpApiEnvironment } from '../api/harness.ts';
 
 /**
  * What the auth tests share: the environment the auth handlers need, users with passwords, and a
@@ -297,6 +297,7 @@ export async function freshAuthorizer(
     makeUsageKeyOfRequest({
       store: makeTeamUsageKeyStore({ db, tableName: names.Auth }),
       evaluationRoutes: evaluationPaths(OPERATIONS),
+      fallbackKey: SHARED_EVALUATION_KEY,
       clock: clock ?? systemClock,
     }),
   );

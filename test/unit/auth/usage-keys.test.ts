@@ -197,6 +197,7 @@ describe('the deploy’s backfill', () => {
 
 describe('the usage key of a request', () => {
   const EVALUATION_ROUTES = ['/pipelines/{pipelineId}/serving-configuration', '/ofrep/v1/evaluate/flags'];
+  const SHARED_KEY = 'shared-evaluations-key-0123456789';
   let clock: FakeClock;
   let usageKeyOf: ReturnType<typeof makeUsageKeyOfRequest>;
 
@@ -205,7 +206,12 @@ describe('the usage key of a request', () => {
     teams.addTeam('team-a', { keyId: 'key-a', value: 'value-a' });
     teams.addTeam('team-b', { keyId: 'key-b', value: 'value-b' });
     teams.addTeam('team-new');
-    usageKeyOf = makeUsageKeyOfRequest({ store: teams, evaluationRoutes: EVALUATION_ROUTES, clock });
+    usageKeyOf = makeUsageKeyOfRequest({
+      store: teams,
+      evaluationRoutes: EVALUATION_ROUTES,
+      fallbackKey: SHARED_KEY,
+      clock,
+    });
   });
 
   it('is the caller’s team’s key on an evaluation route, and none on any other route', async () => {
@@ -228,12 +234,14 @@ describe('the usage key of a request', () => {
     expect(teams.reads).toBe(2);
   });
 
-  it('names none for a team without a key, and picks its key up within a minute of the backfill', async () => {
+  it('names the shared key for a team without a key, and picks its own up within a minute of the backfill', async () => {
     const route = EVALUATION_ROUTES[0] as string;
-    expect(await usageKeyOf(route, 'team-new')).toBeUndefined();
+    expect(await usageKeyOf(route, 'team-new')).toBe(SHARED_KEY);
+    // Only on the evaluation routes: any other route names no key at all.
+    expect(await usageKeyOf('/pipelines/{pipelineId}', 'team-new')).toBeUndefined();
     await ensure('team-new');
 
-    expect(await usageKeyOf(route, 'team-new')).toBeUndefined();
+    expect(await usageKeyOf(route, 'team-new')).toBe(SHARED_KEY);
     clock.advance(60_000);
     expect(await usageKeyOf(route, 'team-new')).toBe(teams.keys.get('team-new')?.value);
   });
