@@ -4,7 +4,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { Duration, Names, Stack } from 'aws-cdk-lib';
+import { Duration, Names, NestedStack, Stack } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -18,7 +18,7 @@ import {
   RequestAuthorizer,
   ResponseType,
   RestApi,
-  type UsagePlan,
+  UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -131,13 +131,16 @@ export class Api extends Construct {
       },
     });
     this.acknowledgeApiFindings();
-    this.rateLimits = new RateLimits(this, 'RateLimits', {
+    // The web ACL and the evaluation plan with its shared key, in a nested stack of their own: the
+    // service template keeps its room for more operations' methods, permissions and paths.
+    const throttles = new NestedStack(this, 'Throttles');
+    this.rateLimits = new RateLimits(throttles, 'RateLimits', {
       stageArn: this.restApi.deploymentStage.stageArn,
       stageName: props.stageName,
       limits: props.limits,
       evaluationPaths: props.evaluationPaths,
     });
-    this.evaluationPlan = this.restApi.addUsagePlan('EvaluationsPerTeam', {
+    this.evaluationPlan = new UsagePlan(throttles, 'EvaluationsPerTeam', {
       description:
         'Evaluations (serving-configuration, OFREP) per team: one API key a team, named by the authorizer',
       throttle: {
@@ -147,7 +150,7 @@ export class Api extends Construct {
       apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
     });
     const sharedKeyValue = sharedEvaluationKeyValue(this);
-    this.sharedEvaluationKey = new ApiKey(this, 'SharedEvaluationKey', {
+    this.sharedEvaluationKey = new ApiKey(throttles, 'SharedEvaluationKey', {
       description: 'Evaluations of the teams that have no key of their own yet (named by the authorizer)',
       value: sharedKeyValue,
       enabled: true,
