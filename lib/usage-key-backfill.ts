@@ -7,12 +7,13 @@
  * evaluations share the stack's fallback key (lib/api.ts): the backfill is never in a request's way.
  */
 import { randomUUID } from 'node:crypto';
-import { CustomResource, Duration, Stack } from 'aws-cdk-lib';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { CfnElement, CustomResource, Duration, Stack } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
+import { acknowledgeNag } from './nag.ts';
 import type { FunctionSettings } from './service-function.ts';
 
 /** Seconds between two passes of the backfill while teams are left. */
@@ -32,23 +33,71 @@ export class UsageKeyBackfill extends Construct {
 
   constructor(scope: Construct, id: string, props: UsageKeyBackfillProps) {
     super(scope, id);
+    const logGroup = new LogGroup(this, 'ProviderLogs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: props.settings.removalPolicy,
+    });
+    // One role of our own for the framework's functions instead of AWSLambdaBasicExecutionRole,
+    // which may write to every log group of the account: this one writes to the framework's only.
+    const frameworkRole = new Role(this, 'FrameworkRole', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    });
+    logGroup.grantWrite(frameworkRole);
     this.provider = new Provider(this, 'Provider', {
       onEventHandler: props.handler,
       isCompleteHandler: props.handler,
       queryInterval: Duration.seconds(QUERY_INTERVAL_SECONDS),
       // CloudFormation waits at most this long; each pass stops before its function's timeout.
       totalTimeout: Duration.hours(2),
-      logGroup: new LogGroup(this, 'ProviderLogs', {
-        retention: RetentionDays.ONE_MONTH,
-        removalPolicy: props.settings.removalPolicy,
-      }),
+      role: frameworkRole,
+      logGroup,
+      // The framework's functions log each step; the waiter's own log would hold CloudFormation's
+      // presigned response URL and needs logs:* on "*".
+      disableWaiterStateMachineLogging: true,
     });
+    this.acknowledgeFrameworkFindings(frameworkRole, props.handler);
     this.resource = new CustomResource(this, 'Backfill', {
       serviceToken: this.provider.serviceToken,
       resourceType: 'Custom::UsageKeyBackfill',
       // A new value on every synthesis: CloudFormation updates the resource, so each deploy runs it.
       properties: { usagePlanId: props.usagePlanId, deployment: randomUUID() },
     });
+  }
+
+  /** What cdk-nag finds in CDK's own Provider framework, acknowledged where it is. */
+  private acknowledgeFrameworkFindings(frameworkRole: Role, handler: IFunction): void {
+    const waiter = this.provider.node.findChild('waiter-state-machine');
+    const invoked: ReadonlyArray<[IConstruct, IConstruct]> = [
+      [frameworkRole, handler],
+      [waiter, this.provider.node.findChild('framework-isComplete')],
+      [waiter, this.provider.node.findChild('framework-onTimeout')],
+    ];
+    // The finding names the function by its logical id, known once the tree is validated.
+    this.node.addValidation({
+      validate: () => {
+        for (const [scope, fn] of invoked) {
+          const element = fn.node.defaultChild;
+          if (!(element instanceof CfnElement)) continue;
+          const logicalId = Stack.of(element).resolve(Stack.of(element).getLogicalId(element)) as string;
+          acknowledgeNag(
+            scope,
+            `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>:*]`,
+            `The Provider framework invokes ${fn.node.id} by its ARN and its versions (<function ARN>:*), CDK's own grant; the wildcard names that one function's versions only.`,
+          );
+        }
+        return [];
+      },
+    });
+    acknowledgeNag(
+      waiter,
+      'AwsSolutions-SF1',
+      "The Provider framework's waiter only calls isComplete again every 30 s; the backfill and the framework's functions log every pass, and the waiter's execution data would hold CloudFormation's presigned response URL.",
+    );
+    acknowledgeNag(
+      waiter,
+      'AwsSolutions-SF2',
+      "The Provider framework's waiter is CDK's own state machine with no tracing option; it runs during deploys only, and the backfill function it calls is traced with the rest of the service.",
+    );
   }
 }
 

@@ -1462,12 +1462,12 @@ describe('API', () => {
     // The same on every synthesis of a stack, another for another stack.
     const again = buildStacks(testApp(), 'Test-dev', { stage: 'dev' });
     const other = buildStacks(testApp(), 'Other', { stage: 'dev' });
-    const valueOf = (stacks: PipelineSynthesisStacks) =>
+    const keyValueOf = (stacks: PipelineSynthesisStacks) =>
       Template.fromStack(stacks.service.api.evaluationPlan.stack).toJSON().Resources[
         logicalIdOf(stacks.service.api.sharedEvaluationKey)
       ].Properties.Value;
-    expect(valueOf(again)).toBe(value);
-    expect(valueOf(other)).not.toBe(value);
+    expect(keyValueOf(again)).toBe(value);
+    expect(keyValueOf(other)).not.toBe(value);
   });
 
   it('runs the usage-key backfill on each deploy, for the evaluation plan, until it answers done', () => {
@@ -1480,7 +1480,8 @@ describe('API', () => {
       JSON.stringify(fn.Properties?.Environment ?? {}).includes('USER_ON_EVENT_FUNCTION_ARN'),
     );
     const userFunctions = framework.map(([, fn]) => {
-      const variables = (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+      const variables =
+        (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
       return [variables.USER_ON_EVENT_FUNCTION_ARN, variables.USER_IS_COMPLETE_FUNCTION_ARN].map((arn) =>
         referencedLogicalIds(arn),
       );
