@@ -65,14 +65,15 @@ export const GATEWAY_ERRORS: readonly GatewayError[] = [
     message: 'Too many requests; retry after the seconds in Retry-After.',
     headers: { 'Retry-After': '1' },
   },
-  // An evaluation method requires the team's API key, which the authorizer names; a team has one
-  // from its creation, or from the next deploy for a team created before keys existed.
+  // An evaluation method requires an API key on the plan, which the authorizer names: the team's
+  // own, or the stack's shared one for a team without one yet. Only a team key that is not on the
+  // plan (removed by hand, or a replaced stack before its backfill reached it) gets this.
   {
     type: 'INVALID_API_KEY',
     statusCode: '403',
     error: 'FORBIDDEN',
     message:
-      'Your team has no evaluation key yet. It is made when a team is created and by every deploy: ask the operator to deploy again.',
+      "Your team's evaluation key is not on this API's usage plan. Every deploy puts it back: ask the operator to deploy again.",
   },
   {
     type: 'QUOTA_EXCEEDED',
