@@ -37,25 +37,31 @@ export class UsageKeyBackfill extends Construct {
       retention: RetentionDays.ONE_MONTH,
       removalPolicy: props.settings.removalPolicy,
     });
-    // One role of our own for the framework's functions instead of AWSLambdaBasicExecutionRole,
-    // which may write to every log group of the account: this one writes to the framework's only.
-    const frameworkRole = new Role(this, 'FrameworkRole', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-    });
-    logGroup.grantWrite(frameworkRole);
+    // Roles of our own for the framework's functions instead of AWSLambdaBasicExecutionRole, which
+    // may write to every log group of the account: these write to the framework's only. Two, as the
+    // framework wants: onEvent's starts the waiter, which calls isComplete, so one role for both
+    // would make a dependency cycle.
+    const frameworkRole = (roleId: string) => {
+      const role = new Role(this, roleId, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+      logGroup.grantWrite(role);
+      return role;
+    };
+    const onEventRole = frameworkRole('FrameworkOnEventRole');
+    const completeRole = frameworkRole('FrameworkCompleteRole');
     this.provider = new Provider(this, 'Provider', {
       onEventHandler: props.handler,
       isCompleteHandler: props.handler,
       queryInterval: Duration.seconds(QUERY_INTERVAL_SECONDS),
       // CloudFormation waits at most this long; each pass stops before its function's timeout.
       totalTimeout: Duration.hours(2),
-      role: frameworkRole,
+      frameworkOnEventRole: onEventRole,
+      frameworkCompleteAndTimeoutRole: completeRole,
       logGroup,
       // The framework's functions log each step; the waiter's own log would hold CloudFormation's
       // presigned response URL and needs logs:* on "*".
       disableWaiterStateMachineLogging: true,
     });
-    this.acknowledgeFrameworkFindings(frameworkRole, props.handler);
+    this.acknowledgeFrameworkFindings([onEventRole, completeRole], props.handler);
     this.resource = new CustomResource(this, 'Backfill', {
       serviceToken: this.provider.serviceToken,
       resourceType: 'Custom::UsageKeyBackfill',
@@ -65,10 +71,10 @@ export class UsageKeyBackfill extends Construct {
   }
 
   /** What cdk-nag finds in CDK's own Provider framework, acknowledged where it is. */
-  private acknowledgeFrameworkFindings(frameworkRole: Role, handler: IFunction): void {
+  private acknowledgeFrameworkFindings(frameworkRoles: readonly Role[], handler: IFunction): void {
     const waiter = this.provider.node.findChild('waiter-state-machine');
     const invoked: ReadonlyArray<[IConstruct, IConstruct]> = [
-      [frameworkRole, handler],
+      ...frameworkRoles.map((role): [IConstruct, IConstruct] => [role, handler]),
       [waiter, this.provider.node.findChild('framework-isComplete')],
       [waiter, this.provider.node.findChild('framework-onTimeout')],
     ];
