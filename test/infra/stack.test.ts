@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { Validations } from 'aws-cdk-lib';
+import { type Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
@@ -1441,6 +1441,29 @@ describe('API', () => {
     expect(restApi?.[1].Properties?.ApiKeySourceType).toBe('AUTHORIZER');
     // The stack makes one key, the shared one: each team's own is made with the team, or by the backfill.
     expect(resourcesOfType(dev, 'AWS::ApiGateway::ApiKey')).toHaveLength(1);
+  });
+
+  it("keeps the web ACL's association in the service template and API Gateway's logging role in the stateful one", () => {
+    const typesOf = (stack: Stack) =>
+      Object.values(Template.fromStack(stack).toJSON().Resources).map(
+        (resource) => (resource as CfnResource).Type,
+      );
+    const service = typesOf(dev.stacks.service);
+    const stateful = typesOf(dev.stacks.stateful);
+    const [, account] = resourcesOfType(dev, 'AWS::ApiGateway::Account')[0] ?? [];
+
+    // Moving the association to another template would replace it, and deleting the old one
+    // disassociates the stage from any web ACL, the new one included.
+    expect(service).toContain('AWS::WAFv2::WebACLAssociation');
+    expect(service).toContain('AWS::WAFv2::WebACL');
+    expect(service).not.toContain('AWS::ApiGateway::Account');
+    expect(stateful.filter((type) => type === 'AWS::ApiGateway::Account')).toHaveLength(1);
+    const [[roleId = '', role] = []] = resourcesOfType(dev, 'AWS::IAM::Role').filter(([id]) =>
+      referencedLogicalIds(account?.Properties?.CloudWatchRoleArn).has(id),
+    );
+    expect(roleId).not.toBe('');
+    expect(JSON.stringify(role?.Properties?.AssumeRolePolicyDocument)).toContain('apigateway.amazonaws.com');
+    expect(role?.DeletionPolicy).toBe('Retain');
   });
 
   it('puts one shared key on the plan and gives its value to the authorizer for teams without a key of their own', () => {
