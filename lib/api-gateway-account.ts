@@ -21,9 +21,10 @@ export class ApiGatewayAccount extends Construct {
         ManagedPolicy.fromAwsManagedPolicyName('service-role/AmazonAPIGatewayPushToCloudWatchLogs'),
       ],
     });
-    // As CDK keeps the one a RestApi makes: other APIs of the account may log through it.
+    // Both kept, as CDK keeps those a RestApi makes: other APIs of the account may log through them.
     this.cloudWatchRole.applyRemovalPolicy(RemovalPolicy.RETAIN);
-    new CfnAccount(this, 'Account', { cloudWatchRoleArn: this.cloudWatchRole.roleArn });
+    const account = new CfnAccount(this, 'Account', { cloudWatchRoleArn: this.cloudWatchRole.roleArn });
+    account.applyRemovalPolicy(RemovalPolicy.RETAIN);
     acknowledgeNag(
       this.cloudWatchRole,
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
