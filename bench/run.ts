@@ -17,6 +17,7 @@ import { formatLifecycle, measureLifecycle } from './lifecycle.ts';
 import { formatLoadTable } from './load.ts';
 import { formatCpuBreakdown, measureLocalStack } from './local-stack.ts';
 import { formatCaching, formatProviders, measureCaching, measureProviders } from './model-providers.ts';
+import { formatMonitorArrival, measureMonitorArrival } from './monitors.ts';
 import { formatOfrep, measureOfrep } from './ofrep.ts';
 import { formatOptimize, HEURISTIC_ENGINE, measureOptimize } from './optimize.ts';
 import { formatClaudePlumbing, measureClaudeOptimize } from './optimize-claude.ts';
@@ -31,6 +32,12 @@ import {
 import { formatGuardedRecording, measureGuardedRecording, THREE_GUARDRAILS } from './recording-guarded.ts';
 import { formatRollouts, measureRollouts } from './rollouts.ts';
 import { formatScheduling, measureScheduling } from './scheduling.ts';
+import {
+  formatSeriesReads,
+  formatSeriesRecording,
+  measureSeriesReads,
+  measureSeriesRecording,
+} from './series.ts';
 import { formatShardThroughput, measureShardThroughput } from './shard-throughput.ts';
 import { formatPhaseMedians, measureStartTime } from './start-time.ts';
 import { formatWebhookFairness, measureWebhookFairness } from './webhook-fairness.ts';
@@ -53,6 +60,8 @@ const SECTIONS = [
   'lifecycle',
   'rollouts',
   'recording',
+  'series',
+  'monitors',
   'guardrails',
   'partitions',
   'ofrep',
@@ -225,6 +234,17 @@ if (wanted('recording')) {
       await measureGuardedRecording(Number(process.env.BENCH_RECORDING_ROUNDS) || undefined),
     ),
   );
+}
+
+if (wanted('series')) {
+  print('\n== The pipeline over time (series: recording with them against without; reads against a poll)');
+  print(formatSeriesRecording(await measureSeriesRecording(), verdict));
+  print(formatSeriesReads(await measureSeriesReads(), verdict));
+}
+
+if (wanted('monitors')) {
+  print("\n== A monitor's change of state to a webhook (local stack, the judge every minute as deployed)");
+  print(formatMonitorArrival(await measureMonitorArrival(), verdict));
 }
 
 if (wanted('guardrails')) {

@@ -935,6 +935,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pipelines/{pipelineId}/monitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pipeline's monitors with their state (ok, alert, no_data), since when and the last value, newest first. */
+        get: operations["list-monitors"];
+        put?: never;
+        /** Watch a metric of the pipeline over a trailing window (5–1440 minutes), judged every minute into ok, alert or no_data; each change of state is an event. At most 50 a pipeline; admins and members. */
+        post: operations["create-monitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pipelines/{pipelineId}/monitors/{monitorId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One monitor with its state, since when and the last value judged. */
+        get: operations["get-monitor"];
+        put?: never;
+        post?: never;
+        /** Delete a monitor (admins and members); it is judged no more. */
+        delete: operations["delete-monitor"];
+        options?: never;
+        head?: never;
+        /** Change a monitor's name, metric, comparator, threshold, window or minimum (admins and members); its state stays until the next judgement, within a minute. */
+        patch: operations["update-monitor"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4719,6 +4756,11 @@ export interface operations {
                             createdAt: string;
                             /** @description Set when the receiver answered 410 Gone. */
                             disabledAt: string | null;
+                            /**
+                             * @description standard: the signed Standard Webhooks envelope; slack: a Slack incoming-webhook message, unsigned.
+                             * @enum {string}
+                             */
+                            format: "standard" | "slack";
                         }[];
                         nextCursor: string | null;
                     };
@@ -4755,8 +4797,10 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url: string;
-                    eventTypes?: ("synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.stepped" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked")[];
+                    eventTypes?: ("synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.stepped" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked" | "monitor.alerted" | "monitor.resolved" | "monitor.no_data")[];
                     description?: string;
+                    /** @enum {string} */
+                    format?: "standard" | "slack";
                 };
             };
         };
@@ -4775,6 +4819,11 @@ export interface operations {
                         createdAt: string;
                         /** @description Set when the receiver answered 410 Gone. */
                         disabledAt: string | null;
+                        /**
+                         * @description standard: the signed Standard Webhooks envelope; slack: a Slack incoming-webhook message, unsigned.
+                         * @enum {string}
+                         */
+                        format: "standard" | "slack";
                         /** @description The signing secret (`whsec_…`), shown this once. */
                         secret: string;
                     };
@@ -4843,7 +4892,7 @@ export interface operations {
                             webhookId: string;
                             eventId: string;
                             /** @enum {string} */
-                            eventType: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.stepped" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked";
+                            eventType: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.stepped" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked" | "monitor.alerted" | "monitor.resolved" | "monitor.no_data";
                             attempt: number;
                             /** @enum {string} */
                             status: "pending" | "delivered" | "failed";
@@ -4872,7 +4921,7 @@ export interface operations {
                 /** @description Only the events of this pipeline. */
                 pipelineId?: string;
                 /** @description Only events of this type. */
-                type?: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.stepped" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked";
+                type?: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.stepped" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked" | "monitor.alerted" | "monitor.resolved" | "monitor.no_data";
                 /** @description Items per page, 1 to 100 (default 20). */
                 limit?: number;
                 /** @description The `nextCursor` of the previous page; opaque. */
@@ -4894,7 +4943,7 @@ export interface operations {
                         items: {
                             id: string;
                             /** @enum {string} */
-                            type: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.stepped" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked";
+                            type: "synthesis_run.generated" | "synthesis_run.failed" | "synthesis_run.approved" | "synthesis_run.rejected" | "synthesis_run.evaluated" | "configuration.activated" | "rollout.started" | "rollout.stepped" | "rollout.promoted" | "rollout.rolled_back" | "pipeline.deleted" | "api_token.created" | "api_token.revoked" | "webhook.created" | "webhook.deleted" | "approval_rules.updated" | "team_settings.updated" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked" | "monitor.alerted" | "monitor.resolved" | "monitor.no_data";
                             timestamp: string;
                             data: {
                                 teamId: string;
@@ -4915,6 +4964,20 @@ export interface operations {
                                 percent?: number;
                                 step?: number;
                                 reason?: string;
+                                monitorId?: string;
+                                monitor?: {
+                                    id: string;
+                                    name: string;
+                                    metric: string;
+                                    kind: string | null;
+                                    comparator: string;
+                                    threshold: number;
+                                    windowMinutes: number;
+                                    minExecutions: number;
+                                };
+                                value?: number | null;
+                                previousStatus?: string;
+                                link?: string;
                                 actor: {
                                     userId: string;
                                     /** @enum {string} */
@@ -5747,6 +5810,297 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "list-monitors": {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page; opaque. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            pipelineId: string;
+                            name: string;
+                            /** @enum {string} */
+                            metric: "failure_rate" | "duration_p95" | "duration_mean" | "tokens_mean" | "signal_mean" | "executions";
+                            kind: string | null;
+                            /** @enum {string} */
+                            comparator: "above" | "below";
+                            threshold: number;
+                            windowMinutes: number;
+                            minExecutions: number;
+                            /** @enum {string} */
+                            state: "ok" | "alert" | "no_data";
+                            /** Format: date-time */
+                            since: string;
+                            lastValue: number | null;
+                            judgedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "create-monitor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipelineId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Failure rate over 5 %",
+                 *       "metric": "failure_rate",
+                 *       "comparator": "above",
+                 *       "threshold": 0.05,
+                 *       "windowMinutes": 15,
+                 *       "minExecutions": 20
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    /** @enum {string} */
+                    metric: "failure_rate" | "duration_p95" | "duration_mean" | "tokens_mean" | "signal_mean" | "executions";
+                    kind?: string;
+                    /** @enum {string} */
+                    comparator: "above" | "below";
+                    threshold: number;
+                    windowMinutes: number;
+                    minExecutions?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        pipelineId: string;
+                        name: string;
+                        /** @enum {string} */
+                        metric: "failure_rate" | "duration_p95" | "duration_mean" | "tokens_mean" | "signal_mean" | "executions";
+                        kind: string | null;
+                        /** @enum {string} */
+                        comparator: "above" | "below";
+                        threshold: number;
+                        windowMinutes: number;
+                        minExecutions: number;
+                        /** @enum {string} */
+                        state: "ok" | "alert" | "no_data";
+                        /** Format: date-time */
+                        since: string;
+                        lastValue: number | null;
+                        judgedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        createdBy: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "get-monitor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipelineId: string;
+                monitorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        pipelineId: string;
+                        name: string;
+                        /** @enum {string} */
+                        metric: "failure_rate" | "duration_p95" | "duration_mean" | "tokens_mean" | "signal_mean" | "executions";
+                        kind: string | null;
+                        /** @enum {string} */
+                        comparator: "above" | "below";
+                        threshold: number;
+                        windowMinutes: number;
+                        minExecutions: number;
+                        /** @enum {string} */
+                        state: "ok" | "alert" | "no_data";
+                        /** Format: date-time */
+                        since: string;
+                        lastValue: number | null;
+                        judgedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        createdBy: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "delete-monitor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipelineId: string;
+                monitorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "update-monitor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pipelineId: string;
+                monitorId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Every JSON request body: at most 1,000,000 bytes (413 beyond), nested at most 24 levels; numbers finite, with a magnitude from 1e-130 to below 1e126 (what DynamoDB stores) or 0; strings and keys without a NUL character or an unpaired UTF-16 surrogate; no empty key ("") and no "__proto__" key, at any depth. A body that breaks one is a 400 naming where, and nothing of it is stored. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "threshold": 0.1
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    /** @enum {string} */
+                    metric?: "failure_rate" | "duration_p95" | "duration_mean" | "tokens_mean" | "signal_mean" | "executions";
+                    kind?: string | null;
+                    /** @enum {string} */
+                    comparator?: "above" | "below";
+                    threshold?: number;
+                    windowMinutes?: number;
+                    minExecutions?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        pipelineId: string;
+                        name: string;
+                        /** @enum {string} */
+                        metric: "failure_rate" | "duration_p95" | "duration_mean" | "tokens_mean" | "signal_mean" | "executions";
+                        kind: string | null;
+                        /** @enum {string} */
+                        comparator: "above" | "below";
+                        threshold: number;
+                        windowMinutes: number;
+                        minExecutions: number;
+                        /** @enum {string} */
+                        state: "ok" | "alert" | "no_data";
+                        /** Format: date-time */
+                        since: string;
+                        lastValue: number | null;
+                        judgedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        createdBy: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

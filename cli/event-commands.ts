@@ -51,20 +51,31 @@ function addWebhookCommands(program: Command, io: Io): void {
     .argument('<url>')
     .option('--events <types>', 'comma-separated event types (default: all)', commaList)
     .option('--description <text>', 'what the webhook is for')
-    .action(async (url: string, options: { events?: string[]; description?: string }, command: Command) => {
-      const context = contextOf(io, command);
-      const body = {
-        url,
-        ...(options.events ? { eventTypes: options.events as never } : {}),
-        ...(options.description ? { description: options.description } : {}),
-      };
-      const created = await call(context.client.POST('/webhooks', { body }), context.apiUrl);
-      context.print(
-        created,
-        () =>
-          `${fields({ ...created, eventTypes: created.eventTypes.join(',') })}\n\nThe secret is shown only this once: store it with the receiver.`,
-      );
-    });
+    .option(
+      '--format <format>',
+      'standard (signed envelope, default) | slack (a Slack incoming-webhook message)',
+    )
+    .action(
+      async (
+        url: string,
+        options: { events?: string[]; description?: string; format?: string },
+        command: Command,
+      ) => {
+        const context = contextOf(io, command);
+        const body = {
+          url,
+          ...(options.events ? { eventTypes: options.events as never } : {}),
+          ...(options.description ? { description: options.description } : {}),
+          ...(options.format ? { format: options.format as never } : {}),
+        };
+        const created = await call(context.client.POST('/webhooks', { body }), context.apiUrl);
+        context.print(
+          created,
+          () =>
+            `${fields({ ...created, eventTypes: created.eventTypes.join(',') })}\n\nThe secret is shown only this once: store it with the receiver.`,
+        );
+      },
+    );
   webhooks
     .command('remove')
     .description('delete a webhook; it receives nothing more')

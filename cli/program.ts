@@ -11,6 +11,8 @@ import { addExecutionCommands } from './execution-commands.ts';
 import { addExportCommand } from './export-command.ts';
 import { ApiFailure, CliFailure, EXIT } from './failures.ts';
 import { addMemberCommands } from './member-commands.ts';
+import { addMetricsCommand } from './metrics-command.ts';
+import { addMonitorCommands } from './monitor-commands.ts';
 import { addOptimizeCommand } from './optimize-command.ts';
 import { addRolloutCommands } from './rollout-commands.ts';
 import { addRunCommands } from './run-commands.ts';
@@ -56,6 +58,7 @@ export function buildProgram(io: Io): Command {
     .addHelpText('after', EXIT_CODES_HELP);
   addDataCommands(program, io);
   addExecutionCommands(program, io);
+  addMetricsCommand(program, io);
   addRunCommands(program, io);
   addEvaluateCommand(program, io);
   addOptimizeCommand(program, io);
@@ -63,6 +66,7 @@ export function buildProgram(io: Io): Command {
   addRolloutCommands(program, io);
   addEventCommands(program, io);
   addMemberCommands(program, io);
+  addMonitorCommands(program, io);
   return program;
 }
 

@@ -59,6 +59,8 @@ export interface FunctionAccess {
   webhookSecretKey?: boolean;
   /** Puts events on the stack's event bus: events:PutEvents on it and EVENT_BUS_NAME (AWS only). */
   putsEvents?: boolean;
+  /** Links to the review app in what it writes (a monitor's events): APP_URL. */
+  linksToApp?: boolean;
   /**
    * Names the caller's team's API key (`usageIdentifierKey`) on the evaluation routes, read from
    * the team's item: EVALUATION_ROUTES, the path templates of the operations declared

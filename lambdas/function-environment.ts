@@ -18,6 +18,8 @@ export interface EnvironmentSources {
   readonly sessionSecret: Readonly<Record<string, string>>;
   /** EMAIL_FROM and APP_URL (locally also EMAIL_OUTBOX_DIR); needed only by `sendsEmail` functions. */
   readonly email?: Readonly<Record<string, string>>;
+  /** APP_URL of the `linksToApp` functions: the review app's address (the API's /app unless the stack sets one). */
+  readonly appUrl?: string;
   /** ANTHROPIC_SECRET_ARN (and MODEL_PRICES when set) on AWS; locally whatever ANTHROPIC_* the developer set. */
   readonly model?: Readonly<Record<string, string>>;
   /**
@@ -101,6 +103,7 @@ export function accessEnvironment(
     environment.SYNTHESIS_RUNS_PER_TEAM_PER_HOUR = String(sources.synthesisRunsPerTeamPerHour);
   if (access.sessionSecret) Object.assign(environment, sources.sessionSecret);
   if (access.sendsEmail) Object.assign(environment, required(sources.email, 'email settings'));
+  if (access.linksToApp) environment.APP_URL = required(sources.appUrl, "the review app's URL");
   if (access.callsModel) Object.assign(environment, sources.model ?? {});
   if (access.startsRuns) Object.assign(environment, sources.modelChoice ?? {});
   if (access.webhookSecretKey) {

@@ -316,6 +316,15 @@ export const USAGE_KEY_BACKFILL = {
   timeoutSeconds: 600,
 } satisfies HandlerDefinition;
 
+/** Every minute: judges every monitor (core/use-cases/monitor-judge.ts); lib/operations.ts alarms when it stops. */
+export const MONITOR_JUDGE = {
+  entry: 'judge-monitors',
+  description: 'Judges every monitor over its window and writes each change of state with its event',
+  access: { data: 'readWrite', events: 'readWrite', linksToApp: true },
+  trigger: { schedule: { everyMinutes: 1 } },
+  timeoutSeconds: 55,
+} satisfies HandlerDefinition;
+
 /** Every function in lambdas/handlers/, one per module. */
 export const HANDLERS: readonly HandlerDefinition[] = [
   AUTHORIZER,
@@ -329,6 +338,7 @@ export const HANDLERS: readonly HandlerDefinition[] = [
   WEBHOOK_DELIVERER,
   WEBHOOK_SLOW_DELIVERER,
   GUARDRAIL_JUDGE,
+  MONITOR_JUDGE,
   USAGE_KEY_BACKFILL,
 ];
 
@@ -352,10 +362,7 @@ export function scheduleOf(handler: HandlerDefinition): { everyMinutes: number }
   return 'schedule' in handler.trigger ? handler.trigger.schedule : undefined;
 }
 
-/**
- * The work queues whose URL a function needs: those it sends to, and the one it consumes when it
- * hides failed messages itself.
- */
+/** The work queues whose URL a function needs: those it sends to, and the one whose messages it hides. */
 export function queuesWithUrl(access: FunctionAccess, trigger?: HandlerTrigger): readonly WorkQueueName[] {
   const consumed = trigger && 'queue' in trigger && trigger.changesVisibility ? [trigger.queue] : [];
   return [...new Set([...(access.send ?? []), ...consumed])];

@@ -4,7 +4,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { Duration, Names, NestedStack, Stack } from 'aws-cdk-lib';
+import { Aws, Duration, Names, NestedStack, Stack } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -12,7 +12,8 @@ import {
   ApiKeySourceType,
   AuthorizationType,
   EndpointType,
-  LambdaIntegration,
+  Integration,
+  IntegrationType,
   LogGroupLogDestination,
   MethodLoggingLevel,
   RequestAuthorizer,
@@ -20,6 +21,7 @@ import {
   RestApi,
   UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { AUTHORIZER } from '../lambdas/functions.ts';
@@ -203,6 +205,30 @@ export class Api extends Construct {
     }
   }
 
+  /** Functions given their invoke permission (once each, whatever the number of their methods). */
+  private readonly permitted = new Set<ServiceFunction>();
+
+  /**
+   * A Lambda proxy integration of the function. Its invoke permission is the function's own, in the
+   * function's (nested) stack, scoped to this API: any of the API's methods may invoke a function
+   * that a method's integration names, and only those do. LambdaIntegration would put one
+   * permission per method in this stack, whose 500 resources every operation takes from.
+   */
+  private integrationOf(fn: ServiceFunction): Integration {
+    if (!this.permitted.has(fn)) {
+      this.permitted.add(fn);
+      fn.function.addPermission('ApiGatewayInvoke', {
+        principal: new ServicePrincipal('apigateway.amazonaws.com'),
+        sourceArn: this.restApi.arnForExecuteApi(),
+      });
+    }
+    return new Integration({
+      type: IntegrationType.AWS_PROXY,
+      integrationHttpMethod: 'POST',
+      uri: `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}:lambda:path/2015-03-31/functions/${fn.function.functionArn}/invocations`,
+    });
+  }
+
   /** The operation's method, behind the authorizer unless the operation says why it is public. */
   private addOperation(operation: OperationDeclaration, fn: ServiceFunction): void {
     const name = `${operation.method} ${operation.path}`;
@@ -210,9 +236,7 @@ export class Api extends Construct {
       throw new Error(`${name} is public, so no team's evaluation rate can count it.`);
     const method = this.restApi.root.resourceForPath(operation.path).addMethod(
       operation.method,
-      // One invoke permission per method, scoped to it; none for the console's test invocations,
-      // which would double the stack's permissions (CloudFormation counts every resource).
-      new LambdaIntegration(fn.function, { allowTestInvoke: false }),
+      this.integrationOf(fn),
       operation.public === undefined
         ? {
             authorizer: this.authorizer,

@@ -32,6 +32,8 @@ export interface OperationsProps {
   readonly authorizer: IFunction;
   /** The synthesis worker, whose errors the dashboard shows beside its own counts. */
   readonly worker: IFunction;
+  /** The monitors' judge: alarmed when it throws, and when its passes stop being counted. */
+  readonly monitorJudge: IFunction;
   /** Every queue of lambdas/queues.ts: an alarm on each dead-letter queue, a graph of each. */
   readonly queues: ReadonlyMap<QueueName, DeployedQueue>;
   /** Where every alarm goes (the stateful stack's). */
@@ -47,6 +49,8 @@ export const ALARM_THRESHOLDS = {
   apiP99LatencyMs: 5_000,
   /** Failed synthesis jobs (permanent and retried) in five minutes. */
   workerJobErrors: 3,
+  /** Failed invocations of the monitors' judge in five minutes. */
+  monitorJudgeErrors: 1,
 } as const;
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -101,7 +105,11 @@ export class Operations extends Construct {
   constructor(scope: Construct, id: string, props: OperationsProps) {
     super(scope, id);
     const api = apiMetrics(props.restApi, props.authorizer);
-    this.alarms = [...this.queueAlarms(props.queues), ...this.serviceAlarms(api)];
+    this.alarms = [
+      ...this.queueAlarms(props.queues),
+      ...this.serviceAlarms(api),
+      ...this.monitorJudgeAlarms(props.monitorJudge),
+    ];
     const action = new SnsAction(props.topic);
     for (const each of this.alarms) {
       each.addAlarmAction(action);
@@ -122,6 +130,18 @@ export class Operations extends Construct {
               serviceMetric(METRIC.jobRetries, 'Sum'),
               serviceMetric(METRIC.runsSwept, 'Sum'),
               props.worker.metricErrors({ period: FIVE_MINUTES }),
+            ],
+            width: 24,
+          }),
+        ],
+        [
+          new GraphWidget({
+            title: "Monitors' judge: passes, monitors judged, changes of state, errors",
+            left: [
+              serviceMetric(METRIC.monitorJudgeRuns, 'Sum'),
+              serviceMetric(METRIC.monitorsJudged, 'Sum'),
+              serviceMetric(METRIC.monitorStateChanges, 'Sum'),
+              props.monitorJudge.metricErrors({ period: FIVE_MINUTES }),
             ],
             width: 24,
           }),
@@ -161,6 +181,35 @@ export class Operations extends Construct {
       }
     }
     return alarms;
+  }
+
+  /**
+   * The monitors' judge: a monitor that stopped being judged is an alert nobody gets, so its
+   * errors alarm, and so does a five-minute period without a completed pass (missing data is
+   * breaching: a judge that never runs emits nothing at all).
+   */
+  private monitorJudgeAlarms(judge: IFunction): Alarm[] {
+    return [
+      thresholdAlarm(
+        this,
+        'MonitorJudgeErrorsAlarm',
+        "The monitors' judge is failing: monitors keep their last state and no one hears of a change. " +
+          "Read the judge-monitors function's log group.",
+        judge.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+        ALARM_THRESHOLDS.monitorJudgeErrors,
+      ),
+      new Alarm(this, 'MonitorJudgeSilentAlarm', {
+        alarmDescription:
+          "The monitors' judge completed no pass in 5 minutes (it runs every minute): monitors are not " +
+          'judged and their alerts are not sent. Check its schedule rule, its errors and throttles.',
+        metric: serviceMetric(METRIC.monitorJudgeRuns, 'Sum'),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        datapointsToAlarm: 1,
+        treatMissingData: TreatMissingData.BREACHING,
+      }),
+    ];
   }
 
   /** The API's errors and latency, the authorizer's errors and the worker's failed jobs. */

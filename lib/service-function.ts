@@ -61,6 +61,8 @@ export interface GrantableResources {
   readonly eventBus: IEventBus;
   /** Absent where no function sends email; a `sendsEmail` function then fails to synthesize. */
   readonly email?: EmailSending;
+  /** The review app's URL, for the functions that link to it (`linksToApp`). */
+  readonly appUrl?: string;
   /** MODEL_PRICES for the functions that call the model (lambdas/wiring/model-prices.ts), when set. */
   readonly modelPrices?: string;
   /** DEFAULT_SYNTHESIS_HANDLER of the functions that start runs. */
@@ -421,6 +423,7 @@ function environmentSources(
     ...(resources.email
       ? { email: { EMAIL_FROM: resources.email.from, APP_URL: resources.email.appUrl } }
       : {}),
+    ...(resources.appUrl !== undefined ? { appUrl: resources.appUrl } : {}),
     model: {
       ...modelEnvironment(resources.model),
       ...(resources.modelPrices !== undefined ? { MODEL_PRICES: resources.modelPrices } : {}),

@@ -6,7 +6,7 @@
  */
 import { CfnOutput, NestedStack, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { HANDLERS, SYNTHESIS_WORKER } from '../lambdas/functions.ts';
+import { HANDLERS, MONITOR_JUDGE, SYNTHESIS_WORKER } from '../lambdas/functions.ts';
 import type { AbuseLimits } from '../lambdas/limits.ts';
 import { evaluationPaths, type OperationDeclaration } from '../lambdas/operations/declaration.ts';
 import { operationFunctions } from '../lambdas/operations/functions.ts';
@@ -81,9 +81,11 @@ export class ServiceStack extends Stack {
       limits: props.limits,
       evaluationPaths: evaluationPaths(props.operations),
     });
+    // The review app this API serves at /app (operations/serve-app.ts), unless the stack names another.
+    const appUrl = props.email.appUrl ?? `${this.api.stageUrl(props.stage.name)}/app`;
     this.jobs = new Jobs(new NestedStack(this, 'Jobs'), 'Jobs', {
       handlers: HANDLERS.filter((handler) => !('authorizer' in handler.trigger)),
-      resources: { ...resources, evaluationPlanId: this.api.evaluationPlan.usagePlanId },
+      resources: { ...resources, appUrl, evaluationPlanId: this.api.evaluationPlan.usagePlanId },
       settings,
     });
     this.routeFunctions = this.createRouteFunctions(
@@ -93,8 +95,8 @@ export class ServiceStack extends Stack {
         email: {
           from: props.email.from,
           identity: props.email.identity,
-          // Magic links open the review application this API serves at /app (operations/serve-app.ts).
-          appUrl: props.email.appUrl ?? `${this.api.stageUrl(props.stage.name)}/app`,
+          // Magic links open the review application.
+          appUrl,
         },
       },
       settings,
@@ -103,12 +105,15 @@ export class ServiceStack extends Stack {
 
     const worker = this.jobs.functions.get(SYNTHESIS_WORKER.entry);
     if (!worker) throw new Error('The background functions have no synthesis worker.');
+    const monitorJudge = this.jobs.functions.get(MONITOR_JUDGE.entry);
+    if (!monitorJudge) throw new Error("The background functions have no monitors' judge.");
     // Alarms and the dashboard in a nested stack of their own: the API's methods, their permissions
     // and paths keep the service template's room for more operations.
     this.operations = new Operations(new NestedStack(this, 'Monitoring'), 'Operations', {
       restApi: this.api.restApi,
       authorizer: this.api.authorizerFunction.function,
       worker: worker.function,
+      monitorJudge: monitorJudge.function,
       queues: props.stateful.queues,
       topic: props.stateful.alarmTopic,
     });

@@ -82,6 +82,8 @@ export function localEnvironmentSources(local: LocalSources): EnvironmentSources
       APP_URL: process.env.APP_URL ?? `${local.gatewayUrl}/app`,
       EMAIL_OUTBOX_DIR: path.join(local.stateDir, 'outbox'),
     },
+    // Monitors' events link to the review application on this gateway.
+    appUrl: process.env.APP_URL ?? `${local.gatewayUrl}/app`,
     model: modelSettings(),
     modelChoice: modelChoice(),
     ...(process.env.DEFAULT_SYNTHESIS_HANDLER

@@ -13,6 +13,7 @@ import { jsonBody, recordingTracer, run as tracedRun } from '../test/support/otl
 import { launchChromium } from './chromium.ts';
 import { decisionShots } from './screenshots-decision.ts';
 import { effectShots } from './screenshots-effect.ts';
+import { metricsShots } from './screenshots-metrics.ts';
 
 const OUT_DIR = join(import.meta.dirname, '..', '.screenshots');
 const WIDTHS = [1280, 375];
@@ -83,6 +84,7 @@ try {
     await newcomerShots(page, stack.apiUrl, shot);
     await decisionShots(page, stack.apiUrl, fileOf);
     await effectShots(page, stack.apiUrl, fileOf);
+    await metricsShots(page, stack.apiUrl, fileOf);
     await context.close();
   }
 } finally {

@@ -24,4 +24,7 @@ export const EVENT_TYPES = [
   'member.role_changed',
   'member.removed',
   'invitation.revoked',
+  'monitor.alerted',
+  'monitor.resolved',
+  'monitor.no_data',
 ] as const;

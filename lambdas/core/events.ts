@@ -40,6 +40,18 @@ export function actorOf(principal: Pick<Principal, 'userId' | 'method' | 'tokenI
   return { userId: principal.userId, credential: 'session' };
 }
 
+/** The monitor a monitor.* event is about: its definition (a few short fields, never its history). */
+const monitorEventSchema = /* @__PURE__ */ z.object({
+  id: /* @__PURE__ */ z.string(),
+  name: /* @__PURE__ */ z.string(),
+  metric: /* @__PURE__ */ z.string(),
+  kind: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string()),
+  comparator: /* @__PURE__ */ z.string(),
+  threshold: /* @__PURE__ */ z.number(),
+  windowMinutes: /* @__PURE__ */ z.number(),
+  minExecutions: /* @__PURE__ */ z.number(),
+});
+
 /** Ids and states only, never a whole record: an envelope stays far below 20 KB. */
 export const eventDataSchema = /* @__PURE__ */ z.object({
   teamId: /* @__PURE__ */ z.string(),
@@ -70,6 +82,12 @@ export const eventDataSchema = /* @__PURE__ */ z.object({
   step: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.number()),
   /** Why, in words (rollout.stepped: the figures that held). */
   reason: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  /** A monitor's change of state (monitor.*): the monitor, the value judged, the state before, the app's page. */
+  monitorId: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  monitor: /* @__PURE__ */ z.optional(monitorEventSchema),
+  value: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.nullable(/* @__PURE__ */ z.number())),
+  previousStatus: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  link: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   actor: actorSchema,
 });
 export type EventData = z.infer<typeof eventDataSchema>;

@@ -150,35 +150,88 @@ export interface Bucket {
 /** Counters of one bucket, merged from its items (shards, or the hours of a day). */
 export type Counters = Map<string, number>;
 
+const FIXED_COUNTERS = new Set(['n', 'f', 'ds', 'ti', 'to', 'dz']);
+
+/** A histogram bin's index (dz: -1), or null for another name. */
+function binIndex(name: string): number | null {
+  if (name === 'dz') return -1;
+  if (name.charCodeAt(0) !== 100 /* d */ || name.length < 2) return null;
+  const code = name.charCodeAt(1);
+  return code >= 48 && code <= 57 ? Number(name.slice(1)) : null;
+}
+
+/** Whether an attribute is a counter (`n`, `f`, `ds`, `ti`, `to`, `d…`, `v.…`, `k.…`): cheap, read per item. */
+function isCounter(name: string): boolean {
+  if (FIXED_COUNTERS.has(name)) return true;
+  if (name.charCodeAt(1) === 46 /* . */) {
+    const first = name.charCodeAt(0);
+    return (first === 118 /* v */ || first === 107) /* k */ && name.length > 2;
+  }
+  return binIndex(name) !== null;
+}
+
 /** Adds an item's counters into `into` (the attributes `n`, `f`, `ds`, `ti`, `to`, `d…`, `v.…`, `k.…`). */
 export function mergeCounters(into: Counters, item: Record<string, unknown>): void {
-  for (const [name, value] of Object.entries(item)) {
-    if (typeof value !== 'number') continue;
-    if (!/^(n|f|ds|ti|to|dz|d\d+|v\..+|k\..+)$/.test(name)) continue;
+  for (const name in item) {
+    const value = item[name];
+    if (typeof value !== 'number' || !isCounter(name)) continue;
     into.set(name, (into.get(name) ?? 0) + value);
   }
 }
 
-const round = (value: number, digits = 6) => Number(value.toFixed(digits));
+const round = (value: number, digits = 6) => {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+};
+
+/** The nearest-rank quantiles `qs` (ascending) of sorted bins [index, count], in one pass. */
+function quantilesOf(
+  bins: Array<[number, number]>,
+  total: number,
+  qs: readonly number[],
+): Array<number | null> {
+  if (total === 0) return qs.map(() => null);
+  const values: Array<number | null> = [];
+  let seen = 0;
+  let at = 0;
+  for (const q of qs) {
+    const rank = Math.max(1, Math.ceil(q * total));
+    while (at < bins.length && seen + (bins[at] as [number, number])[1] < rank) {
+      seen += (bins[at] as [number, number])[1];
+      at++;
+    }
+    const bin = bins[Math.min(at, bins.length - 1)] as [number, number];
+    values.push(bin[0] < 0 ? 0 : round((2 * GAMMA ** bin[0]) / (GAMMA + 1), 3));
+  }
+  return values;
+}
+
+const QUANTILES = [0.5, 0.95, 0.99] as const;
 
 /** The answer's bucket from its merged counters (an empty bucket is zeros). */
 export function bucketOf(at: string, counters: Counters | undefined): Bucket {
   const get = (name: string) => counters?.get(name) ?? 0;
   const executions = get('n');
   const failed = get('f');
-  const bins = new Map<string, number>();
+  const bins: Array<[number, number]> = [];
+  let binned = 0;
   const scores: Bucket['scores'] = {};
   for (const [name, value] of counters ?? []) {
-    if (name === 'dz' || /^d\d+$/.test(name)) bins.set(name, value);
-    const kind = /^k\.(.+)\.n$/.exec(name)?.[1];
-    if (kind !== undefined && value > 0) {
+    const index = binIndex(name);
+    if (index !== null) {
+      if (value > 0) {
+        bins.push([index, value]);
+        binned += value;
+      }
+      continue;
+    }
+    if (name.startsWith('k.') && name.endsWith('.n') && value > 0) {
+      const kind = name.slice(2, -2);
       scores[kind] = { count: value, mean: round(get(`k.${kind}.s`) / value) };
     }
   }
-  const quantile = (q: number) => {
-    const value = histogramQuantile(bins, q);
-    return value === null ? null : round(value, 3);
-  };
+  bins.sort((a, b) => a[0] - b[0]);
+  const [p50, p95, p99] = quantilesOf(bins, binned, QUANTILES);
   return {
     at,
     executions,
@@ -186,9 +239,9 @@ export function bucketOf(at: string, counters: Counters | undefined): Bucket {
     failureRate: executions > 0 ? round(failed / executions) : null,
     durationMs: {
       mean: executions > 0 ? round(get('ds') / executions, 3) : null,
-      p50: quantile(0.5),
-      p95: quantile(0.95),
-      p99: quantile(0.99),
+      p50: p50 ?? null,
+      p95: p95 ?? null,
+      p99: p99 ?? null,
     },
     tokens: { input: get('ti'), output: get('to') },
     signals: { info: get('v.info'), warning: get('v.warning'), critical: get('v.critical') },

@@ -23,6 +23,11 @@ export const METRIC = {
   modelInputTokens: 'ModelInputTokens',
   modelOutputTokens: 'ModelOutputTokens',
   modelCostUsd: 'ModelCostUsd',
+  /** One per completed pass of the monitors' judge: its alarm fires when it goes missing. */
+  monitorJudgeRuns: 'MonitorJudgeRuns',
+  /** Monitors judged by a pass, and their changes of state. */
+  monitorsJudged: 'MonitorsJudged',
+  monitorStateChanges: 'MonitorStateChanges',
 } as const;
 
 const metrics = new Metrics({

@@ -7,9 +7,11 @@ import { activateConfiguration } from './activate-configuration.ts';
 import { approveSynthesisRun } from './approve-synthesis-run.ts';
 import { changePassword } from './change-password.ts';
 import { createApiToken } from './create-api-token.ts';
+import { createMonitor } from './create-monitor.ts';
 import { createPipeline } from './create-pipeline.ts';
 import { createWebhook } from './create-webhook.ts';
 import type { OperationDeclaration } from './declaration.ts';
+import { deleteMonitor } from './delete-monitor.ts';
 import { deletePipeline } from './delete-pipeline.ts';
 import { deleteWebhook } from './delete-webhook.ts';
 import { evaluateFlag } from './evaluate-flag.ts';
@@ -20,6 +22,7 @@ import { getConfiguration } from './get-configuration.ts';
 import { getDeletion } from './get-deletion.ts';
 import { getExecution } from './get-execution.ts';
 import { getMe } from './get-me.ts';
+import { getMonitor } from './get-monitor.ts';
 import { getOpenApi } from './get-openapi.ts';
 import { getPipeline } from './get-pipeline.ts';
 import { getPipelineMetrics } from './get-pipeline-metrics.ts';
@@ -38,6 +41,7 @@ import { listActivations } from './list-activations.ts';
 import { listApiTokens } from './list-api-tokens.ts';
 import { listAuditEvents } from './list-audit-events.ts';
 import { listExecutions } from './list-executions.ts';
+import { listMonitors } from './list-monitors.ts';
 import { listPipelines } from './list-pipelines.ts';
 import { listSignals } from './list-signals.ts';
 import { listSynthesisRuns } from './list-synthesis-runs.ts';
@@ -64,6 +68,7 @@ import { rollbackPipelineRollout } from './rollback-pipeline-rollout.ts';
 import { serveAppFiles, serveAppShell } from './serve-app.ts';
 import { showMagicLinkPage } from './show-magic-link-page.ts';
 import { synthesizePipeline } from './synthesize-pipeline.ts';
+import { updateMonitor } from './update-monitor.ts';
 import { updateTeamMember } from './update-team-member.ts';
 import { updateTeamSettings } from './update-team-settings.ts';
 import { verifyMagicLink } from './verify-magic-link.ts';
@@ -133,4 +138,9 @@ export const OPERATIONS: readonly OperationDeclaration[] = [
   removeTeamMember,
   proposeChanges,
   recordExecutionFeedback,
+  createMonitor,
+  listMonitors,
+  getMonitor,
+  updateMonitor,
+  deleteMonitor,
 ];

@@ -80,6 +80,12 @@ const webhookProperties = {
   description: nullableString,
   createdAt: stringSchema,
   disabledAt: { type: ['string', 'null'], description: 'Set when the receiver answered 410 Gone.' },
+  format: {
+    type: 'string',
+    enum: ['standard', 'slack'],
+    description:
+      'standard: the signed Standard Webhooks envelope; slack: a Slack incoming-webhook message, unsigned.',
+  },
 };
 export const webhookAnswer = objectOf(webhookProperties);
 export const createdWebhookAnswer = objectOf({

@@ -23,6 +23,7 @@ import type {
 } from '../core/rollouts/effect-state.ts';
 import { executionSchema, signalSchema } from '../core/schemas/records.ts';
 import { effectSchema } from '../core/schemas/rollouts.ts';
+import { storable } from '../core/schemas/storable.ts';
 import { contendedTransactionItems, failedTransactionItems, isConditionFailure } from './conditions.ts';
 import { applyEffectDelta, decodeEffectState, encodeEffectDelta, encodeEffectState } from './effect-state.ts';
 import { itemReader } from './items.ts';
@@ -267,7 +268,8 @@ async function keepEffect(
   const head: KeptHead = {
     item: {
       ...effectCacheKey(pipelineId, kept.effect.runId),
-      effect: kept.effect,
+      // A p-value of 1e-200 (thousands an arm, clearly apart) is kept as 0: DynamoDB stores no less than 1e-130.
+      effect: storable(kept.effect),
       version: (readVersion ?? 0) + 1,
       expiresAtEpoch,
     },

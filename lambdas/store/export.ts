@@ -153,6 +153,12 @@ function shardedPart<S extends Shard>(
   };
 }
 
+/** The series' shards, as an export part's sources. */
+const SERIES_SOURCES: readonly number[] = /* @__PURE__ */ Array.from(
+  { length: SERIES_SHARDS },
+  (_, shard) => shard,
+);
+
 /**
  * What an export holds, in this order. Another feature's records are one more entry (a dataPart of
  * their partition), e.g. `rollout` or an evaluation set.
@@ -194,7 +200,7 @@ export const EXPORT_PARTS: readonly ExportPart[] = [
     exportedCounters,
     (pipelineId, shard: number) => seriesPartition(pipelineId, 'hour', shard),
     (window) => (window.signalsSince < window.executionsSince ? window.signalsSince : window.executionsSince),
-    Array.from({ length: SERIES_SHARDS }, (_, shard) => shard),
+    SERIES_SOURCES,
   ),
   {
     type: 'run',

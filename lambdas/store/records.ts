@@ -3,15 +3,10 @@
  * once in its pipeline (markers first, then the records, each with its TTL), and the newest of
  * them from a window's lower bound.
  */
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { expiryEpoch } from '../core/lifecycle.ts';
 import type { Execution, Signal } from '../core/schemas/records.ts';
-import { failedTransactionItems, isConditionFailure, putNew, refusingTooLarge } from './conditions.ts';
+import { isConditionFailure } from './conditions.ts';
 import { executionOldestKey } from './kept-keys.ts';
 import {
   executionIdKey,
@@ -27,7 +22,8 @@ import {
   signalKey,
   signalsPartition,
 } from './keys.ts';
-import { batchConflict, claimIds, type NewRecord } from './record-claims.ts';
+import { claimIds, type NewRecord } from './record-claims.ts';
+import { PendingRaced, putAllNew } from './record-puts.ts';
 import {
   armOf,
   countsUpdate,
@@ -40,7 +36,7 @@ import {
   readMarkers,
   signalCounts,
 } from './rollout-moments.ts';
-import { type SeriesUpdates, seriesUpdates } from './series-writes.ts';
+import { seriesUpdates } from './series-writes.ts';
 import { newestAcross } from './shards.ts';
 
 /** The data table the records are written to and read from. */
@@ -144,8 +140,6 @@ export async function recordSignals(
   }
 }
 
-/** A waiting signal's execution was recorded between the read of its marker and the write. */
-class PendingRaced extends Error {}
 /** The arms of the active rollout whose executions a batch counts (null: no rollout). */
 export type CountedRollout = MomentRollout;
 
@@ -266,83 +260,6 @@ async function recordAllNew(
 
 /** Items written in the last of a batch's transactions: its counts, and signals waiting on a marker. */
 type Transacted = Array<Record<string, unknown>>;
-
-/** The most items DynamoDB takes in one transaction. */
-const TRANSACTION_ITEMS = 100;
-
-/**
- * The batch's transactions: one when the records, their series updates and `reserved` items fit,
- * else parts filled from the last (which leaves room for the reserved items), each with its own
- * records' series updates. Deterministic: a batch sent again is split the same way.
- */
-function partsOf(records: NewRecord[], reserved: number, series: SeriesUpdates): NewRecord[][] {
-  const size = (part: NewRecord[]) => part.length + series(part.map((record) => record.item)).length;
-  if (size(records) + reserved <= TRANSACTION_ITEMS) return [records];
-  const parts: NewRecord[][] = [];
-  let current: NewRecord[] = [];
-  let room = TRANSACTION_ITEMS - reserved;
-  for (let i = records.length - 1; i >= 0; i--) {
-    const record = records[i] as NewRecord;
-    const grown = [record, ...current];
-    if (current.length > 0 && size(grown) > room) {
-      parts.unshift(current);
-      current = [record];
-      room = TRANSACTION_ITEMS;
-    } else current = grown;
-  }
-  parts.unshift(current);
-  return parts;
-}
-
-/**
- * Puts up to 100 new records, with the batch's counts and series, in transactions: all are written
- * or none. A full batch and its counts do not fit one transaction: its records go in several, the
- * counts with the last, each part with its own series updates; a batch sent again after only its
- * first parts were written finds every record of those already there, goes on with the rest, and
- * so is counted once.
- */
-async function putAllNew(
-  { db, tableName }: RecordTable,
-  records: NewRecord[],
-  what: string,
-  extra: Transacted | null,
-  series: SeriesUpdates,
-): Promise<void> {
-  // Beyond half a transaction, what waits on markers goes in transactions of its own after the records.
-  const withLast = (extra ?? []).slice(0, TRANSACTION_ITEMS / 2);
-  const after = (extra ?? []).slice(TRANSACTION_ITEMS / 2);
-  const parts = partsOf(records, withLast.length, series);
-  for (const [index, part] of parts.entries()) {
-    const last = index === parts.length - 1;
-    const items = [
-      ...part.map((record) => putNew(tableName, record.item)),
-      ...(last ? withLast : []),
-      ...series(part.map((record) => record.item)),
-    ];
-    try {
-      await refusingTooLarge(() => db.send(new TransactWriteCommand({ TransactItems: items })));
-    } catch (error) {
-      // Only the first parts may be there already (a batch sent again after they were written).
-      if (!last && failedTransactionItems(error).length === part.length) {
-        continue;
-      }
-      if (
-        last &&
-        failedTransactionItems(error).some((i) => i >= part.length && i < part.length + withLast.length)
-      ) {
-        throw new PendingRaced('an execution was recorded meanwhile', { cause: error });
-      }
-      throw batchConflict(
-        error,
-        part,
-        (ids) => `These ${what} are already recorded: ${ids}. Nothing in the batch was recorded.`,
-      );
-    }
-  }
-  for (let i = 0; i < after.length; i += TRANSACTION_ITEMS) {
-    await db.send(new TransactWriteCommand({ TransactItems: after.slice(i, i + TRANSACTION_ITEMS) }));
-  }
-}
 
 /** The newest `limit` items of a sharded partition from `since` (the window's lower bound) on. */
 export function newest<T>(

@@ -25,6 +25,7 @@ import {
   signalIdsPartition,
   signalsPartition,
 } from './keys.ts';
+import { MONITOR_ITEMS_PREFIX } from './monitor-keys.ts';
 import { SERIES_PARTITIONS } from './series-keys.ts';
 import { TRACE_SHARDS, traceShardPartition } from './trace-keys.ts';
 
@@ -307,6 +308,8 @@ export const REMOVALS: readonly RemovalKind[] = [
   /* @__PURE__ */ partitionRemoval('approval rules', null, pipelinePartition, APPROVAL_RULES_SORT_KEY),
   /* @__PURE__ */ partitionRemoval('rollouts', 'rollouts', pipelinePartition, ROLLOUT_PREFIX),
   /* @__PURE__ */ partitionRemoval('kept effects', null, pipelinePartition, EFFECT_PREFIX),
+  // Its monitors and their count (the judge skips a deleted pipeline's monitors until then).
+  /* @__PURE__ */ partitionRemoval('monitors', null, pipelinePartition, MONITOR_ITEMS_PREFIX),
   idempotencyRemoval,
   /* @__PURE__ */ removalAcross('series', null, SERIES_PARTITIONS),
   // OTLP spans staged under their traces, one partition per trace shard.

@@ -3,6 +3,7 @@
  * rollout.stepped event in one transaction), and its judgements over time (one item beside its
  * counters, store/keys.ts rolloutCountsKey with sk `<rolloutId>#history`, removed with them).
  */
+
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -12,6 +13,7 @@ import {
 import { ConflictError } from '../core/errors.ts';
 import type { JudgementPoint, RolloutStep } from '../core/ports/rollouts.ts';
 import type { Rollout } from '../core/schemas/rollouts.ts';
+import { storable } from '../core/schemas/storable.ts';
 import { contendedTransactionItems, failedTransactionItems } from './conditions.ts';
 import { eventPut } from './events.ts';
 import { pipelineKey, rolloutCountsPartition, rolloutKey } from './keys.ts';
@@ -135,7 +137,7 @@ export async function keepJudgementHistory(
   await db.send(
     new PutCommand({
       TableName: tableName,
-      Item: { ...historyKey(pipelineId, rolloutId), points: thinned(points) },
+      Item: { ...historyKey(pipelineId, rolloutId), points: storable(thinned(points)) },
     }),
   );
 }

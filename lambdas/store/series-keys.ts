@@ -8,7 +8,7 @@ import { pipelinePartition } from './keys.ts';
  *   series   pk PIPELINE#<id>#SERIES#M|H#<nn>  sk <bucket start>#A | <bucket start>#C#<configurationId>
  *   packs    pk PIPELINE#<id>#SERIES#PM|PH     sk <period start>#A | …#C#<configurationId> | …#L (late)
  */
-export const SERIES_SHARDS = 8;
+export const SERIES_SHARDS = 2;
 
 export const seriesPartition = (pipelineId: string, grain: 'minute' | 'hour', shard: number) =>
   `${pipelinePartition(pipelineId)}#SERIES#${grain === 'minute' ? 'M' : 'H'}#${String(shard).padStart(2, '0')}`;
@@ -17,7 +17,7 @@ export const seriesPackPartition = (pipelineId: string, grain: 'minute' | 'hour'
   `${pipelinePartition(pipelineId)}#SERIES#P${grain === 'minute' ? 'M' : 'H'}`;
 
 /** Every partition of a pipeline's series: each grain's shards and packs (its deletion removes them all). */
-export const SERIES_PARTITIONS: ReadonlyArray<(pipelineId: string) => string> = (
+export const SERIES_PARTITIONS: ReadonlyArray<(pipelineId: string) => string> = /* @__PURE__ */ (
   ['minute', 'hour'] as const
 ).flatMap((grain) => [
   ...Array.from(

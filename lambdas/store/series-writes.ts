@@ -87,8 +87,22 @@ function lateMark(
   };
 }
 
-/** What a part of a batch (stored records, one transaction) adds to the series: its updates. */
-export type SeriesUpdates = (part: ReadonlyArray<Record<string, unknown>>) => Update[];
+/**
+ * Whether the recording keeps the series: always, but for the bench's baseline (recording as it
+ * was before the series, in the same run; bench/series.ts).
+ */
+export const SERIES_RECORDING = { on: true };
+
+/**
+ * What a part of a batch (stored records, one transaction) adds to the series: its updates, in
+ * `shard` (seriesShard: a batch's parts, written at once, each take the next one, never sharing).
+ */
+export type SeriesUpdates = (part: ReadonlyArray<Record<string, unknown>>, shard: number) => Update[];
+
+/** The series shard of a batch's `index`-th part: after its first record's (FNV-1a of the id). */
+export function seriesShard(firstId: string, index: number): number {
+  return (shardOf(firstId) + index) % SERIES_SHARDS;
+}
 
 /**
  * The series' updates of a transaction of records: the buckets' counters in the part's shard, and
@@ -100,11 +114,10 @@ export function seriesUpdates(
   retentionDays: number,
   now: number,
 ): SeriesUpdates {
-  return (part) => {
+  return (part, shard) => {
     const first = part[0];
-    if (!first) return [];
+    if (!first || !SERIES_RECORDING.on) return [];
     const pipelineId = String(first.pipelineId);
-    const shard = shardOf(String(first.id));
     const deltas =
       kind === 'execution'
         ? executionDeltas(part as unknown as Execution[])

@@ -10,7 +10,12 @@
  * periods (and one a late record changed since its pack) are read from the shards. A day of minutes
  * is then one Query of the packs and one of each shard, whatever the traffic.
  */
-import { BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { expiryEpoch, RETENTION_DAYS } from '../core/lifecycle.ts';
 import type { SeriesRead, SeriesReadStats, SeriesReads } from '../core/ports/series.ts';
 import { type Bucket, bucketOf, type Counters, type Grain, mergeCounters, STEP_MS } from '../core/series.ts';
@@ -19,6 +24,83 @@ import { PERIOD_MS, periodStart, WRITE_MS } from './series-writes.ts';
 
 /** A period is packed once it ended this long ago: every write started in time is visible then. */
 export const SETTLE_MS = 2 * WRITE_MS;
+
+const periodsFrom = (first: number, last: number, size: number) =>
+  Array.from({ length: Math.floor((last - first) / size) + 1 }, (_, i) => first + i * size);
+
+/** One Query a shard over the span of `periods` (none for no period). */
+async function readShards(
+  table: Table,
+  pipelineId: string,
+  grain: Grain,
+  periods: number[],
+  stats: SeriesReadStats,
+): Promise<Record<string, unknown>[]> {
+  const [oldest, newest] = [periods[0], periods.at(-1)];
+  if (oldest === undefined || newest === undefined) return [];
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const read = await Promise.all(
+    Array.from({ length: SERIES_SHARDS }, (_, shard) =>
+      queryAll(
+        table,
+        {
+          pk: seriesPartition(pipelineId, grain, shard),
+          from: iso(oldest),
+          to: `${iso(newest + PERIOD_MS[grain] - 1)}#~`,
+        },
+        stats,
+      ),
+    ),
+  );
+  return read.flat();
+}
+
+/**
+ * Packs' buckets by pack (its key and time read): a pack never changes once written (a newer one
+ * has another packedAt), so an environment keeps the ones it read, up to PACKS_KEPT.
+ */
+const packCache = new Map<string, Record<string, Record<string, unknown>>>();
+const PACKS_KEPT = 2_000;
+const cacheKeyOf = (pk: string, item: Record<string, unknown>) =>
+  `${pk}|${String(item.sk)}|${String(item.packedAt)}`;
+
+function keepPack(
+  pk: string,
+  item: Record<string, unknown>,
+  buckets: Record<string, Record<string, unknown>>,
+) {
+  if (packCache.size >= PACKS_KEPT) packCache.delete(packCache.keys().next().value as string);
+  packCache.set(cacheKeyOf(pk, item), buckets);
+}
+
+async function packedBuckets(
+  { db, tableName }: Table,
+  pk: string,
+  packs: Record<string, unknown>[],
+  stats: SeriesReadStats,
+): Promise<Array<[Record<string, unknown>, Record<string, Record<string, unknown>>]>> {
+  const cacheKey = (item: Record<string, unknown>) => cacheKeyOf(pk, item);
+  const missing = packs.filter((item) => !packCache.has(cacheKey(item)));
+  for (let i = 0; i < missing.length; i += 100) {
+    let keys = missing.slice(i, i + 100).map((item) => ({ pk, sk: String(item.sk) }));
+    for (let attempt = 0; keys.length > 0 && attempt < 5; attempt++) {
+      stats.queries++;
+      const answer = await db.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [tableName]: { Keys: keys, ProjectionExpression: 'sk, packedAt, b', ConsistentRead: true },
+          },
+        }),
+      );
+      for (const item of answer.Responses?.[tableName] ?? []) {
+        stats.itemsRead++;
+        keepPack(pk, item, unpack(item.b));
+      }
+      keys = (answer.UnprocessedKeys?.[tableName]?.Keys ?? []) as typeof keys;
+    }
+  }
+  return packs.map((item) => [item, packCache.get(cacheKey(item)) ?? {}]);
+}
 
 /* ---- reading ---- */
 
@@ -47,7 +129,7 @@ function addTo(grid: Grid, configurationId: string | null, at: number, item: Rec
 /** Every page of one Query (counted). */
 async function queryAll(
   { db, tableName }: Table,
-  input: { pk: string; from: string; to: string; filter?: string },
+  input: { pk: string; from: string; to: string; filter?: string; projection?: string },
   stats: SeriesReadStats,
 ): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
@@ -60,6 +142,7 @@ async function queryAll(
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
         ExpressionAttributeValues: { ':pk': input.pk, ':from': input.from, ':to': input.to },
         ...(input.filter ? { FilterExpression: input.filter } : {}),
+        ...(input.projection ? { ProjectionExpression: input.projection } : {}),
         ConsistentRead: true,
         ExclusiveStartKey: start,
       }),
@@ -98,9 +181,16 @@ async function readGrid(
   stats: SeriesReadStats,
 ): Promise<Grid> {
   const grid: Grid = new Map();
+  const size = PERIOD_MS[grain];
   const firstPeriod = periodStart(from, grain);
   const lastPeriod = periodStart(to - 1, grain);
   const iso = (ms: number) => new Date(ms).toISOString();
+  // The periods not settled yet are read from the shards whatever their packs say: at once.
+  const firstUnsettled = Math.max(firstPeriod, periodStart(now - SETTLE_MS, grain));
+  const unsettled = firstUnsettled <= lastPeriod ? periodsFrom(firstUnsettled, lastPeriod, size) : [];
+  const shardRead = readShards(table, pipelineId, grain, unsettled, stats);
+  shardRead.catch(() => undefined);
+  // The packs' keys and times only: a pack's buckets come from this environment's cache when it has them.
   const packs = await queryAll(
     table,
     {
@@ -108,6 +198,7 @@ async function readGrid(
       from: iso(firstPeriod),
       to: `${iso(lastPeriod)}#~`,
       ...(byConfiguration ? {} : { filter: 'attribute_not_exists(configurationId)' }),
+      projection: 'sk, packedAt, lateAt, configurationId',
     },
     stats,
   );
@@ -126,41 +217,27 @@ async function readGrid(
     entry.items.push(item);
     packed.set(period, entry);
   }
-  // Periods whose pack holds: made after every write into it had finished.
-  const fromShards: number[] = [];
-  for (let period = firstPeriod; period <= lastPeriod; period += PERIOD_MS[grain]) {
+  // Settled periods whose pack holds: made after every write into it had finished.
+  const stale: number[] = [];
+  const fresh: Record<string, unknown>[] = [];
+  for (let period = firstPeriod; period < firstUnsettled && period <= lastPeriod; period += size) {
     const pack = packed.get(period);
-    const fresh = pack && pack.packedAt > 0 && pack.packedAt > (lateAt.get(period) ?? 0) + WRITE_MS;
-    if (fresh) {
-      for (const item of pack.items) {
-        const configurationId = typeof item.configurationId === 'string' ? item.configurationId : null;
-        const buckets = (item.b ?? {}) as Record<string, Record<string, unknown>>;
-        for (const [at, counters] of Object.entries(buckets)) {
-          const ms = Date.parse(at);
-          if (ms >= from && ms < to) addTo(grid, configurationId, ms, counters);
-        }
-      }
-    } else fromShards.push(period);
+    if (pack && pack.packedAt > 0 && pack.packedAt > (lateAt.get(period) ?? 0) + WRITE_MS)
+      fresh.push(...pack.items);
+    else stale.push(period);
   }
-  const [oldest, newest] = [fromShards[0], fromShards.at(-1)];
-  if (oldest === undefined || newest === undefined) return grid;
-  // One Query a shard over the periods not packed (the recent ones, and any a late record changed).
+  const pk = seriesPackPartition(pipelineId, grain);
+  for (const [item, buckets] of await packedBuckets(table, pk, fresh, stats)) {
+    const configurationId = typeof item.configurationId === 'string' ? item.configurationId : null;
+    for (const [at, counters] of Object.entries(buckets)) {
+      const ms = Date.parse(at);
+      if (ms >= from && ms < to) addTo(grid, configurationId, ms, counters);
+    }
+  }
+  const fromShards = [...stale, ...unsettled];
+  if (fromShards.length === 0) return grid;
   const readAt = now;
-  const shardItems = (
-    await Promise.all(
-      Array.from({ length: SERIES_SHARDS }, (_, shard) =>
-        queryAll(
-          table,
-          {
-            pk: seriesPartition(pipelineId, grain, shard),
-            from: iso(oldest),
-            to: `${iso(newest + PERIOD_MS[grain] - 1)}#~`,
-          },
-          stats,
-        ),
-      ),
-    )
-  ).flat();
+  const shardItems = [...(await readShards(table, pipelineId, grain, stale, stats)), ...(await shardRead)];
   const unpacked = new Set(fromShards);
   const toPack: Grid = new Map();
   for (const item of shardItems) {
@@ -190,38 +267,61 @@ async function writePacks(
       readAt >= period + PERIOD_MS[grain] + SETTLE_MS && readAt > (lateAt.get(period) ?? 0) + WRITE_MS,
   );
   if (settled.length === 0) return;
-  const items: Record<string, unknown>[] = [];
+  const pk = seriesPackPartition(pipelineId, grain);
+  const byConfiguration: Record<string, unknown>[] = [];
+  const whole: Record<string, unknown>[] = [];
   for (const period of settled) {
     const periodIso = new Date(period).toISOString();
     // A copy of the shards' counters: gone earlier than them (a shorter retention since), it is made again.
     const expiresAtEpoch = expiryEpoch(new Date(period + PERIOD_MS[grain]).toISOString(), retentionDays);
-    const configurations = [...counters.keys()].filter((id): id is string => id !== null);
-    for (const configurationId of configurations) {
-      items.push({
-        pk: seriesPackPartition(pipelineId, grain),
-        sk: `${periodIso}#C#${configurationId}`,
-        configurationId,
-        b: packOf(counters.get(configurationId), period, grain),
+    for (const [configurationId, byAt] of counters) {
+      const buckets = packOf(byAt, period, grain);
+      if (configurationId !== null && Object.keys(buckets).length === 0) continue;
+      const item = {
+        pk,
+        sk: configurationId === null ? `${periodIso}#A` : `${periodIso}#C#${configurationId}`,
+        ...(configurationId === null ? {} : { configurationId }),
+        b: JSON.stringify(buckets),
         packedAt: readAt,
         expiresAtEpoch,
-      });
+      };
+      keepPack(pk, item, buckets);
+      (configurationId === null ? whole : byConfiguration).push(item);
     }
-    // The whole pipeline's pack last: it marks the period packed.
-    items.push({
-      pk: seriesPackPartition(pipelineId, grain),
-      sk: `${periodIso}#A`,
-      b: packOf(counters.get(null), period, grain),
-      packedAt: readAt,
-      expiresAtEpoch,
-    });
+    if (!counters.has(null)) {
+      whole.push({ pk, sk: `${periodIso}#A`, b: '{}', packedAt: readAt, expiresAtEpoch });
+    }
   }
+  // The configurations' packs first: the whole pipeline's marks a period packed, so it goes last.
+  if (await putAll(db, tableName, byConfiguration)) await putAll(db, tableName, whole);
+}
+
+/** Puts items in batches of 25, retrying what is left unprocessed; false if some never were. */
+async function putAll(db: DynamoDBDocumentClient, tableName: string, items: Record<string, unknown>[]) {
   for (let i = 0; i < items.length; i += 25) {
-    const batch = items.slice(i, i + 25);
-    let unprocessed = batch.map((Item) => ({ PutRequest: { Item } }));
+    let unprocessed = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; unprocessed.length > 0 && attempt < 5; attempt++) {
       const answer = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: unprocessed } }));
       unprocessed = (answer.UnprocessedItems?.[tableName] ?? []) as typeof unprocessed;
     }
+    if (unprocessed.length > 0) return false;
+  }
+  return true;
+}
+
+/**
+ * A pack's buckets, kept as one JSON string: DynamoDB's nested maps of 60 buckets cost a read
+ * several times more to decode (measured on DynamoDB Local: a day of minutes 70–150 ms as maps).
+ */
+function unpack(stored: unknown): Record<string, Record<string, unknown>> {
+  if (typeof stored !== 'string') return {};
+  try {
+    const parsed: unknown = JSON.parse(stored);
+    return parsed !== null && typeof parsed === 'object'
+      ? (parsed as Record<string, Record<string, unknown>>)
+      : {};
+  } catch {
+    return {};
   }
 }
 

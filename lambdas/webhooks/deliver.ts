@@ -11,6 +11,7 @@ import type { Clock, IdGenerator } from '../core/ports/common.ts';
 import type { Delivery, SecretKeyProvider, WebhookRecord, WebhookRepository } from './ports.ts';
 import { DELIVERY_TIMEOUT_MS, type PostResult } from './post.ts';
 import { openSecret, signWebhook } from './secret.ts';
+import { slackMessage } from './slack.ts';
 import type { CheckedTarget } from './url-guard.ts';
 
 /** Waits after the 1st, 2nd, … failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then failed. */
@@ -130,6 +131,14 @@ export function signedRequest(secret: string, event: DomainEvent, at: Date) {
   };
 }
 
+/** The headers and body of an attempt to a Slack incoming webhook: its message, unsigned (the URL is the secret). */
+export function slackRequest(event: DomainEvent) {
+  return {
+    body: JSON.stringify(slackMessage(event)),
+    headers: { 'content-type': 'application/json', 'user-agent': 'pipeline-synthesis-webhooks/1' },
+  };
+}
+
 /** Attempt number `attempt` (1-based) of one queued delivery, in the deliverer's lane. */
 export function makeDeliver(deps: DeliverDeps) {
   const { route } = deps;
@@ -204,8 +213,10 @@ async function attemptPost(
     const target = await deps.checkUrl(webhook.url).catch(() => {
       throw new RefusedTarget();
     });
-    const secret = openSecret(webhook.sealedSecret, await deps.secretKey());
-    const { body, headers } = signedRequest(secret, message.event, at);
+    const { body, headers } =
+      webhook.format === 'slack'
+        ? slackRequest(message.event)
+        : signedRequest(openSecret(webhook.sealedSecret, await deps.secretKey()), message.event, at);
     return await deps.post(target, headers, body, budgetMs);
   } catch (error) {
     return {

@@ -7,6 +7,10 @@ import { type DomainEvent, eventTypeSchema } from '../core/events.ts';
 import type { PageRequest } from '../core/ports/common.ts';
 import type { Page } from '../core/schemas/common.ts';
 
+/** standard: the Standard Webhooks envelope, signed; slack: Slack's incoming-webhook body, unsigned (its URL is the secret). */
+export const WEBHOOK_FORMATS = ['standard', 'slack'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
 /** A team's webhook as stored: the secret only sealed (AES-256-GCM), never in plaintext. */
 export const webhookRecordSchema = z.object({
   id: z.string(),
@@ -23,6 +27,8 @@ export const webhookRecordSchema = z.object({
    * to the slow lane until one is answered in time again. Absent on webhooks that never were slow.
    */
   slowSince: z.optional(z.nullable(z.string())),
+  /** What is POSTed: the signed envelope (standard, also when absent) or a Slack message (webhooks/slack.ts). */
+  format: z.optional(z.enum(WEBHOOK_FORMATS)),
 });
 export type WebhookRecord = z.infer<typeof webhookRecordSchema>;
 

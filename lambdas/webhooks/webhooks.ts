@@ -8,7 +8,14 @@ import { actorOf, EVENT_TYPES, eventTypeSchema, newEvent } from '../core/events.
 import type { Clock, IdGenerator, PageRequest } from '../core/ports/common.ts';
 import { assertCanWrite, type Principal } from '../core/principal.ts';
 import type { Page } from '../core/schemas/common.ts';
-import type { Delivery, SecretKeyProvider, WebhookRecord, WebhookRepository } from './ports.ts';
+import {
+  type Delivery,
+  type SecretKeyProvider,
+  WEBHOOK_FORMATS,
+  type WebhookFormat,
+  type WebhookRecord,
+  type WebhookRepository,
+} from './ports.ts';
 import { generateWebhookSecret, sealSecret } from './secret.ts';
 import type { CheckedTarget } from './url-guard.ts';
 
@@ -24,6 +31,8 @@ export const createWebhookBodySchema = z.object({
   /** The event types to receive; every type when absent. */
   eventTypes: z.optional(z.array(eventTypeSchema).check(z.minLength(1), z.maxLength(EVENT_TYPES.length))),
   description: z.optional(z.string().check(z.maxLength(500))),
+  /** standard (the default): the signed envelope; slack: a Slack incoming-webhook message, not signed. */
+  format: z.optional(z.enum(WEBHOOK_FORMATS)),
 });
 export type CreateWebhookBody = z.infer<typeof createWebhookBodySchema>;
 
@@ -35,6 +44,7 @@ export interface WebhookView {
   description: string | null;
   createdAt: string;
   disabledAt: string | null;
+  format: WebhookFormat;
 }
 
 export function toWebhookView(webhook: WebhookRecord): WebhookView {
@@ -45,6 +55,7 @@ export function toWebhookView(webhook: WebhookRecord): WebhookView {
     description: webhook.description,
     createdAt: webhook.createdAt,
     disabledAt: webhook.disabledAt,
+    format: webhook.format ?? 'standard',
   };
 }
 
@@ -74,6 +85,7 @@ export function makeCreateWebhook({ webhooks, secretKey, checkUrl, clock, ids }:
       createdBy: principal.userId,
       disabledAt: null,
       sealedSecret: sealSecret(secret, await secretKey()),
+      format: body.format ?? 'standard',
     };
     const event = newEvent(
       'webhook.created',

@@ -5,8 +5,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { AuthRepository } from '../auth/ports.ts';
+import { ANNOTATED } from '../core/annotations.ts';
 import type { DomainEvent } from '../core/events.ts';
-import { ANNOTATED, type PipelineMoments } from '../core/use-cases/metrics.ts';
+import type { PipelineMoments } from '../core/ports/series.ts';
 import { makeApprovalRulesStore } from '../store/approval-rules.ts';
 import { makeAccountStore } from '../store/auth/accounts.ts';
 import { makeApiTokenStore } from '../store/auth/api-tokens.ts';
@@ -22,6 +23,7 @@ import { makeEvidenceStore } from '../store/evidence.ts';
 import { makeExportStore } from '../store/export.ts';
 import { makeIdempotencyStore } from '../store/idempotency.ts';
 import { makeModelSpendStore } from '../store/model-spend.ts';
+import { makeMonitorRepository } from '../store/monitors.ts';
 import { makeDeletionRequests, makeDeletionStore } from '../store/pipeline-deletion.ts';
 import { nextConfigurationVersion } from '../store/pipeline-writes.ts';
 import { makePipelineRepository } from '../store/pipelines.ts';
@@ -216,6 +218,12 @@ export function recordReadsFromEnv() {
 export function teamServingFromEnv() {
   const config = readConfig({ DATA_TABLE: tableName });
   return makeTeamServing(getDocumentClient(), config.DATA_TABLE);
+}
+
+/** A pipeline's monitors (with the events table for the judge's changes of state). */
+export function monitorRepositoryFromEnv() {
+  const config = readConfig({ DATA_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
+  return makeMonitorRepository(getDocumentClient(), config.DATA_TABLE, config.EVENTS_TABLE);
 }
 
 /** A pipeline's series (the metrics answer, a monitor's window); reads write the packs of settled periods. */

@@ -537,12 +537,13 @@ describe('pipeline-synthesis, the CLI', () => {
     });
     const result = await cli(['export', pipelineId, '--output', 'export.ndjson']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/exported 3 records in 1 page/);
+    // The pipeline, its configuration, the signal, and the hour of the signal in the series.
+    expect(result.stderr).toMatch(/exported 4 records in 1 page/);
     const lines = (await readFile(path.join(workDir, 'export.ndjson'), 'utf8'))
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as { type: string; record: { id: string } });
-    expect(lines.map((line) => line.type)).toEqual(['pipeline', 'configuration', 'signal']);
+    expect(lines.map((line) => line.type)).toEqual(['pipeline', 'configuration', 'signal', 'series_hour']);
     expect(lines[0]?.record).toEqual(created.data);
 
     const missing = await cli(['export', 'no-such-pipeline']);

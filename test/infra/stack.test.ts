@@ -17,6 +17,7 @@ import {
   HANDLERS,
   type HandlerTrigger,
   MAX_RECEIVE_COUNT,
+  MONITOR_JUDGE,
   RUN_SWEEPER,
   runsOnDeploy,
   SYNTHESIS_WORKER,
@@ -486,6 +487,7 @@ describe('functions', () => {
         ...[...new Set([...(access.send ?? []), ...hides])].map((queue) => urlVariable.get(queue)),
         ...(access.sessionSecret ? ['SESSION_SECRET_ARN'] : []),
         ...(access.sendsEmail ? ['EMAIL_FROM', 'APP_URL'] : []),
+        ...(access.linksToApp && !access.sendsEmail ? ['APP_URL'] : []),
         ...(access.callsModel ? ['ANTHROPIC_SECRET_ARN'] : []),
         ...(access.webhookSecretKey ? ['WEBHOOK_SECRET_KEY_ARN'] : []),
         ...(access.putsEvents ? ['EVENT_BUS_NAME'] : []),
@@ -512,6 +514,7 @@ describe('functions', () => {
         },
         sessionSecret: { SESSION_SECRET: 'k' },
         email: { EMAIL_FROM: 'f', APP_URL: 'http://127.0.0.1:1', EMAIL_OUTBOX_DIR: '/tmp/outbox' },
+        appUrl: 'http://127.0.0.1:1/app',
         model: { ANTHROPIC_API_KEY: 'k' },
         defaultSynthesisHandler: 'heuristic-v1',
         synthesisRunsPerTeamPerHour: 500,
@@ -1716,8 +1719,10 @@ describe('alarms and outputs', () => {
         ...QUEUES.map(() => 'ApproximateNumberOfMessagesVisible'),
         ...waits.map(() => 'ApproximateAgeOfOldestMessage'),
         'Errors',
+        'Errors',
         'Latency',
         METRIC.jobErrors,
+        METRIC.monitorJudgeRuns,
         JSON.stringify(
           `IF(requests >= ${ALARM_THRESHOLDS.api5xxMinimumRequests}, 100 * errors / requests, 0)`,
         ),
@@ -1739,13 +1744,43 @@ describe('alarms and outputs', () => {
     }
     const latency = alarms.find((alarm) => alarm.MetricName === 'Latency');
     expect(latency).toMatchObject({ ExtendedStatistic: 'p99', Threshold: ALARM_THRESHOLDS.apiP99LatencyMs });
-    const authorizerAlarm = alarms.find((alarm) => alarm.MetricName === 'Errors');
-    expect(referencedLogicalIds(authorizerAlarm?.Dimensions)).toEqual(
-      new Set([logicalIdOf(dev.stacks.service.api.authorizerFunction.function)]),
+    const errorAlarms = alarms.filter((alarm) => alarm.MetricName === 'Errors');
+    expect(errorAlarms.flatMap((alarm) => [...referencedLogicalIds(alarm.Dimensions)]).sort()).toEqual(
+      [
+        logicalIdOf(dev.stacks.service.api.authorizerFunction.function),
+        logicalIdOf(handlerFunction(dev.stacks, MONITOR_JUDGE.entry).function),
+      ].sort(),
     );
     const age = alarms.find((alarm) => alarm.MetricName === 'ApproximateAgeOfOldestMessage');
     const [wait] = waits;
     expect(age?.Threshold).toBe(wait?.kind === 'work' ? wait.oldestMessageAlarm?.afterSeconds : undefined);
+  });
+
+  it("alarms when the monitors' judge fails or stops: its errors, and a five-minute period without a pass, missing data breaching", () => {
+    const alarms = resourcesOfType(dev, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties ?? {});
+    const judgeId = logicalIdOf(handlerFunction(dev.stacks, MONITOR_JUDGE.entry).function);
+    const errors = alarms.find(
+      (alarm) => alarm.MetricName === 'Errors' && referencedLogicalIds(alarm.Dimensions).has(judgeId),
+    );
+    expect(errors).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: ALARM_THRESHOLDS.monitorJudgeErrors,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    const silent = alarms.find((alarm) => alarm.MetricName === METRIC.monitorJudgeRuns);
+    expect(silent).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'breaching',
+    });
+    // The judge runs every minute: five periods of its rate fit in the alarm's period.
+    expect(scheduleOf(MONITOR_JUDGE)?.everyMinutes).toBe(1);
   });
 
   it('subscribes the alarm email only when the stack is given one, to a topic CloudWatch can publish to', () => {
@@ -2170,13 +2205,13 @@ describe('CloudFormation limits', () => {
         `${path}: ${count} + ${MORE_OPERATIONS} × ${perOperation}`,
       ).toBeLessThanOrEqual(LIMIT);
     }
-    // The measure is real: each removed operation took a function (4 resources) from its group's
-    // nested stack, and a method, its invoke permission and its own API resources from the API's.
+    // The measure is real: each removed operation took a function (4 resources) and its invoke
+    // permission from its group's nested stack, and a method and its own API resources from the API's.
     for (const [index, operation] of removed.entries()) {
       const group = operation?.path.startsWith('/pipelines') ? 'PipelineRoutes' : 'Routes';
       const expected = new Map([...counts.keys()].map((path) => [path, 0]));
-      expected.set('Test-prod-Service', 2 + ownResources(operation?.path ?? ''));
-      expected.set(`Test-prod-Service/${group}`, 4);
+      expected.set('Test-prod-Service', 1 + ownResources(operation?.path ?? ''));
+      expected.set(`Test-prod-Service/${group}`, 5);
       expect(costs[index], operation?.name).toEqual(expected);
     }
   }, 120_000);

@@ -2,6 +2,7 @@
  * The port of a pipeline's series (store/series.ts): buckets of counters kept with the recording,
  * read back for the metrics answer and merged over a window for a monitor.
  */
+import type { DomainEvent } from '../events.ts';
 import type { Bucket, Step } from '../series.ts';
 
 export interface SeriesRead {
@@ -33,4 +34,9 @@ export interface SeriesReads {
    * counts and means, percentiles from the merged histograms.
    */
   window(pipelineId: string, from: number, to: number, retentionDays?: number): Promise<Bucket>;
+}
+
+/** The pipeline's events of the annotated types in [from, to), oldest first (store/events.ts). */
+export interface PipelineMoments {
+  list(teamId: string, pipelineId: string, from: string, to: string, limit: number): Promise<DomainEvent[]>;
 }

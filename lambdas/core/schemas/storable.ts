@@ -33,6 +33,24 @@ const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBF
 /** Whether a text holds a NUL or an unpaired surrogate (not storable as a key or a value here). */
 export const isInvalidText = (text: string) => text.includes('\0') || UNPAIRED_SURROGATE.test(text);
 
+/**
+ * A computed value (a p-value, a bound) as DynamoDB can store it: a magnitude under 1e-130 becomes
+ * 0 (a p-value of 1e-200 is 0 for every reader), one past the range the largest storable of its
+ * sign; arrays and objects are copied with their numbers so; anything else is left as it is.
+ */
+export function storable<T>(value: T): T {
+  if (typeof value === 'number') {
+    if (isStorableNumber(value) || !Number.isFinite(value)) return value;
+    const largest = 9.99999e125;
+    return (Math.abs(value) < JSON_LIMITS.minMagnitude ? 0 : Math.sign(value) * largest) as T;
+  }
+  if (Array.isArray(value)) return value.map(storable) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, storable(inner)])) as T;
+  }
+  return value;
+}
+
 /** Whether DynamoDB stores the number as it is (finite, magnitude 0 or from 1e-130 to below 1e126). */
 export function isStorableNumber(value: number): boolean {
   const magnitude = Math.abs(value);

@@ -247,6 +247,8 @@ function approvalEvents(
             rolloutId: rollout?.id,
             configurationId: appliedConfigurationId,
             status: 'active',
+            // The candidate's first share, for people (a chart's annotation, a Slack message).
+            percent: rollout?.percent,
             actor,
           },
           { at, key: rollout?.id ?? run.id },

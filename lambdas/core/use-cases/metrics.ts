@@ -3,15 +3,16 @@
  * optionally a series per configuration, and the moments that changed what it served, named.
  */
 
+import { ANNOTATED } from '../annotations.ts';
 import { ValidationError } from '../errors.ts';
 import { nameEventResources } from '../event-names.ts';
-import type { DomainEvent, EventType } from '../events.ts';
-import type { TeamSettingsStore } from '../lifecycle.ts';
+import type { DomainEvent } from '../events.ts';
+import { RETENTION_DAYS, type TeamSettingsStore } from '../lifecycle.ts';
 import { nameEvents } from '../people.ts';
 import type { Clock } from '../ports/common.ts';
 import type { PeopleDirectory } from '../ports/people.ts';
 import type { PipelineRepository } from '../ports/pipelines.ts';
-import type { SeriesReadStats, SeriesReads } from '../ports/series.ts';
+import type { PipelineMoments, SeriesReadStats, SeriesReads } from '../ports/series.ts';
 import type { Principal } from '../principal.ts';
 import { MAX_FUTURE_SKEW_MS } from '../schemas/common.ts';
 import { type Annotation, MAX_BUCKETS, type MetricsAnswer } from '../schemas/metrics.ts';
@@ -20,20 +21,6 @@ import { loadOwnedPipeline } from './pipelines.ts';
 
 /** At most this many annotations an answer (the newest are kept past it). */
 export const MAX_ANNOTATIONS = 200;
-
-/** The events that mark a chart, and the annotation each becomes. */
-export const ANNOTATED: Partial<Record<EventType, Annotation['type']>> = {
-  'configuration.activated': 'activation',
-  'rollout.started': 'rollout_started',
-  'rollout.stepped': 'rollout_stepped',
-  'rollout.promoted': 'rollout_ended',
-  'rollout.rolled_back': 'rollout_ended',
-};
-
-/** The pipeline's events of the annotated types in [from, to), oldest first (store/events.ts). */
-export interface PipelineMoments {
-  list(teamId: string, pipelineId: string, from: string, to: string, limit: number): Promise<DomainEvent[]>;
-}
 
 export interface MetricsDeps {
   pipelines: PipelineRepository;
@@ -59,7 +46,9 @@ function labelOf(event: DomainEvent, version: number | undefined): string {
     case 'configuration.activated':
       return `Activated ${v}`;
     case 'rollout.started':
-      return `Rollout of ${v} started at ${event.data.percent ?? '?'} %`;
+      return event.data.percent === undefined
+        ? `Rollout of ${v} started`
+        : `Rollout of ${v} started at ${event.data.percent} %`;
     case 'rollout.stepped':
       return `Rollout of ${v} moved to ${event.data.percent ?? '?'} %`;
     case 'rollout.promoted':
@@ -109,10 +98,20 @@ export function makeGetMetrics(deps: MetricsDeps) {
     query: MetricsQuery,
     stats?: SeriesReadStats,
   ): Promise<MetricsAnswer> => {
-    const pipeline = await loadOwnedPipeline(deps.pipelines, principal, pipelineId);
-    const settings = await deps.settings.get(pipeline.teamId);
-    const retentionDays = Math.max(settings.signalRetentionDays, settings.executionRetentionDays);
-    const { step, from, to } = metricsRange(query, deps.clock.now().getTime(), retentionDays);
+    const now = deps.clock.now().getTime();
+    // Every team keeps at least a day: a range of the last day (the default) needs no settings read.
+    // Else the caller's team's are read beside the pipeline (another team's pipeline is a 403 either way).
+    const recent = query.from === undefined || Date.parse(query.from) >= now - RETENTION_DAYS.min * DAY_MS;
+    const [pipeline, settings] = await Promise.all([
+      loadOwnedPipeline(deps.pipelines, principal, pipelineId),
+      recent ? null : deps.settings.get(principal.teamId),
+    ]);
+    const window = settings
+      ? Math.max(settings.signalRetentionDays, settings.executionRetentionDays)
+      : RETENTION_DAYS.min;
+    const { step, from, to } = metricsRange(query, now, window);
+    // How long the packs a read makes are kept: the team's window, or the default when not read.
+    const retentionDays = settings ? window : RETENTION_DAYS.default;
     const byConfiguration = query.groupBy === 'configuration';
     const fromIso = new Date(from).toISOString();
     const toIso = new Date(to).toISOString();

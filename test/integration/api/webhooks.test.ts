@@ -155,6 +155,7 @@ describe('webhooks', () => {
         description: 'on-call',
         createdAt: created.body.createdAt,
         disabledAt: null,
+        format: 'standard',
       },
     ]);
     // The secret is stored sealed, never as its text.

@@ -149,6 +149,14 @@ describe('series kept with the recording', () => {
     // Three hours: a pack and a late mark each.
     expect(second.itemsRead).toBeLessThanOrEqual(6);
     expect(first.itemsRead).toBeGreaterThan(100);
+    // Per configuration from the same packs: the configurations add up to the whole, minute by minute.
+    const grouped = await reads.read({ ...request, byConfiguration: true });
+    const a = grouped.byConfiguration.get('config-a') ?? [];
+    const b = grouped.byConfiguration.get('config-b') ?? [];
+    expect(a.map((bucket, i) => bucket.executions + (b[i]?.executions ?? 0))).toEqual(
+      after.all.map((bucket) => bucket.executions),
+    );
+    expect(b.reduce((sum, bucket) => sum + bucket.executions, 0)).toBe(150);
   });
 
   it('counts a record sent late into a packed period at once', async () => {

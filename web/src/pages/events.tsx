@@ -91,7 +91,10 @@ function Webhooks(props: { onChanged: () => void }) {
                     <td data-label="Created">
                       <Time iso={webhook.createdAt} />
                     </td>
-                    <td data-label="Status">{webhook.disabledAt ? 'disabled (410 Gone)' : 'active'}</td>
+                    <td data-label="Status">
+                      {webhook.disabledAt ? 'disabled (410 Gone)' : 'active'}
+                      {webhook.format === 'slack' ? ' · Slack' : ''}
+                    </td>
                     <td>
                       <button
                         type="button"
@@ -174,6 +177,7 @@ function AddWebhook(props: { onCreated: () => void; onError: (error: unknown) =>
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<CreatedWebhook>();
   const [types, setTypes] = useState<Set<EventType>>(new Set(EVENT_TYPES));
+  const [format, setFormat] = useState<'standard' | 'slack'>('standard');
 
   const add = async (event: Event) => {
     event.preventDefault();
@@ -183,6 +187,7 @@ function AddWebhook(props: { onCreated: () => void; onError: (error: unknown) =>
       const body = {
         url: url.trim(),
         ...(description.trim() ? { description: description.trim() } : {}),
+        ...(format === 'slack' ? { format } : {}),
         // Every type is the API's default; a choice is sent in the list's order.
         ...(types.size === EVENT_TYPES.length
           ? {}
@@ -219,6 +224,15 @@ function AddWebhook(props: { onCreated: () => void; onError: (error: unknown) =>
           value={description}
           onInput={(event) => setDescription(event.currentTarget.value)}
         />
+        <label for="webhook-format">Format</label>
+        <select
+          id="webhook-format"
+          value={format}
+          onChange={(event) => setFormat(event.currentTarget.value as 'standard' | 'slack')}
+        >
+          <option value="standard">Standard Webhooks (signed)</option>
+          <option value="slack">Slack message (unsigned: the URL is the secret)</option>
+        </select>
         <button type="submit" class="primary" disabled={busy || url.trim() === '' || types.size === 0}>
           Add webhook
         </button>

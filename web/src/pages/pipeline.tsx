@@ -16,6 +16,8 @@ import type { Activation, Configuration, Pipeline, Rollout, Run } from '../types
 import { ConfirmDialog, ErrorNotice, Loading, Person, Time, useLoad, useTitle } from '../ui.tsx';
 import { DeletePipeline, DeletionReceipt } from './delete-pipeline.tsx';
 import { Executions } from './executions.tsx';
+import { MetricsCharts } from './metrics-charts.tsx';
+import { Monitors } from './monitors.tsx';
 import { loadPipelineState, RolloutSummary } from './pipeline-state.tsx';
 import { LoadMore, PagedItems, type PagedList, usePagedList } from './pipelines.tsx';
 import { rolloutOutcomeWords } from './run-outcome.tsx';
@@ -91,6 +93,7 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
         </h2>
         <ConfigurationView configuration={active} />
       </section>
+      <MetricsCharts pipelineId={pipeline.id} active={active} />
       <section aria-labelledby="runs">
         <h2 id="runs">Synthesis runs</h2>
         <ErrorNotice error={runs.error} />
@@ -99,6 +102,7 @@ export function PipelinePage({ pipelineId }: { pipelineId: string }) {
         </PagedItems>
       </section>
       <Executions pipelineId={pipeline.id} />
+      <Monitors pipelineId={pipeline.id} />
       <Signals pipelineId={pipeline.id} />
       <History
         pipeline={pipeline}

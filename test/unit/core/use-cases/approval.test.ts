@@ -263,6 +263,7 @@ describe('approving a run (what is written)', () => {
         rolloutId,
         configurationId: proposed.id,
         status: 'active',
+        percent: 20,
         actor: expect.anything(),
       },
     });
