@@ -4,7 +4,8 @@
  *
  *   npx tsx bench/bundle-size.ts
  *
- * Targets: an HTTP Lambda bundle is at most 400 KB and initializes in at most 1.5 × the baseline;
+ * Targets: an HTTP Lambda bundle (and the deploy's usage-key backfill) is at most 400 KB and
+ * initializes in at most 1.5 × the baseline;
  * so does the worker's every-job part (≤ 600 KB), measured apart from its on-demand claude-v1 part.
  * Init time is the median of several `await import(bundle)` in fresh node processes, so every
  * run pays what a cold start pays for module loading (not the runtime's own start). The targets are
@@ -24,7 +25,9 @@ import {
   type FunctionAccess,
   type HandlerTrigger,
   SYNTHESIS_WORKER,
+  USAGE_KEY_BACKFILL,
 } from '../lambdas/functions.ts';
+import { evaluationPaths } from '../lambdas/operations/declaration.ts';
 import { operationFunctions } from '../lambdas/operations/functions.ts';
 import { OPERATIONS } from '../lambdas/operations/index.ts';
 import {
@@ -37,7 +40,14 @@ import {
   splitEsbuildOptions,
 } from '../lib/bundling.ts';
 
-export type BundleKind = 'baseline' | 'http' | 'authorizer' | 'worker' | 'on-demand' | 'dead-letter';
+export type BundleKind =
+  | 'baseline'
+  | 'http'
+  | 'authorizer'
+  | 'worker'
+  | 'on-demand'
+  | 'dead-letter'
+  | 'deploy';
 
 export interface BundleRow {
   name: string;
@@ -112,6 +122,9 @@ const SOURCES: EnvironmentSources = {
   synthesisRunsPerTeamPerHour: 60,
   webhookSecretKey: { WEBHOOK_SECRET_KEY_ARN: secret('bench-webhooks') },
   eventBusName: 'bench-bus',
+  evaluationRoutes: evaluationPaths(OPERATIONS),
+  evaluationFallbackKey: 'shared-evaluations-bench-key-0123456789',
+  usagePlanId: 'benchplan',
 };
 
 const environmentOf = (access: FunctionAccess, trigger?: HandlerTrigger) => ({
@@ -161,6 +174,12 @@ function targets(outDir: string): BundleTarget[] {
       kind: 'dead-letter',
       entryFile: handlerEntryPath(DEAD_LETTER_HANDLER.entry),
       environment: environmentOf(DEAD_LETTER_HANDLER.access, DEAD_LETTER_HANDLER.trigger),
+    },
+    {
+      name: USAGE_KEY_BACKFILL.entry,
+      kind: 'deploy',
+      entryFile: handlerEntryPath(USAGE_KEY_BACKFILL.entry),
+      environment: environmentOf(USAGE_KEY_BACKFILL.access, USAGE_KEY_BACKFILL.trigger),
     },
   ];
 }
@@ -292,7 +311,12 @@ export async function measureBundles(options: MeasureOptions = {}): Promise<Bund
     const sizeRatio = row.bytes / baseline.bytes;
     const initRatio = row.initMs / baseline.initMs;
     const initCpuRatio = row.initCpuMs / baseline.initCpuMs;
-    const maxBytes = { http: MAX_HTTP_BUNDLE_BYTES, worker: MAX_WORKER_BUNDLE_BYTES }[row.kind as string];
+    // The deploy's backfill is held to an HTTP function's size (its init runs once per pass).
+    const maxBytes = {
+      http: MAX_HTTP_BUNDLE_BYTES,
+      worker: MAX_WORKER_BUNDLE_BYTES,
+      deploy: MAX_HTTP_BUNDLE_BYTES,
+    }[row.kind as string];
     const withinTarget =
       maxBytes === undefined ? null : row.bytes <= maxBytes && initCpuRatio <= MAX_HTTP_INIT_RATIO;
     return { ...row, sizeRatio, initRatio, initCpuRatio, withinTarget };

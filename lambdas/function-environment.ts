@@ -7,6 +7,7 @@
 import { type FunctionAccess, type HandlerTrigger, queuesWithUrl, type TableAccess } from './functions.ts';
 import { QUEUES, type WorkQueueName } from './queues.ts';
 import { AUTH_TABLE, TABLE_DEFINITIONS, type TableDefinition } from './store/table-definitions.ts';
+import { EVALUATION_FALLBACK_KEY_VARIABLE, EVALUATION_ROUTES_VARIABLE } from './wiring/config.ts';
 
 /** Where each kind of access points; on AWS these are CDK tokens, locally plain values. */
 export interface EnvironmentSources {
@@ -38,6 +39,12 @@ export interface EnvironmentSources {
   readonly eventBusName?: string;
   /** RECORD_SHARDS of the functions reading or writing the data table (store/keys.ts); unset: the default. */
   readonly recordShards?: number;
+  /** The evaluation operations' path templates (operations/declaration.ts evaluationPaths), for `namesUsageKeys`. */
+  readonly evaluationRoutes?: readonly string[];
+  /** The value of the stack's shared evaluation key (lib/api.ts), for `namesUsageKeys`. */
+  readonly evaluationFallbackKey?: string;
+  /** The evaluation usage plan's id (USAGE_PLAN_ID), for `managesUsageKeys`; AWS only. */
+  readonly usagePlanId?: string;
 }
 
 const ACCESS_KEY: Record<TableDefinition['id'], 'runs' | 'data' | 'auth' | 'events' | 'settings'> = {
@@ -81,9 +88,10 @@ export function accessEnvironment(
     if (tableAccess(access, definition.id))
       environment[definition.envVar] = sources.tableNames[definition.id];
   }
-  // The authorizer's narrow token-use write, and the narrow reads of people's names, need the auth
-  // table's name even without `auth` access.
-  if (access.recordsTokenUse || access.readsNames) environment[AUTH_TABLE.envVar] = sources.tableNames.Auth;
+  // The authorizer's narrow token-use write, the narrow reads of people's names and the narrow
+  // write of usage keys need the auth table's name even without `auth` access.
+  if (access.recordsTokenUse || access.readsNames || access.keepsUsageKeys)
+    environment[AUTH_TABLE.envVar] = sources.tableNames.Auth;
   const withUrl = queuesWithUrl(access, trigger);
   for (const queue of QUEUES) {
     if (queue.kind === 'work' && withUrl.includes(queue.name))
@@ -103,6 +111,17 @@ export function accessEnvironment(
     if (sources.allowLocalWebhookUrls) environment.ALLOW_LOCAL_WEBHOOK_URLS = 'true';
   }
   if (access.putsEvents && sources.eventBusName) environment.EVENT_BUS_NAME = sources.eventBusName;
+  if (access.namesUsageKeys) {
+    environment[EVALUATION_ROUTES_VARIABLE] = JSON.stringify(
+      required(sources.evaluationRoutes, 'the evaluation routes'),
+    );
+    environment[EVALUATION_FALLBACK_KEY_VARIABLE] = required(
+      sources.evaluationFallbackKey,
+      'the shared evaluation key',
+    );
+  }
+  if (access.managesUsageKeys)
+    environment.USAGE_PLAN_ID = required(sources.usagePlanId, 'the evaluation usage plan');
   if (tableAccess(access, 'Data') && sources.recordShards !== undefined)
     environment.RECORD_SHARDS = String(sources.recordShards);
   return environment;

@@ -1,70 +1,15 @@
 /**
- * What a function may reach (its access), and the functions that are not API operations, each
- * declared once with its trigger in HANDLERS: a queue, a schedule, table streams, or API Gateway's
- * authorizer call. The API operations' functions are declared by their operation modules
+ * The functions that are not API operations, each declared once with its access
+ * (function-access.ts) and its trigger in HANDLERS: a queue, a schedule, table streams, API
+ * Gateway's authorizer call, or a deploy. The API operations' functions are declared by their operation modules
  * (lambdas/operations/). The CDK stack and the local stack build both kinds from these declarations
  * by loops, with the same grants, variables and triggers; the queues are lambdas/queues.ts.
  */
+import type { FunctionAccess } from './function-access.ts';
 import type { QueueName, WorkQueueName } from './queues.ts';
 import { CARRIED_EVENT_ATTRIBUTE } from './store/table-definitions.ts';
 
-/** 'write': puts, updates and deletes without reading (the relay of carried events). */
-export type TableAccess = 'read' | 'write' | 'readWrite';
-
-export interface FunctionAccess {
-  runs?: TableAccess;
-  data?: TableAccess;
-  auth?: TableAccess;
-  /** The events table (outbox and audit log): 'readWrite' to write events with changes. */
-  events?: TableAccess;
-  /** The settings table (a pipeline's approval rules). */
-  settings?: TableAccess;
-  /** The queues it sends to, by name: sqs:SendMessage on each, and each one's URL in its variable. */
-  send?: readonly WorkQueueName[];
-  /**
-   * Starts synthesis runs: the stack's default handler and the per-team hourly quota
-   * (DEFAULT_SYNTHESIS_HANDLER, SYNTHESIS_RUNS_PER_TEAM_PER_HOUR).
-   */
-  startsRuns?: boolean;
-  /**
-   * Signs or verifies session tokens: read access to the session signing key secret and its ARN
-   * as SESSION_SECRET_ARN (never the key itself in the environment).
-   */
-  sessionSecret?: boolean;
-  /** Sends email through SES: ses:SendEmail on the sender identity, EMAIL_FROM and APP_URL. */
-  sendsEmail?: boolean;
-  /**
-   * Calls the model API: read access to the Anthropic API key secret and its ARN as
-   * ANTHROPIC_SECRET_ARN, and MODEL_PRICES when the stack sets prices.
-   */
-  callsModel?: boolean;
-  /**
-   * Sets `lastUsedAt` on API token items of the auth table: dynamodb:UpdateItem limited to
-   * leading keys `APITOKEN#*` and the attributes pk, sk, lastUsedAt (the authorizer only).
-   */
-  recordsTokenUse?: boolean;
-  /**
-   * Names people in its answers (core/people.ts): dynamodb:GetItem and BatchGetItem on the auth
-   * table limited to users and API tokens (leading keys `USER#*`, `APITOKENID#*`, `APITOKEN#*`)
-   * and to the attributes of PEOPLE_ATTRIBUTES (emails and names, never a hash or password).
-   */
-  readsNames?: boolean;
-  /**
-   * Starts a team's serving version where none exists yet (OFREP's bulk evaluation): a narrow
-   * dynamodb:PutItem on the data table, leading keys `TEAM#*#SERVING` and the attributes pk, sk,
-   * version, changedAt only, not write access to the table.
-   */
-  startsServingVersions?: boolean;
-  /**
-   * Seals or opens webhook secrets and checks webhook URLs: read access to the webhook secret key
-   * and its ARN as WEBHOOK_SECRET_KEY_ARN (locally WEBHOOK_SECRET_KEY and ALLOW_LOCAL_WEBHOOK_URLS).
-   */
-  webhookSecretKey?: boolean;
-  /** Puts events on the stack's event bus: events:PutEvents on it and EVENT_BUS_NAME (AWS only). */
-  putsEvents?: boolean;
-  /** Links to the review app in what it writes (a monitor's events): APP_URL. */
-  linksToApp?: boolean;
-}
+export type { FunctionAccess, TableAccess } from './function-access.ts';
 
 /** Lambda's SQS event source on a queue of lambdas/queues.ts, with ReportBatchItemFailures. */
 export interface QueueTrigger {
@@ -104,7 +49,12 @@ export type HandlerTrigger =
   | { schedule: { everyMinutes: number } }
   | { streams: readonly StreamSourceDefinition[] }
   /** API Gateway calls it before every request to an operation that is not public. */
-  | { authorizer: true };
+  | { authorizer: true }
+  /**
+   * CloudFormation calls it on every deploy, as a custom resource of the Provider framework
+   * (lib/usage-key-backfill.ts), until it answers done; the local stack has no deploy and never runs it.
+   */
+  | { deploy: true };
 
 /**
  * A function that is not an API operation (lambdas/handlers/<entry>.ts): what the CDK stack (lib/)
@@ -139,7 +89,7 @@ export const DEFAULT_MEMORY_MB = 256;
 export const AUTHORIZER = {
   entry: 'authorize',
   description: 'API Gateway REQUEST authorizer: API tokens and sessions',
-  access: { auth: 'read', sessionSecret: true, recordsTokenUse: true },
+  access: { auth: 'read', sessionSecret: true, recordsTokenUse: true, namesUsageKeys: true },
   trigger: { authorizer: true },
   timeoutSeconds: 5,
 } satisfies HandlerDefinition;
@@ -352,6 +302,20 @@ export const GUARDRAIL_JUDGE = {
   timeoutSeconds: GUARDRAIL_JUDGE_TIMEOUT_SECONDS,
 } satisfies HandlerDefinition;
 
+/**
+ * On every deploy: gives every team whose key is missing or not on the stack's evaluation plan its
+ * key there (auth/usage-keys.ts backfillUsageKeys), in passes the Provider framework repeats until
+ * none is left. Until then such a team's evaluations share the stack's fallback key. Its timeout
+ * leaves the framework's own 15-minute function time to answer.
+ */
+export const USAGE_KEY_BACKFILL = {
+  entry: 'provision-usage-keys',
+  description: "Gives every team its evaluation usage key on the stack's usage plan (on each deploy)",
+  access: { auth: 'read', keepsUsageKeys: true, managesUsageKeys: true },
+  trigger: { deploy: true },
+  timeoutSeconds: 600,
+} satisfies HandlerDefinition;
+
 /** Every minute: judges every monitor (core/use-cases/monitor-judge.ts); lib/operations.ts alarms when it stops. */
 export const MONITOR_JUDGE = {
   entry: 'judge-monitors',
@@ -375,7 +339,13 @@ export const HANDLERS: readonly HandlerDefinition[] = [
   WEBHOOK_SLOW_DELIVERER,
   GUARDRAIL_JUDGE,
   MONITOR_JUDGE,
+  USAGE_KEY_BACKFILL,
 ];
+
+/** Whether CloudFormation runs the handler on each deploy (it has no trigger in the local stack). */
+export function runsOnDeploy(handler: HandlerDefinition): boolean {
+  return 'deploy' in handler.trigger;
+}
 
 /** The queue trigger of a handler, if it has one. */
 export function queueTriggerOf(handler: HandlerDefinition): QueueTrigger | undefined {

@@ -14,7 +14,8 @@ export interface AbuseLimits {
   synthesisRunsPerTeamPerHour: number;
   /**
    * Sustained evaluations per second of one team (serving-configuration and OFREP, which a
-   * pipeline may call on every one of its requests), counted apart from the rate above.
+   * pipeline may call on every one of its requests), counted apart from the rate above: on AWS the
+   * throttle of the evaluation usage plan, which counts each team's API key (lib/api.ts).
    */
   servingRequestsPerSecondPerTeam: number;
   servingBurstPerTeam: number;

@@ -3,10 +3,13 @@
  * responses, the authorizer, and one method per operation proxying to its module's function.
  */
 
-import { Aws, Duration, Stack } from 'aws-cdk-lib';
+import { createHash } from 'node:crypto';
+import { Aws, Duration, Names, NestedStack, Stack } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
+  ApiKey,
+  ApiKeySourceType,
   AuthorizationType,
   EndpointType,
   Integration,
@@ -16,6 +19,7 @@ import {
   RequestAuthorizer,
   ResponseType,
   RestApi,
+  UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -39,6 +43,17 @@ export interface ApiProps {
   readonly limits: AbuseLimits;
   /** The path templates of the evaluation operations (declaration.ts evaluationPaths). */
   readonly evaluationPaths: readonly string[];
+}
+
+/**
+ * The shared evaluation key's value: derived at synthesis from the API construct's unique id (its
+ * stack's and its path), so each stack has its own and every synthesis the same. It need not be
+ * secret: with the authorizer as the key source no request can present a key, this one included.
+ * API Gateway wants at least 20 characters; this is 19 + 40.
+ */
+export function sharedEvaluationKeyValue(api: Construct): string {
+  const digest = createHash('sha256').update(Names.uniqueId(api)).digest('hex');
+  return `shared-evaluations-${digest.slice(0, 40)}`;
 }
 
 /** One JSON line per request; no headers, so no credential ever reaches the logs. */
@@ -66,6 +81,18 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 export class Api extends Construct {
   readonly restApi: RestApi;
   readonly rateLimits: RateLimits;
+  /**
+   * The evaluation rate per team: every team's API key (lambdas/auth/usage-keys.ts) is on this plan,
+   * whose throttle each key gets for itself, and the authorizer names the caller's team's key
+   * (`usageIdentifierKey`) on the evaluation methods, the only ones that require a key.
+   */
+  readonly evaluationPlan: UsagePlan;
+  /**
+   * The plan's one shared key, which the authorizer names for a team that has no key of its own
+   * yet (before the deploy's backfill reaches it, or past the account's key quota): such teams
+   * share its bucket rather than being refused.
+   */
+  readonly sharedEvaluationKey: ApiKey;
   readonly authorizerFunction: ServiceFunction;
   private readonly authorizer: RequestAuthorizer;
 
@@ -84,8 +111,12 @@ export class Api extends Construct {
       minimumCompressionSize: 1024,
       // OTLP's protobuf (and gzipped JSON) reach the functions as base64 bytes, not mangled text.
       binaryMediaTypes: [...BINARY_MEDIA_TYPES],
-      // API Gateway writes access and execution logs through one account-wide role.
-      cloudWatchRole: true,
+      // A method that requires an API key takes it from the authorizer's answer, never from the
+      // request: a caller cannot name another team's key, or any key at all.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+      // API Gateway writes access and execution logs through one account-wide role: the stateful
+      // stack's (lib/api-gateway-account.ts), which outlives this stack.
+      cloudWatchRole: false,
       deployOptions: {
         stageName: props.stageName,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
@@ -94,7 +125,8 @@ export class Api extends Construct {
         // header, session cookies and request bodies.
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
-        // Stage-wide, all callers together; fair sharing is the web ACL's per-credential rules.
+        // Stage-wide, all callers together; fair sharing is the web ACL's per-credential rules and
+        // the evaluation plan's per-team throttle.
         throttlingRateLimit: props.limits.stageRequestsPerSecond,
         throttlingBurstLimit: props.limits.stageBurst,
         tracingEnabled: true,
@@ -108,6 +140,25 @@ export class Api extends Construct {
       limits: props.limits,
       evaluationPaths: props.evaluationPaths,
     });
+    // The evaluation plan with its shared key, in a nested stack of their own: the service template
+    // keeps its room for more operations' methods, permissions and paths.
+    const throttles = new NestedStack(this, 'EvaluationPlan');
+    this.evaluationPlan = new UsagePlan(throttles, 'EvaluationsPerTeam', {
+      description:
+        'Evaluations (serving-configuration, OFREP) per team: one API key a team, named by the authorizer',
+      throttle: {
+        rateLimit: props.limits.servingRequestsPerSecondPerTeam,
+        burstLimit: props.limits.servingBurstPerTeam,
+      },
+      apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
+    });
+    const sharedKeyValue = sharedEvaluationKeyValue(this);
+    this.sharedEvaluationKey = new ApiKey(throttles, 'SharedEvaluationKey', {
+      description: 'Evaluations of the teams that have no key of their own yet (named by the authorizer)',
+      value: sharedKeyValue,
+      enabled: true,
+    });
+    this.evaluationPlan.addApiKey(this.sharedEvaluationKey);
 
     for (const gatewayError of GATEWAY_ERRORS) {
       this.restApi.addGatewayResponse(`GatewayResponse${pascalCase(gatewayError.type)}`, {
@@ -125,7 +176,7 @@ export class Api extends Construct {
       entryFile: handlerEntryPath(AUTHORIZER.entry),
       access: AUTHORIZER.access,
       trigger: AUTHORIZER.trigger,
-      resources: props.resources,
+      resources: { ...props.resources, evaluationFallbackKey: sharedKeyValue },
       settings: props.settings,
       description: AUTHORIZER.description,
       timeout: Duration.seconds(AUTHORIZER.timeoutSeconds),
@@ -181,15 +232,20 @@ export class Api extends Construct {
   /** The operation's method, behind the authorizer unless the operation says why it is public. */
   private addOperation(operation: OperationDeclaration, fn: ServiceFunction): void {
     const name = `${operation.method} ${operation.path}`;
-    const method = this.restApi.root
-      .resourceForPath(operation.path)
-      .addMethod(
-        operation.method,
-        this.integrationOf(fn),
-        operation.public === undefined
-          ? { authorizer: this.authorizer, authorizationType: AuthorizationType.CUSTOM }
-          : { authorizationType: AuthorizationType.NONE },
-      );
+    if (operation.public !== undefined && operation.rateLimit === 'evaluation')
+      throw new Error(`${name} is public, so no team's evaluation rate can count it.`);
+    const method = this.restApi.root.resourceForPath(operation.path).addMethod(
+      operation.method,
+      this.integrationOf(fn),
+      operation.public === undefined
+        ? {
+            authorizer: this.authorizer,
+            authorizationType: AuthorizationType.CUSTOM,
+            // Counted by the evaluation plan against the key of the caller's team.
+            apiKeyRequired: operation.rateLimit === 'evaluation',
+          }
+        : { authorizationType: AuthorizationType.NONE },
+    );
     if (operation.public === undefined) {
       acknowledgeNag(
         method,
@@ -222,13 +278,6 @@ export class Api extends Construct {
       this.restApi,
       'AwsSolutions-APIG2',
       'Every operation parses its path, query, headers and body with the zod schemas of its declaration and answers 400 VALIDATION_ERROR with details; an API Gateway request validator would duplicate those schemas and answer in another shape.',
-    );
-    const cloudWatchRole = this.restApi.node.tryFindChild('CloudWatchRole');
-    if (!cloudWatchRole) throw new Error('RestApi created no CloudWatchRole.');
-    acknowledgeNag(
-      cloudWatchRole,
-      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-      "API Gateway's account-level logging role needs exactly this AWS-managed policy (AWS's documented setup); only apigateway.amazonaws.com can assume the role.",
     );
   }
 }

@@ -56,7 +56,25 @@ export const GATEWAY_ERRORS: readonly GatewayError[] = [
     error: 'PAYLOAD_TOO_LARGE',
     message: 'The request body is too large.',
   },
-  { type: 'THROTTLED', statusCode: '429', error: 'RATE_LIMITED', message: 'Too many requests; retry later.' },
+  // The stage's throttle, and a team over its evaluation rate (the evaluation plan): both buckets
+  // refill every second.
+  {
+    type: 'THROTTLED',
+    statusCode: '429',
+    error: 'RATE_LIMITED',
+    message: 'Too many requests; retry after the seconds in Retry-After.',
+    headers: { 'Retry-After': '1' },
+  },
+  // An evaluation method requires an API key on the plan, which the authorizer names: the team's
+  // own, or the stack's shared one for a team without one yet. Only a team key that is not on the
+  // plan (removed by hand, or a replaced stack before its backfill reached it) gets this.
+  {
+    type: 'INVALID_API_KEY',
+    statusCode: '403',
+    error: 'FORBIDDEN',
+    message:
+      "Your team's evaluation key is not on this API's usage plan. Every deploy puts it back: ask the operator to deploy again.",
+  },
   {
     type: 'QUOTA_EXCEEDED',
     statusCode: '429',

@@ -1,7 +1,7 @@
 /**
  * The background functions: one loop over HANDLERS (lambdas/functions.ts) makes each handler's
- * function and its trigger — an SQS event source on its queue (or that queue's DLQ), a schedule, or
- * event sources on table streams with their failure queue. No handler or queue is named here.
+ * function and its trigger — an SQS event source on its queue (or that queue's DLQ), a schedule,
+ * event sources on table streams with their failure queue, or a custom resource run on each deploy. No handler or queue is named here.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -15,6 +15,7 @@ import {
   type HandlerDefinition,
   type QueueTrigger,
   queueTriggerOf,
+  runsOnDeploy,
   type StreamSourceDefinition,
   scheduleOf,
   streamSourcesOf,
@@ -23,6 +24,7 @@ import type { QueueName } from '../lambdas/queues.ts';
 import { handlerEntryPath, onDemandParts } from './bundling.ts';
 import { pascalCase } from './names.ts';
 import { type FunctionSettings, type GrantableResources, ServiceFunction } from './service-function.ts';
+import { UsageKeyBackfill } from './usage-key-backfill.ts';
 
 /** Retries of a stream batch before its position goes to the failure queue (bisecting on the way). */
 const STREAM_RETRY_ATTEMPTS = 20;
@@ -56,13 +58,18 @@ export class Jobs extends Construct {
         ...(handler.memoryMb ? { memorySize: handler.memoryMb } : {}),
         onDemandParts: onDemandParts(handler.entry),
       });
-      this.addTrigger(handler, fn.function, props.resources);
+      this.addTrigger(handler, fn.function, props.resources, props.settings);
       functions.set(handler.entry, fn);
     }
     this.functions = functions;
   }
 
-  private addTrigger(handler: HandlerDefinition, fn: IFunction, resources: GrantableResources): void {
+  private addTrigger(
+    handler: HandlerDefinition,
+    fn: IFunction,
+    resources: GrantableResources,
+    settings: FunctionSettings,
+  ): void {
     const queue = queueTriggerOf(handler);
     if (queue) fn.addEventSource(sqsEventSource(queue, resources));
     for (const source of streamSourcesOf(handler)) fn.addEventSource(streamEventSource(source, resources));
@@ -72,6 +79,16 @@ export class Jobs extends Construct {
         description: `Runs ${handler.entry}: ${handler.description}`,
         schedule: Schedule.rate(Duration.minutes(schedule.everyMinutes)),
         targets: [new LambdaFunction(fn, { retryAttempts: SCHEDULE_RETRY_ATTEMPTS })],
+      });
+    }
+    // The one handler run on deploy is the usage-key backfill (its access names the plan's keys).
+    if (runsOnDeploy(handler)) {
+      if (resources.evaluationPlanId === undefined)
+        throw new Error(`No evaluation usage plan for ${handler.entry}, which runs on deploy.`);
+      new UsageKeyBackfill(this, `${pascalCase(handler.entry)}OnDeploy`, {
+        usagePlanId: resources.evaluationPlanId,
+        handler: fn,
+        settings,
       });
     }
   }

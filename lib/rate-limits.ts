@@ -1,7 +1,7 @@
 /**
  * The WAF web ACL on the API stage: per-caller rate rules (per Authorization header, per session
- * cookie, per client IP on /auth/*), evaluations counted apart, and their 429 answer.
- * local/gateway/rate-limit.ts emulates it.
+ * cookie, per client IP on /auth/*) on every route but the evaluations, which the API's usage plan
+ * counts per team (lib/api.ts), and their 429 answer. local/gateway/rate-limit.ts emulates both.
  */
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
@@ -34,7 +34,6 @@ export class RateLimits extends Construct {
     super(scope, id);
     const { limits } = props;
     const perCredential = Math.max(10, limits.requestsPerSecondPerCredential * WINDOW_SECONDS);
-    const perEvaluator = Math.max(10, limits.servingRequestsPerSecondPerTeam * WINDOW_SECONDS);
     const block: CfnWebACL.RuleActionProperty = {
       block: {
         customResponse: {
@@ -61,8 +60,9 @@ export class RateLimits extends Construct {
       { priority: 0, type: 'LOWERCASE' },
       { priority: 1, type: 'COMPRESS_WHITE_SPACE' },
     ];
-    // serving-configuration and OFREP: a pipeline may read its configuration on every request.
-    // Exactly their routes (one segment a parameter): a path that merely ends like one is not.
+    // serving-configuration and OFREP: a pipeline may read its configuration on every request, so
+    // the credential rules leave them to the evaluation plan's per-team throttle. Exactly their
+    // routes (one segment a parameter): a path that merely ends like one is the credential's.
     const patterns = props.evaluationPaths.map((template) => ({
       regexMatchStatement: {
         fieldToMatch: { uriPath: {} },
@@ -123,21 +123,6 @@ export class RateLimits extends Construct {
               textTransformations: noTransform,
             },
           },
-        }),
-        // WAF sees credentials, not teams: the team's ceiling applies to each of its credentials.
-        rateRule('EvaluationsPerAuthorizationHeader', 3, {
-          aggregateKeyType: 'CUSTOM_KEYS',
-          customKeys: [{ header: { name: 'authorization', textTransformations: sameSpelling } }],
-          limit: perEvaluator,
-          evaluationWindowSec: WINDOW_SECONDS,
-          scopeDownStatement: evaluation,
-        }),
-        rateRule('EvaluationsPerSessionCookie', 4, {
-          aggregateKeyType: 'CUSTOM_KEYS',
-          customKeys: [{ cookie: { name: 'ps_session', textTransformations: noTransform } }],
-          limit: perEvaluator,
-          evaluationWindowSec: WINDOW_SECONDS,
-          scopeDownStatement: evaluation,
         }),
       ],
     });

@@ -21,8 +21,14 @@ import {
   type TableAccess,
 } from '../lambdas/functions.ts';
 import { QUEUES, type QueueName, type WorkQueueName } from '../lambdas/queues.ts';
-import { API_TOKEN_PARTITION_PREFIX, apiTokenIdKey, userPartition } from '../lambdas/store/auth/keys.ts';
+import {
+  API_TOKEN_PARTITION_PREFIX,
+  apiTokenIdKey,
+  teamKey,
+  userPartition,
+} from '../lambdas/store/auth/keys.ts';
 import { PEOPLE_ATTRIBUTES } from '../lambdas/store/auth/people.ts';
+import { USAGE_KEY_ATTRIBUTES } from '../lambdas/store/auth/usage-keys.ts';
 import {
   AUTH_TABLE,
   DATA_TABLE,
@@ -34,6 +40,7 @@ import { DEPS_LOCK_FILE, LAMBDA_BUNDLING, REPO_ROOT, splitBuildCommand } from '.
 import { type EmailSettings, sesIdentityArn } from './email.ts';
 import { bedrockInvokeStatement, type ModelResource, modelEnvironment } from './model-access.ts';
 import { acknowledgeNag } from './nag.ts';
+import { grantUsageKeys } from './usage-key-backfill.ts';
 
 export { SERVICE_NAME } from './names.ts';
 
@@ -64,6 +71,12 @@ export interface GrantableResources {
   readonly synthesisRunsPerTeamPerHour?: number;
   /** RECORD_SHARDS of the functions using the data table. */
   readonly recordShards?: number;
+  /** The evaluation operations' path templates, for the authorizer (`namesUsageKeys`). */
+  readonly evaluationRoutes?: readonly string[];
+  /** The value of the stack's shared evaluation key (lib/api.ts), for the authorizer (`namesUsageKeys`). */
+  readonly evaluationFallbackKey?: string;
+  /** The evaluation usage plan's id, for the function that puts teams' keys on it (`managesUsageKeys`). */
+  readonly evaluationPlanId?: string;
 }
 
 /** What a `sendsEmail` function gets: the settings with APP_URL resolved. */
@@ -196,6 +209,12 @@ export class ServiceFunction extends Construct {
     if (access.sessionSecret) resources.sessionSigningKey.grantRead(this.function);
     if (access.sendsEmail) this.grantSendEmail(resources.email);
     if (access.recordsTokenUse) this.grantRecordTokenUse(resources);
+    if (access.keepsUsageKeys) this.grantKeepUsageKeys(resources);
+    if (access.managesUsageKeys) {
+      if (resources.evaluationPlanId === undefined)
+        throw new Error(`No evaluation usage plan to grant to ${this.node.path}.`);
+      grantUsageKeys(this.function, resources.evaluationPlanId);
+    }
     if (access.readsNames) this.grantReadNames(resources);
     if (access.startsServingVersions) this.grantStartServingVersions(resources);
     if (access.webhookSecretKey) resources.webhookSecretKey.grantRead(this.function);
@@ -250,6 +269,29 @@ export class ServiceFunction extends Construct {
         conditions: {
           'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${API_TOKEN_PARTITION_PREFIX}*`] },
           'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...keyAttributes, 'lastUsedAt'] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+        },
+      }),
+    );
+  }
+
+  /**
+   * Keeping a team's usage key on its item (lambdas/store/auth/usage-keys.ts keepTeamUsageKey: `SET`
+   * the three usageKey attributes on `TEAM#<id>` / `TEAM`, no return values). Hand-written for the
+   * same reason as the token-use write: the conditions confine UpdateItem to team partitions and to
+   * those attributes, so the function cannot change a team's name, members, tokens or sessions.
+   */
+  private grantKeepUsageKeys(resources: GrantableResources): void {
+    const table = resources.tables.get(AUTH_TABLE.id);
+    if (!table) throw new Error(`No table '${AUTH_TABLE.id}' to grant to ${this.node.path}.`);
+    const keyAttributes = [AUTH_TABLE.partitionKey, ...(AUTH_TABLE.sortKey ? [AUTH_TABLE.sortKey] : [])];
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${teamKey('').pk}*`] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...keyAttributes, ...USAGE_KEY_ATTRIBUTES] },
           StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
         },
       }),
@@ -399,6 +441,11 @@ function environmentSources(
     webhookSecretKey: { WEBHOOK_SECRET_KEY_ARN: resources.webhookSecretKey.secretArn },
     eventBusName: resources.eventBus.eventBusName,
     ...(resources.recordShards !== undefined ? { recordShards: resources.recordShards } : {}),
+    ...(resources.evaluationRoutes !== undefined ? { evaluationRoutes: resources.evaluationRoutes } : {}),
+    ...(resources.evaluationFallbackKey !== undefined
+      ? { evaluationFallbackKey: resources.evaluationFallbackKey }
+      : {}),
+    ...(resources.evaluationPlanId !== undefined ? { usagePlanId: resources.evaluationPlanId } : {}),
   };
 }
 

@@ -66,6 +66,7 @@ export class ServiceStack extends Stack {
       synthesisRunsPerTeamPerHour: props.limits.synthesisRunsPerTeamPerHour,
       ...(props.modelPrices !== undefined ? { modelPrices: props.modelPrices } : {}),
       ...(props.recordShards !== undefined ? { recordShards: props.recordShards } : {}),
+      evaluationRoutes: evaluationPaths(props.operations),
     };
     const settings: FunctionSettings = {
       tracing: props.lambdaTracing,
@@ -84,7 +85,7 @@ export class ServiceStack extends Stack {
     const appUrl = props.email.appUrl ?? `${this.api.stageUrl(props.stage.name)}/app`;
     this.jobs = new Jobs(new NestedStack(this, 'Jobs'), 'Jobs', {
       handlers: HANDLERS.filter((handler) => !('authorizer' in handler.trigger)),
-      resources: { ...resources, appUrl },
+      resources: { ...resources, appUrl, evaluationPlanId: this.api.evaluationPlan.usagePlanId },
       settings,
     });
     this.routeFunctions = this.createRouteFunctions(
@@ -117,6 +118,8 @@ export class ServiceStack extends Stack {
       topic: props.stateful.alarmTopic,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.restApi.url });
+    // What makes a team's usage key (`npm run bootstrap` on AWS) puts it on this plan.
+    new CfnOutput(this, 'EvaluationUsagePlanId', { value: this.api.evaluationPlan.usagePlanId });
   }
 
   /** The operations' functions, each group in a nested stack of its own. */

@@ -11,6 +11,7 @@ import type { QueueName } from '../lambdas/queues.ts';
 import { TABLE_DEFINITIONS } from '../lambdas/store/table-definitions.ts';
 import type { ModelProvider } from '../lambdas/wiring/bedrock.ts';
 import { AlarmTopic } from './alarm-topic.ts';
+import { ApiGatewayAccount } from './api-gateway-account.ts';
 import { shareEventBus } from './event-bus.ts';
 import { pascalCase } from './names.ts';
 import { createQueues, type DeployedQueue } from './queues.ts';
@@ -42,6 +43,8 @@ export class StatefulStack extends Stack {
     });
     this.queues = createQueues(this, props.stage.removalPolicy);
     // 'Operations': the construct that held the topic before the split, so its logical id stays.
+    // API Gateway's account-wide logging role, which the service stack's stage needs first.
+    new ApiGatewayAccount(this, 'ApiGatewayAccount');
     this.alarmTopic = new AlarmTopic(this, 'Operations', {
       removalPolicy: props.stage.removalPolicy,
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),

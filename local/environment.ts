@@ -65,6 +65,8 @@ export interface LocalSources {
   /** The gateway's URL: magic links open the review application there. */
   gatewayUrl: string;
   limits: AbuseLimits;
+  /** The evaluation operations' path templates (operations/declaration.ts evaluationPaths). */
+  evaluationRoutes: readonly string[];
 }
 
 /** The local resources each kind of access points to (lambdas/function-environment.ts). */
@@ -88,6 +90,10 @@ export function localEnvironmentSources(local: LocalSources): EnvironmentSources
       ? { defaultSynthesisHandler: process.env.DEFAULT_SYNTHESIS_HANDLER }
       : {}),
     synthesisRunsPerTeamPerHour: local.limits.synthesisRunsPerTeamPerHour,
+    // The authorizer names a team's key on these routes; locally teams have none (no API Gateway),
+    // so it names this shared one, which the local gateway ignores: it counts per team itself.
+    evaluationRoutes: local.evaluationRoutes,
+    evaluationFallbackKey: 'local-shared-evaluations-key',
     // On AWS the key comes from Secrets Manager; locally a fresh one per start.
     webhookSecretKey: { WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64url') },
     allowLocalWebhookUrls: true,

@@ -15,6 +15,7 @@ import {
   HANDLERS,
   type HandlerDefinition,
   queueTriggerOf,
+  runsOnDeploy,
   streamSourcesOf,
 } from '../lambdas/functions.ts';
 import { type HttpMethod, moduleOf } from '../lambdas/operations/declaration.ts';
@@ -71,14 +72,15 @@ function handlerEnvironments(handler: HandlerDefinition, maxEnvironments: number
   return queue ? (queue.maxConcurrency ?? 2) : maxEnvironments;
 }
 
-/** All functions of the stack: one per handler of HANDLERS and one per operation module. */
+/** All functions of the stack: one per handler of HANDLERS (those run on deploy aside) and one per operation module. */
 export function localFunctions(
   sources: EnvironmentSources,
   platform: LocalPlatform,
   maxEnvironments = LOCAL_MAX_ENVIRONMENTS,
 ): Map<string, LocalFunctionDefinition> {
   const common = platformEnvironment(platform);
-  const handlerFunctions = HANDLERS.map(
+  // A handler run on deploy (CloudFormation's) has nothing to run it locally.
+  const handlerFunctions = HANDLERS.filter((handler) => !runsOnDeploy(handler)).map(
     (handler): LocalFunctionDefinition => ({
       entry: handler.entry,
       entryFile: handlerEntryPath(handler.entry),

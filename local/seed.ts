@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { makeBootstrapTeam } from '../lambdas/auth/bootstrap.ts';
+import { noUsageKeys } from '../lambdas/auth/usage-keys.ts';
 import type { Principal } from '../lambdas/core/principal.ts';
 import type { Slot } from '../lambdas/core/schemas/pipelines.ts';
 import type { ExecutionInput, SignalInput } from '../lambdas/core/schemas/records.ts';
@@ -132,7 +133,12 @@ export async function seedLocalData(
       },
     },
   };
-  const bootstrap = makeBootstrapTeam({ auth, clock: systemClock, ids: nanoidGenerator });
+  const bootstrap = makeBootstrapTeam({
+    auth,
+    clock: systemClock,
+    ids: nanoidGenerator,
+    usageKeys: noUsageKeys,
+  });
   const createPipeline = makeCreatePipeline(deps);
   const recordSignals = makeRecordSignals(deps);
   const recordExecutions = makeRecordExecutions(deps);

@@ -202,6 +202,7 @@ function functionDefinitions(
       stateDir: local.stateDir,
       gatewayUrl: local.gatewayUrl,
       limits: local.limits,
+      evaluationRoutes: evaluationPaths(OPERATIONS),
     }),
     {
       region: REGION,

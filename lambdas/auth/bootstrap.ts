@@ -1,6 +1,7 @@
 /*
  * Creates a team with its first user, membership and API token in one go: the operator's
- * way in on a fresh deployment (local/bootstrap.ts, local/seed.ts) and the API tests' setup.
+ * way in on a fresh deployment (local/bootstrap.ts, local/seed.ts) and the API tests' setup. On
+ * AWS the team also gets its usage key of the evaluation plan (auth/usage-keys.ts).
  */
 import { newEvent, SYSTEM_ACTOR } from '../core/events.ts';
 import type { Clock, IdGenerator } from '../core/ports/common.ts';
@@ -8,6 +9,7 @@ import type { Role } from '../core/principal.ts';
 import { generateApiToken, hashApiToken, tokenHint } from './api-token.ts';
 import { assertPasswordAcceptable, hashPassword } from './password.ts';
 import type { AuthRepository } from './ports.ts';
+import type { EnsureTeamUsageKey } from './usage-keys.ts';
 
 export interface BootstrapInput {
   teamName: string;
@@ -33,10 +35,13 @@ export function makeBootstrapTeam({
   auth,
   clock,
   ids,
+  usageKeys,
 }: {
   auth: AuthRepository;
   clock: Clock;
   ids: IdGenerator;
+  /** Gives the new team its usage key (noUsageKeys on the local stack). */
+  usageKeys: EnsureTeamUsageKey;
 }) {
   return async (input: BootstrapInput): Promise<BootstrapResult> => {
     // The same rules as a password change: the first admin is the account most worth guessing.
@@ -47,6 +52,10 @@ export function makeBootstrapTeam({
     const tokenId = ids.newId();
     const apiToken = generateApiToken();
     await auth.createTeam({ teamId, name: input.teamName, createdAt });
+    // Before the first member: if API Gateway refuses, nobody is in the team yet and the email is
+    // still free, so the command can simply be run again (a team left empty gets its key by the
+    // next deploy's backfill, and is never used).
+    await usageKeys(teamId);
     await auth.createUser({
       userId,
       email: input.email,

@@ -13,6 +13,46 @@ export interface Team {
   createdAt: string;
 }
 
+/**
+ * A team's API Gateway key on the evaluation plan (lib/api.ts): the authorizer names its value as
+ * the request's usage identifier on the evaluation routes, so the plan counts evaluations per team.
+ * Not a secret to the team (no request can present it: API Gateway takes it from the authorizer
+ * only), but never shown in an answer.
+ */
+export interface TeamUsageKey {
+  keyId: string;
+  value: string;
+}
+
+/** A kept key, with the usage plan it was last put on (a replaced service stack has a new plan). */
+export interface KeptUsageKey extends TeamUsageKey {
+  planId: string | null;
+}
+
+/** Where a team's usage key is kept: on the team's item, one read away. */
+export interface TeamUsageKeyStore {
+  getTeamUsageKey(teamId: string): Promise<KeptUsageKey | null>;
+  /**
+   * Keeps `key` as the team's, on `planId`, unless the team has another key already, which it then
+   * answers (the first one kept wins). A team that does not exist is a NotFoundError.
+   */
+  keepTeamUsageKey(teamId: string, key: TeamUsageKey, planId: string): Promise<TeamUsageKey>;
+  /** A page of the teams whose key is missing or not yet on `planId` (the deploy's backfill). */
+  listTeamsWithoutUsageKey(planId: string, cursor?: string): Promise<{ teamIds: string[]; cursor?: string }>;
+}
+
+/** The API Gateway side of usage keys: keys of the evaluation plan, each named after its team. */
+export interface UsageKeyRegistry {
+  /** The evaluation plan's id. */
+  readonly planId: string;
+  /** The team's key left by an earlier attempt that stopped before keeping it, if any. */
+  findKey(teamId: string): Promise<TeamUsageKey | null>;
+  /** A new enabled key named after the team. */
+  createKey(teamId: string): Promise<TeamUsageKey>;
+  /** Puts the key on the evaluation plan; a key already on it is left as it is. */
+  addToPlan(keyId: string): Promise<void>;
+}
+
 export interface User {
   userId: string;
   email: string;

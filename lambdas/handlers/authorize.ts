@@ -1,23 +1,34 @@
 /*
  * The API Gateway REQUEST authorizer: authenticates the API token, access token or session
- * cookie, applies the CSRF rule to cookie requests, and passes the caller to the handler.
+ * cookie, applies the CSRF rule to cookie requests, passes the caller to the handler, and on the
+ * evaluation routes names the caller's team's usage key (the evaluation rate per team).
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { type Authenticate, makeAuthenticate } from '../auth/authenticate.ts';
 import { CSRF_REFUSAL_CONTEXT_KEY, csrfViolation } from '../auth/csrf.ts';
+import { makeUsageKeyOfRequest, type UsageKeyOfRequest } from '../auth/usage-keys.ts';
 import { UnauthorizedError } from '../core/errors.ts';
 import type { Principal } from '../core/principal.ts';
 import { headerOf, presentedCredential } from '../http/session-cookies.ts';
 import { logger } from '../observability/logger.ts';
 import { auditLog } from '../wiring/auth-services.ts';
 import { systemClock } from '../wiring/clock.ts';
-import { authRepositoryFromEnv } from '../wiring/repositories.ts';
+import { evaluationFallbackKeyFromEnv, evaluationRoutesFromEnv } from '../wiring/config.ts';
+import { authRepositoryFromEnv, teamUsageKeyStoreFromEnv } from '../wiring/repositories.ts';
 import { sessionSigningKeyFromEnv } from '../wiring/session-secret.ts';
 
-/** An Allow of exactly `methodArn`, with the caller as context for the handler. */
-function allowance(principal: Principal, methodArn: string): APIGatewayAuthorizerResult {
+/**
+ * An Allow of exactly `methodArn`, with the caller as context for the handler and, on an
+ * evaluation route, the team's usage key as the key the evaluation plan counts the request against.
+ */
+function allowance(
+  principal: Principal,
+  methodArn: string,
+  usageKey: string | undefined,
+): APIGatewayAuthorizerResult {
   return {
     principalId: principal.principalId,
+    ...(usageKey === undefined ? {} : { usageIdentifierKey: usageKey }),
     policyDocument: {
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: methodArn }],
@@ -56,9 +67,11 @@ function denial(principal: Principal, methodArn: string, reason: string): APIGat
  * about (API Gateway's result cache is off, so a policy is never reused for another route), and
  * passes the caller to the handler as context. A cookie-authenticated request that fails the CSRF
  * rule gets a Deny (403 FORBIDDEN from the gateway, naming the rule); several Authorization
- * headers are a 401. Team and role checks happen in the handlers, which know the resource.
+ * headers are a 401. Team and role checks happen in the handlers, which know the resource. On the
+ * evaluation routes it names the team's usage key, or the stack's shared key for a team without one
+ * yet (before the deploy's backfill reaches it), so an evaluation is never refused for want of a key.
  */
-export function makeAuthorizer(authenticate: Authenticate) {
+export function makeAuthorizer(authenticate: Authenticate, usageKeyOf: UsageKeyOfRequest) {
   return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
     try {
       const credential = presentedCredential(event);
@@ -71,7 +84,8 @@ export function makeAuthorizer(authenticate: Authenticate) {
           return denial(principal, event.methodArn, violation.message);
         }
       }
-      return allowance(principal, event.methodArn);
+      const usageKey = await usageKeyOf(event.resource, principal.teamId);
+      return allowance(principal, event.methodArn, usageKey);
     } catch (error) {
       if (error instanceof UnauthorizedError) {
         logger.info('credential refused', { reason: error.message });
@@ -90,5 +104,11 @@ export const handler = makeAuthorizer(
     clock: systemClock,
     signingKey: sessionSigningKeyFromEnv(),
     audit: auditLog,
+  }),
+  makeUsageKeyOfRequest({
+    store: teamUsageKeyStoreFromEnv(),
+    evaluationRoutes: evaluationRoutesFromEnv(),
+    fallbackKey: evaluationFallbackKeyFromEnv(),
+    clock: systemClock,
   }),
 );

@@ -16,6 +16,7 @@ import { makeMagicLinkStore } from '../store/auth/magic-links.ts';
 import { makeMemberStore } from '../store/auth/members.ts';
 import { makePeopleDirectory } from '../store/auth/people.ts';
 import { makeSessionStore } from '../store/auth/sessions.ts';
+import { makeTeamUsageKeyStore } from '../store/auth/usage-keys.ts';
 import { makeEvaluationStore } from '../store/evaluations.ts';
 import { pipelineMoments, relayCarriedEvent } from '../store/events.ts';
 import { makeEvidenceStore } from '../store/evidence.ts';
@@ -107,6 +108,14 @@ export function magicLinkRequestStoresFromEnv() {
 export function authRepositoryFromEnv() {
   const config = readConfig({ AUTH_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
   return makeAuthRepository(getDocumentClient(), config.AUTH_TABLE, config.EVENTS_TABLE);
+}
+
+/** Teams' usage keys of the evaluation plan, on the team items (the authorizer reads them). */
+export function teamUsageKeyStoreFromEnv() {
+  return makeTeamUsageKeyStore({
+    db: getDocumentClient(),
+    tableName: readConfig({ AUTH_TABLE: tableName }).AUTH_TABLE,
+  });
 }
 
 /** A team's members and invitations (the auth table, with the events table for their events). */

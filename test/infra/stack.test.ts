@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { Validations } from 'aws-cdk-lib';
+import { type Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
@@ -19,15 +19,17 @@ import {
   MAX_RECEIVE_COUNT,
   MONITOR_JUDGE,
   RUN_SWEEPER,
+  runsOnDeploy,
   SYNTHESIS_WORKER,
   scheduleOf,
+  USAGE_KEY_BACKFILL,
   WEBHOOK_DELIVERER,
   WEBHOOK_SLOW_DELIVERER,
   WORKER_TIMEOUT_SECONDS,
 } from '../../lambdas/functions.ts';
 import { DEFAULT_LIMITS } from '../../lambdas/limits.ts';
 import { METRIC, METRICS_NAMESPACE } from '../../lambdas/observability/metrics.ts';
-import { defineOperation, moduleOf } from '../../lambdas/operations/declaration.ts';
+import { defineOperation, evaluationPaths, moduleOf } from '../../lambdas/operations/declaration.ts';
 import { operationFunctions } from '../../lambdas/operations/functions.ts';
 import { getSynthesisRun } from '../../lambdas/operations/get-synthesis-run.ts';
 import { OPERATIONS } from '../../lambdas/operations/index.ts';
@@ -453,7 +455,10 @@ describe('functions', () => {
 
     expect(OPERATION_FUNCTIONS.map(({ module }) => module).sort()).toEqual([...modules].sort());
     expect([...dev.stacks.service.routeFunctions.keys()].sort()).toEqual([...modules].sort());
-    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(modules.size + HANDLERS.length);
+    // …and the Provider framework's onEvent, isComplete and onTimeout of each handler run on deploy.
+    expect(resourcesOfType(dev, 'AWS::Lambda::Function')).toHaveLength(
+      modules.size + HANDLERS.length + 3 * HANDLERS.filter(runsOnDeploy).length,
+    );
   });
 
   it('runs every function on nodejs24.x, arm64, traced, logging to its own one-month log group', () => {
@@ -486,7 +491,9 @@ describe('functions', () => {
         ...(access.callsModel ? ['ANTHROPIC_SECRET_ARN'] : []),
         ...(access.webhookSecretKey ? ['WEBHOOK_SECRET_KEY_ARN'] : []),
         ...(access.putsEvents ? ['EVENT_BUS_NAME'] : []),
-        ...(access.readsNames && !access.auth ? ['AUTH_TABLE'] : []),
+        ...((access.readsNames || access.keepsUsageKeys) && !access.auth ? ['AUTH_TABLE'] : []),
+        ...(access.namesUsageKeys ? ['EVALUATION_ROUTES', 'EVALUATION_FALLBACK_KEY'] : []),
+        ...(access.managesUsageKeys ? ['USAGE_PLAN_ID'] : []),
         ...extraEnv,
       ];
 
@@ -513,6 +520,8 @@ describe('functions', () => {
         synthesisRunsPerTeamPerHour: 500,
         webhookSecretKey: { WEBHOOK_SECRET_KEY: 'k' },
         allowLocalWebhookUrls: true,
+        evaluationRoutes: evaluationPaths(OPERATIONS),
+        evaluationFallbackKey: 'local-shared-evaluations-key',
       },
       {
         region: 'us-east-1',
@@ -535,7 +544,8 @@ describe('functions', () => {
       AWS_ENDPOINT_URL_SQS: null,
       POWERTOOLS_METRICS_DISABLED: null,
     };
-    const functions = functionsOf(dev.stacks);
+    // A handler run on deploy has no local function: the local stack has no deploy.
+    const functions = functionsOf(dev.stacks).filter(({ trigger }) => !(trigger && 'deploy' in trigger));
     expect([...local.keys()].sort()).toEqual([...new Set(functions.map(({ name }) => name))].sort());
     for (const { name, fn } of functions) {
       const localNames = Object.keys(local.get(name)?.environment ?? {}).flatMap((variable) => {
@@ -986,6 +996,62 @@ describe('authentication', () => {
     ]);
   });
 
+  it('lets the usage-key backfill update only the usage key attributes of team items, asking for nothing back', () => {
+    const authTableId = tableLogicalId(dev, 'Auth');
+    const backfill = handlerFunction(dev.stacks, USAGE_KEY_BACKFILL.entry);
+    const updates = statementsOf(dev, backfill).filter((statement) =>
+      actionsOf(statement).includes('dynamodb:UpdateItem'),
+    );
+
+    expect(updates.map((statement) => referencedResources(statement.Resource))).toEqual([[authTableId]]);
+    expect(updates.map(({ Resource: _resource, ...statement }) => statement)).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:UpdateItem',
+        Condition: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TEAM#*'] },
+          'ForAllValues:StringEquals': {
+            'dynamodb:Attributes': ['pk', 'sk', 'usageKeyId', 'usageKeyValue', 'usageKeyPlanId'],
+          },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+        },
+      },
+    ]);
+  });
+
+  it('lets only the usage-key backfill reach API Gateway: make and list API keys, put keys on the evaluation plan', () => {
+    const planId = resourcesOfType(dev, 'AWS::ApiGateway::UsagePlan')[0]?.[0] ?? '';
+    const gatewayStatements = (fn: ServiceFunction) =>
+      statementsOf(dev, fn).filter((statement) =>
+        actionsOf(statement).some((action) => action.startsWith('apigateway:')),
+      );
+    const backfill = handlerFunction(dev.stacks, USAGE_KEY_BACKFILL.entry);
+    const flat = (resource: unknown) => JSON.stringify(resource);
+
+    for (const { name, fn } of functionsOf(dev.stacks))
+      if (name !== USAGE_KEY_BACKFILL.entry) expect(gatewayStatements(fn), name).toEqual([]);
+    const statements = gatewayStatements(backfill);
+    expect(
+      statements.map((statement) => [actionsOf(statement).sort(), resourcesOf(statement).length]),
+    ).toEqual([
+      [['apigateway:GET', 'apigateway:POST'], 1],
+      [['apigateway:POST'], 1],
+    ]);
+    const [keys, planKeys] = statements.map((statement) => flat(resourcesOf(statement)[0]));
+    // The account's API keys (a key is the account's, not an API's) and this one plan's keys.
+    expect(keys).toMatch(
+      /"arn:",\{"Ref":"AWS::Partition"\},":apigateway:",\{"Ref":"AWS::Region"\},"::\/apikeys"\]/,
+    );
+    expect(planKeys).toMatch(/::\/usageplans\/",\{"Ref":"\w+"\},"\/keys"\]/);
+    expect(referencedLogicalIds(resourcesOf(statements[1] as PolicyStatement)[0])).toEqual(
+      new Set(['AWS::Partition', 'AWS::Region', planId]),
+    );
+    // No apigateway:* and no Resource "*" (the role's one "*" is X-Ray's, checked with every role's).
+    for (const statement of statementsOf(dev, backfill))
+      expect(actionsOf(statement), flat(statement)).not.toContain('apigateway:*');
+    for (const statement of statements) expect(resourcesOf(statement), flat(statement)).not.toContain('*');
+  });
+
   it('lets the functions that name people read only emails and token names of user and token items', () => {
     const authTableId = tableLogicalId(dev, 'Auth');
     const naming = functionsOf(dev.stacks).filter(({ access }) => access.readsNames);
@@ -1027,7 +1093,9 @@ describe('authentication', () => {
       const conditioned = updates.filter((statement) => statement.Condition !== undefined);
 
       expect(unconditioned.length > 0, name).toBe(access.auth === 'readWrite');
-      expect(conditioned.length, name).toBe(access.recordsTokenUse ? 1 : 0);
+      expect(conditioned.length, name).toBe(
+        (access.recordsTokenUse ? 1 : 0) + (access.keepsUsageKeys ? 1 : 0),
+      );
     }
   });
 
@@ -1300,11 +1368,9 @@ describe('API', () => {
       ['PerAuthorizationHeader', DEFAULT_LIMITS.requestsPerSecondPerCredential * 60],
       ['PerSessionCookie', DEFAULT_LIMITS.requestsPerSecondPerCredential * 60],
       ['AuthPerClientIp', DEFAULT_LIMITS.authRequestsPerMinutePerIp],
-      ['EvaluationsPerAuthorizationHeader', DEFAULT_LIMITS.servingRequestsPerSecondPerTeam * 60],
-      ['EvaluationsPerSessionCookie', DEFAULT_LIMITS.servingRequestsPerSecondPerTeam * 60],
     ]);
-    // Evaluations (serving-configuration, OFREP) are counted by the last two rules only: exactly
-    // their routes after the stage's name, one segment a parameter.
+    // Evaluations (serving-configuration, OFREP) are left to the evaluation plan's per-team
+    // throttle: no credential rule counts exactly their routes after the stage's name.
     const evaluationPaths = {
       OrStatement: {
         Statements: [
@@ -1330,8 +1396,6 @@ describe('API', () => {
     );
     expect(scopes[0]).toEqual({ NotStatement: { Statement: evaluationPaths } });
     expect(scopes[1]).toEqual({ NotStatement: { Statement: evaluationPaths } });
-    expect(scopes[3]).toEqual(evaluationPaths);
-    expect(scopes[4]).toEqual(evaluationPaths);
     for (const rule of rules) {
       expect(rule.Action.Block.CustomResponse.ResponseCode).toBe(429);
       expect(rule.Action.Block.CustomResponse.ResponseHeaders).toEqual([
@@ -1358,6 +1422,151 @@ describe('API', () => {
     const synthesize = dev.stacks.service.routeFunctions.get('synthesize-pipeline');
     expect(environmentOf(dev, synthesize as ServiceFunction).SYNTHESIS_RUNS_PER_TEAM_PER_HOUR).toBe(
       String(DEFAULT_LIMITS.synthesisRunsPerTeamPerHour),
+    );
+  });
+
+  it('counts evaluations per team: a usage plan at the team evaluation rate, a key per team named by the authorizer', () => {
+    const plans = resourcesOfType(dev, 'AWS::ApiGateway::UsagePlan');
+    const plan = plans[0]?.[1].Properties ?? {};
+    const restApi = resourcesOfType(dev, 'AWS::ApiGateway::RestApi')[0];
+    const stageId = resourcesOfType(dev, 'AWS::ApiGateway::Stage')[0]?.[0];
+
+    expect(plans).toHaveLength(1);
+    expect(plan.Throttle).toEqual({
+      RateLimit: DEFAULT_LIMITS.servingRequestsPerSecondPerTeam,
+      BurstLimit: DEFAULT_LIMITS.servingBurstPerTeam,
+    });
+    expect(plan.Quota).toBeUndefined();
+    const [apiStage] = plan.ApiStages as Array<{ ApiId: unknown; Stage: unknown }>;
+    expect(referencedLogicalIds(apiStage?.ApiId)).toEqual(new Set([restApi?.[0]]));
+    expect(referencedLogicalIds(apiStage?.Stage)).toEqual(new Set([stageId]));
+    // The key comes from the authorizer's answer, never from a header a caller could send.
+    expect(restApi?.[1].Properties?.ApiKeySourceType).toBe('AUTHORIZER');
+    // The stack makes one key, the shared one: each team's own is made with the team, or by the backfill.
+    expect(resourcesOfType(dev, 'AWS::ApiGateway::ApiKey')).toHaveLength(1);
+  });
+
+  it("keeps the web ACL's association in the service template and API Gateway's logging role in the stateful one", () => {
+    const typesOf = (stack: Stack) =>
+      Object.values(Template.fromStack(stack).toJSON().Resources).map(
+        (resource) => (resource as CfnResource).Type,
+      );
+    const service = typesOf(dev.stacks.service);
+    const stateful = typesOf(dev.stacks.stateful);
+    const [, account] = resourcesOfType(dev, 'AWS::ApiGateway::Account')[0] ?? [];
+
+    // Moving the association to another template would replace it, and deleting the old one
+    // disassociates the stage from any web ACL, the new one included.
+    expect(service).toContain('AWS::WAFv2::WebACLAssociation');
+    expect(service).toContain('AWS::WAFv2::WebACL');
+    expect(service).not.toContain('AWS::ApiGateway::Account');
+    expect(stateful.filter((type) => type === 'AWS::ApiGateway::Account')).toHaveLength(1);
+    const [[roleId = '', role] = []] = resourcesOfType(dev, 'AWS::IAM::Role').filter(([id]) =>
+      referencedLogicalIds(account?.Properties?.CloudWatchRoleArn).has(id),
+    );
+    expect(roleId).not.toBe('');
+    expect(JSON.stringify(role?.Properties?.AssumeRolePolicyDocument)).toContain('apigateway.amazonaws.com');
+    expect(role?.DeletionPolicy).toBe('Retain');
+  });
+
+  it('puts one shared key on the plan and gives its value to the authorizer for teams without a key of their own', () => {
+    const [[keyId, key] = ['', {} as CfnResource]] = resourcesOfType(dev, 'AWS::ApiGateway::ApiKey');
+    const planId = resourcesOfType(dev, 'AWS::ApiGateway::UsagePlan')[0]?.[0];
+    const planKeys = resourcesOfType(dev, 'AWS::ApiGateway::UsagePlanKey').map(([, planKey]) => ({
+      key: referencedLogicalIds(planKey.Properties?.KeyId),
+      plan: referencedLogicalIds(planKey.Properties?.UsagePlanId),
+    }));
+    const value = key.Properties?.Value;
+    const authorizerEnvironment = environmentOf(dev, dev.stacks.service.api.authorizerFunction);
+
+    expect(planKeys).toEqual([{ key: new Set([keyId]), plan: new Set([planId]) }]);
+    expect(key.Properties?.Enabled).toBe(true);
+    // A plain string fixed at synthesis (API Gateway wants 20 characters at least), the authorizer's.
+    expect(typeof value).toBe('string');
+    expect(String(value).length).toBeGreaterThanOrEqual(20);
+    expect(authorizerEnvironment.EVALUATION_FALLBACK_KEY).toBe(value);
+    // The same on every synthesis of a stack, another for another stack.
+    const again = buildStacks(testApp(), 'Test-dev', { stage: 'dev' });
+    const other = buildStacks(testApp(), 'Other', { stage: 'dev' });
+    const keyValueOf = (stacks: PipelineSynthesisStacks) =>
+      Template.fromStack(stacks.service.api.evaluationPlan.stack).toJSON().Resources[
+        logicalIdOf(stacks.service.api.sharedEvaluationKey)
+      ].Properties.Value;
+    expect(keyValueOf(again)).toBe(value);
+    expect(keyValueOf(other)).not.toBe(value);
+  });
+
+  it('runs the usage-key backfill on each deploy, for the evaluation plan, until it answers done', () => {
+    const backfills = resourcesOfType(dev, 'Custom::UsageKeyBackfill');
+    const planId = resourcesOfType(dev, 'AWS::ApiGateway::UsagePlan')[0]?.[0];
+    const backfill = handlerFunction(dev.stacks, USAGE_KEY_BACKFILL.entry);
+    const properties = backfills[0]?.[1].Properties ?? {};
+    // The Provider framework's functions, given the backfill's as onEvent and isComplete.
+    const framework = resourcesOfType(dev, 'AWS::Lambda::Function').filter(([, fn]) =>
+      JSON.stringify(fn.Properties?.Environment ?? {}).includes('USER_ON_EVENT_FUNCTION_ARN'),
+    );
+    const userFunctions = framework.map(([, fn]) => {
+      const variables =
+        (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+      return [variables.USER_ON_EVENT_FUNCTION_ARN, variables.USER_IS_COMPLETE_FUNCTION_ARN].map((arn) =>
+        referencedLogicalIds(arn),
+      );
+    });
+
+    expect(backfills).toHaveLength(1);
+    expect(referencedLogicalIds(properties.usagePlanId)).toEqual(new Set([planId]));
+    expect(referencedLogicalIds(environmentOf(dev, backfill).USAGE_PLAN_ID)).toEqual(new Set([planId]));
+    expect(userFunctions.length).toBeGreaterThan(0);
+    for (const targets of userFunctions)
+      for (const target of targets) expect(target).toEqual(new Set([logicalIdOf(backfill.function)]));
+    // A new value on every synthesis, so CloudFormation updates (runs) it on every deploy.
+    const again = buildStacks(testApp(), 'Test-dev', { stage: 'dev' });
+    const deploymentOf = (stacks: PipelineSynthesisStacks) => {
+      const jobs = Template.fromStack(
+        handlerFunction(stacks, USAGE_KEY_BACKFILL.entry).function.stack,
+      ).findResources('Custom::UsageKeyBackfill');
+      return Object.values(jobs)[0]?.Properties?.deployment;
+    };
+    expect(typeof properties.deployment).toBe('string');
+    expect(deploymentOf(again)).not.toBe(properties.deployment);
+  });
+
+  it('requires the team key on exactly the evaluation methods (serving-configuration, OFREP)', () => {
+    const evaluations = OPERATIONS.filter((operation) => operation.rateLimit === 'evaluation').map(
+      (operation) => `${operation.method} ${operation.path}`,
+    );
+    const keyed = methods(dev)
+      .filter((method) => method.properties.ApiKeyRequired === true)
+      .map((method) => `${method.method} ${method.path}`);
+
+    expect(evaluations.sort()).toEqual([
+      'GET /pipelines/{pipelineId}/serving-configuration',
+      'POST /ofrep/v1/evaluate/flags',
+      'POST /ofrep/v1/evaluate/flags/{key}',
+    ]);
+    expect(keyed.sort()).toEqual(evaluations);
+    expect(
+      JSON.parse(String(environmentOf(dev, dev.stacks.service.api.authorizerFunction).EVALUATION_ROUTES)),
+    ).toEqual(
+      OPERATIONS.filter((operation) => operation.rateLimit === 'evaluation').map(
+        (operation) => operation.path,
+      ),
+    );
+  });
+
+  it('refuses to synthesize a public operation counted as an evaluation', () => {
+    // A fake: get-synthesis-run (a real module, in case bundling ran) declared public and an evaluation.
+    const publicEvaluation = defineOperation({
+      ...getSynthesisRun,
+      public: 'a test',
+      rateLimit: 'evaluation',
+    });
+    const operations = OPERATIONS.map((operation) =>
+      operation === getSynthesisRun ? publicEvaluation : operation,
+    );
+
+    expect(() => buildStacks(testApp(), 'PublicEvaluation', { stage: 'dev', operations })).toThrow(
+      /public, so no team's evaluation rate can count it/,
     );
   });
 
@@ -1392,6 +1601,7 @@ describe('API', () => {
     ['MISSING_AUTHENTICATION_TOKEN', '404', 'NOT_FOUND'],
     ['REQUEST_TOO_LARGE', '413', 'PAYLOAD_TOO_LARGE'],
     ['THROTTLED', '429', 'RATE_LIMITED'],
+    ['INVALID_API_KEY', '403', 'FORBIDDEN'],
     ['DEFAULT_4XX', undefined, 'VALIDATION_ERROR'],
     ['DEFAULT_5XX', undefined, 'INTERNAL_ERROR'],
   ])('answers the %s gateway response with status %s and error %s', (type, status, error) => {
@@ -1426,6 +1636,16 @@ describe('API', () => {
         'gatewayresponse.header.Strict-Transport-Security': "'max-age=31536000; includeSubDomains'",
       });
     }
+  });
+
+  it('tells a caller over the stage’s or its team’s evaluation rate when to retry', () => {
+    const throttled = resourcesOfType(dev, 'AWS::ApiGateway::GatewayResponse').find(
+      ([, resource]) => resource.Properties?.ResponseType === 'THROTTLED',
+    )?.[1].Properties;
+
+    expect(throttled?.ResponseParameters).toMatchObject({
+      'gatewayresponse.header.Retry-After': "'1'",
+    });
   });
 
   it('challenges with WWW-Authenticate: Bearer on the gateway’s 401 only', () => {
@@ -1654,6 +1874,9 @@ describe('alarms and outputs', () => {
       Ref: logicalIdOf(queueOf(dev, SYNTHESIS_WORKER.trigger.queue).queue),
     });
     expect(JSON.stringify(service.ApiUrl?.Value)).toContain('execute-api');
+    expect(referencedLogicalIds(service.EvaluationUsagePlanId?.Value)).toEqual(
+      new Set([resourcesOfType(dev, 'AWS::ApiGateway::UsagePlan')[0]?.[0]]),
+    );
   });
 });
 
@@ -2090,9 +2313,9 @@ describe('the local stack and the CDK stack, from the same lists', () => {
     const queueTriggers = triggers.filter((trigger) => trigger.kind === 'queue').length;
     expect(queueTriggers + streamSources).toBe(mappings.length);
     expect(triggers.filter((trigger) => trigger.kind === 'schedule')).toHaveLength(rules.length);
-    // Every handler but the authorizer (API Gateway's) has its trigger locally.
+    // Every handler but the authorizer (API Gateway's) and those run on deploy has its trigger locally.
     expect(triggers.map((trigger) => trigger.entry).sort()).toEqual(
-      HANDLERS.filter((handler) => !('authorizer' in handler.trigger))
+      HANDLERS.filter((handler) => !('authorizer' in handler.trigger) && !runsOnDeploy(handler))
         .map((handler) => handler.entry)
         .sort(),
     );

@@ -4,8 +4,9 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateApiToken, hashApiToken } from '../../../lambdas/auth/api-token.ts';
 import { apiTokenKey } from '../../../lambdas/store/auth/keys.ts';
+import { makeTeamUsageKeyStore } from '../../../lambdas/store/auth/usage-keys.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
-import { type Caller, createCaller, setUpApiEnvironment } from './harness.ts';
+import { type Caller, createCaller, SHARED_EVALUATION_KEY, setUpApiEnvironment } from './harness.ts';
 
 type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 let authorize: Authorizer;
@@ -15,11 +16,14 @@ let caller: Caller;
 
 const METHOD_ARN = 'arn:aws:execute-api:us-east-1:123456789012:api/prod/GET/synthesis-runs/abc';
 
-function requestEvent(headers: Record<string, string>): APIGatewayRequestAuthorizerEvent {
+function requestEvent(
+  headers: Record<string, string>,
+  resource = '/synthesis-runs/{id}',
+): APIGatewayRequestAuthorizerEvent {
   return {
     type: 'REQUEST',
     methodArn: METHOD_ARN,
-    resource: '/synthesis-runs/{id}',
+    resource,
     path: '/synthesis-runs/abc',
     httpMethod: 'GET',
     headers,
@@ -92,5 +96,55 @@ describe('the Lambda authorizer', () => {
     const { Items = [] } = await db.send(new ScanCommand({ TableName: names.Auth }));
     expect(JSON.stringify(Items)).not.toContain(caller.apiToken);
     expect(Items.some((item) => item.pk === apiTokenKey(hashApiToken(caller.apiToken)).pk)).toBe(true);
+  });
+});
+
+describe('the usage key of the evaluation plan', () => {
+  const SERVING = '/pipelines/{pipelineId}/serving-configuration';
+  const OFREP_BULK = '/ofrep/v1/evaluate/flags';
+
+  it('names the caller’s team’s key on the evaluation routes only, each team its own', async () => {
+    const other = await createCaller(db, names, 'viewer');
+    const keys = makeTeamUsageKeyStore({ db, tableName: names.Auth });
+    await keys.keepTeamUsageKey(
+      caller.principal.teamId,
+      {
+        keyId: 'k1',
+        value: `usage-${caller.principal.teamId}`,
+      },
+      'plan-1',
+    );
+    await keys.keepTeamUsageKey(
+      other.principal.teamId,
+      {
+        keyId: 'k2',
+        value: `usage-${other.principal.teamId}`,
+      },
+      'plan-1',
+    );
+    const bearer = (who: Caller) => ({ Authorization: `Bearer ${who.apiToken}` });
+
+    const serving = await authorize(requestEvent(bearer(caller), SERVING));
+    const bulk = await authorize(requestEvent(bearer(other), OFREP_BULK));
+    const management = await authorize(requestEvent(bearer(caller)));
+    const servingAgain = await authorize(requestEvent(bearer(caller), SERVING));
+
+    expect(serving.usageIdentifierKey).toBe(`usage-${caller.principal.teamId}`);
+    expect(bulk.usageIdentifierKey).toBe(`usage-${other.principal.teamId}`);
+    expect(servingAgain.usageIdentifierKey).toBe(`usage-${caller.principal.teamId}`);
+    expect(management).not.toHaveProperty('usageIdentifierKey');
+    // The key is for API Gateway alone: the handler's context never carries it.
+    expect(JSON.stringify(serving.context)).not.toContain('usage-');
+  });
+
+  it('names the shared key for a team that has none yet, so its evaluations are counted, never refused', async () => {
+    const keyless = await createCaller(db, names, 'member');
+
+    const result = await authorize(requestEvent({ Authorization: `Bearer ${keyless.apiToken}` }, SERVING));
+
+    expect(result.policyDocument.Statement).toEqual([
+      { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: METHOD_ARN },
+    ]);
+    expect(result.usageIdentifierKey).toBe(SHARED_EVALUATION_KEY);
   });
 });

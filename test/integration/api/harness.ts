@@ -11,7 +11,10 @@ import type {
 import { nanoid } from 'nanoid';
 import { inject } from 'vitest';
 import { makeBootstrapTeam } from '../../../lambdas/auth/bootstrap.ts';
+import { noUsageKeys } from '../../../lambdas/auth/usage-keys.ts';
 import type { Principal, Role } from '../../../lambdas/core/principal.ts';
+import { evaluationPaths } from '../../../lambdas/operations/declaration.ts';
+import { OPERATIONS } from '../../../lambdas/operations/index.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { createDocumentClient } from '../../../lambdas/wiring/aws.ts';
 import { nanoidGenerator, systemClock } from '../../../lambdas/wiring/clock.ts';
@@ -24,6 +27,8 @@ export const TEST_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/
 export const TEST_LIFECYCLE_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/lifecycle-jobs';
 /** The guardrail queue (rollouts to judge); tests mock SQS, or point it at a local queue. */
 export const TEST_GUARDRAIL_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/guardrail-checks';
+/** The shared evaluation key the authorizer names for a team without a key of its own (lib/api.ts makes the real one). */
+export const SHARED_EVALUATION_KEY = 'shared-evaluations-key-of-the-test-stack';
 
 /**
  * Fresh tables on the shared DynamoDB Local and the environment the handler modules read at
@@ -48,6 +53,9 @@ export async function setUpApiEnvironment(extraEnv: Record<string, string> = {})
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     // The key listings derive their cursor seal from (built here: no key-shaped literal is committed).
     SESSION_SECRET: process.env.SESSION_SECRET ?? randomBytes(32).toString('base64url'),
+    // The authorizer names a team's usage key on these (lib/api.ts gives it the same).
+    EVALUATION_ROUTES: JSON.stringify(evaluationPaths(OPERATIONS)),
+    EVALUATION_FALLBACK_KEY: SHARED_EVALUATION_KEY,
     ...extraEnv,
   });
   return { db: createDocumentClient(client), names };
@@ -65,7 +73,12 @@ export async function createCaller(
   role: Role = 'admin',
 ): Promise<Caller> {
   const auth = makeAuthRepository(db, names.Auth, names.Events);
-  const created = await makeBootstrapTeam({ auth, clock: systemClock, ids: nanoidGenerator })({
+  const created = await makeBootstrapTeam({
+    auth,
+    clock: systemClock,
+    ids: nanoidGenerator,
+    usageKeys: noUsageKeys,
+  })({
     teamName: `team ${nanoid(5)}`,
     email: `${nanoid(8)}@example.test`,
     userName: 'tester',

@@ -11,9 +11,12 @@ import type {
 } from 'aws-lambda';
 import { nanoid } from 'nanoid';
 import { makeBootstrapTeam } from '../../../lambdas/auth/bootstrap.ts';
+import { makeUsageKeyOfRequest, noUsageKeys } from '../../../lambdas/auth/usage-keys.ts';
 import type { Clock } from '../../../lambdas/core/ports/common.ts';
 import type { Role } from '../../../lambdas/core/principal.ts';
-import type { HttpMethod } from '../../../lambdas/operations/declaration.ts';
+import { evaluationPaths, type HttpMethod } from '../../../lambdas/operations/declaration.ts';
+import { OPERATIONS } from '../../../lambdas/operations/index.ts';
+import { makeTeamUsageKeyStore } from '../../../lambdas/store/auth/usage-keys.ts';
 import { nanoidGenerator, systemClock } from '../../../lambdas/wiring/clock.ts';
 import { makeAuthRepository } from '../../../lambdas/wiring/repositories.ts';
 import {
@@ -24,7 +27,7 @@ import {
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { localRoutes } from '../../../local/functions.ts';
 import { importHandler } from '../../support/function-modules.ts';
-import { apiEvent, lambdaContext, setUpApiEnvironment } from '../api/harness.ts';
+import { apiEvent, lambdaContext, SHARED_EVALUATION_KEY, setUpApiEnvironment } from '../api/harness.ts';
 
 /**
  * What the auth tests share: the environment the auth handlers need, users with passwords, and a
@@ -70,6 +73,7 @@ export async function createUserWithPassword(
     auth: makeAuthRepository(db, names.Auth, names.Events),
     clock: systemClock,
     ids: nanoidGenerator,
+    usageKeys: noUsageKeys,
   })({ teamName: `team ${nanoid(5)}`, email, userName: 'tester', password, role });
   return {
     userId: created.userId,
@@ -289,6 +293,12 @@ export async function freshAuthorizer(
       clock: clock ?? systemClock,
       signingKey: sessionSigningKeyFromEnv(),
       audit: auditLog,
+    }),
+    makeUsageKeyOfRequest({
+      store: makeTeamUsageKeyStore({ db, tableName: names.Auth }),
+      evaluationRoutes: evaluationPaths(OPERATIONS),
+      fallbackKey: SHARED_EVALUATION_KEY,
+      clock: clock ?? systemClock,
     }),
   );
 }

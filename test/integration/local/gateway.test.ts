@@ -572,6 +572,8 @@ describe('the project’s authorizer behind the local gateway', () => {
   beforeAll(async () => {
     // The module builds its production handler on import; these only have to name a table.
     process.env.AUTH_TABLE ??= 'auth-unit';
+    process.env.EVALUATION_ROUTES ??= '[]';
+    process.env.EVALUATION_FALLBACK_KEY ??= 'shared-evaluations-key-of-the-test';
     process.env.AWS_REGION ??= 'us-east-1';
     const { makeAuthorizer } = await import('../../../lambdas/handlers/authorize.ts');
     const repo = new FakeAuthRepository();
@@ -594,7 +596,10 @@ describe('the project’s authorizer behind the local gateway', () => {
       user,
       'password',
     ));
-    const authorize = makeAuthorizer(makeAuthenticate({ auth: repo, clock, signingKey, audit }));
+    const authorize = makeAuthorizer(
+      makeAuthenticate({ auth: repo, clock, signingKey, audit }),
+      async () => undefined,
+    );
     // In process, like API Gateway's JSON: what the functions receive is what they would on AWS.
     const invoke: Invoke = async (entry, event) => {
       const received = JSON.parse(JSON.stringify(event));

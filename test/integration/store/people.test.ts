@@ -2,6 +2,7 @@ import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynam
 import { nanoid } from 'nanoid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeBootstrapTeam } from '../../../lambdas/auth/bootstrap.ts';
+import { noUsageKeys } from '../../../lambdas/auth/usage-keys.ts';
 import { newEvent } from '../../../lambdas/core/events.ts';
 import { makePeopleDirectory } from '../../../lambdas/store/auth/people.ts';
 import { nanoidGenerator, systemClock } from '../../../lambdas/wiring/clock.ts';
@@ -36,7 +37,12 @@ function counting() {
 async function team(tokenName = 'nightly evaluation job') {
   const auth = makeAuthRepository(db, names.Auth, names.Events);
   const email = `${nanoid(8).toLowerCase()}@example.test`;
-  const created = await makeBootstrapTeam({ auth, clock: systemClock, ids: nanoidGenerator })({
+  const created = await makeBootstrapTeam({
+    auth,
+    clock: systemClock,
+    ids: nanoidGenerator,
+    usageKeys: noUsageKeys,
+  })({
     teamName: `team ${nanoid(5)}`,
     email,
     userName: 'reviewer',

@@ -252,9 +252,46 @@ describe('changing the password', () => {
 
 describe('bootstrapping a team', () => {
   let bootstrap: ReturnType<typeof makeBootstrapTeam>;
+  /** The teams given a usage key, with the users that existed at that moment. */
+  let keyed: Array<{ teamId: string; users: number }>;
 
   beforeEach(() => {
-    bootstrap = makeBootstrapTeam({ auth: repo, clock, ids: sequentialIds() });
+    keyed = [];
+    bootstrap = makeBootstrapTeam({
+      auth: repo,
+      clock,
+      ids: sequentialIds(),
+      usageKeys: async (teamId) => {
+        keyed.push({ teamId, users: repo.users.size });
+        return { keyId: `key-of-${teamId}`, value: `value-of-${teamId}` };
+      },
+    });
+  });
+
+  it('gives the new team its usage key of the evaluation plan before its first member exists', async () => {
+    const usersBefore = repo.users.size;
+    const result = await bootstrap({ teamName: 'Acme', email: 'ada@example.test', userName: 'Ada' });
+    expect(keyed).toEqual([{ teamId: result.teamId, users: usersBefore }]);
+  });
+
+  it('creates no member when the usage key cannot be made, so running it again works', async () => {
+    const failing = makeBootstrapTeam({
+      auth: repo,
+      clock,
+      ids: sequentialIds('x'),
+      usageKeys: async () => {
+        throw new Error('API Gateway refused');
+      },
+    });
+    const usersBefore = repo.users.size;
+
+    await expect(failing({ teamName: 'Acme', email: 'ada@example.test', userName: 'Ada' })).rejects.toThrow(
+      'API Gateway refused',
+    );
+    expect(repo.users.size).toBe(usersBefore);
+    await expect(
+      bootstrap({ teamName: 'Acme', email: 'ada@example.test', userName: 'Ada' }),
+    ).resolves.toMatchObject({ apiToken: expect.any(String) });
   });
 
   it('creates the team, its first admin and an API token for that team', async () => {

@@ -32,6 +32,8 @@ let accessToken: string;
 beforeAll(async () => {
   // The module builds its production handler on import; these only have to name a table.
   process.env.AUTH_TABLE ??= 'auth-unit';
+  process.env.EVALUATION_ROUTES ??= '[]';
+  process.env.EVALUATION_FALLBACK_KEY ??= 'shared-evaluations-key-of-the-test';
   process.env.AWS_REGION ??= 'us-east-1';
   const { makeAuthorizer } = await import('../../../lambdas/handlers/authorize.ts');
   const repo = new FakeAuthRepository();
@@ -54,7 +56,10 @@ beforeAll(async () => {
     user,
     'password',
   ));
-  authorize = makeAuthorizer(makeAuthenticate({ auth: repo, clock, signingKey, audit }));
+  authorize = makeAuthorizer(
+    makeAuthenticate({ auth: repo, clock, signingKey, audit }),
+    async () => undefined,
+  );
 });
 
 const event = (headers: Record<string, string>): APIGatewayRequestAuthorizerEvent => ({

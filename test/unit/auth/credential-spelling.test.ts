@@ -93,6 +93,8 @@ describe('the authorizer', () => {
   beforeAll(async () => {
     // The module builds its production handler on import; these only have to name a table.
     process.env.AUTH_TABLE ??= 'auth-unit';
+    process.env.EVALUATION_ROUTES ??= '[]';
+    process.env.EVALUATION_FALLBACK_KEY ??= 'shared-evaluations-key-of-the-test';
     process.env.AWS_REGION ??= 'us-east-1';
     const { makeAuthorizer } = await import('../../../lambdas/handlers/authorize.ts');
     const repo = new FakeAuthRepository();
@@ -111,6 +113,7 @@ describe('the authorizer', () => {
     });
     authorize = makeAuthorizer(
       makeAuthenticate({ auth: repo, clock: new FakeClock(), signingKey, audit: new RecordingAudit() }),
+      async () => undefined,
     );
   });
 
@@ -160,7 +163,10 @@ describe('the authorizer', () => {
       signingKey,
       audit,
     })(user, 'password');
-    const cookieAuthorize = makeAuthorizer(makeAuthenticate({ auth: repo, clock, signingKey, audit }));
+    const cookieAuthorize = makeAuthorizer(
+      makeAuthenticate({ auth: repo, clock, signingKey, audit }),
+      async () => undefined,
+    );
 
     const result = await cookieAuthorize({
       ...event({ Cookie: [`ps_session=${accessToken}`], 'Sec-Fetch-Site': ['cross-site'] }),
