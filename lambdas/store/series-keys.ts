@@ -8,7 +8,7 @@ import { pipelinePartition } from './keys.ts';
  *   series   pk PIPELINE#<id>#SERIES#M|H#<nn>  sk <bucket start>#A | <bucket start>#C#<configurationId>
  *   packs    pk PIPELINE#<id>#SERIES#PM|PH     sk <period start>#A | …#C#<configurationId> | …#L (late)
  */
-export const SERIES_SHARDS = 2;
+export const SERIES_SHARDS = 4;
 
 export const seriesPartition = (pipelineId: string, grain: 'minute' | 'hour', shard: number) =>
   `${pipelinePartition(pipelineId)}#SERIES#${grain === 'minute' ? 'M' : 'H'}#${String(shard).padStart(2, '0')}`;

@@ -104,26 +104,29 @@ export function makeGetMetrics(deps: MetricsDeps) {
     stats?: SeriesReadStats,
   ): Promise<MetricsAnswer> => {
     const now = deps.clock.now().getTime();
+    // Every limit but the team's retention first (a 400 before any read).
+    const { step, from, to } = metricsRange(query, now, RETENTION_DAYS.max);
     // Every team keeps at least a day: a range of the last day (the default) needs no settings read.
-    // Else the caller's team's are read beside the pipeline (another team's pipeline is a 403 either way).
-    const recent = query.from === undefined || Date.parse(query.from) >= now - RETENTION_DAYS.min * DAY_MS;
-    const [pipeline, settings] = await Promise.all([
-      loadOwnedPipeline(deps.pipelines, principal, pipelineId),
-      recent ? null : deps.settings.get(principal.teamId),
-    ]);
-    const window = settings
-      ? Math.max(settings.signalRetentionDays, settings.executionRetentionDays)
-      : RETENTION_DAYS.min;
-    const { step, from, to } = metricsRange(query, now, window);
-    // How long the packs a read makes are kept: the team's window, or the default when not read.
-    const retentionDays = settings ? window : RETENTION_DAYS.default;
+    const recent = from >= now - RETENTION_DAYS.min * DAY_MS;
     const byConfiguration = query.groupBy === 'configuration';
     const fromIso = new Date(from).toISOString();
     const toIso = new Date(to).toISOString();
-    const [read, moments] = await Promise.all([
-      deps.series.read({ pipelineId, from, to, step, byConfiguration, retentionDays }, stats),
-      deps.moments.list(pipeline.teamId, pipelineId, fromIso, toIso, MAX_ANNOTATIONS),
+    // All at once: the pipeline (whose team is checked before anything is answered), the caller's
+    // team's settings, the series and the caller's team's events of the pipeline (another team's
+    // pipeline has none there). A refused request has read for nothing, never answered with it.
+    const [pipeline, settings, read, moments] = await Promise.all([
+      loadOwnedPipeline(deps.pipelines, principal, pipelineId),
+      recent ? null : deps.settings.get(principal.teamId),
+      // Packs made by this read are kept the default window (a copy: made again once gone).
+      deps.series.read(
+        { pipelineId, from, to, step, byConfiguration, retentionDays: RETENTION_DAYS.default },
+        stats,
+      ),
+      deps.moments.list(principal.teamId, pipelineId, fromIso, toIso, MAX_ANNOTATIONS),
     ]);
+    if (settings) {
+      metricsRange(query, now, Math.max(settings.signalRetentionDays, settings.executionRetentionDays));
+    }
     const named = await nameEventResources(
       deps.pipelines,
       await nameEvents(deps.people, pipeline.teamId, moments),
