@@ -10,10 +10,11 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError, ValidationError } from '../core/errors.ts';
+import { NotFoundError } from '../core/errors.ts';
 import type { MonitorRepository } from '../core/ports/monitors.ts';
 import { monitorRecordSchema } from '../core/schemas/monitors.ts';
 import { failedTransactionItems, isConditionFailure, putNew } from './conditions.ts';
+import { capReached, countDown, countUp, sendCounted } from './counted.ts';
 import { eventPut } from './events.ts';
 import { itemReader } from './items.ts';
 import { pipelinePartition } from './keys.ts';
@@ -58,36 +59,18 @@ function makeMonitorChanges(
 ): Pick<MonitorRepository, 'create' | 'update' | 'remove'> {
   return {
     async create(monitor, maxPerPipeline) {
-      try {
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: dataTable,
-                  Key: monitorCountKey(monitor.pipelineId),
-                  UpdateExpression: 'SET monitorCount = if_not_exists(monitorCount, :zero) + :one',
-                  ConditionExpression: 'attribute_not_exists(monitorCount) OR monitorCount < :max',
-                  ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': maxPerPipeline },
-                },
-              },
-              putNew(dataTable, {
-                ...monitorKey(monitor.pipelineId, monitor.id),
-                ...monitorIndexKey(monitor.pipelineId, monitor.id),
-                ...monitor,
-              }),
-            ],
+      await sendCounted(
+        db,
+        [
+          countUp(dataTable, monitorCountKey(monitor.pipelineId), 'monitorCount', maxPerPipeline),
+          putNew(dataTable, {
+            ...monitorKey(monitor.pipelineId, monitor.id),
+            ...monitorIndexKey(monitor.pipelineId, monitor.id),
+            ...monitor,
           }),
-        );
-      } catch (error) {
-        if (failedTransactionItems(error).includes(0)) {
-          throw new ValidationError(
-            `A pipeline has at most ${maxPerPipeline} monitors; delete one you no longer need first.`,
-            { cause: error },
-          );
-        }
-        throw error;
-      }
+        ],
+        capReached(`A pipeline has at most ${maxPerPipeline} monitors; delete one you no longer need first.`),
+      );
     },
 
     async update(pipelineId, monitorId, changes) {
@@ -116,33 +99,20 @@ function makeMonitorChanges(
     },
 
     async remove(pipelineId, monitorId) {
-      try {
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Delete: {
-                  TableName: dataTable,
-                  Key: monitorKey(pipelineId, monitorId),
-                  ConditionExpression: 'attribute_exists(pk)',
-                },
-              },
-              {
-                Update: {
-                  TableName: dataTable,
-                  Key: monitorCountKey(pipelineId),
-                  UpdateExpression: 'SET monitorCount = monitorCount - :one',
-                  ConditionExpression: 'monitorCount > :zero',
-                  ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-                },
-              },
-            ],
-          }),
-        );
-      } catch (error) {
-        if (failedTransactionItems(error).includes(0)) throw notFound(pipelineId, monitorId, error);
-        throw error;
-      }
+      await sendCounted(
+        db,
+        [
+          {
+            Delete: {
+              TableName: dataTable,
+              Key: monitorKey(pipelineId, monitorId),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          countDown(dataTable, monitorCountKey(pipelineId), 'monitorCount'),
+        ],
+        (cause) => notFound(pipelineId, monitorId, cause),
+      );
     },
   };
 }

@@ -7,10 +7,9 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError, ValidationError } from '../core/errors.ts';
+import { NotFoundError } from '../core/errors.ts';
 import type { PageRequest } from '../core/ports/common.ts';
 import {
   type Delivery,
@@ -18,7 +17,8 @@ import {
   type WebhookRepository,
   webhookRecordSchema,
 } from '../webhooks/ports.ts';
-import { failedTransactionItems, isConditionFailure, putNew } from './conditions.ts';
+import { isConditionFailure, putNew } from './conditions.ts';
+import { capReached, countDown, countUp, sendCounted } from './counted.ts';
 import { eventPut } from './events.ts';
 import { itemReader, parseItem } from './items.ts';
 import {
@@ -67,66 +67,33 @@ function makeWebhookChanges(
   const { dataTable } = tables;
   return {
     async create(webhook, event, maxPerTeam) {
-      try {
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: dataTable,
-                  Key: webhookCountKey(webhook.teamId),
-                  UpdateExpression: 'SET webhookCount = if_not_exists(webhookCount, :zero) + :one',
-                  ConditionExpression: 'attribute_not_exists(webhookCount) OR webhookCount < :max',
-                  ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': maxPerTeam },
-                },
-              },
-              putNew(dataTable, { ...webhookKey(webhook.teamId, webhook.id), ...webhook }),
-              eventPut(eventsTableOf(tables), event),
-            ],
-          }),
-        );
-      } catch (error) {
-        if (failedTransactionItems(error).includes(0)) {
-          throw new ValidationError(
-            `A team has at most ${maxPerTeam} webhooks; delete one you no longer need first.`,
-            { cause: error },
-          );
-        }
-        throw error;
-      }
+      await sendCounted(
+        db,
+        [
+          countUp(dataTable, webhookCountKey(webhook.teamId), 'webhookCount', maxPerTeam),
+          putNew(dataTable, { ...webhookKey(webhook.teamId, webhook.id), ...webhook }),
+          eventPut(eventsTableOf(tables), event),
+        ],
+        capReached(`A team has at most ${maxPerTeam} webhooks; delete one you no longer need first.`),
+      );
     },
 
     async remove(teamId, webhookId, event) {
-      try {
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Delete: {
-                  TableName: dataTable,
-                  Key: webhookKey(teamId, webhookId),
-                  ConditionExpression: 'attribute_exists(pk)',
-                },
-              },
-              {
-                Update: {
-                  TableName: dataTable,
-                  Key: webhookCountKey(teamId),
-                  UpdateExpression: 'SET webhookCount = webhookCount - :one',
-                  ConditionExpression: 'webhookCount > :zero',
-                  ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-                },
-              },
-              eventPut(eventsTableOf(tables), event),
-            ],
-          }),
-        );
-      } catch (error) {
-        if (failedTransactionItems(error).includes(0)) {
-          throw new NotFoundError(`Webhook ${webhookId} does not exist.`, { cause: error });
-        }
-        throw error;
-      }
+      await sendCounted(
+        db,
+        [
+          {
+            Delete: {
+              TableName: dataTable,
+              Key: webhookKey(teamId, webhookId),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          countDown(dataTable, webhookCountKey(teamId), 'webhookCount'),
+          eventPut(eventsTableOf(tables), event),
+        ],
+        (cause) => new NotFoundError(`Webhook ${webhookId} does not exist.`, { cause }),
+      );
     },
   };
 }
