@@ -253,7 +253,7 @@ async function readGrid(
   return grid;
 }
 
-/** Packs the settled periods read from the shards (an empty period gets an empty pack). */
+/** Packs the settled periods read from the shards (a period without records gets none). */
 async function writePacks(
   { db, tableName }: Table,
   pipelineId: string,
@@ -271,6 +271,9 @@ async function writePacks(
   const byConfiguration: Record<string, unknown>[] = [];
   const whole: Record<string, unknown>[] = [];
   for (const period of settled) {
+    // A period without a record gets no pack (an id no pipeline records under writes nothing); its
+    // shards' Queries find nothing, cheaply.
+    if (Object.keys(packOf(counters.get(null), period, grain)).length === 0) continue;
     const periodIso = new Date(period).toISOString();
     // A copy of the shards' counters: gone earlier than them (a shorter retention since), it is made again.
     const expiresAtEpoch = expiryEpoch(new Date(period + PERIOD_MS[grain]).toISOString(), retentionDays);
@@ -287,9 +290,6 @@ async function writePacks(
       };
       keepPack(pk, item, buckets);
       (configurationId === null ? whole : byConfiguration).push(item);
-    }
-    if (!counters.has(null)) {
-      whole.push({ pk, sk: `${periodIso}#A`, b: '{}', packedAt: readAt, expiresAtEpoch });
     }
   }
   // The configurations' packs first: the whole pipeline's marks a period packed, so it goes last.

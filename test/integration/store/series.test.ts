@@ -4,7 +4,7 @@
  * value; a second read of ended periods reads their packs; a late record is counted at once; a
  * batch sent again is counted once; a batch spread over many buckets still fits its transactions.
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { RETENTION_DAYS } from '../../../lambdas/core/lifecycle.ts';
 import type { PipelineRepository } from '../../../lambdas/core/ports/pipelines.ts';
@@ -12,6 +12,7 @@ import type { SeriesReadStats } from '../../../lambdas/core/ports/series.ts';
 import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeSeriesReads } from '../../../lambdas/store/series.ts';
+import { seriesPackPartition } from '../../../lambdas/store/series-keys.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { setUpApiEnvironment } from '../api/harness.ts';
 
@@ -200,6 +201,29 @@ describe('series kept with the recording', () => {
       expect(window.executions).toBe(again.all[0]?.executions);
     } finally {
       ahead.mockRestore();
+    }
+  });
+
+  it('writes nothing for a pipeline without records (a made-up id costs no writes)', async () => {
+    const reads = makeSeriesReads({ db, tableName: names.Data }, () => Date.now() + 2 * MINUTE);
+    const { all } = await reads.read({
+      pipelineId: 'series-none',
+      from: START,
+      to: START + 3 * HOUR,
+      step: 'minute',
+      byConfiguration: true,
+      retentionDays: 90,
+    });
+    expect(all.every((bucket) => bucket.executions === 0)).toBe(true);
+    for (const grain of ['minute', 'hour'] as const) {
+      const { Items = [] } = await db.send(
+        new QueryCommand({
+          TableName: names.Data,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': seriesPackPartition('series-none', grain) },
+        }),
+      );
+      expect(Items).toEqual([]);
     }
   });
 
