@@ -34,6 +34,14 @@ const RESOURCE_ROUTES = ROUTES.filter(
 const MUTATIONS = RESOURCE_ROUTES.filter((route) => route.method !== 'GET');
 
 /** A valid body for each mutation, so that only the permission can be the reason for a refusal. */
+const MONITOR = {
+  name: 'Failures over 10 %',
+  metric: 'failure_rate',
+  comparator: 'above',
+  threshold: 0.1,
+  windowMinutes: 15,
+};
+
 function bodyFor(route: GatewayRoute): object | undefined {
   if (route.path.endsWith('/signals'))
     return { signals: [{ kind: 'timeout', severity: 'critical', message: 'slow', slotId: 'retrieve' }] };
@@ -41,6 +49,8 @@ function bodyFor(route: GatewayRoute): object | undefined {
   if (route.path.endsWith('/proposals'))
     return { changes: [{ slotId: 'retrieve', description: 'fewer documents', patch: { topK: 3 } }] };
   if (route.path.endsWith('/feedback')) return { rating: 'bad' };
+  if (route.path.endsWith('/monitors')) return MONITOR;
+  if (route.path.endsWith('/monitors/{monitorId}') && route.method === 'PATCH') return { threshold: 0.2 };
   if (route.path.endsWith('/evaluations'))
     return { results: [{ executionId: 'exec-1', arm: 'base', passed: true }] };
   if (route.path.endsWith('/approval-rules') && route.method === 'PUT') {
@@ -61,6 +71,7 @@ function pathParametersFor(route: GatewayRoute): Record<string, string> {
     configurationId: ids.configurationId as string,
     id: ids.runId as string,
     executionId: 'exec-permissions',
+    monitorId: ids.monitorId as string,
     signal: 'v1/traces',
   };
   return Object.fromEntries(
@@ -136,6 +147,17 @@ beforeAll(async () => {
   });
   expect(run.status).toBe(202);
   ids.runId = run.body.id;
+
+  // A monitor of the owner's, for the routes that name one.
+  const monitor = await gateway.call({
+    method: 'POST',
+    resource: '/pipelines/{pipelineId}/monitors',
+    pathParameters: { pipelineId: ids.pipelineId as string },
+    headers: asOwner,
+    body: MONITOR,
+  });
+  expect(monitor.status).toBe(201);
+  ids.monitorId = monitor.body.id;
 
   const login = await gateway.call({
     method: 'POST',
