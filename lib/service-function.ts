@@ -259,20 +259,7 @@ export class ServiceFunction extends Construct {
    * team or revocation, nor touch users, sessions or memberships.
    */
   private grantRecordTokenUse(resources: GrantableResources): void {
-    const table = resources.tables.get(AUTH_TABLE.id);
-    if (!table) throw new Error(`No table '${AUTH_TABLE.id}' to grant to ${this.node.path}.`);
-    const keyAttributes = [AUTH_TABLE.partitionKey, ...(AUTH_TABLE.sortKey ? [AUTH_TABLE.sortKey] : [])];
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:UpdateItem'],
-        resources: [table.tableArn],
-        conditions: {
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${API_TOKEN_PARTITION_PREFIX}*`] },
-          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...keyAttributes, 'lastUsedAt'] },
-          StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
-        },
-      }),
-    );
+    this.grantAuthAttributeUpdate(resources, API_TOKEN_PARTITION_PREFIX, ['lastUsedAt']);
   }
 
   /**
@@ -282,6 +269,18 @@ export class ServiceFunction extends Construct {
    * those attributes, so the function cannot change a team's name, members, tokens or sessions.
    */
   private grantKeepUsageKeys(resources: GrantableResources): void {
+    this.grantAuthAttributeUpdate(resources, teamKey('').pk, USAGE_KEY_ATTRIBUTES);
+  }
+
+  /**
+   * UpdateItem on the auth table's items whose partition starts with `partitionPrefix`, writing
+   * only `attributes` (and the keys), with no return values: the one write both grants above allow.
+   */
+  private grantAuthAttributeUpdate(
+    resources: GrantableResources,
+    partitionPrefix: string,
+    attributes: readonly string[],
+  ): void {
     const table = resources.tables.get(AUTH_TABLE.id);
     if (!table) throw new Error(`No table '${AUTH_TABLE.id}' to grant to ${this.node.path}.`);
     const keyAttributes = [AUTH_TABLE.partitionKey, ...(AUTH_TABLE.sortKey ? [AUTH_TABLE.sortKey] : [])];
@@ -290,8 +289,8 @@ export class ServiceFunction extends Construct {
         actions: ['dynamodb:UpdateItem'],
         resources: [table.tableArn],
         conditions: {
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${teamKey('').pk}*`] },
-          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...keyAttributes, ...USAGE_KEY_ATTRIBUTES] },
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${partitionPrefix}*`] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...keyAttributes, ...attributes] },
           StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
         },
       }),
