@@ -15,11 +15,8 @@ export const GUARDED_ROUNDS = 3;
 /** Executions an arm records a round. */
 export const GUARDED_PER_ARM = 100;
 
-/** A pipeline with a generated heuristic-v1 run, approved into a 50 % → 80 % rollout guarding two metrics. */
-export async function guardedRollout(
-  call: Call,
-  name: string,
-): Promise<{ pipelineId: string; runId: string }> {
+/** A new pipeline with four retrieval timeouts and its heuristic-v1 run, once generated. */
+export async function generatedRun(call: Call, name: string) {
   const pipeline = await call('POST', 'pipelines', { name, slots: DEMO_SLOTS });
   await call('POST', `pipelines/${pipeline.id}/signals`, {
     signals: Array.from({ length: 4 }, (_, i) => ({
@@ -39,6 +36,15 @@ export async function guardedRollout(
     100,
   );
   const run = await call('GET', `synthesis-runs/${started.id}`);
+  return { pipeline, run };
+}
+
+/** A pipeline with a generated heuristic-v1 run, approved into a 50 % → 80 % rollout guarding two metrics. */
+export async function guardedRollout(
+  call: Call,
+  name: string,
+): Promise<{ pipelineId: string; runId: string }> {
+  const { pipeline, run } = await generatedRun(call, name);
   await call('POST', `synthesis-runs/${run.id}/approve`, {
     rollout: {
       percent: 50,

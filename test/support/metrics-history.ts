@@ -4,9 +4,7 @@
  * heuristic-v1 run was approved (an activation, now) and version 2 ran the last full hour; every
  * figure a bucket should hold is answered beside it.
  */
-import { DEMO_SLOTS } from '../../local/seed.ts';
-import type { Call } from './guarded-rollout.ts';
-import { waitFor } from './wait.ts';
+import { type Call, generatedRun } from './guarded-rollout.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -57,27 +55,10 @@ const nearestRank = (values: number[], share: number) =>
 
 /** Makes the pipeline, approves version 2 and records the three hours; what each hour should show. */
 export async function metricsHistory(call: Call, name: string, now = Date.now()): Promise<MetricsHistory> {
-  const pipeline = await call('POST', 'pipelines', { name, slots: DEMO_SLOTS });
+  const { pipeline, run } = await generatedRun(call, name);
   const first = pipeline.activeConfigurationId as string;
-  await call('POST', `pipelines/${pipeline.id}/signals`, {
-    signals: Array.from({ length: 4 }, (_, i) => ({
-      kind: 'timeout',
-      severity: 'critical',
-      message: `Retrieval timed out (${i})`,
-      slotId: 'retrieve',
-    })),
-  });
-  const started = await call('POST', `pipelines/${pipeline.id}/synthesize`, {
-    synthesisHandler: 'heuristic-v1',
-  });
-  await waitFor(
-    async () => (await call('GET', `synthesis-runs/${started.id}`)).status === 'generated',
-    `run ${started.id} to be generated`,
-    30_000,
-    100,
-  );
-  const second = (await call('GET', `synthesis-runs/${started.id}`)).proposedConfigurationId as string;
-  await call('POST', `synthesis-runs/${started.id}/approve`, {});
+  const second = run.proposedConfigurationId as string;
+  await call('POST', `synthesis-runs/${run.id}/approve`, {});
   const currentHour = Math.floor(now / HOUR_MS) * HOUR_MS;
   const hours: HistoryHour[] = [];
   for (const [index, plan] of PLAN.entries()) {
