@@ -156,8 +156,14 @@ const FIXED_COUNTERS = new Set(['n', 'f', 'ds', 'ti', 'to', 'dz']);
 function binIndex(name: string): number | null {
   if (name === 'dz') return -1;
   if (name.charCodeAt(0) !== 100 /* d */ || name.length < 2) return null;
-  const code = name.charCodeAt(1);
-  return code >= 48 && code <= 57 ? Number(name.slice(1)) : null;
+  // The digits read in place: a day of minute buckets reads this for every bin of every bucket.
+  let index = 0;
+  for (let i = 1; i < name.length; i++) {
+    const digit = name.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return null;
+    index = index * 10 + digit;
+  }
+  return index;
 }
 
 /** Whether an attribute is a counter (`n`, `f`, `ds`, `ti`, `to`, `d…`, `v.…`, `k.…`): cheap, read per item. */
@@ -184,6 +190,17 @@ const round = (value: number, digits = 6) => {
   return Math.round(value * scale) / scale;
 };
 
+/** Each bin's estimate as an answer gives it (to the microsecond), computed once a bin. */
+const binValues: number[] = [];
+function roundedBinValue(index: number): number {
+  let value = binValues[index];
+  if (value === undefined) {
+    value = round((2 * GAMMA ** index) / (GAMMA + 1), 3);
+    if (index < 4_096) binValues[index] = value;
+  }
+  return value;
+}
+
 /** The nearest-rank quantiles `qs` (ascending) of sorted bins [index, count], in one pass. */
 function quantilesOf(
   bins: Array<[number, number]>,
@@ -201,7 +218,7 @@ function quantilesOf(
       at++;
     }
     const bin = bins[Math.min(at, bins.length - 1)] as [number, number];
-    values.push(bin[0] < 0 ? 0 : round((2 * GAMMA ** bin[0]) / (GAMMA + 1), 3));
+    values.push(bin[0] < 0 ? 0 : roundedBinValue(bin[0]));
   }
   return values;
 }

@@ -6,7 +6,7 @@
 import { expiryEpoch } from '../core/lifecycle.ts';
 import type { Execution, Signal } from '../core/schemas/records.ts';
 import { executionDeltas, type Grain, type SeriesDelta, STEP_MS, signalDeltas } from '../core/series.ts';
-import { SERIES_SHARDS, seriesPackPartition, seriesPartition } from './series-keys.ts';
+import { SERIES_SHARDS, seriesIndexPartition, seriesPartition } from './series-keys.ts';
 
 /** A period: the span one pack holds (an hour of minute buckets, a day of hour buckets). */
 export const PERIOD_MS: Record<Grain, number> = { minute: 3_600_000, hour: 86_400_000 };
@@ -65,8 +65,8 @@ function deltaUpdate(
 }
 
 /**
- * A period written into after it may have been packed: its late mark says when, and a pack made
- * before that mark (plus WRITE_MS) is stale.
+ * A period written into after it may have been packed: its late mark (on its index entry) says
+ * when, and a pack made before that mark (plus WRITE_MS) is stale.
  */
 function lateMark(
   tableName: string,
@@ -80,7 +80,7 @@ function lateMark(
   return {
     Update: {
       TableName: tableName,
-      Key: { pk: seriesPackPartition(pipelineId, grain), sk: `${new Date(period).toISOString()}#L` },
+      Key: { pk: seriesIndexPartition(pipelineId, grain), sk: `${new Date(period).toISOString()}#A` },
       UpdateExpression: 'SET lateAt = :now, expiresAtEpoch = :e',
       ExpressionAttributeValues: { ':now': now, ':e': expiryEpoch(end, retentionDays) },
     },

@@ -21,6 +21,8 @@ export interface SeriesRead {
 export interface SeriesReadStats {
   queries: number;
   itemsRead: number;
+  /** The read capacity units DynamoDB reported for them (strongly consistent: 4 KB an item or page). */
+  readUnits?: number;
 }
 
 export interface SeriesReads {
