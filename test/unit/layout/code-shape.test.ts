@@ -163,6 +163,12 @@ describe('the code stays in shape', () => {
     expect(oversized && `${oversized.path} has ${oversized.lines} lines`).toBeUndefined();
   });
 
+  it('declares no operation with toLocaleString: the first one loads ICU, in every cold start', () => {
+    // The declarations are evaluated when a function loads (its summary, its limits in words).
+    const found = sourceFiles('lambdas/operations').find((path) => read(path).includes('toLocaleString('));
+    expect(found && `${found} calls toLocaleString`).toBeUndefined();
+  });
+
   it(`has no function over ${MAX_FUNCTION_LINES} lines in ${SIZED_FOLDERS.join(', ')}`, () => {
     for (const path of sizedFiles) {
       const oversized = measureFunctions(path, read(path)).find(({ lines }) => lines > MAX_FUNCTION_LINES);
