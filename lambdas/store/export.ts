@@ -34,7 +34,7 @@ import {
   signalsPartition,
 } from './keys.ts';
 import type { DeletionTables } from './removals.ts';
-import { SERIES_SHARDS, seriesPartition } from './series-keys.ts';
+import { LEGACY_SHARDS, legacySeriesPartition, seriesPartition } from './series-keys.ts';
 import { readOnward } from './shards.ts';
 
 type Key = Record<string, string>;
@@ -153,11 +153,8 @@ function shardedPart<S extends Shard>(
   };
 }
 
-/** The series' shards, as an export part's sources. */
-const SERIES_SOURCES: readonly number[] = /* @__PURE__ */ Array.from(
-  { length: SERIES_SHARDS },
-  (_, shard) => shard,
-);
+/** The series' partition (null) and the layout before's shard partitions, as an export part's sources. */
+const SERIES_SOURCES: readonly Shard[] = /* @__PURE__ */ [null, ...LEGACY_SHARDS];
 
 /**
  * What an export holds, in this order. Another feature's records are one more entry (a dataPart of
@@ -198,7 +195,8 @@ export const EXPORT_PARTS: readonly ExportPart[] = [
   /* @__PURE__ */ shardedPart(
     'series_hour',
     exportedCounters,
-    (pipelineId, shard: number) => seriesPartition(pipelineId, 'hour', shard),
+    (pipelineId, shard: Shard) =>
+      shard === null ? seriesPartition(pipelineId, 'hour') : legacySeriesPartition(pipelineId, 'hour', shard),
     (window) => (window.signalsSince < window.executionsSince ? window.signalsSince : window.executionsSince),
     SERIES_SOURCES,
   ),

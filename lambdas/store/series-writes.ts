@@ -54,8 +54,8 @@ function deltaUpdate(
     Update: {
       TableName: tableName,
       Key: {
-        pk: seriesPartition(pipelineId, delta.grain, shard),
-        sk: sortKey(delta.at, delta.configurationId),
+        pk: seriesPartition(pipelineId, delta.grain),
+        sk: `${sortKey(delta.at, delta.configurationId)}#${shard}`,
       },
       UpdateExpression: `ADD ${adds.join(', ')} SET expiresAtEpoch = :e`,
       ExpressionAttributeNames: names,

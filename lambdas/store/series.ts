@@ -1,21 +1,28 @@
 /*
  * A pipeline's series in the data table (keys: store/series-keys.ts).
  *
- * Written with the recording (store/series-writes.ts): each transaction of records adds its records' counters (core/series.ts)
- * to the buckets of one shard of SERIES_SHARDS (the batch's), so no key takes more than an eighth
- * of a pipeline's batches, and a batch stored once is counted once.
+ * Written with the recording (store/series-writes.ts): each transaction of records adds its
+ * records' counters (core/series.ts) to its shard's item of each bucket (one of SERIES_SHARDS, the
+ * batch's), so that concurrent batches seldom write the same item, and a batch stored once is
+ * counted once.
  *
  * Read by period (an hour of minutes, a day of hours): a period that ended a while ago is read from
- * its pack, one item merged from the shards by the first read after it ended and kept; the recent
- * periods (and one a late record changed since its pack) are read from the shards. A day of minutes
- * is then one Query of the packs' index and one of each shard, whatever the traffic (and a
- * BatchGet of the packs this environment has not read yet).
+ * its pack, one item merged from the shards' items by the first read after it ended and kept; the
+ * recent periods (and one a late record changed since its pack) are read from the counters. A day
+ * of minutes is then one Query of the packs' index and one of the counters, whatever the traffic
+ * (and a BatchGet of the packs this environment has not read yet).
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { RETENTION_DAYS } from '../core/lifecycle.ts';
 import type { SeriesRead, SeriesReadStats, SeriesReads } from '../core/ports/series.ts';
 import { type Bucket, bucketOf, type Counters, type Grain, mergeCounters, STEP_MS } from '../core/series.ts';
-import { SERIES_SHARDS, seriesIndexPartition, seriesPackPartition, seriesPartition } from './series-keys.ts';
+import {
+  LEGACY_SHARDS,
+  legacySeriesPartition,
+  seriesIndexPartition,
+  seriesPackPartition,
+  seriesPartition,
+} from './series-keys.ts';
 import {
   countUnits,
   entryOf,
@@ -33,28 +40,29 @@ import { PERIOD_MS, periodStart, WRITE_MS } from './series-writes.ts';
 const periodsFrom = (first: number, last: number, size: number) =>
   Array.from({ length: Math.floor((last - first) / size) + 1 }, (_, i) => first + i * size);
 
-/** One Query a shard over the span of `periods` (none for no period). */
+/**
+ * The counters' items over the span of `periods` (none for no period): one Query of the grain's
+ * partition, and with `legacy` one of each shard's partition of the layout before (a period being
+ * packed may hold items written before it).
+ */
 async function readShards(
   table: Table,
   pipelineId: string,
   grain: Grain,
   periods: number[],
   stats: SeriesReadStats,
+  { legacy }: { legacy: boolean },
 ): Promise<Record<string, unknown>[]> {
   const [oldest, newest] = [periods[0], periods.at(-1)];
   if (oldest === undefined || newest === undefined) return [];
   const iso = (ms: number) => new Date(ms).toISOString();
+  const partitions = [
+    seriesPartition(pipelineId, grain),
+    ...(legacy ? LEGACY_SHARDS.map((shard) => legacySeriesPartition(pipelineId, grain, shard)) : []),
+  ];
   const read = await Promise.all(
-    Array.from({ length: SERIES_SHARDS }, (_, shard) =>
-      queryAll(
-        table,
-        {
-          pk: seriesPartition(pipelineId, grain, shard),
-          from: iso(oldest),
-          to: `${iso(newest + PERIOD_MS[grain] - 1)}#~`,
-        },
-        stats,
-      ),
+    partitions.map((pk) =>
+      queryAll(table, { pk, from: iso(oldest), to: `${iso(newest + PERIOD_MS[grain] - 1)}#~` }, stats),
     ),
   );
   return read.flat();
@@ -162,7 +170,11 @@ async function readGrid(
           stats,
         )
       : null;
-  const shardRead = recent ? Promise.resolve([]) : readShards(table, pipelineId, grain, unsettled, stats);
+  // The periods not settled yet in this layout only: written by this version since (a period that
+  // began before it counts its earlier items once packed).
+  const shardRead = recent
+    ? Promise.resolve([])
+    : readShards(table, pipelineId, grain, unsettled, stats, { legacy: false });
   shardRead.catch(() => undefined);
   recent?.catch(() => undefined);
   // Each period's index entry (when it was packed, written late, its configurations): a pack's
@@ -203,7 +215,10 @@ async function readGrid(
   const fromShards = recent ? stale : [...stale, ...unsettled];
   if (fromShards.length === 0) return grid;
   const readAt = now;
-  const shardItems = [...(await readShards(table, pipelineId, grain, stale, stats)), ...(await shardRead)];
+  const shardItems = [
+    ...(await readShards(table, pipelineId, grain, stale, stats, { legacy: true })),
+    ...(await shardRead),
+  ];
   const unpacked = new Set(fromShards);
   const toPack: Grid = new Map();
   for (const item of shardItems) {

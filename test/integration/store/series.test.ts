@@ -4,7 +4,7 @@
  * value; a second read of ended periods reads their packs; a late record is counted at once; a
  * batch sent again is counted once; a batch spread over many buckets still fits its transactions.
  */
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { RETENTION_DAYS } from '../../../lambdas/core/lifecycle.ts';
 import type { PipelineRepository } from '../../../lambdas/core/ports/pipelines.ts';
@@ -12,7 +12,11 @@ import type { SeriesReadStats } from '../../../lambdas/core/ports/series.ts';
 import type { Execution, Signal } from '../../../lambdas/core/schemas/records.ts';
 import { makePipelineRepository } from '../../../lambdas/store/pipelines.ts';
 import { makeSeriesReads } from '../../../lambdas/store/series.ts';
-import { seriesIndexPartition, seriesPackPartition } from '../../../lambdas/store/series-keys.ts';
+import {
+  legacySeriesPartition,
+  seriesIndexPartition,
+  seriesPackPartition,
+} from '../../../lambdas/store/series-keys.ts';
 import type { TableNames } from '../../../local/dynamodb.ts';
 import { setUpApiEnvironment } from '../api/harness.ts';
 
@@ -204,6 +208,54 @@ describe('series kept with the recording', () => {
       expect(window.executions).toBe(again.all[0]?.executions);
     } finally {
       ahead.mockRestore();
+    }
+  });
+
+  it('counts the buckets kept in the layout before (a partition a shard) once their period is packed', async () => {
+    const pipelineId = 'series-legacy';
+    await record(executionsOver(pipelineId, 120), []);
+    // What the version before wrote for the same first minute: two shards' items, in their own partitions.
+    const minute = new Date(START).toISOString();
+    for (const shard of [1, 3]) {
+      await db.send(
+        new PutCommand({
+          TableName: names.Data,
+          Item: {
+            pk: legacySeriesPartition(pipelineId, 'minute', shard),
+            sk: `${minute}#A`,
+            n: 2,
+            f: 1,
+            ds: 300,
+            d300: 2,
+          },
+        }),
+      );
+      await db.send(
+        new PutCommand({
+          TableName: names.Data,
+          Item: {
+            pk: legacySeriesPartition(pipelineId, 'hour', shard),
+            sk: `${minute}#A`,
+            n: 2,
+            f: 1,
+            ds: 300,
+            d300: 2,
+          },
+        }),
+      );
+    }
+    const reads = makeSeriesReads({ db, tableName: names.Data }, () => Date.now() + 2 * MINUTE);
+    const request = { pipelineId, from: START, to: START + HOUR, byConfiguration: false, retentionDays: 90 };
+    for (const step of ['minute', 'hour'] as const) {
+      const recorded = executionsOver(pipelineId, 120).filter(
+        (e) => Date.parse(e.startedAt) < START + (step === 'minute' ? MINUTE : HOUR),
+      );
+      const { all } = await reads.read({ ...request, step });
+      expect(all[0]?.executions).toBe(recorded.length + 4);
+      expect(all[0]?.failed).toBe(recorded.filter((e) => e.status === 'failed').length + 2);
+      // Packed with them: the second read (from the pack) says the same.
+      const again = await reads.read({ ...request, step });
+      expect(again.all[0]?.executions).toBe(recorded.length + 4);
     }
   });
 
