@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { expiryEpoch } from '../core/lifecycle.ts';
 import type { SeriesReadStats } from '../core/ports/series.ts';
-import type { Counters, Grain } from '../core/series.ts';
+import { type Counters, type Grain, mergeCounters } from '../core/series.ts';
 import { seriesIndexPartition, seriesPackPartition } from './series-keys.ts';
 import { PERIOD_MS, periodStart, WRITE_MS } from './series-writes.ts';
 
@@ -72,23 +72,40 @@ export function packKeysOf(entry: PackEntry, byConfiguration: boolean): PackKey[
   ];
 }
 
+/** A pack's buckets: bucket start (ms) → counters. Shared by every read of the environment: never changed. */
+export type PackBuckets = ReadonlyMap<number, Counters>;
+
+/** The counters of the packs kept: a read that would add to one copies it first (store/series.ts). */
+const sharedCounters = new WeakSet<Counters>();
+export const isShared = (counters: Counters) => sharedCounters.has(counters);
+
+function packBucketsOf(buckets: Record<string, Record<string, unknown>>): PackBuckets {
+  const byAt = new Map<number, Counters>();
+  for (const [at, item] of Object.entries(buckets)) {
+    const ms = Date.parse(at);
+    if (!Number.isFinite(ms) || item === null || typeof item !== 'object') continue;
+    const counters: Counters = new Map();
+    mergeCounters(counters, item);
+    sharedCounters.add(counters);
+    byAt.set(ms, counters);
+  }
+  return byAt;
+}
+
 /**
  * Packs' buckets by pack (its key and time packed): a pack never changes once written (a newer one
  * has another packedAt), so an environment keeps the ones it read, up to PACKS_KEPT.
  */
-const packCache = new Map<string, Record<string, Record<string, unknown>>>();
+const packCache = new Map<string, PackBuckets>();
 const PACKS_KEPT = 2_000;
 const cacheKeyOf = (pk: string, sk: string, packedAt: unknown) => `${pk}|${sk}|${String(packedAt)}`;
 
-function keepPack(
-  pk: string,
-  sk: string,
-  packedAt: unknown,
-  buckets: Record<string, Record<string, unknown>>,
-) {
+function keepPack(pk: string, sk: string, packedAt: unknown, buckets: PackBuckets) {
   if (packCache.size >= PACKS_KEPT) packCache.delete(packCache.keys().next().value as string);
   packCache.set(cacheKeyOf(pk, sk, packedAt), buckets);
 }
+
+const NO_BUCKETS: PackBuckets = new Map();
 
 /** The buckets of each pack: from this environment's cache, else one BatchGet a hundred. */
 export async function packedBuckets(
@@ -96,10 +113,10 @@ export async function packedBuckets(
   pk: string,
   packs: PackKey[],
   stats: SeriesReadStats,
-): Promise<Array<[PackKey, Record<string, Record<string, unknown>>]>> {
+): Promise<Array<[PackKey, PackBuckets]>> {
   const cacheKey = (pack: PackKey) => cacheKeyOf(pk, pack.sk, pack.packedAt);
   // What this read fetched, by sort key: a pack packed again since the index was read is as good.
-  const fetched = new Map<string, Record<string, Record<string, unknown>>>();
+  const fetched = new Map<string, PackBuckets>();
   const missing = packs.filter((pack) => !packCache.has(cacheKey(pack)));
   for (let i = 0; i < missing.length; i += 100) {
     let keys = missing.slice(i, i + 100).map((pack) => ({ pk, sk: pack.sk }));
@@ -116,14 +133,14 @@ export async function packedBuckets(
       countUnits(stats, answer.ConsumedCapacity);
       for (const item of answer.Responses?.[tableName] ?? []) {
         stats.itemsRead++;
-        const buckets = unpack(item.b);
+        const buckets = packBucketsOf(unpack(item.b));
         fetched.set(String(item.sk), buckets);
         keepPack(pk, String(item.sk), item.packedAt, buckets);
       }
       keys = (answer.UnprocessedKeys?.[tableName]?.Keys ?? []) as typeof keys;
     }
   }
-  return packs.map((pack) => [pack, packCache.get(cacheKey(pack)) ?? fetched.get(pack.sk) ?? {}]);
+  return packs.map((pack) => [pack, packCache.get(cacheKey(pack)) ?? fetched.get(pack.sk) ?? NO_BUCKETS]);
 }
 
 /** Adds the read units a request consumed to the read's stats. */
@@ -171,7 +188,7 @@ export async function writePacks(
         configurations.push(configurationId);
       }
       const sk = configurationId === null ? `${periodIso}#A` : `${periodIso}#C#${configurationId}`;
-      keepPack(pk, sk, readAt, buckets);
+      keepPack(pk, sk, readAt, packBucketsOf(buckets));
       bodies.push({ pk, sk, b: JSON.stringify(buckets), packedAt: readAt, expiresAtEpoch });
     }
     entries.push({ period, configurations, expiresAtEpoch });

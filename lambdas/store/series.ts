@@ -27,6 +27,7 @@ import {
   countUnits,
   entryOf,
   type Grid,
+  isShared,
   type PackEntry,
   type PackKey,
   packedBuckets,
@@ -70,6 +71,7 @@ async function readShards(
 
 /* ---- reading ---- */
 
+/** The counters of a bucket to add to: its own (a pack's kept counters are copied first). */
 function countersAt(grid: Grid, configurationId: string | null, at: number): Counters {
   let byAt = grid.get(configurationId);
   if (!byAt) {
@@ -77,11 +79,22 @@ function countersAt(grid: Grid, configurationId: string | null, at: number): Cou
     grid.set(configurationId, byAt);
   }
   let counters = byAt.get(at);
-  if (!counters) {
-    counters = new Map();
+  if (!counters || isShared(counters)) {
+    counters = new Map(counters ?? []);
     byAt.set(at, counters);
   }
   return counters;
+}
+
+/** A pack's bucket into the grid: its kept counters themselves where the bucket has none yet. */
+function shareInto(grid: Grid, configurationId: string | null, at: number, counters: Counters) {
+  let byAt = grid.get(configurationId);
+  if (!byAt) {
+    byAt = new Map();
+    grid.set(configurationId, byAt);
+  }
+  if (byAt.has(at)) addCounters(grid, configurationId, at, counters);
+  else byAt.set(at, counters);
 }
 
 function addCounters(grid: Grid, configurationId: string | null, at: number, from: Counters) {
@@ -200,9 +213,8 @@ async function readGrid(
   }
   const pk = seriesPackPartition(pipelineId, grain);
   for (const [pack, buckets] of await packedBuckets(table, pk, fresh, stats)) {
-    for (const [at, counters] of Object.entries(buckets)) {
-      const ms = Date.parse(at);
-      if (ms >= from && ms < to) addTo(grid, pack.configurationId, ms, counters);
+    for (const [ms, counters] of buckets) {
+      if (ms >= from && ms < to) shareInto(grid, pack.configurationId, ms, counters);
     }
   }
   if (recent) {
@@ -247,9 +259,24 @@ function bucketsOf(byAt: Map<number, Counters> | undefined, request: SeriesRead)
           counters.set(name, (counters.get(name) ?? 0) + value);
       }
     } else counters = byAt?.get(at);
-    buckets.push(bucketOf(isoOf(at), counters));
+    buckets.push(counters && isShared(counters) ? keptBucket(at, counters) : bucketOf(isoOf(at), counters));
   }
   return buckets;
+}
+
+/** The answer's bucket of a pack's kept counters, built once: they never change, nor does it. */
+const keptBuckets = new WeakMap<Counters, Bucket>();
+function keptBucket(at: number, counters: Counters): Bucket {
+  let bucket = keptBuckets.get(counters);
+  if (!bucket) {
+    bucket = bucketOf(isoOf(at), counters);
+    // Shared by every answer of the environment: frozen, so that nothing changes one for all.
+    for (const part of [bucket.durationMs, bucket.tokens, bucket.signals, bucket.scores, bucket])
+      Object.freeze(part);
+    for (const score of Object.values(bucket.scores)) Object.freeze(score);
+    keptBuckets.set(counters, bucket);
+  }
+  return bucket;
 }
 
 /**
