@@ -217,32 +217,21 @@ describe('series kept with the recording', () => {
     // What the version before wrote for the same first minute: two shards' items, in their own partitions.
     const minute = new Date(START).toISOString();
     for (const shard of [1, 3]) {
-      await db.send(
-        new PutCommand({
-          TableName: names.Data,
-          Item: {
-            pk: legacySeriesPartition(pipelineId, 'minute', shard),
-            sk: `${minute}#A`,
-            n: 2,
-            f: 1,
-            ds: 300,
-            d300: 2,
-          },
-        }),
-      );
-      await db.send(
-        new PutCommand({
-          TableName: names.Data,
-          Item: {
-            pk: legacySeriesPartition(pipelineId, 'hour', shard),
-            sk: `${minute}#A`,
-            n: 2,
-            f: 1,
-            ds: 300,
-            d300: 2,
-          },
-        }),
-      );
+      for (const grain of ['minute', 'hour'] as const) {
+        await db.send(
+          new PutCommand({
+            TableName: names.Data,
+            Item: {
+              pk: legacySeriesPartition(pipelineId, grain, shard),
+              sk: `${minute}#A`,
+              n: 2,
+              f: 1,
+              ds: 300,
+              d300: 2,
+            },
+          }),
+        );
+      }
     }
     const reads = makeSeriesReads({ db, tableName: names.Data }, () => Date.now() + 2 * MINUTE);
     const request = { pipelineId, from: START, to: START + HOUR, byConfiguration: false, retentionDays: 90 };
