@@ -52,6 +52,7 @@ export function entryOf(item: Record<string, unknown>): PackEntry | null {
 
 /** One pack to read: its sort key, the time its index entry gives, and its configuration (null: the whole). */
 export interface PackKey {
+  period: number;
   sk: string;
   packedAt: number;
   configurationId: string | null;
@@ -60,11 +61,12 @@ export interface PackKey {
 /** The packs of an index entry: the whole pipeline's, and each configuration's when asked. */
 export function packKeysOf(entry: PackEntry, byConfiguration: boolean): PackKey[] {
   const at = new Date(entry.period).toISOString();
-  const whole = { sk: `${at}#A`, packedAt: entry.packedAt, configurationId: null };
+  const whole = { period: entry.period, sk: `${at}#A`, packedAt: entry.packedAt, configurationId: null };
   if (!byConfiguration) return [whole];
   return [
     whole,
     ...entry.configurations.map((configurationId) => ({
+      period: entry.period,
       sk: `${at}#C#${configurationId}`,
       packedAt: entry.packedAt,
       configurationId,
@@ -105,15 +107,16 @@ function keepPack(pk: string, sk: string, packedAt: unknown, buckets: PackBucket
   packCache.set(cacheKeyOf(pk, sk, packedAt), buckets);
 }
 
-const NO_BUCKETS: PackBuckets = new Map();
-
-/** The buckets of each pack: from this environment's cache, else one BatchGet a hundred. */
+/**
+ * The buckets of each pack: from this environment's cache, else one BatchGet a hundred; null for a
+ * pack its index names that is gone (expired before its entry: the period is read afresh).
+ */
 export async function packedBuckets(
   { db, tableName }: Table,
   pk: string,
   packs: PackKey[],
   stats: SeriesReadStats,
-): Promise<Array<[PackKey, PackBuckets]>> {
+): Promise<Array<[PackKey, PackBuckets | null]>> {
   const cacheKey = (pack: PackKey) => cacheKeyOf(pk, pack.sk, pack.packedAt);
   // What this read fetched, by sort key: a pack packed again since the index was read is as good.
   const fetched = new Map<string, PackBuckets>();
@@ -140,7 +143,15 @@ export async function packedBuckets(
       keys = (answer.UnprocessedKeys?.[tableName]?.Keys ?? []) as typeof keys;
     }
   }
-  return packs.map((pack) => [pack, packCache.get(cacheKey(pack)) ?? fetched.get(pack.sk) ?? NO_BUCKETS]);
+  return packs.map((pack) => {
+    const kept = packCache.get(cacheKey(pack));
+    if (kept) return [pack, kept];
+    // Packed again since the index was read (two reads packing at once): as good, and kept under
+    // the time the index gives, so the next read finds it.
+    const buckets = fetched.get(pack.sk) ?? null;
+    if (buckets) keepPack(pk, pack.sk, pack.packedAt, buckets);
+    return [pack, buckets];
+  });
 }
 
 /** Adds the read units a request consumed to the read's stats. */

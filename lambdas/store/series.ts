@@ -145,6 +145,29 @@ function parseSortKey(sk: string): { at: string; configurationId: string | null 
 }
 
 /**
+ * The packs' buckets in [from, to) into the grid; the periods one of whose packs is gone (a pack
+ * expires with the default window, its index entry in any order after it), to be read from their
+ * counters and packed again, not answered as zeros.
+ */
+async function addPacks(
+  table: Table,
+  pk: string,
+  fresh: PackKey[],
+  { grid, from, to }: { grid: Grid; from: number; to: number },
+  stats: SeriesReadStats,
+): Promise<number[]> {
+  const packed = await packedBuckets(table, pk, fresh, stats);
+  const gone = new Set(packed.flatMap(([pack, buckets]) => (buckets ? [] : [pack.period])));
+  for (const [pack, buckets] of packed) {
+    if (!buckets || gone.has(pack.period)) continue;
+    for (const [ms, counters] of buckets) {
+      if (ms >= from && ms < to) shareInto(grid, pack.configurationId, ms, counters);
+    }
+  }
+  return [...gone];
+}
+
+/**
  * The counters of every bucket of `grain` starting in [from, to): packs where they hold, shards
  * for the rest, and packs written for the periods read from the shards that have settled.
  */
@@ -212,11 +235,9 @@ async function readGrid(
     else stale.push(period);
   }
   const pk = seriesPackPartition(pipelineId, grain);
-  for (const [pack, buckets] of await packedBuckets(table, pk, fresh, stats)) {
-    for (const [ms, counters] of buckets) {
-      if (ms >= from && ms < to) shareInto(grid, pack.configurationId, ms, counters);
-    }
-  }
+  // A period one of whose packs is gone is read from its counters and packed again.
+  stale.push(...(await addPacks(table, pk, fresh, { grid, from, to }, stats)));
+  stale.sort((a, b) => a - b);
   if (recent) {
     for (const [configurationId, byMinute] of await recent) {
       for (const [minute, counters] of byMinute) {

@@ -4,7 +4,13 @@
  * value; a second read of ended periods reads their packs; a late record is counted at once; a
  * batch sent again is counted once; a batch spread over many buckets still fits its transactions.
  */
-import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { RETENTION_DAYS } from '../../../lambdas/core/lifecycle.ts';
 import type { PipelineRepository } from '../../../lambdas/core/ports/pipelines.ts';
@@ -209,6 +215,36 @@ describe('series kept with the recording', () => {
     } finally {
       ahead.mockRestore();
     }
+  });
+
+  it('reads a period from its counters again when its pack is gone before its index entry', async () => {
+    const pipelineId = 'series-gone';
+    await record(executionsOver(pipelineId, 300), []);
+    const clock = () => Date.now() + 2 * MINUTE;
+    const request = {
+      pipelineId,
+      from: START,
+      to: START + 3 * HOUR,
+      step: 'minute' as const,
+      byConfiguration: true,
+      retentionDays: 90,
+    };
+    const before = await makeSeriesReads({ db, tableName: names.Data }, clock).read(request);
+    // A pack expires with the default window and its index entry in any order after it: the first
+    // hour's packs are gone, and another environment (no packs kept) reads.
+    const key = (sk: string) => ({ pk: seriesPackPartition(pipelineId, 'minute'), sk });
+    const first = new Date(START).toISOString();
+    for (const sk of [`${first}#A`, `${first}#C#config-b`])
+      await db.send(new DeleteCommand({ TableName: names.Data, Key: key(sk) }));
+    vi.resetModules();
+    const elsewhere = await import('../../../lambdas/store/series.ts');
+    const after = await elsewhere.makeSeriesReads({ db, tableName: names.Data }, clock).read(request);
+    expect(after.all).toEqual(before.all);
+    expect(after.byConfiguration.get('config-b')).toEqual(before.byConfiguration.get('config-b'));
+    expect(after.all.slice(0, 60).reduce((sum, bucket) => sum + bucket.executions, 0)).toBe(100);
+    // And packed again.
+    const { Item } = await db.send(new GetCommand({ TableName: names.Data, Key: key(`${first}#A`) }));
+    expect(Item?.b).toEqual(expect.any(String));
   });
 
   it('counts the buckets kept in the layout before (a partition a shard) once their period is packed', async () => {
