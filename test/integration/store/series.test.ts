@@ -56,6 +56,16 @@ function executionsOver(pipelineId: string, count: number): Execution[] {
   }));
 }
 
+/** A read of the three hours by the minute. */
+const threeHoursOfMinutes = (pipelineId: string, byConfiguration: boolean) => ({
+  pipelineId,
+  from: START,
+  to: START + 3 * HOUR,
+  step: 'minute' as const,
+  byConfiguration,
+  retentionDays: 90,
+});
+
 function scoresOver(pipelineId: string, count: number): Signal[] {
   return Array.from({ length: count }, (_, i) => ({
     id: `s${i}`,
@@ -143,14 +153,7 @@ describe('series kept with the recording', () => {
     await record(executionsOver(pipelineId, 600), []);
     // Read as two minutes from now: the late records' writes (into periods long ended) are done then.
     const reads = makeSeriesReads({ db, tableName: names.Data }, () => Date.now() + 2 * MINUTE);
-    const request = {
-      pipelineId,
-      from: START,
-      to: START + 3 * HOUR,
-      step: 'minute' as const,
-      byConfiguration: false,
-      retentionDays: 90,
-    };
+    const request = threeHoursOfMinutes(pipelineId, false);
     const first: SeriesReadStats = { queries: 0, itemsRead: 0 };
     const before = await reads.read(request, first);
     const second: SeriesReadStats = { queries: 0, itemsRead: 0 };
@@ -182,14 +185,7 @@ describe('series kept with the recording', () => {
     const ahead = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 2 * MINUTE);
     try {
       const reads = makeSeriesReads({ db, tableName: names.Data });
-      const request = {
-        pipelineId,
-        from: START,
-        to: START + 3 * HOUR,
-        step: 'minute' as const,
-        byConfiguration: false,
-        retentionDays: 90,
-      };
+      const request = threeHoursOfMinutes(pipelineId, false);
       const packed = await reads.read(request);
       const fromPacks: SeriesReadStats = { queries: 0, itemsRead: 0 };
       await reads.read(request, fromPacks);
@@ -221,14 +217,7 @@ describe('series kept with the recording', () => {
     const pipelineId = 'series-gone';
     await record(executionsOver(pipelineId, 300), []);
     const clock = () => Date.now() + 2 * MINUTE;
-    const request = {
-      pipelineId,
-      from: START,
-      to: START + 3 * HOUR,
-      step: 'minute' as const,
-      byConfiguration: true,
-      retentionDays: 90,
-    };
+    const request = threeHoursOfMinutes(pipelineId, true);
     const before = await makeSeriesReads({ db, tableName: names.Data }, clock).read(request);
     // A pack expires with the default window and its index entry in any order after it: the first
     // hour's packs are gone, and another environment (no packs kept) reads.
