@@ -176,6 +176,11 @@ function isCounter(name: string): boolean {
   return binIndex(name) !== null;
 }
 
+/** Adds counters already merged (another shard's, an hour of a day, a minute of a window) into `into`. */
+export function addCounters(into: Counters, from: Iterable<[string, number]>): void {
+  for (const [name, value] of from) into.set(name, (into.get(name) ?? 0) + value);
+}
+
 /** Adds an item's counters into `into` (the attributes `n`, `f`, `ds`, `ti`, `to`, `d…`, `v.…`, `k.…`). */
 export function mergeCounters(into: Counters, item: Record<string, unknown>): void {
   for (const name in item) {

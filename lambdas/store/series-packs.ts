@@ -187,13 +187,14 @@ export async function writePacks(
   for (const period of settled) {
     // A period without a record gets no pack (an id no pipeline records under writes nothing); its
     // shards' Queries find nothing, cheaply.
-    if (Object.keys(packOf(counters.get(null), period, grain)).length === 0) continue;
+    const whole = packOf(counters.get(null), period, grain);
+    if (Object.keys(whole).length === 0) continue;
     const periodIso = new Date(period).toISOString();
     // A copy of the shards' counters: gone earlier than them (a shorter retention since), it is made again.
     const expiresAtEpoch = expiryEpoch(new Date(period + PERIOD_MS[grain]).toISOString(), retentionDays);
     const configurations: string[] = [];
     for (const [configurationId, byAt] of counters) {
-      const buckets = packOf(byAt, period, grain);
+      const buckets = configurationId === null ? whole : packOf(byAt, period, grain);
       if (configurationId !== null) {
         if (Object.keys(buckets).length === 0) continue;
         configurations.push(configurationId);

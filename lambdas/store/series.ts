@@ -15,7 +15,15 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { RETENTION_DAYS } from '../core/lifecycle.ts';
 import type { SeriesRead, SeriesReadStats, SeriesReads } from '../core/ports/series.ts';
-import { type Bucket, bucketOf, type Counters, type Grain, mergeCounters, STEP_MS } from '../core/series.ts';
+import {
+  addCounters,
+  type Bucket,
+  bucketOf,
+  type Counters,
+  type Grain,
+  mergeCounters,
+  STEP_MS,
+} from '../core/series.ts';
 import {
   LEGACY_SHARDS,
   legacySeriesPartition,
@@ -88,18 +96,10 @@ function countersAt(grid: Grid, configurationId: string | null, at: number): Cou
 
 /** A pack's bucket into the grid: its kept counters themselves where the bucket has none yet. */
 function shareInto(grid: Grid, configurationId: string | null, at: number, counters: Counters) {
-  let byAt = grid.get(configurationId);
-  if (!byAt) {
-    byAt = new Map();
-    grid.set(configurationId, byAt);
-  }
-  if (byAt.has(at)) addCounters(grid, configurationId, at, counters);
-  else byAt.set(at, counters);
-}
-
-function addCounters(grid: Grid, configurationId: string | null, at: number, from: Counters) {
-  const counters = countersAt(grid, configurationId, at);
-  for (const [name, value] of from) counters.set(name, (counters.get(name) ?? 0) + value);
+  const byAt = grid.get(configurationId);
+  if (!byAt) grid.set(configurationId, new Map([[at, counters]]));
+  else if (!byAt.has(at)) byAt.set(at, counters);
+  else addCounters(countersAt(grid, configurationId, at), counters);
 }
 
 function addTo(grid: Grid, configurationId: string | null, at: number, item: Record<string, unknown>) {
@@ -241,7 +241,10 @@ async function readGrid(
   if (recent) {
     for (const [configurationId, byMinute] of await recent) {
       for (const [minute, counters] of byMinute) {
-        addCounters(grid, configurationId, Math.floor(minute / STEP_MS.hour) * STEP_MS.hour, counters);
+        addCounters(
+          countersAt(grid, configurationId, Math.floor(minute / STEP_MS.hour) * STEP_MS.hour),
+          counters,
+        );
       }
     }
   }
@@ -275,10 +278,8 @@ function bucketsOf(byAt: Map<number, Counters> | undefined, request: SeriesRead)
     let counters: Counters | undefined;
     if (request.step === 'day') {
       counters = new Map();
-      for (let hour = at; hour < at + size; hour += STEP_MS.hour) {
-        for (const [name, value] of byAt?.get(hour) ?? [])
-          counters.set(name, (counters.get(name) ?? 0) + value);
-      }
+      for (let hour = at; hour < at + size; hour += STEP_MS.hour)
+        addCounters(counters, byAt?.get(hour) ?? []);
     } else counters = byAt?.get(at);
     buckets.push(counters && isShared(counters) ? keptBucket(at, counters) : bucketOf(isoOf(at), counters));
   }
@@ -349,9 +350,7 @@ export function makeSeriesReads(table: Table, clock: () => number = Date.now): S
         itemsRead: 0,
       });
       const merged: Counters = new Map();
-      for (const counters of grid.get(null)?.values() ?? []) {
-        for (const [name, value] of counters) merged.set(name, (merged.get(name) ?? 0) + value);
-      }
+      for (const counters of grid.get(null)?.values() ?? []) addCounters(merged, counters);
       return bucketOf(new Date(start).toISOString(), merged);
     },
   };
