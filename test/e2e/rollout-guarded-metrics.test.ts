@@ -21,7 +21,7 @@ import {
   type Recorded,
   seeded,
 } from '../support/rollout-traffic.ts';
-import { waitFor } from '../support/wait.ts';
+import { holdsWithin, waitFor } from '../support/wait.ts';
 
 let stack: LocalStack;
 let api: Api;
@@ -38,6 +38,10 @@ afterAll(async () => {
 
 /** The judge acts within seconds of a batch, the sweeper within its minute: this is a safety net. */
 const DECISION_DEADLINE_MS = 90_000;
+/** How long a ramp's step is given to hold on its traffic before the pipeline sends more. */
+const STEP_PATIENCE_MS = 15_000;
+/** The further batches a step may be sent before the test gives up on it. */
+const MORE_TRAFFIC_BATCHES = 3;
 
 /** `perArm` executions an arm, interleaved in recording order, each arm drawn from its behaviour. */
 function traffic(
@@ -228,23 +232,32 @@ describe('guarded metrics, recorded and judged on the local stack', { timeout: 1
       expect(candidates.length).toBeGreaterThanOrEqual(inCandidate.size);
       for (const key of candidates) inCandidate.add(key);
 
-      // Every key runs as often as it takes the candidate's keys to reach 60 executions at this step.
+      // Every key runs as often as it takes the candidate's keys to reach 60 executions at this
+      // step, and again while the step holds: how many keys a share draws, and how many of 60
+      // executions fail by chance, vary with the rollout's id, and a pipeline keeps running.
       const runs = Math.ceil(60 / Math.max(1, candidates.length));
-      const executions = keys.flatMap((key) =>
-        Array.from({ length: runs }, (_, i) =>
-          drawExecution(random, `ramp-${round}-${key}-${i}`, served.get(key) as string, same),
-        ),
-      );
-      await postExecutions(api, rollout.pipelineId, executions);
-      await waitFor(
-        async () => {
-          const now = await rolloutOf(rollout.pipelineId);
-          return now.status !== 'active' || now.step > current.step;
-        },
-        `the rollout to move on from ${current.percent} %`,
-        DECISION_DEADLINE_MS,
-        250,
-      );
+      const movedOn = async () => {
+        const now = await rolloutOf(rollout.pipelineId);
+        return now.status !== 'active' || now.step > current.step;
+      };
+      for (let batch = 0; ; batch += 1) {
+        const executions = keys.flatMap((key) =>
+          Array.from({ length: runs }, (_, i) =>
+            drawExecution(random, `ramp-${round}-${batch}-${key}-${i}`, served.get(key) as string, same),
+          ),
+        );
+        await postExecutions(api, rollout.pipelineId, executions);
+        if (batch === MORE_TRAFFIC_BATCHES) {
+          await waitFor(
+            movedOn,
+            `the rollout to move on from ${current.percent} %`,
+            DECISION_DEADLINE_MS,
+            250,
+          );
+          break;
+        }
+        if (await holdsWithin(movedOn, STEP_PATIENCE_MS, 250)) break;
+      }
     }
 
     const ended = await rolloutOf(rollout.pipelineId);

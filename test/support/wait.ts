@@ -10,11 +10,21 @@ export async function waitFor(
   deadlineMs = 10_000,
   intervalMs = 5,
 ): Promise<void> {
+  if (!(await holdsWithin(condition, deadlineMs, intervalMs))) throw new Error(`Gave up waiting for ${what}`);
+}
+
+/** Whether `condition` comes to hold within `deadlineMs` (false once it has not). */
+export async function holdsWithin(
+  condition: () => boolean | Promise<boolean>,
+  deadlineMs: number,
+  intervalMs = 5,
+): Promise<boolean> {
   const deadline = Date.now() + deadlineMs;
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what}`);
+    if (Date.now() > deadline) return false;
     await sleep(intervalMs);
   }
+  return true;
 }
 
 /** A promise with its resolve function, for handlers a test wants to hold open. */
