@@ -4751,7 +4751,10 @@ export interface operations {
                         items: {
                             id: string;
                             url: string;
+                            /** @description The event types it receives now (every type when allEventTypes). */
                             eventTypes: string[];
+                            /** @description Created without eventTypes: receives every type, those added in later releases too. */
+                            allEventTypes: boolean;
                             description: string | null;
                             createdAt: string;
                             /** @description Set when the receiver answered 410 Gone. */
@@ -4814,7 +4817,10 @@ export interface operations {
                     "application/json": {
                         id: string;
                         url: string;
+                        /** @description The event types it receives now (every type when allEventTypes). */
                         eventTypes: string[];
+                        /** @description Created without eventTypes: receives every type, those added in later releases too. */
+                        allEventTypes: boolean;
                         description: string | null;
                         createdAt: string;
                         /** @description Set when the receiver answered 410 Gone. */

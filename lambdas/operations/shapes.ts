@@ -76,7 +76,15 @@ export const runDiffAnswer = objectOf({
 const webhookProperties = {
   id: stringSchema,
   url: stringSchema,
-  eventTypes: { type: 'array', items: stringSchema },
+  eventTypes: {
+    type: 'array',
+    items: stringSchema,
+    description: 'The event types it receives now (every type when allEventTypes).',
+  },
+  allEventTypes: {
+    type: 'boolean',
+    description: 'Created without eventTypes: receives every type, those added in later releases too.',
+  },
   description: nullableString,
   createdAt: stringSchema,
   disabledAt: { type: ['string', 'null'], description: 'Set when the receiver answered 410 Gone.' },

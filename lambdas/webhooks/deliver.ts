@@ -12,6 +12,7 @@ import type { Delivery, SecretKeyProvider, WebhookRecord, WebhookRepository } fr
 import { DELIVERY_TIMEOUT_MS, type PostResult } from './post.ts';
 import { openSecret, signWebhook } from './secret.ts';
 import { slackMessage } from './slack.ts';
+import { wantsEvent } from './subscription.ts';
 import type { CheckedTarget } from './url-guard.ts';
 
 /** Waits after the 1st, 2nd, … failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then failed. */
@@ -67,7 +68,7 @@ export function makeFanOut({ webhooks, enqueue, publish, nameActor }: FanOutDeps
     const targets = subscribed.filter(
       (webhook) =>
         webhook.disabledAt === null &&
-        webhook.eventTypes.includes(event.type) &&
+        wantsEvent(webhook, event.type) &&
         webhook.createdAt <= event.timestamp,
     );
     const lanes = (['fast', 'slow'] as const).map((lane) =>

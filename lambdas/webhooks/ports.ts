@@ -17,6 +17,11 @@ export const webhookRecordSchema = z.object({
   teamId: z.string(),
   url: z.string(),
   eventTypes: z.array(eventTypeSchema),
+  /**
+   * Created without a list: every type, those added after its creation too (webhooks.ts
+   * `wantsEvent`). Absent on webhooks stored before the flag: those are read from their list.
+   */
+  allEventTypes: z.optional(z.boolean()),
   description: z.nullable(z.string()),
   createdAt: z.string(),
   createdBy: z.string(),

@@ -17,6 +17,7 @@ import {
   type WebhookRepository,
 } from './ports.ts';
 import { generateWebhookSecret, sealSecret } from './secret.ts';
+import { receivesAllTypes } from './subscription.ts';
 import type { CheckedTarget } from './url-guard.ts';
 
 /** At most this many webhooks a team: every event fans out to each, so the number bounds a delivery burst. */
@@ -40,7 +41,9 @@ export type CreateWebhookBody = z.infer<typeof createWebhookBodySchema>;
 export interface WebhookView {
   id: string;
   url: string;
+  /** The types it receives now: every type when `allEventTypes`. */
   eventTypes: string[];
+  allEventTypes: boolean;
   description: string | null;
   createdAt: string;
   disabledAt: string | null;
@@ -51,7 +54,8 @@ export function toWebhookView(webhook: WebhookRecord): WebhookView {
   return {
     id: webhook.id,
     url: webhook.url,
-    eventTypes: webhook.eventTypes,
+    eventTypes: receivesAllTypes(webhook) ? [...EVENT_TYPES] : webhook.eventTypes,
+    allEventTypes: receivesAllTypes(webhook),
     description: webhook.description,
     createdAt: webhook.createdAt,
     disabledAt: webhook.disabledAt,
@@ -80,6 +84,7 @@ export function makeCreateWebhook({ webhooks, secretKey, checkUrl, clock, ids }:
       teamId: principal.teamId,
       url: body.url,
       eventTypes: [...new Set(body.eventTypes ?? EVENT_TYPES)],
+      allEventTypes: body.eventTypes === undefined,
       description: body.description ?? null,
       createdAt,
       createdBy: principal.userId,

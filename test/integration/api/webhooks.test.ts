@@ -151,7 +151,8 @@ describe('webhooks', () => {
       {
         id: created.body.id,
         url: `${base}/200/ok`,
-        eventTypes: expect.arrayContaining(['synthesis_run.generated', 'webhook.created']),
+        eventTypes: expect.arrayContaining(['synthesis_run.generated', 'webhook.created', 'monitor.alerted']),
+        allEventTypes: true,
         description: 'on-call',
         createdAt: created.body.createdAt,
         disabledAt: null,

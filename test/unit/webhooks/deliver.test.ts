@@ -289,4 +289,50 @@ describe('fan-out', () => {
     expect(queued[0]?.event.data.actor.name).toBe('ada@example.com');
     expect(published).toEqual([event.id]);
   });
+
+  it('sends a type added after a webhook was created without a list to that webhook, not to one that chose its types', async () => {
+    const queued: string[] = [];
+    // The types a webhook made without a list was stored with before monitors (and members) existed.
+    const firstRelease = [
+      'synthesis_run.generated',
+      'synthesis_run.failed',
+      'synthesis_run.approved',
+      'synthesis_run.rejected',
+      'synthesis_run.evaluated',
+      'configuration.activated',
+      'rollout.started',
+      'rollout.promoted',
+      'rollout.rolled_back',
+      'pipeline.deleted',
+      'api_token.created',
+      'api_token.revoked',
+      'webhook.created',
+      'webhook.deleted',
+      'approval_rules.updated',
+      'team_settings.updated',
+    ] as WebhookRecord['eventTypes'];
+    const fanOut = makeFanOut({
+      webhooks: {
+        list: async () => [
+          webhook({ id: 'all', eventTypes: firstRelease, allEventTypes: true }),
+          // Stored before the flag was kept: its list holds every type of the first release.
+          webhook({ id: 'all-before-the-flag', eventTypes: firstRelease }),
+          webhook({ id: 'chosen', eventTypes: firstRelease, allEventTypes: false }),
+          webhook({ id: 'chosen-before-the-flag', eventTypes: firstRelease.slice(1) }),
+        ],
+      },
+      enqueue: async (messages) => {
+        queued.push(...messages.map((one) => one.webhookId));
+      },
+      publish: async () => {},
+      nameActor: async (one) => one,
+    });
+    const alerted = newEvent(
+      'monitor.alerted',
+      { teamId: 't1', pipelineId: 'p1', actor: { userId: 'system', credential: 'system' } },
+      { at: NOW.toISOString(), key: 'm1' },
+    );
+    expect(await fanOut(alerted)).toBe(2);
+    expect(queued.sort()).toEqual(['all', 'all-before-the-flag']);
+  });
 });

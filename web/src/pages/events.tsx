@@ -84,9 +84,7 @@ function Webhooks(props: { onChanged: () => void }) {
                       {webhook.description ? <div class="muted">{webhook.description}</div> : null}
                     </td>
                     <td data-label="Events">
-                      {webhook.eventTypes.length === EVENT_TYPES.length
-                        ? `all ${EVENT_TYPES.length}`
-                        : webhook.eventTypes.join(', ')}
+                      {webhook.allEventTypes ? 'every type, new ones too' : webhook.eventTypes.join(', ')}
                     </td>
                     <td data-label="Created">
                       <Time iso={webhook.createdAt} />
