@@ -6,7 +6,7 @@
  */
 import { formatDelta, formatFigure, GUARD_METRICS, type Guard, guardName } from './guards.ts';
 import { addMoments, meanOf, NO_MOMENTS, type StepMoments, stratumOf } from './moments.ts';
-import { type Stratum, stratifiedInterval } from './sequential.ts';
+import { oneSidedHalfWidth, type Stratum, stratifiedInterval } from './sequential.ts';
 
 /**
  * The rollout's error rate as a whole. A rollback or a "better"/"worse" verdict may come from any
@@ -49,7 +49,7 @@ export function worseInterval(guard: Guard, interval: [number, number]): [number
 
 /**
  * Judges one metric from its moments per step: worse or better at `alpha` (the metric's share),
- * non-inferior when the worse bound at `boundAlpha` (the rollout's) lies within the threshold.
+ * non-inferior when the one-sided worse bound at `boundAlpha` (the rollout's) lies within the threshold.
  */
 export function judgeMetric(
   guard: Guard,
@@ -90,8 +90,10 @@ export function judgeMetric(
     ? [Math.max(-1, sequence.interval[0]), Math.min(1, sequence.interval[1])]
     : sequence.interval;
   const [low, high] = worseInterval(guard, interval);
-  const bounds = (stratifiedInterval(strata, boundAlpha) ?? sequence).interval;
-  const unclamped = guard.direction === 'lower_is_better' ? bounds[1] : bounds[0];
+  // The promotion's one-sided question, "no worse than the threshold", at the rollout's whole α.
+  const reach = oneSidedHalfWidth(sequence.s2, sequence.n, boundAlpha);
+  const unclamped =
+    guard.direction === 'lower_is_better' ? sequence.estimate + reach : sequence.estimate - reach;
   const worseBound = binary ? Math.max(-1, Math.min(1, unclamped)) : unclamped;
   const worseBy = guard.direction === 'lower_is_better' ? worseBound : -worseBound;
   const verdict: MetricVerdict =

@@ -4,6 +4,7 @@
  * the method GrowthBook ships. Its interval covers the true difference at every look at once with
  * probability 1 − α, so a guardrail may read it after every batch. Pure functions, no I/O.
  */
+import { normalCdf } from './statistics.ts';
 
 /**
  * The total executions (both arms) at which the interval is tuned to be tightest (GrowthBook's
@@ -39,6 +40,49 @@ export function sequentialHalfWidth(s2: number, n: number, alpha: number, rho = 
 }
 
 /**
+ * How far above the estimate the one-sided bound lies at `n` total observations: the smallest w
+ * at which the half-normal mixture (the normal mixture over effects on one side only, as Howard
+ * et al. 2021 build one-sided boundaries) reaches 1/α, so "the difference is at most estimate + w" holds at every look at
+ * once with probability 1 − α. A promotion asks only that one-sided question. It lies between
+ * the two-sided half-widths at 2α and at α (a hair above the first).
+ */
+export function oneSidedHalfWidth(s2: number, n: number, alpha: number, rho = rhoOf(alpha)): number {
+  // In units of √s2 / n (S = n·w/√s2): log 2Φ(ρS/√v) + ρ²S²/(2v) = log(√v/α), v = nρ² + 1.
+  const v = n * rho * rho + 1;
+  const excess = (S: number) =>
+    Math.log(2 * normalCdf((rho * S) / Math.sqrt(v))) +
+    (rho * rho * S * S) / (2 * v) -
+    Math.log(Math.sqrt(v) / alpha);
+  const unit = Math.sqrt(s2) / n;
+  if (!(unit > 0)) return 0;
+  // The two-sided widths at 2α and α bracket the root: the excess is log Φ < 0 at one, log 2Φ > 0 at the other.
+  let low = sequentialHalfWidth(s2, n, 2 * alpha, rho) / unit;
+  let high = sequentialHalfWidth(s2, n, alpha, rho) / unit;
+  for (let i = 0; i < 40 && high - low > 1e-9 * high; i += 1) {
+    const mid = (low + high) / 2;
+    if (excess(mid) < 0) low = mid;
+    else high = mid;
+  }
+  return high * unit;
+}
+
+/** The pooled estimate of strata differences: Σ wᵢdᵢ, its variance times n as s2, on n = Σ nᵢ (null without weight). */
+export function pooledStrata(strata: readonly Stratum[]): { estimate: number; s2: number; n: number } | null {
+  const total = strata.reduce((sum, stratum) => sum + stratum.weight, 0);
+  if (!(total > 0)) return null;
+  let estimate = 0;
+  let variance = 0;
+  let n = 0;
+  for (const stratum of strata) {
+    const w = stratum.weight / total;
+    estimate += w * stratum.difference;
+    variance += w * w * stratum.variance;
+    n += stratum.n;
+  }
+  return { estimate, s2: variance * n, n };
+}
+
+/**
  * The always-valid p-value of "the difference is 0" (Waudby-Smith et al. eq. 155): the smallest α
  * whose sequence excludes 0 now. One look's value; a caller keeping the running minimum may.
  */
@@ -59,6 +103,8 @@ export interface SequentialInterval {
   pValue: number;
   /** The observations it rests on (both arms, every step). */
   n: number;
+  /** The estimate's variance times n (what a one-sided bound is computed from). */
+  s2: number;
 }
 
 /** A difference estimated from one or more independent strata (the steps of a rollout). */
@@ -78,23 +124,15 @@ export interface Stratum {
  * Σ wᵢ²vᵢ with Σ wᵢ = 1, on n = Σ nᵢ observations. Null when no stratum has any weight.
  */
 export function stratifiedInterval(strata: readonly Stratum[], alpha: number): SequentialInterval | null {
-  const total = strata.reduce((sum, stratum) => sum + stratum.weight, 0);
-  if (!(total > 0)) return null;
-  let estimate = 0;
-  let variance = 0;
-  let n = 0;
-  for (const stratum of strata) {
-    const w = stratum.weight / total;
-    estimate += w * stratum.difference;
-    variance += w * w * stratum.variance;
-    n += stratum.n;
-  }
-  const s2 = variance * n;
+  const pooled = pooledStrata(strata);
+  if (!pooled) return null;
+  const { estimate, s2, n } = pooled;
   const half = sequentialHalfWidth(s2, n, alpha);
   return {
     estimate,
     interval: [estimate - half, estimate + half],
     pValue: sequentialPValue(estimate, s2, n, alpha),
     n,
+    s2,
   };
 }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  oneSidedHalfWidth,
   sequentialHalfWidth,
   sequentialPValue,
   sequentialRho,
@@ -60,6 +61,54 @@ describe('the asymptotic confidence sequence', () => {
       const half = sequentialHalfWidth(1, 1000, 0.05);
       expect(sequentialPValue(estimate, 1, 1000, 0.05) < 0.05).toBe(estimate - half > 0);
     }
+  });
+
+  it('gives a one-sided bound between the two-sided half-widths at 2α and α, a hair above the first', () => {
+    // The same mixing variance for all three (the one tuned at α).
+    const rho = sequentialRho(0.05);
+    for (const n of [60, 400, TUNING_EXECUTIONS, 10_000, 100_000]) {
+      const oneSided = oneSidedHalfWidth(4, n, 0.05);
+      expect(oneSided).toBeGreaterThan(sequentialHalfWidth(4, n, 0.1, rho));
+      expect(oneSided).toBeLessThan(sequentialHalfWidth(4, n, 0.05, rho));
+      expect(oneSided / sequentialHalfWidth(4, n, 0.1, rho)).toBeLessThan(1.01);
+    }
+    expect(oneSidedHalfWidth(0, 100, 0.05)).toBe(0);
+  });
+
+  it('keeps its one-sided error at or below α when read after every batch of 20 up to 10,000 (2,000 seeded walks)', () => {
+    // A difference of 0 observed with standard deviation 1: how often does the bound "at least
+    // estimate − w" ever pass above 0? Mulberry32, seeded, and Box–Muller.
+    let state = 20_260_204;
+    const uniform = () => {
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+    };
+    const gaussian = () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
+    const walks = 2_000;
+    const looks = Array.from({ length: 500 }, (_, i) => (i + 1) * 20);
+    const oneSided = looks.map((n) => oneSidedHalfWidth(1, n, 0.05));
+    const twoSided = looks.map((n) => sequentialHalfWidth(1, n, 0.05));
+    let oneSidedErrors = 0;
+    let twoSidedLowErrors = 0;
+    for (let walk = 0; walk < walks; walk += 1) {
+      let sum = 0;
+      let oneSidedWrong = false;
+      let twoSidedWrong = false;
+      looks.forEach((n, look) => {
+        // The sum of 20 more observations is normal with variance 20.
+        sum += Math.sqrt(20) * gaussian();
+        const estimate = sum / n;
+        if (estimate - (oneSided[look] as number) > 0) oneSidedWrong = true;
+        if (estimate - (twoSided[look] as number) > 0) twoSidedWrong = true;
+      });
+      if (oneSidedWrong) oneSidedErrors += 1;
+      if (twoSidedWrong) twoSidedLowErrors += 1;
+    }
+    expect(oneSidedErrors / walks).toBeLessThanOrEqual(0.05);
+    // Tighter than reading one end of the two-sided sequence, which errs on that side about half as often.
+    expect(oneSidedErrors).toBeGreaterThan(twoSidedLowErrors);
   });
 
   it('weights strata: one stratum is the plain interval, two equal ones halve the variance', () => {
