@@ -8,7 +8,7 @@ import type { WebhookRecord } from './ports.ts';
  * The event types of the first release, which a webhook created without a list was stored with
  * before `allEventTypes` was kept: a stored list holding all of them was such a webhook's.
  */
-const FIRST_RELEASE_TYPES: readonly string[] = [
+export const FIRST_RELEASE_TYPES: readonly string[] = [
   'synthesis_run.generated',
   'synthesis_run.failed',
   'synthesis_run.approved',

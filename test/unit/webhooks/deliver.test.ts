@@ -14,6 +14,7 @@ import {
 import type { Delivery, WebhookRecord } from '../../../lambdas/webhooks/ports.ts';
 import { DELIVERY_TIMEOUT_MS, type PostResult } from '../../../lambdas/webhooks/post.ts';
 import { generateWebhookSecret, sealSecret } from '../../../lambdas/webhooks/secret.ts';
+import { FIRST_RELEASE_TYPES } from '../../../lambdas/webhooks/subscription.ts';
 
 const key = randomBytes(32);
 const secret = generateWebhookSecret();
@@ -293,24 +294,7 @@ describe('fan-out', () => {
   it('sends a type added after a webhook was created without a list to that webhook, not to one that chose its types', async () => {
     const queued: string[] = [];
     // The types a webhook made without a list was stored with before monitors (and members) existed.
-    const firstRelease = [
-      'synthesis_run.generated',
-      'synthesis_run.failed',
-      'synthesis_run.approved',
-      'synthesis_run.rejected',
-      'synthesis_run.evaluated',
-      'configuration.activated',
-      'rollout.started',
-      'rollout.promoted',
-      'rollout.rolled_back',
-      'pipeline.deleted',
-      'api_token.created',
-      'api_token.revoked',
-      'webhook.created',
-      'webhook.deleted',
-      'approval_rules.updated',
-      'team_settings.updated',
-    ] as WebhookRecord['eventTypes'];
+    const firstRelease = FIRST_RELEASE_TYPES as WebhookRecord['eventTypes'];
     const fanOut = makeFanOut({
       webhooks: {
         list: async () => [
