@@ -39,3 +39,15 @@ it('keeps the schemas an operation uses in its bundle', async () => {
 
   expect(code).toContain('signal ids in a batch must be unique');
 }, 60_000);
+
+it("leaves out a module none of whose exports an operation uses, whatever the module's top level builds", async () => {
+  // approve-synthesis-run composes its stores from wiring/repositories.ts, which imports the trace
+  // store and with it the OTLP span reader (a table of attribute names built at its top level):
+  // without `sideEffects` in package.json, esbuild kept that table in every such bundle.
+  const code = await bundleText(operationEntryPath('approve-synthesis-run'));
+
+  expect(code).toContain('handler');
+  expect(code.includes('gen_ai.operation.name')).toBe(false);
+  // The one module imported for its effect (zod's messages in English) stays.
+  expect(code.includes('Invalid input: expected'), "zod's English messages").toBe(true);
+}, 60_000);
