@@ -21,7 +21,9 @@ const TRANSACTION_ITEMS = 100;
 /**
  * The batch's transactions: one when the records, their series updates and `reserved` items fit,
  * else parts filled from the last (which leaves room for the reserved items), each with its own
- * records' series updates. Deterministic: a batch sent again is split the same way.
+ * records' series updates. Deterministic: a batch sent again is split the same way. A part is the
+ * longest run of records, ending where the next part starts, that fits its room: found by halving,
+ * since a longer run never has fewer series updates (a few sizings a part, not one a record).
  */
 function partsOf(records: NewRecord[], reserved: number, series: SeriesUpdates): NewRecord[][] {
   const size = (part: NewRecord[]) =>
@@ -32,18 +34,21 @@ function partsOf(records: NewRecord[], reserved: number, series: SeriesUpdates):
     ).length;
   if (size(records) + reserved <= TRANSACTION_ITEMS) return [records];
   const parts: NewRecord[][] = [];
-  let current: NewRecord[] = [];
+  let end = records.length;
   let room = TRANSACTION_ITEMS - reserved;
-  for (let i = records.length - 1; i >= 0; i--) {
-    const record = records[i] as NewRecord;
-    const grown = [record, ...current];
-    if (current.length > 0 && size(grown) > room) {
-      parts.unshift(current);
-      current = [record];
-      room = TRANSACTION_ITEMS;
-    } else current = grown;
+  while (end > 0) {
+    // The longest records[start, end) within room: one record always makes a part.
+    let fits = end - 1;
+    let over = -1;
+    while (fits - over > 1) {
+      const start = Math.floor((fits + over) / 2);
+      if (size(records.slice(start, end)) <= room) fits = start;
+      else over = start;
+    }
+    parts.unshift(records.slice(fits, end));
+    end = fits;
+    room = TRANSACTION_ITEMS;
   }
-  parts.unshift(current);
   return parts;
 }
 
