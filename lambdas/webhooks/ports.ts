@@ -18,7 +18,7 @@ export const webhookRecordSchema = z.object({
   url: z.string(),
   eventTypes: z.array(eventTypeSchema),
   /**
-   * Created without a list: every type, those added after its creation too (webhooks.ts
+   * Created without a list: every type, those added after its creation too (subscription.ts
    * `wantsEvent`). Absent on webhooks stored before the flag: those are read from their list.
    */
   allEventTypes: z.optional(z.boolean()),

@@ -42,9 +42,9 @@ export function sequentialHalfWidth(s2: number, n: number, alpha: number, rho = 
 /**
  * How far above the estimate the one-sided bound lies at `n` total observations: the smallest w
  * at which the half-normal mixture (the normal mixture over effects on one side only, as Howard
- * et al. 2021 build one-sided boundaries) reaches 1/α, so "the difference is at most estimate + w" holds at every look at
- * once with probability 1 − α. A promotion asks only that one-sided question. It lies between
- * the two-sided half-widths at 2α and at α (a hair above the first).
+ * et al. 2021 build one-sided boundaries) reaches 1/α, so "the difference is at most estimate +
+ * w" holds at every look at once with probability 1 − α. A promotion asks only that one-sided
+ * question. It lies between the two-sided half-widths at 2α and at α (a hair above the first).
  */
 export function oneSidedHalfWidth(s2: number, n: number, alpha: number, rho = rhoOf(alpha)): number {
   // In units of √s2 / n (S = n·w/√s2): log 2Φ(ρS/√v) + ρ²S²/(2v) = log(√v/α), v = nρ² + 1.
