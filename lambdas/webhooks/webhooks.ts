@@ -51,11 +51,12 @@ export interface WebhookView {
 }
 
 export function toWebhookView(webhook: WebhookRecord): WebhookView {
+  const allEventTypes = receivesAllTypes(webhook);
   return {
     id: webhook.id,
     url: webhook.url,
-    eventTypes: receivesAllTypes(webhook) ? [...EVENT_TYPES] : webhook.eventTypes,
-    allEventTypes: receivesAllTypes(webhook),
+    eventTypes: allEventTypes ? [...EVENT_TYPES] : webhook.eventTypes,
+    allEventTypes,
     description: webhook.description,
     createdAt: webhook.createdAt,
     disabledAt: webhook.disabledAt,

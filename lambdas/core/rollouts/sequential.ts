@@ -67,7 +67,7 @@ export function oneSidedHalfWidth(s2: number, n: number, alpha: number, rho = rh
 }
 
 /** The pooled estimate of strata differences: Σ wᵢdᵢ, its variance times n as s2, on n = Σ nᵢ (null without weight). */
-export function pooledStrata(strata: readonly Stratum[]): { estimate: number; s2: number; n: number } | null {
+function pooledStrata(strata: readonly Stratum[]): { estimate: number; s2: number; n: number } | null {
   const total = strata.reduce((sum, stratum) => sum + stratum.weight, 0);
   if (!(total > 0)) return null;
   let estimate = 0;
