@@ -48,7 +48,7 @@ async function inParallel(tasks: Array<() => Promise<unknown>>, width: number) {
   );
 }
 
-export async function measureSeriesRecording(pairs = 3): Promise<SeriesRecordingFigures> {
+export async function measureSeriesRecording(pairs = 5): Promise<SeriesRecordingFigures> {
   const local = await startDynamoDbLocal();
   try {
     const client = new DynamoDBClient({

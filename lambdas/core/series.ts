@@ -1,7 +1,6 @@
 /*
- * A pipeline's series over time: per-minute and per-hour counters, to be kept with the recording
- * (not wired to it yet: nothing calls this module so far).
- * What a batch of executions or signals adds to each bucket (ADD deltas under short attribute
+ * A pipeline's series over time: per-minute and per-hour counters, kept with the recording
+ * (store/series-writes.ts). What a batch of executions or signals adds to each bucket (ADD deltas under short attribute
  * names), and how the counters read back become a bucket of the answer: exact counts and means,
  * percentiles from a mergeable log-spaced histogram (relative error ≤ 2 %).
  */
@@ -87,8 +86,9 @@ const add = (adds: Map<string, number>, name: string, by: number) => {
 
 /**
  * What executions add: `n` executions, `f` failed, `ds` duration sum, `ti`/`to` tokens, one
- * histogram bin; to the pipeline's bucket and its configuration's, by the minute and the hour of
- * `startedAt`.
+ * histogram bin; to their configuration's bucket, by the minute and the hour of `startedAt`. The
+ * whole pipeline's executions are its configurations' added up when read (every execution names
+ * its configuration): one item a bucket fewer to update with each transaction of records.
  */
 export function executionDeltas(executions: Execution[]): SeriesDelta[] {
   const into = new Map<string, SeriesDelta>();
@@ -100,16 +100,13 @@ export function executionDeltas(executions: Execution[]): SeriesDelta[] {
       output += slot.outputTokens ?? 0;
     }
     for (const grain of KEPT_GRAINS) {
-      const at = bucketStart(execution.startedAt, grain);
-      for (const configurationId of [null, execution.configurationId]) {
-        const adds = deltaFor(into, grain, at, configurationId);
-        add(adds, 'n', 1);
-        add(adds, 'f', execution.status === 'failed' ? 1 : 0);
-        add(adds, 'ds', execution.durationMs);
-        add(adds, 'ti', input);
-        add(adds, 'to', output);
-        add(adds, durationBin(execution.durationMs), 1);
-      }
+      const adds = deltaFor(into, grain, bucketStart(execution.startedAt, grain), execution.configurationId);
+      add(adds, 'n', 1);
+      add(adds, 'f', execution.status === 'failed' ? 1 : 0);
+      add(adds, 'ds', execution.durationMs);
+      add(adds, 'ti', input);
+      add(adds, 'to', output);
+      add(adds, durationBin(execution.durationMs), 1);
     }
   }
   return [...into.values()];
@@ -181,11 +178,22 @@ export function addCounters(into: Counters, from: Iterable<[string, number]>): v
   for (const [name, value] of from) into.set(name, (into.get(name) ?? 0) + value);
 }
 
-/** Adds an item's counters into `into` (the attributes `n`, `f`, `ds`, `ti`, `to`, `d…`, `v.…`, `k.…`). */
-export function mergeCounters(into: Counters, item: Record<string, unknown>): void {
+/** Whether a counter is the executions' (`n`, `f`, `ds`, `ti`, `to`, `d…`), not the signals' (`v.…`, `k.…`). */
+const isExecutionCounter = (name: string) => FIXED_COUNTERS.has(name) || binIndex(name) !== null;
+
+/**
+ * Adds an item's counters into `into` (the attributes `n`, `f`, `ds`, `ti`, `to`, `d…`, `v.…`,
+ * `k.…`), or only the executions' or the signals' (`only`).
+ */
+export function mergeCounters(
+  into: Counters,
+  item: Record<string, unknown>,
+  only?: 'executions' | 'signals',
+): void {
   for (const name in item) {
     const value = item[name];
     if (typeof value !== 'number' || !isCounter(name)) continue;
+    if (only !== undefined && isExecutionCounter(name) !== (only === 'executions')) continue;
     into.set(name, (into.get(name) ?? 0) + value);
   }
 }
@@ -274,13 +282,15 @@ export function bucketOf(at: string, counters: Counters | undefined): Bucket {
 /**
  * An hour's counters as the export writes them (one line per shard item: add them up by `at` and
  * `configurationId`): counts and sums, and the duration histogram as each bin's upper bound (ms)
- * → count, from which any percentile is read within 2 %.
+ * → count, from which any percentile is read within 2 %. The executions are on their
+ * configuration's lines, the signals on the lines without one (an item written before kept a copy
+ * of the executions there too: left out, so that adding every line counts each once).
  */
 export function exportedCounters(item: unknown) {
   const record = item as Record<string, unknown>;
-  const counters: Counters = new Map();
-  mergeCounters(counters, record);
   const [at, tag, configurationId] = String(record.sk).split('#');
+  const counters: Counters = new Map();
+  mergeCounters(counters, record, tag === 'A' ? 'signals' : undefined);
   const get = (name: string) => counters.get(name) ?? 0;
   const histogram: Record<string, number> = {};
   const scores: Record<string, { count: number; sum: number }> = {};

@@ -102,8 +102,25 @@ function shareInto(grid: Grid, configurationId: string | null, at: number, count
   else addCounters(countersAt(grid, configurationId, at), counters);
 }
 
-function addTo(grid: Grid, configurationId: string | null, at: number, item: Record<string, unknown>) {
-  mergeCounters(countersAt(grid, configurationId, at), item);
+/**
+ * A counters' item into the grid: a configuration's (with `byConfiguration`) and the whole
+ * pipeline's. The whole pipeline's executions are its configurations' added up (the recording
+ * counts an execution on its configuration's item only); its own item holds the signals, and,
+ * written before, a copy of the executions, left out.
+ */
+function addTo(
+  grid: Grid,
+  configurationId: string | null,
+  at: number,
+  item: Record<string, unknown>,
+  byConfiguration: boolean,
+) {
+  if (configurationId === null) {
+    mergeCounters(countersAt(grid, null, at), item, 'signals');
+    return;
+  }
+  mergeCounters(countersAt(grid, null, at), item, 'executions');
+  if (byConfiguration) mergeCounters(countersAt(grid, configurationId, at), item);
 }
 
 /** Every page of one Query (counted). */
@@ -262,9 +279,8 @@ async function readGrid(
     if (!key) continue;
     const ms = Date.parse(key.at);
     if (!unpacked.has(periodStart(ms, grain))) continue;
-    addTo(toPack, key.configurationId, ms, item);
-    if ((byConfiguration || key.configurationId === null) && ms >= from && ms < to)
-      addTo(grid, key.configurationId, ms, item);
+    addTo(toPack, key.configurationId, ms, item, true);
+    if (ms >= from && ms < to) addTo(grid, key.configurationId, ms, item, byConfiguration);
   }
   await writePacks(table, pipelineId, grain, fromShards, toPack, { readAt, lateAt, retentionDays });
   return grid;

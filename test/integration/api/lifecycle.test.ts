@@ -672,16 +672,19 @@ describe('exporting a pipeline', () => {
       'signal',
       'execution',
     ]);
-    // The hourly series, as counters to add up: yesterday's execution and signal, not the old signal.
+    // The hourly series, as counters to add up: yesterday's execution (on its configuration's
+    // line) and signal (on the whole pipeline's), not the old signal; every line added, each once.
     const series = lines.filter((line) => line.type === 'series_hour').map((line) => line.record);
-    const whole = series.filter((record) => record.configurationId === undefined);
-    const sum = (pick: (record: Record<string, unknown>) => number) =>
-      whole.reduce((total, record) => total + pick(record), 0);
-    expect(sum((record) => Number(record.executions))).toBe(1);
-    expect(
-      sum((record) => Object.values(record.signals as Record<string, number>).reduce((a, b) => a + b, 0)),
-    ).toBe(1);
-    expect(series.filter((record) => record.configurationId !== undefined)).toHaveLength(1);
+    const sum = (lines: typeof series, pick: (record: Record<string, unknown>) => number) =>
+      lines.reduce((total, record) => total + pick(record), 0);
+    const signalsOf = (record: Record<string, unknown>) =>
+      Object.values(record.signals as Record<string, number>).reduce((a, b) => a + b, 0);
+    expect(sum(series, (record) => Number(record.executions))).toBe(1);
+    expect(sum(series, signalsOf)).toBe(1);
+    const ofConfiguration = series.filter((record) => record.configurationId !== undefined);
+    expect(ofConfiguration).toHaveLength(1);
+    expect(ofConfiguration[0]).toMatchObject({ configurationId: 'c', executions: 1 });
+    expect(sum(series.filter((record) => record.configurationId === undefined), signalsOf)).toBe(1);
     const shown = await call('get-pipeline', {
       method: 'GET',
       resource: '/pipelines/{pipelineId}',

@@ -239,23 +239,19 @@ describe('series kept with the recording', () => {
   it('counts the buckets kept in the layout before (a partition a shard) once their period is packed', async () => {
     const pipelineId = 'series-legacy';
     await record(executionsOver(pipelineId, 120), []);
-    // What the version before wrote for the same first minute: two shards' items, in their own partitions.
+    // What the version before wrote for the same first minute: two shards' items, in their own
+    // partitions, each execution counted on the whole pipeline's item and on its configuration's.
     const minute = new Date(START).toISOString();
     for (const shard of [1, 3]) {
       for (const grain of ['minute', 'hour'] as const) {
-        await db.send(
-          new PutCommand({
-            TableName: names.Data,
-            Item: {
-              pk: legacySeriesPartition(pipelineId, grain, shard),
-              sk: `${minute}#A`,
-              n: 2,
-              f: 1,
-              ds: 300,
-              d300: 2,
-            },
-          }),
-        );
+        for (const sk of [`${minute}#A`, `${minute}#C#config-a`]) {
+          await db.send(
+            new PutCommand({
+              TableName: names.Data,
+              Item: { pk: legacySeriesPartition(pipelineId, grain, shard), sk, n: 2, f: 1, ds: 300, d300: 2 },
+            }),
+          );
+        }
       }
     }
     const reads = makeSeriesReads({ db, tableName: names.Data }, () => Date.now() + 2 * MINUTE);

@@ -110,7 +110,8 @@ export class FakeSeries implements Pick<SeriesReads, 'window'> {
       this.minutes.set(pipelineId, buckets);
     }
     for (const delta of deltas) {
-      if (delta.grain !== 'minute' || delta.configurationId !== null) continue;
+      // The whole pipeline's minute: its signals' bucket and its configurations' (executions).
+      if (delta.grain !== 'minute') continue;
       const counters = buckets.get(delta.at) ?? new Map<string, number>();
       for (const [name, by] of delta.adds) counters.set(name, (counters.get(name) ?? 0) + by);
       buckets.set(delta.at, counters);
