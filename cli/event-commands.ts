@@ -36,7 +36,7 @@ function addWebhookCommands(program: Command, io: Io): void {
           page.items.map((webhook) => ({
             id: webhook.id,
             url: shorten(webhook.url, 36),
-            events: eventsSummary(webhook.eventTypes),
+            events: eventsSummary(webhook.eventTypes, webhook.allEventTypes),
             description: shorten(webhook.description ?? '', 16),
             created: webhook.createdAt.slice(0, 10),
             state: webhook.disabledAt === null ? 'active' : 'disabled',
@@ -151,9 +151,12 @@ function addAuditCommand(program: Command, io: Io): void {
 const shorten = (text: string, width: number) =>
   text.length > width ? `${text.slice(0, width - 1)}…` : text;
 
-/** "all 21", or the types themselves when they fit, else how many. */
-export function eventsSummary(types: readonly string[]): string {
-  if (types.length === EVENT_TYPES.length) return `all ${EVENT_TYPES.length}`;
+/**
+ * "all" for a webhook created without a list (every type, those a later release adds too), else
+ * the types themselves when they fit, else how many ("25 of 25": each listed, none added later).
+ */
+export function eventsSummary(types: readonly string[], allEventTypes: boolean): string {
+  if (allEventTypes) return 'all';
   const listed = types.join(',');
   return listed.length <= 30 ? listed : `${types.length} of ${EVENT_TYPES.length}`;
 }

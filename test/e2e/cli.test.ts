@@ -424,6 +424,15 @@ describe('pipeline-synthesis, the CLI', () => {
     const other = JSON.parse(asJson.stdout) as { id: string; secret: string };
     expect(other.secret.startsWith('whsec_')).toBe(true);
     const id = other.id;
+    // Every type listed one by one: those, not the types a later release adds.
+    const listedAll = await cli([
+      'webhooks',
+      'add',
+      'http://127.0.0.1:9/each',
+      '--events',
+      EVENT_TYPES.join(','),
+    ]);
+    expect(listedAll.code, listedAll.stderr).toBe(0);
 
     const listed = await cli(['webhooks', 'list', '--json']);
     expect(JSON.parse(listed.stdout).items).toEqual(
@@ -440,7 +449,11 @@ describe('pipeline-synthesis, the CLI', () => {
     expect(readable.code, readable.stderr).toBe(0);
     const rows = readable.stdout.trimEnd().split('\n');
     expect(Math.max(...rows.map((row) => row.length))).toBeLessThanOrEqual(100);
-    expect(rows.find((row) => row.includes(id))).toMatch(new RegExp(`all ${EVENT_TYPES.length}`));
+    // Created without a list: every type, those added later too; each listed: so many of today's.
+    expect(rows.find((row) => row.includes(id))).toMatch(/\sall\s/);
+    expect(rows.find((row) => row.includes('/each '))).toMatch(
+      new RegExp(`${EVENT_TYPES.length} of ${EVENT_TYPES.length}`),
+    );
     expect(rows.find((row) => row.includes('/hook '))).toMatch(/webhook\.created/);
     // The audit log names who acted: the API token's name, never only its id.
     const people = await cli(['audit', '--type', 'webhook.created']);
