@@ -684,7 +684,12 @@ describe('exporting a pipeline', () => {
     const ofConfiguration = series.filter((record) => record.configurationId !== undefined);
     expect(ofConfiguration).toHaveLength(1);
     expect(ofConfiguration[0]).toMatchObject({ configurationId: 'c', executions: 1 });
-    expect(sum(series.filter((record) => record.configurationId === undefined), signalsOf)).toBe(1);
+    expect(
+      sum(
+        series.filter((record) => record.configurationId === undefined),
+        signalsOf,
+      ),
+    ).toBe(1);
     const shown = await call('get-pipeline', {
       method: 'GET',
       resource: '/pipelines/{pipelineId}',
