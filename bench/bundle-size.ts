@@ -8,7 +8,8 @@
  * initializes in at most 1.5 × the baseline;
  * so does the worker's every-job part (≤ 600 KB), measured apart from its on-demand claude-v1 part.
  * Init time is the median of several `await import(bundle)` in fresh node processes, so every
- * run pays what a cold start pays for module loading (not the runtime's own start). The targets are
+ * run pays what a cold start pays for module loading (not the runtime's own start); each import
+ * follows one of the baseline's, and a ratio is the median of those pairs' ratios. The targets are
  * judged on the import's CPU time (user + system, every thread of the process): what the import
  * takes on a CPU of its own, as a Lambda's init has; on this shared machine the wall time, shown
  * beside it, also counts the time the import waited for a CPU.
@@ -58,6 +59,7 @@ export interface BundleRow {
   /** Median CPU milliseconds of the same imports: what the targets are judged on. */
   initCpuMs: number;
   sizeRatio: number;
+  /** Median of the ratios of its imports to the baseline's import just before each. */
   initRatio: number;
   initCpuRatio: number;
   /** Whether the row meets its target; HTTP Lambdas and the worker's every-job part have targets. */
@@ -65,7 +67,7 @@ export interface BundleRow {
 }
 
 export interface MeasureOptions {
-  /** Imports per bundle; the median counts. @default 7 */
+  /** Imports per bundle; the median counts. @default 15 */
   runs?: number;
   /** @default <repo>/.bench/bundle-size */
   outDir?: string;
@@ -273,7 +275,7 @@ function median(values: number[]): number {
 
 /** Bundles every Lambda the stack deploys plus the baseline, and measures each. */
 export async function measureBundles(options: MeasureOptions = {}): Promise<BundleRow[]> {
-  const runs = options.runs ?? 7;
+  const runs = options.runs ?? 15;
   const outDir = options.outDir ?? join(REPO_ROOT, '.bench', 'bundle-size');
   mkdirSync(outDir, { recursive: true });
 
@@ -293,24 +295,32 @@ export async function measureBundles(options: MeasureOptions = {}): Promise<Bund
       importOnce: () => importTime(bundle, target.environment),
     });
   }
-  // In rounds (one import of every bundle, the baseline's included, per round): this machine's
-  // load moves over the minute a measurement takes, and each bundle's median then spans the same
-  // stretch of it as the baseline's, instead of the baseline's first seconds against a row's later ones.
+  // In rounds, and each import of a bundle right after one of the baseline's: this machine's load
+  // moves over the minutes a measurement takes (the baseline's median alone moved 20 % between two
+  // runs of the same code), and a ratio of two imports a moment apart leaves that drift out. A row's
+  // ratio is the median of its rounds' ratios; its milliseconds, the median of its imports.
+  const baselineIndex = pending.findIndex((row) => row.kind === 'baseline');
+  const baselineRow = pending[baselineIndex];
+  if (!baselineRow) throw new Error('no baseline row');
   const times = pending.map((): ImportTime[] => []);
+  const ratios = pending.map((): ImportTime[] => []);
   for (let round = 0; round < runs; round++)
-    for (const [index, row] of pending.entries()) times[index]?.push(row.importOnce());
-  const measured: MeasuredRow[] = pending.map(({ importOnce: _importOnce, ...row }, index) => ({
-    ...row,
-    initMs: median((times[index] ?? []).map((time) => time.wallMs)),
-    initCpuMs: median((times[index] ?? []).map((time) => time.cpuMs)),
-  }));
+    for (const [index, row] of pending.entries()) {
+      if (index === baselineIndex) continue;
+      const base = baselineRow.importOnce();
+      const time = row.importOnce();
+      times[baselineIndex]?.push(base);
+      times[index]?.push(time);
+      ratios[index]?.push({ wallMs: time.wallMs / base.wallMs, cpuMs: time.cpuMs / base.cpuMs });
+    }
+  const medianOf = (values: ImportTime[] | undefined, key: keyof ImportTime) =>
+    median((values ?? []).map((time) => time[key]));
 
-  const baseline = measured.find((row) => row.kind === 'baseline');
-  if (!baseline) throw new Error('no baseline row');
-  return measured.map((row) => {
-    const sizeRatio = row.bytes / baseline.bytes;
-    const initRatio = row.initMs / baseline.initMs;
-    const initCpuRatio = row.initCpuMs / baseline.initCpuMs;
+  return pending.map(({ importOnce: _importOnce, ...row }, index) => {
+    const isBaseline = index === baselineIndex;
+    const sizeRatio = row.bytes / baselineRow.bytes;
+    const initRatio = isBaseline ? 1 : medianOf(ratios[index], 'wallMs');
+    const initCpuRatio = isBaseline ? 1 : medianOf(ratios[index], 'cpuMs');
     // The deploy's backfill is held to an HTTP function's size (its init runs once per pass).
     const maxBytes = {
       http: MAX_HTTP_BUNDLE_BYTES,
@@ -319,7 +329,15 @@ export async function measureBundles(options: MeasureOptions = {}): Promise<Bund
     }[row.kind as string];
     const withinTarget =
       maxBytes === undefined ? null : row.bytes <= maxBytes && initCpuRatio <= MAX_HTTP_INIT_RATIO;
-    return { ...row, sizeRatio, initRatio, initCpuRatio, withinTarget };
+    return {
+      ...row,
+      initMs: medianOf(times[index], 'wallMs'),
+      initCpuMs: medianOf(times[index], 'cpuMs'),
+      sizeRatio,
+      initRatio,
+      initCpuRatio,
+      withinTarget,
+    };
   });
 }
 

@@ -4,14 +4,14 @@
  * page's size), so a reader sees "pipeline support bot · version 3", never bare ids.
  */
 import type { DomainEvent } from './events.ts';
-import type { PipelineRepository } from './ports/pipelines.ts';
+import type { PipelineReads } from './ports/pipelines.ts';
 
 /** What a deleted pipeline is called in its team's log. */
 export const DELETED_PIPELINE = 'a deleted pipeline';
 
 /** The page's events with pipelineName and configurationVersion set where they name one. */
 export async function nameEventResources(
-  pipelines: Pick<PipelineRepository, 'getPipeline' | 'getConfiguration'>,
+  pipelines: Pick<PipelineReads, 'getPipeline' | 'getConfiguration'>,
   events: DomainEvent[],
 ): Promise<DomainEvent[]> {
   const pipelineIds = [

@@ -12,13 +12,13 @@ import { systemClock } from '../wiring/clock.ts';
 import { readConfig } from '../wiring/config.ts';
 import {
   monitorRepositoryFromEnv,
-  pipelineRepositoryFromEnv,
+  pipelineReadsFromEnv,
   seriesReadsFromEnv,
 } from '../wiring/repositories.ts';
 
 const judge = makeJudgeMonitors({
   monitors: monitorRepositoryFromEnv(),
-  pipelines: pipelineRepositoryFromEnv(),
+  pipelines: pipelineReadsFromEnv(),
   series: seriesReadsFromEnv(),
   clock: systemClock,
   appUrl: readConfig({ APP_URL: z.url({ protocol: /^https?$/ }) }).APP_URL,

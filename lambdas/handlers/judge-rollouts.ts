@@ -9,14 +9,14 @@ import { getSqsClient, makeVisibilityChanger } from '../sqs/sqs-queue.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import { isTransientFault } from '../wiring/faults.ts';
 import {
-  pipelineRepositoryFromEnv,
+  pipelineReadsFromEnv,
   rolloutRepositoryFromEnv,
   runRepositoryFromEnv,
 } from '../wiring/repositories.ts';
 
 export const handler = guardrailBatchHandler({
   judge: makeJudgeNamedRollouts({
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     rollouts: rolloutRepositoryFromEnv(),
     runs: runRepositoryFromEnv(),
     clock: systemClock,

@@ -20,7 +20,7 @@ import {
   evaluationStoreFromEnv,
   evidenceStoreFromEnv,
   modelSpendStoreFromEnv,
-  pipelineRepositoryFromEnv,
+  pipelineReadsFromEnv,
   runRepositoryFromEnv,
   teamSettingsStoreFromEnv,
 } from '../wiring/repositories.ts';
@@ -84,7 +84,7 @@ const engines: Record<string, SynthesisEngine> = {
 
 const generateRun = makeGenerateRun({
   runs: runRepositoryFromEnv(),
-  pipelines: pipelineRepositoryFromEnv(),
+  pipelines: pipelineReadsFromEnv(),
   evidence: evidenceStoreFromEnv(),
   evaluations: evaluationStoreFromEnv(),
   engines,

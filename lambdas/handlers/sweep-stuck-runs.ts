@@ -11,7 +11,7 @@ import { countMetric, METRIC } from '../observability/metrics.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import {
   modelSpendStoreFromEnv,
-  pipelineRepositoryFromEnv,
+  pipelineReadsFromEnv,
   rolloutRepositoryFromEnv,
   runRepositoryFromEnv,
 } from '../wiring/repositories.ts';
@@ -25,7 +25,7 @@ const sweep = makeSweepStuckRuns({
 
 const judgeRollouts = makeJudgeRollouts({
   runs: runRepositoryFromEnv(),
-  pipelines: pipelineRepositoryFromEnv(),
+  pipelines: pipelineReadsFromEnv(),
   rollouts: rolloutRepositoryFromEnv(),
   clock: systemClock,
   ids: nanoidGenerator,

@@ -15,7 +15,7 @@ import {
   approvalRulesStoreFromEnv,
   configurationVersionsFromEnv,
   peopleDirectoryFromEnv,
-  pipelineRepositoryFromEnv,
+  pipelineReadsFromEnv,
   runRepositoryFromEnv,
 } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
@@ -41,7 +41,7 @@ export const approveSynthesisRun = defineOperation({
 export const handler = /* @__PURE__ */ operationHandler(approveSynthesisRun, () => {
   const approve = makeApproveRun({
     runs: runRepositoryFromEnv(),
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     rollouts: configurationVersionsFromEnv(),
     clock: systemClock,
     ids: nanoidGenerator,

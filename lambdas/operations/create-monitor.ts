@@ -8,7 +8,7 @@ import {
 import { makeCreateMonitor } from '../core/use-cases/monitors.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
-import { monitorRepositoryFromEnv, pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { monitorRepositoryFromEnv, pipelineReadsFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const createMonitor = defineOperation({
@@ -36,7 +36,7 @@ export const createMonitor = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(createMonitor, () => {
   const create = makeCreateMonitor({
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     monitors: monitorRepositoryFromEnv(),
     clock: systemClock,
     ids: nanoidGenerator,

@@ -2,7 +2,7 @@
 import { idSchema } from '../core/schemas/common.ts';
 import { makeDeleteMonitor } from '../core/use-cases/monitors.ts';
 import { operationHandler } from '../http/operation.ts';
-import { monitorRepositoryFromEnv, pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { monitorRepositoryFromEnv, pipelineReadsFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const deleteMonitor = defineOperation({
@@ -18,7 +18,7 @@ export const deleteMonitor = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(deleteMonitor, () => {
   const remove = makeDeleteMonitor({
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     monitors: monitorRepositoryFromEnv(),
   });
   return async ({ principal, params }) => {

@@ -7,11 +7,7 @@ import { locationOf } from '../http/response.ts';
 import { lifecycleQueueFromEnv } from '../sqs/lifecycle-queue.ts';
 import { getSqsClient } from '../sqs/sqs-queue.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
-import {
-  deletionRequestsFromEnv,
-  pipelineRepositoryFromEnv,
-  runHiderFromEnv,
-} from '../wiring/repositories.ts';
+import { deletionRequestsFromEnv, pipelineReadsFromEnv, runHiderFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const deletePipeline = defineOperation({
@@ -32,7 +28,7 @@ export const deletePipeline = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(deletePipeline, () => {
   const remove = makeDeletePipeline({
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     deletions: deletionRequestsFromEnv(),
     queue: lifecycleQueueFromEnv(getSqsClient()),
     clock: systemClock,

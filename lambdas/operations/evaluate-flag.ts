@@ -7,7 +7,7 @@ import { ofrepEvaluationSchema, ofrepRequestSchema } from '../core/schemas/ofrep
 import { makeEvaluateFlag } from '../core/use-cases/ofrep.ts';
 import { ofrepErrors } from '../http/ofrep.ts';
 import { operationHandler } from '../http/operation.ts';
-import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { pipelineReadsFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 import { ofrepErrorBodies } from './shapes.ts';
 
@@ -33,7 +33,7 @@ export const evaluateFlag = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(evaluateFlag, () => {
-  const evaluate = makeEvaluateFlag({ pipelines: pipelineRepositoryFromEnv() }, Math.random);
+  const evaluate = makeEvaluateFlag({ pipelines: pipelineReadsFromEnv() }, Math.random);
   return async ({ principal, params, body }) => ({
     body: await evaluate(principal, params.key, body.context.targetingKey),
   });

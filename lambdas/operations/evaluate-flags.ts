@@ -7,7 +7,7 @@ import { ofrepBulkSchema, ofrepRequestSchema } from '../core/schemas/ofrep.ts';
 import { makeEvaluateFlags } from '../core/use-cases/ofrep.ts';
 import { ofrepErrors } from '../http/ofrep.ts';
 import { operationHandler } from '../http/operation.ts';
-import { pipelineRepositoryFromEnv, teamServingFromEnv } from '../wiring/repositories.ts';
+import { pipelineReadsFromEnv, teamServingFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 import { ofrepErrorBodies } from './shapes.ts';
 
@@ -46,7 +46,7 @@ export const evaluateFlags = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(evaluateFlags, () => {
   const evaluate = makeEvaluateFlags(
-    { pipelines: pipelineRepositoryFromEnv(), teamServing: teamServingFromEnv() },
+    { pipelines: pipelineReadsFromEnv(), teamServing: teamServingFromEnv() },
     Math.random,
     Date.now,
   );

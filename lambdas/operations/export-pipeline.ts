@@ -12,7 +12,7 @@ import { systemClock } from '../wiring/clock.ts';
 import { cursorSealFromEnv } from '../wiring/cursors.ts';
 import {
   exportStoreFromEnv,
-  pipelineRepositoryFromEnv,
+  pipelineReadsFromEnv,
   teamSettingsStoreFromEnv,
 } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
@@ -49,7 +49,7 @@ export const exportPipeline = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(exportPipeline, () => {
   const exportPage = makeExportPipeline({
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     exports: exportStoreFromEnv(),
     settings: teamSettingsStoreFromEnv(),
     clock: systemClock,

@@ -3,7 +3,7 @@ import { idSchema } from '../core/schemas/common.ts';
 import { storedApprovalRulesSchema } from '../core/schemas/review.ts';
 import { makeGetApprovalRules } from '../core/use-cases/approval-rules.ts';
 import { operationHandler } from '../http/operation.ts';
-import { approvalRulesStoreFromEnv, pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { approvalRulesStoreFromEnv, pipelineReadsFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const getApprovalRules = defineOperation({
@@ -19,7 +19,7 @@ export const getApprovalRules = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(getApprovalRules, () => {
   const get = makeGetApprovalRules({
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     approvalRules: approvalRulesStoreFromEnv(),
   });
   return async ({ principal, params }) => ({ body: await get(principal, params.pipelineId) });

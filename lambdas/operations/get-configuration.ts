@@ -4,7 +4,7 @@ import { idSchema } from '../core/schemas/common.ts';
 import { configurationSchema } from '../core/schemas/pipelines.ts';
 import { makeGetConfiguration } from '../core/use-cases/pipelines.ts';
 import { operationHandler } from '../http/operation.ts';
-import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { pipelineReadsFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const getConfiguration = defineOperation({
@@ -19,7 +19,7 @@ export const getConfiguration = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(getConfiguration, () => {
-  const get = makeGetConfiguration({ pipelines: pipelineRepositoryFromEnv() });
+  const get = makeGetConfiguration({ pipelines: pipelineReadsFromEnv() });
   return async ({ principal, params }) => ({
     body: await get(principal, params.pipelineId, params.configurationId),
   });

@@ -6,7 +6,7 @@ import { CITING_SIGNALS, makeGetExecution } from '../core/use-cases/record-reads
 import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';
 import {
-  pipelineRepositoryFromEnv,
+  pipelineReadsFromEnv,
   recordReadsFromEnv,
   teamSettingsStoreFromEnv,
 } from '../wiring/repositories.ts';
@@ -28,7 +28,7 @@ export const getExecution = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(getExecution, () => {
   const get = makeGetExecution({
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     settings: teamSettingsStoreFromEnv(),
     reads: recordReadsFromEnv(),
     clock: systemClock,

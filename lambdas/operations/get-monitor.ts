@@ -3,7 +3,7 @@ import { idSchema } from '../core/schemas/common.ts';
 import { monitorSchema } from '../core/schemas/monitors.ts';
 import { makeGetMonitor } from '../core/use-cases/monitors.ts';
 import { operationHandler } from '../http/operation.ts';
-import { monitorRepositoryFromEnv, pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { monitorRepositoryFromEnv, pipelineReadsFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const getMonitor = defineOperation({
@@ -19,7 +19,7 @@ export const getMonitor = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(getMonitor, () => {
   const get = makeGetMonitor({
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     monitors: monitorRepositoryFromEnv(),
   });
   return async ({ principal, params }) => ({

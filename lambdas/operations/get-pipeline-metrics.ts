@@ -8,7 +8,7 @@ import { systemClock } from '../wiring/clock.ts';
 import {
   peopleDirectoryFromEnv,
   pipelineMomentsFromEnv,
-  pipelineRepositoryFromEnv,
+  pipelineReadsFromEnv,
   seriesReadsFromEnv,
   teamSettingsStoreFromEnv,
 } from '../wiring/repositories.ts';
@@ -67,7 +67,7 @@ export const getPipelineMetrics = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(getPipelineMetrics, () => {
   const get = makeGetMetrics({
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     settings: teamSettingsStoreFromEnv(),
     series: seriesReadsFromEnv(),
     moments: pipelineMomentsFromEnv(),

@@ -5,11 +5,7 @@ import { idSchema } from '../core/schemas/common.ts';
 import { namedRolloutSchema } from '../core/schemas/people.ts';
 import { makeGetRollout } from '../core/use-cases/rollouts.ts';
 import { operationHandler } from '../http/operation.ts';
-import {
-  peopleDirectoryFromEnv,
-  pipelineRepositoryFromEnv,
-  rolloutStoreFromEnv,
-} from '../wiring/repositories.ts';
+import { peopleDirectoryFromEnv, pipelineReadsFromEnv, rolloutStoreFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const getPipelineRollout = defineOperation({
@@ -25,7 +21,7 @@ export const getPipelineRollout = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(getPipelineRollout, () => {
   const get = makeGetRollout({
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     rollouts: rolloutStoreFromEnv(),
   });
   const people = peopleDirectoryFromEnv();

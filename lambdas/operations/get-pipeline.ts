@@ -3,7 +3,7 @@ import { idSchema } from '../core/schemas/common.ts';
 import { pipelineSchema } from '../core/schemas/pipelines.ts';
 import { makeGetPipeline } from '../core/use-cases/pipelines.ts';
 import { operationHandler } from '../http/operation.ts';
-import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { pipelineReadsFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const getPipeline = defineOperation({
@@ -18,6 +18,6 @@ export const getPipeline = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(getPipeline, () => {
-  const get = makeGetPipeline({ pipelines: pipelineRepositoryFromEnv() });
+  const get = makeGetPipeline({ pipelines: pipelineReadsFromEnv() });
   return async ({ principal, params }) => ({ body: await get(principal, params.pipelineId) });
 });

@@ -8,7 +8,7 @@ import { idSchema } from '../core/schemas/common.ts';
 import { routingKeySchema, servingConfigurationSchema } from '../core/schemas/pipelines.ts';
 import { makeServeConfiguration } from '../core/use-cases/serving.ts';
 import { operationHandler } from '../http/operation.ts';
-import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { pipelineReadsFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 /** A client may reuse an answer this long without asking; then it revalidates with If-None-Match. */
@@ -53,7 +53,7 @@ export const getServingConfiguration = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(getServingConfiguration, () => {
-  const serve = makeServeConfiguration({ pipelines: pipelineRepositoryFromEnv() });
+  const serve = makeServeConfiguration({ pipelines: pipelineReadsFromEnv() });
   return async ({ principal, params, query, headers }) => {
     const { etag, answer } = await serve(
       principal,

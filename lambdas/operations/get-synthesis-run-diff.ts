@@ -2,7 +2,7 @@
 import { runIdSchema } from '../core/schemas/common.ts';
 import { makeDiffRun } from '../core/use-cases/review.ts';
 import { operationHandler } from '../http/operation.ts';
-import { pipelineRepositoryFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
+import { pipelineReadsFromEnv, runRepositoryFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 import { runDiffAnswer } from './shapes.ts';
 
@@ -18,6 +18,6 @@ export const getSynthesisRunDiff = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(getSynthesisRunDiff, () => {
-  const diff = makeDiffRun({ runs: runRepositoryFromEnv(), pipelines: pipelineRepositoryFromEnv() });
+  const diff = makeDiffRun({ runs: runRepositoryFromEnv(), pipelines: pipelineReadsFromEnv() });
   return async ({ principal, params }) => ({ body: await diff(principal, params.id) });
 });

@@ -8,7 +8,7 @@ import { systemClock } from '../wiring/clock.ts';
 import {
   evaluationStoreFromEnv,
   evidenceStoreFromEnv,
-  pipelineRepositoryFromEnv,
+  pipelineReadsFromEnv,
   runRepositoryFromEnv,
   teamSettingsStoreFromEnv,
 } from '../wiring/repositories.ts';
@@ -29,7 +29,7 @@ export const getSynthesisRunEvaluationSet = defineOperation({
 export const handler = /* @__PURE__ */ operationHandler(getSynthesisRunEvaluationSet, () => {
   const getSet = makeGetEvaluationSet({
     runs: runRepositoryFromEnv(),
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     evidence: evidenceStoreFromEnv(),
     evaluations: evaluationStoreFromEnv(),
     clock: systemClock,

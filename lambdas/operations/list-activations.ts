@@ -7,7 +7,7 @@ import { makeListActivations } from '../core/use-cases/activations.ts';
 import { withSealedCursors } from '../http/cursors.ts';
 import { operationHandler } from '../http/operation.ts';
 import { cursorSealFromEnv } from '../wiring/cursors.ts';
-import { peopleDirectoryFromEnv, pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { peopleDirectoryFromEnv, pipelineReadsFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 import { pageQuery } from './page-query.ts';
 import { pageOf } from './parameters.ts';
@@ -25,7 +25,7 @@ export const listActivations = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(listActivations, () => {
-  const list = makeListActivations({ pipelines: pipelineRepositoryFromEnv() });
+  const list = makeListActivations({ pipelines: pipelineReadsFromEnv() });
   const people = peopleDirectoryFromEnv();
   return withSealedCursors(listActivations, cursorSealFromEnv(), async ({ principal, params, query }) => {
     const page = await list(principal, params.pipelineId, query);

@@ -8,7 +8,7 @@ import { makeListAuditEvents } from '../core/use-cases/audit.ts';
 import { withSealedCursors } from '../http/cursors.ts';
 import { operationHandler } from '../http/operation.ts';
 import { cursorSealFromEnv } from '../wiring/cursors.ts';
-import { peopleDirectoryFromEnv, pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { peopleDirectoryFromEnv, pipelineReadsFromEnv } from '../wiring/repositories.ts';
 import { auditLogFromEnv } from '../wiring/webhooks.ts';
 import { defineOperation } from './declaration.ts';
 import { pageQuery } from './page-query.ts';
@@ -41,7 +41,7 @@ export const listAuditEvents = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(listAuditEvents, () => {
-  const pipelines = pipelineRepositoryFromEnv();
+  const pipelines = pipelineReadsFromEnv();
   const list = makeListAuditEvents({ audit: auditLogFromEnv(), pipelines });
   const people = peopleDirectoryFromEnv();
   return withSealedCursors(listAuditEvents, cursorSealFromEnv(), async ({ principal, query }) => {

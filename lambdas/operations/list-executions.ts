@@ -8,7 +8,7 @@ import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';
 import { cursorSealFromEnv } from '../wiring/cursors.ts';
 import {
-  pipelineRepositoryFromEnv,
+  pipelineReadsFromEnv,
   recordReadsFromEnv,
   teamSettingsStoreFromEnv,
 } from '../wiring/repositories.ts';
@@ -45,7 +45,7 @@ export const listExecutions = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(listExecutions, () => {
   const list = makeListExecutions({
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     settings: teamSettingsStoreFromEnv(),
     reads: recordReadsFromEnv(),
     clock: systemClock,

@@ -5,7 +5,7 @@ import { makeListMonitors } from '../core/use-cases/monitors.ts';
 import { withSealedCursors } from '../http/cursors.ts';
 import { operationHandler } from '../http/operation.ts';
 import { cursorSealFromEnv } from '../wiring/cursors.ts';
-import { monitorRepositoryFromEnv, pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { monitorRepositoryFromEnv, pipelineReadsFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 import { pageQuery } from './page-query.ts';
 import { pageOf } from './parameters.ts';
@@ -25,7 +25,7 @@ export const listMonitors = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(listMonitors, () => {
   const list = makeListMonitors({
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     monitors: monitorRepositoryFromEnv(),
   });
   return withSealedCursors(listMonitors, cursorSealFromEnv(), async ({ principal, params, query }) => ({

@@ -4,7 +4,7 @@ import { makeListPipelines } from '../core/use-cases/pipelines.ts';
 import { withSealedCursors } from '../http/cursors.ts';
 import { operationHandler } from '../http/operation.ts';
 import { cursorSealFromEnv } from '../wiring/cursors.ts';
-import { pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { pipelineReadsFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 import { pageQuery } from './page-query.ts';
 import { pageOf } from './parameters.ts';
@@ -21,7 +21,7 @@ export const listPipelines = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(listPipelines, () => {
-  const list = makeListPipelines({ pipelines: pipelineRepositoryFromEnv() });
+  const list = makeListPipelines({ pipelines: pipelineReadsFromEnv() });
   return withSealedCursors(listPipelines, cursorSealFromEnv(), async ({ principal, query }) => ({
     body: await list(principal, query),
   }));

@@ -8,7 +8,7 @@ import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';
 import { cursorSealFromEnv } from '../wiring/cursors.ts';
 import {
-  pipelineRepositoryFromEnv,
+  pipelineReadsFromEnv,
   recordReadsFromEnv,
   teamSettingsStoreFromEnv,
 } from '../wiring/repositories.ts';
@@ -64,7 +64,7 @@ export const listSignals = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(listSignals, () => {
   const list = makeListSignals({
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     settings: teamSettingsStoreFromEnv(),
     reads: recordReadsFromEnv(),
     clock: systemClock,

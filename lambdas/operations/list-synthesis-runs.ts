@@ -10,7 +10,7 @@ import { operationHandler } from '../http/operation.ts';
 import { cursorSealFromEnv } from '../wiring/cursors.ts';
 import {
   peopleDirectoryFromEnv,
-  pipelineRepositoryFromEnv,
+  pipelineReadsFromEnv,
   runRepositoryFromEnv,
 } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
@@ -38,7 +38,7 @@ export const listSynthesisRuns = defineOperation({
 });
 
 export const handler = /* @__PURE__ */ operationHandler(listSynthesisRuns, () => {
-  const list = makeListRuns({ runs: runRepositoryFromEnv(), pipelines: pipelineRepositoryFromEnv() });
+  const list = makeListRuns({ runs: runRepositoryFromEnv(), pipelines: pipelineReadsFromEnv() });
   const people = peopleDirectoryFromEnv();
   return withSealedCursors(listSynthesisRuns, cursorSealFromEnv(), async ({ principal, params, query }) => {
     const page = await list(

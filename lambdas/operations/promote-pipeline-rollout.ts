@@ -7,11 +7,7 @@ import { endRolloutBodySchema } from '../core/schemas/rollouts.ts';
 import { makeEndRollout } from '../core/use-cases/rollouts.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
-import {
-  peopleDirectoryFromEnv,
-  pipelineRepositoryFromEnv,
-  rolloutStoreFromEnv,
-} from '../wiring/repositories.ts';
+import { peopleDirectoryFromEnv, pipelineReadsFromEnv, rolloutStoreFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const promotePipelineRollout = defineOperation({
@@ -34,7 +30,7 @@ export const promotePipelineRollout = defineOperation({
 export const handler = /* @__PURE__ */ operationHandler(promotePipelineRollout, () => {
   const end = makeEndRollout(
     {
-      pipelines: pipelineRepositoryFromEnv(),
+      pipelines: pipelineReadsFromEnv(),
       rollouts: rolloutStoreFromEnv(),
       clock: systemClock,
       ids: nanoidGenerator,

@@ -11,7 +11,7 @@ import { locationOf } from '../http/response.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
 import {
   peopleDirectoryFromEnv,
-  pipelineRepositoryFromEnv,
+  pipelineReadsFromEnv,
   runRepositoryFromEnv,
 } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
@@ -50,7 +50,7 @@ export const proposeChanges = defineOperation({
 export const handler = /* @__PURE__ */ operationHandler(proposeChanges, () => {
   const propose = makeProposeChanges({
     runs: runRepositoryFromEnv(),
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     clock: systemClock,
     ids: nanoidGenerator,
   });

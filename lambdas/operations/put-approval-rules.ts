@@ -5,7 +5,7 @@ import { approvalRulesSchema, storedApprovalRulesSchema } from '../core/schemas/
 import { makePutApprovalRules } from '../core/use-cases/approval-rules.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
-import { approvalRulesStoreFromEnv, pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { approvalRulesStoreFromEnv, pipelineReadsFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const putApprovalRules = defineOperation({
@@ -32,7 +32,7 @@ export const putApprovalRules = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(putApprovalRules, () => {
   const put = makePutApprovalRules({
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     approvalRules: approvalRulesStoreFromEnv(),
     clock: systemClock,
     ids: nanoidGenerator,

@@ -7,11 +7,7 @@ import { endRolloutBodySchema } from '../core/schemas/rollouts.ts';
 import { makeEndRollout } from '../core/use-cases/rollouts.ts';
 import { operationHandler } from '../http/operation.ts';
 import { nanoidGenerator, systemClock } from '../wiring/clock.ts';
-import {
-  peopleDirectoryFromEnv,
-  pipelineRepositoryFromEnv,
-  rolloutStoreFromEnv,
-} from '../wiring/repositories.ts';
+import { peopleDirectoryFromEnv, pipelineReadsFromEnv, rolloutStoreFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const rollbackPipelineRollout = defineOperation({
@@ -33,7 +29,7 @@ export const rollbackPipelineRollout = defineOperation({
 export const handler = /* @__PURE__ */ operationHandler(rollbackPipelineRollout, () => {
   const end = makeEndRollout(
     {
-      pipelines: pipelineRepositoryFromEnv(),
+      pipelines: pipelineReadsFromEnv(),
       rollouts: rolloutStoreFromEnv(),
       clock: systemClock,
       ids: nanoidGenerator,

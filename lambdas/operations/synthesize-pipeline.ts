@@ -18,7 +18,7 @@ import { costEstimatorFromEnv } from '../wiring/cost-estimator.ts';
 import {
   idempotencyStoreFromEnv,
   modelSpendStoreFromEnv,
-  pipelineRepositoryFromEnv,
+  pipelineReadsFromEnv,
   quotaStoreFromEnv,
   runRepositoryFromEnv,
   teamSettingsStoreFromEnv,
@@ -74,7 +74,7 @@ export const handler = /* @__PURE__ */ operationHandler(synthesizePipeline, () =
   );
   const startSynthesis = makeStartSynthesis({
     runs: runRepositoryFromEnv(),
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     queue: makeSqsJobQueue(getSqsClient(), config.SYNTHESIS_QUEUE_URL),
     clock: systemClock,
     ids: nanoidGenerator,

@@ -4,7 +4,7 @@ import { monitorSchema, updateMonitorBodySchema } from '../core/schemas/monitors
 import { makeUpdateMonitor } from '../core/use-cases/monitors.ts';
 import { operationHandler } from '../http/operation.ts';
 import { systemClock } from '../wiring/clock.ts';
-import { monitorRepositoryFromEnv, pipelineRepositoryFromEnv } from '../wiring/repositories.ts';
+import { monitorRepositoryFromEnv, pipelineReadsFromEnv } from '../wiring/repositories.ts';
 import { defineOperation } from './declaration.ts';
 
 export const updateMonitor = defineOperation({
@@ -22,7 +22,7 @@ export const updateMonitor = defineOperation({
 
 export const handler = /* @__PURE__ */ operationHandler(updateMonitor, () => {
   const update = makeUpdateMonitor({
-    pipelines: pipelineRepositoryFromEnv(),
+    pipelines: pipelineReadsFromEnv(),
     monitors: monitorRepositoryFromEnv(),
     clock: systemClock,
   });

@@ -7,7 +7,7 @@ import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@
 import { ConflictError } from '../core/errors.ts';
 import type { DomainEvent } from '../core/events.ts';
 import type { PageRequest } from '../core/ports/common.ts';
-import type { PipelineRepository } from '../core/ports/pipelines.ts';
+import type { PipelineReads, PipelineRepository } from '../core/ports/pipelines.ts';
 import {
   type Activation,
   activationSchema,
@@ -72,25 +72,17 @@ interface PipelineTable {
   read: ReturnType<typeof pipelineReaders>;
 }
 
-/** DynamoDB adapter of PipelineRepository. */
-export function makePipelineRepository(
-  db: DynamoDBDocumentClient,
-  tableName: string,
-  eventsTable?: string,
-): PipelineRepository {
-  const table: PipelineTable = { db, tableName, eventsTable, read: pipelineReaders() };
-  const { read } = table;
+/** The reads of PipelineRepository alone, for a function that only reads (none of the writes' code). */
+export function makePipelineReads(db: DynamoDBDocumentClient, tableName: string): PipelineReads {
+  return pipelineReads({ db, tableName, eventsTable: undefined, read: pipelineReaders() });
+}
+
+function pipelineReads(table: PipelineTable): PipelineReads {
+  const { db, tableName, read } = table;
   return {
-    createPipeline: (pipeline, configuration) => createPipeline(table, pipeline, configuration),
     getPipeline: (id) => getPipeline(table, id),
     listPipelines: (teamId, page) => listPipelines(table, teamId, page),
     getConfiguration: (pipelineId, configurationId) => getConfiguration(table, pipelineId, configurationId),
-    recordSignals: (signals, retentionDays, rollout) =>
-      recordSignals(table, signals, retentionDays, rollout ?? null),
-    recordExecutions: (executions, retentionDays, rollout) =>
-      recordExecutions(table, executions, retentionDays, rollout),
-    activateConfiguration: (activation, event, serving) =>
-      activateConfiguration(table, activation, event, serving),
     getServingState: (pipelineId) => getServingState(table, pipelineId),
     listActivations: (pipelineId, page) => listActivations(table, pipelineId, page),
     configurationHistory: (pipelineId, configurationId) =>
@@ -99,6 +91,25 @@ export function makePipelineRepository(
       newest(table, (shard) => signalsPartition(pipelineId, shard), limit, read.signal, since),
     recentExecutions: (pipelineId, limit, since) =>
       newest(table, (shard) => executionsPartition(pipelineId, shard), limit, read.execution, since),
+  };
+}
+
+/** DynamoDB adapter of PipelineRepository. */
+export function makePipelineRepository(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  eventsTable?: string,
+): PipelineRepository {
+  const table: PipelineTable = { db, tableName, eventsTable, read: pipelineReaders() };
+  return {
+    ...pipelineReads(table),
+    createPipeline: (pipeline, configuration) => createPipeline(table, pipeline, configuration),
+    recordSignals: (signals, retentionDays, rollout) =>
+      recordSignals(table, signals, retentionDays, rollout ?? null),
+    recordExecutions: (executions, retentionDays, rollout) =>
+      recordExecutions(table, executions, retentionDays, rollout),
+    activateConfiguration: (activation, event, serving) =>
+      activateConfiguration(table, activation, event, serving),
   };
 }
 

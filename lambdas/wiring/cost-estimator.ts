@@ -11,7 +11,7 @@ import { readConfig } from './config.ts';
 import { modelPricesFromEnv } from './model-prices.ts';
 import {
   evaluationStoreFromEnv,
-  pipelineRepositoryFromEnv,
+  pipelineReadsFromEnv,
   runRepositoryFromEnv,
   teamSettingsStoreFromEnv,
 } from './repositories.ts';
@@ -29,7 +29,7 @@ function modelFromEnv(): string {
 export function costEstimatorFromEnv(): CostEstimator {
   return makeCostEstimator({
     context: {
-      pipelines: pipelineRepositoryFromEnv(),
+      pipelines: pipelineReadsFromEnv(),
       settings: teamSettingsStoreFromEnv(),
       clock: systemClock,
       runs: runRepositoryFromEnv(),

@@ -26,7 +26,7 @@ import { makeModelSpendStore } from '../store/model-spend.ts';
 import { makeMonitorRepository } from '../store/monitors.ts';
 import { makeDeletionRequests, makeDeletionStore } from '../store/pipeline-deletion.ts';
 import { nextConfigurationVersion } from '../store/pipeline-writes.ts';
-import { makePipelineRepository } from '../store/pipelines.ts';
+import { makePipelineReads, makePipelineRepository } from '../store/pipelines.ts';
 import { makeQuotaStore } from '../store/quotas.ts';
 import { makeRecordReads } from '../store/record-reads.ts';
 import { makeRetentionStore } from '../store/retention.ts';
@@ -61,6 +61,12 @@ export function carriedEventRelayFromEnv(): (event: DomainEvent) => Promise<'rel
 export function pipelineRepositoryFromEnv() {
   const config = readConfig({ DATA_TABLE: tableName, EVENTS_TABLE: z.optional(tableName) });
   return makePipelineRepository(getDocumentClient(), config.DATA_TABLE, config.EVENTS_TABLE);
+}
+
+/** The pipelines' reads alone, for a function that records and activates nothing (a smaller bundle). */
+export function pipelineReadsFromEnv() {
+  const config = readConfig({ DATA_TABLE: tableName });
+  return makePipelineReads(getDocumentClient(), config.DATA_TABLE);
 }
 
 export function rolloutRepositoryFromEnv() {

@@ -51,3 +51,18 @@ it("leaves out a module none of whose exports an operation uses, whatever the mo
   // The one module imported for its effect (zod's messages in English) stays.
   expect(code.includes('Invalid input: expected'), "zod's English messages").toBe(true);
 }, 60_000);
+
+it('leaves the recording of records out of a function that only reads pipelines', async () => {
+  // The evaluation set reads the pipeline, its configurations and its newest executions: given the
+  // pipelines' reads alone (wiring/repositories.ts), its bundle holds none of what recording a
+  // batch brings (claims, rollout counters, the series' updates and their late marks).
+  const LATE_MARK = 'SET lateAt = :now, expiresAtEpoch = :e';
+  const [reads, records] = await Promise.all([
+    bundleText(operationEntryPath('get-synthesis-run-evaluation-set')),
+    bundleText(operationEntryPath('record-executions')),
+  ]);
+
+  expect(records.includes(LATE_MARK), 'record-executions records').toBe(true);
+  expect(reads).toContain('handler');
+  expect(reads.includes(LATE_MARK), 'the evaluation set records nothing').toBe(false);
+}, 60_000);

@@ -5,7 +5,7 @@
 import { ConflictError } from '../errors.ts';
 import { type Actor, actorOf, type DomainEvent, newEvent } from '../events.ts';
 import type { Clock, IdGenerator, PageRequest } from '../ports/common.ts';
-import type { ConfigurationHistory, PipelineRepository } from '../ports/pipelines.ts';
+import type { ConfigurationHistory, PipelineReads, PipelineRepository } from '../ports/pipelines.ts';
 import type { ApprovalRulesStore } from '../ports/review.ts';
 import type { RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
@@ -115,7 +115,7 @@ function summaryOf(version: number, previous: number, history: ConfigurationHist
 }
 
 /** The pipeline's activation history, newest first. */
-export function makeListActivations({ pipelines }: Pick<ActivationDeps, 'pipelines'>) {
+export function makeListActivations({ pipelines }: { pipelines: PipelineReads }) {
   return async (principal: Principal, pipelineId: string, page: PageRequest) => {
     await loadOwnedPipeline(pipelines, principal, pipelineId);
     return pipelines.listActivations(pipelineId, page);

@@ -3,7 +3,7 @@ import { failingRules, judgedRegressions } from '../approval-rules.ts';
 import { ConflictError, ForbiddenError } from '../errors.ts';
 import { actorOf, newEvent } from '../events.ts';
 import type { Clock, IdGenerator } from '../ports/common.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import type { ApprovalRulesStore } from '../ports/review.ts';
 import type { Principal } from '../principal.ts';
 import {
@@ -16,7 +16,7 @@ import type { SynthesisRun } from '../schemas/runs.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
 
 export interface ApprovalRulesDeps {
-  pipelines: PipelineRepository;
+  pipelines: PipelineReads;
   approvalRules: ApprovalRulesStore;
   clock: Clock;
   /** Names each approval_rules.updated event (a change that repeats needs a fresh id each time). */

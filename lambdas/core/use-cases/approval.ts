@@ -7,7 +7,7 @@
 import { ConflictError } from '../errors.ts';
 import { type Actor, actorOf, newEvent, runEvent } from '../events.ts';
 import type { Clock, IdGenerator } from '../ports/common.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import type { ApprovalPlan, ApprovalRulesStore } from '../ports/review.ts';
 import type { RolloutStore } from '../ports/rollouts.ts';
 import type { RunRepository } from '../ports/runs.ts';
@@ -26,7 +26,7 @@ import { makeGetSynthesisRun } from './synthesis.ts';
 
 export interface ApproveDeps {
   runs: RunRepository;
-  pipelines: PipelineRepository;
+  pipelines: PipelineReads;
   /** Configuration versions: an approval that applies some changes, or rebases, makes a new one. */
   rollouts: Pick<RolloutStore, 'nextConfigurationVersion'>;
   clock: Clock;
@@ -98,7 +98,7 @@ export function makeApproveRun(deps: ApproveDeps) {
  * (with `rebase`) the active one, when no setting a change touches moved there since the base.
  */
 async function configurationToApplyOnto(
-  pipelines: PipelineRepository,
+  pipelines: PipelineReads,
   {
     run,
     pipeline,

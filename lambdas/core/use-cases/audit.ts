@@ -2,7 +2,7 @@
 import { ForbiddenError } from '../errors.ts';
 import type { DomainEvent, EventType } from '../events.ts';
 import type { PageRequest } from '../ports/common.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import { assertSameTeam, type Principal } from '../principal.ts';
 import type { Page } from '../schemas/common.ts';
 
@@ -25,7 +25,7 @@ export function makeListAuditEvents({
   pipelines,
 }: {
   audit: AuditLog;
-  pipelines: Pick<PipelineRepository, 'getPipeline'>;
+  pipelines: Pick<PipelineReads, 'getPipeline'>;
 }) {
   return async (
     principal: Principal,

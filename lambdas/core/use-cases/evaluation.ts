@@ -7,7 +7,7 @@ import { holdOut } from '../held-out.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import type { Clock } from '../ports/common.ts';
 import type { EvaluationStore, StoredEvaluationSet } from '../ports/evaluation.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import type { EvidenceStore, RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
 import { nothingToChange } from '../run-state.ts';
@@ -24,7 +24,7 @@ import { makeGetSynthesisRun } from './synthesis.ts';
 
 export interface EvaluationDeps {
   runs: RunRepository;
-  pipelines: PipelineRepository;
+  pipelines: PipelineReads;
   evidence: EvidenceStore;
   evaluations: EvaluationStore;
   clock: Clock;

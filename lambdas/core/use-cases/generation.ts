@@ -10,7 +10,7 @@ import { type ModelSpendStore, settleModelSpend } from '../model-budget.ts';
 import { type ModelPrices, withCost } from '../model-pricing.ts';
 import type { Clock, IdGenerator } from '../ports/common.ts';
 import type { EvaluationStore } from '../ports/evaluation.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import type { EvidenceStore, RunRepository } from '../ports/runs.ts';
 import type {
   SynthesisContext,
@@ -27,7 +27,7 @@ export type IsTransient = (error: unknown) => boolean;
 
 export interface GenerateRunDeps {
   runs: RunRepository;
-  pipelines: PipelineRepository;
+  pipelines: PipelineReads;
   evidence: EvidenceStore;
   engines: Readonly<Record<string, SynthesisEngine>>;
   clock: Clock;

@@ -11,7 +11,7 @@ import { checkRecords, signalsOfSpan, writeBoundExcess } from '../otlp/check.ts'
 import { type EvaluationRecord, evaluationSignalsOf } from '../otlp/logs.ts';
 import type { TraceSpan } from '../otlp/spans.ts';
 import type { Clock } from '../ports/common.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import type { ReviseExecution, TracePart, TraceStaging } from '../ports/traces.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
 import { BATCH_SIZE, MAX_FUTURE_SKEW_MS } from '../schemas/common.ts';
@@ -27,7 +27,7 @@ type RecordExecutions = (
 type RecordSignals = (principal: Principal, pipelineId: string, inputs: SignalInput[]) => Promise<Signal[]>;
 
 export interface IngestTracesDeps {
-  pipelines: PipelineRepository;
+  pipelines: PipelineReads;
   settings: TeamSettingsStore;
   traces: TraceStaging;
   clock: Clock;

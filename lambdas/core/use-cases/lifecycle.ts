@@ -20,7 +20,7 @@ import {
   type WindowedEvidence,
 } from '../lifecycle.ts';
 import type { Clock, IdGenerator } from '../ports/common.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import type { RunRepository } from '../ports/runs.ts';
 import { assertSameTeam, type Principal } from '../principal.ts';
 import type { Pipeline } from '../schemas/pipelines.ts';
@@ -79,7 +79,7 @@ export function makeUpdateTeamSettings({
 }
 
 export interface WindowedEvidenceDeps {
-  pipelines: PipelineRepository;
+  pipelines: PipelineReads;
   settings: TeamSettingsStore;
   clock: Clock;
 }
@@ -145,7 +145,7 @@ export function makeApplyRetention({ retention, settings, clock, teamsPerRun = 1
 }
 
 export interface DeletePipelineDeps {
-  pipelines: PipelineRepository;
+  pipelines: PipelineReads;
   deletions: Pick<DeletionStore, 'start'>;
   queue: DeletionQueue;
   clock: Clock;
@@ -222,7 +222,7 @@ export function makeRunDeletion({
 export const EXPORT_PAGE_BYTES = 5 * 1024 * 1024;
 
 export interface ExportDeps {
-  pipelines: PipelineRepository;
+  pipelines: PipelineReads;
   exports: ExportStore;
   settings: TeamSettingsStore;
   clock: Clock;

@@ -11,7 +11,7 @@ import { RETENTION_DAYS, type TeamSettingsStore } from '../lifecycle.ts';
 import { nameEvents } from '../people.ts';
 import type { Clock } from '../ports/common.ts';
 import type { PeopleDirectory } from '../ports/people.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import type { PipelineMoments, SeriesReadStats, SeriesReads } from '../ports/series.ts';
 import type { Principal } from '../principal.ts';
 import { MAX_FUTURE_SKEW_MS } from '../schemas/common.ts';
@@ -23,7 +23,7 @@ import { loadOwnedPipeline } from './pipelines.ts';
 export const MAX_ANNOTATIONS = 200;
 
 export interface MetricsDeps {
-  pipelines: PipelineRepository;
+  pipelines: PipelineReads;
   settings: TeamSettingsStore;
   series: SeriesReads;
   moments: PipelineMoments;

@@ -7,7 +7,7 @@
 import { type DomainEvent, type EventType, newEvent, SYSTEM_ACTOR } from '../events.ts';
 import type { Clock } from '../ports/common.ts';
 import type { Judgement, MonitorRepository } from '../ports/monitors.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import type { SeriesReads } from '../ports/series.ts';
 import type { MonitorRecord, MonitorState } from '../schemas/monitors.ts';
 import type { Bucket } from '../series.ts';
@@ -133,7 +133,7 @@ export function judgeMonitor(
 
 export interface JudgeMonitorsDeps {
   monitors: Pick<MonitorRepository, 'listAll' | 'recordJudgement'>;
-  pipelines: Pick<PipelineRepository, 'getPipeline'>;
+  pipelines: Pick<PipelineReads, 'getPipeline'>;
   series: Pick<SeriesReads, 'window'>;
   clock: Clock;
   /** The review app's base URL (…/app): the events link to the pipeline's page. */

@@ -5,7 +5,7 @@
 import { NotFoundError, ValidationError } from '../errors.ts';
 import type { Clock, IdGenerator, PageRequest } from '../ports/common.ts';
 import type { MonitorChanges, MonitorRepository } from '../ports/monitors.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
 import type { Page } from '../schemas/common.ts';
 import {
@@ -19,7 +19,7 @@ import {
 import { loadOwnedPipeline } from './pipelines.ts';
 
 export interface MonitorDeps {
-  pipelines: PipelineRepository;
+  pipelines: PipelineReads;
   monitors: MonitorRepository;
   clock: Clock;
   ids: IdGenerator;

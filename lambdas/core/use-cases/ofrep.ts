@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ForbiddenError, NotFoundError } from '../errors.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import type { TeamPipeline, TeamServing } from '../ports/team-serving.ts';
 import type { Principal } from '../principal.ts';
 import type { Arm, OfrepEvaluation } from '../schemas/ofrep.ts';
@@ -49,7 +49,7 @@ export function flagEvaluation(
 }
 
 /** Evaluates one flag: serving's answer for the targeting key, in OFREP's words. */
-export function makeEvaluateFlag({ pipelines }: { pipelines: PipelineRepository }, random: () => number) {
+export function makeEvaluateFlag({ pipelines }: { pipelines: PipelineReads }, random: () => number) {
   const serve = makeServeConfiguration({ pipelines }, random);
   return async (principal: Principal, key: string, targetingKey: string | undefined) => {
     try {
@@ -157,7 +157,7 @@ function configurationMemory() {
  * request checks against the index itself (one Query, as each request did before the version).
  */
 export function makeEvaluateFlags(
-  { pipelines, teamServing }: { pipelines: PipelineRepository; teamServing: TeamServing },
+  { pipelines, teamServing }: { pipelines: PipelineReads; teamServing: TeamServing },
   random: () => number,
   clock: () => number,
 ) {
@@ -195,7 +195,7 @@ export function makeEvaluateFlags(
 }
 
 /** Reads the configurations of the choices: kept ones from memory, the others with one BatchGet. */
-function configurationReader(pipelines: PipelineRepository, teamServing: TeamServing) {
+function configurationReader(pipelines: PipelineReads, teamServing: TeamServing) {
   const memory = configurationMemory();
   return async (choices: readonly Choice[]) => {
     const missing = choices.filter((choice) => memory.get(choice.configurationId) === undefined);

@@ -3,7 +3,7 @@
 import { NotFoundError } from '../errors.ts';
 import { assertInsideWindow, retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import type { Clock, IdGenerator, PageRequest } from '../ports/common.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads, PipelineRepository } from '../ports/pipelines.ts';
 import type { GuardrailCheck, GuardrailQueue } from '../ports/rollouts.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
 import { guardrailCheckOf, guardrailCheckOfSignals } from '../rollouts/guardrails.ts';
@@ -41,7 +41,7 @@ async function windowOf(settings: TeamSettingsStore, teamId: string, now: Date) 
 
 /** The pipeline if it exists (404) and belongs to the caller's team (403). */
 export async function loadOwnedPipeline(
-  pipelines: PipelineRepository,
+  pipelines: PipelineReads,
   principal: Principal,
   pipelineId: string,
 ): Promise<Pipeline> {
@@ -53,7 +53,7 @@ export async function loadOwnedPipeline(
 
 /** A configuration of the pipeline (404 when it does not exist). */
 export async function loadConfiguration(
-  pipelines: PipelineRepository,
+  pipelines: PipelineReads,
   pipelineId: string,
   configurationId: string,
 ): Promise<Configuration> {
@@ -93,17 +93,17 @@ export function makeCreatePipeline({ pipelines, clock, ids }: PipelineDeps) {
 }
 
 /** Lists the caller's team's pipelines, newest first. */
-export function makeListPipelines({ pipelines }: Pick<PipelineDeps, 'pipelines'>) {
+export function makeListPipelines({ pipelines }: { pipelines: PipelineReads }) {
   return (principal: Principal, page: PageRequest) => pipelines.listPipelines(principal.teamId, page);
 }
 
 /** One pipeline of the caller's team. */
-export function makeGetPipeline({ pipelines }: Pick<PipelineDeps, 'pipelines'>) {
+export function makeGetPipeline({ pipelines }: { pipelines: PipelineReads }) {
   return (principal: Principal, pipelineId: string) => loadOwnedPipeline(pipelines, principal, pipelineId);
 }
 
 /** One configuration of a pipeline of the caller's team. */
-export function makeGetConfiguration({ pipelines }: Pick<PipelineDeps, 'pipelines'>) {
+export function makeGetConfiguration({ pipelines }: { pipelines: PipelineReads }) {
   return async (
     principal: Principal,
     pipelineId: string,

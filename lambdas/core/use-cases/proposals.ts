@@ -12,7 +12,7 @@ import { ConflictError, ValidationError } from '../errors.ts';
 import { actorOf, runEvent } from '../events.ts';
 import { legacyWarnings, renderExplanation } from '../explanation.ts';
 import type { Clock, IdGenerator } from '../ports/common.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import type { RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
 import { newPendingRun } from '../run-state.ts';
@@ -56,7 +56,7 @@ export type ProposalBody = z.infer<typeof proposalBodySchema>;
 
 export interface ProposeDeps {
   runs: Pick<RunRepository, 'create' | 'claim' | 'completeGenerated'>;
-  pipelines: PipelineRepository;
+  pipelines: PipelineReads;
   clock: Clock;
   ids: IdGenerator;
 }

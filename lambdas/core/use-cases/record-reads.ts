@@ -6,14 +6,14 @@
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import type { Clock, PageRequest } from '../ports/common.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import type { ExecutionFilter, RecordReads, SignalFilter } from '../ports/record-reads.ts';
 import type { Principal } from '../principal.ts';
 import type { Execution, Signal } from '../schemas/records.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
 
 export interface RecordReadDeps {
-  pipelines: PipelineRepository;
+  pipelines: PipelineReads;
   settings: TeamSettingsStore;
   reads: RecordReads;
   clock: Clock;

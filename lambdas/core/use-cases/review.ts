@@ -2,7 +2,7 @@
 import { ConflictError } from '../errors.ts';
 import { actorOf, runEvent } from '../events.ts';
 import type { Clock, PageRequest } from '../ports/common.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import type { RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
 import { nothingToChange } from '../run-state.ts';
@@ -13,7 +13,7 @@ import { makeGetSynthesisRun } from './synthesis.ts';
 
 export interface ReviewDeps {
   runs: RunRepository;
-  pipelines: PipelineRepository;
+  pipelines: PipelineReads;
   clock: Clock;
 }
 

@@ -5,7 +5,7 @@
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { type Actor, actorOf, newEvent } from '../events.ts';
 import type { Clock, IdGenerator } from '../ports/common.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import type { RolloutStore } from '../ports/rollouts.ts';
 import { assertCanWrite, type Principal } from '../principal.ts';
 import type { Activation, Configuration } from '../schemas/pipelines.ts';
@@ -13,7 +13,7 @@ import type { Rollout } from '../schemas/rollouts.ts';
 import { loadOwnedPipeline } from './pipelines.ts';
 
 export interface RolloutDeps {
-  pipelines: PipelineRepository;
+  pipelines: PipelineReads;
   rollouts: RolloutStore;
   clock: Clock;
   ids: IdGenerator;

@@ -3,7 +3,7 @@
  * percent, the candidate), with an ETag that lets a caller skip a configuration it already holds.
  */
 import { NotFoundError } from '../errors.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import { assertSameTeam, type Principal } from '../principal.ts';
 import { servesCandidate } from '../rollouts/routing.ts';
 import type { Configuration } from '../schemas/pipelines.ts';
@@ -43,7 +43,7 @@ export function matches(ifNoneMatch: string | undefined, etag: string): boolean 
  * rollout), and one for the configuration unless the caller's ETag already names it.
  */
 export function makeServeConfiguration(
-  { pipelines }: { pipelines: PipelineRepository },
+  { pipelines }: { pipelines: PipelineReads },
   random: () => number = Math.random,
 ) {
   return async (

@@ -8,7 +8,7 @@ import { SynthesisFailure } from '../errors.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import type { Clock } from '../ports/common.ts';
 import type { EvaluationStore } from '../ports/evaluation.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import type { RunRepository } from '../ports/runs.ts';
 import { EXECUTION_WINDOW, SIGNAL_WINDOW, type SynthesisContext } from '../ports/synthesis.ts';
 import type { SynthesisRun } from '../schemas/runs.ts';
@@ -16,7 +16,7 @@ import { makeReadWindowedEvidence } from './lifecycle.ts';
 import { readRefinementEvidence } from './refinement.ts';
 
 export interface SynthesisContextDeps {
-  pipelines: PipelineRepository;
+  pipelines: PipelineReads;
   settings: TeamSettingsStore;
   clock: Clock;
   /** The chain's runs, for a refinement's evidence. */

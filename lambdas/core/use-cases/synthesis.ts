@@ -12,7 +12,7 @@ import {
 import { runEvent, SYSTEM_ACTOR } from '../events.ts';
 import { retentionWindow, type TeamSettingsStore } from '../lifecycle.ts';
 import type { Clock, IdGenerator } from '../ports/common.ts';
-import type { PipelineRepository } from '../ports/pipelines.ts';
+import type { PipelineReads } from '../ports/pipelines.ts';
 import type { EvidenceStore, IdempotencyStore, JobQueue, QuotaStore, RunRepository } from '../ports/runs.ts';
 import { assertCanWrite, assertSameTeam, type Principal } from '../principal.ts';
 import { newPendingRun } from '../run-state.ts';
@@ -23,7 +23,7 @@ import { type BudgetDeps, checkParent, reserveModelBudget } from './start-checks
 
 export interface StartSynthesisDeps {
   runs: RunRepository;
-  pipelines: PipelineRepository;
+  pipelines: PipelineReads;
   queue: JobQueue;
   clock: Clock;
   ids: IdGenerator;
