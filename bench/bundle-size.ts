@@ -221,10 +221,8 @@ function staticClosure(outputs: Metafile['outputs'], start: string, seen = new S
   return seen;
 }
 
-type MeasuredRow = Omit<BundleRow, 'sizeRatio' | 'initRatio' | 'initCpuRatio' | 'withinTarget'>;
-
 /** A row to measure: its size, and one import of it (in a fresh node) per call of `importOnce`. */
-type PendingRow = Omit<MeasuredRow, 'initMs' | 'initCpuMs'> & { importOnce: () => ImportTime };
+type PendingRow = Pick<BundleRow, 'name' | 'kind' | 'bytes'> & { importOnce: () => ImportTime };
 
 /**
  * A function with on-demand parts, built with code splitting as it is deployed: one row for what
